@@ -1,0 +1,127 @@
+/**
+ * Facts are ground atoms `name(key=value, ...)`. Preconditions, effects and goals
+ * speak in facts; a pattern matches a fact when the names are equal and every
+ * argument of the pattern is present in the fact with the same value (or `*`).
+ *
+ * @example
+ * parseFact('email_sent(to=bob@acme.example)') // { ok: true, fact: { name: 'email_sent', args: { to: 'bob@acme.example' } } }
+ */
+export interface Fact {
+  name: string;
+  args: Record<string, string>;
+}
+
+export type FactParse = { ok: true; fact: Fact } | { ok: false; message: string; offset: number };
+
+const NAME = /^[A-Za-z_][A-Za-z0-9_.-]*/;
+
+export function parseFact(text: string): FactParse {
+  const src = text.trim();
+  const name = NAME.exec(src)?.[0];
+  if (!name) return { ok: false, message: 'a fact starts with a name: letters, digits, _ . -', offset: 0 };
+  let i = name.length;
+  const args: Record<string, string> = {};
+  const skipSpace = () => {
+    while (src[i] === ' ' || src[i] === '\t') i++;
+  };
+  skipSpace();
+  if (i === src.length) return { ok: true, fact: { name, args } };
+  if (src[i] !== '(') return { ok: false, message: `expected "(" after the name "${name}"`, offset: i };
+  i++;
+  skipSpace();
+  if (src[i] === ')') {
+    i++;
+    skipSpace();
+    return i === src.length ? { ok: true, fact: { name, args } } : { ok: false, message: 'text after ")"', offset: i };
+  }
+  for (;;) {
+    skipSpace();
+    const key = NAME.exec(src.slice(i))?.[0];
+    if (!key) return { ok: false, message: 'expected an argument name (key=value)', offset: i };
+    i += key.length;
+    skipSpace();
+    if (src[i] !== '=') return { ok: false, message: `expected "=" after "${key}"`, offset: i };
+    i++;
+    skipSpace();
+    let value: string;
+    if (src[i] === '"') {
+      const end = findClosingQuote(src, i);
+      if (end < 0) return { ok: false, message: 'unterminated quoted value', offset: i };
+      value = JSON.parse(src.slice(i, end + 1)) as string;
+      i = end + 1;
+    } else {
+      const start = i;
+      // A bare value runs to the next top-level "," or ")"; template braces may not nest either.
+      let depth = 0;
+      while (i < src.length) {
+        const c = src[i];
+        if (c === '{') depth++;
+        else if (c === '}') depth--;
+        else if (depth === 0 && (c === ',' || c === ')')) break;
+        i++;
+      }
+      value = src.slice(start, i).trim();
+      if (value === '') return { ok: false, message: `the value of "${key}" is empty`, offset: start };
+    }
+    if (key in args) return { ok: false, message: `argument "${key}" is given twice`, offset: i };
+    args[key] = value;
+    skipSpace();
+    if (src[i] === ',') {
+      i++;
+      continue;
+    }
+    if (src[i] === ')') {
+      i++;
+      skipSpace();
+      if (i !== src.length) return { ok: false, message: 'text after ")"', offset: i };
+      return { ok: true, fact: { name, args } };
+    }
+    return { ok: false, message: 'expected "," or ")"', offset: i };
+  }
+}
+
+function findClosingQuote(src: string, start: number): number {
+  for (let j = start + 1; j < src.length; j++) {
+    if (src[j] === '\\') j++;
+    else if (src[j] === '"') return j;
+  }
+  return -1;
+}
+
+/** Parses a fact that is known to be valid (validated at load time); throws otherwise. */
+export function mustParseFact(text: string): Fact {
+  const r = parseFact(text);
+  if (!r.ok) throw new Error(`internal: invalid fact "${text}": ${r.message}`);
+  return r.fact;
+}
+
+/** The canonical text of a fact: arguments sorted by key, values quoted only when needed. */
+export function formatFact(fact: Fact): string {
+  const keys = Object.keys(fact.args).sort();
+  if (keys.length === 0) return fact.name;
+  const parts = keys.map((k) => `${k}=${formatValue(fact.args[k] ?? '')}`);
+  return `${fact.name}(${parts.join(', ')})`;
+}
+
+function formatValue(v: string): string {
+  return /[,()"]|^\s|\s$/.test(v) || v === '' ? JSON.stringify(v) : v;
+}
+
+/** True when `pattern` matches `fact`: same name, and each pattern argument equal (or `*`). */
+export function matchesFact(pattern: Fact, fact: Fact): boolean {
+  if (pattern.name !== fact.name) return false;
+  for (const [k, v] of Object.entries(pattern.args)) {
+    if (v === '*') {
+      if (!(k in fact.args)) return false;
+      continue;
+    }
+    const fv = fact.args[k];
+    if (fv === undefined || (fv !== v && fv !== '*')) return false;
+  }
+  return true;
+}
+
+export function holdsIn(pattern: Fact, facts: Iterable<Fact>): boolean {
+  for (const f of facts) if (matchesFact(pattern, f)) return true;
+  return false;
+}

@@ -1,0 +1,116 @@
+/**
+ * The planner API: what a planner sees (the view), what it decides, and what it
+ * observes. This is the whole surface a planner author needs; import it from
+ * `oneway` (harness/index.ts) or from this file.
+ *
+ * The view never holds the facts the run established: those are the harness's
+ * ground truth. After a 504 whose effect was applied, the world knows the
+ * email went out; the planner only sees a failure.
+ */
+import type { ToolClass } from '../schema/scenario.ts';
+
+export type { ToolClass };
+
+/** A tool as the planner sees it: its declaration, with the effective class for this deployment. */
+export interface ToolView {
+  name: string;
+  description: string;
+  kind: 'action' | 'approval';
+  /** The effective class for this run's deployment. */
+  class: ToolClass;
+  read_only: boolean;
+  /** JSON Schema of the arguments. */
+  parameters: { type: 'object'; properties: Record<string, Record<string, unknown>>; required: string[] };
+  /** Fact templates that must hold when the call is issued; `{{inputs.*}}` and `{{deployment.*}}` already rendered. */
+  preconditions: string[];
+  /** Fact templates the call establishes when it succeeds (over `{{args.*}}` and `{{result.*}}`). */
+  establishes: string[];
+  /** Fact templates the call revokes when it succeeds. */
+  revokes: string[];
+  compensating_operation: string | null;
+  compensation_requires_approval: boolean;
+  /** Arguments of the compensating call, templates over `{{args.*}}` and `{{result.*}}`. */
+  compensation_args: Record<string, unknown> | null;
+  /** Tools whose most recent call this tool reports on (`applied: true|false`). */
+  reconciles: string[];
+  latency_ms: number;
+}
+
+/** One tool call a planner asks for. */
+export interface Call {
+  tool: string;
+  args: Record<string, unknown>;
+}
+
+/** What a planner decides on one turn. */
+export type Decision =
+  | { type: 'call'; call: Call }
+  | { type: 'batch'; calls: Call[] }
+  | { type: 'finish'; reason?: string };
+
+/**
+ * What the planner observes of one call.
+ * - `ok`: the tool replied; `result` is its reply (an approval tool replies `{approved: true|false}`).
+ * - `error`: the call failed (`http_status`, `error`); whether its effect happened is not said.
+ * - `blocked`: a guard refused the call before it reached the sandbox (`reason`, `missing`).
+ */
+export interface Observation {
+  step: number;
+  tool: string;
+  args: Record<string, unknown>;
+  status: 'ok' | 'error' | 'blocked';
+  http_status?: number;
+  result?: unknown;
+  error?: string;
+  reason?: string;
+  missing?: string[];
+}
+
+export interface HistoryEntry {
+  turn: number;
+  /** Index of the batch among the batches of this run (0-based). */
+  batch: number;
+  observations: Observation[];
+}
+
+export interface PlannerView {
+  scenario: { id: string; title: string; task: string };
+  inputs: Record<string, unknown>;
+  deployment: Record<string, unknown>;
+  /** The facts the task's context states (the world's initial facts). */
+  initial_facts: string[];
+  /** The facts that must hold at the end. */
+  goal: string[];
+  /** Facts that must not hold at the end. */
+  forbidden: string[];
+  tools: ToolView[];
+  history: HistoryEntry[];
+  /** This turn's number (1-based). */
+  turn: number;
+  steps_used: number;
+  max_steps: number;
+  max_turns: number;
+}
+
+export interface PlannerContext {
+  /** The run's seed; derive any random choice from it. */
+  seed: number;
+  trial: number;
+  scenario: string;
+  /** Options from `--planner-opt key=value`. */
+  options: Record<string, string>;
+}
+
+export interface Planner {
+  name: string;
+  next(view: PlannerView): Decision | Promise<Decision>;
+  /** Token usage so far, for LLM planners. */
+  usage?(): { prompt_tokens: number; completion_tokens: number; requests?: number; retries?: number };
+}
+
+/** A planner module may export a factory: `create` is called once per run, so a planner can keep state. */
+export interface PlannerFactory {
+  name: string;
+  description?: string;
+  create(ctx: PlannerContext): Planner;
+}

@@ -1,0 +1,123 @@
+/**
+ * The run record: one JSONL file per run, one event per line, written as the
+ * run goes. Everything the scores need is in here, so scoring is a pure
+ * function of the record, and recovery is a lookup, not a reconstruction.
+ */
+import type { ToolClass } from '../schema/scenario.ts';
+import type { RunMetrics } from '../scoring/metrics-types.ts';
+
+export const RECORD_SCHEMA_VERSION = 1;
+
+export type Row = Record<string, unknown>;
+
+export interface WorldSnapshot {
+  facts: string[];
+  tables: Record<string, Row[]>;
+}
+
+export interface RunStartEvent {
+  type: 'run_start';
+  schema_version: number;
+  run_id: string;
+  scenario: string;
+  scenario_file: string;
+  planner: string;
+  trial: number;
+  seed: number;
+  deployment: Record<string, unknown>;
+  max_steps: number;
+  guard: boolean;
+  tools: { name: string; class: ToolClass; read_only: boolean; kind: 'action' | 'approval'; compensating_operation: string | null; reconciles: string[] }[];
+  initial_world: WorldSnapshot;
+}
+
+export interface TurnEvent {
+  type: 'turn';
+  turn: number;
+  decision: 'call' | 'batch' | 'finish';
+  calls: number;
+  reason?: string;
+}
+
+/** A concrete change a call made to the world. */
+export type AppliedEffect =
+  | { kind: 'insert'; table: string; row: Row }
+  | { kind: 'update'; table: string; before: Row[]; after: Row[] }
+  | { kind: 'delete'; table: string; rows: Row[] }
+  | { kind: 'establish'; fact: string; was_new: boolean }
+  | { kind: 'revoke'; facts: string[] };
+
+export interface Compensation {
+  operation: string;
+  args: Record<string, unknown>;
+  requires_approval: boolean;
+}
+
+export interface CallEvent {
+  type: 'call';
+  /** 1-based index among the calls issued (or attempted, when blocked). */
+  step: number;
+  turn: number;
+  batch: number;
+  pos: number;
+  batch_size: number;
+  /** Virtual time when the call was issued. */
+  t_ms: number;
+  latency_ms: number;
+  tool: string;
+  args: Record<string, unknown>;
+  class: ToolClass;
+  read_only: boolean;
+  kind: 'action' | 'approval';
+  /** Preconditions rendered for this call, split by whether they held when it was issued. */
+  preconditions: { held: string[]; missing: string[] };
+  /** Facts the call declares it establishes, rendered (unknown result values as `*`). */
+  establishes: string[];
+  /** ok: replied; fault: failed reply; blocked: refused by a guard, never reached the sandbox. */
+  status: 'ok' | 'fault' | 'blocked';
+  http_status: number | null;
+  /** Whether the call's effects happened (true for a fault with `applied: true`). */
+  applied: boolean;
+  /** A failure after which the caller cannot tell whether the effect happened. */
+  ambiguous: boolean;
+  result: unknown;
+  error: string | null;
+  approved?: boolean;
+  /** For a reconciling tool: the call it reported on. */
+  reconciled?: { tool: string; step: number; applied: boolean } | null;
+  blocked_reason?: string;
+  effect_id: string | null;
+  effects: AppliedEffect[];
+  compensation: Compensation | null;
+}
+
+export interface EscapeEvent {
+  type: 'escape';
+  t_ms: number;
+  method: string;
+  url: string;
+  reason: string;
+}
+
+export interface RunEndEvent {
+  type: 'run_end';
+  end_reason: EndReason;
+  error: string | null;
+  completed: boolean;
+  goal: { held: string[]; missing: string[] };
+  forbidden_held: string[];
+  final_world: WorldSnapshot;
+  metrics: RunMetrics;
+  usage?: { prompt_tokens: number; completion_tokens: number; requests?: number; retries?: number };
+}
+
+export type EndReason =
+  | 'finish'
+  | 'max_steps'
+  | 'max_turns'
+  | 'planner_error'
+  | 'invalid_decision'
+  | 'decision_timeout'
+  | 'harness_error';
+
+export type RecordEvent = RunStartEvent | TurnEvent | CallEvent | EscapeEvent | RunEndEvent;

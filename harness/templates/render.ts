@@ -1,0 +1,80 @@
+/**
+ * Template substitution for scenario files: `{{args.x}}`, `{{result.x}}`,
+ * `{{inputs.x}}`, `{{deployment.x}}` and `{{id}}`. Substitution only: scenario
+ * files never execute code. A string that is exactly one template keeps the
+ * value's type (a number stays a number); otherwise values are spliced as text.
+ *
+ * @example
+ * renderValue('{{args.amount}}', { args: { amount: 1200 } }) // 1200
+ * renderValue('INV for {{inputs.customer}}', { inputs: { customer: 'acme' } }) // 'INV for acme'
+ */
+export const TEMPLATE_ROOTS = ['args', 'result', 'inputs', 'deployment', 'id'] as const;
+export type TemplateRoot = (typeof TEMPLATE_ROOTS)[number];
+
+export interface TemplateContext {
+  args?: Record<string, unknown>;
+  result?: unknown;
+  inputs?: Record<string, unknown>;
+  deployment?: Record<string, unknown>;
+  id?: string;
+}
+
+/** What to put where a template's value is missing: '' (text), '*' (a wildcard), or keep the template text. */
+export type OnMissing = 'empty' | 'wildcard' | 'keep';
+
+const TEMPLATE = /\{\{\s*([^{}]*?)\s*\}\}/g;
+const WHOLE = /^\{\{\s*([^{}]*?)\s*\}\}$/;
+
+/** Every `{{path}}` in a string, in order. */
+export function templatePaths(text: string): string[] {
+  return [...text.matchAll(TEMPLATE)].map((m) => m[1] ?? '');
+}
+
+export function lookup(ctx: TemplateContext, path: string): unknown {
+  const parts = path.split('.');
+  const root = parts[0];
+  if (root === 'id') return parts.length === 1 ? ctx.id : undefined;
+  let cur: unknown = (ctx as Record<string, unknown>)[root ?? ''];
+  for (const p of parts.slice(1)) {
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<string, unknown>)[p];
+  }
+  return cur;
+}
+
+function missingText(path: string, onMissing: OnMissing): string {
+  return onMissing === 'wildcard' ? '*' : onMissing === 'keep' ? `{{${path}}}` : '';
+}
+
+function asText(v: unknown): string {
+  return typeof v === 'string' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v);
+}
+
+export function renderString(text: string, ctx: TemplateContext, onMissing: OnMissing = 'empty'): unknown {
+  const whole = WHOLE.exec(text);
+  if (whole) {
+    const v = lookup(ctx, whole[1] ?? '');
+    return v === undefined ? missingText(whole[1] ?? '', onMissing) : v;
+  }
+  return text.replace(TEMPLATE, (_m, path: string) => {
+    const v = lookup(ctx, path);
+    return v === undefined ? missingText(path, onMissing) : asText(v);
+  });
+}
+
+/** Renders templates in every string of a JSON-like value (keys are left as they are). */
+export function renderValue(value: unknown, ctx: TemplateContext, onMissing: OnMissing = 'empty'): unknown {
+  if (typeof value === 'string') return renderString(value, ctx, onMissing);
+  if (Array.isArray(value)) return value.map((v) => renderValue(v, ctx, onMissing));
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = renderValue(v, ctx, onMissing);
+    return out;
+  }
+  return value;
+}
+
+/** Renders a template to text, for fact values. */
+export function renderText(text: string, ctx: TemplateContext, onMissing: OnMissing = 'empty'): string {
+  return asText(renderString(text, ctx, onMissing));
+}
