@@ -7,7 +7,7 @@
  * ground truth. After a 504 whose effect was applied, the world knows the
  * email went out; the planner only sees a failure.
  */
-import type { ToolClass } from '../schema/scenario.ts';
+import type { PlanItem, ToolClass } from '../schema/scenario.ts';
 
 export type { ToolClass };
 
@@ -99,6 +99,8 @@ export interface PlannerContext {
   scenario: string;
   /** Options from `--planner-opt key=value`. */
   options: Record<string, string>;
+  /** The plan to replay (for `scripted`): from `--plan=FILE`, else the scenario's `reference_plan`. */
+  plan?: PlanItem[];
 }
 
 export interface Planner {

@@ -1,0 +1,72 @@
+/**
+ * "Did you mean ...?" suggestions for misspelt names: a candidate is close when
+ * its edit distance is at most 2 (case-insensitive) or when one of the two is a
+ * prefix of the other (`irrev` → `irreversible`, `compensating` → `compensating_operation`).
+ */
+
+/** Levenshtein edit distance (insertions, deletions, substitutions). */
+export function editDistance(a: string, b: string): number {
+  if (a === b) return 0;
+  if (a.length === 0) return b.length;
+  if (b.length === 0) return a.length;
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      cur[j] = Math.min((prev[j] ?? 0) + 1, (cur[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + cost);
+    }
+    prev = cur;
+  }
+  return prev[b.length] ?? 0;
+}
+
+/**
+ * The candidates close to `word`, best first (smallest distance, then prefix matches, then name order).
+ *
+ * @example
+ * suggestions('revers', ['reversible', 'compensable', 'irreversible']) // ['reversible']
+ */
+export function suggestions(word: string, candidates: Iterable<string>, max = 3): string[] {
+  const w = word.toLowerCase();
+  const scored: { c: string; score: number }[] = [];
+  for (const c of new Set(candidates)) {
+    if (c === word) continue;
+    const lc = c.toLowerCase();
+    const d = editDistance(w, lc);
+    // A prefix match only counts when the shared part is long enough to say something.
+    const prefix = Math.min(w.length, lc.length) >= 3 && (lc.startsWith(w) || w.startsWith(lc));
+    if (d <= 2) scored.push({ c, score: d });
+    else if (prefix) scored.push({ c, score: 3 });
+  }
+  scored.sort((x, y) => x.score - y.score || (x.c < y.c ? -1 : x.c > y.c ? 1 : 0));
+  return scored.slice(0, max).map((s) => s.c);
+}
+
+/**
+ * The single closest candidate, or undefined when nothing is close.
+ *
+ * @example
+ * suggest('irreversable', ['reversible', 'compensable', 'irreversible']) // 'irreversible'
+ */
+export function suggest(word: string, candidates: Iterable<string>): string | undefined {
+  return suggestions(word, candidates, 1)[0];
+}
+
+/**
+ * A hint sentence for a misspelt name, or undefined when nothing is close.
+ *
+ * @example
+ * didYouMean('send_emial', ['send_email', 'verify_recipient']) // 'did you mean "send_email"?'
+ */
+export function didYouMean(word: string, candidates: Iterable<string>): string | undefined {
+  const s = suggestions(word, candidates);
+  if (s.length === 0) return undefined;
+  return `did you mean ${s.map((x) => `"${x}"`).join(' or ')}?`;
+}
+
+/** Joins a hint from parts, skipping empty ones. */
+export function joinHints(...parts: (string | undefined)[]): string | undefined {
+  const kept = parts.filter((p): p is string => !!p && p.length > 0);
+  return kept.length ? kept.join('; ') : undefined;
+}

@@ -1,0 +1,150 @@
+import type { Fact } from '../facts/fact.ts';
+import type { Observation, PlannerView, ToolView } from '../planner/types.ts';
+import { asRecord } from './history.ts';
+import { toolFact } from './tool-facts.ts';
+import { argsMentioned, unifyPattern, type Bindings } from './unify.ts';
+
+/** What argument completion may draw on. */
+export interface ArgSources {
+  view: PlannerView;
+  /** Believed facts, oldest first. */
+  belief: readonly Fact[];
+  /** The run's observations, oldest first. */
+  obs: readonly Observation[];
+}
+
+export interface Completion {
+  args: Record<string, unknown>;
+  /** Required parameters no source could bind, in declaration order. */
+  unbound: string[];
+}
+
+/** How a value reads inside a fact (as template rendering writes it). */
+export function factText(v: unknown): string {
+  return typeof v === 'string' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v);
+}
+
+function declaredTypes(tool: ToolView, param: string): string[] {
+  const t = tool.parameters.properties[param]?.type;
+  return typeof t === 'string' ? [t] : Array.isArray(t) ? t.filter((x): x is string => typeof x === 'string') : [];
+}
+
+/**
+ * Turns a fact value (always text) into an argument of the parameter's declared
+ * type: `"1200"` for a number parameter becomes 1200. Without a declared type, an
+ * input with the same text keeps its own type.
+ *
+ * @example
+ * coerceArg(tool, 'amount', '1200', view) // 1200 when amount is {type: number}
+ */
+export function coerceArg(tool: ToolView, param: string, text: string, view: PlannerView): unknown {
+  const types = declaredTypes(tool, param);
+  if (types.length === 0) {
+    const same = Object.values(view.inputs).find((v) => v !== null && typeof v !== 'object' && factText(v) === text);
+    return same ?? text;
+  }
+  if (types.includes('string')) return text;
+  if ((types.includes('number') || types.includes('integer')) && text.trim() !== '' && Number.isFinite(Number(text)))
+    return Number(text);
+  if (types.includes('boolean') && (text === 'true' || text === 'false')) return text === 'true';
+  return text;
+}
+
+/** Bindings found by unification, as arguments of the parameters' declared types. */
+export function coerceBindings(tool: ToolView, bindings: Bindings, view: PlannerView): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(bindings)) out[k] = coerceArg(tool, k, v, view);
+  return out;
+}
+
+type Source = (tool: ToolView, param: string, args: Record<string, unknown>, src: ArgSources) => unknown;
+
+/**
+ * (a) A precondition that mentions the parameter, whose other args are all bound,
+ * unified against the believed facts (most recent first). `tied` asks for at least
+ * one other bound arg in that precondition, so a lookup by key (invoice of this
+ * customer) wins over "any believed fact of that name".
+ */
+function fromBelief(tied: boolean): Source {
+  return (tool, param, args, { view, belief }) => {
+    const bound: Bindings = {};
+    for (const [k, v] of Object.entries(args)) bound[k] = factText(v);
+    for (const text of tool.preconditions) {
+      const tpl = toolFact(view, text);
+      const mentioned = argsMentioned(tpl);
+      if (!mentioned.includes(param)) continue;
+      const others = mentioned.filter((p) => p !== param);
+      if (others.some((p) => args[p] === undefined) || (tied && others.length === 0)) continue;
+      for (let i = belief.length - 1; i >= 0; i--) {
+        const fact = belief[i];
+        const b = fact && unifyPattern(tpl, fact, bound);
+        const v = b?.[param];
+        if (v !== undefined && v !== '*') return coerceArg(tool, param, v, view);
+      }
+    }
+    return undefined;
+  };
+}
+
+/** (b) The input of the same name. */
+const fromInputs: Source = (_tool, param, _args, { view }) => view.inputs[param];
+
+/** (c) The schema's `default`, or its only `enum` value. */
+const fromSchema: Source = (tool, param) => {
+  const schema = tool.parameters.properties[param];
+  if (!schema) return undefined;
+  if (schema.default !== undefined) return schema.default;
+  return Array.isArray(schema.enum) && schema.enum.length === 1 ? schema.enum[0] : undefined;
+};
+
+/**
+ * (d) The same key in the most recent ok result that has it; for `x_id`, the `id`
+ * of a result from a tool whose name contains `x` (create_invoice → invoice_id).
+ */
+const fromResults: Source = (_tool, param, _args, { obs }) => {
+  const prefix = param.endsWith('_id') ? param.slice(0, -3) : undefined;
+  for (let i = obs.length - 1; i >= 0; i--) {
+    const o = obs[i];
+    const result = o?.status === 'ok' ? asRecord(o.result) : undefined;
+    if (!o || !result) continue;
+    if (result[param] !== undefined) return result[param];
+    if (prefix && o.tool.includes(prefix) && result.id !== undefined) return result.id;
+  }
+  return undefined;
+};
+
+// The order matters: each source is tried for every unbound parameter before the next.
+const SOURCES: Source[] = [fromBelief(true), fromInputs, fromSchema, fromBelief(false), fromResults];
+
+/**
+ * Completes a tool's arguments: keeps `bound`, then fills each unbound required
+ * parameter from, in order, believed facts via its preconditions, an input of the
+ * same name, the schema default or single enum value, and earlier results. After
+ * any binding the search restarts from the first source (a new binding can tie a
+ * precondition). Optional parameters are filled only from an input of the same name.
+ *
+ * @example
+ * completeArgs(sendInvoice, { customer: 'acme' }, src) // { args: { customer: 'acme', invoice_id: 'inv_1' }, unbound: [] }
+ */
+export function completeArgs(tool: ToolView, bound: Record<string, unknown>, src: ArgSources): Completion {
+  const args: Record<string, unknown> = { ...bound };
+  const required = tool.parameters.required;
+  const open = () => required.filter((p) => args[p] === undefined);
+  let progress = true;
+  while (progress) {
+    progress = false;
+    for (const source of SOURCES) {
+      for (const p of open()) {
+        const v = source(tool, p, args, src);
+        if (v !== undefined) {
+          args[p] = v;
+          progress = true;
+        }
+      }
+      if (progress) break;
+    }
+  }
+  for (const p of Object.keys(tool.parameters.properties))
+    if (args[p] === undefined && src.view.inputs[p] !== undefined) args[p] = src.view.inputs[p];
+  return { args, unbound: open() };
+}

@@ -1,0 +1,57 @@
+/**
+ * The console table: one row per planner, then a scenario × planner grid.
+ * Reads results; never recomputes a score.
+ */
+import Table from 'cli-table3';
+import type { ChalkInstance } from 'chalk';
+import type { Results, RunResult } from '../results/types.ts';
+import { ci, ms, num, pct } from './format.ts';
+
+export function renderSummaryTable(results: Results, c: ChalkInstance): string {
+  const t = new Table({
+    head: ['planner', 'safe completion', 'completion [95% CI]', 'premature irrev. (runs)', 'per 100 irrev.', 'steps', 'depth', 'sim time', 'errors'],
+    style: { head: c.level > 0 ? ['bold'] : [], border: [] },
+  });
+  for (const s of results.summary) {
+    const prem = s.premature_irreversible_rate;
+    t.push([
+      c.bold(s.planner),
+      c.bold(pct(s.safe_completion_rate)),
+      `${pct(s.completion_rate)} ${c.dim(ci(s.completion_ci))}`,
+      (prem > 0 ? c.red : c.green)(pct(prem)),
+      s.premature_irreversible_per_100 === null ? '—' : num(s.premature_irreversible_per_100),
+      num(s.mean_steps),
+      num(s.mean_depth),
+      ms(s.mean_sim_time_ms),
+      s.errors > 0 ? c.yellow(String(s.errors)) : '0',
+    ]);
+  }
+  return t.toString();
+}
+
+function cell(runs: readonly RunResult[], c: ChalkInstance): string {
+  if (runs.length === 0) return '—';
+  if (runs.length === 1) {
+    const r = runs[0] as RunResult;
+    const verdict = r.safe_completed ? c.green('safe') : r.completed ? c.yellow('done') : c.red('fail');
+    const flags = [
+      r.premature.irreversible ? c.red(`premature×${r.premature.irreversible}`) : '',
+      r.parallel_irreversible ? c.red(`parallel×${r.parallel_irreversible}`) : '',
+      r.unreconciled_retries ? c.red(`retry×${r.unreconciled_retries}`) : '',
+      r.error ? c.yellow(r.end_reason) : '',
+    ].filter(Boolean);
+    return [`${verdict} ${r.steps} steps`, ...flags].join(' ');
+  }
+  const safe = runs.filter((r) => r.safe_completed).length;
+  const done = runs.filter((r) => r.completed).length;
+  return `${safe}/${runs.length} safe, ${done}/${runs.length} done`;
+}
+
+export function renderScenarioGrid(results: Results, c: ChalkInstance): string {
+  const planners = results.config.planners;
+  const t = new Table({ head: ['scenario', ...planners], style: { head: c.level > 0 ? ['bold'] : [], border: [] } });
+  for (const s of results.scenarios) {
+    t.push([s.id, ...planners.map((p) => cell(results.runs.filter((r) => r.scenario === s.id && r.planner === p), c))]);
+  }
+  return t.toString();
+}

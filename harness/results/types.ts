@@ -1,0 +1,80 @@
+/**
+ * The results file (`results.json`): one exported type that the runner writes
+ * and reporters, gates and merges read. Wall-clock fields (`created_at`,
+ * `wall_ms`) are the only ones that differ between two runs with one seed.
+ */
+import type { Problem } from '../errors.ts';
+import type { EndReason } from '../record/events.ts';
+import type { RunMetrics } from '../scoring/metrics-types.ts';
+
+export const RESULTS_SCHEMA_VERSION = 1;
+
+export interface RunResult extends RunMetrics {
+  scenario: string;
+  planner: string;
+  trial: number;
+  seed: number;
+  end_reason: EndReason;
+  error: string | null;
+  /** Path of the run's JSONL record, relative to the results directory. */
+  record: string;
+  usage?: { prompt_tokens: number; completion_tokens: number; requests?: number; retries?: number };
+  wall_ms: number;
+}
+
+export interface PlannerSummary {
+  planner: string;
+  runs: number;
+  completed: number;
+  completion_rate: number;
+  completion_ci: [number, number];
+  safe_completed: number;
+  safe_completion_rate: number;
+  safe_completion_ci: [number, number];
+  /** Share of runs with at least one premature irreversible call. */
+  premature_irreversible_rate: number;
+  premature_irreversible_ci: [number, number];
+  /** Premature irreversible calls per 100 irreversible calls reached for (null when none were). */
+  premature_irreversible_per_100: number | null;
+  mean_steps: number;
+  mean_depth: number;
+  mean_sim_time_ms: number;
+  mean_turns: number;
+  errors: number;
+  sandbox_escapes: number;
+  blocked: number;
+  /** pass^k for k = 1..trials (tau-bench), over scenarios. */
+  pass_k: Record<string, number | null>;
+}
+
+export interface ScenarioInfo {
+  id: string;
+  file: string;
+  title: string;
+  tags: string[];
+}
+
+export interface Results {
+  schema_version: number;
+  tool: { name: 'oneway'; version: string };
+  created_at: string;
+  wall_ms: number;
+  interrupted: boolean;
+  config: {
+    planners: string[];
+    scenarios: string[];
+    trials: number;
+    seed: number;
+    guard: boolean;
+    transport: string;
+    max_turns: number;
+    decision_timeout_ms: number;
+  };
+  scenarios: ScenarioInfo[];
+  /** Scenario files that could not be loaded (each skipped; the rest ran). */
+  problems: Problem[];
+  runs: RunResult[];
+  summary: PlannerSummary[];
+  /** Escapes made by code outside any run. */
+  unattributed_escapes: number;
+}

@@ -1,0 +1,121 @@
+/**
+ * An evaluation: every planner on every scenario for every trial, each run on
+ * the same derived seed across planners (so comparisons are paired), results
+ * collected into `results.json` and one JSONL record per run.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Problem } from '../errors.ts';
+import type { PlanItem, Scenario } from '../schema/scenario.ts';
+import { fileSink } from '../record/writer.ts';
+import { RESULTS_SCHEMA_VERSION, type Results, type RunResult } from '../results/types.ts';
+import { seal } from '../sandbox/seal.ts';
+import type { TransportName } from '../sandbox/transport.ts';
+import { summarize } from '../scoring/aggregate.ts';
+import { deriveSeed } from '../util/rng.ts';
+import type { BatchGate } from './gate.ts';
+import { runOne, type PlannerHandle } from './run.ts';
+
+export const VERSION = '0.1.0';
+
+export interface EvalScenario {
+  scenario: Scenario;
+  file: string;
+}
+
+export interface EvalOptions {
+  scenarios: EvalScenario[];
+  planners: PlannerHandle[];
+  trials: number;
+  seed: number;
+  outDir: string;
+  transport: TransportName;
+  maxTurns: number;
+  decisionTimeoutMs: number;
+  plannerOptions: Record<string, string>;
+  /** A plan for `scripted` (from --plan); otherwise each scenario's reference_plan. */
+  plan?: PlanItem[];
+  gate?: BatchGate;
+  problems?: Problem[];
+  onRunDone?(run: RunResult, done: number, total: number): void;
+}
+
+/** The seed of one (scenario, trial): independent of the planner, so every planner faces the same faults. */
+export function runSeed(seed: number, scenario: string, trial: number): number {
+  return deriveSeed(seed, scenario, trial);
+}
+
+/** A file-system-safe name for a planner (paths given to --planner contain slashes). */
+export function safeName(name: string): string {
+  return name.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80) || 'planner';
+}
+
+export function recordPath(scenario: string, planner: string, trial: number): string {
+  return `runs/${scenario}/${safeName(planner)}-t${trial}.jsonl`;
+}
+
+export async function evaluate(opts: EvalOptions): Promise<Results> {
+  const started = Date.now();
+  mkdirSync(opts.outDir, { recursive: true });
+  const total = opts.scenarios.length * opts.planners.length * opts.trials;
+  const runs: RunResult[] = [];
+  const escapesBefore = seal.unattributed.length;
+  seal.acquire();
+  try {
+    for (const { scenario, file } of opts.scenarios) {
+      for (const planner of opts.planners) {
+        for (let trial = 1; trial <= opts.trials; trial++) {
+          const seed = runSeed(opts.seed, scenario.id, trial);
+          const record = recordPath(scenario.id, planner.name, trial);
+          const t0 = Date.now();
+          const plan = opts.plan ?? scenario.reference_plan;
+          const outcome = await runOne({
+            scenario,
+            scenarioFile: file,
+            planner,
+            plannerContext: { options: opts.plannerOptions, ...(plan ? { plan } : {}) },
+            trial,
+            seed,
+            runId: `${scenario.id}/${planner.name}/${trial}`,
+            sink: fileSink(join(opts.outDir, record)),
+            transport: opts.transport,
+            maxTurns: opts.maxTurns,
+            decisionTimeoutMs: opts.decisionTimeoutMs,
+            ...(opts.gate ? { gate: opts.gate } : {}),
+          });
+          const { events: _events, ...metrics } = outcome;
+          const run: RunResult = { scenario: scenario.id, planner: planner.name, trial, seed, ...metrics, record, wall_ms: Date.now() - t0 };
+          runs.push(run);
+          opts.onRunDone?.(run, runs.length, total);
+        }
+      }
+    }
+  } finally {
+    seal.release();
+  }
+  const plannerNames = opts.planners.map((p) => p.name);
+  const results: Results = {
+    schema_version: RESULTS_SCHEMA_VERSION,
+    tool: { name: 'oneway', version: VERSION },
+    created_at: new Date(started).toISOString(),
+    wall_ms: Date.now() - started,
+    interrupted: false,
+    config: {
+      planners: plannerNames,
+      scenarios: opts.scenarios.map((s) => s.scenario.id),
+      trials: opts.trials,
+      seed: opts.seed,
+      guard: opts.gate !== undefined,
+      transport: opts.transport,
+      max_turns: opts.maxTurns,
+      decision_timeout_ms: opts.decisionTimeoutMs,
+    },
+    scenarios: opts.scenarios.map((s) => ({ id: s.scenario.id, file: s.file, title: s.scenario.title, tags: s.scenario.tags })),
+    problems: opts.problems ?? [],
+    runs,
+    summary: summarize(runs, plannerNames),
+    unattributed_escapes: seal.unattributed.length - escapesBefore,
+  };
+  writeFileSync(join(opts.outDir, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+  return results;
+}

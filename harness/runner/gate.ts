@@ -1,0 +1,20 @@
+/**
+ * The seam between planner and sandbox where a guard sits: it screens each
+ * decision's calls; blocked calls never reach the sandbox but are recorded
+ * (attempts still count as "reached for").
+ */
+import type { CallEvent } from '../record/events.ts';
+import type { Call } from '../planner/types.ts';
+import type { Sandbox } from '../sandbox/sandbox.ts';
+
+export type Verdict = { pass: true } | { pass: false; reason: string; missing: string[] };
+
+export interface Screened {
+  call: Call;
+  verdict: Verdict;
+}
+
+export interface BatchGate {
+  screen(calls: readonly Call[], sandbox: Sandbox): Screened[];
+  blockedEvent(s: Screened, sandbox: Sandbox, at: { turn: number; batch: number; step: number; batchSize: number }): CallEvent;
+}

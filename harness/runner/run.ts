@@ -1,0 +1,201 @@
+/**
+ * One run: a planner against a fresh sandbox, turn by turn, within budgets.
+ * A planner that throws, hangs or returns nonsense ends only its own run,
+ * with `error` set; the record is written as the run goes.
+ */
+import type { CallEvent, EndReason, EscapeEvent, RecordEvent, RunEndEvent } from '../record/events.ts';
+import { RECORD_SCHEMA_VERSION } from '../record/events.ts';
+import type { RecordSink } from '../record/writer.ts';
+import type { Call, HistoryEntry, Planner, PlannerContext } from '../planner/types.ts';
+import { Sandbox } from '../sandbox/sandbox.ts';
+import { runContext, type Escape } from '../sandbox/seal.ts';
+import { inProcessTransport, mswTransport, type Transport, type TransportName } from '../sandbox/transport.ts';
+import type { Scenario } from '../schema/scenario.ts';
+import { scoreRun, type RunMetrics } from '../scoring/metrics.ts';
+import { checkDecision } from './decision.ts';
+import type { BatchGate } from './gate.ts';
+import { historyEntry, staticView } from './view.ts';
+
+/** A planner as the runner uses it: a name and a per-run constructor. */
+export interface PlannerHandle {
+  name: string;
+  create(ctx: PlannerContext): Planner;
+}
+
+export interface RunSpec {
+  scenario: Scenario;
+  scenarioFile: string;
+  planner: PlannerHandle;
+  plannerContext: Omit<PlannerContext, 'seed' | 'trial' | 'scenario'>;
+  trial: number;
+  seed: number;
+  runId: string;
+  sink: RecordSink;
+  transport: TransportName;
+  maxTurns: number;
+  decisionTimeoutMs: number;
+  gate?: BatchGate;
+}
+
+export interface RunOutcome extends RunMetrics {
+  end_reason: EndReason;
+  error: string | null;
+  usage?: RunEndEvent['usage'];
+  events: RecordEvent[];
+}
+
+class DecisionTimeout extends Error {}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const t = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new DecisionTimeout(`the planner did not decide within ${ms} ms`)), ms);
+  });
+  return Promise.race([p, t]).finally(() => clearTimeout(timer));
+}
+
+function errorText(e: unknown): string {
+  if (e instanceof Error) return `${e.name === 'Error' ? '' : `${e.name}: `}${e.message}`.slice(0, 2000);
+  return String(e).slice(0, 2000);
+}
+
+export async function runOne(spec: RunSpec): Promise<RunOutcome> {
+  const { scenario } = spec;
+  const events: RecordEvent[] = [];
+  const emit = (e: RecordEvent) => {
+    events.push(e);
+    spec.sink.write(e);
+  };
+  const sandbox = new Sandbox(scenario, spec.seed);
+  const onEscape = (e: Escape) => emit({ type: 'escape', t_ms: sandbox.nowMs, ...e } satisfies EscapeEvent);
+  const transport: Transport =
+    spec.transport === 'msw' ? mswTransport(sandbox, spec.runId, onEscape) : inProcessTransport(sandbox);
+  const toolNames = new Set(scenario.tools.map((t) => t.name));
+
+  emit({
+    type: 'run_start',
+    schema_version: RECORD_SCHEMA_VERSION,
+    run_id: spec.runId,
+    scenario: scenario.id,
+    scenario_file: spec.scenarioFile,
+    planner: spec.planner.name,
+    trial: spec.trial,
+    seed: spec.seed,
+    deployment: scenario.deployment,
+    max_steps: scenario.max_steps,
+    guard: spec.gate !== undefined,
+    tools: scenario.tools.map((t) => ({
+      name: t.name,
+      class: sandbox.classes.get(t.name) ?? 'irreversible',
+      read_only: t.read_only,
+      kind: t.kind,
+      compensating_operation: t.compensating_operation ?? null,
+      reconciles: t.reconciles,
+    })),
+    initial_world: sandbox.initialWorld(),
+  });
+
+  const fixed = staticView(scenario, sandbox.classes, spec.maxTurns);
+  const history: HistoryEntry[] = [];
+  let steps = 0; // calls issued: what max_steps limits
+  let attempts = 0; // calls issued or blocked: what step numbers count
+  let batch = 0;
+  let end: EndReason = 'finish';
+  let error: string | null = null;
+  let planner: Planner | undefined;
+
+  // Planner code runs inside the run's context, so a request it makes on its own is charged to this run.
+  const inRun = <T>(f: () => T): T => runContext.run({ onEscape }, f);
+
+  try {
+    planner = inRun(() => spec.planner.create({ ...spec.plannerContext, seed: spec.seed, trial: spec.trial, scenario: scenario.id }));
+    for (let turn = 1; ; turn++) {
+      if (turn > spec.maxTurns) {
+        [end, error] = ['max_turns', `turn budget exhausted (max_turns=${spec.maxTurns}) before the planner finished`];
+        break;
+      }
+      const view = { ...fixed, history: structuredClone(history), turn, steps_used: steps };
+      let raw: unknown;
+      try {
+        const p = planner;
+        raw = await withTimeout(
+          inRun(() => Promise.resolve().then(() => p.next(view))),
+          spec.decisionTimeoutMs,
+        );
+      } catch (e) {
+        [end, error] = e instanceof DecisionTimeout ? ['decision_timeout', e.message] : ['planner_error', `planner threw: ${errorText(e)}`];
+        break;
+      }
+      const checked = checkDecision(raw, toolNames);
+      if (!checked.ok) {
+        [end, error] = ['invalid_decision', `invalid decision on turn ${turn}: ${checked.message}`];
+        break;
+      }
+      const { decision } = checked;
+      emit({
+        type: 'turn',
+        turn,
+        decision: decision.type,
+        calls: checked.calls.length,
+        ...(decision.type === 'finish' && decision.reason ? { reason: decision.reason.slice(0, 500) } : {}),
+      });
+      if (decision.type === 'finish') break;
+      if (steps + checked.calls.length > scenario.max_steps) {
+        [end, error] = ['max_steps', `step budget exhausted (max_steps=${scenario.max_steps}): ${steps} used, ${checked.calls.length} more asked`];
+        break;
+      }
+      const callEvents = await executeTurn(spec, sandbox, transport, checked.calls, turn, batch, attempts + 1);
+      for (const e of callEvents) emit(e);
+      attempts += callEvents.length;
+      steps += callEvents.filter((c) => c.status !== 'blocked').length;
+      history.push(historyEntry(turn, batch, callEvents));
+      batch++;
+    }
+  } catch (e) {
+    // Anything else is a fault of the harness itself; the run still ends with a record.
+    [end, error] = ['harness_error', `internal error: ${errorText(e)}`];
+  } finally {
+    transport.close();
+  }
+
+  const outcome = sandbox.outcome();
+  const metrics = scoreRun(events, outcome.completed);
+  const usage = planner?.usage?.();
+  emit({
+    type: 'run_end',
+    end_reason: end,
+    error,
+    completed: outcome.completed,
+    goal: outcome.goal,
+    forbidden_held: outcome.forbidden_held,
+    final_world: sandbox.world.snapshot(),
+    metrics,
+    ...(usage ? { usage } : {}),
+  });
+  spec.sink.close();
+  return { ...metrics, end_reason: end, error, ...(usage ? { usage } : {}), events };
+}
+
+/** Runs one decision's calls: the gate (if any) screens them, the rest go to the sandbox as one batch. */
+async function executeTurn(
+  spec: RunSpec,
+  sandbox: Sandbox,
+  transport: Transport,
+  calls: Call[],
+  turn: number,
+  batch: number,
+  firstStep: number,
+): Promise<CallEvent[]> {
+  if (!spec.gate) {
+    return (await transport.executeBatch({ turn, batch, firstStep, calls })).events;
+  }
+  const screened = spec.gate.screen(calls, sandbox);
+  const passing = screened.filter((s) => s.verdict.pass).map((s) => s.call);
+  const sent = passing.length > 0 ? (await transport.executeBatch({ turn, batch, firstStep, calls: passing })).events : [];
+  // Blocked attempts are recorded after the issued calls; their steps continue the numbering.
+  let next = firstStep + sent.length;
+  const blocked = screened
+    .filter((s) => !s.verdict.pass)
+    .map((s) => spec.gate!.blockedEvent(s, sandbox, { turn, batch, step: next++, batchSize: calls.length }));
+  return [...sent.map((e) => ({ ...e, batch_size: calls.length })), ...blocked];
+}

@@ -1,0 +1,61 @@
+/**
+ * Builds what a planner sees. It never holds the facts the run established:
+ * only the declarations, the initial facts and the history of observations.
+ */
+import { renderFactText } from '../facts/template.ts';
+import type { CallEvent } from '../record/events.ts';
+import type { HistoryEntry, Observation, PlannerView, ToolView } from '../planner/types.ts';
+import type { Scenario, ToolClass } from '../schema/scenario.ts';
+import { renderValue } from '../templates/render.ts';
+
+type StaticView = Omit<PlannerView, 'history' | 'turn' | 'steps_used'>;
+
+export function staticView(scenario: Scenario, classes: ReadonlyMap<string, ToolClass>, maxTurns: number): StaticView {
+  const ctx = { inputs: scenario.inputs, deployment: scenario.deployment };
+  const facts = (xs: string[], keep: boolean) => xs.map((f) => renderFactText(f, ctx, keep ? 'keep' : 'empty'));
+  const tools: ToolView[] = scenario.tools.map((t) => ({
+    name: t.name,
+    description: t.description,
+    kind: t.kind,
+    class: classes.get(t.name) as ToolClass,
+    read_only: t.read_only,
+    parameters: {
+      type: 'object',
+      properties: t.parameters.properties,
+      required: t.parameters.required,
+    },
+    preconditions: facts(t.preconditions, true),
+    establishes: facts(t.effects.flatMap((e) => (e.establish !== undefined ? [e.establish] : [])), true),
+    revokes: facts(t.effects.flatMap((e) => (e.revoke !== undefined ? [e.revoke] : [])), true),
+    compensating_operation: t.compensating_operation ?? null,
+    compensation_requires_approval: t.compensation_requires_approval ?? false,
+    compensation_args: t.compensation_args ? (renderValue(t.compensation_args, ctx, 'keep') as Record<string, unknown>) : null,
+    reconciles: t.reconciles,
+    latency_ms: t.latency_ms,
+  }));
+  return {
+    scenario: { id: scenario.id, title: scenario.title, task: scenario.task },
+    inputs: scenario.inputs,
+    deployment: scenario.deployment,
+    initial_facts: facts(scenario.world.facts, false),
+    goal: facts(scenario.goal, false),
+    forbidden: facts(scenario.forbidden, false),
+    tools,
+    max_steps: scenario.max_steps,
+    max_turns: maxTurns,
+  };
+}
+
+/** What the planner observes of a recorded call: the reply, not the ground truth. */
+export function observe(c: CallEvent): Observation {
+  const base = { step: c.step, tool: c.tool, args: c.args };
+  if (c.status === 'blocked') {
+    return { ...base, status: 'blocked', reason: c.blocked_reason ?? 'blocked', missing: c.preconditions.missing };
+  }
+  if (c.status === 'fault') return { ...base, status: 'error', http_status: c.http_status ?? 500, error: c.error ?? 'error' };
+  return { ...base, status: 'ok', http_status: c.http_status ?? 200, result: c.result };
+}
+
+export function historyEntry(turn: number, batch: number, events: readonly CallEvent[]): HistoryEntry {
+  return { turn, batch, observations: events.map(observe) };
+}

@@ -1,0 +1,279 @@
+/**
+ * One run's sandbox: its world, virtual clock, seeded id and fault streams,
+ * and the dispatch that turns a batch of calls into call events. Transports
+ * (MSW over HTTP, or in process) both end here, so their records are equal.
+ *
+ * The sandbox does not enforce preconditions: a premature call takes effect,
+ * which is exactly the danger oneway measures. It only records whether each
+ * precondition held when the call was issued.
+ */
+import { formatFact } from '../facts/fact.ts';
+import { renderFact } from '../facts/template.ts';
+import { effectiveClass } from '../loader/classes.ts';
+import type { AppliedEffect, CallEvent, Compensation, Row, WorldSnapshot } from '../record/events.ts';
+import type { Fault, Scenario, Tool, ToolClass } from '../schema/scenario.ts';
+import { renderValue, type TemplateContext } from '../templates/render.ts';
+import { createRng, deriveSeed, type Rng } from '../util/rng.ts';
+import { World } from './world.ts';
+
+export interface BatchRequest {
+  turn: number;
+  batch: number;
+  /** Step number of the first call in the batch. */
+  firstStep: number;
+  calls: { tool: string; args: Record<string, unknown> }[];
+}
+
+/** What the tool's server replies: the HTTP status and JSON body a client sees. */
+export interface Reply {
+  status: number;
+  body: unknown;
+}
+
+interface LedgerEntry {
+  tool: string;
+  args: Record<string, unknown>;
+  step: number;
+  applied: boolean;
+}
+
+export function isAmbiguousFault(f: Fault): boolean {
+  return f.ambiguous ?? (f.applied || f.status === 408 || f.status >= 500);
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'bad request',
+  403: 'forbidden',
+  404: 'not found',
+  408: 'request timeout',
+  409: 'conflict',
+  429: 'too many requests',
+  500: 'internal server error',
+  502: 'bad gateway',
+  503: 'service unavailable',
+  504: 'gateway timeout',
+};
+
+export class Sandbox {
+  readonly world: World;
+  readonly classes = new Map<string, ToolClass>();
+  private readonly tools = new Map<string, Tool>();
+  private readonly idRng: Rng;
+  private readonly faultRng: Rng;
+  private readonly callCounts = new Map<string, number>();
+  private readonly approvalAsks = new Map<string, number>();
+  private readonly ledger: LedgerEntry[] = [];
+  private clockMs = 0;
+  private readonly initial: WorldSnapshot;
+
+  constructor(
+    readonly scenario: Scenario,
+    readonly seed: number,
+  ) {
+    for (const t of scenario.tools) {
+      this.tools.set(t.name, t);
+      this.classes.set(t.name, effectiveClass(t, scenario.deployment));
+    }
+    this.idRng = createRng(deriveSeed(seed, 'ids'));
+    this.faultRng = createRng(deriveSeed(seed, 'faults'));
+    this.world = World.from(initialWorld(scenario));
+    this.initial = this.world.snapshot();
+  }
+
+  get nowMs(): number {
+    return this.clockMs;
+  }
+
+  initialWorld(): WorldSnapshot {
+    return structuredClone(this.initial);
+  }
+
+  hasTool(name: string): boolean {
+    return this.tools.has(name);
+  }
+
+  /**
+   * Executes a batch as issued at once: every precondition is checked against
+   * the world before the batch, effects apply in call order, and the clock
+   * advances by the slowest call (the batch's critical path).
+   */
+  executeBatch(req: BatchRequest): { events: CallEvent[]; replies: Reply[] } {
+    const ctxBase = { inputs: this.scenario.inputs, deployment: this.scenario.deployment };
+    const factsBefore = new World();
+    for (const f of this.world.factList()) factsBefore.establish(f);
+    const t0 = this.clockMs;
+    let slowest = 0;
+    const events: CallEvent[] = [];
+    const replies: Reply[] = [];
+    req.calls.forEach((call, pos) => {
+      const tool = this.tools.get(call.tool);
+      if (!tool) throw new Error(`internal: sandbox asked to run undeclared tool "${call.tool}"`);
+      const step = req.firstStep + pos;
+      const cls = this.classes.get(tool.name) as ToolClass;
+      const args = call.args;
+      const held: string[] = [];
+      const missing: string[] = [];
+      for (const p of tool.preconditions) {
+        const fact = renderFact(p, { ...ctxBase, args });
+        (factsBefore.holds(fact) ? held : missing).push(formatFact(fact));
+      }
+      const n = (this.callCounts.get(tool.name) ?? 0) + 1;
+      this.callCounts.set(tool.name, n);
+      const id = this.nextId();
+      const fault = this.pickFault(tool, n);
+      const latency = fault?.latency_ms ?? tool.latency_ms;
+      slowest = Math.max(slowest, latency);
+
+      const tctx: TemplateContext = { ...ctxBase, args, id };
+      let result = renderValue(tool.returns ?? {}, tctx) as Record<string, unknown>;
+      let approved: boolean | undefined;
+      if (tool.kind === 'approval') {
+        approved = this.ask(String(args.action ?? ''));
+        result = { ...result, approved };
+      }
+      let reconciled: CallEvent['reconciled'];
+      if (tool.reconciles.length > 0) {
+        reconciled = this.reconcile(tool, args);
+        result = { ...result, applied: reconciled?.applied ?? false };
+      }
+      const applied = fault ? fault.applied : true;
+      const effectsRun = applied && approved !== false;
+      const fullCtx: TemplateContext = { ...tctx, result };
+      const effects = effectsRun ? this.applyEffects(tool, fullCtx) : [];
+      const establishes = tool.effects
+        .filter((e) => e.establish !== undefined)
+        .map((e) => formatFact(renderFact(e.establish as string, effectsRun ? fullCtx : { ...tctx }, 'wildcard')));
+      const compensation = effectsRun ? this.compensationFor(tool, cls, fullCtx) : null;
+      const status = fault ? fault.status : 200;
+      const error = fault ? (fault.message ?? STATUS_TEXT[fault.status] ?? `HTTP ${fault.status}`) : null;
+      this.ledger.push({ tool: tool.name, args, step, applied });
+      events.push({
+        type: 'call',
+        step,
+        turn: req.turn,
+        batch: req.batch,
+        pos,
+        batch_size: req.calls.length,
+        t_ms: t0,
+        latency_ms: latency,
+        tool: tool.name,
+        args,
+        class: cls,
+        read_only: tool.read_only,
+        kind: tool.kind,
+        preconditions: { held, missing },
+        establishes,
+        status: fault ? 'fault' : 'ok',
+        http_status: status,
+        applied,
+        ambiguous: fault ? isAmbiguousFault(fault) : false,
+        result: fault ? null : result,
+        error,
+        ...(approved !== undefined ? { approved } : {}),
+        ...(reconciled !== undefined ? { reconciled } : {}),
+        effect_id: effects.some((e) => e.kind !== 'establish' || e.was_new) ? `eff-${step}` : null,
+        effects,
+        compensation,
+      });
+      replies.push(fault ? { status, body: { error } } : { status: 200, body: result });
+    });
+    this.clockMs = t0 + slowest;
+    return { events, replies };
+  }
+
+  /** Evaluates goal and forbidden facts against the world. */
+  outcome(): { completed: boolean; goal: { held: string[]; missing: string[] }; forbidden_held: string[] } {
+    const ctx = { inputs: this.scenario.inputs, deployment: this.scenario.deployment };
+    const held: string[] = [];
+    const missing: string[] = [];
+    for (const g of this.scenario.goal) {
+      const f = renderFact(g, ctx);
+      (this.world.holds(f) ? held : missing).push(formatFact(f));
+    }
+    const forbidden_held = this.scenario.forbidden
+      .map((g) => renderFact(g, ctx))
+      .filter((f) => this.world.holds(f))
+      .map(formatFact);
+    return { completed: missing.length === 0 && forbidden_held.length === 0, goal: { held, missing }, forbidden_held };
+  }
+
+  private nextId(): string {
+    let s = '';
+    for (let i = 0; i < 10; i++) s += '0123456789abcdefghijklmnopqrstuvwxyz'[this.idRng.int(36)];
+    return s;
+  }
+
+  private pickFault(tool: Tool, n: number): Fault | undefined {
+    let chosen: Fault | undefined;
+    for (const f of tool.faults) {
+      // Every probability fault draws on every call, hit or not, so one tool's
+      // faults never shift the draws of another.
+      const hit = f.on_call !== undefined ? f.on_call === n : this.faultRng.next() < (f.probability ?? 0);
+      if (hit && !chosen) chosen = f;
+    }
+    return chosen;
+  }
+
+  private ask(action: string): boolean {
+    const asks = (this.approvalAsks.get(action) ?? 0) + 1;
+    this.approvalAsks.set(action, asks);
+    const rule = this.scenario.approvals[action];
+    if (rule === undefined || rule === 'deny') return false;
+    if (rule === 'approve') return true;
+    return asks > rule.approve_after;
+  }
+
+  /** The most recent call of a reconciled tool whose arguments agree on the parameters both tools share. */
+  private reconcile(tool: Tool, args: Record<string, unknown>): CallEvent['reconciled'] {
+    for (let i = this.ledger.length - 1; i >= 0; i--) {
+      const e = this.ledger[i] as LedgerEntry;
+      if (!tool.reconciles.includes(e.tool)) continue;
+      const target = this.tools.get(e.tool) as Tool;
+      const shared = Object.keys(tool.parameters.properties).filter((p) => p in target.parameters.properties);
+      if (shared.every((p) => args[p] === undefined || JSON.stringify(args[p]) === JSON.stringify(e.args[p]))) {
+        return { tool: e.tool, step: e.step, applied: e.applied };
+      }
+    }
+    return null;
+  }
+
+  private applyEffects(tool: Tool, ctx: TemplateContext): AppliedEffect[] {
+    const out: AppliedEffect[] = [];
+    for (const e of tool.effects) {
+      if (e.insert) {
+        const row = renderValue(e.insert.row, ctx) as Row;
+        this.world.insert(e.insert.table, row);
+        out.push({ kind: 'insert', table: e.insert.table, row });
+      } else if (e.update) {
+        const r = this.world.update(e.update.table, renderValue(e.update.where, ctx) as Row, renderValue(e.update.set, ctx) as Row);
+        out.push({ kind: 'update', table: e.update.table, ...r });
+      } else if (e.delete) {
+        const rows = this.world.delete(e.delete.table, renderValue(e.delete.where, ctx) as Row);
+        out.push({ kind: 'delete', table: e.delete.table, rows });
+      } else if (e.establish !== undefined) {
+        const fact = renderFact(e.establish, ctx, 'empty');
+        out.push({ kind: 'establish', fact: formatFact(fact), was_new: this.world.establish(fact) });
+      } else if (e.revoke !== undefined) {
+        out.push({ kind: 'revoke', facts: this.world.revoke(renderFact(e.revoke, ctx, 'wildcard')) });
+      }
+    }
+    return out;
+  }
+
+  private compensationFor(tool: Tool, cls: ToolClass, ctx: TemplateContext): Compensation | null {
+    if (cls === 'irreversible' || tool.read_only || !tool.compensating_operation) return null;
+    return {
+      operation: tool.compensating_operation,
+      args: renderValue(tool.compensation_args ?? {}, ctx) as Record<string, unknown>,
+      requires_approval: tool.compensation_requires_approval ?? cls === 'compensable',
+    };
+  }
+}
+
+/** The scenario's initial world with inputs and deployment rendered into facts and rows. */
+export function initialWorld(scenario: Scenario): WorldSnapshot {
+  const ctx = { inputs: scenario.inputs, deployment: scenario.deployment };
+  const tables: Record<string, Row[]> = {};
+  for (const [name, rows] of Object.entries(scenario.world.tables)) tables[name] = rows.map((r) => renderValue(r, ctx) as Row);
+  return { facts: scenario.world.facts.map((f) => formatFact(renderFact(f, ctx, 'empty'))), tables };
+}

@@ -1,0 +1,91 @@
+/**
+ * The seal: one process-wide MSW server with a single catch-all handler.
+ *
+ * MSW tries handlers one by one, so a handler per tool per run would make every
+ * call slower as tools and concurrent runs multiply; one catch-all that looks
+ * the run up in a Map by host stays flat. A catch-all that always answers also
+ * closes the gaps `onUnhandledRequest` leaves (requests that look like static
+ * assets are exempted from it and would reach the network).
+ *
+ * A request no run serves is answered with a network error and counted as a
+ * sandbox escape on the run whose code made it (found through
+ * AsyncLocalStorage), or as an unattributed escape.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { http, HttpResponse, passthrough } from 'msw';
+import { setupServer, type SetupServer } from 'msw/node';
+import type { EscapeEvent } from '../record/events.ts';
+
+export type Escape = Omit<EscapeEvent, 'type' | 't_ms'>;
+
+/** The run whose code is executing, so an escaping request can be charged to it. */
+export const runContext = new AsyncLocalStorage<{ onEscape(e: Escape): void }>();
+
+export type HostHandler = (request: Request) => Promise<Response>;
+
+/** Strips the query and credentials: a URL in a record must not carry a secret. */
+export function redactUrl(raw: string): string {
+  try {
+    const u = new URL(raw);
+    return `${u.protocol}//${u.host}${u.pathname}`;
+  } catch {
+    return '(unparseable url)';
+  }
+}
+
+export class Seal {
+  private server: SetupServer | null = null;
+  private users = 0;
+  private readonly hosts = new Map<string, HostHandler>();
+  private readonly allowed = new Set<string>();
+  readonly unattributed: Escape[] = [];
+
+  /** Starts intercepting (reference-counted: the last `release` stops). */
+  acquire(): void {
+    if (this.users++ > 0) return;
+    const server = setupServer(
+      http.all('*', async ({ request }) => {
+        const url = new URL(request.url);
+        if (this.allowed.has(url.origin)) return passthrough();
+        const host = this.hosts.get(url.host);
+        if (host) return host(request);
+        this.escape({ method: request.method, url: redactUrl(request.url), reason: 'no tool serves this request' });
+        return HttpResponse.error();
+      }),
+    );
+    // The catch-all answers everything; 'error' is a second line should it ever not.
+    server.listen({ onUnhandledRequest: 'error' });
+    this.server = server;
+  }
+
+  release(): void {
+    if (this.users === 0) return;
+    if (--this.users > 0) return;
+    this.server?.close();
+    this.server = null;
+  }
+
+  get active(): boolean {
+    return this.server !== null;
+  }
+
+  /** Serves one run's host; returns the function that stops serving it. */
+  serve(host: string, handler: HostHandler): () => void {
+    this.hosts.set(host, handler);
+    return () => this.hosts.delete(host);
+  }
+
+  /** Lets requests to an origin through (an LLM planner's model endpoint, and nothing else). */
+  allowOrigin(origin: string): void {
+    this.allowed.add(new URL(origin).origin);
+  }
+
+  escape(e: Escape): void {
+    const ctx = runContext.getStore();
+    if (ctx) ctx.onEscape(e);
+    else this.unattributed.push(e);
+  }
+}
+
+/** The process's seal. Worker threads have their own globals, so each gets its own. */
+export const seal = new Seal();
