@@ -40,7 +40,10 @@ export function parseCondition(when: string): ConditionParse {
     return { ok: false, message: `a condition starts with "deployment.": "${when}"`, hint: FORM_HINT };
   }
   const m = CONDITION.exec(src);
-  if (!m) return { ok: false, message: `cannot read the condition "${when}"`, hint: FORM_HINT };
+  if (!m) {
+    const single = /[^=!<>]=[^=]/.test(src);
+    return { ok: false, message: `cannot read the condition "${when}"`, hint: single ? 'compare with "==", not "="' : FORM_HINT };
+  }
   const path = (m[1] ?? '').slice(1).split('.');
   const op = m[2] as ConditionOp;
   const lit = parseLiteral((m[3] ?? '').trim());

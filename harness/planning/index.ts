@@ -13,3 +13,5 @@ export { byClassThenMissing, byFewestPreconditions } from './rank.ts';
 export { reconcilersOf, reconciliationAt, reportsOn, sharedParameters, type Reconciliation } from './reconcile.ts';
 export { renderForCall, toolFact } from './tool-facts.ts';
 export { argsMentioned, matchValue, unifyEstablish, unifyPattern, type Bindings } from './unify.ts';
+export { failedIrreversibleCalls, irreversibleState, type IrreversibleState, type RecoveryLimits } from './recovery.ts';
+export { planningSources } from './sources.ts';

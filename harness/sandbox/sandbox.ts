@@ -10,6 +10,7 @@
 import { formatFact } from '../facts/fact.ts';
 import { renderFact } from '../facts/template.ts';
 import { effectiveClass } from '../loader/classes.ts';
+import { changedWorld } from '../scoring/metrics.ts';
 import type { AppliedEffect, CallEvent, Compensation, Row, WorldSnapshot } from '../record/events.ts';
 import type { Fault, Scenario, Tool, ToolClass } from '../schema/scenario.ts';
 import { renderValue, type TemplateContext } from '../templates/render.ts';
@@ -171,7 +172,7 @@ export class Sandbox {
         error,
         ...(approved !== undefined ? { approved } : {}),
         ...(reconciled !== undefined ? { reconciled } : {}),
-        effect_id: effects.some((e) => e.kind !== 'establish' || e.was_new) ? `eff-${step}` : null,
+        effect_id: changedWorld({ effects }) ? `eff-${step}` : null,
         effects,
         compensation,
       });

@@ -12,6 +12,7 @@
  * AsyncLocalStorage), or as an unattributed escape.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { syncBuiltinESMExports } from 'node:module';
 import { http, HttpResponse, passthrough } from 'msw';
 import { setupServer, type SetupServer } from 'msw/node';
 import type { EscapeEvent } from '../record/events.ts';
@@ -55,6 +56,9 @@ export class Seal {
     );
     // The catch-all answers everything; 'error' is a second line should it ever not.
     server.listen({ onUnhandledRequest: 'error' });
+    // MSW patches the CommonJS objects of node:http and node:https; without this, an ES module's
+    // named import (`import { request } from 'node:http'`) keeps the original and walks past the seal.
+    syncBuiltinESMExports();
     this.server = server;
   }
 
@@ -62,6 +66,7 @@ export class Seal {
     if (this.users === 0) return;
     if (--this.users > 0) return;
     this.server?.close();
+    syncBuiltinESMExports();
     this.server = null;
   }
 

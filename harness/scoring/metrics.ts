@@ -54,30 +54,47 @@ export function unreconciledRetrySteps(all: readonly CallEvent[], reconcilers: R
   return out;
 }
 
-/** Irreversible or compensable effects a run left behind without completing (compensated ones excepted). */
+/**
+ * Irreversible or compensable effects a run left behind without completing.
+ * An effect that was later compensated is not dangling, nor is the
+ * compensating call itself (it is the recovery, not a new effect).
+ */
 export function danglingSteps(all: readonly CallEvent[], completed: boolean): Set<number> {
   const out = new Set<number>();
   if (completed) return out;
+  const compensating = new Set<number>();
   for (const c of all) {
-    if (!issued(c) || !c.applied || c.effects.length === 0) continue;
+    const by = compensatedBy(c, all);
+    if (by !== undefined) compensating.add(by);
+  }
+  for (const c of all) {
+    if (!issued(c) || !c.applied || !changedWorld(c)) continue;
     if (c.class !== 'irreversible' && c.class !== 'compensable') continue;
-    if (c.compensation && wasCompensated(c, all)) continue;
+    if (compensating.has(c.step) || compensatedBy(c, all) !== undefined) continue;
     out.add(c.step);
   }
   return out;
 }
 
-function wasCompensated(c: CallEvent, all: readonly CallEvent[]): boolean {
+/** Whether a call's effects changed anything (an update that matched no row did not). */
+export function changedWorld(c: Pick<CallEvent, 'effects'>): boolean {
+  return c.effects.some((e) =>
+    e.kind === 'insert' ? true : e.kind === 'update' ? e.before.length > 0 : e.kind === 'delete' ? e.rows.length > 0 : e.kind === 'establish' ? e.was_new : e.facts.length > 0,
+  );
+}
+
+/** The step of a later successful call that issued this call's compensation, if any. */
+function compensatedBy(c: CallEvent, all: readonly CallEvent[]): number | undefined {
   const comp = c.compensation;
-  if (!comp) return false;
-  return all.some(
+  if (!comp || !issued(c) || !c.applied) return undefined;
+  return all.find(
     (d) =>
       d.step > c.step &&
       d.tool === comp.operation &&
       d.applied &&
       d.status === 'ok' &&
       Object.entries(comp.args).every(([k, v]) => stableJson(d.args[k]) === stableJson(v)),
-  );
+  )?.step;
 }
 
 export function stableJson(v: unknown): string {

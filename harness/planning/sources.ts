@@ -1,0 +1,14 @@
+import type { PlannerView } from '../planner/types.ts';
+import type { ArgSources } from './args.ts';
+import { believedFacts } from './belief.ts';
+import { observations } from './history.ts';
+
+/**
+ * What a rule-based planner works from on one turn, derived from the view alone.
+ *
+ * @example
+ * const src = planningSources(view); src.belief.length // initial facts + what succeeded
+ */
+export function planningSources(view: PlannerView): ArgSources {
+  return { view, belief: believedFacts(view), obs: observations(view) };
+}

@@ -1,0 +1,131 @@
+/**
+ * gated: the seed article's constrained planner. It chains backwards from the
+ * goal, establishes preconditions first, asks the approval gates, and never
+ * calls an irreversible tool speculatively, in a parallel batch, or again after
+ * an ambiguous failure without reconciling first. Where it cannot satisfy a
+ * gate it stops rather than act: completing less often is the price it shows.
+ */
+import { holdsIn, matchesFact, type Fact } from '../harness/facts/fact.ts';
+import { UsageError } from '../harness/errors.ts';
+import type { Decision, PlannerFactory, PlannerView } from '../harness/planner/types.ts';
+import type { ArgSources } from '../harness/planning/args.ts';
+import { goalFacts, scopedFact } from '../harness/planning/belief.ts';
+import { callKey } from '../harness/planning/call-key.ts';
+import { backwardChain, isReady, type PlanNode } from '../harness/planning/chain.ts';
+import { finish, issue } from '../harness/planning/decision.ts';
+import { approvalVerdict, attemptsOf, toolNamed } from '../harness/planning/history.ts';
+import type { Option } from '../harness/planning/options.ts';
+import { byClassThenMissing } from '../harness/planning/rank.ts';
+import { failedIrreversibleCalls, irreversibleState } from '../harness/planning/recovery.ts';
+import { planningSources } from '../harness/planning/sources.ts';
+
+export interface GatedOptions {
+  /** How many times a denied approval may be asked again (default 0). */
+  ask_again: number;
+}
+
+/** Attempts of one non-irreversible call: the first plus two retries. */
+export const GATED_ATTEMPTS = 3;
+
+/** Parses `--planner-opt` values for gated. */
+export function gatedOptions(raw: Record<string, string>): GatedOptions {
+  const text = raw.ask_again ?? '0';
+  const n = Number(text);
+  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(n))
+    throw new UsageError(`gated: ask_again must be a whole number >= 0, got "${text}"`, 'e.g. --planner-opt ask_again=1');
+  return { ask_again: n };
+}
+
+/** A denied approval that may not be asked again, as a finish reason. */
+function denial(src: ArgSources, opts: GatedOptions): string | undefined {
+  const denials = new Map<string, number>();
+  const latest = new Map<string, boolean | undefined>();
+  for (const o of src.obs) {
+    if (toolNamed(src.view, o.tool)?.kind !== 'approval') continue;
+    const key = callKey(o);
+    const verdict = approvalVerdict(o);
+    latest.set(key, verdict);
+    if (verdict === false) denials.set(key, (denials.get(key) ?? 0) + 1);
+  }
+  for (const [key, verdict] of latest) {
+    const n = denials.get(key) ?? 0;
+    if (verdict === false && n > opts.ask_again) return `denied: ${key} (${n} time${n === 1 ? '' : 's'})`;
+  }
+  return undefined;
+}
+
+/** The next step of an irreversible call that failed before: a reconciling call, or a reason to stop. */
+function recovery(src: ArgSources): Decision | undefined {
+  for (const call of failedIrreversibleCalls(src.view, src)) {
+    const st = irreversibleState(src, call);
+    if (st.kind === 'reconcile') return { type: 'call', call: st.call };
+    if (st.kind === 'stop') return finish(st.reason);
+  }
+  return undefined;
+}
+
+/** Options that would establish a forbidden fact are never planned. */
+function avoidsForbidden(view: PlannerView): (o: Option) => boolean {
+  const forbidden: Fact[] = view.forbidden.map((f) => scopedFact(view, f));
+  return (o) => !o.establishes.some((e) => forbidden.some((f) => matchesFact(f, e)));
+}
+
+/** A reason to stop instead of issuing this (non-irreversible) node again. */
+function exhausted(src: ArgSources, node: PlanNode): string | undefined {
+  const attempts = attemptsOf(src.obs, node.call);
+  // An approval is bounded by ask_again; count only the times it did not answer.
+  const counted = node.kind === 'approval' ? attempts.filter((o) => o.status !== 'ok') : attempts;
+  return counted.length >= GATED_ATTEMPTS ? `gave up: ${callKey(node.call)} after ${counted.length} attempts` : undefined;
+}
+
+/**
+ * One gated turn, a pure function of the view: goal reached → finish; a denied
+ * gate → finish; a failed irreversible call → reconcile it (or stop); else plan
+ * from the goal and issue the ready non-irreversible calls as one batch, or,
+ * when there are none, the first ready irreversible call alone.
+ *
+ * @example
+ * gatedDecision(view, { ask_again: 0 }) // turn 1: batch [verify_recipient, request_approval]; turn 2: send_customer_email alone
+ */
+export function gatedDecision(view: PlannerView, opts: GatedOptions): Decision {
+  const src = planningSources(view);
+  const goals = goalFacts(view);
+  if (goals.every((g) => holdsIn(g, src.belief))) return finish('goal reached');
+  const denied = denial(src, opts);
+  if (denied) return finish(denied);
+  const recover = recovery(src);
+  if (recover) return recover;
+
+  const plan = backwardChain(goals, src, { rank: byClassThenMissing, accept: avoidsForbidden(view) });
+  if (plan.unreachable.length > 0)
+    return finish(`unreachable: ${plan.unreachable.join(', ')} (nothing establishes ${plan.dead_ends.join(', ')})`);
+  const ready = plan.nodes.filter(isReady);
+  const reversible = ready.filter((n) => n.class !== 'irreversible');
+  if (reversible.length > 0) {
+    for (const n of reversible) {
+      const why = exhausted(src, n);
+      if (why) return finish(why);
+    }
+    return issue(reversible.map((n) => n.call));
+  }
+  const oneWay = ready.find((n) => n.class === 'irreversible');
+  if (!oneWay) return finish(`stuck: no call can be issued (pending: ${plan.nodes.map((n) => n.call.tool).join(', ')})`);
+  const st = irreversibleState(src, oneWay.call);
+  if (st.kind === 'fresh' || st.kind === 'retry') return { type: 'call', call: oneWay.call };
+  if (st.kind === 'reconcile') return { type: 'call', call: st.call };
+  if (st.kind === 'stop') return finish(st.reason);
+  // It went through, yet the goal is not believed: calling it again would repeat a one-way effect.
+  return finish(`no progress: ${oneWay.call.tool} already succeeded but ${oneWay.for} is not believed`);
+}
+
+const gated: PlannerFactory = {
+  name: 'gated',
+  description:
+    'Chains back from the goal, establishes preconditions first, asks approvals, issues irreversible calls alone and only when their preconditions are believed, reconciles before retrying.',
+  create(ctx) {
+    const opts = gatedOptions(ctx.options);
+    return { name: 'gated', next: (view) => gatedDecision(view, opts) };
+  },
+};
+
+export default gated;

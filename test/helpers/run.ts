@@ -1,0 +1,124 @@
+/** Test helpers: build scenarios from inline YAML and run fixed decision lists through the real run loop. */
+import { parse } from 'yaml';
+import type { Decision, Planner, PlannerView } from '../../harness/planner/types.ts';
+import type { RecordEvent } from '../../harness/record/events.ts';
+import { memorySink } from '../../harness/record/writer.ts';
+import { runOne, type RunOutcome } from '../../harness/runner/run.ts';
+import type { BatchGate } from '../../harness/runner/gate.ts';
+import type { TransportName } from '../../harness/sandbox/transport.ts';
+import { Scenario } from '../../harness/schema/scenario.ts';
+
+export function scenarioFrom(yamlText: string): Scenario {
+  return Scenario.parse(parse(yamlText));
+}
+
+/** A planner that replays decisions, then finishes; it records the views it saw. */
+export function fixedPlanner(decisions: Decision[], views: PlannerView[] = []): Planner {
+  let i = 0;
+  return {
+    name: 'fixed',
+    next(view) {
+      views.push(view);
+      return decisions[i++] ?? { type: 'finish' };
+    },
+  };
+}
+
+export const call = (tool: string, args: Record<string, unknown> = {}): Decision => ({ type: 'call', call: { tool, args } });
+export const batch = (...calls: [string, Record<string, unknown>][]): Decision => ({
+  type: 'batch',
+  calls: calls.map(([tool, args]) => ({ tool, args })),
+});
+
+export interface RunOpts {
+  seed?: number;
+  transport?: TransportName;
+  gate?: BatchGate;
+  maxTurns?: number;
+  decisionTimeoutMs?: number;
+}
+
+export async function runPlanner(scenario: Scenario, planner: Planner, opts: RunOpts = {}): Promise<RunOutcome & { events: RecordEvent[] }> {
+  return runOne({
+    scenario,
+    scenarioFile: 'inline.yaml',
+    planner: { name: planner.name, create: () => planner },
+    plannerContext: { options: {} },
+    trial: 1,
+    seed: opts.seed ?? 7,
+    runId: `test/${planner.name}`,
+    sink: memorySink(),
+    transport: opts.transport ?? 'inprocess',
+    maxTurns: opts.maxTurns ?? 50,
+    decisionTimeoutMs: opts.decisionTimeoutMs ?? 2000,
+    ...(opts.gate ? { gate: opts.gate } : {}),
+  });
+}
+
+export const runDecisions = (scenario: Scenario, decisions: Decision[], opts: RunOpts = {}) =>
+  runPlanner(scenario, fixedPlanner(decisions), opts);
+
+/** A small "verify, approve, then email" world used across tests. */
+export const EMAIL_YAML = `
+id: email-tiny
+title: Email a customer
+task: Email bob the invoice.
+inputs: { email: bob@acme.example, customer: acme, amount: 1200 }
+deployment: { pitr_hours: 72 }
+world: { facts: [customer_exists(customer=acme)], tables: { accounts: [ { id: a1, active: false }, { id: a2, active: true } ] } }
+approvals: { send_email: approve }
+tools:
+  - name: verify_recipient
+    reversibility: reversible
+    read_only: true
+    parameters: { type: object, properties: { email: { type: string } }, required: [email] }
+    effects: [ { establish: "recipient_verified(email={{args.email}})" } ]
+    latency_ms: 50
+  - name: request_approval
+    kind: approval
+    reversibility: reversible
+    read_only: true
+    parameters: { type: object, properties: { action: { type: string } }, required: [action] }
+    effects: [ { establish: "human_gate_passed(action={{args.action}})" } ]
+    latency_ms: 10
+  - name: send_email
+    reversibility: irreversible
+    preconditions: ["recipient_verified(email={{args.to}})", "human_gate_passed(action=send_email)"]
+    parameters: { type: object, properties: { to: { type: string } }, required: [to] }
+    effects: [ { insert: { table: outbox, row: { to: "{{args.to}}", id: "{{id}}" } } }, { establish: "email_sent(to={{args.to}})" } ]
+    returns: { message_id: "{{id}}" }
+    latency_ms: 120
+  - name: get_email_status
+    reversibility: reversible
+    read_only: true
+    reconciles: [send_email]
+    parameters: { type: object, properties: { to: { type: string } }, required: [to] }
+  - name: create_invoice
+    reversibility: compensable
+    compensating_operation: void_invoice
+    compensation_requires_approval: true
+    compensation_args: { invoice_id: "{{result.id}}" }
+    parameters: { type: object, properties: { customer: { type: string }, amount: { type: number } }, required: [customer, amount] }
+    effects: [ { insert: { table: invoices, row: { id: "{{result.id}}", customer: "{{args.customer}}", amount: "{{args.amount}}", status: open } } }, { establish: "invoice_created(customer={{args.customer}}, id={{result.id}})" } ]
+    returns: { id: "inv_{{id}}" }
+    latency_ms: 200
+  - name: void_invoice
+    reversibility: compensable
+    compensating_operation: create_invoice
+    parameters: { type: object, properties: { invoice_id: { type: string } }, required: [invoice_id] }
+    effects: [ { update: { table: invoices, where: { id: "{{args.invoice_id}}" }, set: { status: void } } }, { revoke: "invoice_created(id={{args.invoice_id}})" } ]
+  - name: purge_inactive
+    reversibility:
+      - { when: "deployment.pitr_hours >= 24", class: reversible }
+      - { class: irreversible }
+    compensating_operation: restore_accounts
+    preconditions: ["backup_taken(table=accounts)"]
+    parameters: { type: object, properties: {} }
+    effects: [ { delete: { table: accounts, where: { active: false } } } ]
+  - name: restore_accounts
+    reversibility: reversible
+    compensating_operation: purge_inactive
+    parameters: { type: object, properties: {} }
+goal: ["email_sent(to={{inputs.email}})"]
+max_steps: 20
+`;
