@@ -1,0 +1,162 @@
+import { describe, expect, it } from 'vitest';
+import { formatFact, mustParseFact } from '../../harness/facts/fact.ts';
+import { completeArgs } from '../../harness/planning/args.ts';
+import { believedFacts } from '../../harness/planning/belief.ts';
+import { backwardChain } from '../../harness/planning/chain.ts';
+import { optionsFor } from '../../harness/planning/options.ts';
+import { byClassThenMissing } from '../../harness/planning/rank.ts';
+import { planningSources } from '../../harness/planning/sources.ts';
+import { matchValue, unifyEstablish, unifyPattern } from '../../harness/planning/unify.ts';
+import {
+  BOB,
+  advance,
+  createInvoice,
+  emailWorld,
+  invoiceWorld,
+  sendInvoiceEmail,
+  tool,
+  view,
+  voidInvoice,
+} from './worlds.ts';
+
+const f = mustParseFact;
+
+describe('unification', () => {
+  it('binds an {{args.p}} value to the target value', () => {
+    expect(unifyEstablish(f('email_sent(to={{args.to}})'), f(`email_sent(to=${BOB})`))).toEqual({ to: BOB });
+  });
+
+  it('requires literals to be equal and lets {{result.x}} match anything', () => {
+    expect(unifyEstablish(f('gate(action=send)'), f('gate(action=delete)'))).toBeNull();
+    expect(unifyEstablish(f('invoice_exists(id={{result.id}}, customer={{args.c}})'), f('invoice_exists(id=inv_9, customer=acme)'))).toEqual({
+      c: 'acme',
+    });
+  });
+
+  it('fails when the template does not produce an argument of the target', () => {
+    expect(unifyEstablish(f('email_sent(to={{args.to}})'), f('email_sent(to=a, cc=b)'))).toBeNull();
+  });
+
+  it('binds parts of a value and keeps a repeated parameter consistent', () => {
+    expect(matchValue('inv-{{args.n}}', 'inv-7', {})).toEqual({ n: '7' });
+    expect(matchValue('{{args.a}}/{{args.a}}', 'x/y', {})).toBeNull();
+    expect(matchValue('{{args.a}}', 'y', { a: 'x' })).toBeNull();
+  });
+
+  it('matches a precondition against a believed fact with the other args bound', () => {
+    const tpl = f('invoice_exists(id={{args.invoice_id}}, customer={{args.customer}})');
+    expect(unifyPattern(tpl, f('invoice_exists(id=inv_1, customer=acme)'), { customer: 'acme' })).toEqual({
+      customer: 'acme',
+      invoice_id: 'inv_1',
+    });
+    expect(unifyPattern(tpl, f('invoice_exists(id=inv_1, customer=globex)'), { customer: 'acme' })).toBeNull();
+  });
+});
+
+describe('belief', () => {
+  it('adds what ok calls establish, rendered with their args and results', () => {
+    let v = invoiceWorld();
+    v = advance(v, { type: 'call', call: { tool: 'create_invoice', args: { customer: 'acme', amount: 1200 } } });
+    expect(believedFacts(v).map(formatFact)).toEqual([
+      'customer_exists(customer=acme)',
+      'invoice_created(customer=acme)',
+      'invoice_exists(customer=acme, id=inv_1)',
+    ]);
+  });
+
+  it('ignores failed calls and denied approvals, and removes what a call revokes', () => {
+    let v = invoiceWorld();
+    const gate = { tool: 'request_approval', args: { action: 'send_invoice_email' } };
+    v = advance(v, { type: 'call', call: gate }, () => ({ result: { approved: false } }));
+    v = advance(v, { type: 'call', call: { tool: 'verify_recipient', args: { email: BOB } } }, () => ({ status: 'error', http_status: 500 }));
+    expect(believedFacts(v).map(formatFact)).toEqual(['customer_exists(customer=acme)']);
+    v = advance(v, { type: 'call', call: { tool: 'create_invoice', args: { customer: 'acme', amount: 1 } } });
+    v = advance(v, { type: 'call', call: { tool: 'void_invoice', args: { invoice_id: 'inv_1' } } });
+    expect(believedFacts(v).map(formatFact)).toEqual([
+      'customer_exists(customer=acme)',
+      'invoice_created(customer=acme)',
+      'invoice_voided(id=inv_1)',
+    ]);
+  });
+
+  it('counts a call reconciled as applied as having succeeded', () => {
+    let v = emailWorld();
+    v = advance(v, { type: 'call', call: { tool: 'send_customer_email', args: { to: BOB } } }, () => ({ status: 'error', http_status: 504 }));
+    expect(believedFacts(v).map(formatFact)).toEqual([]);
+    v = advance(v, { type: 'call', call: { tool: 'get_email_status', args: { to: 'other@x' } } }, () => ({ result: { applied: true } }));
+    expect(believedFacts(v).map(formatFact), 'a reconciler asked about other args reports on no call').toEqual([]);
+    v = advance(v, { type: 'call', call: { tool: 'get_email_status', args: { to: BOB } } }, () => ({ result: { applied: true } }));
+    expect(believedFacts(v).map(formatFact)).toEqual([`email_sent(to=${BOB})`]);
+  });
+});
+
+describe('argument completion', () => {
+  it('binds from an input of the same name, keeping its type', () => {
+    const src = planningSources(invoiceWorld());
+    expect(completeArgs(createInvoice, { customer: 'acme' }, src)).toEqual({ args: { customer: 'acme', amount: 1200 }, unbound: [] });
+  });
+
+  it('binds a parameter by unifying a precondition with a believed fact', () => {
+    let v = invoiceWorld();
+    v = { ...v, initial_facts: [...v.initial_facts, 'invoice_exists(id=inv_0, customer=globex)'] };
+    v = advance(v, { type: 'call', call: { tool: 'create_invoice', args: { customer: 'acme', amount: 1 } } });
+    const src = planningSources(v);
+    expect(completeArgs(sendInvoiceEmail, { customer: 'acme', to: BOB }, src).args.invoice_id).toBe('inv_1');
+    expect(completeArgs(sendInvoiceEmail, { customer: 'globex', to: BOB }, src).args.invoice_id).toBe('inv_0');
+  });
+
+  it('binds x_id from the id of an earlier result of a tool named after x', () => {
+    const archive = tool({ name: 'archive_invoice', params: { invoice_id: { type: 'string' } } });
+    let v = view({ tools: [createInvoice, archive], goal: ['archived'] });
+    const src0 = planningSources(v);
+    expect(completeArgs(archive, {}, src0)).toEqual({ args: {}, unbound: ['invoice_id'] });
+    v = advance(v, { type: 'call', call: { tool: 'create_invoice', args: { customer: 'acme', amount: 1 } } });
+    expect(completeArgs(archive, {}, planningSources(v)).args).toEqual({ invoice_id: 'inv_1' });
+  });
+
+  it('uses a schema default or a single enum value', () => {
+    const t = tool({ name: 't', params: { mode: { type: 'string', default: 'safe' }, region: { enum: ['eu'] } } });
+    expect(completeArgs(t, {}, planningSources(view({ tools: [t], goal: ['x'] }))).args).toEqual({ mode: 'safe', region: 'eu' });
+  });
+
+  it('turns fact text into the parameter type when binding from the goal', () => {
+    const charge = tool({ name: 'charge', params: { amount: { type: 'number' } }, establishes: ['charged(amount={{args.amount}})'] });
+    const [o] = optionsFor(f('charged(amount=1200)'), planningSources(view({ tools: [charge], goal: ['charged(amount=1200)'] })));
+    expect(o?.call).toEqual({ tool: 'charge', args: { amount: 1200 } });
+  });
+});
+
+describe('backward chaining', () => {
+  it('plans preconditions as dependencies and shares nothing it does not need', () => {
+    const v = invoiceWorld();
+    const src = planningSources(v);
+    const plan = backwardChain([f(v.goal[0] ?? '')], src, { rank: byClassThenMissing });
+    expect(plan.unreachable).toEqual([]);
+    expect(plan.nodes.map((n) => [n.id, n.call.tool, n.dependsOn])).toEqual([
+      [0, 'create_invoice', []],
+      [1, 'verify_recipient', []],
+      [2, 'request_approval', []],
+      [3, 'send_invoice_email', [0, 1, 2]],
+    ]);
+    expect(plan.nodes[2]?.call.args).toEqual({ action: 'send_invoice_email' });
+    expect(plan.nodes[3]?.unbound).toEqual(['invoice_id']);
+    expect(plan.nodes[3]?.preconditions).toContain('invoice_exists(customer=acme, id=*)');
+  });
+
+  it('reports a goal unreachable when a precondition has no tool, and survives cycles', () => {
+    const a = tool({ name: 'a', preconditions: ['b_done'], establishes: ['a_done'] });
+    const b = tool({ name: 'b', preconditions: ['a_done'], establishes: ['b_done'] });
+    const src = planningSources(view({ tools: [a, b], goal: ['a_done'] }));
+    const plan = backwardChain([f('a_done')], src, { rank: byClassThenMissing });
+    expect(plan.nodes).toEqual([]);
+    expect(plan.unreachable).toEqual(['a_done']);
+    expect(plan.dead_ends).toEqual(['a_done']);
+  });
+
+  it('falls back to the next option when the best one cannot be reached', () => {
+    const nice = tool({ name: 'nice', preconditions: ['unobtainable'], establishes: ['done'] });
+    const ok = tool({ name: 'ok', class: 'compensable', compensating_operation: 'x', establishes: ['done'] });
+    const src = planningSources(view({ tools: [nice, ok, voidInvoice], goal: ['done'] }));
+    expect(backwardChain([f('done')], src, { rank: byClassThenMissing }).nodes.map((n) => n.call.tool)).toEqual(['ok']);
+  });
+});
