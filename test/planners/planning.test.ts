@@ -13,6 +13,7 @@ import {
   createInvoice,
   emailWorld,
   invoiceWorld,
+  requestApproval,
   sendInvoiceEmail,
   tool,
   view,
@@ -127,7 +128,7 @@ describe('argument completion', () => {
 });
 
 describe('backward chaining', () => {
-  it('plans preconditions as dependencies and shares nothing it does not need', () => {
+  it('plans missing preconditions as nodes the action depends on, leaving result-bound args open', () => {
     const v = invoiceWorld();
     const src = planningSources(v);
     const plan = backwardChain([f(v.goal[0] ?? '')], src, { rank: byClassThenMissing });
@@ -141,6 +142,18 @@ describe('backward chaining', () => {
     expect(plan.nodes[2]?.call.args).toEqual({ action: 'send_invoice_email' });
     expect(plan.nodes[3]?.unbound).toEqual(['invoice_id']);
     expect(plan.nodes[3]?.preconditions).toContain('invoice_exists(customer=acme, id=*)');
+  });
+
+  it('plans a precondition shared by two goals once', () => {
+    const gated = (name: string) =>
+      tool({ name, class: 'irreversible', preconditions: ['human_gate_passed(action=release)'], establishes: [`${name}_done`] });
+    const src = planningSources(view({ tools: [requestApproval, gated('x'), gated('y')], goal: ['x_done', 'y_done'] }));
+    const plan = backwardChain([f('x_done'), f('y_done')], src, { rank: byClassThenMissing });
+    expect(plan.nodes.map((n) => [n.call.tool, n.dependsOn])).toEqual([
+      ['request_approval', []],
+      ['x', [0]],
+      ['y', [0]],
+    ]);
   });
 
   it('reports a goal unreachable when a precondition has no tool, and survives cycles', () => {
