@@ -7,7 +7,7 @@
  */
 import { holdsIn, matchesFact, type Fact } from '../harness/facts/fact.ts';
 import { UsageError } from '../harness/errors.ts';
-import type { Decision, PlannerFactory, PlannerView } from '../harness/planner/types.ts';
+import type { Decision, Observation, PlannerFactory, PlannerView } from '../harness/planner/types.ts';
 import type { ArgSources } from '../harness/planning/args.ts';
 import { goalFacts, scopedFact } from '../harness/planning/belief.ts';
 import { callKey } from '../harness/planning/call-key.ts';
@@ -39,17 +39,18 @@ export function gatedOptions(raw: Record<string, string>): GatedOptions {
 /** A denied approval that may not be asked again, as a finish reason. */
 function denial(src: ArgSources, opts: GatedOptions): string | undefined {
   const denials = new Map<string, number>();
-  const latest = new Map<string, boolean | undefined>();
+  const latest = new Map<string, { verdict: boolean | undefined; o: Observation }>();
   for (const o of src.obs) {
     if (toolNamed(src.view, o.tool)?.kind !== 'approval') continue;
     const key = callKey(o);
     const verdict = approvalVerdict(o);
-    latest.set(key, verdict);
+    latest.set(key, { verdict, o });
     if (verdict === false) denials.set(key, (denials.get(key) ?? 0) + 1);
   }
-  for (const [key, verdict] of latest) {
+  for (const [key, { verdict, o }] of latest) {
     const n = denials.get(key) ?? 0;
-    if (verdict === false && n > opts.ask_again) return `denied: ${key} (${n} time${n === 1 ? '' : 's'})`;
+    const action = typeof o.args.action === 'string' ? ` for ${o.args.action}` : '';
+    if (verdict === false && n > opts.ask_again) return `denied: ${o.tool}${action} (${n} time${n === 1 ? '' : 's'})`;
   }
   return undefined;
 }

@@ -1,7 +1,7 @@
 /**
  * "Did you mean ...?" suggestions for misspelt names: a candidate is close when
- * its edit distance is at most 2 (case-insensitive) or when one of the two is a
- * prefix of the other (`irrev` → `irreversible`, `compensating` → `compensating_operation`).
+ * its edit distance is at most 2 (case-insensitive, and shorter than both words)
+ * or when one of the two is a prefix of the other (`irrev` → `irreversible`, `compensating` → `compensating_operation`).
  */
 
 /** Levenshtein edit distance (insertions, deletions, substitutions). */
@@ -36,7 +36,8 @@ export function suggestions(word: string, candidates: Iterable<string>, max = 3)
     const d = editDistance(w, lc);
     // A prefix match only counts when the shared part is long enough to say something.
     const prefix = Math.min(w.length, lc.length) >= 3 && (lc.startsWith(w) || w.startsWith(lc));
-    if (d <= 2) scored.push({ c, score: d });
+    // A distance as long as the shorter word is a different word, not a typo ("cc" vs "to").
+    if (d <= 2 && d < Math.min(w.length, lc.length)) scored.push({ c, score: d });
     else if (prefix) scored.push({ c, score: 3 });
   }
   scored.sort((x, y) => x.score - y.score || (x.c < y.c ? -1 : x.c > y.c ? 1 : 0));
@@ -68,5 +69,7 @@ export function didYouMean(word: string, candidates: Iterable<string>): string |
 /** Joins a hint from parts, skipping empty ones. */
 export function joinHints(...parts: (string | undefined)[]): string | undefined {
   const kept = parts.filter((p): p is string => !!p && p.length > 0);
-  return kept.length ? kept.join('; ') : undefined;
+  if (kept.length === 0) return undefined;
+  // A question reads as its own sentence; other parts are joined as clauses.
+  return kept.reduce((acc, p) => (/[?.]$/.test(acc) ? `${acc} ${p}` : `${acc}; ${p}`));
 }

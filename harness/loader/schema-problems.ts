@@ -88,14 +88,15 @@ function convert(issue: Issue, base: Segment[], ctx: Ctx, outerUnion: string | u
       return [mk('schema', `expected ${text}, got ${valueText(input, hasInput)}`, described())];
     }
     case 'invalid_type': {
+      const isFileRoot = path.length === 0 && ctx.prefix.length === 0 && ctx.schema === Scenario;
       if (!hasInput || input === undefined) {
-        if (path.length === 0) {
+        if (isFileRoot) {
           return [mk('schema', 'the file is empty', 'a scenario is a mapping with at least id, title, task, tools and goal')];
         }
         const last = path[path.length - 1];
         return [mk('schema', `missing required field "${String(last)}"`, described())];
       }
-      if (path.length === 0 && input === null) {
+      if (isFileRoot && input === null) {
         return [mk('schema', 'the file is empty', 'a scenario is a mapping with at least id, title, task, tools and goal')];
       }
       const expected = unionText ?? expectedText(issue.expected);

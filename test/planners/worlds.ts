@@ -69,7 +69,7 @@ export function emailWorld(opts: { gate?: boolean; reconciler?: boolean; extraTo
   if (opts.gate) tools.push(requestApproval);
   if (opts.reconciler ?? true) tools.push(getEmailStatus);
   return view({
-    tools: [...(opts.extraTools ?? []), ...tools],
+    tools: [...tools, ...(opts.extraTools ?? [])],
     inputs: { email: BOB },
     goal: [`email_sent(to=${BOB})`],
   });
