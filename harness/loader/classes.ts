@@ -72,7 +72,7 @@ function parseLiteral(text: string): { ok: true; value: Literal } | { ok: false;
     return { ok: true, value: inner };
   }
   if (/\s/.test(text)) return { ok: false, message: `the literal "${text}" has spaces: quote it` };
-  if (/^(==|!=|<=|>=|<|>)/.test(text)) return { ok: false, message: 'two operators in a row' };
+  if (/^[=<>!]/.test(text)) return { ok: false, message: `no literal after the operator (found "${text}")` };
   return { ok: true, value: text };
 }
 

@@ -1,24 +1,34 @@
 /**
  * "Did you mean ...?" suggestions for misspelt names: a candidate is close when
- * its edit distance is at most 2 (case-insensitive, and shorter than both words)
+ * its edit distance (with adjacent swaps) is at most 2, case-insensitive and shorter than both words,
  * or when one of the two is a prefix of the other (`irrev` → `irreversible`, `compensating` → `compensating_operation`).
  */
 
-/** Levenshtein edit distance (insertions, deletions, substitutions). */
+/**
+ * Edit distance: insertions, deletions, substitutions, and swaps of two adjacent letters
+ * (the commonest typo, `taks` for `task`), each costing 1 (optimal string alignment).
+ */
 export function editDistance(a: string, b: string): number {
   if (a === b) return 0;
   if (a.length === 0) return b.length;
   if (b.length === 0) return a.length;
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
+  const rows: number[][] = [];
+  for (let i = 0; i <= a.length; i++) {
+    const row = [i];
     for (let j = 1; j <= b.length; j++) {
+      if (i === 0) {
+        row[j] = j;
+        continue;
+      }
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      cur[j] = Math.min((prev[j] ?? 0) + 1, (cur[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + cost);
+      const up = rows[i - 1] as number[];
+      let d = Math.min((up[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (up[j - 1] ?? 0) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, ((rows[i - 2] as number[])[j - 2] ?? 0) + 1);
+      row[j] = d;
     }
-    prev = cur;
+    rows.push(row);
   }
-  return prev[b.length] ?? 0;
+  return (rows[a.length] as number[])[b.length] ?? 0;
 }
 
 /**

@@ -59,6 +59,12 @@ function convert(issue: Issue, base: Segment[], ctx: Ctx, outerUnion: string | u
   };
   const described = () => descriptionAt(ctx.schema, path);
 
+  const isFileRoot = path.length === 0 && ctx.prefix.length === 0 && ctx.schema === Scenario;
+  if ((issue.code === 'invalid_type' || issue.code === 'invalid_union') && (!hasInput || input === undefined || (isFileRoot && input === null))) {
+    if (isFileRoot) return [mk('schema', 'the file is empty', 'a scenario is a mapping with at least id, title, task, tools and goal')];
+    return [mk('schema', `missing required field "${String(path[path.length - 1])}"`, described())];
+  }
+
   switch (issue.code) {
     case 'unrecognized_keys': {
       const allowed = allowedKeys(ctx.schema, path);
@@ -88,20 +94,11 @@ function convert(issue: Issue, base: Segment[], ctx: Ctx, outerUnion: string | u
       return [mk('schema', `expected ${text}, got ${valueText(input, hasInput)}`, described())];
     }
     case 'invalid_type': {
-      const isFileRoot = path.length === 0 && ctx.prefix.length === 0 && ctx.schema === Scenario;
-      if (!hasInput || input === undefined) {
-        if (isFileRoot) {
-          return [mk('schema', 'the file is empty', 'a scenario is a mapping with at least id, title, task, tools and goal')];
-        }
-        const last = path[path.length - 1];
-        return [mk('schema', `missing required field "${String(last)}"`, described())];
-      }
-      if (isFileRoot && input === null) {
-        return [mk('schema', 'the file is empty', 'a scenario is a mapping with at least id, title, task, tools and goal')];
-      }
       const expected = unionText ?? expectedText(issue.expected);
       const nullHint = input === null ? 'a key with nothing after the colon is null in YAML' : undefined;
-      return [mk('schema', `expected ${expected}, got ${valueText(input, true)}`, joinHints(nullHint, described()))];
+      // In a plan, `parallel:` where a call's arguments belong is a batch inside a batch.
+      const nested = path.length >= 3 && path[path.length - 1] === 'parallel' && Array.isArray(input) ? 'parallel batches cannot nest' : undefined;
+      return [mk('schema', `expected ${expected}, got ${valueText(input, true)}`, joinHints(nullHint, nested, described()))];
     }
     case 'too_small': {
       const min = Number(issue.minimum);
@@ -130,16 +127,20 @@ function convert(issue: Issue, base: Segment[], ctx: Ctx, outerUnion: string | u
 
 /**
  * The branch of a failed union worth reporting: the one whose errors are not a plain
- * "wrong kind of value" at the union itself (the input had that branch's shape). Ties go
- * to the earlier branch. None when every branch rejects the kind of value.
+ * "wrong kind of value" at the union itself (the input had that branch's shape). Among
+ * those, a branch the input fits (no missing required keys, few unknown keys) wins, then
+ * the one that got furthest into the value, then the earlier one. None when every branch
+ * rejects the kind of value.
  */
 function pickBranch(issue: Extract<Issue, { code: 'invalid_union' }>, input: unknown): Issue[] | undefined {
   const shaped = issue.errors.filter((errs) => errs.length > 0 && !errs.every((e) => isKindMismatch(e, input)));
-  if (shaped.length === 0) return undefined;
-  // Prefer the branch that got furthest into the value.
+  const misfit = (errs: Issue[]) =>
+    errs.reduce((n, e) => n + (e.code === 'unrecognized_keys' ? 10 * e.keys.length : e.code === 'invalid_type' && !('input' in e && e.input !== undefined) ? 100 : 0), 0);
   const depth = (errs: Issue[]) => Math.max(...errs.map((e) => e.path.length));
-  let best = shaped[0];
-  for (const b of shaped) if (best && depth(b) > depth(best)) best = b;
+  let best: Issue[] | undefined;
+  for (const b of shaped) {
+    if (!best || misfit(b) < misfit(best) || (misfit(b) === misfit(best) && depth(b) > depth(best))) best = b;
+  }
   return best;
 }
 

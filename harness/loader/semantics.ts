@@ -223,6 +223,9 @@ function checkCompensation(t: Tool, i: number, s: Scenario, names: string[], f: 
     if (t.compensation_args) {
       f.add('compensation', at('compensation_args'), 'compensation_args without a compensating_operation', 'name the compensating tool, or remove compensation_args');
     }
+    if (t.compensation_requires_approval !== undefined) {
+      f.add('compensation', at('compensation_requires_approval'), 'compensation_requires_approval without a compensating_operation', 'name the compensating tool, or remove compensation_requires_approval');
+    }
   }
   if (t.compensation_args) {
     f.push(

@@ -147,9 +147,11 @@ export function parseYamlSource(text: string, file: string): Result<YamlSource> 
   // A flow mapping used as a key is almost always an unquoted `{{template}}`.
   const keyProblems: Problem[] = [];
   visit(doc, {
-    Pair(_, pair) {
+    Pair(_, pair, path) {
       if (isCollection(pair.key)) {
-        const at = (pair.key as Node).range?.[0] ?? 0;
+        // Point at the mapping that holds the key: where the unquoted "{{" starts.
+        const holder = path[path.length - 1] as Node | undefined;
+        const at = holder?.range?.[0] ?? (pair.key as Node).range?.[0] ?? 0;
         keyProblems.push(
           problem('yaml_syntax', at, 'a mapping is used as a key', `a value that starts with "{{" must be quoted: "{{args.x}}"`),
         );
@@ -162,6 +164,9 @@ export function parseYamlSource(text: string, file: string): Result<YamlSource> 
   try {
     value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
   } catch (e) {
+    if (!/alias/i.test(errorText(e))) {
+      return { ok: false, problems: [problem('yaml_syntax', 0, `the YAML cannot be read: ${errorText(e)}`)] };
+    }
     let at = 0;
     visit(doc, {
       Alias(_, node) {
