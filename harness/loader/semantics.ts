@@ -3,6 +3,7 @@
  * refer to tools, the compensation contract, class rules, fact syntax, template
  * roots, and the reference plan. Each finding is a positioned Problem with a hint.
  */
+import { expectationError } from '../scoring/expect.ts';
 import { formatPath, type Problem } from '../errors.ts';
 import { parseFact } from '../facts/fact.ts';
 import { EFFECT_KINDS, type PlanItem, type Scenario, type Tool } from '../schema/scenario.ts';
@@ -72,6 +73,12 @@ export function checkScenario(s: Scenario, loc: Locator): Problem[] {
   }
 
   if (s.reference_plan) f.push(...checkPlan(s.reference_plan, s, loc, ['reference_plan']));
+  for (const [planner, figures] of Object.entries(s.expect ?? {})) {
+    for (const [figure, value] of Object.entries(figures)) {
+      const err = expectationError(figure, value);
+      if (err) f.add('schema', ['expect', planner, figure], err, 'e.g. expect: { gated: { completed: true, premature_irreversible: 0 }, eager: { premature_irreversible: ">=1" } }');
+    }
+  }
   return f.list;
 }
 

@@ -40,7 +40,7 @@ function cell(runs: readonly RunResult[], c: ChalkInstance): string {
       r.unreconciled_retries ? c.red(`retry×${r.unreconciled_retries}`) : '',
       r.error ? c.yellow(r.end_reason) : '',
     ].filter(Boolean);
-    return [`${verdict} ${r.steps} steps`, ...flags].join(' ');
+    return [`${verdict} ${r.steps} step${r.steps === 1 ? "" : "s"}`, ...flags].join(' ');
   }
   const safe = runs.filter((r) => r.safe_completed).length;
   const done = runs.filter((r) => r.completed).length;

@@ -13,7 +13,7 @@ import { effectiveClass } from '../loader/classes.ts';
 import { changedWorld } from '../scoring/metrics.ts';
 import type { AppliedEffect, CallEvent, Compensation, Row, WorldSnapshot } from '../record/events.ts';
 import type { Fault, Scenario, Tool, ToolClass } from '../schema/scenario.ts';
-import { renderValue, type TemplateContext } from '../templates/render.ts';
+import { renderText, renderValue, type TemplateContext } from '../templates/render.ts';
 import { createRng, deriveSeed, type Rng } from '../util/rng.ts';
 import { World } from './world.ts';
 
@@ -66,6 +66,8 @@ export class Sandbox {
   private readonly ledger: LedgerEntry[] = [];
   private clockMs = 0;
   private readonly initial: WorldSnapshot;
+  /** Approval rules by action, keys rendered (they may use inputs and deployment). */
+  private readonly approvals = new Map<string, Scenario['approvals'][string]>();
 
   constructor(
     readonly scenario: Scenario,
@@ -79,6 +81,8 @@ export class Sandbox {
     this.faultRng = createRng(deriveSeed(seed, 'faults'));
     this.world = World.from(initialWorld(scenario));
     this.initial = this.world.snapshot();
+    const ctx = { inputs: scenario.inputs, deployment: scenario.deployment };
+    for (const [k, v] of Object.entries(scenario.approvals)) this.approvals.set(renderText(k, ctx), v);
   }
 
   get nowMs(): number {
@@ -218,7 +222,7 @@ export class Sandbox {
   private ask(action: string): boolean {
     const asks = (this.approvalAsks.get(action) ?? 0) + 1;
     this.approvalAsks.set(action, asks);
-    const rule = this.scenario.approvals[action];
+    const rule = this.approvals.get(action);
     if (rule === undefined || rule === 'deny') return false;
     if (rule === 'approve') return true;
     return asks > rule.approve_after;

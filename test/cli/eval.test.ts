@@ -1,0 +1,94 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { main } from '../../harness/cli/eval.ts';
+import type { Results } from '../../harness/results/types.ts';
+import { EMAIL_YAML } from '../helpers/run.ts';
+import { runCli, tempDir } from '../helpers/cli.ts';
+
+const readResults = (dir: string) => JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as Results;
+/** Everything but wall-clock timings. */
+const timeless = (r: Results) => ({ ...r, created_at: 0, wall_ms: 0, runs: r.runs.map((x) => ({ ...x, wall_ms: 0 })) });
+
+describe('npm run eval', () => {
+  it('prints help and exits 0', async () => {
+    const r = await runCli(main, ['--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('--planner=NAME|PATH');
+    expect(r.stdout).toMatch(/Built-in: .*eager.*gated/);
+  });
+
+  it('exits 2 with a did-you-mean on an unknown option', async () => {
+    const r = await runCli(main, ['--planer=gated']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('unknown option --planer');
+    expect(r.stderr).toContain('did you mean --planner?');
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('exits 2 with the built-in names on an unknown planner', async () => {
+    const r = await runCli(main, ['--planner=gatd', `--out=${tempDir()}`]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('unknown planner "gatd"');
+    expect(r.stderr).toContain('did you mean "gated"?');
+  });
+
+  it.each([['--trials=0'], ['--seed=abc'], ['--transport=carrier-pigeon'], ['--reporter=pdf']])('exits 2 on %s', async (arg) => {
+    const r = await runCli(main, [arg, `--out=${tempDir()}`]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^oneway: /);
+  });
+
+  it('reports a bad scenario with file:line:col, runs the good one, and exits 2', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'good.yaml'), EMAIL_YAML);
+    writeFileSync(join(dir, 'bad.yaml'), EMAIL_YAML.replace('id: email-tiny', 'id: bad-one').replace('reversibility: irreversible', 'reversibility: irreversable'));
+    const out = tempDir();
+    const r = await runCli(main, [`--scenario=${dir}`, '--planner=eager', `--out=${out}`], dir);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/bad\.yaml:\d+:\d+ error \[invalid_enum\] tools\[2\]\.reversibility/);
+    expect(r.stderr).toContain('did you mean "irreversible"?');
+    const results = readResults(out);
+    expect(results.runs.map((x) => x.scenario)).toEqual(['email-tiny']);
+    expect(results.problems).toHaveLength(1);
+    expect(r.stdout).toContain('email-tiny');
+  });
+
+  it('gives identical results.json for the same seed, apart from wall-clock timings', async () => {
+    const [a, b] = [tempDir(), tempDir()];
+    const args = ['--planner=eager,gated', '--trials=2', '--seed=5'];
+    expect((await runCli(main, [...args, `--out=${a}`])).code).toBe(0);
+    expect((await runCli(main, [...args, `--out=${b}`])).code).toBe(0);
+    expect(timeless(readResults(a))).toEqual(timeless(readResults(b)));
+    for (const run of readResults(a).runs) {
+      expect(readFileSync(join(a, run.record), 'utf8')).toEqual(readFileSync(join(b, run.record), 'utf8'));
+    }
+  });
+
+  it('shows eager reaching for irreversible tools prematurely on the bundled scenarios and gated not', async () => {
+    const out = tempDir();
+    const r = await runCli(main, ['--planner=eager,gated', `--out=${out}`]);
+    expect(r.code).toBe(0);
+    const [eager, gated] = readResults(out).summary;
+    expect(eager?.premature_irreversible_rate).toBeGreaterThan(0.5);
+    expect(gated?.premature_irreversible_rate).toBe(0);
+    expect(gated?.mean_steps).toBeGreaterThan(eager?.mean_steps ?? Infinity);
+    expect(gated?.safe_completion_rate).toBeGreaterThan(eager?.safe_completion_rate ?? 1);
+  });
+
+  it('writes a JSONL record per run that starts with run_start and ends with run_end', async () => {
+    const out = tempDir();
+    await runCli(main, ['--planner=gated', '--scenario=invoice-and-notify', `--out=${out}`]);
+    const run = readResults(out).runs[0];
+    const lines = readFileSync(join(out, run?.record ?? ''), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string });
+    expect(lines[0]?.type).toBe('run_start');
+    expect(lines.at(-1)?.type).toBe('run_end');
+    expect(lines.filter((l) => l.type === 'call')).toHaveLength(run?.steps ?? -1);
+  });
+
+  it('prints results as JSON when json is the only reporter', async () => {
+    const out = tempDir();
+    const r = await runCli(main, ['--planner=gated', '--scenario=invoice-and-notify', '--reporter=json', `--out=${out}`]);
+    expect((JSON.parse(r.stdout) as Results).runs).toHaveLength(1);
+  });
+});

@@ -1,0 +1,21 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import type { Io } from '../../harness/cli/common.ts';
+
+export function tempDir(prefix = 'oneway-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** Runs a CLI `main` with captured output and no colour. */
+export async function runCli(main: (argv: string[], io: Io) => Promise<number>, argv: string[], cwd = process.cwd()) {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (d) => (out += String(d)));
+  stderr.on('data', (d) => (err += String(d)));
+  const code = await main(argv, { stdout, stderr, cwd, env: { NO_COLOR: '1' } });
+  return { code, stdout: out, stderr: err };
+}
