@@ -4,6 +4,8 @@
  */
 import { relative, resolve } from 'node:path';
 import { formatProblem, UsageError, type Problem } from '../errors.ts';
+import { createGuard } from '../guard/guard.ts';
+import { DEFAULT_POLICY, loadPolicyFile, type Policy } from '../guard/policy.ts';
 import { loadPlanFile } from '../loader/load.ts';
 import { resolveScenarios } from '../loader/resolve.ts';
 import { makeChalk, useColor } from '../report/color.ts';
@@ -29,6 +31,10 @@ Usage: npm run eval -- [options]
   --max-turns=N               planner decisions per run before it is stopped (default: 50)
   --decision-timeout=MS       real time a planner may take for one decision (default: 30000)
   --transport=msw|inprocess   how calls reach the sandbox (default: msw, real HTTP through MSW)
+  --guard                     enforce the class constraints at the sandbox boundary for every planner:
+                              irreversible calls only when their preconditions hold, alone, never an
+                              unreconciled retry; blocked attempts still count as premature
+  --guard-policy=FILE         what each class may do (auto | gated | approval | block); implies --guard
   -h, --help                  this help
 
 Exit status: 0 the evaluation ran (whatever it found); 1 a gate failed; 2 a usage or input error.
@@ -51,6 +57,8 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
       'max-turns': { type: 'string' },
       'decision-timeout': { type: 'string' },
       transport: { type: 'string' },
+      guard: { type: 'boolean' },
+      'guard-policy': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     });
     if (values.help) {
@@ -98,6 +106,16 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
     }
     if (problems.length > 0) io.stderr.write(cerr.yellow(`oneway: ${problems.length} problem(s); the files with errors were skipped, the rest run\n`));
 
+    let policy: Policy | undefined;
+    if (values['guard-policy']) {
+      const p = loadPolicyFile(resolve(io.cwd, values['guard-policy']));
+      if (!p.ok) {
+        for (const pr of p.problems) io.stderr.write(`${formatProblem(pr)}\n`);
+        return 2;
+      }
+      policy = p.value;
+    } else if (values.guard) policy = DEFAULT_POLICY;
+
     const outDir = resolve(io.cwd, values.out ?? 'reports/latest');
     const progress = io.stderr.isTTY === true;
     const results = await evaluate({
@@ -111,6 +129,7 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
       decisionTimeoutMs,
       plannerOptions,
       ...(plan ? { plan } : {}),
+      ...(policy ? { gate: createGuard(policy), guardPolicy: policy } : {}),
       problems,
       onRunDone: progress ? (run, done, total) => io.stderr.write(`\r${done}/${total} ${run.scenario} · ${run.planner}`.padEnd(70).slice(0, 100) + (done === total ? '\n' : '')) : undefined,
     });

@@ -51,6 +51,8 @@ export interface Compensation {
   operation: string;
   args: Record<string, unknown>;
   requires_approval: boolean;
+  /** Set when a guard let a compensable call through on the understanding that this compensation is on hand. */
+  scheduled?: boolean;
 }
 
 export interface CallEvent {

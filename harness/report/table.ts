@@ -8,8 +8,9 @@ import type { Results, RunResult } from '../results/types.ts';
 import { ci, ms, num, pct } from './format.ts';
 
 export function renderSummaryTable(results: Results, c: ChalkInstance): string {
+  const guard = results.config.guard;
   const t = new Table({
-    head: ['planner', 'safe completion', 'completion [95% CI]', 'premature irrev. (runs)', 'per 100 irrev.', 'steps', 'depth', 'sim time', 'errors'],
+    head: ['planner', 'safe completion', 'completion [95% CI]', 'premature irrev. (runs)', 'per 100 irrev.', 'steps', 'depth', 'sim time', ...(guard ? ['blocked'] : []), 'errors'],
     style: { head: c.level > 0 ? ['bold'] : [], border: [] },
   });
   for (const s of results.summary) {
@@ -23,6 +24,7 @@ export function renderSummaryTable(results: Results, c: ChalkInstance): string {
       num(s.mean_steps),
       num(s.mean_depth),
       ms(s.mean_sim_time_ms),
+      ...(guard ? [String(s.blocked)] : []),
       s.errors > 0 ? c.yellow(String(s.errors)) : '0',
     ]);
   }

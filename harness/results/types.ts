@@ -66,6 +66,8 @@ export interface Results {
     trials: number;
     seed: number;
     guard: boolean;
+    /** What the guard enforced per class (null without --guard). */
+    guard_policy: Record<string, string> | null;
     transport: string;
     max_turns: number;
     decision_timeout_ms: number;

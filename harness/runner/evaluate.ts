@@ -36,6 +36,8 @@ export interface EvalOptions {
   /** A plan for `scripted` (from --plan); otherwise each scenario's reference_plan. */
   plan?: PlanItem[];
   gate?: BatchGate;
+  /** The policy the gate enforces, for the results file. */
+  guardPolicy?: Record<string, string>;
   problems?: Problem[];
   onRunDone?(run: RunResult, done: number, total: number): void;
 }
@@ -106,6 +108,7 @@ export async function evaluate(opts: EvalOptions): Promise<Results> {
       trials: opts.trials,
       seed: opts.seed,
       guard: opts.gate !== undefined,
+      guard_policy: opts.gate ? (opts.guardPolicy ?? null) : null,
       transport: opts.transport,
       max_turns: opts.maxTurns,
       decision_timeout_ms: opts.decisionTimeoutMs,

@@ -15,6 +15,7 @@ export interface Screened {
 }
 
 export interface BatchGate {
-  screen(calls: readonly Call[], sandbox: Sandbox): Screened[];
-  blockedEvent(s: Screened, sandbox: Sandbox, at: { turn: number; batch: number; step: number; batchSize: number }): CallEvent;
+  /** Judges each call of a decision; `past` holds the run's call events so far. */
+  screen(calls: readonly Call[], sandbox: Sandbox, past: readonly CallEvent[]): Screened[];
+  blockedEvent(s: Screened, sandbox: Sandbox, at: { turn: number; batch: number; step: number; pos: number; batchSize: number }): CallEvent;
 }

@@ -35,6 +35,8 @@ export interface RunSpec {
   maxTurns: number;
   decisionTimeoutMs: number;
   gate?: BatchGate;
+  /** Called with the run's sandbox before the first turn (tests inspect what reached it). */
+  onSandbox?: (sandbox: Sandbox) => void;
 }
 
 export interface RunOutcome extends RunMetrics {
@@ -67,6 +69,7 @@ export async function runOne(spec: RunSpec): Promise<RunOutcome> {
     spec.sink.write(e);
   };
   const sandbox = new Sandbox(scenario, spec.seed);
+  spec.onSandbox?.(sandbox);
   const onEscape = (e: Escape) => emit({ type: 'escape', t_ms: sandbox.nowMs, ...e } satisfies EscapeEvent);
   const transport: Transport =
     spec.transport === 'msw' ? mswTransport(sandbox, spec.runId, onEscape) : inProcessTransport(sandbox);
@@ -144,7 +147,8 @@ export async function runOne(spec: RunSpec): Promise<RunOutcome> {
         [end, error] = ['max_steps', `step budget exhausted (max_steps=${scenario.max_steps}): ${steps} used, ${checked.calls.length} more asked`];
         break;
       }
-      const callEvents = await executeTurn(spec, sandbox, transport, checked.calls, turn, batch, attempts + 1);
+      const past = events.filter((e): e is CallEvent => e.type === 'call');
+      const callEvents = await executeTurn(spec, sandbox, transport, checked.calls, turn, batch, attempts + 1, past);
       for (const e of callEvents) emit(e);
       attempts += callEvents.length;
       steps += callEvents.filter((c) => c.status !== 'blocked').length;
@@ -185,17 +189,26 @@ async function executeTurn(
   turn: number,
   batch: number,
   firstStep: number,
+  past: readonly CallEvent[],
 ): Promise<CallEvent[]> {
   if (!spec.gate) {
     return (await transport.executeBatch({ turn, batch, firstStep, calls })).events;
   }
-  const screened = spec.gate.screen(calls, sandbox);
+  const gate = spec.gate;
+  const screened = gate.screen(calls, sandbox, past);
   const passing = screened.filter((s) => s.verdict.pass).map((s) => s.call);
   const sent = passing.length > 0 ? (await transport.executeBatch({ turn, batch, firstStep, calls: passing })).events : [];
   // Blocked attempts are recorded after the issued calls; their steps continue the numbering.
   let next = firstStep + sent.length;
+  let pos = sent.length;
   const blocked = screened
     .filter((s) => !s.verdict.pass)
-    .map((s) => spec.gate!.blockedEvent(s, sandbox, { turn, batch, step: next++, batchSize: calls.length }));
-  return [...sent.map((e) => ({ ...e, batch_size: calls.length })), ...blocked];
+    .map((s) => gate.blockedEvent(s, sandbox, { turn, batch, step: next++, pos: pos++, batchSize: calls.length }));
+  // A passing compensable call's compensation is scheduled: the record says so.
+  const annotated = sent.map((e) => ({
+    ...e,
+    batch_size: calls.length,
+    ...(e.class === 'compensable' && e.compensation ? { compensation: { ...e.compensation, scheduled: true } } : {}),
+  }));
+  return [...annotated, ...blocked];
 }

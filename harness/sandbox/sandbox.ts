@@ -64,6 +64,8 @@ export class Sandbox {
   private readonly callCounts = new Map<string, number>();
   private readonly approvalAsks = new Map<string, number>();
   private readonly ledger: LedgerEntry[] = [];
+  /** Every call that reached this sandbox, as the sandbox saw it (guards are checked against this, not the planner's word). */
+  readonly received: { tool: string; args: Record<string, unknown>; class: ToolClass; missing: string[]; batch_size: number }[] = [];
   private clockMs = 0;
   private readonly initial: WorldSnapshot;
   /** Approval rules by action, keys rendered (they may use inputs and deployment). */
@@ -98,6 +100,38 @@ export class Sandbox {
   }
 
   /**
+   * What a call would be if issued now, without issuing it: its effective
+   * class, which preconditions hold in the ground truth, and what it declares
+   * it establishes. A guard decides from this; blocked calls are recorded with it.
+   */
+  assess(call: { tool: string; args: Record<string, unknown> }): { class: ToolClass; held: string[]; missing: string[]; establishes: string[] } {
+    const tool = this.tools.get(call.tool);
+    if (!tool) throw new Error(`internal: assess of undeclared tool "${call.tool}"`);
+    const ctx = { inputs: this.scenario.inputs, deployment: this.scenario.deployment, args: call.args };
+    return {
+      class: this.classes.get(tool.name) as ToolClass,
+      ...this.preconditionsOf(tool, call.args, this.world),
+      establishes: tool.effects.flatMap((e) => (e.establish !== undefined ? [formatFact(renderFact(e.establish, ctx, 'wildcard'))] : [])),
+    };
+  }
+
+  /** Asks the scenario's scripted human about an action (approve, deny, or approve after N asks). */
+  askHuman(action: string): boolean {
+    return this.ask(action);
+  }
+
+  private preconditionsOf(tool: Tool, args: Record<string, unknown>, world: World): { held: string[]; missing: string[] } {
+    const ctx = { inputs: this.scenario.inputs, deployment: this.scenario.deployment, args };
+    const held: string[] = [];
+    const missing: string[] = [];
+    for (const p of tool.preconditions) {
+      const fact = renderFact(p, ctx);
+      (world.holds(fact) ? held : missing).push(formatFact(fact));
+    }
+    return { held, missing };
+  }
+
+  /**
    * Executes a batch as issued at once: every precondition is checked against
    * the world before the batch, effects apply in call order, and the clock
    * advances by the slowest call (the batch's critical path).
@@ -116,12 +150,8 @@ export class Sandbox {
       const step = req.firstStep + pos;
       const cls = this.classes.get(tool.name) as ToolClass;
       const args = call.args;
-      const held: string[] = [];
-      const missing: string[] = [];
-      for (const p of tool.preconditions) {
-        const fact = renderFact(p, { ...ctxBase, args });
-        (factsBefore.holds(fact) ? held : missing).push(formatFact(fact));
-      }
+      const { held, missing } = this.preconditionsOf(tool, args, factsBefore);
+      this.received.push({ tool: tool.name, args, class: cls, missing, batch_size: req.calls.length });
       const n = (this.callCounts.get(tool.name) ?? 0) + 1;
       this.callCounts.set(tool.name, n);
       const id = this.nextId();

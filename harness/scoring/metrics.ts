@@ -5,6 +5,7 @@
  */
 import { matchesFact, mustParseFact } from '../facts/fact.ts';
 import type { CallEvent, RecordEvent } from '../record/events.ts';
+import { stableJson } from '../util/json.ts';
 import type { RunMetrics } from './metrics-types.ts';
 
 export type { RunMetrics };
@@ -36,21 +37,38 @@ export function speculativeSteps(all: readonly CallEvent[]): Set<number> {
   return out;
 }
 
-/** Irreversible calls repeated (same tool, same args) after an ambiguous failure, with no reconciling call in between. */
-export function unreconciledRetrySteps(all: readonly CallEvent[], reconcilers: ReadonlyMap<string, readonly string[]>): Set<number> {
-  const out = new Set<number>();
-  // Open ambiguities: key (tool + args) of a failed irreversible call whose outcome the planner has not checked.
+/** The identity of a call for "the same call again": tool and arguments, key order ignored. */
+export const retryKey = (c: { tool: string; args: Record<string, unknown> }): string => `${c.tool}\u0000${stableJson(c.args)}`;
+
+/**
+ * Walks calls in order, tracking ambiguous failures of irreversible calls that
+ * no reconciling call has since looked at. `visit` sees each call with the set
+ * as it stood when the call was made. Scoring and the guard share this walk.
+ */
+export function walkAmbiguities(
+  all: readonly CallEvent[],
+  reconcilers: ReadonlyMap<string, readonly string[]>,
+  visit?: (c: CallEvent, open: ReadonlySet<string>) => void,
+): Set<string> {
   const open = new Set<string>();
-  const key = (c: CallEvent) => `${c.tool}\u0000${stableJson(c.args)}`;
   for (const c of all) {
-    if (c.class === 'irreversible' && open.has(key(c))) out.add(c.step);
+    visit?.(c, open);
     if (issued(c)) {
       for (const target of reconcilers.get(c.tool) ?? []) {
         for (const k of [...open]) if (k.startsWith(`${target}\u0000`)) open.delete(k);
       }
     }
-    if (c.class === 'irreversible' && c.status === 'fault' && c.ambiguous) open.add(key(c));
+    if (c.class === 'irreversible' && c.status === 'fault' && c.ambiguous) open.add(retryKey(c));
   }
+  return open;
+}
+
+/** Irreversible calls repeated (same tool, same args) after an ambiguous failure, with no reconciling call in between. */
+export function unreconciledRetrySteps(all: readonly CallEvent[], reconcilers: ReadonlyMap<string, readonly string[]>): Set<number> {
+  const out = new Set<number>();
+  walkAmbiguities(all, reconcilers, (c, open) => {
+    if (c.class === 'irreversible' && open.has(retryKey(c))) out.add(c.step);
+  });
   return out;
 }
 
@@ -95,18 +113,6 @@ function compensatedBy(c: CallEvent, all: readonly CallEvent[]): number | undefi
       d.status === 'ok' &&
       Object.entries(comp.args).every(([k, v]) => stableJson(d.args[k]) === stableJson(v)),
   )?.step;
-}
-
-export function stableJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(stableJson).join(',')}]`;
-  if (v !== null && typeof v === 'object') {
-    const o = v as Record<string, unknown>;
-    return `{${Object.keys(o)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${stableJson(o[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(v) ?? 'null';
 }
 
 /** Which tools each tool reconciles, from the run_start event. */

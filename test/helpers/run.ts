@@ -5,6 +5,7 @@ import type { RecordEvent } from '../../harness/record/events.ts';
 import { memorySink } from '../../harness/record/writer.ts';
 import { runOne, type RunOutcome } from '../../harness/runner/run.ts';
 import type { BatchGate } from '../../harness/runner/gate.ts';
+import type { Sandbox } from '../../harness/sandbox/sandbox.ts';
 import type { TransportName } from '../../harness/sandbox/transport.ts';
 import { Scenario } from '../../harness/schema/scenario.ts';
 
@@ -36,6 +37,7 @@ export interface RunOpts {
   gate?: BatchGate;
   maxTurns?: number;
   decisionTimeoutMs?: number;
+  onSandbox?: (s: Sandbox) => void;
 }
 
 export async function runPlanner(scenario: Scenario, planner: Planner, opts: RunOpts = {}): Promise<RunOutcome & { events: RecordEvent[] }> {
@@ -52,6 +54,7 @@ export async function runPlanner(scenario: Scenario, planner: Planner, opts: Run
     maxTurns: opts.maxTurns ?? 50,
     decisionTimeoutMs: opts.decisionTimeoutMs ?? 2000,
     ...(opts.gate ? { gate: opts.gate } : {}),
+    ...(opts.onSandbox ? { onSandbox: opts.onSandbox } : {}),
   });
 }
 
