@@ -15,3 +15,6 @@ export { renderForCall, toolFact } from './tool-facts.ts';
 export { argsMentioned, matchValue, unifyEstablish, unifyPattern, type Bindings } from './unify.ts';
 export { failedIrreversibleCalls, irreversibleState, type IrreversibleState, type RecoveryLimits } from './recovery.ts';
 export { planningSources } from './sources.ts';
+export { avoidsForbidden } from './forbidden.ts';
+export { seenValues, type Scalar, type SeenValue } from './values.ts';
+export { nearMiss } from './near-miss.ts';

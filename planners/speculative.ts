@@ -1,0 +1,64 @@
+/**
+ * speculative: plans the whole chain like gated (same ranking: cheapest class
+ * to reverse, then fewest missing preconditions) but does not wait for a
+ * precondition before acting on it: every planned call whose arguments are
+ * bound goes out in one batch, the calls that establish a tool's preconditions
+ * side by side with the tool itself. Fewest round trips, premature by
+ * construction. It asks approvals in that same batch, so a denial comes too
+ * late to stop anything; it retries a failed call once and never reconciles.
+ */
+import { holdsIn } from '../harness/facts/fact.ts';
+import type { Call, Decision, PlannerFactory, PlannerView } from '../harness/planner/types.ts';
+import type { ArgSources } from '../harness/planning/args.ts';
+import { goalFacts } from '../harness/planning/belief.ts';
+import { backwardChain } from '../harness/planning/chain.ts';
+import { finish, issue } from '../harness/planning/decision.ts';
+import { avoidsForbidden } from '../harness/planning/forbidden.ts';
+import { attemptsOf } from '../harness/planning/history.ts';
+import { byClassThenMissing } from '../harness/planning/rank.ts';
+import { planningSources } from '../harness/planning/sources.ts';
+
+/** Retries of a failed call (same tool, same args) after its first attempt. */
+export const SPECULATIVE_RETRIES = 1;
+
+/**
+ * Whether a call is used up: it was answered (a success, or an approval that
+ * said no: asking the same question again would get the same answer), or it
+ * failed (an error, or a guard's block) more than the retries allow.
+ */
+function spent(src: ArgSources, call: Call): boolean {
+  const attempts = attemptsOf(src.obs, call);
+  return attempts.some((o) => o.status === 'ok') || attempts.length > SPECULATIVE_RETRIES;
+}
+
+/**
+ * One speculative turn, a pure function of the view: goal reached → finish;
+ * else plan from the goal and issue, in one batch and in dependency order,
+ * every planned call whose args are bound and that is not used up. A call
+ * whose required arg only a later result supplies (an invoice id) waits for
+ * the turn after that result.
+ *
+ * @example
+ * speculativeDecision(view) // turn 1: batch [verify_recipient, request_approval, send_customer_email]
+ */
+export function speculativeDecision(view: PlannerView): Decision {
+  const src = planningSources(view);
+  const goals = goalFacts(view);
+  if (goals.every((g) => holdsIn(g, src.belief))) return finish('goal reached');
+  const plan = backwardChain(goals, src, { rank: byClassThenMissing, accept: avoidsForbidden(view) });
+  const calls = plan.nodes.filter((n) => n.unbound.length === 0 && !spent(src, n.call)).map((n) => n.call);
+  const why =
+    plan.unreachable.length > 0
+      ? `unreachable: ${plan.unreachable.join(', ')} (nothing establishes ${plan.dead_ends.join(', ')})`
+      : `nothing left to issue (planned: ${plan.nodes.map((n) => n.call.tool).join(', ') || 'none'})`;
+  return issue(calls, why);
+}
+
+const speculative: PlannerFactory = {
+  name: 'speculative',
+  description:
+    'Plans the chain like gated but issues every bound call at once, preconditions in the same batch as the action; asks approvals without waiting, retries once, never reconciles.',
+  create: () => ({ name: 'speculative', next: speculativeDecision }),
+};
+
+export default speculative;
