@@ -10,6 +10,9 @@ import { loadPlanFile } from '../loader/load.ts';
 import { resolveScenarios } from '../loader/resolve.ts';
 import { makeChalk, useColor } from '../report/color.ts';
 import { writeReports, REPORTERS } from '../report/index.ts';
+import { describeScenario, renderList } from '../report/list.ts';
+import { checkRuns } from '../scoring/expect.ts';
+import type { LoadedScenario } from '../loader/load.ts';
 import { evaluate } from '../runner/evaluate.ts';
 import { builtinPlanners, loadPlanner } from '../runner/planners.ts';
 import type { PlanItem } from '../schema/scenario.ts';
@@ -35,6 +38,11 @@ Usage: npm run eval -- [options]
                               irreversible calls only when their preconditions hold, alone, never an
                               unreconciled retry; blocked attempts still count as premature
   --guard-policy=FILE         what each class may do (auto | gated | approval | block); implies --guard
+  --tag=TAG[,...]             only scenarios with one of these tags
+  --filter=REGEX              only scenarios whose id matches
+  --list                      print the scenario library (id, domain, class mix, traps) and exit
+  --check                     run the planners named in each scenario's expect: and exit 1 when a figure
+                              does not hold (naming scenario, planner and figure)
   -h, --help                  this help
 
 Exit status: 0 the evaluation ran (whatever it found); 1 a gate failed; 2 a usage or input error.
@@ -58,6 +66,10 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
       'decision-timeout': { type: 'string' },
       transport: { type: 'string' },
       guard: { type: 'boolean' },
+      list: { type: 'boolean' },
+      check: { type: 'boolean' },
+      tag: { type: 'string', multiple: true },
+      filter: { type: 'string' },
       'guard-policy': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     });
@@ -79,29 +91,39 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
       if (i <= 0) throw new UsageError(`--planner-opt takes KEY=VALUE, got "${kv}"`);
       plannerOptions[kv.slice(0, i)] = kv.slice(i + 1);
     }
-    const planners = [];
-    for (const spec of list(values.planner, ['gated'])) planners.push(await loadPlanner(spec, io.cwd));
-    const names = planners.map((p) => p.name);
-    const dup = names.find((n, i) => names.indexOf(n) !== i);
-    if (dup) throw new UsageError(`planner "${dup}" is given twice`, 'each planner is evaluated once per scenario and trial');
-
     const problems: Problem[] = [];
     const specs = list(values.scenario, [BUNDLED_SCENARIOS]);
     const resolved = await resolveScenarios(specs, { cwd: io.cwd, root: BUNDLED_SCENARIOS });
     problems.push(...resolved.problems);
+    for (const p of resolved.problems) io.stderr.write(`${formatProblem(p)}\n`);
+    const selected = selectScenarios(resolved.loaded, list(values.tag, []), values.filter);
+
+    if (values.list) {
+      io.stdout.write(`${renderList(selected.map((l) => describeScenario(l.scenario, l.file)), c)}\n`);
+      return problems.length > 0 ? 2 : 0;
+    }
+
+    const plannerSpecs = values.check && !values.planner ? expectedPlanners(selected) : list(values.planner, ['gated']);
+    const planners = [];
+    for (const spec of plannerSpecs) planners.push(await loadPlanner(spec, io.cwd));
+    const names = planners.map((p) => p.name);
+    const dup = names.find((n, i) => names.indexOf(n) !== i);
+    if (dup) throw new UsageError(`planner "${dup}" is given twice`, 'each planner is evaluated once per scenario and trial');
+
     let plan: PlanItem[] | undefined;
     if (values.plan) {
       const loaded = loadPlanFile(resolve(io.cwd, values.plan));
-      if (!loaded.ok) problems.push(...loaded.problems);
-      else plan = loaded.value;
+      if (!loaded.ok) {
+        problems.push(...loaded.problems);
+        for (const p of loaded.problems) io.stderr.write(`${formatProblem(p)}\n`);
+      } else plan = loaded.value;
     }
-    for (const p of problems) io.stderr.write(`${formatProblem(p)}\n`);
     if (values.plan && !plan) {
       io.stderr.write(cerr.red('oneway: the plan file has errors; nothing was run\n'));
       return 2;
     }
-    if (resolved.loaded.length === 0) {
-      io.stderr.write(cerr.red('oneway: no scenario could be loaded; nothing was run\n'));
+    if (selected.length === 0) {
+      io.stderr.write(cerr.red(`oneway: no scenario ${resolved.loaded.length ? 'matches --tag/--filter' : 'could be loaded'}; nothing was run\n`));
       return 2;
     }
     if (problems.length > 0) io.stderr.write(cerr.yellow(`oneway: ${problems.length} problem(s); the files with errors were skipped, the rest run\n`));
@@ -119,7 +141,7 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
     const outDir = resolve(io.cwd, values.out ?? 'reports/latest');
     const progress = io.stderr.isTTY === true;
     const results = await evaluate({
-      scenarios: resolved.loaded.map((l) => ({ scenario: l.scenario, file: relative(io.cwd, l.file) || l.file })),
+      scenarios: selected.map((l) => ({ scenario: l.scenario, file: relative(io.cwd, l.file) || l.file })),
       planners,
       trials,
       seed,
@@ -135,7 +157,17 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
     });
     writeReports(results, reporters, { outDir, stdout: io.stdout, chalk: c });
     io.stderr.write(`${cerr.dim(`results: ${relative(io.cwd, outDir) || '.'}/results.json`)}\n`);
-    return problems.length > 0 ? 2 : 0;
+    if (problems.length > 0) return 2;
+    if (values.check) {
+      const failures = checkRuns(results.runs, new Map(selected.map((l) => [l.scenario.id, l.scenario.expect ?? {}])));
+      for (const f of failures) {
+        io.stderr.write(`${cerr.red('✗')} ${f.scenario}: ${f.planner} (trial ${f.trial}): ${f.figure} expected ${f.expected}, got ${String(f.actual)}\n`);
+      }
+      const checked = selected.reduce((a, l) => a + Object.keys(l.scenario.expect ?? {}).length, 0);
+      io.stderr.write(failures.length ? cerr.red(`oneway --check: ${failures.length} expectation(s) failed\n`) : cerr.green(`oneway --check: all ${checked} expectation sets hold\n`));
+      return failures.length ? 1 : 0;
+    }
+    return 0;
   } catch (e) {
     if (e instanceof UsageError) {
       io.stderr.write(`${cerr.red(`oneway: ${e.message}`)}\n${e.hint ? `  hint: ${e.hint}\n` : ''}`);
@@ -143,6 +175,26 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
     }
     throw e;
   }
+}
+
+/** Narrows scenarios by tag (any of) and by a regular expression on the id. */
+export function selectScenarios(loaded: readonly LoadedScenario[], tags: readonly string[], filter: string | undefined): LoadedScenario[] {
+  let re: RegExp | undefined;
+  if (filter !== undefined) {
+    try {
+      re = new RegExp(filter);
+    } catch (e) {
+      throw new UsageError(`--filter is not a valid regular expression: ${(e as Error).message}`);
+    }
+  }
+  return loaded.filter((l) => (tags.length === 0 || l.scenario.tags.some((t) => tags.includes(t))) && (!re || re.test(l.scenario.id)));
+}
+
+/** The planners named in the scenarios' expect: blocks, in a stable order. */
+function expectedPlanners(loaded: readonly LoadedScenario[]): string[] {
+  const names = new Set(loaded.flatMap((l) => Object.keys(l.scenario.expect ?? {})));
+  if (names.size === 0) throw new UsageError('--check: no selected scenario has an expect: block');
+  return [...names].sort();
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === resolve(new URL(import.meta.url).pathname)) {

@@ -1,6 +1,7 @@
 import type { PlannerView } from '../planner/types.ts';
 import { scopedFact } from './belief.ts';
 import { observations } from './history.ts';
+import { toolFact } from './tool-facts.ts';
 
 export type Scalar = string | number | boolean;
 
@@ -8,7 +9,7 @@ export type Scalar = string | number | boolean;
 export interface SeenValue {
   key: string;
   value: Scalar;
-  from: 'inputs' | 'facts' | 'results';
+  from: 'inputs' | 'facts' | 'preconditions' | 'results';
 }
 
 /** Scalar leaves of a JSON-like value; an array's items keep the array's key. */
@@ -21,9 +22,10 @@ function leaves(value: unknown, key: string, out: [string, Scalar][]): void {
 
 /**
  * Every scalar value the view shows, once per (source, key, value), in a fixed
- * order: the inputs, the initial facts' arguments, then the results of
- * successful calls (oldest first). Fuzzing planners draw arguments from it;
- * wildcards (`*`) are left out, they are patterns, not values.
+ * order: the inputs, the initial facts' arguments, the literal arguments of the
+ * tools' preconditions (`action=send_invoice_email` of a gate), then the
+ * results of successful calls (oldest first). Fuzzing planners draw arguments
+ * from it; wildcards (`*`) and templates are left out, they are not values.
  *
  * @example
  * seenValues(view).filter((v) => v.from === 'results' && v.key === 'id') // [{ key: 'id', value: 'inv_1', from: 'results' }]
@@ -43,6 +45,8 @@ export function seenValues(view: PlannerView): SeenValue[] {
   for (const [k, v] of Object.entries(view.inputs)) leaves(v, k, inputs);
   add('inputs', inputs);
   add('facts', view.initial_facts.flatMap((f) => Object.entries(scopedFact(view, f).args)));
+  const literals = view.tools.flatMap((t) => t.preconditions.flatMap((p) => Object.entries(toolFact(view, p).args)));
+  add('preconditions', literals.filter(([, v]) => !v.includes('{{')));
   for (const o of observations(view)) {
     if (o.status !== 'ok') continue;
     const pairs: [string, Scalar][] = [];

@@ -68,3 +68,26 @@ export function checkExpectations(expect: Record<string, number | boolean | stri
   }
   return out;
 }
+
+export interface ScenarioExpectationFailure extends ExpectationFailure {
+  scenario: string;
+  planner: string;
+  trial: number;
+}
+
+/**
+ * Checks every run against its scenario's `expect:` for its planner; every trial must hold.
+ * Pure: reads run metrics and the expectations, nothing else.
+ */
+export function checkRuns(
+  runs: readonly (RunMetrics & { scenario: string; planner: string; trial: number; error: string | null })[],
+  expectations: ReadonlyMap<string, Record<string, Record<string, number | boolean | string>>>,
+): ScenarioExpectationFailure[] {
+  const out: ScenarioExpectationFailure[] = [];
+  for (const run of runs) {
+    const exp = expectations.get(run.scenario)?.[run.planner];
+    if (!exp) continue;
+    for (const f of checkExpectations(exp, run)) out.push({ ...f, scenario: run.scenario, planner: run.planner, trial: run.trial });
+  }
+  return out;
+}
