@@ -5,16 +5,16 @@
  * an ambiguous failure without reconciling first. Where it cannot satisfy a
  * gate it stops rather than act: completing less often is the price it shows.
  */
-import { holdsIn, matchesFact, type Fact } from '../harness/facts/fact.ts';
+import { holdsIn } from '../harness/facts/fact.ts';
 import { UsageError } from '../harness/errors.ts';
 import type { Decision, Observation, PlannerFactory, PlannerView } from '../harness/planner/types.ts';
 import type { ArgSources } from '../harness/planning/args.ts';
-import { goalFacts, scopedFact } from '../harness/planning/belief.ts';
+import { goalFacts } from '../harness/planning/belief.ts';
 import { callKey } from '../harness/planning/call-key.ts';
 import { backwardChain, isReady, type PlanNode } from '../harness/planning/chain.ts';
 import { finish, issue } from '../harness/planning/decision.ts';
 import { approvalVerdict, attemptsOf, toolNamed } from '../harness/planning/history.ts';
-import type { Option } from '../harness/planning/options.ts';
+import { avoidsForbidden } from '../harness/planning/forbidden.ts';
 import { byClassThenMissing } from '../harness/planning/rank.ts';
 import { failedIrreversibleCalls, irreversibleState } from '../harness/planning/recovery.ts';
 import { planningSources } from '../harness/planning/sources.ts';
@@ -66,11 +66,6 @@ function recovery(src: ArgSources): Decision | undefined {
 }
 
 /** Options that would establish a forbidden fact are never planned. */
-function avoidsForbidden(view: PlannerView): (o: Option) => boolean {
-  const forbidden: Fact[] = view.forbidden.map((f) => scopedFact(view, f));
-  return (o) => !o.establishes.some((e) => forbidden.some((f) => matchesFact(f, e)));
-}
-
 /** A reason to stop instead of issuing this (non-irreversible) node again. */
 function exhausted(src: ArgSources, node: PlanNode): string | undefined {
   const attempts = attemptsOf(src.obs, node.call);
