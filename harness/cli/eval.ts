@@ -9,7 +9,13 @@ import { DEFAULT_POLICY, loadPolicyFile, type Policy } from '../guard/policy.ts'
 import { loadPlanFile } from '../loader/load.ts';
 import { resolveScenarios } from '../loader/resolve.ts';
 import { makeChalk, useColor } from '../report/color.ts';
-import { writeReports, REPORTERS } from '../report/index.ts';
+import { baselineGate, readBaseline } from '../gates/baseline.ts';
+import { evaluateGates, parseGate } from '../gates/fail-on.ts';
+import { reportersFor, writeReports, REPORTERS } from '../report/index.ts';
+import { writeResults } from '../results/write.ts';
+import { parseShard, shardOf } from '../runner/shard.ts';
+import { compareToBaselinePlanner } from '../scoring/compare.ts';
+import { progressBar } from './progress.ts';
 import { describeScenario, renderList } from '../report/list.ts';
 import { checkRuns } from '../scoring/expect.ts';
 import type { LoadedScenario } from '../loader/load.ts';
@@ -38,6 +44,12 @@ Usage: npm run eval -- [options]
                               irreversible calls only when their preconditions hold, alone, never an
                               unreconciled retry; blocked attempts still count as premature
   --guard-policy=FILE         what each class may do (auto | gated | approval | block); implies --guard
+  --baseline-planner=NAME     paired deltas of every other planner against this one, per scenario and overall
+  --fail-on=EXPR              a gate over summary metrics, e.g. 'premature_irreversible_rate>0' or
+                              'gated:safe_completion_rate<0.8' (repeatable); a failed gate exits 1
+  --baseline=FILE             compare with a committed results.json; a regression beyond noise exits 1
+  --concurrency=N             runs in flight at once (default 1); results are identical for any N
+  --shard=i/n                 run the i-th of n deterministic slices of the scenarios (merge with eval:merge)
   --tag=TAG[,...]             only scenarios with one of these tags
   --filter=REGEX              only scenarios whose id matches
   --list                      print the scenario library (id, domain, class mix, traps) and exit
@@ -67,6 +79,11 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
       transport: { type: 'string' },
       guard: { type: 'boolean' },
       list: { type: 'boolean' },
+      'baseline-planner': { type: 'string' },
+      baseline: { type: 'string' },
+      'fail-on': { type: 'string', multiple: true },
+      concurrency: { type: 'string' },
+      shard: { type: 'string' },
       check: { type: 'boolean' },
       tag: { type: 'string', multiple: true },
       filter: { type: 'string' },
@@ -83,7 +100,12 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
     const decisionTimeoutMs = positiveInt(values['decision-timeout'], 'decision-timeout', 30_000);
     const transport = values.transport ?? 'msw';
     if (transport !== 'msw' && transport !== 'inprocess') throw new UsageError(`--transport must be msw or inprocess, got "${transport}"`);
-    const reporters = list(values.reporter, ['table']);
+    const reporters = reportersFor(list(values.reporter, ['table']), io.env);
+    const concurrency = positiveInt(values.concurrency, 'concurrency', 1);
+    const shard = values.shard ? parseShard(values.shard) : undefined;
+    const gates = (values['fail-on'] ?? []).map(parseGate);
+    const baselineFile = values.baseline ? resolve(io.cwd, values.baseline) : undefined;
+    const baseline = baselineFile ? readBaseline(baselineFile) : undefined;
     for (const r of reporters) if (!REPORTERS.includes(r)) throw new UsageError(`unknown reporter "${r}"`, `reporters: ${REPORTERS.join(', ')}`);
     const plannerOptions: Record<string, string> = {};
     for (const kv of values['planner-opt'] ?? []) {
@@ -96,7 +118,8 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
     const resolved = await resolveScenarios(specs, { cwd: io.cwd, root: BUNDLED_SCENARIOS });
     problems.push(...resolved.problems);
     for (const p of resolved.problems) io.stderr.write(`${formatProblem(p)}\n`);
-    const selected = selectScenarios(resolved.loaded, list(values.tag, []), values.filter);
+    const filtered = selectScenarios(resolved.loaded, list(values.tag, []), values.filter);
+    const selected = shard ? shardOf(filtered, shard) : filtered;
 
     if (values.list) {
       io.stdout.write(`${renderList(selected.map((l) => describeScenario(l.scenario, l.file)), c)}\n`);
@@ -109,6 +132,10 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
     const names = planners.map((p) => p.name);
     const dup = names.find((n, i) => names.indexOf(n) !== i);
     if (dup) throw new UsageError(`planner "${dup}" is given twice`, 'each planner is evaluated once per scenario and trial');
+    const baselinePlanner = values['baseline-planner'];
+    if (baselinePlanner !== undefined && !names.includes(baselinePlanner)) {
+      throw new UsageError(`--baseline-planner=${baselinePlanner} is not among the planners (${names.join(', ')})`, `add it: --planner=${[baselinePlanner, ...names].join(',')}`);
+    }
 
     let plan: PlanItem[] | undefined;
     if (values.plan) {
@@ -139,9 +166,21 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
     } else if (values.guard) policy = DEFAULT_POLICY;
 
     const outDir = resolve(io.cwd, values.out ?? 'reports/latest');
-    const progress = io.stderr.isTTY === true;
+    const progress = progressBar(io.stderr);
+    // Ctrl-C: finish the runs in flight, then write what finished (marked interrupted).
+    let stopping = false;
+    const onSigint = () => {
+      if (stopping) process.exit(130);
+      stopping = true;
+      io.stderr.write(cerr.yellow('\noneway: stopping after the runs in flight (Ctrl-C again to quit now)\n'));
+    };
+    process.on('SIGINT', onSigint);
     const results = await evaluate({
-      scenarios: selected.map((l) => ({ scenario: l.scenario, file: relative(io.cwd, l.file) || l.file })),
+      scenarios: selected.map((l) => ({
+        scenario: l.scenario,
+        file: relative(io.cwd, l.file) || l.file,
+        toolLines: Object.fromEntries(l.scenario.tools.map((t, i) => [t.name, l.locate(['tools', i, 'name']).line])),
+      })),
       planners,
       trials,
       seed,
@@ -153,21 +192,40 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
       ...(plan ? { plan } : {}),
       ...(policy ? { gate: createGuard(policy), guardPolicy: policy } : {}),
       problems,
-      onRunDone: progress ? (run, done, total) => io.stderr.write(`\r${done}/${total} ${run.scenario} · ${run.planner}`.padEnd(70).slice(0, 100) + (done === total ? '\n' : '')) : undefined,
+      concurrency,
+      ...(values.shard ? { shard: values.shard } : {}),
+      shouldStop: () => stopping,
+      onRunDone: progress?.update,
+    }).finally(() => {
+      progress?.stop();
+      process.off('SIGINT', onSigint);
     });
-    writeReports(results, reporters, { outDir, stdout: io.stdout, chalk: c });
-    io.stderr.write(`${cerr.dim(`results: ${relative(io.cwd, outDir) || '.'}/results.json`)}\n`);
+    if (baselinePlanner !== undefined) results.comparisons = compareToBaselinePlanner(results.runs, names, baselinePlanner);
+    const failures = evaluateGates(gates, results.summary);
+    let baselineComparisons = null;
+    if (baseline && baselineFile) {
+      const b = baselineGate(results, baseline);
+      failures.push(...b.failures);
+      baselineComparisons = { file: relative(io.cwd, baselineFile) || baselineFile, comparisons: b.comparisons };
+    }
+    results.gates = { expressions: gates.map((g) => g.source), baseline: baselineComparisons, failures };
+    writeResults(outDir, results);
+    const written = writeReports(results, reporters, { outDir, stdout: io.stdout, chalk: c, env: io.env });
+    const where = relative(io.cwd, outDir) || '.';
+    io.stderr.write(`${cerr.dim(`results: ${[`${where}/results.json`, ...written.map((w) => `${where}/${w}`)].join(', ')}`)}\n`);
+    if (results.interrupted) io.stderr.write(cerr.yellow(`oneway: interrupted after ${results.runs.length} runs; results.json is marked interrupted\n`));
+    for (const f of failures) io.stderr.write(`${cerr.red(`✗ ${f.message}`)}\n`);
     if (problems.length > 0) return 2;
     if (values.check) {
-      const failures = checkRuns(results.runs, new Map(selected.map((l) => [l.scenario.id, l.scenario.expect ?? {}])));
-      for (const f of failures) {
+      const expectFailures = checkRuns(results.runs, new Map(selected.map((l) => [l.scenario.id, l.scenario.expect ?? {}])));
+      for (const f of expectFailures) {
         io.stderr.write(`${cerr.red('✗')} ${f.scenario}: ${f.planner} (trial ${f.trial}): ${f.figure} expected ${f.expected}, got ${String(f.actual)}\n`);
       }
       const checked = selected.reduce((a, l) => a + Object.keys(l.scenario.expect ?? {}).length, 0);
-      io.stderr.write(failures.length ? cerr.red(`oneway --check: ${failures.length} expectation(s) failed\n`) : cerr.green(`oneway --check: all ${checked} expectation sets hold\n`));
-      return failures.length ? 1 : 0;
+      io.stderr.write(expectFailures.length ? cerr.red(`oneway --check: ${expectFailures.length} expectation(s) failed\n`) : cerr.green(`oneway --check: all ${checked} expectation sets hold\n`));
+      if (expectFailures.length) return 1;
     }
-    return 0;
+    return failures.length > 0 ? 1 : 0;
   } catch (e) {
     if (e instanceof UsageError) {
       io.stderr.write(`${cerr.red(`oneway: ${e.message}`)}\n${e.hint ? `  hint: ${e.hint}\n` : ''}`);

@@ -1,26 +1,53 @@
 /**
  * Reporters read results and render them; they never recompute a score.
- * `results.json` is always written by the evaluation itself.
+ * `results.json` is always written by the evaluation itself; file reporters
+ * write beside it in the output directory.
  */
+import { appendFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { ChalkInstance } from 'chalk';
 import type { Results } from '../results/types.ts';
-import { renderScenarioGrid, renderSummaryTable } from './table.ts';
+import { renderAnnotations } from './github.ts';
+import { renderJunit } from './junit.ts';
+import { renderMarkdown } from './markdown.ts';
+import { renderComparisonTable, renderScenarioGrid, renderSummaryTable } from './table.ts';
 
-export const REPORTERS = ['table', 'json'];
+export const REPORTERS = ['table', 'json', 'markdown', 'junit', 'github'];
 
 export interface ReportContext {
   outDir: string;
   stdout: NodeJS.WritableStream;
   chalk: ChalkInstance;
+  env?: NodeJS.ProcessEnv;
 }
 
-export function writeReports(results: Results, reporters: readonly string[], ctx: ReportContext): void {
+/** Reporters to use: the ones asked for, plus `github` when running in GitHub Actions. */
+export function reportersFor(asked: readonly string[], env: NodeJS.ProcessEnv): string[] {
+  const out = [...asked];
+  if (env.GITHUB_ACTIONS === 'true' && !out.includes('github')) out.push('github');
+  return out;
+}
+
+export function writeReports(results: Results, reporters: readonly string[], ctx: ReportContext): string[] {
+  const written: string[] = [];
   for (const r of reporters) {
     if (r === 'table') {
-      ctx.stdout.write(`${renderScenarioGrid(results, ctx.chalk)}\n${renderSummaryTable(results, ctx.chalk)}\n`);
+      const comparison = results.comparisons.length ? `${renderComparisonTable(results.comparisons, ctx.chalk)}\n` : '';
+      ctx.stdout.write(`${renderScenarioGrid(results, ctx.chalk)}\n${renderSummaryTable(results, ctx.chalk)}\n${comparison}`);
     } else if (r === 'json' && reporters.length === 1) {
       // Alone, json prints the results for piping (`| jq`); with others, results.json on disk serves.
       ctx.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
+    } else if (r === 'markdown') {
+      writeFileSync(join(ctx.outDir, 'report.md'), renderMarkdown(results));
+      written.push('report.md');
+    } else if (r === 'junit') {
+      writeFileSync(join(ctx.outDir, 'junit.xml'), renderJunit(results));
+      written.push('junit.xml');
+    } else if (r === 'github') {
+      for (const line of renderAnnotations(results)) ctx.stdout.write(`${line}\n`);
+      const summary = ctx.env?.GITHUB_STEP_SUMMARY;
+      if (summary) appendFileSync(summary, `${renderMarkdown(results)}\n`);
     }
   }
+  return written;
 }

@@ -5,6 +5,7 @@
 import Table from 'cli-table3';
 import type { ChalkInstance } from 'chalk';
 import type { Results, RunResult } from '../results/types.ts';
+import type { Comparison } from '../scoring/compare.ts';
 import { ci, ms, num, pct } from './format.ts';
 
 export function renderSummaryTable(results: Results, c: ChalkInstance): string {
@@ -56,4 +57,28 @@ export function renderScenarioGrid(results: Results, c: ChalkInstance): string {
     t.push([s.id, ...planners.map((p) => cell(results.runs.filter((r) => r.scenario === s.id && r.planner === p), c))]);
   }
   return t.toString();
+}
+
+const signed = (d: number) => `${d > 0 ? '+' : ''}${Math.round(d * 100)} pts`;
+
+/** `--baseline-planner`: paired deltas of every planner against the baseline. */
+export function renderComparisonTable(comparisons: readonly Comparison[], c: ChalkInstance): string {
+  const mark = (v: string, better: boolean) => (v === 'improvement' ? c.green(' ▲') : v === 'regression' ? c.red(' ▼') : better ? '' : '');
+  const t = new Table({
+    head: [`vs ${comparisons[0]?.baseline ?? ''}`, 'pairs', 'completion', 'safe completion', 'premature irrev.', 'step ratio', 'depth ratio'],
+    style: { head: c.level > 0 ? ['bold'] : [], border: [] },
+  });
+  for (const x of comparisons) {
+    const o = x.overall;
+    t.push([
+      c.bold(x.candidate),
+      String(o.pairs),
+      signed(o.completion.diff) + mark(o.completion.verdict, true),
+      signed(o.safe_completion.diff) + mark(o.safe_completion.verdict, true),
+      signed(o.premature_irreversible.diff) + mark(o.premature_irreversible.verdict, false),
+      o.step_ratio === null ? '—' : `×${o.step_ratio}`,
+      o.depth_ratio === null ? '—' : `×${o.depth_ratio}`,
+    ]);
+  }
+  return `${t.toString()}\n${c.dim('▲ improvement / ▼ regression: outside the noise (exact sign test on paired runs, p < 0.05)')}`;
 }

@@ -5,6 +5,9 @@
  */
 import type { Problem } from '../errors.ts';
 import type { EndReason } from '../record/events.ts';
+import type { GateFailure } from '../gates/fail-on.ts';
+import type { Comparison } from '../scoring/compare.ts';
+import type { Finding } from '../scoring/findings.ts';
 import type { RunMetrics } from '../scoring/metrics-types.ts';
 
 export const RESULTS_SCHEMA_VERSION = 1;
@@ -18,6 +21,8 @@ export interface RunResult extends RunMetrics {
   error: string | null;
   /** Path of the run's JSONL record, relative to the results directory. */
   record: string;
+  /** The offending calls behind the scores (premature, parallel, speculative, unreconciled, dangling). */
+  findings: Finding[];
   usage?: { prompt_tokens: number; completion_tokens: number; requests?: number; retries?: number };
   wall_ms: number;
 }
@@ -52,6 +57,8 @@ export interface ScenarioInfo {
   file: string;
   title: string;
   tags: string[];
+  /** Line of each tool's declaration in the file, for annotations. */
+  tool_lines: Record<string, number>;
 }
 
 export interface Results {
@@ -71,6 +78,8 @@ export interface Results {
     transport: string;
     max_turns: number;
     decision_timeout_ms: number;
+    /** `i/n` when this is one shard of a larger evaluation. */
+    shard: string | null;
   };
   scenarios: ScenarioInfo[];
   /** Scenario files that could not be loaded (each skipped; the rest ran). */
@@ -79,4 +88,12 @@ export interface Results {
   summary: PlannerSummary[];
   /** Escapes made by code outside any run. */
   unattributed_escapes: number;
+  /** `--baseline-planner`: every other planner against it, paired by (scenario, trial). */
+  comparisons: Comparison[];
+  /** `--fail-on` and `--baseline` outcomes. */
+  gates: {
+    expressions: string[];
+    baseline: { file: string; comparisons: Comparison[] } | null;
+    failures: GateFailure[];
+  };
 }

@@ -1,0 +1,88 @@
+/**
+ * `--fail-on` gates: expressions over summary metrics, e.g.
+ * `premature_irreversible_rate>0` or `gated:safe_completion_rate<0.8`
+ * (a `planner:` prefix limits the gate to one planner).
+ */
+import { UsageError } from '../errors.ts';
+import { suggest } from '../loader/did-you-mean.ts';
+import type { PlannerSummary } from '../results/types.ts';
+
+export const GATE_METRICS = [
+  'runs',
+  'completed',
+  'completion_rate',
+  'safe_completed',
+  'safe_completion_rate',
+  'premature_irreversible_rate',
+  'premature_irreversible_per_100',
+  'mean_steps',
+  'mean_depth',
+  'mean_sim_time_ms',
+  'mean_turns',
+  'errors',
+  'sandbox_escapes',
+  'blocked',
+] as const;
+export type GateMetric = (typeof GATE_METRICS)[number];
+
+export interface Gate {
+  source: string;
+  planner: string | null;
+  metric: GateMetric;
+  op: '>' | '>=' | '<' | '<=' | '==' | '!=';
+  value: number;
+}
+
+export interface GateFailure {
+  gate: string;
+  planner: string;
+  metric: string;
+  value: number | null;
+  threshold: string;
+  message: string;
+}
+
+const EXPR = /^\s*(?:([^:\s]+)\s*:\s*)?([a-z_0-9]+)\s*(>=|<=|==|!=|>|<)\s*(-?\d+(?:\.\d+)?%?)\s*$/;
+
+/** Parses one gate; throws a UsageError that says what a gate looks like. */
+export function parseGate(source: string): Gate {
+  const m = EXPR.exec(source);
+  if (!m) throw new UsageError(`--fail-on "${source}" is not a gate`, 'write METRIC OP NUMBER, e.g. premature_irreversible_rate>0 or gated:safe_completion_rate<0.8');
+  const metric = m[2] as string;
+  if (!(GATE_METRICS as readonly string[]).includes(metric)) {
+    const s = suggest(metric, GATE_METRICS);
+    throw new UsageError(`--fail-on "${source}": unknown metric "${metric}"`, `${s ? `did you mean ${s}? ` : ''}metrics: ${GATE_METRICS.join(', ')}`);
+  }
+  const raw = m[4] as string;
+  const value = raw.endsWith('%') ? Number(raw.slice(0, -1)) / 100 : Number(raw);
+  return { source, planner: m[1] ?? null, metric: metric as GateMetric, op: m[3] as Gate['op'], value };
+}
+
+function compareOp(a: number, op: Gate['op'], b: number): boolean {
+  switch (op) {
+    case '>': return a > b;
+    case '>=': return a >= b;
+    case '<': return a < b;
+    case '<=': return a <= b;
+    case '==': return a === b;
+    default: return a !== b;
+  }
+}
+
+/** A gate fails for a planner when its condition holds (the condition names the bad state). */
+export function evaluateGates(gates: readonly Gate[], summary: readonly PlannerSummary[]): GateFailure[] {
+  const out: GateFailure[] = [];
+  for (const g of gates) {
+    const planners = summary.filter((s) => g.planner === null || s.planner === g.planner);
+    if (g.planner !== null && planners.length === 0) {
+      out.push({ gate: g.source, planner: g.planner, metric: g.metric, value: null, threshold: `${g.op} ${g.value}`, message: `gate ${g.source}: planner "${g.planner}" is not in this evaluation` });
+    }
+    for (const s of planners) {
+      const v = s[g.metric];
+      if (v !== null && compareOp(v, g.op, g.value)) {
+        out.push({ gate: g.source, planner: s.planner, metric: g.metric, value: v, threshold: `${g.op} ${g.value}`, message: `gate failed: ${s.planner} ${g.metric} = ${v} (fails when ${g.op} ${g.value})` });
+      }
+    }
+  }
+  return out;
+}

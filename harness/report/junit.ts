@@ -1,0 +1,64 @@
+/**
+ * `junit.xml`: one test case per scenario × planner, failed where a premature
+ * irreversible call happened (the offending step in the message), plus one
+ * per failed gate. CI systems render it as a test report.
+ */
+import type { Results } from '../results/types.ts';
+
+export function xmlEscape(s: string): string {
+  return s
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&apos;')
+    // XML 1.0 forbids most control characters even when escaped.
+    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/g, '');
+}
+
+interface Case {
+  classname: string;
+  name: string;
+  file?: string;
+  time: number;
+  failure?: { type: string; message: string; body: string };
+}
+
+function renderCase(c: Case): string {
+  const attrs = `classname="${xmlEscape(c.classname)}" name="${xmlEscape(c.name)}"${c.file ? ` file="${xmlEscape(c.file)}"` : ''} time="${(c.time / 1000).toFixed(3)}"`;
+  if (!c.failure) return `    <testcase ${attrs}/>`;
+  return `    <testcase ${attrs}>\n      <failure type="${xmlEscape(c.failure.type)}" message="${xmlEscape(c.failure.message)}">${xmlEscape(c.failure.body)}</failure>\n    </testcase>`;
+}
+
+export function renderJunit(results: Results): string {
+  const suites: string[] = [];
+  let tests = 0;
+  let failures = 0;
+  for (const planner of results.config.planners) {
+    const cases: Case[] = results.scenarios.map((s) => {
+      const runs = results.runs.filter((r) => r.scenario === s.id && r.planner === planner);
+      const bad = runs.flatMap((r) => r.findings.filter((f) => f.kind === 'premature' && f.class === 'irreversible').map((f) => ({ r, f })));
+      const time = runs.reduce((a, r) => a + r.wall_ms, 0);
+      const base: Case = { classname: `oneway.${planner}`, name: s.id, file: s.file, time };
+      if (bad.length === 0) return base;
+      const first = bad[0]!;
+      return {
+        ...base,
+        failure: {
+          type: 'premature_irreversible',
+          message: `trial ${first.r.trial}, ${first.f.message}`,
+          body: bad.map(({ r, f }) => `trial ${r.trial} (seed ${r.seed}), ${f.message}\n  record: ${r.record}`).join('\n'),
+        },
+      };
+    });
+    for (const g of results.gates.failures.filter((f) => f.planner === planner)) {
+      cases.push({ classname: `oneway.${planner}.gates`, name: g.gate, time: 0, failure: { type: 'gate', message: g.message, body: `${g.metric} = ${g.value} (${g.threshold})` } });
+    }
+    const f = cases.filter((c) => c.failure).length;
+    tests += cases.length;
+    failures += f;
+    const time = cases.reduce((a, c) => a + c.time, 0);
+    suites.push(`  <testsuite name="oneway.${xmlEscape(planner)}" tests="${cases.length}" failures="${f}" errors="0" skipped="0" time="${(time / 1000).toFixed(3)}">\n${cases.map(renderCase).join('\n')}\n  </testsuite>`);
+  }
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="oneway" tests="${tests}" failures="${failures}" errors="0">\n${suites.join('\n')}\n</testsuites>\n`;
+}

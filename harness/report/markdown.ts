@@ -1,0 +1,87 @@
+/**
+ * `report.md`: fits a pull-request comment and `$GITHUB_STEP_SUMMARY`.
+ * Reads results; never recomputes a score.
+ */
+import type { Results, RunResult } from '../results/types.ts';
+import type { Comparison, PairedRate } from '../scoring/compare.ts';
+import { ci, ms, num, pct } from './format.ts';
+
+const esc = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+
+function row(cells: readonly string[]): string {
+  return `| ${cells.map(esc).join(' | ')} |`;
+}
+
+function table(head: readonly string[], rows: readonly (readonly string[])[]): string {
+  return [row(head), row(head.map(() => '---')), ...rows.map(row)].join('\n');
+}
+
+function points(d: PairedRate): string {
+  const sign = d.diff > 0 ? '+' : '';
+  const mark = d.verdict === 'improvement' ? ' ▲' : d.verdict === 'regression' ? ' ▼' : '';
+  return `${sign}${Math.round(d.diff * 100)} pts${mark}`;
+}
+
+function comparisonTable(comparisons: readonly Comparison[], title: string): string {
+  if (comparisons.length === 0) return '';
+  const rows = comparisons.map((c) => [
+    c.candidate,
+    String(c.overall.pairs),
+    points(c.overall.completion),
+    points(c.overall.safe_completion),
+    points(c.overall.premature_irreversible),
+    c.overall.step_ratio === null ? '—' : `×${c.overall.step_ratio}`,
+    c.overall.depth_ratio === null ? '—' : `×${c.overall.depth_ratio}`,
+  ]);
+  return `\n### ${title}\n\n${table(['planner', 'pairs', 'completion', 'safe completion', 'premature irreversible', 'steps', 'depth'], rows)}\n\n▲ improvement, ▼ regression: outside the noise (exact sign test on paired runs, p < 0.05); unmarked differences are within it.\n`;
+}
+
+function cell(runs: readonly RunResult[]): string {
+  if (runs.length === 0) return '—';
+  const safe = runs.filter((r) => r.safe_completed).length;
+  const done = runs.filter((r) => r.completed).length;
+  const prem = runs.reduce((a, r) => a + r.premature.irreversible, 0);
+  const verdict = safe === runs.length ? '✅ safe' : done === runs.length ? '⚠️ done' : done === 0 ? '❌ fail' : `${done}/${runs.length} done`;
+  return `${verdict}${prem ? ` · ${prem} premature` : ''}`;
+}
+
+export function renderMarkdown(results: Results): string {
+  const { config } = results;
+  const head = `## oneway: ${results.runs.length} runs · ${config.planners.join(', ')} · ${results.scenarios.length} scenarios × ${config.trials} trial(s) · seed ${config.seed}${config.guard ? ' · guard on' : ''}${results.interrupted ? ' · **interrupted**' : ''}`;
+  const summary = table(
+    ['planner', 'safe completion', 'completion [95% CI]', 'premature irrev. (runs)', 'per 100 irrev.', 'steps', 'depth', 'sim time', 'errors'],
+    results.summary.map((s) => [
+      `**${s.planner}**`,
+      `**${pct(s.safe_completion_rate)}**`,
+      `${pct(s.completion_rate)} ${ci(s.completion_ci)}`,
+      `${pct(s.premature_irreversible_rate)} ${ci(s.premature_irreversible_ci)}`,
+      s.premature_irreversible_per_100 === null ? '—' : num(s.premature_irreversible_per_100),
+      num(s.mean_steps),
+      num(s.mean_depth),
+      ms(s.mean_sim_time_ms),
+      String(s.errors),
+    ]),
+  );
+  const gates = results.gates;
+  const gateLines =
+    gates.expressions.length || gates.baseline
+      ? `\n### Gates\n\n${gates.failures.length === 0 ? '✅ every gate held' : gates.failures.map((f) => `- ❌ ${f.message}`).join('\n')}\n`
+      : '';
+  const grid = table(
+    ['scenario', ...config.planners],
+    results.scenarios.map((s) => [s.id, ...config.planners.map((p) => cell(results.runs.filter((r) => r.scenario === s.id && r.planner === p)))]),
+  );
+  const problems = results.problems.length ? `\n> ⚠️ ${results.problems.length} scenario file problem(s); those files were skipped.\n` : '';
+  return [
+    head,
+    '',
+    summary,
+    comparisonTable(results.comparisons, `Against \`${results.comparisons[0]?.baseline ?? ''}\` (paired by scenario and trial)`),
+    comparisonTable(results.gates.baseline?.comparisons ?? [], `Against the baseline \`${results.gates.baseline?.file ?? ''}\``),
+    gateLines,
+    problems,
+    `<details><summary>Per scenario</summary>\n\n${grid}\n\n</details>\n`,
+  ]
+    .filter((x) => x !== '')
+    .join('\n');
+}

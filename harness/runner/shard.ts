@@ -1,0 +1,74 @@
+/**
+ * Sharding and merging: how an evaluation outgrows one machine (a CI matrix,
+ * not a home-made cluster). Shards split scenarios deterministically; merging
+ * their results gives the results of the unsharded run.
+ */
+import { UsageError } from '../errors.ts';
+import type { Results, RunResult } from '../results/types.ts';
+import { summarize } from '../scoring/aggregate.ts';
+
+export interface Shard {
+  index: number;
+  total: number;
+}
+
+export function parseShard(raw: string): Shard {
+  const m = /^(\d+)\/(\d+)$/.exec(raw.trim());
+  const index = Number(m?.[1]);
+  const total = Number(m?.[2]);
+  if (!m || total < 1 || index < 1 || index > total) throw new UsageError(`--shard must be i/n with 1 <= i <= n, got "${raw}"`, 'e.g. --shard=2/4 runs the second of four shards');
+  return { index, total };
+}
+
+/** The scenarios of one shard: every n-th by id, so shards are balanced and stable. */
+export function shardOf<T extends { scenario: { id: string } }>(items: readonly T[], shard: Shard): T[] {
+  const sorted = [...items].sort((a, b) => (a.scenario.id < b.scenario.id ? -1 : a.scenario.id > b.scenario.id ? 1 : 0));
+  return sorted.filter((_, i) => i % shard.total === shard.index - 1);
+}
+
+function sameConfig(a: Results, b: Results): string | null {
+  const keys = ['planners', 'trials', 'seed', 'guard', 'guard_policy', 'transport', 'max_turns', 'decision_timeout_ms'] as const;
+  for (const k of keys) if (JSON.stringify(a.config[k]) !== JSON.stringify(b.config[k])) return k;
+  return null;
+}
+
+/** Merges shard results into the results of the unsharded evaluation. */
+export function mergeResults(parts: readonly Results[]): Results {
+  const first = parts[0];
+  if (!first) throw new UsageError('nothing to merge', 'pass the output directories of the shards');
+  for (const p of parts.slice(1)) {
+    const k = sameConfig(first, p);
+    if (k) throw new UsageError(`cannot merge: the shards differ in ${k}`, 'merge only shards of one evaluation (same planners, trials, seed and options)');
+  }
+  const scenarios = [...new Map(parts.flatMap((p) => p.scenarios).map((s) => [s.id, s])).values()].sort((a, b) => (a.id < b.id ? -1 : 1));
+  const seen = new Set<string>();
+  for (const p of parts) {
+    for (const s of p.scenarios) {
+      if (seen.has(s.id)) throw new UsageError(`cannot merge: scenario "${s.id}" is in more than one shard`);
+    }
+    for (const s of p.scenarios) seen.add(s.id);
+  }
+  const order = new Map(scenarios.map((s, i) => [s.id, i]));
+  const plannerOrder = new Map(first.config.planners.map((p, i) => [p, i]));
+  const key = (r: RunResult) => [order.get(r.scenario) ?? 0, plannerOrder.get(r.planner) ?? 0, r.trial];
+  const runs = parts.flatMap((p) => p.runs).sort((a, b) => {
+    const [x, y] = [key(a), key(b)];
+    for (let i = 0; i < 3; i++) if ((x[i] as number) !== (y[i] as number)) return (x[i] as number) - (y[i] as number);
+    return 0;
+  });
+  const problems = parts.flatMap((p) => p.problems);
+  return {
+    ...first,
+    created_at: parts.map((p) => p.created_at).sort()[0] ?? first.created_at,
+    wall_ms: Math.max(...parts.map((p) => p.wall_ms)),
+    interrupted: parts.some((p) => p.interrupted),
+    config: { ...first.config, scenarios: scenarios.map((s) => s.id), shard: null },
+    scenarios,
+    problems,
+    runs,
+    summary: summarize(runs, first.config.planners),
+    unattributed_escapes: parts.reduce((a, p) => a + p.unattributed_escapes, 0),
+    comparisons: [],
+    gates: { expressions: [], baseline: null, failures: [] },
+  };
+}

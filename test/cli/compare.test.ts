@@ -1,0 +1,155 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { describe, expect, it } from 'vitest';
+import { main } from '../../harness/cli/eval.ts';
+import { main as merge } from '../../harness/cli/merge.ts';
+import type { Results } from '../../harness/results/types.ts';
+import { runCli, tempDir } from '../helpers/cli.ts';
+
+const read = (dir: string) => JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as Results;
+const timeless = (r: Results) => ({ ...r, created_at: 0, wall_ms: 0, runs: r.runs.map((x) => ({ ...x, wall_ms: 0 })) });
+const base = ['--planner=eager,gated', '--trials=2', '--seed=9'];
+
+describe('scale: concurrency and shards', () => {
+  it('gives results identical to a serial run with --concurrency', async () => {
+    const [a, b] = [tempDir(), tempDir()];
+    expect((await runCli(main, [...base, `--out=${a}`])).code).toBe(0);
+    expect((await runCli(main, [...base, '--concurrency=5', `--out=${b}`])).code).toBe(0);
+    expect(timeless(read(b))).toEqual(timeless(read(a)));
+  });
+
+  it('merges shards into the results of the unsharded run, records included', async () => {
+    const whole = tempDir();
+    await runCli(main, [...base, `--out=${whole}`]);
+    const shards = [tempDir(), tempDir(), tempDir()];
+    for (const [i, dir] of shards.entries()) expect((await runCli(main, [...base, `--shard=${i + 1}/3`, `--out=${dir}`])).code).toBe(0);
+    const sizes = shards.map((d) => read(d).scenarios.length);
+    expect(sizes.reduce((a, b) => a + b, 0)).toBe(read(whole).scenarios.length);
+    expect(Math.max(...sizes) - Math.min(...sizes)).toBeLessThanOrEqual(1);
+    const merged = tempDir();
+    expect((await runCli(merge, [`--out=${merged}`, ...shards])).code).toBe(0);
+    expect(timeless(read(merged))).toEqual(timeless(read(whole)));
+    const run = read(merged).runs[0]!;
+    expect(readFileSync(join(merged, run.record), 'utf8')).toEqual(readFileSync(join(whole, run.record), 'utf8'));
+  });
+
+  it('refuses to merge shards of different evaluations', async () => {
+    const [a, b] = [tempDir(), tempDir()];
+    await runCli(main, [...base, '--shard=1/2', `--out=${a}`]);
+    await runCli(main, ['--planner=gated', '--shard=2/2', `--out=${b}`]);
+    const r = await runCli(merge, [`--out=${tempDir()}`, a, b]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('the shards differ in planners');
+  });
+
+  it.each(['0/2', '3/2', 'half'])('exits 2 on --shard=%s', async (s) => {
+    const r = await runCli(main, [`--shard=${s}`, `--out=${tempDir()}`]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--shard must be i/n');
+  });
+});
+
+describe('gates', () => {
+  it('exits 1 naming planner, metric, value and threshold when a --fail-on gate fails', async () => {
+    const out = tempDir();
+    const r = await runCli(main, ['--planner=eager,gated', '--fail-on=premature_irreversible_rate>0', '--fail-on=gated:errors>0', `--out=${out}`]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/gate failed: eager premature_irreversible_rate = 0\.\d+ \(fails when > 0\)/);
+    expect(r.stderr).not.toContain('gate failed: gated');
+    expect(read(out).gates.failures.map((f) => f.planner)).toEqual(['eager']);
+  });
+
+  it('exits 0 when every gate holds', async () => {
+    const r = await runCli(main, ['--planner=gated', '--fail-on=premature_irreversible_rate>0', '--fail-on=safe_completion_rate<50%', `--out=${tempDir()}`]);
+    expect(r.code).toBe(0);
+  });
+
+  it.each([
+    ['premature>0', 'unknown metric "premature"'],
+    ['premature_irreversible_rate', 'is not a gate'],
+    ['premature_irreversible_rate => 1', 'is not a gate'],
+  ])('exits 2 on the malformed gate %s', async (expr, message) => {
+    const r = await runCli(main, [`--fail-on=${expr}`, `--out=${tempDir()}`]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(message);
+  });
+
+  it('fails on a regression beyond noise against a committed baseline, and holds against itself', async () => {
+    const baseline = tempDir();
+    await runCli(main, ['--planner=gated', '--trials=2', `--out=${baseline}`]);
+    const same = await runCli(main, ['--planner=gated', '--trials=2', `--baseline=${join(baseline, 'results.json')}`, `--out=${tempDir()}`]);
+    expect(same.code).toBe(0);
+    // A "gated" that is really eager: the regression the baseline gate exists to catch.
+    const dir = tempDir();
+    writeFileSync(
+      join(dir, 'gated.ts'),
+      `import eager from '${join(process.cwd(), 'planners/eager.ts')}';\nexport default { name: 'gated', create: (ctx: never) => ({ ...eager.create(ctx), name: 'gated' }) };\n`,
+    );
+    const out = tempDir();
+    const worse = await runCli(main, [`--planner=${join(dir, 'gated.ts')}`, '--trials=2', `--baseline=${join(baseline, 'results.json')}`, `--out=${out}`]);
+    expect(worse.code).toBe(1);
+    expect(worse.stderr).toMatch(/baseline regression: gated premature-irreversible rate changed by \+\d+ points over \d+ paired runs/);
+  });
+
+  it('exits 2 on a baseline that is not a results file', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'results.json'), '{"hello": 1}');
+    const r = await runCli(main, [`--baseline=${join(dir, 'results.json')}`, `--out=${tempDir()}`]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('is not a oneway results.json');
+  });
+});
+
+describe('reporters', () => {
+  it('writes junit.xml that parses, with a failing case per premature scenario naming the step', async () => {
+    const out = tempDir();
+    await runCli(main, ['--planner=eager,gated', '--reporter=junit', `--out=${out}`]);
+    const xml = readFileSync(join(out, 'junit.xml'), 'utf8');
+    expect(XMLValidator.validate(xml)).toBe(true);
+    const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', isArray: (n) => ['testsuite', 'testcase'].includes(n) }).parse(xml) as {
+      testsuites: { tests: string; failures: string; testsuite: { name: string; tests: string; failures: string; testcase: { name: string; failure?: { message: string } }[] }[] };
+    };
+    const results = read(out);
+    const [eager, gated] = doc.testsuites.testsuite;
+    expect(eager?.name).toBe('oneway.eager');
+    expect(eager?.testcase).toHaveLength(results.scenarios.length);
+    const premature = results.runs.filter((r) => r.planner === 'eager' && r.premature.irreversible > 0).map((r) => r.scenario);
+    expect(eager?.testcase.filter((c) => c.failure).map((c) => c.name)).toEqual(premature);
+    expect(eager?.testcase.find((c) => c.failure)?.failure?.message).toMatch(/^trial 1, step \d+: irreversible \S+ called before its preconditions held; missing /);
+    expect(Number(gated?.failures)).toBe(0);
+    expect(Number(doc.testsuites.tests)).toBe(2 * results.scenarios.length);
+  });
+
+  it('writes report.md with the summary, the comparison and the gates', async () => {
+    const out = tempDir();
+    await runCli(main, ['--planner=eager,gated', '--baseline-planner=eager', '--fail-on=premature_irreversible_rate>0', '--reporter=markdown', `--out=${out}`]);
+    const md = readFileSync(join(out, 'report.md'), 'utf8');
+    expect(md).toMatch(/^## oneway: \d+ runs · eager, gated/);
+    expect(md).toContain('| **gated** |');
+    expect(md).toContain('### Against `eager`');
+    expect(md).toContain('- ❌ gate failed: eager premature_irreversible_rate');
+  });
+
+  it('switches the github reporter on in GitHub Actions: annotations at the tool line, and the job summary', async () => {
+    const out = tempDir();
+    const summary = join(tempDir(), 'summary.md');
+    writeFileSync(summary, '');
+    const { PassThrough } = await import('node:stream');
+    const stdout = new PassThrough();
+    let text = '';
+    stdout.on('data', (d) => (text += String(d)));
+    const code = await main(['--planner=eager', '--scenario=invoice-and-notify', `--out=${out}`], {
+      stdout,
+      stderr: new PassThrough(),
+      cwd: process.cwd(),
+      env: { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary, NO_COLOR: '1' },
+    });
+    expect(code).toBe(0);
+    const results = read(out);
+    const s = results.scenarios[0]!;
+    const tool = results.runs[0]!.findings.find((f) => f.kind === 'premature' && f.class === 'irreversible')!.tool;
+    expect(text).toContain(`::error file=scenarios/billing/invoice-and-notify.yaml,line=${s.tool_lines[tool]},title=premature irreversible call%3A ${tool}::eager: step`);
+    expect(readFileSync(summary, 'utf8')).toContain('## oneway:');
+  });
+});
