@@ -12,7 +12,8 @@ import { makeChalk, useColor } from '../report/color.ts';
 import { baselineGate, readBaseline } from '../gates/baseline.ts';
 import { evaluateGates, parseGate } from '../gates/fail-on.ts';
 import { reportersFor, writeReports, REPORTERS } from '../report/index.ts';
-import { writeResults } from '../results/write.ts';
+import { readResults, writeResults } from '../results/write.ts';
+import type { RunResult } from '../results/types.ts';
 import { parseShard, shardOf } from '../runner/shard.ts';
 import { compareToBaselinePlanner } from '../scoring/compare.ts';
 import { progressBar } from './progress.ts';
@@ -50,6 +51,8 @@ Usage: npm run eval -- [options]
   --baseline=FILE             compare with a committed results.json; a regression beyond noise exits 1
   --concurrency=N             runs in flight at once (default 1); results are identical for any N
   --shard=i/n                 run the i-th of n deterministic slices of the scenarios (merge with eval:merge)
+  --resume                    finish an interrupted evaluation in --out: keep its finished runs, run the rest
+                              (same options as the interrupted run); the results equal an uninterrupted run
   --tag=TAG[,...]             only scenarios with one of these tags
   --filter=REGEX              only scenarios whose id matches
   --list                      print the scenario library (id, domain, class mix, traps) and exit
@@ -84,6 +87,7 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
       'fail-on': { type: 'string', multiple: true },
       concurrency: { type: 'string' },
       shard: { type: 'string' },
+      resume: { type: 'boolean' },
       check: { type: 'boolean' },
       tag: { type: 'string', multiple: true },
       filter: { type: 'string' },
@@ -166,6 +170,7 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
     } else if (values.guard) policy = DEFAULT_POLICY;
 
     const outDir = resolve(io.cwd, values.out ?? 'reports/latest');
+    const resumed = values.resume ? resumable(outDir, names, trials, seed) : undefined;
     const progress = progressBar(io.stderr);
     // Ctrl-C: finish the runs in flight, then write what finished (marked interrupted).
     let stopping = false;
@@ -195,6 +200,7 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
       concurrency,
       ...(values.shard ? { shard: values.shard } : {}),
       shouldStop: () => stopping,
+      ...(resumed ? { resume: resumed } : {}),
       onRunDone: progress?.update,
     }).finally(() => {
       progress?.stop();
@@ -233,6 +239,19 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
     }
     throw e;
   }
+}
+
+/** The finished runs of an interrupted evaluation, after checking it is the same evaluation. */
+function resumable(outDir: string, planners: readonly string[], trials: number, seed: number): RunResult[] {
+  const previous = readResults(outDir);
+  const same = JSON.stringify(previous.config.planners) === JSON.stringify(planners) && previous.config.trials === trials && previous.config.seed === seed;
+  if (!same) {
+    throw new UsageError(
+      `--resume: ${outDir} holds a different evaluation (planners ${previous.config.planners.join(',')}, trials ${previous.config.trials}, seed ${previous.config.seed})`,
+      'resume with the same --planner, --trials and --seed, or choose another --out',
+    );
+  }
+  return previous.runs;
 }
 
 /** Narrows scenarios by tag (any of) and by a regular expression on the id. */

@@ -49,6 +49,8 @@ export interface EvalOptions {
   shouldStop?(): boolean;
   /** `i/n` when the scenarios are one shard of a larger evaluation. */
   shard?: string;
+  /** Runs of an interrupted evaluation to keep (`--resume`); only the missing ones run. */
+  resume?: RunResult[];
 }
 
 /** The seed of one (scenario, trial): independent of the planner, so every planner faces the same faults. */
@@ -102,20 +104,18 @@ async function runJob(job: Job, opts: EvalOptions): Promise<RunResult> {
  * and seeds, so interleaving cannot change a result; results are kept in job
  * order, so the output is identical to a serial run.
  */
-async function runPool(jobs: readonly Job[], opts: EvalOptions): Promise<RunResult[]> {
-  const results: RunResult[] = new Array(jobs.length);
+async function runPool(jobs: readonly Job[], opts: EvalOptions, store: (job: Job, run: RunResult) => void): Promise<void> {
   let next = 0;
-  let done = 0;
+  let finished = 0;
   const worker = async () => {
     while (next < jobs.length && !opts.shouldStop?.()) {
       const job = jobs[next++] as Job;
       const run = await runJob(job, opts);
-      results[job.index] = run;
-      opts.onRunDone?.(run, ++done, jobs.length);
+      store(job, run);
+      opts.onRunDone?.(run, ++finished, jobs.length);
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.concurrency ?? 1, jobs.length)) }, worker));
-  return results.filter((r) => r !== undefined);
 }
 
 export async function evaluate(opts: EvalOptions): Promise<Results> {
@@ -127,21 +127,46 @@ export async function evaluate(opts: EvalOptions): Promise<Results> {
       for (let trial = 1; trial <= opts.trials; trial++) jobs.push({ index: jobs.length, scenario, planner, trial });
     }
   }
+  // --resume: runs that finished before an interruption are kept as they were, not run again.
+  const key = (scenario: string, planner: string, trial: number) => `${scenario}\u0000${planner}\u0000${trial}`;
+  const kept = new Map((opts.resume ?? []).map((r) => [key(r.scenario, r.planner, r.trial), r]));
+  const done: (RunResult | undefined)[] = jobs.map((j) => kept.get(key(j.scenario.scenario.id, j.planner.name, j.trial)));
+  const todo = jobs.filter((j) => done[j.index] === undefined);
+
   const escapesBefore = seal.unattributed.length;
+  const assemble = (interrupted: boolean): Results => {
+    const runs = done.filter((r): r is RunResult => r !== undefined);
+    return buildResults(opts, runs, { started, interrupted, unattributed: seal.unattributed.length - escapesBefore });
+  };
+  // What finished is on disk as the evaluation goes (at most once a second), marked interrupted until the end.
+  let lastWrite = 0;
+  const onRunDone = opts.onRunDone;
+  const checkpoint = (run: RunResult, n: number, total: number) => {
+    onRunDone?.(run, n + (jobs.length - total), jobs.length);
+    if (Date.now() - lastWrite >= 1000) {
+      writeResults(opts.outDir, assemble(true));
+      lastWrite = Date.now();
+    }
+  };
   seal.acquire();
-  let runs: RunResult[];
   try {
-    runs = await runPool(jobs, opts);
+    await runPool(todo, { ...opts, onRunDone: checkpoint }, (job, run) => (done[job.index] = run));
   } finally {
     seal.release();
   }
+  const results = assemble(done.some((r) => r === undefined));
+  writeResults(opts.outDir, results);
+  return results;
+}
+
+function buildResults(opts: EvalOptions, runs: RunResult[], at: { started: number; interrupted: boolean; unattributed: number }): Results {
   const plannerNames = opts.planners.map((p) => p.name);
-  const results: Results = {
+  return {
     schema_version: RESULTS_SCHEMA_VERSION,
     tool: { name: 'oneway', version: VERSION },
-    created_at: new Date(started).toISOString(),
-    wall_ms: Date.now() - started,
-    interrupted: runs.length < jobs.length,
+    created_at: new Date(at.started).toISOString(),
+    wall_ms: Date.now() - at.started,
+    interrupted: at.interrupted,
     config: {
       planners: plannerNames,
       scenarios: opts.scenarios.map((s) => s.scenario.id),
@@ -158,10 +183,8 @@ export async function evaluate(opts: EvalOptions): Promise<Results> {
     problems: opts.problems ?? [],
     runs,
     summary: summarize(runs, plannerNames),
-    unattributed_escapes: seal.unattributed.length - escapesBefore,
+    unattributed_escapes: at.unattributed,
     comparisons: [],
     gates: { expressions: [], baseline: null, failures: [] },
   };
-  writeResults(opts.outDir, results);
-  return results;
 }

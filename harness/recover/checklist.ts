@@ -1,0 +1,259 @@
+/**
+ * The incident checklist: every effect a run left, newest first, with what to
+ * do about it. Reversible effects get their exact compensating calls;
+ * compensable ones their compensations and who must approve them;
+ * irreversible ones what happened, to whom and when, and the response they
+ * need instead (notify, contain, disclose). Effects of calls that failed
+ * ambiguously are marked uncertain: reconcile before acting on them.
+ *
+ * A pure function of the record (and, when at hand, the scenario, which names
+ * approvers and describes tools): recovery is a lookup, not a reconstruction.
+ */
+import type { AppliedEffect, CallEvent, Compensation, Row, WorldSnapshot } from '../record/events.ts';
+import type { Scenario, ToolClass } from '../schema/scenario.ts';
+import { changedWorld } from '../scoring/metrics.ts';
+import { stableJson } from '../util/json.ts';
+import { approverFor, type Approver } from './approver.ts';
+import type { ParsedRecord } from './record.ts';
+import { irreversibleResponse, recipients, type Response } from './response.ts';
+
+/**
+ * - compensate: issue the compensating call (same authority, no approval needed)
+ * - compensate_with_approval: issue it once the approver has signed off
+ * - respond: no compensation exists; notify, contain, disclose
+ * - reconcile: the call failed ambiguously and the record shows no effect; confirm before anything else
+ * - none: nothing to do (already compensated in the run, or the call was itself a compensation)
+ */
+export type ItemAction = 'compensate' | 'compensate_with_approval' | 'respond' | 'reconcile' | 'none';
+
+export interface ChecklistItem {
+  step: number;
+  turn: number;
+  batch: number;
+  /** Virtual time when the call was issued. */
+  t_ms: number;
+  tool: string;
+  args: Record<string, unknown>;
+  class: ToolClass;
+  status: CallEvent['status'];
+  http_status: number | null;
+  effects: AppliedEffect[];
+  /** The effects in words, one line each. */
+  happened: string[];
+  /** Arguments that say who or what the call reached. */
+  recipients: { key: string; value: unknown }[];
+  /** Preconditions that did not hold when the call was issued. */
+  premature: string[];
+  action: ItemAction;
+  /** Whether the effect may or may not have happened (a failed reply). */
+  uncertain: boolean;
+  /** Why it is uncertain, or how the run settled it. */
+  uncertainty?: string;
+  /** Tools that can tell whether it happened. */
+  reconcile_with: string[];
+  compensation: (Compensation & { approver?: Approver }) | null;
+  /** Step of a later call in the run that already issued this compensation. */
+  compensated_at?: number;
+  /** For a call that was itself a compensation: the step it compensated. */
+  compensates?: number;
+  /** For effects with no compensation: what to do instead. */
+  response?: Response;
+}
+
+export interface Checklist {
+  run: {
+    run_id: string;
+    scenario: string;
+    scenario_file: string;
+    planner: string;
+    trial: number;
+    seed: number;
+    deployment: Record<string, unknown>;
+    guard: boolean;
+    /** Null when the record has no run_end (interrupted run). */
+    end_reason: string | null;
+    completed: boolean | null;
+    calls: number;
+  };
+  /** Newest first. */
+  items: ChecklistItem[];
+  counts: { compensate: number; compensate_with_approval: number; respond: number; reconcile: number; none: number; uncertain: number };
+  initial_world: WorldSnapshot;
+}
+
+/**
+ * Builds the checklist of a record.
+ *
+ * @example
+ * const r = readRecord('run.jsonl');
+ * if (r.ok) for (const item of buildChecklist(r.value, scenario).items) console.log(item.step, item.action);
+ */
+export function buildChecklist(record: ParsedRecord, scenario?: Scenario): Checklist {
+  const { start, calls, end } = record;
+  const reconcilers = new Map<string, string[]>();
+  for (const t of start.tools) for (const target of t.reconciles ?? []) reconcilers.set(target, [...(reconcilers.get(target) ?? []), t.name]);
+  const issued = calls.filter((c) => c.status !== 'blocked');
+
+  // Compensations the run itself issued: original step -> compensating step.
+  const compensatedAt = new Map<number, number>();
+  const compensates = new Map<number, number>();
+  for (const c of issued) {
+    const by = compensatedBy(c, issued);
+    if (by !== undefined && !compensates.has(by)) {
+      compensatedAt.set(c.step, by);
+      compensates.set(by, c.step);
+    }
+  }
+
+  const items: ChecklistItem[] = [];
+  for (const c of issued) {
+    const ambiguous = c.status === 'fault' && (c.ambiguous || c.applied);
+    const withEffect = changedWorld(c) && !c.read_only;
+    if (!withEffect && !(ambiguous && !c.read_only)) continue;
+    const settled = issued.find((d) => d.step > c.step && d.reconciled && d.reconciled.step === c.step);
+    const uncertain = ambiguous && !settled;
+    const decl = scenario?.tools.find((t) => t.name === c.tool);
+    const who = recipients(c.args);
+    const item: ChecklistItem = {
+      step: c.step,
+      turn: c.turn,
+      batch: c.batch,
+      t_ms: c.t_ms,
+      tool: c.tool,
+      args: c.args,
+      class: c.class,
+      status: c.status,
+      http_status: c.http_status,
+      effects: c.effects,
+      happened: c.effects.map(describeEffect).filter((s): s is string => s !== undefined),
+      recipients: who,
+      premature: c.preconditions.missing,
+      action: 'none',
+      uncertain,
+      reconcile_with: reconcilers.get(c.tool) ?? [],
+      compensation: c.compensation
+        ? { ...c.compensation, ...(needsApproval(c.class, c.compensation) ? { approver: approverFor(scenario, c.compensation.operation) } : {}) }
+        : null,
+    };
+    if (ambiguous) {
+      item.uncertainty = settled?.reconciled
+        ? `failed with HTTP ${c.http_status ?? '?'}; ${settled.tool} (step ${settled.step}) reported applied=${String(settled.reconciled.applied)}`
+        : `failed with HTTP ${c.http_status ?? '?'} but ${c.applied ? 'the effect was applied' : 'the caller cannot tell whether it applied'}: it may have happened; reconcile first`;
+    }
+    const at = compensatedAt.get(c.step);
+    const of = compensates.get(c.step);
+    if (at !== undefined) item.compensated_at = at;
+    if (of !== undefined) item.compensates = of;
+
+    if (at !== undefined || of !== undefined) item.action = 'none';
+    else if (!withEffect) item.action = 'reconcile';
+    else if (c.compensation && c.class !== 'irreversible') item.action = needsApproval(c.class, c.compensation) ? 'compensate_with_approval' : 'compensate';
+    else item.action = 'respond';
+
+    if (item.action === 'respond') {
+      item.response = irreversibleResponse({
+        tool: c.tool,
+        ...(decl?.description ? { description: decl.description } : {}),
+        effects: c.effects,
+        whom: who.map((r) => `${r.key}=${showValue(r.value)}`).join(', '),
+      });
+    }
+    items.push(item);
+  }
+  items.sort((a, b) => b.step - a.step);
+
+  const counts = { compensate: 0, compensate_with_approval: 0, respond: 0, reconcile: 0, none: 0, uncertain: 0 };
+  for (const i of items) {
+    counts[i.action]++;
+    if (i.uncertain) counts.uncertain++;
+  }
+  return {
+    run: {
+      run_id: start.run_id,
+      scenario: start.scenario,
+      scenario_file: start.scenario_file,
+      planner: start.planner,
+      trial: start.trial,
+      seed: start.seed,
+      deployment: start.deployment ?? {},
+      guard: start.guard === true,
+      end_reason: end?.end_reason ?? null,
+      completed: end ? end.completed : null,
+      calls: issued.length,
+    },
+    items,
+    counts,
+    initial_world: start.initial_world,
+  };
+}
+
+/** A compensable tool's compensation is a new action with its own approvals; a reversible one's only when the record says so. */
+export function needsApproval(cls: ToolClass, comp: Pick<Compensation, 'requires_approval'>): boolean {
+  return cls === 'compensable' || comp.requires_approval;
+}
+
+/** The step of a later successful call that issued this call's compensation, if any. */
+export function compensatedBy(c: CallEvent, calls: readonly CallEvent[]): number | undefined {
+  const comp = c.compensation;
+  if (!comp || !c.applied) return undefined;
+  return calls.find(
+    (d) =>
+      d.step > c.step &&
+      d.tool === comp.operation &&
+      d.status === 'ok' &&
+      d.applied &&
+      Object.entries(comp.args).every(([k, v]) => stableJson(d.args[k]) === stableJson(v)),
+  )?.step;
+}
+
+/** One effect in words; undefined for one that changed nothing (an update that matched no row). */
+export function describeEffect(e: AppliedEffect): string | undefined {
+  switch (e.kind) {
+    case 'insert':
+      return `${e.table}: inserted ${showRow(e.row)}`;
+    case 'update': {
+      if (e.before.length === 0) return undefined;
+      const changes = e.before.map((b, i) => `${rowLabel(b)} ${fieldChanges(b, e.after[i] ?? {})}`);
+      return `${e.table}: updated ${changes.join('; ')}`;
+    }
+    case 'delete':
+      return e.rows.length === 0 ? undefined : `${e.table}: deleted ${e.rows.length} row${e.rows.length === 1 ? '' : 's'} (${e.rows.map(rowLabel).join(', ')})`;
+    case 'establish':
+      return e.was_new ? `fact established: ${e.fact}` : undefined;
+    case 'revoke':
+      return e.facts.length === 0 ? undefined : `fact revoked: ${e.facts.join(', ')}`;
+  }
+}
+
+const KEY_FIELDS = ['id', 'key', 'name', 'message_id', 'request_id'];
+
+/** The identifying field of a row: id, key, name, a *_id field, else the first field. */
+export function rowKey(row: Row): string | undefined {
+  for (const k of KEY_FIELDS) if (k in row) return k;
+  return Object.keys(row).find((k) => k.endsWith('_id')) ?? Object.keys(row)[0];
+}
+
+export function rowLabel(row: Row): string {
+  const k = rowKey(row);
+  return k === undefined ? '{}' : `${k}=${showValue(row[k])}`;
+}
+
+export function showRow(row: Row, max = 6): string {
+  const entries = Object.entries(row);
+  const shown = entries.slice(0, max).map(([k, v]) => `${k}: ${showValue(v)}`);
+  return `{${shown.join(', ')}${entries.length > max ? ', ...' : ''}}`;
+}
+
+function fieldChanges(before: Row, after: Row): string {
+  const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])];
+  const changed = keys.filter((k) => stableJson(before[k]) !== stableJson(after[k]));
+  if (changed.length === 0) return '(no change)';
+  return changed.map((k) => `${k}: ${showValue(before[k])} → ${showValue(after[k])}`).join(', ');
+}
+
+export function showValue(v: unknown): string {
+  if (v === undefined) return '(none)';
+  if (typeof v === 'string') return v.length > 80 ? `${v.slice(0, 77)}...` : v;
+  const s = JSON.stringify(v) ?? String(v);
+  return s.length > 80 ? `${s.slice(0, 77)}...` : s;
+}

@@ -1,0 +1,80 @@
+/**
+ * Nothing lost: Ctrl-C stops after the runs in flight, writes results.json
+ * marked interrupted, and --resume finishes with results identical to an
+ * uninterrupted evaluation. Runs the real CLI in a child process.
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { Results } from '../../harness/results/types.ts';
+import { tempDir } from '../helpers/cli.ts';
+
+const read = (dir: string) => JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as Results;
+const timeless = (r: Results) => ({ ...r, created_at: 0, wall_ms: 0, runs: r.runs.map((x) => ({ ...x, wall_ms: 0 })) });
+
+/** gated, but slow enough (real time) to be interrupted mid-evaluation. */
+const SLOW = `import gated from '${join(process.cwd(), 'planners/gated.ts')}';
+export default { name: 'slow-gated', create(ctx) { const p = gated.create(ctx); return { name: 'slow-gated', next: async (v) => { await new Promise((r) => setTimeout(r, 40)); return p.next(v); } }; } };
+`;
+
+function evalCli(args: string[]): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'harness/cli/eval.ts', ...args], { cwd: process.cwd(), env: { ...process.env, NO_COLOR: '1' } });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += String(d)));
+    child.stdout.resume();
+    child.on('close', (code) => resolve({ code, stderr }));
+  });
+}
+
+describe('interruption and --resume', () => {
+  it('stops on SIGINT after the runs in flight, then resumes to the uninterrupted results', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'slow.mjs'), SLOW);
+    const args = [`--planner=${join(dir, 'slow.mjs')}`, '--trials=2', '--seed=3', '--scenario=invoice-and-notify,purge-inactive-accounts,webhook-timeout-reconcile,release-with-migration'];
+    const full = tempDir();
+    expect((await evalCli([...args, `--out=${full}`])).code).toBe(0);
+
+    let sent = false;
+    const cut = tempDir();
+    const stopped = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'harness/cli/eval.ts', ...args, `--out=${cut}`], { env: { ...process.env, NO_COLOR: '1' } });
+      let stderr = '';
+      child.stderr.on('data', (d) => (stderr += String(d)));
+      child.stdout.resume();
+      const timer = setInterval(() => {
+        try {
+          if (!sent && read(cut).runs.length > 0) {
+            sent = true;
+            child.kill('SIGINT');
+          }
+        } catch {
+          /* results.json not written yet */
+        }
+      }, 20);
+      child.on('close', (code) => {
+        clearInterval(timer);
+        resolve({ code, stderr });
+      });
+    });
+    expect(sent).toBe(true);
+    expect(stopped.stderr).toContain('stopping after the runs in flight');
+    const partial = read(cut);
+    expect(partial.interrupted).toBe(true);
+    expect(partial.runs.length).toBeGreaterThan(0);
+    expect(partial.runs.length).toBeLessThan(read(full).runs.length);
+
+    const resumed = await evalCli([...args, `--out=${cut}`, '--resume']);
+    expect(resumed.code).toBe(0);
+    expect(timeless(read(cut))).toEqual(timeless(read(full)));
+  }, 60_000);
+
+  it('refuses to resume a different evaluation', async () => {
+    const out = tempDir();
+    await evalCli(['--planner=gated', '--scenario=invoice-and-notify', `--out=${out}`]);
+    const r = await evalCli(['--planner=eager', '--scenario=invoice-and-notify', `--out=${out}`, '--resume']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--resume');
+  }, 30_000);
+});
