@@ -9,13 +9,13 @@ import { DEFAULT_POLICY, loadPolicyFile, type Policy } from '../guard/policy.ts'
 import { loadPlanFile } from '../loader/load.ts';
 import { resolveScenarios } from '../loader/resolve.ts';
 import { makeChalk, useColor } from '../report/color.ts';
-import { baselineGate, readBaseline } from '../gates/baseline.ts';
-import { evaluateGates, parseGate } from '../gates/fail-on.ts';
+import { applyGates } from '../gates/apply.ts';
+import { readBaseline } from '../gates/baseline.ts';
+import { parseGate } from '../gates/fail-on.ts';
 import { reportersFor, writeReports, REPORTERS } from '../report/index.ts';
 import { readResults, writeResults } from '../results/write.ts';
 import type { RunResult } from '../results/types.ts';
 import { parseShard, shardOf } from '../runner/shard.ts';
-import { compareToBaselinePlanner } from '../scoring/compare.ts';
 import { progressBar } from './progress.ts';
 import { describeScenario, renderList } from '../report/list.ts';
 import { checkRuns } from '../scoring/expect.ts';
@@ -180,7 +180,7 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
       io.stderr.write(cerr.yellow('\noneway: stopping after the runs in flight (Ctrl-C again to quit now)\n'));
     };
     process.on('SIGINT', onSigint);
-    const results = await evaluate({
+    const ran = await evaluate({
       scenarios: selected.map((l) => ({
         scenario: l.scenario,
         file: relative(io.cwd, l.file) || l.file,
@@ -206,15 +206,12 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
       progress?.stop();
       process.off('SIGINT', onSigint);
     });
-    if (baselinePlanner !== undefined) results.comparisons = compareToBaselinePlanner(results.runs, names, baselinePlanner);
-    const failures = evaluateGates(gates, results.summary);
-    let baselineComparisons = null;
-    if (baseline && baselineFile) {
-      const b = baselineGate(results, baseline);
-      failures.push(...b.failures);
-      baselineComparisons = { file: relative(io.cwd, baselineFile) || baselineFile, comparisons: b.comparisons };
-    }
-    results.gates = { expressions: gates.map((g) => g.source), baseline: baselineComparisons, failures };
+    const results = applyGates(ran, {
+      ...(baselinePlanner !== undefined ? { baselinePlanner } : {}),
+      gates,
+      ...(baseline && baselineFile ? { baseline: { label: relative(io.cwd, baselineFile) || baselineFile, results: baseline } } : {}),
+    });
+    const failures = results.gates.failures;
     writeResults(outDir, results);
     const written = writeReports(results, reporters, { outDir, stdout: io.stdout, chalk: c, env: io.env });
     const where = relative(io.cwd, outDir) || '.';

@@ -6,6 +6,9 @@
 import { cpSync, existsSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { UsageError } from '../errors.ts';
+import { applyGates } from '../gates/apply.ts';
+import { readBaseline } from '../gates/baseline.ts';
+import { parseGate } from '../gates/fail-on.ts';
 import { makeChalk, useColor } from '../report/color.ts';
 import { reportersFor, writeReports, REPORTERS } from '../report/index.ts';
 import { readResults, writeResults } from '../results/write.ts';
@@ -18,6 +21,8 @@ Usage: npm run eval:merge -- --out=DIR DIR1 DIR2 ...
 
   --out=DIR              where the merged results.json and runs/ go (default: reports/latest)
   --reporter=NAME[,...]  ${REPORTERS.join(', ')} (default: table)
+  --baseline-planner=NAME, --fail-on=EXPR, --baseline=FILE
+                         comparisons and gates, as in npm run eval (a failed gate exits 1)
   -h, --help             this help
 
 Each DIRi is the --out of one \`npm run eval -- --shard=i/n\`. The merged results
@@ -26,7 +31,18 @@ equal those of the unsharded evaluation (apart from wall-clock timings).`;
 export async function main(argv: string[], io: Io = { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd(), env: process.env }): Promise<number> {
   const cerr = makeChalk(useColor(io.stderr, io.env));
   try {
-    const { values, positionals } = parseCli(argv, { out: { type: 'string' }, reporter: { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' } }, true);
+    const { values, positionals } = parseCli(
+      argv,
+      {
+        out: { type: 'string' },
+        reporter: { type: 'string', multiple: true },
+        'baseline-planner': { type: 'string' },
+        baseline: { type: 'string' },
+        'fail-on': { type: 'string', multiple: true },
+        help: { type: 'boolean', short: 'h' },
+      },
+      true,
+    );
     if (values.help) {
       io.stdout.write(`${HELP}\n`);
       return 0;
@@ -35,7 +51,17 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
     const reporters = reportersFor(list(values.reporter, ['table']), io.env);
     for (const r of reporters) if (!REPORTERS.includes(r)) throw new UsageError(`unknown reporter "${r}"`, `reporters: ${REPORTERS.join(', ')}`);
     const dirs = positionals.map((d) => resolve(io.cwd, d));
-    const merged = mergeResults(dirs.map(readResults));
+    const gates = (values['fail-on'] ?? []).map(parseGate);
+    const baselineFile = values.baseline ? resolve(io.cwd, values.baseline) : undefined;
+    const baseline = baselineFile ? readBaseline(baselineFile) : undefined;
+    const bp = values['baseline-planner'];
+    const parts = dirs.map(readResults);
+    if (bp !== undefined && !parts[0]?.config.planners.includes(bp)) throw new UsageError(`--baseline-planner=${bp} is not among the planners of these shards`);
+    const merged = applyGates(mergeResults(parts), {
+      ...(bp !== undefined ? { baselinePlanner: bp } : {}),
+      gates,
+      ...(baseline && baselineFile ? { baseline: { label: relative(io.cwd, baselineFile) || baselineFile, results: baseline } } : {}),
+    });
     const outDir = resolve(io.cwd, values.out ?? 'reports/latest');
     for (const d of dirs) {
       if (resolve(d) !== outDir && existsSync(join(d, 'runs'))) cpSync(join(d, 'runs'), join(outDir, 'runs'), { recursive: true });
@@ -44,7 +70,9 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
     const written = writeReports(merged, reporters, { outDir, stdout: io.stdout, chalk: makeChalk(useColor(io.stdout, io.env)), env: io.env });
     const where = relative(io.cwd, outDir) || '.';
     io.stderr.write(`${cerr.dim(`merged ${dirs.length} shard(s), ${merged.runs.length} runs: ${[`${where}/results.json`, ...written.map((w) => `${where}/${w}`)].join(', ')}`)}\n`);
-    return merged.problems.length > 0 ? 2 : 0;
+    for (const f of merged.gates.failures) io.stderr.write(`${cerr.red(`✗ ${f.message}`)}\n`);
+    if (merged.problems.length > 0) return 2;
+    return merged.gates.failures.length > 0 ? 1 : 0;
   } catch (e) {
     if (e instanceof UsageError) {
       io.stderr.write(`${cerr.red(`oneway: ${e.message}`)}\n${e.hint ? `  hint: ${e.hint}\n` : ''}`);
