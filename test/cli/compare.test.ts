@@ -34,6 +34,17 @@ describe('scale: concurrency and shards', () => {
     expect(readFileSync(join(merged, run.record), 'utf8')).toEqual(readFileSync(join(whole, run.record), 'utf8'));
   });
 
+  it('applies gates when merging, exiting 1 when one fails', async () => {
+    const shards = [tempDir(), tempDir()];
+    for (const [i, dir] of shards.entries()) await runCli(main, ['--planner=eager,gated', `--shard=${i + 1}/2`, `--out=${dir}`]);
+    const out = tempDir();
+    const r = await runCli(merge, [`--out=${out}`, '--baseline-planner=eager', '--fail-on=premature_irreversible_rate>0', '--reporter=markdown', ...shards]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/gate failed: eager premature_irreversible_rate/);
+    expect(read(out).comparisons[0]).toMatchObject({ baseline: 'eager', candidate: 'gated' });
+    expect(readFileSync(join(out, 'report.md'), 'utf8')).toContain('### Against `eager`');
+  });
+
   it('refuses to merge shards of different evaluations', async () => {
     const [a, b] = [tempDir(), tempDir()];
     await runCli(main, [...base, '--shard=1/2', `--out=${a}`]);
