@@ -96,10 +96,11 @@ describe('speculative', () => {
     expect(r.error).toBeNull();
   });
 
-  it.each(bundled)('%s: ends without error in fewer turns than gated, never reconciling', async (_id, scenario) => {
+  it.each(bundled)('%s: ends without error, never reconciling, and in no more batches than gated when gated completes', async (_id, scenario) => {
     const [s, g] = [await run(speculative, scenario), await run(gated, scenario)];
     expect(s.error).toBeNull();
-    expect(s.depth).toBeLessThanOrEqual(g.depth);
+    // Gated may stop early (a denial, an ambiguous failure it cannot reconcile) where speculative pushes on.
+    if (g.completed) expect(s.depth).toBeLessThanOrEqual(g.depth);
     const reconcilers = new Set(scenario.tools.filter((t) => t.reconciles.length > 0).map((t) => t.name));
     expect(callsOf(s.events).filter((c) => reconcilers.has(c.tool))).toEqual([]);
   });
