@@ -4,6 +4,7 @@
  */
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { redact } from '../util/secrets.ts';
 import type { RecordEvent } from './events.ts';
 
 export interface RecordSink {
@@ -17,7 +18,7 @@ export function fileSink(path: string): RecordSink {
   let open = true;
   return {
     write(event) {
-      if (open) writeSync(fd, `${JSON.stringify(event)}\n`);
+      if (open) writeSync(fd, `${redact(JSON.stringify(event))}\n`);
     },
     close() {
       if (open) closeSync(fd);

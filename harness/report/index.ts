@@ -7,6 +7,7 @@ import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChalkInstance } from 'chalk';
 import type { Results } from '../results/types.ts';
+import { redact } from '../util/secrets.ts';
 import { renderAnnotations } from './github.ts';
 import { renderJunit } from './junit.ts';
 import { renderMarkdown } from './markdown.ts';
@@ -30,23 +31,27 @@ export function reportersFor(asked: readonly string[], env: NodeJS.ProcessEnv): 
 
 export function writeReports(results: Results, reporters: readonly string[], ctx: ReportContext): string[] {
   const written: string[] = [];
+  // Everything a reporter emits passes through the redactor: reports are shared more widely than records.
+  const stdout = { write: (t: string) => ctx.stdout.write(redact(t)) };
+  const writeFile = (name: string, text: string) => {
+    writeFileSync(join(ctx.outDir, name), redact(text));
+    written.push(name);
+  };
   for (const r of reporters) {
     if (r === 'table') {
       const comparison = results.comparisons.length ? `${renderComparisonTable(results.comparisons, ctx.chalk)}\n` : '';
-      ctx.stdout.write(`${renderScenarioGrid(results, ctx.chalk)}\n${renderSummaryTable(results, ctx.chalk)}\n${comparison}`);
+      stdout.write(`${renderScenarioGrid(results, ctx.chalk)}\n${renderSummaryTable(results, ctx.chalk)}\n${comparison}`);
     } else if (r === 'json' && reporters.length === 1) {
       // Alone, json prints the results for piping (`| jq`); with others, results.json on disk serves.
-      ctx.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
+      stdout.write(`${JSON.stringify(results, null, 2)}\n`);
     } else if (r === 'markdown') {
-      writeFileSync(join(ctx.outDir, 'report.md'), renderMarkdown(results));
-      written.push('report.md');
+      writeFile('report.md', renderMarkdown(results));
     } else if (r === 'junit') {
-      writeFileSync(join(ctx.outDir, 'junit.xml'), renderJunit(results));
-      written.push('junit.xml');
+      writeFile('junit.xml', renderJunit(results));
     } else if (r === 'github') {
-      for (const line of renderAnnotations(results)) ctx.stdout.write(`${line}\n`);
+      for (const line of renderAnnotations(results)) stdout.write(`${line}\n`);
       const summary = ctx.env?.GITHUB_STEP_SUMMARY;
-      if (summary) appendFileSync(summary, `${renderMarkdown(results)}\n`);
+      if (summary) appendFileSync(summary, redact(`${renderMarkdown(results)}\n`));
     }
   }
   return written;

@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../errors.ts';
+import { redact } from '../util/secrets.ts';
 import { RESULTS_SCHEMA_VERSION, type Results } from './types.ts';
 
 export const RESULTS_FILE = 'results.json';
@@ -8,7 +9,7 @@ export const RESULTS_FILE = 'results.json';
 /** Writes `DIR/results.json` (pretty, newline-terminated, so diffs of committed baselines read well). */
 export function writeResults(outDir: string, results: Results): void {
   mkdirSync(outDir, { recursive: true });
-  writeFileSync(join(outDir, RESULTS_FILE), `${JSON.stringify(results, null, 2)}\n`);
+  writeFileSync(join(outDir, RESULTS_FILE), redact(`${JSON.stringify(results, null, 2)}\n`));
 }
 
 export function readResults(dir: string): Results {

@@ -23,6 +23,8 @@ export interface BatchOutcome {
 
 export interface Transport {
   readonly name: TransportName;
+  /** The run's own host (msw only). */
+  readonly host?: string;
   executeBatch(req: BatchRequest): Promise<BatchOutcome>;
   close(): void;
 }
@@ -98,6 +100,7 @@ export function mswTransport(sandbox: Sandbox, runId: string, onEscape: (e: Esca
 
   return {
     name: 'msw',
+    host,
     async executeBatch(req) {
       let failure: unknown;
       const p: PendingBatch = {

