@@ -48,6 +48,15 @@ export interface RunOutcome extends RunMetrics {
 
 class DecisionTimeout extends Error {}
 
+/** Freezes a JSON-like value all the way down: planners may read what they are shown, not change it. */
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
+
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const t = new Promise<never>((_, reject) => {
@@ -98,7 +107,7 @@ export async function runOne(spec: RunSpec): Promise<RunOutcome> {
     initial_world: sandbox.initialWorld(),
   });
 
-  const fixed = staticView(scenario, sandbox.classes, spec.maxTurns);
+  const fixed = deepFreeze(structuredClone(staticView(scenario, sandbox.classes, spec.maxTurns)));
   const history: HistoryEntry[] = [];
   let steps = 0; // calls issued: what max_steps limits
   let attempts = 0; // calls issued or blocked: what step numbers count
@@ -117,7 +126,9 @@ export async function runOne(spec: RunSpec): Promise<RunOutcome> {
         [end, error] = ['max_turns', `turn budget exhausted (max_turns=${spec.maxTurns}) before the planner finished`];
         break;
       }
-      const view = { ...fixed, history: structuredClone(history), turn, steps_used: steps };
+      // History entries are deep-frozen when recorded, so the planner gets them without a copy:
+      // cloning the whole history every turn made long runs quadratic (npm run bench, plan length).
+      const view = { ...fixed, history: history.slice(), turn, steps_used: steps };
       let raw: unknown;
       try {
         const p = planner;
@@ -147,12 +158,12 @@ export async function runOne(spec: RunSpec): Promise<RunOutcome> {
         [end, error] = ['max_steps', `step budget exhausted (max_steps=${scenario.max_steps}): ${steps} used, ${checked.calls.length} more asked`];
         break;
       }
-      const past = events.filter((e): e is CallEvent => e.type === 'call');
+      const past = spec.gate ? events.filter((e): e is CallEvent => e.type === 'call') : [];
       const callEvents = await executeTurn(spec, sandbox, transport, checked.calls, turn, batch, attempts + 1, past);
       for (const e of callEvents) emit(e);
       attempts += callEvents.length;
       steps += callEvents.filter((c) => c.status !== 'blocked').length;
-      history.push(historyEntry(turn, batch, callEvents));
+      history.push(deepFreeze(structuredClone(historyEntry(turn, batch, callEvents))));
       batch++;
     }
   } catch (e) {
@@ -197,13 +208,15 @@ async function executeTurn(
   const gate = spec.gate;
   const screened = gate.screen(calls, sandbox, past);
   const passing = screened.filter((s) => s.verdict.pass).map((s) => s.call);
-  const sent = passing.length > 0 ? (await transport.executeBatch({ turn, batch, firstStep, calls: passing })).events : [];
-  // Blocked attempts are recorded after the issued calls; their steps continue the numbering.
-  let next = firstStep + sent.length;
-  let pos = sent.length;
+  // Blocked attempts are recorded after the issued calls (their steps continue the numbering), but
+  // assessed before the batch runs: like their siblings, against the world before the batch, so a
+  // sibling that establishes a blocked call's precondition does not make the attempt look timely.
+  let next = firstStep + passing.length;
+  let pos = passing.length;
   const blocked = screened
     .filter((s) => !s.verdict.pass)
     .map((s) => gate.blockedEvent(s, sandbox, { turn, batch, step: next++, pos: pos++, batchSize: calls.length }));
+  const sent = passing.length > 0 ? (await transport.executeBatch({ turn, batch, firstStep, calls: passing })).events : [];
   // A passing compensable call's compensation is scheduled: the record says so.
   const annotated = sent.map((e) => ({
     ...e,

@@ -1,0 +1,201 @@
+/**
+ * `npm run bench`: what a sandboxed call costs and how evaluations scale,
+ * measured in one run on this machine. Read the ratios; absolute times on a
+ * shared machine are noise. Writes reports/bench.json and prints a table.
+ */
+import { createServer, request as httpRequest, Agent } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { http, HttpResponse } from 'msw';
+import { setupServer } from 'msw/node';
+import { BUNDLED_SCENARIOS, REPO_ROOT } from '../cli/common.ts';
+import { resolveScenarios } from '../loader/resolve.ts';
+import { memorySink } from '../record/writer.ts';
+import { evaluate, type EvalScenario } from '../runner/evaluate.ts';
+import { loadPlanner } from '../runner/planners.ts';
+import { runOne } from '../runner/run.ts';
+import { Sandbox } from '../sandbox/sandbox.ts';
+import { seal } from '../sandbox/seal.ts';
+import { inProcessTransport, mswTransport } from '../sandbox/transport.ts';
+import type { Scenario } from '../schema/scenario.ts';
+
+interface Measure {
+  name: string;
+  per_op_us: number;
+  ops: number;
+}
+
+/** Runs `op` for about `ms` milliseconds after a warm-up; returns microseconds per op. */
+async function time(name: string, op: () => Promise<unknown> | unknown, ms = 1500): Promise<Measure> {
+  for (let i = 0; i < 200; i++) await op();
+  let ops = 0;
+  const t0 = performance.now();
+  while (performance.now() - t0 < ms) {
+    for (let i = 0; i < 50; i++) await op();
+    ops += 50;
+  }
+  const per = ((performance.now() - t0) * 1000) / ops;
+  return { name, per_op_us: Math.round(per * 100) / 100, ops };
+}
+
+const ONE_CALL_YAML_TOOL = 'verify_recipient';
+
+async function callCost(scenario: Scenario): Promise<Measure[]> {
+  const tool = scenario.tools.find((t) => t.name === ONE_CALL_YAML_TOOL) ?? scenario.tools[0]!;
+  const args = Object.fromEntries(tool.parameters.required.map((p) => [p, 'bench@acme.example']));
+  const calls = [{ tool: tool.name, args }];
+  const out: Measure[] = [];
+  let batch = 0;
+  const req = () => ({ turn: 1, batch: batch++, firstStep: batch, calls });
+
+  const direct = new Sandbox(scenario, 1);
+  out.push(await time('handler logic, called directly (lower bound)', () => direct.executeBatch(req())));
+  const inproc = inProcessTransport(new Sandbox(scenario, 1));
+  out.push(await time('oneway in-process transport', () => inproc.executeBatch(req())));
+
+  seal.acquire();
+  const msw = mswTransport(new Sandbox(scenario, 1), 'bench', () => {});
+  out.push(await time('oneway sandbox call over MSW (global fetch)', () => msw.executeBatch(req())));
+  msw.close();
+  seal.release();
+
+  // What a user would otherwise pick: a plain MSW server with one trivial handler ...
+  const plain = setupServer(http.post('http://tools.example/verify', () => HttpResponse.json({ ok: true })));
+  plain.listen({ onUnhandledRequest: 'error' });
+  out.push(await time('plain MSW fetch, one trivial handler', async () => (await fetch('http://tools.example/verify', { method: 'POST', body: '{}' })).json()));
+  plain.close();
+
+  // ... or a mock HTTP server on loopback.
+  const server = createServer((_req, res) => {
+    _req.resume();
+    _req.on('end', () => res.end('{"ok":true}'));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as AddressInfo).port;
+  out.push(await time('mock HTTP server on loopback, global fetch', async () => (await fetch(`http://127.0.0.1:${port}/verify`, { method: 'POST', body: '{}' })).json()));
+  const agent = new Agent({ keepAlive: true });
+  out.push(
+    await time(
+      'mock HTTP server on loopback, node:http keep-alive',
+      () =>
+        new Promise<void>((resolve, reject) => {
+          const r = httpRequest({ host: '127.0.0.1', port, path: '/verify', method: 'POST', agent }, (res) => {
+            res.resume();
+            res.on('end', resolve);
+          });
+          r.on('error', reject);
+          r.end('{}');
+        }),
+    ),
+  );
+  agent.destroy();
+  await new Promise((r) => server.close(r));
+  return out;
+}
+
+/** Synthetic copies of the suite, ids made unique: how evaluation time grows with scenarios. */
+function copies(suite: EvalScenario[], n: number): EvalScenario[] {
+  const out: EvalScenario[] = [];
+  for (let i = 0; i < n; i++) for (const s of suite) out.push({ ...s, scenario: { ...s.scenario, id: `${s.scenario.id}-x${i}` } });
+  return out;
+}
+
+async function throughput(suite: EvalScenario[], label: string, opts: { concurrency?: number; transport?: 'msw' | 'inprocess'; planners?: string[] } = {}) {
+  const planners = await Promise.all((opts.planners ?? ['eager', 'gated']).map((p) => loadPlanner(p, REPO_ROOT)));
+  const outDir = join(REPO_ROOT, 'reports', 'bench-runs');
+  const t0 = performance.now();
+  const r = await evaluate({
+    scenarios: suite,
+    planners,
+    trials: 1,
+    seed: 1,
+    outDir,
+    transport: opts.transport ?? 'msw',
+    maxTurns: 50,
+    decisionTimeoutMs: 30_000,
+    plannerOptions: {},
+    concurrency: opts.concurrency ?? 1,
+  });
+  const s = (performance.now() - t0) / 1000;
+  return { name: label, runs: r.runs.length, seconds: Math.round(s * 1000) / 1000, runs_per_s: Math.round((r.runs.length / s) * 10) / 10 };
+}
+
+/** A long plan: the same cheap call N times, through the real run loop over MSW. */
+async function planLength(scenario: Scenario, n: number) {
+  const tool = scenario.tools.find((t) => t.name === ONE_CALL_YAML_TOOL) ?? scenario.tools[0]!;
+  const args = Object.fromEntries(tool.parameters.required.map((p) => [p, 'bench@acme.example']));
+  const long = { ...scenario, max_steps: n + 1 };
+  seal.acquire();
+  const t0 = performance.now();
+  await runOne({
+    scenario: long,
+    scenarioFile: 'bench',
+    planner: { name: 'long', create: () => ({ name: 'long', next: (v) => (v.turn <= n ? { type: 'call', call: { tool: tool.name, args } } : { type: 'finish' }) }) },
+    plannerContext: { options: {} },
+    trial: 1,
+    seed: 1,
+    runId: `bench-long-${n}`,
+    sink: memorySink(),
+    transport: 'msw',
+    maxTurns: n + 2,
+    decisionTimeoutMs: 30_000,
+  });
+  const ms = performance.now() - t0;
+  seal.release();
+  return { name: `one run, plan of ${n} calls`, calls: n, ms: Math.round(ms), us_per_call: Math.round((ms * 1000) / n) };
+}
+
+async function main() {
+  const { loaded, problems } = await resolveScenarios([BUNDLED_SCENARIOS], { cwd: REPO_ROOT, root: BUNDLED_SCENARIOS });
+  if (problems.length) throw new Error(`bundled scenarios have problems: ${problems.length}`);
+  const suite: EvalScenario[] = loaded.map((l) => ({ scenario: l.scenario, file: l.file }));
+  const email = loaded.find((l) => l.scenario.tools.some((t) => t.name === ONE_CALL_YAML_TOOL))?.scenario ?? suite[0]!.scenario;
+
+  process.stderr.write('bench: cost of one call ...\n');
+  const calls = await callCost(email);
+  const base = calls[0]!.per_op_us;
+
+  process.stderr.write('bench: evaluation throughput ...\n');
+  const evals = [
+    await throughput(suite, `bundled suite (${suite.length} scenarios × eager, gated), serial, MSW`),
+    await throughput(suite, 'bundled suite, --concurrency=4, MSW', { concurrency: 4 }),
+    await throughput(suite, 'bundled suite, serial, in-process transport', { transport: 'inprocess' }),
+    await throughput(copies(suite, 10), `10× scenarios (${suite.length * 10}), serial, MSW`),
+  ];
+  const largest = await throughput(copies(suite, 100), `100× scenarios (${suite.length * 100}), --concurrency=4, MSW`, { concurrency: 4 });
+  evals.push(largest);
+
+  process.stderr.write('bench: plan length ...\n');
+  const lengths = [];
+  for (const n of [10, 100, 1000]) lengths.push(await planLength(email, n));
+
+  const peakRssMb = Math.round(process.resourceUsage().maxRSS / 1024);
+  const report = {
+    created_at: new Date().toISOString(),
+    command: 'npm run bench',
+    machine: { node: process.version, cpus: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', memory_gb: Math.round(totalmem() / 2 ** 30) },
+    call_cost: calls.map((c) => ({ ...c, ratio_to_direct: Math.round((c.per_op_us / base) * 10) / 10 })),
+    evaluation: evals,
+    plan_length: lengths,
+    peak_rss_mb: peakRssMb,
+  };
+  mkdirSync(join(REPO_ROOT, 'reports'), { recursive: true });
+  writeFileSync(join(REPO_ROOT, 'reports', 'bench.json'), `${JSON.stringify(report, null, 2)}\n`);
+
+  const out: string[] = [];
+  out.push(`machine: ${report.machine.cpus} × ${report.machine.cpu}, ${report.machine.memory_gb} GiB, Node ${report.machine.node}`);
+  out.push('\none tool call                                          µs/call   × direct');
+  for (const c of report.call_cost) out.push(`  ${c.name.padEnd(52)} ${String(c.per_op_us).padStart(8)}   ${String(c.ratio_to_direct).padStart(7)}`);
+  out.push('\nevaluation                                                         runs   runs/s');
+  for (const e of evals) out.push(`  ${e.name.padEnd(64)} ${String(e.runs).padStart(5)}   ${String(e.runs_per_s).padStart(6)}`);
+  out.push('\nplan length (one run over MSW)          µs/call');
+  for (const l of lengths) out.push(`  ${l.name.padEnd(38)} ${String(l.us_per_call).padStart(7)}`);
+  out.push(`\npeak RSS: ${peakRssMb} MiB (largest case: ${largest.name})`);
+  out.push('written: reports/bench.json');
+  process.stdout.write(`${out.join('\n')}\n`);
+}
+
+await main();
