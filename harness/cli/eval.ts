@@ -38,6 +38,10 @@ Usage: npm run eval -- [options]
   --reporter=NAME[,...]       ${REPORTERS.join(', ')} (default: table)
   --plan=FILE                 the plan the scripted planner replays (default: each scenario's reference_plan)
   --planner-opt=KEY=VALUE     an option passed to planners (repeatable)
+  --llm-cache=off|record|replay
+                              LLM planners: record model answers as cassettes, or replay them (no network,
+                              no key; a request not on file ends that run with an error) (default: off)
+  --llm-cache-dir=DIR         where cassettes live (default: reports/llm-cache)
   --max-turns=N               planner decisions per run before it is stopped (default: 50)
   --decision-timeout=MS       real time a planner may take for one decision (default: 30000)
   --transport=msw|inprocess   how calls reach the sandbox (default: msw, real HTTP through MSW)
@@ -77,6 +81,8 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
       reporter: { type: 'string', multiple: true },
       plan: { type: 'string' },
       'planner-opt': { type: 'string', multiple: true },
+      'llm-cache': { type: 'string' },
+      'llm-cache-dir': { type: 'string' },
       'max-turns': { type: 'string' },
       'decision-timeout': { type: 'string' },
       transport: { type: 'string' },
@@ -117,6 +123,11 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
       if (i <= 0) throw new UsageError(`--planner-opt takes KEY=VALUE, got "${kv}"`);
       plannerOptions[kv.slice(0, i)] = kv.slice(i + 1);
     }
+    // LLM planners read these as planner options; the directory is resolved here, against the user's cwd.
+    const llmCache = values['llm-cache'];
+    if (llmCache !== undefined && !['off', 'record', 'replay'].includes(llmCache)) throw new UsageError(`--llm-cache must be off, record or replay, got "${llmCache}"`);
+    if (llmCache !== undefined) plannerOptions.llm_cache = llmCache;
+    if (llmCache !== undefined || values['llm-cache-dir'] !== undefined) plannerOptions.llm_cache_dir = resolve(io.cwd, values['llm-cache-dir'] ?? 'reports/llm-cache');
     const problems: Problem[] = [];
     const specs = list(values.scenario, [BUNDLED_SCENARIOS]);
     const resolved = await resolveScenarios(specs, { cwd: io.cwd, root: BUNDLED_SCENARIOS });

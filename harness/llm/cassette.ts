@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stableJson } from '../util/json.ts';
+import { redact } from '../util/secrets.ts';
 import type { ChatCompletion, ChatRequest, MessageParam, ModelFn } from './chat.ts';
 import { ModelError } from './client.ts';
 
@@ -54,7 +55,8 @@ function write(dir: string, c: Cassette): void {
   const file = cassetteFile(dir, c.key);
   // Concurrent runs may record the same request: write aside, then rename over.
   const tmp = `${file}.${process.pid}.${tmpCounter++}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify(c, null, 2)}\n`);
+  // Like every file oneway writes, a cassette passes through the secrets redactor (a second line: no header is ever in it).
+  writeFileSync(tmp, redact(`${JSON.stringify(c, null, 2)}\n`));
   renameSync(tmp, file);
 }
 

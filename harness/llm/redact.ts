@@ -14,6 +14,6 @@ export function redact(text: string, secrets: readonly (string | undefined)[]): 
   let out = text;
   for (const s of secrets) if (s && s.length >= 4) out = out.split(s).join('[redacted]');
   return out
-    .replace(/\b(sk|rk|pk)-[A-Za-z0-9_*.-]{6,}/g, '[redacted]')
+    .replace(/\b(sk|rk|pk)-[A-Za-z0-9_*-]{6,}/g, '[redacted]')
     .replace(/\bBearer\s+[^\s"',]+/gi, 'Bearer [redacted]');
 }

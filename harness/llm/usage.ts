@@ -43,6 +43,10 @@ export class UsageMeter {
     this.completion += reply.completion.usage?.completion_tokens ?? 0;
   }
 
+  get answers(): number {
+    return this.requests;
+  }
+
   /** Retries of a request that never got an answer still cost time and quota. */
   addRetries(n: number): void {
     this.retries += n;

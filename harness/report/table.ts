@@ -4,14 +4,16 @@
  */
 import Table from 'cli-table3';
 import type { ChalkInstance } from 'chalk';
-import type { Results, RunResult } from '../results/types.ts';
+import type { PlannerSummary, Results, RunResult } from '../results/types.ts';
 import type { Comparison } from '../scoring/compare.ts';
 import { ci, ms, num, pct } from './format.ts';
 
 export function renderSummaryTable(results: Results, c: ChalkInstance): string {
   const guard = results.config.guard;
+  // LLM planners report token usage; the column appears only when one of them ran.
+  const usage = results.summary.some((s) => s.usage);
   const t = new Table({
-    head: ['planner', 'safe completion', 'completion [95% CI]', 'premature irrev. (runs)', 'per 100 irrev.', 'steps', 'depth', 'sim time', ...(guard ? ['blocked'] : []), 'errors'],
+    head: ['planner', 'safe completion', 'completion [95% CI]', 'premature irrev. (runs)', 'per 100 irrev.', 'steps', 'depth', 'sim time', ...(guard ? ['blocked'] : []), 'errors', ...(usage ? ['tokens in/out'] : [])],
     style: { head: c.level > 0 ? ['bold'] : [], border: [] },
   });
   for (const s of results.summary) {
@@ -27,9 +29,19 @@ export function renderSummaryTable(results: Results, c: ChalkInstance): string {
       ms(s.mean_sim_time_ms),
       ...(guard ? [String(s.blocked)] : []),
       s.errors > 0 ? c.yellow(String(s.errors)) : '0',
+      ...(usage ? [tokenCell(s.usage)] : []),
     ]);
   }
   return t.toString();
+}
+
+const count = (n: number): string => (n >= 1e6 ? `${(n / 1e6).toFixed(1)}M` : n >= 1e4 ? `${(n / 1e3).toFixed(1)}k` : String(n));
+
+/** Total tokens of a planner's runs, and the estimated cost when the price table had one. */
+function tokenCell(u: PlannerSummary['usage']): string {
+  if (!u) return '—';
+  const cost = u.estimated_cost_usd === null ? '' : ` $${u.estimated_cost_usd < 0.01 ? u.estimated_cost_usd.toFixed(4) : u.estimated_cost_usd.toFixed(2)}`;
+  return `${count(u.prompt_tokens)}/${count(u.completion_tokens)}${cost}`;
 }
 
 function cell(runs: readonly RunResult[], c: ChalkInstance): string {

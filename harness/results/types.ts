@@ -23,8 +23,30 @@ export interface RunResult extends RunMetrics {
   record: string;
   /** The offending calls behind the scores (premature, parallel, speculative, unreconciled, dangling). */
   findings: Finding[];
-  usage?: { prompt_tokens: number; completion_tokens: number; requests?: number; retries?: number };
+  /** Token usage, for LLM planners (`planner.usage()`). */
+  usage?: RunUsage;
   wall_ms: number;
+}
+
+/** What an LLM planner's `usage()` reports for one run. */
+export interface RunUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  requests?: number;
+  retries?: number;
+  model?: string;
+  /** From the price table (`--planner-opt price_file=...`); null when it has no price for the model. */
+  estimated_cost_usd?: number | null;
+}
+
+/** A planner's usage summed over its runs. */
+export interface UsageTotals {
+  prompt_tokens: number;
+  completion_tokens: number;
+  requests: number;
+  retries: number;
+  /** null unless every run with usage had a price. */
+  estimated_cost_usd: number | null;
 }
 
 export interface PlannerSummary {
@@ -50,6 +72,8 @@ export interface PlannerSummary {
   blocked: number;
   /** pass^k for k = 1..trials (tau-bench), over scenarios. */
   pass_k: Record<string, number | null>;
+  /** Token usage summed over the runs; only for planners that report usage (LLM planners). */
+  usage?: UsageTotals;
 }
 
 export interface ScenarioInfo {

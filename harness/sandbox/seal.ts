@@ -47,9 +47,10 @@ export class Seal {
     const server = setupServer(
       http.all('*', async ({ request }) => {
         const url = new URL(request.url);
-        if (this.allowed.has(url.origin)) return passthrough();
+        // Served hosts first: a run's tools (or a test's mock model) win over an allowed origin.
         const host = this.hosts.get(url.host);
         if (host) return host(request);
+        if (this.allowed.has(url.origin)) return passthrough();
         this.escape({ method: request.method, url: redactUrl(request.url), reason: 'no tool serves this request' });
         return HttpResponse.error();
       }),

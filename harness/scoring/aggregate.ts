@@ -1,7 +1,7 @@
 /**
  * Aggregation over trials and scenarios, per planner: pure, from run results.
  */
-import type { PlannerSummary, RunResult } from '../results/types.ts';
+import type { PlannerSummary, RunResult, UsageTotals } from '../results/types.ts';
 import { mean, passHatK, round, wilson } from './stats.ts';
 
 export function summarize(runs: readonly RunResult[], planners: readonly string[]): PlannerSummary[] {
@@ -45,5 +45,25 @@ export function summarizePlanner(planner: string, runs: readonly RunResult[]): P
     sandbox_escapes: runs.reduce((a, r) => a + r.sandbox_escapes, 0),
     blocked: runs.reduce((a, r) => a + r.blocked, 0),
     pass_k,
+    ...(runs.some((r) => r.usage) ? { usage: sumUsage(runs) } : {}),
+  };
+}
+
+/**
+ * Token usage summed over runs; the cost only when every run with usage had one.
+ *
+ * @example
+ * sumUsage([{ usage: { prompt_tokens: 10, completion_tokens: 2, estimated_cost_usd: 0.1 } }, ...]).prompt_tokens
+ */
+export function sumUsage(runs: readonly Pick<RunResult, 'usage'>[]): UsageTotals {
+  const used = runs.flatMap((r) => (r.usage ? [r.usage] : []));
+  const priced = used.length > 0 && used.every((u) => typeof u.estimated_cost_usd === 'number');
+  return {
+    prompt_tokens: used.reduce((a, u) => a + u.prompt_tokens, 0),
+    completion_tokens: used.reduce((a, u) => a + u.completion_tokens, 0),
+    requests: used.reduce((a, u) => a + (u.requests ?? 0), 0),
+    retries: used.reduce((a, u) => a + (u.retries ?? 0), 0),
+    // Micro-dollars: a sum of many small floats stays the same from run to run.
+    estimated_cost_usd: priced ? Math.round(used.reduce((a, u) => a + (u.estimated_cost_usd ?? 0), 0) * 1e6) / 1e6 : null,
   };
 }

@@ -92,7 +92,8 @@ describe('the guard', () => {
 
 describe('guard soundness', async () => {
   const { loaded } = await resolveScenarios([BUNDLED_SCENARIOS], { cwd: process.cwd(), root: BUNDLED_SCENARIOS });
-  const planners = builtinPlanners().filter((p) => p !== 'scripted');
+  // LLM planners need a model; their guard behaviour is the same boundary, tested in test/llm.
+  const planners = builtinPlanners().filter((p) => p !== 'scripted' && !p.startsWith('openai'));
   const seeds = [1, 2, 3, 4, 5, 6, 7, 8];
 
   it.each(planners)('no premature, parallel or retried irreversible call from %s reaches the sandbox', async (name) => {

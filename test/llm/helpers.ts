@@ -1,0 +1,80 @@
+/** Shared by the LLM planner tests: the planners with test dependencies, an evaluation against the mock model, output files. */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { llmPlanner, type LlmDeps } from '../../harness/llm/planner.ts';
+import type { Variant } from '../../harness/llm/tools.ts';
+import type { RecordEvent } from '../../harness/record/events.ts';
+import type { Results } from '../../harness/results/types.ts';
+import { evaluate } from '../../harness/runner/evaluate.ts';
+import type { BatchGate } from '../../harness/runner/gate.ts';
+import type { PlannerHandle } from '../../harness/runner/run.ts';
+import type { Scenario } from '../../harness/schema/scenario.ts';
+import { tempDir } from '../helpers/cli.ts';
+import { EMAIL_YAML, scenarioFrom } from '../helpers/run.ts';
+import type { MockModel } from './mock-model.ts';
+
+/** A key that must never be written anywhere. */
+export const CANARY = 'sk-canary-7f3a9c1e5b2d4680-never-write-me';
+
+export const email = scenarioFrom(EMAIL_YAML);
+
+export interface TestDeps {
+  sleeps: number[];
+  deps: LlmDeps;
+}
+
+/** Dependencies for tests: no real waiting (each wait is recorded), the canary key, no process.env. */
+export function testDeps(env: NodeJS.ProcessEnv = { OPENAI_API_KEY: CANARY }): TestDeps {
+  const sleeps: number[] = [];
+  return { sleeps, deps: { sleep: async (ms) => void sleeps.push(ms), env } };
+}
+
+export function plannerOf(variant: Variant, deps: LlmDeps): PlannerHandle {
+  const f = llmPlanner({ name: variant === 'plain' ? 'openai' : 'openai-aware', variant, description: 'test' }, deps);
+  return { name: f.name, create: (ctx) => f.create(ctx) };
+}
+
+export interface EvalLlm {
+  planners: PlannerHandle[];
+  options?: Record<string, string>;
+  scenarios?: Scenario[];
+  outDir?: string;
+  trials?: number;
+  gate?: BatchGate;
+}
+
+/** An evaluation through the real runner and seal, with the model at `mock.baseURL`. */
+export async function evalLlm(mock: Pick<MockModel, 'baseURL'> | null, e: EvalLlm): Promise<Results & { outDir: string }> {
+  const outDir = e.outDir ?? tempDir('oneway-llm-');
+  const results = await evaluate({
+    scenarios: (e.scenarios ?? [email]).map((scenario) => ({ scenario, file: `${scenario.id}.yaml` })),
+    planners: e.planners,
+    trials: e.trials ?? 1,
+    seed: 3,
+    outDir,
+    transport: 'msw',
+    maxTurns: 20,
+    decisionTimeoutMs: 10_000,
+    plannerOptions: { ...(mock ? { base_url: mock.baseURL } : {}), model: 'mock-1', ...e.options },
+    ...(e.gate ? { gate: e.gate } : {}),
+  });
+  return { ...results, outDir };
+}
+
+/** Every file under a directory, recursively. */
+export function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const p = join(dir, name);
+    return statSync(p).isDirectory() ? filesUnder(p) : [p];
+  });
+}
+
+export function readRecord(outDir: string, record: string): RecordEvent[] {
+  return readFileSync(join(outDir, record), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as RecordEvent);
+}
+
+/** results.json without its wall-clock fields. */
+export const timeless = (r: Results) => ({ ...r, created_at: 0, wall_ms: 0, runs: r.runs.map((x) => ({ ...x, wall_ms: 0 })) });
