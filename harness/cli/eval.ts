@@ -21,6 +21,7 @@ import { describeScenario, renderList } from '../report/list.ts';
 import { checkRuns } from '../scoring/expect.ts';
 import type { LoadedScenario } from '../loader/load.ts';
 import { evaluate } from '../runner/evaluate.ts';
+import { agentPlanner, DEFAULT_AGENT_COMMAND_NAME } from '../mcp/agent.ts';
 import { builtinPlanners, loadPlanner } from '../runner/planners.ts';
 import type { PlanItem } from '../schema/scenario.ts';
 import { BUNDLED_SCENARIOS, list, parseCli, positiveInt, type Io } from './common.ts';
@@ -38,12 +39,18 @@ Usage: npm run eval -- [options]
   --reporter=NAME[,...]       ${REPORTERS.join(', ')} (default: table)
   --plan=FILE                 the plan the scripted planner replays (default: each scenario's reference_plan)
   --planner-opt=KEY=VALUE     an option passed to planners (repeatable)
+  --agent-cmd=COMMAND         also evaluate an agent process, started once per run with an MCP endpoint
+                              (ONEWAY_MCP_URL) and the task (ONEWAY_TASK) in its environment; only it runs
+                              unless --planner is given too (see README: Bring your own agent)
+  --agent-name=NAME           the agent's name in results (default: agent)
+  --agent-timeout=SECONDS     wall-clock limit per agent run; the process group is killed after it (default: 300)
   --llm-cache=off|record|replay
                               LLM planners: record model answers as cassettes, or replay them (no network,
                               no key; a request not on file ends that run with an error) (default: off)
   --llm-cache-dir=DIR         where cassettes live (default: reports/llm-cache)
   --max-turns=N               planner decisions per run before it is stopped (default: 50)
-  --decision-timeout=MS       real time a planner may take for one decision (default: 30000)
+  --decision-timeout=MS       real time a planner may take for one decision (default: 30000; with
+                              --agent-cmd, the agent timeout)
   --transport=msw|inprocess   how calls reach the sandbox (default: msw, real HTTP through MSW)
   --guard                     enforce the class constraints at the sandbox boundary for every planner:
                               irreversible calls only when their preconditions hold, alone, never an
@@ -54,6 +61,8 @@ Usage: npm run eval -- [options]
                               'gated:safe_completion_rate<0.8' (repeatable); a failed gate exits 1
   --baseline=FILE             compare with a committed results.json; a regression beyond noise exits 1
   --concurrency=N             runs in flight at once (default 1); results are identical for any N
+  --workers=N                 spread runs over N worker threads (for CPU-bound planners on several cores);
+                              results are identical for any N
   --shard=i/n                 run the i-th of n deterministic slices of the scenarios (merge with eval:merge)
   --resume                    finish an interrupted evaluation in --out: keep its finished runs, run the rest
                               (same options as the interrupted run); the results equal an uninterrupted run
@@ -81,6 +90,9 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
       reporter: { type: 'string', multiple: true },
       plan: { type: 'string' },
       'planner-opt': { type: 'string', multiple: true },
+      'agent-cmd': { type: 'string' },
+      'agent-name': { type: 'string' },
+      'agent-timeout': { type: 'string' },
       'llm-cache': { type: 'string' },
       'llm-cache-dir': { type: 'string' },
       'max-turns': { type: 'string' },
@@ -92,6 +104,7 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
       baseline: { type: 'string' },
       'fail-on': { type: 'string', multiple: true },
       concurrency: { type: 'string' },
+      workers: { type: 'string' },
       shard: { type: 'string' },
       resume: { type: 'boolean' },
       check: { type: 'boolean' },
@@ -107,11 +120,16 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
     const trials = positiveInt(values.trials, 'trials', 1);
     const seed = positiveInt(values.seed, 'seed', 1, 0);
     const maxTurns = positiveInt(values['max-turns'], 'max-turns', 50);
-    const decisionTimeoutMs = positiveInt(values['decision-timeout'], 'decision-timeout', 30_000);
+    const agentCmd = values['agent-cmd'];
+    if (agentCmd !== undefined && agentCmd.trim() === '') throw new UsageError('--agent-cmd is empty', 'e.g. --agent-cmd="node examples/mcp-agent/agent.mjs"');
+    const agentTimeoutMs = positiveInt(values['agent-timeout'], 'agent-timeout', 300) * 1000;
+    // An agent thinks between tool calls as long as its run allows.
+    const decisionTimeoutMs = positiveInt(values['decision-timeout'], 'decision-timeout', agentCmd !== undefined ? agentTimeoutMs : 30_000);
     const transport = values.transport ?? 'msw';
     if (transport !== 'msw' && transport !== 'inprocess') throw new UsageError(`--transport must be msw or inprocess, got "${transport}"`);
     const reporters = reportersFor(list(values.reporter, ['table']), io.env);
     const concurrency = positiveInt(values.concurrency, 'concurrency', 1);
+    const workers = positiveInt(values.workers, 'workers', 1);
     const shard = values.shard ? parseShard(values.shard) : undefined;
     const gates = (values['fail-on'] ?? []).map(parseGate);
     const baselineFile = values.baseline ? resolve(io.cwd, values.baseline) : undefined;
@@ -141,9 +159,17 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
       return problems.length > 0 ? 2 : 0;
     }
 
-    const plannerSpecs = values.check && !values.planner ? expectedPlanners(selected) : list(values.planner, ['gated']);
+    const plannerSpecs = values.check && !values.planner ? expectedPlanners(selected) : list(values.planner, agentCmd !== undefined ? [] : ['gated']);
     const planners = [];
     for (const spec of plannerSpecs) planners.push(await loadPlanner(spec, io.cwd));
+    const outDir = resolve(io.cwd, values.out ?? 'reports/latest');
+    const agentName = values['agent-name'] ?? DEFAULT_AGENT_COMMAND_NAME;
+    if (agentCmd !== undefined && !/^[A-Za-z0-9._-]{1,80}$/.test(agentName)) throw new UsageError(`--agent-name must be letters, digits, ".", "_" or "-", got "${agentName}"`);
+    const agent =
+      agentCmd !== undefined
+        ? agentPlanner({ command: agentCmd, name: agentName, timeoutMs: agentTimeoutMs, outDir, cwd: io.cwd, env: io.env, scenarios: selected.map((l) => l.scenario), maxTurns })
+        : undefined;
+    if (agent) planners.push(agent);
     const names = planners.map((p) => p.name);
     const dup = names.find((n, i) => names.indexOf(n) !== i);
     if (dup) throw new UsageError(`planner "${dup}" is given twice`, 'each planner is evaluated once per scenario and trial');
@@ -180,7 +206,6 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
       policy = p.value;
     } else if (values.guard) policy = DEFAULT_POLICY;
 
-    const outDir = resolve(io.cwd, values.out ?? 'reports/latest');
     const resumed = values.resume ? resumable(outDir, names, trials, seed) : undefined;
     const progress = progressBar(io.stderr);
     // Ctrl-C: finish the runs in flight, then write what finished (marked interrupted).
@@ -209,13 +234,18 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
       ...(policy ? { gate: createGuard(policy), guardPolicy: policy } : {}),
       problems,
       concurrency,
+      workers,
       ...(values.shard ? { shard: values.shard } : {}),
       shouldStop: () => stopping,
       ...(resumed ? { resume: resumed } : {}),
-      onRunDone: progress?.update,
-    }).finally(() => {
+      onRunDone: (run, done, total) => {
+        agent?.runDone(run);
+        progress?.update(run, done, total);
+      },
+    }).finally(async () => {
       progress?.stop();
       process.off('SIGINT', onSigint);
+      await agent?.close();
     });
     const results = applyGates(ran, {
       ...(baselinePlanner !== undefined ? { baselinePlanner } : {}),

@@ -66,5 +66,5 @@ export async function loadPlanner(spec: string, cwd: string): Promise<PlannerHan
   } catch (e) {
     throw new UsageError(`planner module ${spec} failed to load: ${(e as Error).message}`, 'check that the file compiles and its imports resolve');
   }
-  return toHandle(mod, basename(file, extname(file)), spec);
+  return { ...toHandle(mod, basename(file, extname(file)), spec), source: file };
 }

@@ -20,6 +20,8 @@ import { historyEntry, staticView } from './view.ts';
 export interface PlannerHandle {
   name: string;
   create(ctx: PlannerContext): Planner;
+  /** The file it was loaded from, so a worker thread can load it again. */
+  source?: string;
 }
 
 export interface RunSpec {

@@ -19,6 +19,15 @@ describe('scale: concurrency and shards', () => {
     expect(timeless(read(b))).toEqual(timeless(read(a)));
   });
 
+  it('gives results and records identical to a serial run with --workers (threads)', async () => {
+    const [a, b] = [tempDir(), tempDir()];
+    const args = ['--planner=eager,gated', '--trials=2', '--seed=9', '--scenario=invoice-and-notify,release-with-migration,webhook-timeout-reconcile'];
+    expect((await runCli(main, [...args, `--out=${a}`])).code).toBe(0);
+    expect((await runCli(main, [...args, '--workers=2', `--out=${b}`])).code).toBe(0);
+    expect(timeless(read(b))).toEqual(timeless(read(a)));
+    for (const run of read(a).runs) expect(readFileSync(join(b, run.record), 'utf8')).toEqual(readFileSync(join(a, run.record), 'utf8'));
+  });
+
   it('merges shards into the results of the unsharded run, records included', async () => {
     const whole = tempDir();
     await runCli(main, [...base, `--out=${whole}`]);
