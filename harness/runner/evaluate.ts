@@ -17,6 +17,7 @@ import { findingsOf } from '../scoring/findings.ts';
 import { deriveSeed } from '../util/rng.ts';
 import type { BatchGate } from './gate.ts';
 import { runOne, type PlannerHandle } from './run.ts';
+import { runWorkerPool, workerCapable } from './workers.ts';
 
 export const VERSION = '0.1.0';
 
@@ -49,6 +50,8 @@ export interface EvalOptions {
   shouldStop?(): boolean;
   /** `i/n` when the scenarios are one shard of a larger evaluation. */
   shard?: string;
+  /** Worker threads to spread runs over (0 or 1: this thread). Needs planners loaded from files. */
+  workers?: number;
   /** Runs of an interrupted evaluation to keep (`--resume`); only the missing ones run. */
   resume?: RunResult[];
 }
@@ -67,14 +70,15 @@ export function recordPath(scenario: string, planner: string, trial: number): st
   return `runs/${scenario}/${safeName(planner)}-t${trial}.jsonl`;
 }
 
-interface Job {
+/** One run to do (exported for `npm run serve`, which runs a job per MCP session as sessions arrive). */
+export interface Job {
   index: number;
   scenario: EvalScenario;
   planner: PlannerHandle;
   trial: number;
 }
 
-async function runJob(job: Job, opts: EvalOptions): Promise<RunResult> {
+export async function runJob(job: Job, opts: EvalOptions): Promise<RunResult> {
   const { scenario, file } = job.scenario;
   const { planner, trial } = job;
   const seed = runSeed(opts.seed, scenario.id, trial);
@@ -150,7 +154,9 @@ export async function evaluate(opts: EvalOptions): Promise<Results> {
   };
   seal.acquire();
   try {
-    await runPool(todo, { ...opts, onRunDone: checkpoint }, (job, run) => (done[job.index] = run));
+    const store = (job: Job, run: RunResult) => (done[job.index] = run);
+    if ((opts.workers ?? 0) > 1 && workerCapable(opts)) await runWorkerPool(todo, { ...opts, onRunDone: checkpoint }, opts.workers ?? 1, store);
+    else await runPool(todo, { ...opts, onRunDone: checkpoint }, store);
   } finally {
     seal.release();
   }
@@ -159,7 +165,7 @@ export async function evaluate(opts: EvalOptions): Promise<Results> {
   return results;
 }
 
-function buildResults(opts: EvalOptions, runs: RunResult[], at: { started: number; interrupted: boolean; unattributed: number }): Results {
+export function buildResults(opts: EvalOptions, runs: RunResult[], at: { started: number; interrupted: boolean; unattributed: number }): Results {
   const plannerNames = opts.planners.map((p) => p.name);
   return {
     schema_version: RESULTS_SCHEMA_VERSION,
