@@ -47,7 +47,13 @@ export function parseFact(text: string): FactParse {
     if (src[i] === '"') {
       const end = findClosingQuote(src, i);
       if (end < 0) return { ok: false, message: 'unterminated quoted value', offset: i };
-      value = JSON.parse(src.slice(i, end + 1)) as string;
+      // Quoted values use JSON string escapes; point at the first one JSON does not know (`"C:\tmp"`).
+      const quoted = src.slice(i, end + 1);
+      const bad = [...quoted.matchAll(/\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})?/g)].find((m) => m[0] === '\\');
+      if (bad) {
+        return { ok: false, message: `a quoted value has an invalid escape "${quoted.slice(bad.index, bad.index + 2)}" (write \\\\ for a backslash)`, offset: i + bad.index };
+      }
+      value = JSON.parse(quoted) as string;
       i = end + 1;
     } else {
       const start = i;

@@ -98,11 +98,12 @@ export function loadPlanText(text: string, file: string, scenario?: Scenario): R
         code: 'unknown_key',
         file,
         ...src.value.locate([k], { at: 'key' }),
-        path: k,
+        path: k === '' ? '""' : k,
         message: `unknown key "${k}" in a plan file`,
         hint: didYouMean(k, ['plan']) ?? 'a plan file is a list of items, or {plan: [...]}',
       }));
-      if (!keys.includes('plan')) {
+      // A misspelt "plan:" is reported once, by its did-you-mean.
+      if (!keys.includes('plan') && !problems.some((p) => p.hint?.startsWith('did you mean'))) {
         problems.push({ code: 'plan', file, line: 1, col: 1, path: '(root)', message: 'a plan file has no "plan:" list', hint: 'write a list of items, or plan: [...]' });
       }
       return { ok: false, problems: sortProblems(problems) };

@@ -62,7 +62,10 @@ function convert(issue: Issue, base: Segment[], ctx: Ctx, outerUnion: string | u
   const isFileRoot = path.length === 0 && ctx.prefix.length === 0 && ctx.schema === Scenario;
   if ((issue.code === 'invalid_type' || issue.code === 'invalid_union') && (!hasInput || input === undefined || (isFileRoot && input === null))) {
     if (isFileRoot) return [mk('schema', 'the file is empty', 'a scenario is a mapping with at least id, title, task, tools and goal')];
-    return [mk('schema', `missing required field "${String(path[path.length - 1])}"`, described())];
+    const key = String(path[path.length - 1]);
+    const parent = [...ctx.prefix, ...path.slice(0, -1)];
+    const where = parent.length === 0 ? 'at the top level' : `under ${formatPath(parent)}`;
+    return [mk('schema', `missing required field "${key}"`, joinHints(described(), `add ${key}: ${where}`))];
   }
 
   switch (issue.code) {
@@ -85,43 +88,46 @@ function convert(issue: Issue, base: Segment[], ctx: Ctx, outerUnion: string | u
         );
         return [mk('invalid_enum', `"${input}" is not a valid value`, joinHints(dym, `expected ${accepts}`))];
       }
-      return [mk('invalid_enum', `expected ${accepts}, got ${valueText(input, hasInput)}`)];
+      return [mk('invalid_enum', `expected ${accepts}, got ${valueText(input, hasInput)}`, `write ${accepts}`)];
     }
     case 'invalid_union': {
       const branch = pickBranch(issue, input);
       const text = acceptsTextAt(ctx.schema, path);
       if (branch) return branch.flatMap((i) => convert(i, path, ctx, text));
-      return [mk('schema', `expected ${text}, got ${valueText(input, hasInput)}`, described())];
+      return [mk('schema', `expected ${text}, got ${valueText(input, hasInput)}`, described() ?? `write ${text} here`)];
     }
     case 'invalid_type': {
       const expected = unionText ?? expectedText(issue.expected);
       const nullHint = input === null ? 'a key with nothing after the colon is null in YAML' : undefined;
       // In a plan, `parallel:` where a call's arguments belong is a batch inside a batch.
       const nested = path.length >= 3 && path[path.length - 1] === 'parallel' && Array.isArray(input) ? 'parallel batches cannot nest' : undefined;
-      return [mk('schema', `expected ${expected}, got ${valueText(input, true)}`, joinHints(nullHint, nested, described()))];
+      const kind = nullHint || nested ? undefined : kindHint(issue.expected, input, path, ctx);
+      return [mk('schema', `expected ${expected}, got ${valueText(input, true)}`, joinHints(nullHint, nested, kind, described()) ?? `write ${expected} here`)];
     }
     case 'too_small': {
       const min = Number(issue.minimum);
       if (issue.origin === 'array') {
         const msg = min <= 1 ? 'must not be empty' : `needs at least ${min} items`;
-        return [mk('schema', msg, described())];
+        return [mk('schema', msg, joinHints(described(), `list at least ${min <= 1 ? 'one item' : `${min} items`}`))];
       }
-      if (issue.origin === 'string') return [mk('schema', min <= 1 ? 'must not be empty' : `needs at least ${min} characters`, described())];
-      return [mk('schema', `must be ${issue.inclusive === false ? '>' : '>='} ${min}, got ${valueText(input, hasInput)}`, described())];
+      if (issue.origin === 'string') return [mk('schema', min <= 1 ? 'must not be empty' : `needs at least ${min} characters`, described() ?? 'write some text here')];
+      return [mk('schema', `must be ${issue.inclusive === false ? '>' : '>='} ${min}, got ${valueText(input, hasInput)}`, described() ?? `use a number ${issue.inclusive === false ? 'above' : 'of at least'} ${min}`)];
     }
     case 'too_big': {
       const max = Number(issue.maximum);
-      if (issue.origin === 'array') return [mk('schema', `has more than ${max} items`, described())];
-      if (issue.origin === 'string') return [mk('schema', `is longer than ${max} characters`, described())];
-      return [mk('schema', `must be ${issue.inclusive === false ? '<' : '<='} ${max}, got ${valueText(input, hasInput)}`, described())];
+      if (issue.origin === 'array') return [mk('schema', `has more than ${max} items`, described() ?? `list at most ${max} items`)];
+      if (issue.origin === 'string') return [mk('schema', `is longer than ${max} characters`, described() ?? `shorten it to ${max} characters`)];
+      return [mk('schema', `must be ${issue.inclusive === false ? '<' : '<='} ${max}, got ${valueText(input, hasInput)}`, described() ?? `use a number ${issue.inclusive === false ? 'below' : 'of at most'} ${max}`)];
     }
     case 'invalid_format': {
       const value = typeof input === 'string' ? `"${input}"` : 'the value';
       const kebab = path.length === 1 && path[0] === 'id' && typeof input === 'string' ? toKebab(input) : undefined;
-      return [mk('schema', `${value} is not valid: ${issue.message}`, kebab ? `try "${kebab}"` : described())];
+      const toolName = path.length === 3 && path[0] === 'tools' && path[2] === 'name' && typeof input === 'string' ? toSnake(input) : undefined;
+      const fix = kebab ?? toolName;
+      return [mk('schema', `${value} is not valid: ${issue.message}`, fix ? `try "${fix}"` : described() ?? 'see the format in the message')];
     }
     default:
-      return [mk('schema', issue.message, described())];
+      return [mk('schema', issue.message, described() ?? 'see harness/schema/scenario.schema.json for what this field accepts')];
   }
 }
 
@@ -164,6 +170,28 @@ function misplacedHint(key: string, path: Segment[], ctx: Ctx): string | undefin
   return undefined;
 }
 
+/** What to write instead, when a value has the wrong kind (a quoted number, yes for true, a mapping for a list). */
+function kindHint(expected: string, input: unknown, path: Segment[], ctx: Ctx): string | undefined {
+  const want = expectedText(expected);
+  if (path.length === 0 && ctx.prefix.length === 0 && ctx.schema === Scenario) {
+    return Array.isArray(input)
+      ? 'a scenario file holds one scenario, a mapping (id, title, task, tools, goal, ...); put each scenario in its own file'
+      : 'a scenario file holds one mapping: id, title, task, tools, goal, ...';
+  }
+  if ((expected === 'number' || expected === 'int') && typeof input === 'string') {
+    return /^\s*-?\d+(\.\d+)?\s*$/.test(input) ? `remove the quotes: "${input.trim()}" is a string` : 'write a number, without quotes';
+  }
+  if (expected === 'boolean' && typeof input === 'string') return `write true or false; YAML reads ${input} as a string`;
+  if (expected === 'string' && (typeof input === 'number' || typeof input === 'boolean')) return `quote it: "${String(input)}"`;
+  if (expected === 'array' && input !== null && typeof input === 'object') return 'write a list: one "- item" per line, or [a, b]';
+  if ((expected === 'object' || expected === 'record') && Array.isArray(input)) return 'write key: value pairs here, not a list';
+  const inPlan = ctx.schema !== Scenario || path[0] === 'reference_plan';
+  if ((expected === 'object' || expected === 'record') && inPlan && typeof path[path.length - 1] === 'string') {
+    return `a call takes its arguments as a mapping: ${String(path[path.length - 1])}: { name: value }`;
+  }
+  return `write ${want} here`;
+}
+
 function expectedText(expected: string): string {
   switch (expected) {
     case 'record':
@@ -192,6 +220,10 @@ function valueText(v: unknown, present: boolean): string {
   if (typeof v === 'number') return `the number ${v}`;
   if (typeof v === 'boolean') return String(v);
   return typeof v;
+}
+
+function toSnake(s: string): string {
+  return s.trim().replace(/[^A-Za-z0-9_-]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 64);
 }
 
 function toKebab(s: string): string {

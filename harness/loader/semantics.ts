@@ -3,7 +3,7 @@
  * refer to tools, the compensation contract, class rules, fact syntax, template
  * roots, and the reference plan. Each finding is a positioned Problem with a hint.
  */
-import { expectationError } from '../scoring/expect.ts';
+import { EXPECTABLE, expectationError } from '../scoring/expect.ts';
 import { formatPath, type Problem } from '../errors.ts';
 import { parseFact } from '../facts/fact.ts';
 import { EFFECT_KINDS, type PlanItem, type Scenario, type Tool } from '../schema/scenario.ts';
@@ -75,8 +75,14 @@ export function checkScenario(s: Scenario, loc: Locator): Problem[] {
   if (s.reference_plan) f.push(...checkPlan(s.reference_plan, s, loc, ['reference_plan']));
   for (const [planner, figures] of Object.entries(s.expect ?? {})) {
     for (const [figure, value] of Object.entries(figures)) {
+      const path = ['expect', planner, figure];
+      if (!Object.hasOwn(EXPECTABLE, figure)) {
+        const known = Object.keys(EXPECTABLE);
+        f.add('schema', path, `unknown figure "${figure}"`, joinHints(didYouMean(figure, known), `figures: ${known.join(', ')}`), 'key');
+        continue;
+      }
       const err = expectationError(figure, value);
-      if (err) f.add('schema', ['expect', planner, figure], err, 'e.g. expect: { gated: { completed: true, premature_irreversible: 0 }, eager: { premature_irreversible: ">=1" } }');
+      if (err) f.add('schema', path, err, 'e.g. expect: { gated: { completed: true, premature_irreversible: 0 }, eager: { premature_irreversible: ">=1" } }');
     }
   }
   return f.list;
@@ -115,7 +121,7 @@ function checkTool(t: Tool, i: number, s: Scenario, names: string[], f: Findings
   t.effects.forEach((e, k) => {
     const kinds = EFFECT_KINDS.filter((kind) => e[kind] !== undefined);
     if (kinds.length === 0) {
-      f.add('schema', at('effects', k), 'an effect needs one of insert, update, delete, establish, revoke');
+      f.add('schema', at('effects', k), 'an effect needs one of insert, update, delete, establish, revoke', 'e.g. insert: { table: t, row: {...} }, update: { table, where, set }, delete: { table, where }, establish: FACT or revoke: FACT');
       return;
     }
     if (kinds.length > 1) {
@@ -124,7 +130,7 @@ function checkTool(t: Tool, i: number, s: Scenario, names: string[], f: Findings
     for (const kind of kinds) {
       const path = at('effects', k, kind);
       if (t.read_only && (kind === 'insert' || kind === 'update' || kind === 'delete')) {
-        f.add('schema', path, `read_only tool "${t.name}" has a ${kind} effect`, 'a read_only tool changes no table (it may establish facts): drop read_only or the effect');
+        f.add('schema', path, `read_only tool "${t.name}" has ${kind === 'insert' ? 'an' : 'a'} ${kind} effect`, 'a read_only tool changes no table (it may establish facts): drop read_only or the effect');
       }
       if (kind === 'establish' || kind === 'revoke') {
         checkFacts([e[kind] as string], path, scope('effects'), f, true);
@@ -336,7 +342,8 @@ export function checkPlan(plan: readonly PlanItem[], scenario: Scenario, loc: Lo
           f.add('plan', [...path, name, key], `"${key}" is not a parameter of ${name}`, joinHints(didYouMean(key, params), params.length ? `${name} takes: ${params.join(', ')}` : `${name} declares no parameters`), 'key');
         }
       }
-      const missing = tool.parameters.required.filter((r) => !Object.hasOwn(argObj, r));
+      // A required parameter that is not declared is reported on the tool, not on every call.
+      const missing = tool.parameters.required.filter((r) => params.includes(r) && !Object.hasOwn(argObj, r));
       if (missing.length > 0) {
         f.add('plan', [...path, name], `the call of ${name} lacks ${missing.join(', ')}`, `${name} requires: ${tool.parameters.required.join(', ')}`);
       }

@@ -1,7 +1,7 @@
 /**
  * YAML (and JSON, which is YAML) text parsed with its source positions kept, so
  * every later problem can say `file:line:col`. Abuse is refused up front: files
- * over 2 MiB, alias bombs, nesting deep enough to exhaust the stack.
+ * over 2 MiB, binary files, alias bombs, nesting deep enough to exhaust the stack.
  */
 import {
   isAlias,
@@ -51,8 +51,13 @@ const MAX_SIZE_TEXT = `${MAX_SOURCE_BYTES / 1024 / 1024} MiB`;
 
 /** Syntax errors reported per file: after the first few, the rest are usually echoes. */
 export const MAX_SYNTAX_PROBLEMS = 50;
-/** Flow collections (`[`, `{`) nested deeper than this are refused before parsing. */
-export const MAX_FLOW_DEPTH = 256;
+/**
+ * Nesting deeper than this is refused before parsing: indentation levels, compact `- `
+ * and `? ` items, and flow collections (`[`, `{`) together. The parser, and the checks
+ * after it, recurse per level; a few hundred levels of "- - - -" (two bytes each) would
+ * exhaust the stack, which V8 does not always survive.
+ */
+export const MAX_NESTING_DEPTH = 256;
 
 /** The problem for a file too large to read, shared with callers that check the size before reading. */
 export function tooLargeProblem(file: string, bytes: number): Problem {
@@ -77,6 +82,24 @@ const SYNTAX_HINTS: Record<string, string> = {
 };
 const QUOTE_HINT =
   'quote values that contain ": " or " #", or start with {, [, *, &, !, |, >, %, @ or ` (e.g. "{{args.to}}")';
+const INDENT_HINT = SYNTAX_HINTS.BAD_INDENT as string;
+/**
+ * The parser's error codes are coarse (MISSING_CHAR covers a missing comma and a missing
+ * "-"), so the message decides the hint first.
+ */
+const MESSAGE_HINTS: [RegExp, string][] = [
+  [/Missing , between/, 'a comma is missing between two items of a {...} mapping or [...] list'],
+  [/Missing closing .?quote/, 'a quoted value is not closed: add the closing quote'],
+  [/without - indicator|same column|sufficiently indented(?! and end)/, INDENT_HINT],
+  [/Implicit map keys need to be followed by map values/, 'a line holds a key without ":", or text that is not "key: value"'],
+];
+/** Syntax errors that do not derail the parse: the ones after them are still real. */
+const INDEPENDENT_ERRORS = new Set(['DUPLICATE_KEY']);
+/**
+ * Characters YAML forbids in a file (outside escapes): C0 and C1 controls except tab and
+ * line breaks, and unpaired surrogates. A file with them is binary, compressed or UTF-16.
+ */
+const NOT_PRINTABLE = /[\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x84\x86-\x9F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**
  * Parses YAML or JSON text, keeping positions.
@@ -89,12 +112,33 @@ export function parseYamlSource(text: string, file: string): Result<YamlSource> 
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes > MAX_SOURCE_BYTES) return { ok: false, problems: [tooLargeProblem(file, bytes)] };
 
+  const bad = NOT_PRINTABLE.exec(text);
+  if (bad) {
+    const at = bad.index;
+    const line = text.slice(0, at).split('\n').length;
+    const code = (bad[0].codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0');
+    return {
+      ok: false,
+      problems: [
+        {
+          code: 'yaml_syntax',
+          file,
+          line,
+          col: at - text.lastIndexOf('\n', at - 1),
+          path: '(root)',
+          message: `the file is not YAML text: it contains the character U+${code}, which YAML does not allow`,
+          hint: 'scenario and plan files are UTF-8 text (YAML or JSON); is this a binary, compressed or UTF-16 file?',
+        },
+      ],
+    };
+  }
+
   // The parser recurses per nesting level and reports every unclosed bracket: a file of
   // brackets exhausts memory before it fails, so measure the depth first.
-  const deep = flowDepthOffset(text);
-  if (deep >= 0) {
-    const line = text.slice(0, deep).split('\n').length;
-    const col = deep - text.lastIndexOf('\n', deep - 1);
+  const deep = tooDeepAt(text);
+  if (deep) {
+    const line = text.slice(0, deep.at).split('\n').length;
+    const col = deep.at - text.lastIndexOf('\n', deep.at - 1);
     return {
       ok: false,
       problems: [
@@ -104,7 +148,7 @@ export function parseYamlSource(text: string, file: string): Result<YamlSource> 
           line,
           col,
           path: '(root)',
-          message: `brackets are nested more than ${MAX_FLOW_DEPTH} deep`,
+          message: deep.brackets ? `brackets are nested more than ${MAX_NESTING_DEPTH} deep` : `the YAML is nested more than ${MAX_NESTING_DEPTH} levels deep`,
           hint: 'reduce the nesting depth',
         },
       ],
@@ -135,12 +179,19 @@ export function parseYamlSource(text: string, file: string): Result<YamlSource> 
   }
 
   if (doc.errors.length > 0) {
-    const problems = doc.errors.slice(0, MAX_SYNTAX_PROBLEMS).map((e) => syntaxProblem(e, file, pos));
-    const more = doc.errors.length - problems.length;
-    if (more > 0) {
-      const last = problems[problems.length - 1];
-      if (last) last.message += ` (and ${more} more syntax errors after this one)`;
+    // After the first error that derails the parser (a tab, a lost indent, an unclosed
+    // bracket), the rest are echoes of it, often dozens and misleading: report up to it.
+    const errors = [...doc.errors].sort((a, b) => a.pos[0] - b.pos[0]);
+    const shown: YAMLError[] = [];
+    for (const e of errors) {
+      if (shown.length >= MAX_SYNTAX_PROBLEMS) break;
+      shown.push(e);
+      if (!INDEPENDENT_ERRORS.has(e.code)) break;
     }
+    const problems = shown.map((e) => syntaxProblem(e, file, text, pos));
+    const more = errors.length - shown.length;
+    const last = problems[problems.length - 1];
+    if (more > 0 && last) last.message += ` (${more} more syntax error${more === 1 ? '' : 's'} after this one, most likely caused by it)`;
     return { ok: false, problems };
   }
 
@@ -153,7 +204,9 @@ export function parseYamlSource(text: string, file: string): Result<YamlSource> 
         const holder = path[path.length - 1] as Node | undefined;
         const at = holder?.range?.[0] ?? (pair.key as Node).range?.[0] ?? 0;
         keyProblems.push(
-          problem('yaml_syntax', at, 'a mapping is used as a key', `a value that starts with "{{" must be quoted: "{{args.x}}"`),
+          text.startsWith('{{', at)
+            ? problem('yaml_syntax', at, 'a mapping is used as a key', `a value that starts with "{{" must be quoted: "{{args.x}}"`)
+            : problem('yaml_syntax', (pair.key as Node).range?.[0] ?? at, 'a key is itself a mapping or a list', 'keys are plain names; complex keys ("? ") are not supported'),
         );
       }
     },
@@ -260,28 +313,72 @@ export function parseYamlSource(text: string, file: string): Result<YamlSource> 
   };
 }
 
-/** The offset where flow nesting first exceeds MAX_FLOW_DEPTH, or -1. Quotes and comments are skipped. */
-function flowDepthOffset(text: string): number {
-  let depth = 0;
+/** A mapping key at the start of a line's content: `name:` followed by a space or the line end. */
+const KEY_AHEAD = /^[^\s#'"[{\]}:,-][^:#\n]*:(?:[ \t\r]|$)/m;
+
+/**
+ * Where nesting first exceeds MAX_NESTING_DEPTH, or undefined. Block structure is read
+ * from each line's indentation, its `- `/`? `/`: ` indicators and whether it starts with a
+ * key (an estimate that does not parse, good to a level or so); brackets add to it.
+ * Quotes and comments are skipped; a quote ends at the end of its line, so that an
+ * apostrophe in plain text cannot hide the rest of the file.
+ */
+function tooDeepAt(text: string): { at: number; brackets: boolean } | undefined {
+  // The block collections open at the current line: the column of each, and whether it is a mapping.
+  const open: { col: number; map: boolean }[] = [];
+  let block = 0;
+  let flow = 0;
   let quote: string | null = null;
+  const isIndicator = (j: number) => (text[j] === '-' || text[j] === '?' || text[j] === ':') && /^[ \t\r\n]?$/.test(text[j + 1] ?? '');
+  const lineStarts = (start: number): { at: number; brackets: boolean } | undefined => {
+    quote = null;
+    if (flow > 0) return undefined; // inside [...] or {...}, indentation means nothing
+    let j = start;
+    while (text[j] === ' ') j++;
+    const c = text[j];
+    if (c === undefined || c === '\n' || c === '\r' || c === '#') return undefined;
+    const width = j - start;
+    // A sequence may sit at the same column as the key that holds it ("key:\n- item").
+    const item = text[j] === '-' && isIndicator(j);
+    for (let top = open[open.length - 1]; top && (top.col > width || (top.col === width && !(item && top.map))); top = open[open.length - 1]) open.pop();
+    const push = (col: number, map: boolean) => {
+      open.push({ col, map });
+      return open.length - 1 > MAX_NESTING_DEPTH;
+    };
+    while (isIndicator(j)) {
+      if (push(j - start, false)) return { at: j, brackets: false };
+      j++;
+      while (text[j] === ' ' || text[j] === '\t') j++;
+    }
+    if (KEY_AHEAD.test(text.slice(j, j + 256)) && push(j - start, true)) return { at: j, brackets: false };
+    block = Math.max(0, open.length - 1);
+    return undefined;
+  };
+
+  const first = lineStarts(0);
+  if (first) return first;
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
+    if (c === '\n') {
+      const deep = lineStarts(i + 1);
+      if (deep) return deep;
+      continue;
+    }
     if (quote) {
-      if (c === '\\' && quote === '"') i++;
-      else if (c === quote || c === '\n') quote = null;
+      if (c === '\\' && quote === '"' && text[i + 1] !== '\n') i++;
+      else if (c === quote) quote = null;
       continue;
     }
     if (c === '#' && (i === 0 || /\s/.test(text[i - 1] ?? ''))) {
       const nl = text.indexOf('\n', i);
       if (nl < 0) break;
-      i = nl;
+      i = nl - 1; // the newline itself starts the next line
     } else if (c === '"' || c === "'") quote = c;
     else if (c === '[' || c === '{') {
-      if (++depth > MAX_FLOW_DEPTH) return i;
-    } else if ((c === ']' || c === '}') && depth > 0) depth--;
-    else if (c === '\n' && depth === 0) quote = null;
+      if (++flow + block > MAX_NESTING_DEPTH) return { at: i, brackets: true };
+    } else if ((c === ']' || c === '}') && flow > 0) flow--;
   }
-  return -1;
+  return undefined;
 }
 
 function deref(doc: Document.Parsed, node: unknown): unknown {
@@ -297,12 +394,31 @@ function keyText(key: unknown): string | undefined {
   return undefined;
 }
 
-function syntaxProblem(e: YAMLError, file: string, pos: (offset: number) => Pos): Problem {
-  const at = e.linePos?.[0] ?? pos(e.pos[0]);
+function syntaxProblem(e: YAMLError, file: string, text: string, pos: (offset: number) => Pos): Problem {
+  let at = e.linePos?.[0] ?? pos(e.pos[0]);
   // prettyErrors appends " at line L, column C:" and a source excerpt; the position is reported separately.
   const message = e.message.split(/ at line \d+, column \d+/)[0]?.trim() || e.message;
   if (/call stack/i.test(message)) {
     return { code: 'yaml_limit', file, line: at.line, col: at.col, path: '(root)', message: 'the YAML is nested too deeply to parse', hint: 'reduce the nesting depth' };
+  }
+  let hint = MESSAGE_HINTS.find(([re]) => re.test(message))?.[1] ?? SYNTAX_HINTS[e.code] ?? QUOTE_HINT;
+  const close = /end with an? ([}\]])/.exec(message)?.[1];
+  if (close) {
+    const open = unclosedBracket(text, e.pos[0], close === '}' ? '{' : '[');
+    const where = open >= 0 ? ` at ${pos(open).line}:${pos(open).col}` : ' before this line';
+    hint = `the "${close === '}' ? '{' : '['}"${where} is not closed: add "${close}" where it ends`;
+  } else if (/Missing closing .?quote/.test(message)) {
+    // The parser notices at the end of the value; the quote that opened it is clearer.
+    const q = message.includes("'") ? "'" : '"';
+    const lineStart = text.lastIndexOf('\n', Math.max(0, e.pos[0] - 1)) + 1;
+    const lineEnd = text.indexOf('\n', lineStart);
+    const line = text.slice(lineStart, lineEnd < 0 ? text.length : lineEnd);
+    if (line.split(q).length % 2 === 0) at = pos(lineStart + line.lastIndexOf(q));
+  } else if (hint === INDENT_HINT) {
+    // The parser points at the start of the line; the misplaced key is after the indentation.
+    const lineStart = text.lastIndexOf('\n', Math.max(0, e.pos[0] - 1)) + 1;
+    const indent = /^ */.exec(text.slice(lineStart))?.[0].length ?? 0;
+    if (e.pos[0] <= lineStart + indent && indent > 0) at = pos(lineStart + indent);
   }
   return {
     code: 'yaml_syntax',
@@ -311,8 +427,35 @@ function syntaxProblem(e: YAMLError, file: string, pos: (offset: number) => Pos)
     col: at.col,
     path: '(root)',
     message: e.code === 'MULTIPLE_DOCS' ? 'the file holds more than one YAML document' : message,
-    hint: SYNTAX_HINTS[e.code] ?? QUOTE_HINT,
+    hint,
   };
+}
+
+/**
+ * The offset of the innermost `open` bracket still unclosed at `end`, or -1. Comments are
+ * skipped, and quotes that open a value (after a space, ":", ",", "[", "{" or "-", or
+ * anywhere inside brackets), so that an apostrophe in plain text is not taken for one.
+ */
+function unclosedBracket(text: string, end: number, open: '{' | '['): number {
+  const stack: { c: string; at: number }[] = [];
+  let quote: string | null = null;
+  for (let i = 0; i < Math.min(end, text.length); i++) {
+    const c = text[i];
+    if (quote) {
+      if (c === '\\' && quote === '"') i++;
+      else if (c === quote || c === '\n') quote = null;
+      continue;
+    }
+    if (c === '#' && (i === 0 || /\s/.test(text[i - 1] ?? ''))) {
+      const nl = text.indexOf('\n', i);
+      if (nl < 0) break;
+      i = nl;
+    } else if ((c === '"' || c === "'") && (stack.length > 0 || /[\s:,[{-]/.test(text[i - 1] ?? ' '))) quote = c;
+    else if (c === '[' || c === '{') stack.push({ c, at: i });
+    else if (c === ']' || c === '}') stack.pop();
+  }
+  for (let k = stack.length - 1; k >= 0; k--) if (stack[k]?.c === open) return stack[k]?.at ?? -1;
+  return -1;
 }
 
 function errorText(e: unknown): string {
