@@ -24,3 +24,27 @@ export { renderFact } from './facts/template.ts';
 export { createRng, deriveSeed, type Rng } from './util/rng.ts';
 export { scoreRecord, scoreRun } from './scoring/metrics.ts';
 export { loadScenarioFile, loadScenarioText, loadPlanFile } from './loader/load.ts';
+// Fuzzing: plan arbitraries for fast-check, running plans, the built-in properties and the scoring oracle.
+export { planArbitrary, compensationCall, type PlanArbitraryOptions, type PlanCall } from './fuzz/arbitraries.ts';
+export { runPlan, runPlanner, type PlanRun, type PlanRunOptions } from './fuzz/run-plan.ts';
+export {
+  BUILTIN_PROPERTIES,
+  DEFAULT_PROPERTIES,
+  determinism,
+  guardSoundness,
+  rollbackCompleteness,
+  scoringOracle,
+  sealHolds,
+  transportEquivalence,
+  type FuzzProperty,
+  type PropertyContext,
+  type PropertyRun,
+  type Verdict,
+} from './fuzz/properties.ts';
+export { fromRecordProperty, type RecordProperty } from './fuzz/property-module.ts';
+export { oracleScores, type OracleScores } from './fuzz/oracle.ts';
+export { rollBack, type RollbackResult } from './fuzz/rollback.ts';
+export { checkPlan, fuzzScenario, type Failure, type FuzzFailure, type FuzzOptions, type FuzzReport } from './fuzz/fuzz.ts';
+export type { PlannerHandle } from './runner/run.ts';
+export { planFromRun, planYaml } from './fuzz/plan-file.ts';
+export { shrinkPlan } from './fuzz/shrink.ts';

@@ -50,7 +50,7 @@ Usage: npm run eval -- [options]
   --llm-cache-dir=DIR         where cassettes live (default: reports/llm-cache)
   --max-turns=N               planner decisions per run before it is stopped (default: 50)
   --decision-timeout=MS       real time a planner may take for one decision (default: 30000; with
-                              --agent-cmd, the agent timeout)
+                              --agent-cmd, the agent timeout plus 5 s)
   --transport=msw|inprocess   how calls reach the sandbox (default: msw, real HTTP through MSW)
   --guard                     enforce the class constraints at the sandbox boundary for every planner:
                               irreversible calls only when their preconditions hold, alone, never an
@@ -123,8 +123,9 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
     const agentCmd = values['agent-cmd'];
     if (agentCmd !== undefined && agentCmd.trim() === '') throw new UsageError('--agent-cmd is empty', 'e.g. --agent-cmd="node examples/mcp-agent/agent.mjs"');
     const agentTimeoutMs = positiveInt(values['agent-timeout'], 'agent-timeout', 300) * 1000;
-    // An agent thinks between tool calls as long as its run allows.
-    const decisionTimeoutMs = positiveInt(values['decision-timeout'], 'decision-timeout', agentCmd !== undefined ? agentTimeoutMs : 30_000);
+    // An agent thinks between tool calls as long as its run allows; the margin lets the agent's own limit
+    // (which also kills its process group) fire first.
+    const decisionTimeoutMs = positiveInt(values['decision-timeout'], 'decision-timeout', agentCmd !== undefined ? agentTimeoutMs + 5_000 : 30_000);
     const transport = values.transport ?? 'msw';
     if (transport !== 'msw' && transport !== 'inprocess') throw new UsageError(`--transport must be msw or inprocess, got "${transport}"`);
     const reporters = reportersFor(list(values.reporter, ['table']), io.env);
@@ -180,11 +181,28 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
 
     let plan: PlanItem[] | undefined;
     if (values.plan) {
-      const loaded = loadPlanFile(resolve(io.cwd, values.plan));
-      if (!loaded.ok) {
-        problems.push(...loaded.problems);
-        for (const p of loaded.problems) io.stderr.write(`${formatProblem(p)}\n`);
-      } else plan = loaded.value;
+      // Checked against every selected scenario: a plan naming a tool a scenario lacks is an input error.
+      const file = resolve(io.cwd, values.plan);
+      const seen = new Set<string>();
+      const planProblems: Problem[] = [];
+      for (const l of selected.length ? selected : [undefined]) {
+        const loaded = loadPlanFile(file, l?.scenario);
+        if (loaded.ok) {
+          plan = loaded.value;
+          continue;
+        }
+        for (const p of loaded.problems) {
+          const key = formatProblem(p);
+          if (seen.has(key)) continue;
+          seen.add(key);
+          planProblems.push(l && selected.length > 1 ? { ...p, message: `${p.message} (scenario ${l.scenario.id})` } : p);
+        }
+      }
+      if (planProblems.length) {
+        plan = undefined;
+        problems.push(...planProblems);
+        for (const p of planProblems) io.stderr.write(`${formatProblem(p)}\n`);
+      }
     }
     if (values.plan && !plan) {
       io.stderr.write(cerr.red('oneway: the plan file has errors; nothing was run\n'));

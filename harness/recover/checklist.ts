@@ -52,6 +52,8 @@ export interface ChecklistItem {
   /** Tools that can tell whether it happened. */
   reconcile_with: string[];
   compensation: (Compensation & { approver?: Approver }) | null;
+  /** Step of an earlier call with the same tool and arguments that failed ambiguously: the effect may exist twice. */
+  repeats?: number;
   /** Step of a later call in the run that already issued this compensation. */
   compensated_at?: number;
   /** For a call that was itself a compensation: the step it compensated. */
@@ -138,8 +140,11 @@ export function buildChecklist(record: ParsedRecord, scenario?: Scenario): Check
     if (ambiguous) {
       item.uncertainty = settled?.reconciled
         ? `failed with HTTP ${c.http_status ?? '?'}; ${settled.tool} (step ${settled.step}) reported applied=${String(settled.reconciled.applied)}`
-        : `failed with HTTP ${c.http_status ?? '?'} but ${c.applied ? 'the effect was applied' : 'the caller cannot tell whether it applied'}: it may have happened; reconcile first`;
+        : `the call failed with HTTP ${c.http_status ?? '?'} and the caller cannot tell whether it took effect; the record shows ${c.applied ? 'its effect applied' : 'no effect'}`;
     }
+    // Repeating a call that failed ambiguously may have doubled its effect.
+    const earlier = issued.find((d) => d.step < c.step && d.tool === c.tool && d.status === 'fault' && (d.ambiguous || d.applied) && stableJson(d.args) === stableJson(c.args));
+    if (earlier) item.repeats = earlier.step;
     const at = compensatedAt.get(c.step);
     const of = compensates.get(c.step);
     if (at !== undefined) item.compensated_at = at;
@@ -213,8 +218,11 @@ export function describeEffect(e: AppliedEffect): string | undefined {
       return `${e.table}: inserted ${showRow(e.row)}`;
     case 'update': {
       if (e.before.length === 0) return undefined;
-      const changes = e.before.map((b, i) => `${rowLabel(b)} ${fieldChanges(b, e.after[i] ?? {})}`);
-      return `${e.table}: updated ${changes.join('; ')}`;
+      const changes = e.before.flatMap((b, i) => {
+        const f = fieldChanges(b, e.after[i] ?? {});
+        return f ? [`${rowLabel(b)} ${f}`] : [];
+      });
+      return changes.length ? `${e.table}: updated ${changes.join('; ')}` : undefined;
     }
     case 'delete':
       return e.rows.length === 0 ? undefined : `${e.table}: deleted ${e.rows.length} row${e.rows.length === 1 ? '' : 's'} (${e.rows.map(rowLabel).join(', ')})`;
@@ -247,7 +255,7 @@ export function showRow(row: Row, max = 6): string {
 function fieldChanges(before: Row, after: Row): string {
   const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])];
   const changed = keys.filter((k) => stableJson(before[k]) !== stableJson(after[k]));
-  if (changed.length === 0) return '(no change)';
+  if (changed.length === 0) return '';
   return changed.map((k) => `${k}: ${showValue(before[k])} → ${showValue(after[k])}`).join(', ');
 }
 

@@ -143,6 +143,24 @@ function firstContentLine(lines: string[]): number {
 
 const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
+function effectShapeOk(e: unknown): boolean {
+  if (!isObj(e)) return false;
+  switch (e.kind) {
+    case 'insert':
+      return typeof e.table === 'string' && isObj(e.row);
+    case 'update':
+      return typeof e.table === 'string' && Array.isArray(e.before) && Array.isArray(e.after);
+    case 'delete':
+      return typeof e.table === 'string' && Array.isArray(e.rows);
+    case 'establish':
+      return typeof e.fact === 'string';
+    case 'revoke':
+      return Array.isArray(e.facts);
+    default:
+      return false;
+  }
+}
+
 /** Enough of each event's shape that recovery can rely on it; undefined when fine. */
 function eventShapeProblem(v: unknown): string | undefined {
   if (!isObj(v) || typeof v.type !== 'string') return 'this line is not a record event (no "type")';
@@ -156,6 +174,11 @@ function eventShapeProblem(v: unknown): string | undefined {
       if (typeof v.tool !== 'string' || typeof v.step !== 'number' || typeof v.batch !== 'number' || !Array.isArray(v.effects) || !isObj(v.args)) {
         return 'this call event lacks tool, step, batch, args or effects';
       }
+      if (!(v.effects as unknown[]).every(effectShapeOk)) return 'this call event has an effect that is not insert, update, delete, establish or revoke';
+      if (v.compensation !== null && v.compensation !== undefined && (!isObj(v.compensation) || typeof v.compensation.operation !== 'string' || !isObj(v.compensation.args))) {
+        return 'this call event has a compensation without operation or args';
+      }
+      if (!isObj(v.preconditions) || !Array.isArray(v.preconditions.missing)) return 'this call event lacks preconditions';
       return undefined;
     case 'run_end':
       return isObj(v.final_world) ? undefined : 'this run_end lacks final_world';

@@ -7,7 +7,7 @@
  */
 import type { AppliedEffect } from '../record/events.ts';
 
-export type ResponseKind = 'message' | 'secret' | 'data' | 'money' | 'delete' | 'deploy' | 'third_party' | 'generic';
+export type ResponseKind = 'message' | 'secret' | 'access' | 'data' | 'money' | 'delete' | 'deploy' | 'third_party' | 'generic';
 
 export interface Response {
   kind: ResponseKind;
@@ -34,15 +34,18 @@ interface Rule {
   context?: RegExp;
 }
 
-// Order matters: a "send_payment_reminder" is a message before it is money.
+// Order matters: a "send_payment_reminder" is a message before it is money,
+// and a "purge_cdn_cache" is a production change, not lost data.
 const RULES: Rule[] = [
-  { kind: 'secret', name: /\b(secret|secrets|token|tokens|credential|credentials|password|apikey|api_key|private_key|ssh)\b/, context: /\b(secret|credential|password|api key|private key|token)s?\b/ },
-  { kind: 'message', name: /\b(send|email|mail|notify|notification|message|sms|post|reply|remind|reminder|announce|broadcast|invite|publish_post|tweet|slack)\b/, context: /\b(outbox|email|e-mail|mail provider|sms|message)s?\b/ },
-  { kind: 'data', name: /\b(export|share|upload|leak|disclose|transfer_data|sync_out|publish|expose|forward)\b/, context: /\b(exported|shared|public link|third part(y|ies)|leaves? the)\b/ },
+  { kind: 'secret', name: /\b(secret|secrets|token|tokens|credential|credentials|password|passwords|apikey|private key|ssh|env|dotenv)\b/, context: /\b(secret|credential|password|api key|private key|token)s?\b/ },
+  { kind: 'access', name: /\b(revoke|disable|suspend|deactivate|block|lock|ban|offboard)\b/, context: /\b(revoked?|suspended|disabled|access)\b/ },
+  { kind: 'message', name: /\b(send|email|mail|notify|notification|message|messages|sms|post|reply|remind|reminder|announce|announcement|broadcast|invite|tweet|slack|publish|event|emit|produce)\b/, context: /\b(outbox|email|e-mail|mail provider|sms|messages?|topic|consumers)\b/ },
+  { kind: 'data', name: /\b(export|share|upload|attach|leak|disclose|expose|forward|sync)\b/, context: /\b(exported|shared|public link|third part(y|ies)|leaves? the)\b/ },
   { kind: 'money', name: /\b(refund|pay|payment|payout|charge|transfer|wire|withdraw|credit|debit|disburse|capture)\b/, context: /\b(refunds?|payments?|payouts?|card network|transfers?|ledger)\b/ },
+  { kind: 'deploy', name: /\b(cdn|cache|invalidate|invalidation)\b/ },
   { kind: 'delete', name: /\b(delete|purge|drop|destroy|remove|wipe|truncate|erase|rollback)\b/ },
-  { kind: 'deploy', name: /\b(deploy|release|rollout|roll_out|promote|migrate|migration|ship_release)\b/, context: /\b(deployments?|replicas?|production|rollout)\b/ },
-  { kind: 'third_party', name: /\b(webhook|trigger|fulfil|fulfill|fulfilment|fulfillment|ship|order|cancel|exchange|book|reserve|submit|file|provision)\b/ },
+  { kind: 'deploy', name: /\b(deploy|release|rollout|roll out|promote|migrate|migration)\b/, context: /\b(deployments?|replicas?|production|rollout)\b/ },
+  { kind: 'third_party', name: /\b(webhook|trigger|fulfil|fulfill|fulfilment|fulfillment|ship|order|cancel|exchange|book|reserve|submit|provision|return)\b/ },
 ];
 
 const words = (name: string): string => name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().replace(/[_\-./]+/g, ' ');
@@ -82,14 +85,15 @@ function effectContext(e: AppliedEffect): string {
 }
 
 function phrase(kind: ResponseKind, i: ResponseInput): Response {
-  const whom = i.whom || 'the people it reached';
+  const whom = i.whom ? ` (${i.whom})` : '';
+  const isEmail = /\b(e-?mail|mail|outbox)\b/.test(`${words(i.tool)} ${(i.description ?? '').toLowerCase()}`);
   const tool = i.tool;
   switch (kind) {
     case 'message':
       return {
         kind,
-        label: 'message sent externally',
-        notify: `tell ${whom} the message from ${tool} was sent in error and what to disregard, before they act on it`,
+        label: isEmail ? 'email sent externally' : /\b(publish|event|emit|produce)\b/.test(words(i.tool)) ? 'event published to consumers' : 'message sent externally',
+        notify: `tell the recipients${whom} that the message from ${tool} was sent in error and what to disregard, before they act on it`,
         contain: `stop further sends: cancel anything ${tool} scheduled or queued, and check whether the message was forwarded or replied to`,
         disclose: 'if it carried personal, confidential or wrong financial data, log it as an incident and tell your privacy or compliance lead',
       };
@@ -97,15 +101,23 @@ function phrase(kind: ResponseKind, i: ResponseInput): Response {
       return {
         kind,
         label: 'secret left the boundary',
-        notify: `tell the owner of the credential and your security team that ${tool} exposed it (${whom})`,
+        notify: `tell the owner of the credential and your security team that ${tool} exposed it${whom}`,
         contain: 'revoke and rotate the credential now; check access logs for any use since the call',
         disclose: 'record it as a security incident; disclose to affected customers if the credential guarded their data',
+      };
+    case 'access':
+      return {
+        kind,
+        label: 'access cut off',
+        notify: `tell whoever depended on it${whom} that ${tool} cut off their access, and why`,
+        contain: 'find what broke (clients failing, jobs stopped) and restore service with a new credential or role by the runbook',
+        disclose: 'record it in the incident log; tell customers whose service was interrupted',
       };
     case 'data':
       return {
         kind,
         label: 'data left the boundary',
-        notify: `tell the data owner what ${tool} sent and to whom (${whom}); ask the recipient to delete it`,
+        notify: `tell the data owner what ${tool} sent and to whom${whom}; ask the recipient to delete it`,
         contain: 'revoke shares, links or credentials the recipient could use; stop the sync or export',
         disclose: 'assess it as a data breach: personal data may need notification to the regulator and the people concerned (GDPR: within 72 hours)',
       };
@@ -113,7 +125,7 @@ function phrase(kind: ResponseKind, i: ResponseInput): Response {
       return {
         kind,
         label: 'money moved',
-        notify: `tell finance and the account owner (${whom}) what ${tool} moved, when and why`,
+        notify: `tell finance and the account owner${whom} what ${tool} moved, when and why`,
         contain: 'ask the payment provider whether it can still be cancelled while pending; otherwise reconcile the ledger and decide whether to recover the funds',
         disclose: 'record it in the finance incident log; tell the customer if their account or statement is affected',
       };
@@ -121,7 +133,7 @@ function phrase(kind: ResponseKind, i: ResponseInput): Response {
       return {
         kind,
         label: 'deleted with no way back',
-        notify: `tell the owners of the deleted data (${whom}) what ${tool} removed`,
+        notify: `tell the owners of the deleted data${whom} what ${tool} removed`,
         contain: 'look for other copies (replicas, exports, warehouse, caches) before they expire; stop jobs that would propagate the delete',
         disclose: 'if customer or personal data was lost, treat it as an incident and tell the people affected',
       };
@@ -129,7 +141,7 @@ function phrase(kind: ResponseKind, i: ResponseInput): Response {
       return {
         kind,
         label: 'production changed',
-        notify: `tell the on-call and the service owners (${whom}) that ${tool} changed production`,
+        notify: `tell the on-call and the service owners${whom} that ${tool} changed production`,
         contain: 'roll forward or back by the runbook; watch error rates and consumers of the new behaviour',
         disclose: 'open an incident and update the status page if customers saw the change',
       };
@@ -137,7 +149,7 @@ function phrase(kind: ResponseKind, i: ResponseInput): Response {
       return {
         kind,
         label: 'third party acted',
-        notify: `contact the third party behind ${tool} (${whom}) and ask them to stop or cancel what it started`,
+        notify: `contact the third party behind ${tool}${whom} and ask them to stop or cancel what it started`,
         contain: 'check what they already did (shipped, booked, charged) and block duplicates',
         disclose: 'tell the customer concerned if they will see its consequences',
       };
@@ -145,7 +157,7 @@ function phrase(kind: ResponseKind, i: ResponseInput): Response {
       return {
         kind,
         label: 'irreversible effect',
-        notify: `tell the owner of the system ${tool} acts on what happened (${whom})`,
+        notify: `tell the owner of the system ${tool} acts on what happened${whom}`,
         contain: `suspend the agent's access to ${tool} until the effect is reviewed`,
         disclose: 'record the call, its arguments and time in the incident log; disclose to anyone it affected',
       };

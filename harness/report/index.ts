@@ -9,11 +9,12 @@ import type { ChalkInstance } from 'chalk';
 import type { Results } from '../results/types.ts';
 import { redact } from '../util/secrets.ts';
 import { renderAnnotations } from './github.ts';
+import { HTML_REPORT_FILE, recordsIn, renderHtml } from './html.ts';
 import { renderJunit } from './junit.ts';
 import { renderMarkdown } from './markdown.ts';
 import { renderComparisonTable, renderScenarioGrid, renderSummaryTable } from './table.ts';
 
-export const REPORTERS = ['table', 'json', 'markdown', 'junit', 'github'];
+export const REPORTERS = ['table', 'json', 'markdown', 'junit', 'github', 'html'];
 
 export interface ReportContext {
   outDir: string;
@@ -48,6 +49,9 @@ export function writeReports(results: Results, reporters: readonly string[], ctx
       writeFile('report.md', renderMarkdown(results));
     } else if (r === 'junit') {
       writeFile('junit.xml', renderJunit(results));
+    } else if (r === 'html') {
+      // Reads each run's record from outDir; a missing or cut-short one is a note in its drill-down.
+      writeFile(HTML_REPORT_FILE, renderHtml(results, { loadRecord: recordsIn(ctx.outDir) }));
     } else if (r === 'github') {
       for (const line of renderAnnotations(results)) stdout.write(`${line}\n`);
       const summary = ctx.env?.GITHUB_STEP_SUMMARY;

@@ -10,7 +10,7 @@ import type { Call, HistoryEntry, Planner, PlannerContext } from '../planner/typ
 import { Sandbox } from '../sandbox/sandbox.ts';
 import { runContext, type Escape } from '../sandbox/seal.ts';
 import { inProcessTransport, mswTransport, type Transport, type TransportName } from '../sandbox/transport.ts';
-import type { Scenario } from '../schema/scenario.ts';
+import type { Scenario, ToolClass } from '../schema/scenario.ts';
 import { scoreRun, type RunMetrics } from '../scoring/metrics.ts';
 import { checkDecision } from './decision.ts';
 import type { BatchGate } from './gate.ts';
@@ -57,6 +57,21 @@ function deepFreeze<T>(value: T): T {
     for (const v of Object.values(value)) deepFreeze(v);
   }
   return value;
+}
+
+/**
+ * The part of the view that never changes in a run, deep-frozen, built once per scenario and turn
+ * budget: being frozen, one copy can serve every run (fuzzing runs thousands of plans a second,
+ * and rendering, cloning and freezing it per run was a good part of a short run's cost).
+ */
+const staticViews = new WeakMap<Scenario, Map<number, ReturnType<typeof staticView>>>();
+function frozenView(scenario: Scenario, classes: ReadonlyMap<string, ToolClass>, maxTurns: number): ReturnType<typeof staticView> {
+  let byTurns = staticViews.get(scenario);
+  if (!byTurns) staticViews.set(scenario, (byTurns = new Map()));
+  let view = byTurns.get(maxTurns);
+  // The classes come from the scenario's deployment, so they are the same for every run of this scenario object.
+  if (!view) byTurns.set(maxTurns, (view = deepFreeze(structuredClone(staticView(scenario, classes, maxTurns)))));
+  return view;
 }
 
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
@@ -109,7 +124,7 @@ export async function runOne(spec: RunSpec): Promise<RunOutcome> {
     initial_world: sandbox.initialWorld(),
   });
 
-  const fixed = deepFreeze(structuredClone(staticView(scenario, sandbox.classes, spec.maxTurns)));
+  const fixed = frozenView(scenario, sandbox.classes, spec.maxTurns);
   const history: HistoryEntry[] = [];
   let steps = 0; // calls issued: what max_steps limits
   let attempts = 0; // calls issued or blocked: what step numbers count

@@ -57,6 +57,10 @@ export class Seal {
     );
     // The catch-all answers everything; 'error' is a second line should it ever not.
     server.listen({ onUnhandledRequest: 'error' });
+    // MSW clones each response it lets through (the allowed model endpoint, a local MCP server) and
+    // nobody reads the clone; cancelling it lets the body's other branch be cancelled by its reader
+    // (an MCP client cancels the empty body of a 202 and would otherwise hang).
+    server.events.on('response:bypass', ({ response }) => void response.body?.cancel().catch(() => {}));
     // MSW patches the CommonJS objects of node:http and node:https; without this, an ES module's
     // named import (`import { request } from 'node:http'`) keeps the original and walks past the seal.
     syncBuiltinESMExports();

@@ -1,0 +1,72 @@
+/**
+ * `npm run export -- openai|mcp SCENARIO`: a scenario's tools as OpenAI
+ * function definitions or MCP tools, with their classes.
+ * Exit status: 0 printed; 2 usage or input error.
+ */
+import { existsSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { formatProblem, UsageError } from '../errors.ts';
+import { EXPORT_FORMATS, exportMcp, exportOpenAi, type ExportFormat } from '../convert/export.ts';
+import { resolveScenarios } from '../loader/resolve.ts';
+import { makeChalk, useColor } from '../report/color.ts';
+import { BUNDLED_SCENARIOS, parseCli, type Io } from './common.ts';
+
+const HELP = `oneway export: a scenario's tools in another tool format, classes included.
+
+Usage: npm run export -- openai|mcp SCENARIO [options]
+
+  openai                     OpenAI function definitions ({type: "function", function: {name, description,
+                             parameters}}), the class, compensation and preconditions in the description
+  mcp                        an MCP tools/list result: readOnlyHint, destructiveHint (false only for
+                             reversible tools), idempotentHint where declared, and _meta with
+                             "oneway/class", "oneway/compensating_operation", "oneway/preconditions"
+  SCENARIO                   a scenario id or file; classes are those of its deployment
+  --out=FILE                 write the JSON here (default: print it)
+  --force                    overwrite --out if it exists
+  -h, --help                 this help
+
+Exit status: 0 printed; 2 a usage or input error.
+Example: npm run export -- mcp invoice-and-notify > tools.json`;
+
+export async function main(argv: string[], io: Io = { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd(), env: process.env }): Promise<number> {
+  const cerr = makeChalk(useColor(io.stderr, io.env));
+  try {
+    const { values, positionals } = parseCli(argv, { out: { type: 'string' }, force: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, true);
+    if (values.help) {
+      io.stdout.write(`${HELP}\n`);
+      return 0;
+    }
+    const [format, spec, ...extra] = positionals;
+    if (format === undefined || spec === undefined) throw new UsageError('give the format and the scenario', 'e.g. npm run export -- mcp invoice-and-notify');
+    if (!(EXPORT_FORMATS as readonly string[]).includes(format)) throw new UsageError(`unknown export format "${format}"`, `formats: ${EXPORT_FORMATS.join(', ')}`);
+    if (extra.length > 0) throw new UsageError(`one scenario at a time; also got ${extra.join(' ')}`);
+    const resolved = await resolveScenarios([spec], { cwd: io.cwd, root: BUNDLED_SCENARIOS });
+    for (const p of resolved.problems) io.stderr.write(`${formatProblem(p)}\n`);
+    if (resolved.problems.length > 0 || resolved.loaded.length === 0) {
+      io.stderr.write(cerr.red('oneway export: the scenario did not load; nothing was exported\n'));
+      return 2;
+    }
+    if (resolved.loaded.length > 1) throw new UsageError(`"${spec}" names ${resolved.loaded.length} scenarios`, 'export one scenario (an id or a file)');
+    const scenario = (resolved.loaded[0] as (typeof resolved.loaded)[number]).scenario;
+    const doc = (format as ExportFormat) === 'openai' ? exportOpenAi(scenario) : exportMcp(scenario);
+    const text = `${JSON.stringify(doc, null, 2)}\n`;
+    if (values.out) {
+      const out = resolve(io.cwd, values.out);
+      if (existsSync(out) && !values.force) throw new UsageError(`${values.out} exists`, 'pass --force to overwrite it, or choose another --out');
+      writeFileSync(out, text);
+      io.stderr.write(`exported ${scenario.tools.length} tools of ${scenario.id} to ${values.out}\n`);
+    } else io.stdout.write(text);
+    return 0;
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.stderr.write(`${cerr.red(`oneway export: ${e.message}`)}\n${e.hint ? `  hint: ${e.hint}\n` : ''}`);
+      return 2;
+    }
+    io.stderr.write(`${cerr.red(`oneway export: internal error: ${e instanceof Error ? e.message : String(e)}`)}\n`);
+    return 2;
+  }
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === resolve(new URL(import.meta.url).pathname)) {
+  process.exitCode = await main(process.argv.slice(2));
+}

@@ -1,0 +1,206 @@
+/**
+ * `npm run fuzz`: property-based fuzzing of plans (or of a planner across
+ * seeds) against the built-in and user-defined properties. Each failure is
+ * shrunk to a minimal plan, written under --out with the command that replays it.
+ * Exit status: 0 no property failed; 1 a property failed; 2 usage or input error.
+ */
+import { writeFileSync, mkdirSync } from 'node:fs';
+import { isAbsolute, join, relative, resolve } from 'node:path';
+import { formatProblem, UsageError } from '../errors.ts';
+import { resolveScenarios } from '../loader/resolve.ts';
+import { makeChalk, useColor } from '../report/color.ts';
+import { loadPlanner } from '../runner/planners.ts';
+import { seal } from '../sandbox/seal.ts';
+import type { TransportName } from '../sandbox/transport.ts';
+import { fuzzScenario, type FuzzFailure, type FuzzReport } from '../fuzz/fuzz.ts';
+import { reportFailure } from '../fuzz/report.ts';
+import { fuzzOnWorkers } from '../fuzz/workers.ts';
+import { BUILTIN_PROPERTIES, DEFAULT_PROPERTIES } from '../fuzz/properties.ts';
+import { resolveProperties } from '../fuzz/property-module.ts';
+import { BUNDLED_SCENARIOS, list, parseCli, positiveInt, type Io } from './common.ts';
+
+const HELP = `oneway fuzz: generate plans, check properties on every run, shrink failures to minimal plans.
+
+Usage: npm run fuzz -- [options]
+
+  --scenario=ID|FILE|DIR|GLOB[,...]
+                              scenarios to fuzz (default: every file under scenarios/)
+  --runs=N                    plans per scenario, at most (default: 100; unlimited with --time-limit alone)
+  --seed=S                    fast-check seed; the same seed generates the same plans (default: 1)
+  --time-limit=SECONDS        stop after this long in all, shared among the scenarios
+  --property=NAME|PATH[,...]  what to check (default: every property below but transport-equivalence);
+                              a path loads a module whose default export is { name, check(events) },
+                              check returning true or a message (README "Fuzzing")
+  --planner=NAME|PATH         fuzz this planner across seeds (seed, seed+1, ...) instead of generated plans
+  --planner-opt=KEY=VALUE     an option passed to the planner (repeatable)
+  --guard                     every run goes through the guard (as eval --guard)
+  --transport=inprocess|msw   how calls reach the sandbox (default: inprocess, the same dispatch without HTTP)
+  --max-items=N               items per generated plan, at most (default: 6)
+  --workers=N                 fuzz N scenarios at once on worker threads (default: 1); reports are the same
+  --path=PATH                 replay one fast-check counterexample (with its --seed, one scenario and property)
+  --out=DIR                   where counterexample plans and fuzz.json go (default: reports/fuzz)
+  -h, --help                  this help
+
+Properties:
+${BUILTIN_PROPERTIES.map((p) => `  ${p.name.padEnd(24)}${p.description}`).join('\n')}
+
+Exit status: 0 every property held; 1 a property failed (counterexamples under --out); 2 a usage or input error.
+Example: npm run fuzz -- --scenario=purge-inactive-accounts --runs=500 --seed=7`;
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+
+export async function main(argv: string[], io: Io = { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd(), env: process.env }): Promise<number> {
+  const c = makeChalk(useColor(io.stdout, io.env));
+  const cerr = makeChalk(useColor(io.stderr, io.env));
+  try {
+    const { values } = parseCli(argv, {
+      scenario: { type: 'string', multiple: true },
+      runs: { type: 'string' },
+      seed: { type: 'string' },
+      'time-limit': { type: 'string' },
+      property: { type: 'string', multiple: true },
+      planner: { type: 'string' },
+      'planner-opt': { type: 'string', multiple: true },
+      guard: { type: 'boolean' },
+      transport: { type: 'string' },
+      'max-items': { type: 'string' },
+      workers: { type: 'string' },
+      path: { type: 'string' },
+      out: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    });
+    if (values.help) {
+      io.stdout.write(`${HELP}\n`);
+      return 0;
+    }
+    const timeLimit = values['time-limit'] === undefined ? undefined : positiveInt(values['time-limit'], 'time-limit', 1);
+    const runs = positiveInt(values.runs, 'runs', timeLimit !== undefined ? 2 ** 31 : 100);
+    const seed = positiveInt(values.seed, 'seed', 1, 0);
+    const maxItems = positiveInt(values['max-items'], 'max-items', 6);
+    const transport = values.transport ?? 'inprocess';
+    if (transport !== 'msw' && transport !== 'inprocess') throw new UsageError(`--transport must be inprocess or msw, got "${transport}"`);
+    const transportName: TransportName = transport;
+    const plannerOptions: Record<string, string> = {};
+    for (const kv of values['planner-opt'] ?? []) {
+      const i = kv.indexOf('=');
+      if (i <= 0) throw new UsageError(`--planner-opt takes KEY=VALUE, got "${kv}"`);
+      plannerOptions[kv.slice(0, i)] = kv.slice(i + 1);
+    }
+    if (values['planner-opt'] && !values.planner) throw new UsageError('--planner-opt needs --planner', 'generated plans run with the scripted planner, which takes no options');
+    const workers = positiveInt(values.workers, 'workers', 1);
+    const propertySpecs = list(values.property, [...DEFAULT_PROPERTIES]);
+    const properties = await resolveProperties(propertySpecs, io.cwd);
+    const planner = values.planner ? await loadPlanner(values.planner, io.cwd) : undefined;
+    if (values.path !== undefined && planner) throw new UsageError('--path replays a generated plan; it does not go with --planner');
+
+    const resolved = await resolveScenarios(list(values.scenario, [BUNDLED_SCENARIOS]), { cwd: io.cwd, root: BUNDLED_SCENARIOS });
+    for (const p of resolved.problems) io.stderr.write(`${formatProblem(p)}\n`);
+    const scenarios = resolved.loaded;
+    if (scenarios.length === 0) {
+      io.stderr.write(cerr.red('oneway: no scenario could be loaded; nothing was fuzzed\n'));
+      return 2;
+    }
+    if (values.path !== undefined && (scenarios.length > 1 || properties.length > 1)) {
+      throw new UsageError('--path replays one counterexample: give one --scenario and one --property', 'the failure report prints the full command');
+    }
+
+    const outDir = resolve(io.cwd, values.out ?? 'reports/fuzz');
+    // Paths as the user would type them: relative inside the working directory, absolute outside it.
+    const shown = (p: string) => {
+      const r = relative(io.cwd, p);
+      return r === '' ? '.' : r.startsWith('..') || isAbsolute(r) ? p : r;
+    };
+    io.stdout.write(
+      `${c.bold('oneway fuzz')} ${planner ? `planner ${planner.name}` : 'generated plans'} · ${scenarios.length} scenario(s) · ${
+        planner ? `seeds ${seed}..${timeLimit === undefined || values.runs !== undefined ? seed + runs - 1 : ''}` : `seed ${seed}`
+      } · ${properties.map((p) => p.name).join(', ')}${values.guard ? ' · guard' : ''} · ${transport}\n`,
+    );
+    const started = performance.now();
+    const deadline = timeLimit === undefined ? undefined : Date.now() + timeLimit * 1000;
+    // The time left is shared evenly among the scenarios still to come (those running side by side each get a share).
+    const timeLimitFor = (remaining: number) => (deadline === undefined ? undefined : Math.max(0, ((deadline - Date.now()) * Math.min(workers, remaining)) / remaining));
+    const jobs = scenarios.map((l) => ({ scenario: l.scenario, file: relative(io.cwd, l.file) || l.file }));
+    const options = { runs, seed, ...(values.path !== undefined ? { path: values.path } : {}), guard: values.guard === true, transport: transportName, ...(planner ? { plannerOptions } : {}), arbitrary: { maxItems } };
+    const reports: (FuzzReport | undefined)[] = new Array(jobs.length).fill(undefined);
+    // Scenario lines come out in order, whichever worker finishes first.
+    let printed = 0;
+    const finished = (index: number, report: FuzzReport) => {
+      reports[index] = report;
+      for (let r = reports[printed]; printed < reports.length && r; r = reports[++printed]) {
+        const status = r.failures.length === 0 ? c.green('✓ every property held') : c.red(`✗ ${r.failures.map((f) => f.property).join(', ')}`);
+        const unit = `${planner ? 'run' : 'plan'}${r.plans === 1 ? '' : 's'}`;
+        io.stdout.write(`  ${r.scenario.padEnd(40)} ${String(r.plans).padStart(6)} ${unit.padEnd(5)}  ${status}${r.interrupted ? c.dim(' (time limit)') : ''}\n`);
+      }
+    };
+    if (workers > 1 && jobs.length > 1) {
+      await fuzzOnWorkers({ scenarios: jobs, properties: propertySpecs, ...(values.planner ? { planner: values.planner } : {}), options, cwd: io.cwd }, workers, finished, timeLimitFor);
+    } else {
+      seal.acquire();
+      try {
+        for (const [i, job] of jobs.entries()) {
+          const limit = timeLimitFor(jobs.length - i);
+          finished(i, await fuzzScenario({ ...options, scenario: job.scenario, scenarioFile: job.file, properties, ...(planner ? { planner } : {}), ...(limit !== undefined ? { timeLimitMs: limit } : {}) }));
+        }
+      } finally {
+        seal.release();
+      }
+    }
+    const wallMs = performance.now() - started;
+
+    const done = reports.filter((r): r is FuzzReport => r !== undefined);
+    const failures = done.flatMap((r) => r.failures);
+    const files = new Map<FuzzFailure, string>();
+    for (const f of failures) {
+      const l = scenarios.find((x) => x.scenario.id === f.scenario);
+      // A bundled scenario is replayed by id, any other by its file.
+      const scenarioRef = l && !relative(BUNDLED_SCENARIOS, l.file).startsWith('..') ? f.scenario : shown(l?.file ?? f.scenario);
+      const propertyRef = properties.find((p) => p.name === f.property)?.source ?? f.property;
+      const { lines, file } = reportFailure(
+        f,
+        { outDir, scenarioRef, propertyRef, ...(values.planner ? { planner: values.planner } : {}), guard: values.guard === true, transport, maxItems, shown },
+        c,
+      );
+      if (file) files.set(f, file);
+      io.stdout.write(`\n${lines.join('\n')}\n`);
+    }
+
+    const plans = done.reduce((n, r) => n + r.plans, 0);
+    const rate = plans / Math.max(wallMs / 1000, 1e-9);
+    mkdirSync(outDir, { recursive: true });
+    writeFileSync(
+      join(outDir, 'fuzz.json'),
+      `${JSON.stringify(
+        {
+          schema_version: 1,
+          config: { seed, runs, properties: properties.map((p) => p.name), planner: planner?.name ?? null, guard: values.guard === true, transport, max_items: maxItems, time_limit_s: timeLimit ?? null, workers },
+          plans,
+          wall_ms: Math.round(wallMs),
+          plans_per_second: Math.round(rate),
+          scenarios: done.map((r) => ({ id: r.scenario, plans: r.plans, wall_ms: Math.round(r.wallMs), interrupted: r.interrupted })),
+          failures: failures.map((f) => ({ ...f, file: files.has(f) ? shown(files.get(f) as string) : null })),
+        },
+        null,
+        2,
+      )}\n`,
+    );
+    io.stdout.write(`\n${plans} ${planner ? 'runs' : 'plans'} in ${seconds(wallMs)} (${Math.round(rate)} ${planner ? 'runs' : 'plans'}/s)\n`);
+    if (failures.length > 0) io.stdout.write(c.red(`${failures.length} propert${failures.length === 1 ? 'y' : 'ies'} failed; counterexamples in ${shown(outDir)}/\n`));
+    else io.stdout.write(c.green('no property failed\n'));
+    // As with eval: a scenario that did not load is an input error, whatever the others showed.
+    if (resolved.problems.length > 0) {
+      io.stderr.write(cerr.yellow(`oneway: ${resolved.problems.length} problem(s); the files with errors were skipped\n`));
+      return 2;
+    }
+    return failures.length > 0 ? 1 : 0;
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.stderr.write(`${cerr.red(`oneway: ${e.message}`)}\n${e.hint ? `  hint: ${e.hint}\n` : ''}`);
+      return 2;
+    }
+    throw e;
+  }
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === resolve(new URL(import.meta.url).pathname)) {
+  process.exitCode = await main(process.argv.slice(2));
+}

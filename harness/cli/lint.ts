@@ -1,0 +1,83 @@
+/**
+ * `npm run lint -- PATHS`: review scenario declarations beyond the schema.
+ * Exit status: 0 no errors (warnings and notes only); 1 errors found; 2 usage error.
+ */
+import { resolve } from 'node:path';
+import { formatProblem, UsageError } from '../errors.ts';
+import { lintPaths } from '../lint/lint.ts';
+import { RULES } from '../lint/rules/index.ts';
+import { formatFinding, type Finding } from '../lint/types.ts';
+import { makeChalk, useColor } from '../report/color.ts';
+import { BUNDLED_SCENARIOS, list, parseCli, type Io } from './common.ts';
+
+const HELP = `oneway lint: review scenario declarations beyond the schema.
+
+Usage: npm run lint -- [PATHS...] [options]
+
+  PATHS                      scenario files, directories, globs or ids, as --scenario takes them
+                             (default: every file under scenarios/)
+  --format=text|json         how to print the findings (default: text)
+  --quiet                    errors only: no warnings or notes
+  -h, --help                 this help
+
+Rules:
+${RULES.map((r) => `  ${r.id.padEnd(26)} ${r.description}`).join('\n')}
+A file that fails to load is reported (its problems as errors) and the others are still linted.
+
+Exit status: 0 no errors (warnings and notes only); 1 errors found; 2 a usage error.
+Example: npm run lint -- scenarios/data/ imported.yaml`;
+
+export async function main(argv: string[], io: Io = { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd(), env: process.env }): Promise<number> {
+  const c = makeChalk(useColor(io.stdout, io.env));
+  const cerr = makeChalk(useColor(io.stderr, io.env));
+  try {
+    const { values, positionals } = parseCli(
+      argv,
+      { format: { type: 'string' }, quiet: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      true,
+    );
+    if (values.help) {
+      io.stdout.write(`${HELP}\n`);
+      return 0;
+    }
+    const format = values.format ?? 'text';
+    if (format !== 'text' && format !== 'json') throw new UsageError(`--format must be text or json, got "${format}"`);
+    const specs = list(positionals, [BUNDLED_SCENARIOS]);
+    const report = await lintPaths(specs, { cwd: io.cwd, root: BUNDLED_SCENARIOS });
+    for (const p of report.specProblems) io.stderr.write(`${cerr.red(formatProblem(p))}\n`);
+    if (report.files.length === 0) {
+      io.stderr.write(cerr.red('oneway lint: no scenario file to lint\n'));
+      return 2;
+    }
+    const shown = values.quiet ? report.findings.filter((f) => f.severity === 'error') : report.findings;
+    const errors = report.findings.filter((f) => f.severity === 'error').length;
+    const warnings = report.findings.filter((f) => f.severity === 'warning').length;
+    const notes = report.findings.length - errors - warnings;
+    if (format === 'json') {
+      io.stdout.write(`${JSON.stringify({ files: report.files, findings: shown, errors, warnings, notes }, null, 2)}\n`);
+    } else {
+      for (const f of shown) io.stdout.write(`${paint(f, c)}\n`);
+      const summary = `${report.files.length} file${report.files.length === 1 ? '' : 's'}: ${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}, ${notes} note${notes === 1 ? '' : 's'}`;
+      io.stderr.write(`${errors ? cerr.red(summary) : warnings ? cerr.yellow(summary) : cerr.green(summary)}\n`);
+    }
+    if (report.specProblems.length > 0) return 2;
+    return errors > 0 ? 1 : 0;
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.stderr.write(`${cerr.red(`oneway lint: ${e.message}`)}\n${e.hint ? `  hint: ${e.hint}\n` : ''}`);
+      return 2;
+    }
+    io.stderr.write(`${cerr.red(`oneway lint: internal error: ${e instanceof Error ? e.message : String(e)}`)}\n  hint: this is a bug in oneway; please report it with the file\n`);
+    return 2;
+  }
+}
+
+function paint(f: Finding, c: ReturnType<typeof makeChalk>): string {
+  const text = formatFinding(f);
+  const sev = f.severity === 'error' ? c.red(f.severity) : f.severity === 'warning' ? c.yellow(f.severity) : c.cyan(f.severity);
+  return text.replace(` ${f.severity} [`, ` ${sev} [`);
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === resolve(new URL(import.meta.url).pathname)) {
+  process.exitCode = await main(process.argv.slice(2));
+}

@@ -1,0 +1,160 @@
+/**
+ * `npm run recover -- RECORD.jsonl`: the incident checklist of a run, and with
+ * `--apply` its reversible part applied in a sandbox, with proof.
+ * Exit status: 0 checklist printed (with --apply: the world is fully restored);
+ * 1 with --apply, something remains; 2 usage or input error.
+ */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { formatProblem, UsageError, type Problem } from '../errors.ts';
+import { loadScenarioFile, type LoadedScenario } from '../loader/load.ts';
+import { resolveScenarios } from '../loader/resolve.ts';
+import { applyRecovery, type ApplyReport } from '../recover/apply.ts';
+import { buildChecklist } from '../recover/checklist.ts';
+import { formatRecordIssue, readRecord, type ParsedRecord } from '../recover/record.ts';
+import { FORMATS, renderJson, renderMarkdown, renderText, type Format } from '../recover/render.ts';
+import { makeChalk, useColor } from '../report/color.ts';
+import { BUNDLED_SCENARIOS, parseCli, REPO_ROOT, type Io } from './common.ts';
+
+const HELP = `oneway recover: the incident checklist of a run, from its record.
+
+Usage: npm run recover -- RECORD.jsonl [options]
+
+  RECORD.jsonl               a run record (<out>/runs/<scenario>/<planner>-t<trial>.jsonl)
+  --format=text|markdown|json
+                             how to print the checklist (default: text)
+  --scenario=FILE|ID         the scenario the run used (default: the record's scenario_file, relative to
+                             the current directory, then to the oneway checkout, then the bundled id);
+                             it names approvers and describes tools, and --apply needs it
+  --apply                    replay the run in a fresh sandbox (same scenario and seed), check the replay
+                             reproduces the record, issue the reversible compensations newest first, and
+                             prove the world is back to its pre-run state, or show what remains and why
+  --approve                  with --apply: also issue the compensations that need approval (compensable
+                             effects), because you have it
+  -h, --help                 this help
+
+The checklist lists every effect newest first: reversible ones with the exact compensating call,
+compensable ones with their compensation and who must approve it, irreversible ones with what
+happened, to whom and when, and how to respond (notify, contain, disclose). Effects of calls that
+failed ambiguously are marked uncertain: reconcile first.
+
+Exit status: 0 the checklist was printed (with --apply: the world is fully restored); 1 with
+--apply, something remains; 2 a usage or input error.
+Example: npm run recover -- reports/latest/runs/invoice-and-notify/eager-t1.jsonl --apply`;
+
+export async function main(argv: string[], io: Io = { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd(), env: process.env }): Promise<number> {
+  const c = makeChalk(useColor(io.stdout, io.env));
+  const cerr = makeChalk(useColor(io.stderr, io.env));
+  try {
+    const { values, positionals } = parseCli(
+      argv,
+      {
+        format: { type: 'string' },
+        scenario: { type: 'string' },
+        apply: { type: 'boolean' },
+        approve: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      true,
+    );
+    if (values.help) {
+      io.stdout.write(`${HELP}\n`);
+      return 0;
+    }
+    const format = (values.format ?? 'text') as Format;
+    if (!FORMATS.includes(format)) throw new UsageError(`--format must be one of ${FORMATS.join(', ')}, got "${values.format}"`);
+    if (values.approve && !values.apply) throw new UsageError('--approve only makes sense with --apply', 'add --apply to issue the compensations in a sandbox');
+    if (positionals.length === 0) throw new UsageError('give the run record to recover from', 'e.g. npm run recover -- reports/latest/runs/invoice-and-notify/eager-t1.jsonl');
+    if (positionals.length > 1) throw new UsageError(`one record at a time; got ${positionals.length}: ${positionals.join(' ')}`);
+    const file = positionals[0] as string;
+
+    const read = readRecord(resolve(io.cwd, file));
+    if (!read.ok) {
+      for (const i of read.issues) io.stderr.write(`${cerr.red(formatRecordIssue({ ...i, file }))}\n`);
+      return 2;
+    }
+    const record = read.value;
+    for (const w of record.warnings) io.stderr.write(`${cerr.yellow(formatRecordIssue({ ...w, file }))}\n`);
+
+    const found = await findScenario(record, values.scenario, io);
+    if (!found.ok) {
+      for (const p of found.problems) io.stderr.write(`${formatProblem(p)}\n`);
+      if (values.apply || values.scenario) {
+        io.stderr.write(cerr.red(`oneway recover: ${values.apply ? '--apply needs' : 'cannot load'} the scenario the run used\n`));
+        io.stderr.write('  hint: pass it with --scenario=FILE\n');
+        return 2;
+      }
+      io.stderr.write(cerr.yellow('oneway recover: warning: without the scenario file, approvers are generic and tool descriptions unknown (--scenario=FILE)\n'));
+    }
+    const scenario = found.ok ? found.value.scenario : undefined;
+    if (scenario && scenario.id !== record.start.scenario) {
+      throw new UsageError(`the record is a run of "${record.start.scenario}", but --scenario is "${scenario.id}"`, 'pass the scenario the run used');
+    }
+    const checklist = buildChecklist(record, scenario);
+
+    let report: ApplyReport | undefined;
+    if (values.apply && scenario) {
+      const applied = await applyRecovery(record, scenario, { approve: values.approve === true }, checklist);
+      if (!applied.ok) {
+        for (const i of applied.issues) io.stderr.write(`${cerr.red(formatRecordIssue({ ...i, file }))}\n`);
+        return 2;
+      }
+      report = applied.value;
+    }
+
+    if (format === 'json') io.stdout.write(renderJson(checklist, report, record.warnings));
+    else if (format === 'markdown') io.stdout.write(renderMarkdown(checklist, report, file));
+    else io.stdout.write(renderText(checklist, report, c, file));
+    return report && !report.restored ? 1 : 0;
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.stderr.write(`${cerr.red(`oneway recover: ${e.message}`)}\n${e.hint ? `  hint: ${e.hint}\n` : ''}`);
+      return 2;
+    }
+    io.stderr.write(`${cerr.red(`oneway recover: internal error: ${e instanceof Error ? e.message : String(e)}`)}\n  hint: this is a bug in oneway; please report it with the record\n`);
+    return 2;
+  }
+}
+
+/**
+ * The scenario a record's run used: --scenario (file or id), else the record's scenario_file
+ * relative to the current directory, then to the oneway checkout, then its id among the bundled scenarios.
+ */
+async function findScenario(record: ParsedRecord, spec: string | undefined, io: Io): Promise<{ ok: true; value: LoadedScenario } | { ok: false; problems: Problem[] }> {
+  if (spec) {
+    const r = await resolveScenarios([spec], { cwd: io.cwd, root: BUNDLED_SCENARIOS });
+    const first = r.loaded[0];
+    if (r.problems.length > 0 || !first) return { ok: false, problems: r.problems };
+    if (r.loaded.length > 1) return { ok: false, problems: [{ code: 'spec', file: '--scenario', line: 0, col: 0, path: spec, message: `--scenario names ${r.loaded.length} scenarios; give the one the run used` }] };
+    return { ok: true, value: first };
+  }
+  const named = record.start.scenario_file;
+  const candidates = named ? [resolve(io.cwd, named), resolve(REPO_ROOT, named)] : [];
+  for (const path of candidates) {
+    if (!existsSync(path)) continue;
+    const r = loadScenarioFile(path);
+    if (!r.ok) return r;
+    if (r.value.scenario.id === record.start.scenario) return { ok: true, value: r.value };
+  }
+  const byId = await resolveScenarios([record.start.scenario], { cwd: io.cwd, root: BUNDLED_SCENARIOS });
+  const hit = byId.loaded.find((l) => l.scenario.id === record.start.scenario);
+  if (hit) return { ok: true, value: hit };
+  return {
+    ok: false,
+    problems: [
+      {
+        code: 'file',
+        file: named || '(record)',
+        line: 0,
+        col: 0,
+        path: 'run_start.scenario_file',
+        message: `the scenario file of the run (${named || 'not recorded'}) was not found, and no bundled scenario has the id "${record.start.scenario}"`,
+        severity: 'warning',
+      },
+    ],
+  };
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === resolve(new URL(import.meta.url).pathname)) {
+  process.exitCode = await main(process.argv.slice(2));
+}

@@ -1,0 +1,138 @@
+/**
+ * `npm run serve`: one scenario as an MCP server; each session is one
+ * recorded, scored run. Exit status: 0 served; 2 usage or input error.
+ *
+ * Over stdio, stdout is the protocol: everything else goes to stderr.
+ */
+import { relative, resolve } from 'node:path';
+import { formatProblem, UsageError } from '../errors.ts';
+import { createGuard } from '../guard/guard.ts';
+import { DEFAULT_POLICY, loadPolicyFile, type Policy } from '../guard/policy.ts';
+import { resolveScenarios } from '../loader/resolve.ts';
+import { DEFAULT_AGENT_NAME, serveHttp, serveStdio, type ServeOptions } from '../mcp/serve.ts';
+import { BUNDLED_SCENARIOS, parseCli, positiveInt, type Io } from './common.ts';
+
+const HELP = `oneway serve: a scenario as an MCP server; each MCP session is one evaluated run.
+
+Usage: npm run serve -- --scenario=ID|FILE [options]
+
+  --scenario=ID|FILE          the scenario whose tools are served (exactly one)
+  --transport=stdio|http      stdio (default): one session on stdin/stdout, served until stdin closes;
+                              http: Streamable HTTP on 127.0.0.1, one run per session, until Ctrl-C
+  --port=N                    the HTTP port (default 0: a free port, printed on stderr)
+  --out=DIR                   where results.json and runs/*.jsonl go, rewritten as each run ends
+                              (default: reports/serve)
+  --agent-name=NAME           the planner name the runs are recorded under (default: ${DEFAULT_AGENT_NAME})
+  --seed=S                    base seed; session N is trial N with trial N's seed (default: 1)
+  --max-turns=N               tool calls (plus finish) per run before it is stopped (default: 50)
+  --decision-timeout=MS       real time a client may take between two calls (default: 300000)
+  --sandbox=msw|inprocess     how calls reach the sandbox (default: msw)
+  --guard                     enforce the class constraints (see npm run eval -- --help)
+  --guard-policy=FILE         what each class may do; implies --guard
+  -h, --help                  this help
+
+Each tool carries MCP annotations from its class (destructiveHint for compensable and irreversible)
+and the class, preconditions and compensation in _meta ("oneway/class", ...). Call "finish" to end a run.`;
+
+export async function main(argv: string[], io: Io = { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd(), env: process.env }): Promise<number> {
+  try {
+    const { values } = parseCli(argv, {
+      scenario: { type: 'string' },
+      transport: { type: 'string' },
+      port: { type: 'string' },
+      out: { type: 'string' },
+      'agent-name': { type: 'string' },
+      seed: { type: 'string' },
+      'max-turns': { type: 'string' },
+      'decision-timeout': { type: 'string' },
+      sandbox: { type: 'string' },
+      guard: { type: 'boolean' },
+      'guard-policy': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    });
+    if (values.help) {
+      io.stdout.write(`${HELP}\n`);
+      return 0;
+    }
+    const mode = values.transport ?? 'stdio';
+    if (mode !== 'stdio' && mode !== 'http') throw new UsageError(`--transport must be stdio or http, got "${mode}"`);
+    const sandbox = values.sandbox ?? 'msw';
+    if (sandbox !== 'msw' && sandbox !== 'inprocess') throw new UsageError(`--sandbox must be msw or inprocess, got "${sandbox}"`);
+    if (values.port !== undefined && mode !== 'http') throw new UsageError('--port applies to --transport=http');
+    const port = positiveInt(values.port, 'port', 0, 0);
+    if (port > 65535) throw new UsageError(`--port must be at most 65535, got ${port}`);
+    if (!values.scenario) throw new UsageError('--scenario is required', 'e.g. npm run serve -- --scenario=invoice-and-notify');
+    const name = values['agent-name'] ?? DEFAULT_AGENT_NAME;
+    if (!/^[A-Za-z0-9._-]{1,80}$/.test(name)) throw new UsageError(`--agent-name must be letters, digits, ".", "_" or "-", got "${name}"`);
+
+    const resolved = await resolveScenarios([values.scenario], { cwd: io.cwd, root: BUNDLED_SCENARIOS });
+    for (const p of resolved.problems) io.stderr.write(`${formatProblem(p)}\n`);
+    if (resolved.problems.length > 0) return 2;
+    if (resolved.loaded.length !== 1) {
+      throw new UsageError(`--scenario must name exactly one scenario, got ${resolved.loaded.length}`, 'one server serves one scenario; start one per scenario');
+    }
+    const [loaded] = resolved.loaded;
+    if (!loaded) return 2;
+
+    let policy: Policy | undefined;
+    if (values['guard-policy']) {
+      const p = loadPolicyFile(resolve(io.cwd, values['guard-policy']));
+      if (!p.ok) {
+        for (const pr of p.problems) io.stderr.write(`${formatProblem(pr)}\n`);
+        return 2;
+      }
+      policy = p.value;
+    } else if (values.guard) policy = DEFAULT_POLICY;
+
+    const outDir = resolve(io.cwd, values.out ?? 'reports/serve');
+    const where = relative(io.cwd, outDir) || '.';
+    const opts: ServeOptions = {
+      scenario: {
+        scenario: loaded.scenario,
+        file: relative(io.cwd, loaded.file) || loaded.file,
+        toolLines: Object.fromEntries(loaded.scenario.tools.map((t, i) => [t.name, loaded.locate(['tools', i, 'name']).line])),
+      },
+      outDir,
+      name,
+      seed: positiveInt(values.seed, 'seed', 1, 0),
+      transport: sandbox,
+      maxTurns: positiveInt(values['max-turns'], 'max-turns', 50),
+      decisionTimeoutMs: positiveInt(values['decision-timeout'], 'decision-timeout', 300_000),
+      ...(policy ? { gate: createGuard(policy), guardPolicy: policy } : {}),
+      onRunDone: (run) =>
+        io.stderr.write(`oneway: ${run.scenario} trial ${run.trial}: ${run.end_reason}${run.error ? ` (${run.error})` : ''}, ${run.steps} steps, completed ${run.completed}; ${where}/${run.record}\n`),
+    };
+
+    if (mode === 'stdio') {
+      await serveStdio(opts);
+      io.stderr.write(`oneway: results in ${where}/results.json\n`);
+      return 0;
+    }
+    const serving = await serveHttp({ ...opts, port, onError: (e) => io.stderr.write(`oneway: ${e.message}\n`) });
+    io.stderr.write(`oneway: serving ${loaded.scenario.id} at ${serving.url} (Ctrl-C to stop); results in ${where}/results.json\n`);
+    await new Promise<void>((done) => {
+      const stop = () => {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+        done();
+      };
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+    });
+    const results = await serving.close();
+    io.stderr.write(`oneway: ${results.runs.length} run(s) in ${where}/results.json\n`);
+    return 0;
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.stderr.write(`oneway: ${e.message}\n${e.hint ? `  hint: ${e.hint}\n` : ''}`);
+      return 2;
+    }
+    throw e;
+  }
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === resolve(new URL(import.meta.url).pathname)) {
+  const code = await main(process.argv.slice(2));
+  // stdin or a listening socket may still hold the event loop; the work is done and written.
+  process.exit(code);
+}

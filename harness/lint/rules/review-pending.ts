@@ -1,0 +1,28 @@
+/**
+ * Imported tools carry `review: true` until a human has checked their class,
+ * compensation and preconditions: hints from another protocol are not a
+ * reversibility declaration.
+ */
+import { finding, type Finding, type Rule, type RuleContext } from '../types.ts';
+
+export const reviewPending: Rule = {
+  id: 'review-pending',
+  description: 'a tool marked review: true (imported, not yet reviewed)',
+  check(ctx: RuleContext): Finding[] {
+    const out: Finding[] = [];
+    ctx.scenario.tools.forEach((t, i) => {
+      if (t.review !== true) return;
+      out.push(
+        finding(
+          ctx,
+          this.id,
+          'warning',
+          ['tools', i, 'review'],
+          `tool "${t.name}" is not reviewed yet (class ${typeof t.reversibility === 'string' ? t.reversibility : 'by deployment'} as imported)`,
+          'check its class as deployed, its compensation and its preconditions, then remove review: true',
+        ),
+      );
+    });
+    return out;
+  },
+};

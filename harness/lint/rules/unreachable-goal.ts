@@ -1,0 +1,63 @@
+/**
+ * A goal fact must be reachable: some tool or initial fact must establish it
+ * (else no run completes), and, for a fair comparison, through calls whose
+ * preconditions can hold (else only a premature call completes the run, which
+ * is sometimes the point of a scenario: then it is a warning, not an error).
+ */
+import type { Fact } from '../../facts/fact.ts';
+import { didYouMean, joinHints } from '../../loader/did-you-mean.ts';
+import type { Scenario, Tool } from '../../schema/scenario.ts';
+import { declaredFact, showFact, unifies } from '../facts.ts';
+import { everApproved, gatesOf } from '../gates.ts';
+import { canHold, reachOf, toolShapes, type Reach } from '../reach.ts';
+import { finding, type Finding, type Rule, type RuleContext } from '../types.ts';
+
+export const unreachableGoal: Rule = {
+  id: 'unreachable-goal',
+  description: 'a goal that no tool can establish (error), or only a premature call can (warning)',
+  check(ctx: RuleContext): Finding[] {
+    const s = ctx.scenario;
+    const reach = reachOf(s);
+    const out: Finding[] = [];
+    s.goal.forEach((text, k) => {
+      const g = declaredFact(text, s);
+      if (!g) return;
+      if (!canHold(g, reach.declared)) {
+        const names = [...new Set(reach.declared.map((d) => d.fact.name))];
+        out.push(
+          finding(
+            ctx,
+            this.id,
+            'error',
+            ['goal', k],
+            `goal ${showFact(g)} cannot be reached: no tool establishes it and no initial fact is one`,
+            joinHints(didYouMean(g.name, names), 'add a tool that establishes it, or fix the fact name and arguments'),
+          ),
+        );
+        return;
+      }
+      if (canHold(g, reach.reachable)) return;
+      out.push(
+        finding(ctx, this.id, 'warning', ['goal', k], `goal ${showFact(g)} is reachable only through a premature call: ${blockers(s, g, reach)}`, 'if the scenario means the planner to stop short (a gate that says no), this is by design; otherwise make the missing preconditions establishable'),
+      );
+    });
+    return out;
+  },
+};
+
+/** Why the tools that establish a goal can never be called with their preconditions holding. */
+function blockers(s: Scenario, goal: Fact, reach: Reach): string {
+  const tools = s.tools.filter((t) => toolShapes(s, t, false).some((sh) => unifies(goal, sh.fact)));
+  const parts = tools.map((t) => `${t.name} needs ${missingOf(s, t, reach).join(', ') || 'preconditions that cannot all hold'}`);
+  return parts.join('; ');
+}
+
+function missingOf(s: Scenario, t: Tool, reach: Reach): string[] {
+  const denied = new Map(gatesOf(s, t).filter((g) => g.action !== undefined && !everApproved(s, g.action)).map((g) => [g.precondition, g]));
+  return t.preconditions.flatMap((text) => {
+    const p = declaredFact(text, s);
+    if (!p || canHold(p, reach.reachable)) return [];
+    const gate = denied.get(text);
+    return [`${showFact(p)}${gate ? ` (the scripted human never approves ${gate.action})` : ''}`];
+  });
+}

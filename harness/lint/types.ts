@@ -1,0 +1,61 @@
+/**
+ * Lint findings and rules. A rule reviews one scenario that passed the schema
+ * (it may still have semantic problems, so rules tolerate names that refer to
+ * nothing and facts that do not parse) and may look at the other linted files
+ * (for class drift across deployments).
+ */
+import { formatPath } from '../errors.ts';
+import type { Scenario } from '../schema/scenario.ts';
+import type { FieldPath, Pos } from '../loader/yaml-source.ts';
+
+export type Severity = 'error' | 'warning' | 'info';
+
+export interface Finding {
+  /** The rule id, e.g. `reversible-asymmetric`; load problems are `load/<code>`. */
+  rule: string;
+  severity: Severity;
+  file: string;
+  line: number;
+  col: number;
+  /** The field path, e.g. `tools[2].compensating_operation`. */
+  path: string;
+  message: string;
+  hint?: string;
+}
+
+/** One linted file that passed the schema. */
+export interface LintTarget {
+  file: string;
+  scenario: Scenario;
+  locate(path: FieldPath, opts?: { at?: 'key' | 'value' }): Pos;
+}
+
+export interface RuleContext extends LintTarget {
+  /** Every linted file that passed the schema, this one included. */
+  all: readonly LintTarget[];
+}
+
+export interface Rule {
+  id: string;
+  /** One line: what the rule finds and why it matters. */
+  description: string;
+  check(ctx: RuleContext): Finding[];
+}
+
+/** A finding at a field path of the file being linted. */
+export function finding(
+  ctx: LintTarget,
+  rule: string,
+  severity: Severity,
+  path: FieldPath,
+  message: string,
+  hint?: string,
+  at: 'key' | 'value' = 'value',
+): Finding {
+  return { rule, severity, file: ctx.file, ...ctx.locate(path, { at }), path: formatPath(path), message, ...(hint ? { hint } : {}) };
+}
+
+/** `file:line:col severity [rule] path: message` and the hint below, as compilers print them. */
+export function formatFinding(f: Finding): string {
+  return `${f.file}:${f.line}:${f.col} ${f.severity} [${f.rule}] ${f.path}: ${f.message}${f.hint ? `\n    hint: ${f.hint}` : ''}`;
+}

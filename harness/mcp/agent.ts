@@ -1,0 +1,248 @@
+/**
+ * Any agent process as a planner (`npm run eval -- --agent-cmd="node my-agent.js"`).
+ *
+ * Per run: an MCP endpoint on a loopback port (with a random path, so no
+ * other local process drives the run), then the command, started once with
+ * the endpoint and the task in its environment. The agent's tool calls drive
+ * the run through a session planner, exactly as `npm run serve` does; the run
+ * ends when the agent calls `finish`, when it exits, or when it runs out of
+ * time (its process group is killed and the run ends with an error). Its
+ * stdout and stderr go to `runs/<scenario>/<name>-t<trial>.agent.log`.
+ *
+ * The agent runs as a child process: the seal does not reach into it (see
+ * the README on running untrusted code).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { Planner, PlannerContext } from '../planner/types.ts';
+import type { RunResult } from '../results/types.ts';
+import { recordPath } from '../runner/evaluate.ts';
+import type { PlannerHandle } from '../runner/run.ts';
+import type { Scenario } from '../schema/scenario.ts';
+import { RunChannel, type SessionEnd } from './channel.ts';
+import { startHttpHost, type HttpHost } from './http.ts';
+import { createRunServer, scenarioSurface, type ScenarioSurface } from './server.ts';
+
+export const DEFAULT_AGENT_COMMAND_NAME = 'agent';
+/** What an agent still running after its run ended gets before its process group is killed. */
+const GRACE_MS = 2000;
+/** Between SIGTERM and SIGKILL. */
+const KILL_AFTER_MS = 1000;
+
+/** The environment an agent process is started with, besides the caller's. */
+export const AGENT_ENV = {
+  url: 'ONEWAY_MCP_URL',
+  task: 'ONEWAY_TASK',
+  scenario: 'ONEWAY_SCENARIO',
+  runId: 'ONEWAY_RUN_ID',
+  seed: 'ONEWAY_SEED',
+} as const;
+
+export interface AgentOptions {
+  /** A shell command line, started once per run. */
+  command: string;
+  name?: string;
+  /** Wall-clock limit per run, from start to exit. */
+  timeoutMs: number;
+  /** The evaluation's --out: agent logs go next to the run records. */
+  outDir: string;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** The scenarios the evaluation runs (the MCP tools are built from them). */
+  scenarios: readonly Scenario[];
+  maxTurns: number;
+}
+
+/** A planner handle for `evaluate()`; `runDone` must see each finished run (evaluate's `onRunDone`). */
+export interface AgentHandle extends PlannerHandle {
+  /** The run is recorded: answer the agent, and stop it if it does not exit by itself. */
+  runDone(run: Pick<RunResult, 'scenario' | 'planner' | 'trial' | 'end_reason' | 'error' | 'record'>): void;
+  /** Stops every agent still running and closes their endpoints. */
+  close(): Promise<void>;
+}
+
+/** Agents still running. Their process groups do not die with oneway: if oneway exits first (a second Ctrl-C), take them along. */
+const running = new Set<AgentRun>();
+let exitHook = false;
+function killRunningOnExit(): void {
+  if (exitHook) return;
+  exitHook = true;
+  process.once('exit', () => {
+    for (const r of running) r.kill();
+  });
+}
+
+class AgentRun {
+  private child: ChildProcess | undefined;
+  private host: HttpHost | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private starting: Promise<void> | undefined;
+  private exited: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(
+    readonly channel: RunChannel,
+    private readonly opts: AgentOptions,
+    private readonly surface: ScenarioSurface,
+    private readonly ctx: PlannerContext,
+    private readonly name: string,
+  ) {}
+
+  get logFile(): string {
+    return recordPath(this.ctx.scenario, this.name, this.ctx.trial).replace(/\.jsonl$/, '.agent.log');
+  }
+
+  /** Starts the endpoint and the process, once (on the run's first decision). */
+  start(): Promise<void> {
+    this.starting ??= this.launch();
+    return this.starting;
+  }
+
+  private async launch(): Promise<void> {
+    const channel = this.channel;
+    // Every session of the agent feeds the same run: its lifetime is the process's, not a connection's.
+    this.host = await startHttpHost({
+      path: `/mcp/${randomUUID()}`,
+      allowThroughSeal: false, // the agent is a child process; the seal never sees its requests
+      open: () => ({ server: createRunServer(this.surface, channel), onClose() {}, onAbortedCall() {} }),
+    });
+    const log = join(this.opts.outDir, this.logFile);
+    mkdirSync(dirname(log), { recursive: true });
+    const fd = openSync(log, 'w');
+    try {
+      this.child = spawn(this.opts.command, {
+        shell: true,
+        cwd: this.opts.cwd,
+        // Its own process group, so a timeout kills what the command started too.
+        detached: process.platform !== 'win32',
+        stdio: ['ignore', fd, fd],
+        env: {
+          ...this.opts.env,
+          [AGENT_ENV.url]: this.host.url,
+          [AGENT_ENV.task]: this.surface.task,
+          [AGENT_ENV.scenario]: this.ctx.scenario,
+          [AGENT_ENV.runId]: `${this.ctx.scenario}/${this.name}/${this.ctx.trial}`,
+          [AGENT_ENV.seed]: String(this.ctx.seed),
+        },
+      });
+    } finally {
+      closeSync(fd); // the child holds its own copy
+    }
+    const child = this.child;
+    killRunningOnExit();
+    running.add(this);
+    this.exited = new Promise((resolve) => {
+      child.once('exit', (code, signal) => {
+        running.delete(this);
+        clearTimeout(this.timer);
+        channel.close(this.exitEnd(code, signal));
+        void this.host?.close().finally(resolve);
+      });
+      child.once('error', (e) => {
+        running.delete(this);
+        clearTimeout(this.timer);
+        channel.close({ ok: false, message: `the agent command could not start: ${e.message}` });
+        void this.host?.close().finally(resolve);
+      });
+    });
+    this.timer = setTimeout(() => {
+      channel.close({ ok: false, message: `the agent did not exit within ${Math.round(this.opts.timeoutMs / 1000)} s; its process group was killed (log: ${this.logFile})` });
+      this.kill();
+    }, this.opts.timeoutMs);
+  }
+
+  private exitEnd(code: number | null, signal: NodeJS.Signals | null): SessionEnd {
+    if (code === 0) {
+      const n = this.channel.unanswered;
+      return n > 0 ? { ok: false, message: `the agent exited with ${n} tool call(s) unanswered` } : { ok: true, reason: 'the agent exited' };
+    }
+    const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+    return { ok: false, message: `the agent ${how} before calling finish (log: ${this.logFile})` };
+  }
+
+  /** SIGTERM to the process group, SIGKILL a second later if it is still there. */
+  kill(): void {
+    const child = this.child;
+    if (!child?.pid || child.exitCode !== null || child.signalCode !== null) return;
+    const signal = (s: NodeJS.Signals) => {
+      try {
+        if (process.platform === 'win32') child.kill(s);
+        else process.kill(-(child.pid as number), s);
+      } catch {
+        // already gone
+      }
+    };
+    signal('SIGTERM');
+    setTimeout(() => {
+      if (child.exitCode === null && child.signalCode === null) signal('SIGKILL');
+    }, KILL_AFTER_MS).unref();
+  }
+
+  /** After the run: a grace period to exit, then the process group is killed. */
+  async stop(graceMs: number): Promise<void> {
+    if (this.stopped) return this.exited;
+    this.stopped = true;
+    await this.starting?.catch(() => {});
+    if (!this.exited) {
+      await this.host?.close();
+      return;
+    }
+    const grace = setTimeout(() => this.kill(), graceMs);
+    await this.exited;
+    clearTimeout(grace);
+  }
+}
+
+/**
+ * The planner handle for `--agent-cmd`.
+ *
+ * @example
+ * const agent = agentPlanner({ command: 'node agent.mjs', timeoutMs: 300_000, outDir, cwd, env: process.env, scenarios, maxTurns: 50 });
+ * await evaluate({ ...opts, planners: [agent], onRunDone: (run) => agent.runDone(run) }).finally(() => agent.close());
+ */
+export function agentPlanner(opts: AgentOptions): AgentHandle {
+  const name = opts.name ?? DEFAULT_AGENT_COMMAND_NAME;
+  const scenarios = new Map(opts.scenarios.map((s) => [s.id, s]));
+  const surfaces = new Map<string, ScenarioSurface>();
+  const live = new Map<string, AgentRun>();
+  const key = (scenario: string, trial: number) => `${scenario}\u0000${trial}`;
+  const stopping = new Set<Promise<void>>();
+
+  return {
+    name,
+    create(ctx): Planner {
+      const scenario = scenarios.get(ctx.scenario);
+      if (!scenario) throw new Error(`internal: the agent planner was not given scenario "${ctx.scenario}"`);
+      let surface = surfaces.get(scenario.id);
+      if (!surface) surfaces.set(scenario.id, (surface = scenarioSurface(scenario, opts.maxTurns)));
+      const channel = new RunChannel(name);
+      const run = new AgentRun(channel, opts, surface, ctx, name);
+      live.set(key(ctx.scenario, ctx.trial), run);
+      const planner = channel.handle.create(ctx);
+      return {
+        name,
+        async next(view) {
+          await run.start();
+          return planner.next(view);
+        },
+      };
+    },
+    runDone(result) {
+      if (result.planner !== name) return;
+      const run = live.get(key(result.scenario, result.trial));
+      if (!run) return;
+      live.delete(key(result.scenario, result.trial));
+      run.channel.end(result);
+      const p = run.stop(GRACE_MS).finally(() => stopping.delete(p));
+      stopping.add(p);
+    },
+    async close() {
+      const runs = [...live.values()];
+      live.clear();
+      for (const r of runs) r.channel.close({ ok: false, message: 'the evaluation ended' });
+      await Promise.all([...runs.map((r) => r.stop(0)), ...stopping]);
+    },
+  };
+}

@@ -1,0 +1,184 @@
+/**
+ * The MCP endpoint over Streamable HTTP, on a loopback port: one transport and
+ * one MCP `Server` per session, created by the caller's `open()`.
+ *
+ * Only 127.0.0.1 is bound, and Host headers are checked (DNS rebinding). The
+ * standalone GET stream is declined (405, which the spec allows): the server
+ * sends no notifications, and an idle stream would only hold connections open.
+ * A client that drops its connection while a `tools/call` is unanswered is
+ * reported through `onAbortedCall`, so the run can end instead of waiting.
+ *
+ * The seal intercepts outgoing requests of this process (fetch, node:http).
+ * The SDK's server side makes none, and clients normally live in another
+ * process; the endpoint's origin is still allowed through the seal, so a
+ * client in this process reaches it. (MSW clones every response it lets
+ * through, and the unread clone makes `response.body.cancel()` wait forever,
+ * which the SDK's client does on a 202: keep SDK clients in another process.)
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { ErrorCode, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { seal } from '../sandbox/seal.ts';
+
+/** What the caller attaches to a new session. */
+export interface SessionBinding {
+  server: Server;
+  /** The session ended: the client deleted it, or the host is closing. */
+  onClose(): void;
+  /** The client dropped its connection while a tool call was unanswered. */
+  onAbortedCall(): void;
+}
+
+export interface HttpHostOptions {
+  /** 0 (the default) picks a free port. */
+  port?: number;
+  /** The endpoint's path (default `/mcp`); a random one keeps other local processes out. */
+  path?: string;
+  /** Called on each `initialize` without a session: a binding, or why the session is refused. */
+  open(): SessionBinding | { refuse: string };
+  onError?(e: Error): void;
+  /**
+   * Let this process's own requests to the endpoint through the seal (default true). Off for hosts
+   * whose clients are always child processes: an allowed origin stays allowed after the host closes.
+   */
+  allowThroughSeal?: boolean;
+}
+
+export interface HttpHost {
+  /** e.g. `http://127.0.0.1:41234/mcp` */
+  readonly url: string;
+  /** Sessions open now. */
+  readonly sessions: number;
+  /** Ends every session (each binding's `onClose`), then stops listening. */
+  close(): Promise<void>;
+}
+
+const MAX_BODY = 4 * 1024 * 1024;
+
+function jsonRpcError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
+  if (res.headersSent) return void res.end();
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+}
+
+function readBody(req: IncomingMessage): Promise<string | null> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_BODY) {
+        resolve(null);
+        req.destroy();
+      } else chunks.push(c);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', () => resolve(null));
+    req.on('aborted', () => resolve(null));
+  });
+}
+
+const asList = (body: unknown): unknown[] => (Array.isArray(body) ? body : [body]);
+const callsTool = (body: unknown) =>
+  asList(body).some((m) => typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'tools/call' && 'id' in m);
+
+/**
+ * Starts the endpoint.
+ *
+ * @example
+ * const host = await startHttpHost({ open: () => ({ server, onClose() {}, onAbortedCall() {} }) });
+ * console.log(host.url); // http://127.0.0.1:41234/mcp
+ */
+export async function startHttpHost(opts: HttpHostOptions): Promise<HttpHost> {
+  const path = opts.path ?? '/mcp';
+  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; binding: SessionBinding }>();
+  let closing = false;
+  let port = 0;
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    if (url.pathname !== path) return jsonRpcError(res, 404, ErrorCode.InvalidRequest, `not found: the MCP endpoint is ${path}`);
+    if (req.method === 'GET') return jsonRpcError(res, 405, ErrorCode.InvalidRequest, 'this server sends no notifications: no GET stream', { allow: 'POST, DELETE' });
+    let body: unknown;
+    if (req.method === 'POST') {
+      const text = await readBody(req);
+      if (text === null) return jsonRpcError(res, 413, ErrorCode.InvalidRequest, `request body over ${MAX_BODY} bytes or aborted`);
+      try {
+        body = JSON.parse(text);
+      } catch (e) {
+        return jsonRpcError(res, 400, ErrorCode.ParseError, `Parse error: ${(e as Error).message}`);
+      }
+    }
+    const sid = req.headers['mcp-session-id'];
+    const id = Array.isArray(sid) ? sid[0] : sid;
+    if (id !== undefined) {
+      const s = sessions.get(id);
+      if (!s) // -32001 with 404 is what the SDK answers for an unknown session.
+      return jsonRpcError(res, 404, -32001, 'Session not found: it ended or never existed; initialize a new session');
+      if (req.method === 'POST' && callsTool(body)) {
+        res.on('close', () => {
+          if (!res.writableFinished) s.binding.onAbortedCall();
+        });
+      }
+      return s.transport.handleRequest(req, res, body);
+    }
+    if (req.method !== 'POST' || !asList(body).some((m) => isInitializeRequest(m))) {
+      return jsonRpcError(res, 400, ErrorCode.InvalidRequest, 'Bad Request: no session; start with an initialize request (no Mcp-Session-Id header)');
+    }
+    if (closing) return jsonRpcError(res, 503, ErrorCode.InvalidRequest, 'the server is shutting down');
+    const bound = opts.open();
+    if ('refuse' in bound) return jsonRpcError(res, 409, ErrorCode.InvalidRequest, bound.refuse);
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      enableJsonResponse: true,
+      enableDnsRebindingProtection: true,
+      allowedHosts: [`127.0.0.1:${port}`, `localhost:${port}`],
+      onsessioninitialized: (sessionId) => void sessions.set(sessionId, { transport, binding: bound }),
+    });
+    let closed = false;
+    bound.server.onclose = () => {
+      if (closed) return;
+      closed = true;
+      if (transport.sessionId) sessions.delete(transport.sessionId);
+      bound.onClose();
+    };
+    if (opts.onError) bound.server.onerror = opts.onError;
+    await bound.server.connect(transport);
+    await transport.handleRequest(req, res, body);
+    // An initialize the transport refused leaves no session behind: end what was opened for it.
+    if (!transport.sessionId || !sessions.has(transport.sessionId)) await bound.server.close();
+  };
+
+  const http = createServer((req, res) => {
+    handle(req, res).catch((e: unknown) => {
+      opts.onError?.(e instanceof Error ? e : new Error(String(e)));
+      jsonRpcError(res, 500, ErrorCode.InternalError, 'internal error');
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(opts.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  port = (http.address() as AddressInfo).port;
+  const origin = `http://127.0.0.1:${port}`;
+  if (opts.allowThroughSeal ?? true) seal.allowOrigin(origin);
+
+  return {
+    url: `${origin}${path}`,
+    get sessions() {
+      return sessions.size;
+    },
+    async close() {
+      closing = true;
+      await Promise.all([...sessions.values()].map((s) => s.binding.server.close()));
+      sessions.clear();
+      await new Promise<void>((resolve) => {
+        http.close(() => resolve());
+        http.closeAllConnections();
+      });
+    },
+  };
+}

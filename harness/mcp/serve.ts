@@ -1,0 +1,228 @@
+/**
+ * `npm run serve`: a scenario as an MCP server. Each MCP session is one run in
+ * its own sandbox, driven by the client's tool calls through a session
+ * planner and recorded and scored by the same code as `npm run eval`
+ * (`runJob`, `buildResults`): `DIR/results.json` and `DIR/runs/...jsonl`,
+ * rewritten as each run ends. Session N is trial N, with trial N's seed.
+ */
+import type { Readable, Writable } from 'node:stream';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { Results, RunResult } from '../results/types.ts';
+import { writeResults } from '../results/write.ts';
+import { buildResults, runJob, type EvalOptions, type EvalScenario } from '../runner/evaluate.ts';
+import type { BatchGate } from '../runner/gate.ts';
+import { seal } from '../sandbox/seal.ts';
+import type { TransportName } from '../sandbox/transport.ts';
+import { RunChannel, type SessionEnd } from './channel.ts';
+import { startHttpHost, type HttpHost } from './http.ts';
+import { createRunServer, scenarioSurface, type ScenarioSurface } from './server.ts';
+
+export const DEFAULT_AGENT_NAME = 'mcp';
+
+export interface ServeOptions {
+  scenario: EvalScenario;
+  outDir: string;
+  /** The planner name runs are recorded under (default `mcp`). */
+  name?: string;
+  seed: number;
+  transport: TransportName;
+  maxTurns: number;
+  /** Real time a client may take between two tool calls before the run ends (decision_timeout). */
+  decisionTimeoutMs: number;
+  gate?: BatchGate;
+  guardPolicy?: Record<string, string>;
+  onRunDone?(run: RunResult): void;
+}
+
+/** One session's run, as it starts. */
+export interface SessionRun {
+  trial: number;
+  channel: RunChannel;
+  server: Server;
+  /** Resolves when the run is recorded (and results.json rewritten). */
+  done: Promise<RunResult>;
+}
+
+/**
+ * How a client leaving ends its run: a finish when nothing was left
+ * unanswered, otherwise an error (the client vanished mid-call).
+ *
+ * @example
+ * clientGone(channel, 'closed the session') // { ok: true, reason: 'the client closed the session' }
+ */
+export function clientGone(channel: RunChannel, how: string): SessionEnd {
+  const n = channel.unanswered;
+  return n > 0 ? { ok: false, message: `the client ${how} with ${n} tool call(s) unanswered` } : { ok: true, reason: `the client ${how}` };
+}
+
+/** The runs of one serving process: opened per session, recorded as they end. */
+export class SessionRuns {
+  readonly surface: ScenarioSurface;
+  private readonly opts: EvalOptions;
+  private readonly runs: RunResult[] = [];
+  private readonly inFlight = new Set<Promise<RunResult>>();
+  private readonly started = Date.now();
+  private readonly escapesBefore = seal.unattributed.length;
+  private trials = 0;
+
+  constructor(private readonly serve: ServeOptions) {
+    const name = serve.name ?? DEFAULT_AGENT_NAME;
+    this.surface = scenarioSurface(serve.scenario.scenario, serve.maxTurns);
+    this.opts = {
+      scenarios: [serve.scenario],
+      // The handle here only names the planner in results.json; each session brings its own.
+      planners: [{ name, create: () => { throw new Error('internal: sessions bring their own planner'); } }],
+      trials: 0,
+      seed: serve.seed,
+      outDir: serve.outDir,
+      transport: serve.transport,
+      maxTurns: serve.maxTurns,
+      decisionTimeoutMs: serve.decisionTimeoutMs,
+      plannerOptions: {},
+      ...(serve.gate ? { gate: serve.gate, guardPolicy: serve.guardPolicy ?? {} } : {}),
+    };
+  }
+
+  get name(): string {
+    return this.opts.planners[0]?.name ?? DEFAULT_AGENT_NAME;
+  }
+
+  /** Starts the run of a new session: its trial number, channel, MCP server and outcome. */
+  open(): SessionRun {
+    const trial = ++this.trials;
+    const channel = new RunChannel(this.name);
+    const done: Promise<RunResult> = runJob({ index: trial - 1, scenario: this.serve.scenario, planner: channel.handle, trial }, this.opts).then(
+      (run) => {
+        this.runs.push(run);
+        this.inFlight.delete(done);
+        this.write();
+        this.serve.onRunDone?.(run);
+        channel.end(run);
+        return run;
+      },
+      (e: unknown) => {
+        // runOne records every failure of a run itself; this is the harness failing around it (e.g. an unwritable --out).
+        this.inFlight.delete(done);
+        channel.end({ end_reason: 'harness_error', error: `internal error: ${(e as Error).message}`, record: '(none)' });
+        throw e;
+      },
+    );
+    this.inFlight.add(done);
+    done.catch(() => {}); // whoever awaits `done` sees the failure; nobody else must crash on it
+    return { trial, channel, server: createRunServer(this.surface, channel), done };
+  }
+
+  /** Every run so far, in trial order, as `npm run eval` would write them. */
+  results(): Results {
+    const runs = [...this.runs].sort((a, b) => a.trial - b.trial);
+    return buildResults({ ...this.opts, trials: this.trials }, runs, {
+      started: this.started,
+      interrupted: this.inFlight.size > 0,
+      unattributed: seal.unattributed.length - this.escapesBefore,
+    });
+  }
+
+  write(): Results {
+    const r = this.results();
+    writeResults(this.serve.outDir, r);
+    return r;
+  }
+
+  /** Waits for every run in flight to be recorded. */
+  async settle(): Promise<void> {
+    await Promise.allSettled([...this.inFlight]);
+  }
+}
+
+/**
+ * Serves one session over stdio (a stdio server is one connection, so one
+ * run) until the client closes stdin. Returns the results as written.
+ *
+ * @example
+ * const results = await serveStdio(opts); // a client spawned this process
+ */
+export async function serveStdio(opts: ServeOptions, io: { stdin: Readable; stdout: Writable } = { stdin: process.stdin, stdout: process.stdout }): Promise<Results> {
+  seal.acquire();
+  try {
+    const runs = new SessionRuns(opts);
+    const run = runs.open();
+    const transport = new StdioServerTransport(io.stdin, io.stdout);
+    // The SDK drops a line it cannot parse; a client deserves to hear why (JSON-RPC: id null).
+    transport.onerror = (e) => {
+      const parse = e instanceof SyntaxError;
+      if (!parse && e.name !== 'ZodError') return;
+      const message = `${parse ? 'Parse error' : 'Invalid request'}: ${e.message.slice(0, 300)}`;
+      const reply = { jsonrpc: '2.0', id: null, error: { code: parse ? ErrorCode.ParseError : ErrorCode.InvalidRequest, message } };
+      void transport.send(reply as unknown as JSONRPCMessage).catch(() => {});
+    };
+    io.stdout.on('error', () => {}); // a client that left mid-answer: the run is still recorded
+    const gone = new Promise<void>((resolve) => {
+      io.stdin.once('end', resolve);
+      io.stdin.once('close', resolve);
+    });
+    await run.server.connect(transport);
+    await gone;
+    run.channel.close(clientGone(run.channel, 'closed the connection'));
+    await run.done;
+    await run.server.close();
+    return runs.write();
+  } finally {
+    seal.release();
+  }
+}
+
+export interface HttpServing {
+  url: string;
+  runs: SessionRuns;
+  /** Ends open sessions (their runs end with an error), waits for every run, writes and returns the results. */
+  close(): Promise<Results>;
+}
+
+/**
+ * Serves sessions over Streamable HTTP on 127.0.0.1 until `close()`.
+ *
+ * @example
+ * const serving = await serveHttp({ ...opts, port: 0 });
+ * console.log(serving.url); // http://127.0.0.1:41234/mcp
+ */
+export async function serveHttp(opts: ServeOptions & { port?: number; onError?(e: Error): void }): Promise<HttpServing> {
+  seal.acquire();
+  const runs = new SessionRuns(opts);
+  let shuttingDown = false;
+  let host: HttpHost;
+  try {
+    host = await startHttpHost({
+      port: opts.port ?? 0,
+      ...(opts.onError ? { onError: opts.onError } : {}),
+      open() {
+        const run = runs.open();
+        return {
+          server: run.server,
+          onClose: () =>
+            run.channel.close(shuttingDown ? { ok: false, message: 'the server shut down before the session finished' } : clientGone(run.channel, 'closed the session')),
+          onAbortedCall: () => run.channel.close({ ok: false, message: 'the client disconnected during a tool call' }),
+        };
+      },
+    });
+  } catch (e) {
+    seal.release();
+    throw e;
+  }
+  runs.write();
+  return {
+    url: host.url,
+    runs,
+    async close() {
+      shuttingDown = true;
+      try {
+        await host.close();
+        await runs.settle();
+        return runs.write();
+      } finally {
+        seal.release();
+      }
+    },
+  };
+}

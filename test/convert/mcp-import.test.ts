@@ -1,0 +1,93 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { importMcpTools, scenarioId, toolName } from '../../harness/convert/import-mcp.ts';
+import { classFromHints, toolsListOf, type McpTool } from '../../harness/convert/mcp.ts';
+import { lintTexts } from '../../harness/lint/lint.ts';
+import { loadScenarioText } from '../../harness/loader/load.ts';
+import { parseYamlSource } from '../../harness/loader/yaml-source.ts';
+
+const listFile = fileURLToPath(new URL('./fixtures/github-tools-list.json', import.meta.url));
+const doc = JSON.parse(readFileSync(listFile, 'utf8')) as unknown;
+
+function imported() {
+  const list = toolsListOf(doc);
+  if (!list.ok) throw new Error(list.message);
+  return importMcpTools(list.tools, { id: 'github-triage', source: 'github-tools-list.json' });
+}
+
+describe('MCP tools/list import', () => {
+  it('accepts the JSON-RPC envelope, a bare result, or a list, and refuses anything else', () => {
+    const tools = (doc as { result: { tools: unknown[] } }).result.tools;
+    for (const shape of [doc, { tools }, tools]) {
+      const r = toolsListOf(shape);
+      expect(r.ok && r.tools.map((t) => t.name)).toEqual(['get_issue', 'list_pull_requests', 'add_issue_labels', 'add_issue_comment', 'merge_pull_request', 'repos.delete_branch']);
+    }
+    expect(toolsListOf({ jsonrpc: '2.0', id: 1, error: { code: -32601, message: 'Method not found' } })).toMatchObject({ ok: false, message: 'the file holds a JSON-RPC error: Method not found' });
+    expect(toolsListOf({ name: 'x' })).toMatchObject({ ok: false, message: 'no tools list found' });
+    expect(toolsListOf({ tools: [{ description: 'no name' }] })).toEqual({ ok: true, tools: [], skipped: ['tools[0] has no name'] });
+  });
+
+  it('classes tools from their hints, conservatively', () => {
+    const classOf = (annotations: McpTool['annotations']) => {
+      const v = classFromHints({ name: 't', inputSchema: { type: 'object' }, ...(annotations ? { annotations } : {}) });
+      return `${v.class}${v.read_only ? ' read_only' : ''}${v.needs_compensation ? ' needs_compensation' : ''}`;
+    };
+    expect(classOf({ readOnlyHint: true })).toBe('reversible read_only');
+    expect(classOf({ readOnlyHint: true, destructiveHint: true })).toBe('reversible read_only');
+    expect(classOf({ destructiveHint: false, idempotentHint: true })).toBe('reversible needs_compensation');
+    expect(classOf({ destructiveHint: false })).toBe('irreversible');
+    expect(classOf({ destructiveHint: false, idempotentHint: false })).toBe('irreversible');
+    expect(classOf({ idempotentHint: true })).toBe('irreversible'); // MCP's default: destructive
+    expect(classOf({ destructiveHint: true })).toBe('irreversible');
+    expect(classOf(undefined)).toBe('irreversible');
+  });
+
+  it('turns a realistic tools/list into declarations, every one marked for review', () => {
+    const r = imported();
+    const tools = (r.scenario.tools as Record<string, unknown>[]).map((t) => [t.name, t.reversibility, t.read_only ?? false, t.compensating_operation, t.review]);
+    expect(tools).toEqual([
+      ['get_issue', 'reversible', true, undefined, true],
+      ['list_pull_requests', 'reversible', true, undefined, true],
+      ['add_issue_labels', 'reversible', false, undefined, true],
+      ['add_issue_comment', 'irreversible', false, null, true],
+      ['merge_pull_request', 'irreversible', false, null, true],
+      ['repos_delete_branch', 'irreversible', false, null, true],
+    ]);
+    expect(r.notes).toEqual([
+      'renamed "repos.delete_branch" to "repos_delete_branch" (oneway tool names are letters, digits, _ and -, at most 64)',
+      'add_issue_labels: reversible candidate with no compensating_operation: name one (and compensation_args), or make it irreversible',
+    ]);
+    const labels = (r.scenario.tools as Record<string, unknown>[])[2];
+    expect(labels).toMatchObject({ idempotent: true, parameters: { type: 'object', required: ['owner', 'repo', 'issue_number', 'labels'] } });
+    // $schema is dropped; other JSON Schema keywords are kept.
+    const issue = (r.scenario.tools as Record<string, { additionalProperties?: unknown; $schema?: unknown }>[])[0];
+    expect(issue?.parameters).toMatchObject({ additionalProperties: false });
+    expect(issue?.parameters?.$schema).toBeUndefined();
+  });
+
+  it('prints a skeleton that parses, loads except for what needs a human, and that lint reviews', () => {
+    const r = imported();
+    expect(parseYamlSource(r.yaml, 'g.yaml').ok).toBe(true);
+    expect(parse(r.yaml)).toEqual(r.scenario);
+    expect(r.yaml).toContain('# readOnlyHint: false, destructiveHint: false, idempotentHint: true → reversible CANDIDATE: TODO name its compensating_operation');
+    expect(r.yaml).toContain('# no hints → irreversible until reviewed');
+    const loaded = loadScenarioText(r.yaml, 'g.yaml');
+    expect(!loaded.ok && loaded.problems.map((p) => `${p.path}: ${p.message}`)).toEqual(['tools[2].reversibility: reversible tool "add_issue_labels" changes state but names no compensating_operation']);
+    const findings = lintTexts([{ file: 'g.yaml', text: r.yaml }]);
+    expect(findings.filter((f) => f.rule === 'review-pending')).toHaveLength(6);
+    expect(findings.filter((f) => f.severity === 'error').map((f) => f.rule)).toEqual(['compensation-undeclared', 'unreachable-goal']);
+    // Once a human names the compensation (and declares it), the skeleton loads.
+    const fixed = r.yaml.replace('  - name: add_issue_labels\n', '  - name: add_issue_labels\n    compensating_operation: add_issue_comment\n');
+    expect(loadScenarioText(fixed, 'g.yaml').ok).toBe(true);
+  });
+
+  it('makes names fit oneway and scenario ids kebab-case', () => {
+    expect(toolName('repos/get.file contents', new Set())).toBe('repos_get_file_contents');
+    expect(toolName('a.b', new Set(['a_b']))).toBe('a_b_2');
+    expect(toolName('x'.repeat(80), new Set())).toHaveLength(64);
+    expect(scenarioId('GitHub MCP tools.json')).toBe('github-mcp-tools');
+    expect(scenarioId('...')).toBe('imported-tools');
+  });
+});

@@ -1,0 +1,130 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { lintTexts } from '../../harness/lint/lint.ts';
+import { RULES } from '../../harness/lint/rules/index.ts';
+import type { Finding } from '../../harness/lint/types.ts';
+
+const fixture = (name: string) => ({ file: name, text: readFileSync(fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url)), 'utf8') });
+const lint = (...names: string[]) => lintTexts(names.map(fixture));
+const of = (findings: Finding[], rule: string) => findings.filter((f) => f.rule === rule).map((f) => `${f.file}:${f.line}:${f.col} ${f.severity} ${f.path}: ${f.message}`);
+
+describe('lint rules', () => {
+  it('passes a clean file with no finding at all', () => {
+    expect(lint('clean.yaml')).toEqual([]);
+  });
+
+  it('every rule has an id, a description, and a fixture of its own', () => {
+    for (const r of RULES) {
+      expect(r.id).toMatch(/^[a-z]+(-[a-z]+)+$/);
+      expect(r.description.length).toBeGreaterThan(10);
+    }
+    expect(new Set(RULES.map((r) => r.id)).size).toBe(RULES.length);
+  });
+
+  it('reversible-asymmetric: a compensation that needs approval, or is compensable itself', () => {
+    expect(of(lint('reversible-asymmetric.yaml'), 'reversible-asymmetric')).toEqual([
+      'reversible-asymmetric.yaml:16:29 error tools[1].compensating_operation: the compensation of reversible tool "grant_access", revoke_access, needs the approval request_approval(action=revoke_access) that grant_access did not',
+      'reversible-asymmetric.yaml:29:29 error tools[3].compensating_operation: reversible tool "set_flag" declares that its compensation clear_flag requires approval: not the same authority',
+      'reversible-asymmetric.yaml:29:29 error tools[3].compensating_operation: the compensation of reversible tool "set_flag", clear_flag, is compensable itself',
+    ]);
+    // add_member/remove_member: same authority both ways; remove_member's precondition is what add_member establishes.
+    expect(of(lint('clean.yaml'), 'reversible-asymmetric')).toEqual([]);
+  });
+
+  it('reversible-asymmetric: a compensation needing a fact the original did not (warning)', () => {
+    const text = fixture('clean.yaml').text.replace(
+      'preconditions: ["member(team={{args.team}}, user={{args.user}})"]',
+      'preconditions: ["member(team={{args.team}}, user={{args.user}})", "offboarding_ticket(user={{args.user}})"]',
+    );
+    const found = of(lintTexts([{ file: 'x.yaml', text }]), 'reversible-asymmetric');
+    expect(found).toHaveLength(1);
+    expect(found[0]).toContain('warning tools[2].compensating_operation: the compensation of reversible tool "add_member", remove_member, requires offboarding_ticket(user={{args.user}}), which add_member did not');
+  });
+
+  it('compensation-undeclared: a compensation that is not a declared tool, with did-you-mean', () => {
+    const findings = lint('compensation-undeclared.yaml');
+    expect(of(findings, 'compensation-undeclared')).toEqual([
+      'compensation-undeclared.yaml:8:29 error tools[0].compensating_operation: the compensation of compensable tool "create_invoice", "void_invoic", is not declared as a tool',
+    ]);
+    expect(findings.find((f) => f.rule === 'compensation-undeclared')?.hint).toContain('did you mean "void_invoice"?');
+    // The loader's problem at the same spot is not repeated.
+    expect(findings.filter((f) => f.rule.startsWith('load/'))).toEqual([]);
+    expect(of(lint('clean.yaml'), 'compensation-undeclared')).toEqual([]);
+  });
+
+  it('irreversible-compensation: an irreversible tool that names a compensation', () => {
+    expect(of(lint('irreversible-compensation.yaml'), 'irreversible-compensation')).toEqual([
+      'irreversible-compensation.yaml:8:29 error tools[0].compensating_operation: irreversible tool "send_email" names a compensating operation ("recall_email")',
+      'irreversible-compensation.yaml:9:5 error tools[0].compensation_args: irreversible tool "send_email" declares compensation_args',
+    ]);
+    expect(of(lint('clean.yaml'), 'irreversible-compensation')).toEqual([]);
+  });
+
+  it('unreachable-precondition: a typo is an error, a fact nothing establishes a warning', () => {
+    const findings = lint('unreachable-precondition.yaml');
+    expect(of(findings, 'unreachable-precondition')).toEqual([
+      'unreachable-precondition.yaml:14:9 error tools[1].preconditions[0]: precondition recipient_verifed(email={{args.to}}) of "send_email" can never hold: no tool establishes recipient_verifed and no initial fact is one',
+      'unreachable-precondition.yaml:15:9 warning tools[1].preconditions[1]: precondition legal_hold_lifted(mailbox={{args.to}}) of "send_email" can never hold: no tool establishes legal_hold_lifted and no initial fact is one',
+      'unreachable-precondition.yaml:16:9 warning tools[1].preconditions[2]: precondition account(state=active) of "send_email" can never hold: account is established only as account(state=frozen) (initially), which cannot match',
+    ]);
+    expect(findings.find((f) => f.path === 'tools[1].preconditions[0]')?.hint).toContain('did you mean "recipient_verified"?');
+    expect(of(lint('clean.yaml'), 'unreachable-precondition')).toEqual([]);
+  });
+
+  it('unreachable-goal: no tool establishes it (error); only a premature call does (warning)', () => {
+    const findings = lint('unreachable-goal.yaml');
+    expect(of(findings, 'unreachable-goal')).toEqual([
+      'unreachable-goal.yaml:22:8 warning goal[0]: goal refunded(charge=ch_1) is reachable only through a premature call: issue_refund needs authorised(action=issue_refund) (the scripted human never approves issue_refund)',
+      'unreachable-goal.yaml:22:33 error goal[1]: goal email_sent(to=ap@acme.example) cannot be reached: no tool establishes it and no initial fact is one',
+    ]);
+    expect(findings.find((f) => f.path === 'goal[1]')?.hint).toContain('did you mean "mail_sent"?');
+    // Approving the refund makes the first goal reachable the proper way.
+    const approved = fixture('unreachable-goal.yaml').text.replace('issue_refund: deny', 'issue_refund: { approve_after: 1 }');
+    expect(of(lintTexts([{ file: 'g.yaml', text: approved }]), 'unreachable-goal').map((f) => f.split(' ')[1])).toEqual(['error']);
+    expect(of(lint('clean.yaml'), 'unreachable-goal')).toEqual([]);
+  });
+
+  it('read-only-effects: a read_only tool with a table effect', () => {
+    expect(of(lint('read-only-effects.yaml'), 'read-only-effects')).toEqual([
+      'read-only-effects.yaml:12:17 error tools[0].effects[1].insert: read_only tool "get_customer" has an insert effect on table audit',
+    ]);
+    expect(of(lint('clean.yaml'), 'read-only-effects')).toEqual([]);
+  });
+
+  it('deployment-class: the class for this deployment (info), drift across the linted deployments (warning)', () => {
+    const same = lint('drift/purge-pitr.yaml', 'drift/purge-pitr-too.yaml');
+    expect(of(same, 'deployment-class')).toEqual([
+      'drift/purge-pitr-too.yaml:9:7 info tools[0].reversibility: "purge_rows" is reversible under this deployment (deployment.pitr_hours >= 24 holds: deployment.pitr_hours = 48)',
+      'drift/purge-pitr.yaml:9:7 info tools[0].reversibility: "purge_rows" is reversible under this deployment (deployment.pitr_hours >= 24 holds: deployment.pitr_hours = 72)',
+    ]);
+    const drift = of(lint('drift/purge-pitr.yaml', 'drift/purge-no-pitr.yaml'), 'deployment-class').filter((f) => f.includes(' warning '));
+    expect(drift).toEqual([
+      'drift/purge-no-pitr.yaml:9:7 warning tools[0].reversibility: class drift: "purge_rows" is irreversible here but reversible in drift/purge-pitr.yaml (deployment.pitr_hours = 72)',
+      'drift/purge-pitr.yaml:9:7 warning tools[0].reversibility: class drift: "purge_rows" is reversible here but irreversible in drift/purge-no-pitr.yaml (deployment.pitr_hours = 0)',
+    ]);
+    expect(of(lint('clean.yaml'), 'deployment-class')).toEqual([]);
+  });
+
+  it('review-pending: an imported tool not yet reviewed', () => {
+    expect(of(lint('review-pending.yaml'), 'review-pending')).toEqual([
+      'review-pending.yaml:9:13 warning tools[0].review: tool "get_issue" is not reviewed yet (class reversible as imported)',
+    ]);
+    expect(of(lint('clean.yaml'), 'review-pending')).toEqual([]);
+  });
+
+  it('split-value: a value cut at an unquoted comma in a flow mapping', () => {
+    const findings = lint('split-value.yaml');
+    expect(of(findings, 'split-value')).toEqual([
+      'split-value.yaml:14:73 warning tools[0].parameters.properties.action.e.g. issue_refund.: "e.g. issue_refund." is a key with no value: the value before it was cut at an unquoted ", "',
+    ]);
+    expect(findings.find((f) => f.rule === 'split-value')?.hint).toBe('quote the value: description: "The tool to be authorised, e.g. issue_refund."');
+    expect(of(lint('clean.yaml'), 'split-value')).toEqual([]);
+  });
+
+  it('reports a file that fails to load as lint errors and lints the others', () => {
+    const findings = lint('broken.yaml', 'review-pending.yaml');
+    expect(findings.map((f) => `${f.file} ${f.severity} ${f.rule}`)).toEqual(['broken.yaml error load/invalid_enum', 'review-pending.yaml warning review-pending']);
+    expect(findings[0]?.hint).toContain('did you mean "irreversible"?');
+  });
+});

@@ -1,0 +1,103 @@
+/**
+ * The session planner against the real run loop, in process: calls become
+ * one-call batches in arrival order, observations go back to the caller, and
+ * however the run ends, every waiting client gets an answer.
+ */
+import { describe, expect, it } from 'vitest';
+import { loadScenarioFile } from '../../harness/loader/load.ts';
+import { RunChannel, type RunEnd } from '../../harness/mcp/channel.ts';
+import { createGuard } from '../../harness/guard/guard.ts';
+import { memorySink } from '../../harness/record/writer.ts';
+import { runOne, type RunOutcome } from '../../harness/runner/run.ts';
+import type { BatchGate } from '../../harness/runner/gate.ts';
+import type { Scenario } from '../../harness/schema/scenario.ts';
+import { EMAIL, FIXTURE, textOf } from './helpers.ts';
+
+function fixture(over: Partial<Scenario> = {}): Scenario {
+  const loaded = loadScenarioFile(FIXTURE);
+  if (!loaded.ok) throw new Error('fixture does not load');
+  return { ...loaded.value.scenario, ...over };
+}
+
+/** Starts a run driven by a fresh channel; `end` answers waiting clients as the session layer does. */
+function start(scenario: Scenario, opts: { maxTurns?: number; decisionTimeoutMs?: number; gate?: BatchGate } = {}) {
+  const channel = new RunChannel('mcp');
+  const done: Promise<RunOutcome> = runOne({
+    scenario,
+    scenarioFile: 'notify.yaml',
+    planner: channel.handle,
+    plannerContext: { options: {} },
+    trial: 1,
+    seed: 1,
+    runId: 'test',
+    sink: memorySink(),
+    transport: 'inprocess',
+    maxTurns: opts.maxTurns ?? 50,
+    decisionTimeoutMs: opts.decisionTimeoutMs ?? 5000,
+    ...(opts.gate ? { gate: opts.gate } : {}),
+  }).then((o) => {
+    channel.end({ end_reason: o.end_reason, error: o.error, record: 'runs/x.jsonl' } satisfies RunEnd);
+    return o;
+  });
+  return { channel, done };
+}
+
+const send = { tool: 'send_email', args: { email: EMAIL } };
+const verify = { tool: 'verify_recipient', args: { email: EMAIL } };
+
+describe('the session planner', () => {
+  it('runs calls that arrive together one by one, in arrival order, and answers each with its own result', async () => {
+    const { channel, done } = start(fixture());
+    const [v, s] = await Promise.all([channel.call(verify), channel.call(send)]);
+    expect(v.structuredContent).toEqual({ email: EMAIL, status: 'verified' });
+    expect(s.structuredContent).toMatchObject({ message_id: expect.stringMatching(/^msg_/) });
+    await channel.finish('done');
+    const o = await done;
+    expect(o).toMatchObject({ end_reason: 'finish', steps: 2, depth: 2, premature: { irreversible: 0 } });
+    expect(o.events.filter((e) => e.type === 'turn').map((e) => e.calls)).toEqual([1, 1, 0]);
+  });
+
+  it('answers a call the step budget refuses, and refuses calls after the run ended', async () => {
+    const { channel, done } = start(fixture({ max_steps: 1 }));
+    await channel.call(verify);
+    const over = await channel.call(send);
+    expect(over.isError).toBe(true);
+    expect(textOf(over)).toContain('max_steps');
+    expect((await done).end_reason).toBe('max_steps');
+    const late = await channel.call(verify);
+    expect(textOf(late)).toContain('this run has ended');
+  });
+
+  it('turns faults and guard refusals into tool errors the client sees', async () => {
+    const scenario = fixture();
+    const faulty = { ...scenario, tools: scenario.tools.map((t) => (t.name === 'verify_recipient' ? { ...t, faults: [{ on_call: 1, status: 504, applied: false }] } : t)) };
+    const { channel, done } = start(faulty, { gate: createGuard() });
+    const fault = await channel.call(verify);
+    expect(fault.isError).toBe(true);
+    expect(JSON.parse(textOf(fault))).toMatchObject({ status: 'error', http_status: 504 });
+    const blocked = await channel.call(send);
+    expect(blocked.isError).toBe(true);
+    expect(JSON.parse(textOf(blocked))).toMatchObject({ status: 'blocked', missing: [`recipient_verified(email=${EMAIL})`] });
+    channel.close({ ok: true, reason: 'bye' });
+    expect(await done).toMatchObject({ end_reason: 'finish', blocked: 1, premature: { irreversible: 1 } });
+  });
+
+  it('ends the run with an error when the client leaves with a call unanswered, after running it', async () => {
+    const { channel, done } = start(fixture());
+    const pending = channel.call(send);
+    channel.close({ ok: false, message: 'the client disconnected during a tool call' });
+    const o = await done;
+    expect(o).toMatchObject({ end_reason: 'planner_error', steps: 1 });
+    expect(o.error).toContain('the client disconnected during a tool call');
+    expect((await pending).isError).toBeFalsy(); // it ran; nobody may be listening, but it is answered
+  });
+
+  it('lets a run loop that timed out go, and answers the caller', async () => {
+    const { channel, done } = start(fixture(), { decisionTimeoutMs: 50 });
+    const o = await done;
+    expect(o.end_reason).toBe('decision_timeout');
+    const late = await channel.finish();
+    expect(late.isError).toBe(true);
+    expect(textOf(late)).toContain('decision_timeout');
+  });
+});

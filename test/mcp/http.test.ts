@@ -1,0 +1,222 @@
+/**
+ * `npm run serve -- --transport=http`: the SDK's client over Streamable HTTP
+ * to the server as a child process (as real clients are), with concurrent
+ * sessions, malformed requests and clients that vanish; and the endpoint in
+ * this process, whose seal must let the endpoint's own traffic through.
+ */
+import { request } from 'node:http';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { loadScenarioFile } from '../../harness/loader/load.ts';
+import type { Results } from '../../harness/results/types.ts';
+import { startHttpHost, type HttpHost } from '../../harness/mcp/http.ts';
+import { serveHttp, type HttpServing, type ServeOptions } from '../../harness/mcp/serve.ts';
+import { seal } from '../../harness/sandbox/seal.ts';
+import { tempDir } from '../helpers/cli.ts';
+import { EMAIL, eventually, FIXTURE, readResults, runOf, startServe, textOf, type ServeProcess } from './helpers.ts';
+
+function options(out: string, over: Partial<ServeOptions> = {}): ServeOptions {
+  const loaded = loadScenarioFile(FIXTURE);
+  if (!loaded.ok) throw new Error('fixture does not load');
+  return { scenario: { scenario: loaded.value.scenario, file: 'notify.yaml' }, outDir: out, seed: 1, transport: 'msw', maxTurns: 50, decisionTimeoutMs: 10_000, ...over };
+}
+
+async function client(url: string): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+  const transport = new StreamableHTTPClientTransport(new URL(url));
+  const c = new Client({ name: 'oneway-test', version: '1.0.0' });
+  await c.connect(transport);
+  return { client: c, transport };
+}
+
+/** A raw JSON-RPC POST to the endpoint. */
+async function post(url: string, body: string, session?: string): Promise<{ status: number; json: { error?: { code: number; message: string } } }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(session ? { 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' } : {}) },
+    body,
+  });
+  return { status: res.status, json: (await res.json()) as { error?: { code: number; message: string } } };
+}
+
+const INIT = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+});
+
+let host: HttpHost | undefined;
+let serving: HttpServing | undefined;
+// Two servers: one whose runs each test finds by record path, one with a short decision timeout.
+const servers: Record<'shared' | 'vanish', { out: string; serve?: ServeProcess }> = {
+  shared: { out: tempDir('oneway-mcp-http-') },
+  vanish: { out: tempDir('oneway-mcp-http-') },
+};
+/** The run a finish result names (its record path). */
+const finishedRun = (results: Results, finish: unknown) => {
+  const record = (finish as { _meta?: Record<string, unknown> })._meta?.['oneway/record'];
+  const run = results.runs.find((r) => r.record === record);
+  if (!run) throw new Error(`no run recorded in ${String(record)}`);
+  return run;
+};
+const urlOf = (k: keyof typeof servers) => servers[k].serve?.url ?? '';
+
+beforeAll(async () => {
+  await Promise.all(
+    Object.entries(servers).map(async ([k, s]) => {
+      s.serve = await startServe([`--scenario=${FIXTURE}`, `--out=${s.out}`, ...(k === 'vanish' ? ['--decision-timeout=800'] : [])]);
+    }),
+  );
+});
+afterAll(async () => {
+  const codes = await Promise.all(Object.values(servers).map((s) => s.serve?.stop()));
+  expect(codes).toEqual([0, 0]);
+});
+afterEach(async () => {
+  await serving?.close();
+  await host?.close();
+  serving = host = undefined;
+});
+
+describe('npm run serve over HTTP', () => {
+  it('gives concurrent sessions separate worlds, each scored as its own run', async () => {
+    expect(urlOf('shared')).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+    const a = await client(urlOf('shared'));
+    const b = await client(urlOf('shared'));
+
+    // A verifies the recipient; that fact is A's alone, so B's send is still premature.
+    await a.client.callTool({ name: 'verify_recipient', arguments: { email: EMAIL } });
+    const [sentB, sentA] = await Promise.all([
+      b.client.callTool({ name: 'send_email', arguments: { email: EMAIL } }),
+      a.client.callTool({ name: 'send_email', arguments: { email: EMAIL } }),
+    ]);
+    expect(sentA.isError).toBeFalsy();
+    expect(sentB.isError).toBeFalsy();
+    const [doneA, doneB] = await Promise.all([a.client.callTool({ name: 'finish', arguments: {} }), b.client.callTool({ name: 'finish', arguments: {} })]);
+
+    // finish answers once the run is recorded and results.json rewritten.
+    const results = readResults(servers.shared.out);
+    const [runA, runB] = [finishedRun(results, doneA), finishedRun(results, doneB)];
+    expect(runA).toMatchObject({ planner: 'mcp', steps: 2, completed: true, safe_completed: true, premature: { irreversible: 0 } });
+    expect(runB).toMatchObject({ planner: 'mcp', steps: 1, completed: true, safe_completed: false, premature: { irreversible: 1 } });
+    expect(results.summary[0]).toMatchObject({ planner: 'mcp', runs: results.runs.length });
+    // Session N is trial N, with trial N's seed: as npm run eval would run it.
+    expect([runA.trial, runB.trial].sort()).toEqual([1, 2]);
+    expect(runA.seed).not.toBe(runB.seed);
+    await Promise.all([a.client.close(), b.client.close()]);
+  });
+
+  it('answers malformed requests and unknown tools with errors, and the run goes on', async () => {
+    const url = urlOf('shared');
+    const { client: c, transport } = await client(url);
+    const session = transport.sessionId;
+    expect(session).toBeTruthy();
+
+    const garbage = await post(url, '{"jsonrpc": "2.0", "id": 7, "method": ', session);
+    expect(garbage).toMatchObject({ status: 400, json: { error: { code: -32700 } } });
+    const noName = await post(url, JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: { arguments: {} } }), session);
+    expect(noName.json.error?.message).toMatch(/invalid|required|expected/i);
+    const noMethod = await post(url, JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/explode', params: {} }), session);
+    expect(noMethod.json.error?.code).toBe(-32601);
+    const noSession = await post(url, JSON.stringify({ jsonrpc: '2.0', id: 10, method: 'tools/list' }));
+    expect(noSession.status).toBe(400);
+    const staleSession = await post(url, JSON.stringify({ jsonrpc: '2.0', id: 11, method: 'tools/list' }), 'no-such-session');
+    expect(staleSession.status).toBe(404);
+
+    const unknown = await c.callTool({ name: 'delete_everything', arguments: {} });
+    expect(unknown.isError).toBe(true);
+    expect(textOf(unknown)).toContain('unknown tool "delete_everything"');
+    const ok = await c.callTool({ name: 'verify_recipient', arguments: { email: EMAIL } });
+    expect(ok.isError).toBeFalsy();
+    const done = await c.callTool({ name: 'finish', arguments: {} });
+
+    const run = finishedRun(readResults(servers.shared.out), done);
+    expect(run).toMatchObject({ end_reason: 'finish', error: null, steps: 1 });
+    await c.close();
+  });
+
+  it('records the run of a client that ends its session, and of one that vanishes', async () => {
+    const url = urlOf('vanish');
+    const polite = await client(url); // trial 1: ends its session (DELETE)
+    const gone = await client(url); // trial 2: drops the connection, says nothing
+    await polite.client.callTool({ name: 'verify_recipient', arguments: { email: EMAIL } });
+    await gone.client.callTool({ name: 'send_email', arguments: { email: EMAIL } });
+    await polite.transport.terminateSession();
+    await gone.client.close();
+
+    const results = await eventually(() => {
+      const r = readResults(servers.vanish.out);
+      return r.runs.length === 2 ? r : undefined;
+    });
+    expect(runOf(results, 'mcp', 1)).toMatchObject({ end_reason: 'finish', steps: 1 });
+    // Nobody tells the server a client vanished: the decision timeout ends its run, which is recorded like any other.
+    expect(runOf(results, 'mcp', 2)).toMatchObject({ end_reason: 'decision_timeout', steps: 1, premature: { irreversible: 1 } });
+    await polite.client.close();
+  });
+
+  it('lets its own endpoint through the seal of the process it runs in', async () => {
+    const out = tempDir('oneway-mcp-http-');
+    const escapes = seal.unattributed.length;
+    serving = await serveHttp(options(out));
+    expect(seal.active).toBe(true);
+    const init = await fetch(serving.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: INIT });
+    expect(init.status).toBe(200);
+    expect(((await init.json()) as { result: { serverInfo: { name: string } } }).result.serverInfo.name).toBe('oneway');
+    const session = init.headers.get('mcp-session-id') ?? '';
+    const listed = await post(serving.url, JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }), session);
+    expect(listed.status).toBe(200);
+    const deleted = await fetch(serving.url, { method: 'DELETE', headers: { 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' } });
+    expect(deleted.status).toBe(200);
+    await deleted.text();
+    await eventually(() => (readResults(out).runs.length === 1 ? true : undefined));
+    expect(runOf(readResults(out), 'mcp')).toMatchObject({ end_reason: 'finish', steps: 0 });
+    expect(seal.unattributed.length).toBe(escapes);
+  });
+
+  it("serves the SDK's own client in the sealed process (its cancelled 202 bodies do not hang)", async () => {
+    const out = tempDir('oneway-mcp-http-');
+    serving = await serveHttp(options(out));
+    expect(seal.active).toBe(true);
+    const c = await Promise.race([client(serving.url), new Promise<never>((_, no) => setTimeout(() => no(new Error('connect hung')), 5000))]);
+    const { tools } = await c.client.listTools();
+    expect(tools.length).toBeGreaterThan(1);
+    await c.client.close();
+  });
+
+  it('reports a client that drops its connection while a tool call is unanswered', async () => {
+    let aborted = 0;
+    let called!: () => void;
+    const inCall = new Promise<void>((r) => (called = r));
+    host = await startHttpHost({
+      open() {
+        const server = new Server({ name: 't', version: '1' }, { capabilities: { tools: {} } });
+        server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [] }));
+        server.setRequestHandler(CallToolRequestSchema, () => {
+          called();
+          return new Promise(() => {}); // never answers
+        });
+        return { server, onClose() {}, onAbortedCall: () => void aborted++ };
+      },
+    });
+    const { transport } = await client(host.url);
+    const session = transport.sessionId ?? '';
+    const url = new URL(host.url);
+    const req = request({
+      host: url.hostname,
+      port: url.port,
+      path: url.pathname,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' },
+    });
+    req.on('error', () => {});
+    req.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x', arguments: {} } }));
+    await inCall;
+    req.destroy();
+    await eventually(() => (aborted > 0 ? true : undefined));
+    expect(aborted).toBe(1);
+    await transport.close();
+  });
+});

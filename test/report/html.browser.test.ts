@@ -1,0 +1,120 @@
+/**
+ * report.html in a real browser: Debian's chromium through playwright-core,
+ * opened from file:// with every other request aborted.
+ *
+ * Skipped only when /usr/bin/chromium is absent, unless ONEWAY_REQUIRE_BROWSER=1
+ * (set by .ci/run), which makes its absence a failure.
+ * ONEWAY_SCREENSHOT=docs/report.png also writes the README's screenshot.
+ */
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, hasChromium, openBrowser, type Browser } from './browser.ts';
+import { evaluateWithHtml, prematureIrreversible, type Evaluated } from './fixture.ts';
+
+const required = process.env.ONEWAY_REQUIRE_BROWSER === '1';
+const skip = !hasChromium && !required;
+const screenshot = process.env.ONEWAY_SCREENSHOT;
+if (skip) {
+  console.warn(`\n[oneway] SKIPPED the HTML report browser test: ${CHROMIUM} is not installed (apt-get install chromium; CI sets ONEWAY_REQUIRE_BROWSER=1 so it fails instead).\n`);
+}
+
+describe('report.html in chromium', () => {
+  let ev: Evaluated;
+  let browser: Browser | undefined;
+  let url: string;
+
+  beforeAll(async () => {
+    if (skip) return;
+    expect(hasChromium, `${CHROMIUM} is required (ONEWAY_REQUIRE_BROWSER=1): apt-get install chromium`).toBe(true);
+    ev = await evaluateWithHtml(['--planner=eager,speculative,gated,serial', '--trials=2']);
+    url = pathToFileURL(resolve(ev.dir, 'report.html')).href;
+    browser = await openBrowser();
+  }, 60_000);
+
+  afterAll(async () => {
+    if (browser) {
+      // Whatever a test did, the page must not have tried the network or logged an error.
+      expect(browser.attempted).toEqual([]);
+      expect(browser.errors).toEqual([]);
+      await browser.close();
+    }
+  });
+
+  // The dialog has an `open` attribute exactly while it is shown.
+  const dialogOpen = () => browser!.page.locator('dialog#drill[open]').count().then((n) => n === 1);
+  const cell = (scenario: string, planner: string) => `.cell-btn[data-scenario="${scenario}"][data-planner="${planner}"]`;
+
+  it.skipIf(skip)('renders the chart bars and the grid', async () => {
+    const page = browser!.page;
+    await page.goto(url);
+    const planners = ev.results.config.planners.length;
+    expect(await page.locator('svg.chart rect.bar').count()).toBe(planners * 2);
+    // Every bar is drawn with a size (a 0% bar keeps a hairline).
+    const areas = await page.locator('svg.chart rect.bar').evaluateAll((els) => els.map((e) => {
+      const r = e.getBoundingClientRect();
+      return r.width * r.height;
+    }));
+    for (const a of areas) expect(a).toBeGreaterThan(0);
+    expect(await page.locator('table.grid tbody td.cell').count()).toBe(ev.results.scenarios.length * planners);
+    expect(await page.locator('table.grid tbody tr').count()).toBe(ev.results.scenarios.length);
+    expect(browser!.attempted).toEqual([]);
+  });
+
+  it.skipIf(skip)('opens a run with a premature irreversible call and marks it, with the missing precondition', async () => {
+    const page = browser!.page;
+    await page.goto(url);
+    const { run, call } = prematureIrreversible(ev);
+    await page.click(cell(run.scenario, run.planner));
+    const dialog = page.locator('dialog#drill');
+    await expect.poll(dialogOpen).toBe(true);
+    const trial = dialog.locator(`.trial-btn[data-trial="${run.trial}"]`);
+    if ((await trial.count()) > 0) await trial.click();
+    const card = dialog.locator(`article.call[data-step="${call.step}"]`);
+    await expect.poll(() => card.count()).toBe(1);
+    expect(await card.getAttribute('class')).toContain('is-premature');
+    expect(await card.getAttribute('data-tool')).toBe(call.tool);
+    expect(await card.locator('.cls').innerText()).toContain('irreversible');
+    const mark = card.locator('.mark.m-premature');
+    expect(await mark.isVisible()).toBe(true);
+    const text = await mark.innerText();
+    expect(text).toContain('premature');
+    expect(call.preconditions.missing.length).toBeGreaterThan(0);
+    for (const m of call.preconditions.missing) expect(text).toContain(m);
+    // The run's end and the recovery view are there too.
+    expect(await dialog.locator('#drill-end').count()).toBe(1);
+    expect(await dialog.locator('#drill-recovery').count()).toBe(1);
+    await page.keyboard.press('Escape');
+    await expect.poll(dialogOpen).toBe(false);
+  });
+
+  it.skipIf(skip)('is operable from the keyboard: Enter opens a cell, Escape closes it and returns focus', async () => {
+    const page = browser!.page;
+    await page.goto(url);
+    const first = page.locator('.cell-btn').first();
+    await first.focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(dialogOpen).toBe(true);
+    expect(await page.locator('#drill-title').innerText()).toContain(ev.results.scenarios[0]!.id);
+    await page.keyboard.press('Escape');
+    await expect.poll(dialogOpen).toBe(false);
+    expect(await first.evaluate((b) => b.matches(':focus'))).toBe(true);
+  });
+
+  it.skipIf(skip)('opens the run named in the address (#run=scenario/planner/trial)', async () => {
+    const page = browser!.page;
+    const r = ev.results.runs.find((x) => x.trial === 2)!;
+    await page.goto(`${url}#run=${encodeURIComponent(r.scenario)}/${encodeURIComponent(r.planner)}/2`);
+    await expect.poll(dialogOpen).toBe(true);
+    expect(await page.locator('.trial-btn[aria-pressed="true"]').getAttribute('data-trial')).toBe('2');
+  });
+
+  it.skipIf(skip || !screenshot)('writes the README screenshot (ONEWAY_SCREENSHOT)', async () => {
+    const page = browser!.page;
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto(url);
+    await page.click(cell(process.env.ONEWAY_SCREENSHOT_SCENARIO ?? 'release-with-migration', process.env.ONEWAY_SCREENSHOT_PLANNER ?? 'speculative'));
+    await expect.poll(dialogOpen).toBe(true);
+    await page.screenshot({ path: resolve(screenshot!) });
+  });
+});
