@@ -4,7 +4,7 @@
  * failures blindly (never reconciling). It measures how often an unconstrained
  * planner walks through a one-way door too early.
  */
-import { holdsIn } from '../harness/facts/fact.ts';
+import { holdsIn, UNKNOWN } from '../harness/facts/fact.ts';
 import type { Decision, PlannerFactory, PlannerView } from '../harness/planner/types.ts';
 import { attemptsOf } from '../harness/planning/history.ts';
 import { goalFacts } from '../harness/planning/belief.ts';
@@ -26,7 +26,7 @@ export const EAGER_RETRIES = 3;
  */
 export function eagerDecision(view: PlannerView): Decision {
   const src = planningSources(view);
-  const open = goalFacts(view).filter((g) => !holdsIn(g, src.belief));
+  const open = goalFacts(view).filter((g) => !holdsIn(g, src.belief, UNKNOWN));
   if (open.length === 0) return finish('goal reached');
   const calls = open.flatMap((goal) => {
     const best = rankOptions(optionsFor(goal, src), byFewestPreconditions).find(

@@ -5,7 +5,7 @@
  * an ambiguous failure without reconciling first. Where it cannot satisfy a
  * gate it stops rather than act: completing less often is the price it shows.
  */
-import { holdsIn } from '../harness/facts/fact.ts';
+import { holdsIn, UNKNOWN } from '../harness/facts/fact.ts';
 import { UsageError } from '../harness/errors.ts';
 import type { Decision, Observation, PlannerFactory, PlannerView } from '../harness/planner/types.ts';
 import type { ArgSources } from '../harness/planning/args.ts';
@@ -86,7 +86,7 @@ function exhausted(src: ArgSources, node: PlanNode): string | undefined {
 export function gatedDecision(view: PlannerView, opts: GatedOptions): Decision {
   const src = planningSources(view);
   const goals = goalFacts(view);
-  if (goals.every((g) => holdsIn(g, src.belief))) return finish('goal reached');
+  if (goals.every((g) => holdsIn(g, src.belief, UNKNOWN))) return finish('goal reached');
   const denied = denial(src, opts);
   if (denied) return finish(denied);
   const recover = recovery(src);

@@ -7,7 +7,7 @@
  * construction. It asks approvals in that same batch, so a denial comes too
  * late to stop anything; it retries a failed call once and never reconciles.
  */
-import { holdsIn } from '../harness/facts/fact.ts';
+import { holdsIn, UNKNOWN } from '../harness/facts/fact.ts';
 import type { Call, Decision, PlannerFactory, PlannerView } from '../harness/planner/types.ts';
 import type { ArgSources } from '../harness/planning/args.ts';
 import { goalFacts } from '../harness/planning/belief.ts';
@@ -44,7 +44,7 @@ function spent(src: ArgSources, call: Call): boolean {
 export function speculativeDecision(view: PlannerView): Decision {
   const src = planningSources(view);
   const goals = goalFacts(view);
-  if (goals.every((g) => holdsIn(g, src.belief))) return finish('goal reached');
+  if (goals.every((g) => holdsIn(g, src.belief, UNKNOWN))) return finish('goal reached');
   const plan = backwardChain(goals, src, { rank: byClassThenMissing, accept: avoidsForbidden(view) });
   const calls = plan.nodes.filter((n) => n.unbound.length === 0 && !spent(src, n.call)).map((n) => n.call);
   const why =

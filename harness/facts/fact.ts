@@ -113,21 +113,49 @@ function formatValue(v: string): string {
   return /[,()"]|^\s|\s$/.test(v) || v === '' ? JSON.stringify(v) : v;
 }
 
-/** True when `pattern` matches `fact`: same name, and each pattern argument equal (or `*`). */
-export function matchesFact(pattern: Fact, fact: Fact): boolean {
+export interface MatchOptions {
+  /**
+   * Treat a fact value `*` as an unknown value that may be anything: for a planner's belief and
+   * for the facts a call declares it establishes before its result is known. In the world, a `*`
+   * is the literal text a call wrote there, and matches only a wildcard or itself.
+   */
+  unknownInFact?: boolean;
+  /**
+   * The keys whose pattern value `*` is a wildcard (default: every key). A `*` substituted from a
+   * call's arguments is a literal: `send(to="*")` does not pass a `verified(email={{args.to}})` check.
+   */
+  wildcardKeys?: ReadonlySet<string>;
+}
+
+/** Matching against facts whose `*` values stand for unknowns (a belief, declared establishes). */
+export const UNKNOWN: MatchOptions = { unknownInFact: true };
+
+/** True when `pattern` matches `fact`: same name, and each pattern argument equal (or a wildcard `*`). */
+export function matchesFact(pattern: Fact, fact: Fact, opts: MatchOptions = {}): boolean {
   if (pattern.name !== fact.name) return false;
   for (const [k, v] of Object.entries(pattern.args)) {
-    if (v === '*') {
-      if (!(k in fact.args)) return false;
-      continue;
-    }
     const fv = fact.args[k];
-    if (fv === undefined || (fv !== v && fv !== '*')) return false;
+    if (fv === undefined) return false;
+    if (v === '*' && (opts.wildcardKeys?.has(k) ?? true)) continue;
+    if (fv !== v && !(opts.unknownInFact && fv === '*')) return false;
   }
   return true;
 }
 
-export function holdsIn(pattern: Fact, facts: Iterable<Fact>): boolean {
-  for (const f of facts) if (matchesFact(pattern, f)) return true;
+export function holdsIn(pattern: Fact, facts: Iterable<Fact>, opts: MatchOptions = {}): boolean {
+  for (const f of facts) if (matchesFact(pattern, f, opts)) return true;
   return false;
+}
+
+const wildcardCache = new Map<string, ReadonlySet<string>>();
+
+/** The keys of a fact template whose value is written as a wildcard `*` (not substituted). Cached: templates are few. */
+export function wildcardKeysOf(template: string): ReadonlySet<string> {
+  let keys = wildcardCache.get(template);
+  if (!keys) {
+    const r = parseFact(template);
+    keys = new Set(r.ok ? Object.entries(r.fact.args).filter(([, v]) => v.trim() === '*').map(([k]) => k) : []);
+    wildcardCache.set(template, keys);
+  }
+  return keys;
 }

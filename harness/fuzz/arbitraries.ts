@@ -292,7 +292,7 @@ function argSpecArb(nearMissRate: number, wildcardRate: number): fc.Arbitrary<Ar
 export function planArbitrary(scenario: Scenario, opts: PlanArbitraryOptions = {}): fc.Arbitrary<PlanItem[]> {
   const m = modelOf(scenario, opts);
   const maxParams = Math.max(0, ...scenario.tools.map((t) => Object.keys(t.parameters.properties).length));
-  const args = fc.array(argSpecArb(opts.nearMissRate ?? 0.15, opts.wildcardRate ?? 0), { minLength: maxParams, maxLength: maxParams });
+  const args = fc.array(argSpecArb(opts.nearMissRate ?? 0.15, opts.wildcardRate ?? 0.03), { minLength: maxParams, maxLength: maxParams });
   const call: fc.Arbitrary<CallSpec> = fc.record({ tool: fc.nat({ max: 255 }), args });
   const w = { call: 5, parallel: 2, compensate: 1, retry: 1, reconcile: 1, ...opts.weights };
   const hasCompensation = scenario.tools.some((t) => compensable(m, t.name));

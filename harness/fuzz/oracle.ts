@@ -111,11 +111,16 @@ function instantiate(template: string, roots: Record<string, unknown>): Atom {
   return { name: a.name, args };
 }
 
-/** The README's matching: same name, and each pattern argument present in the fact with an equal value, or the pattern value `*`. */
-function holdsIn(pattern: Atom, facts: ReadonlyMap<string, Atom>): boolean {
+/**
+ * The README's matching: same name, and each pattern argument present in the fact with an equal
+ * value, or a wildcard: a `*` written in the template itself. A `*` that came from the call's
+ * arguments (or stands for a missing one) is a literal.
+ */
+function holdsIn(template: string, pattern: Atom, facts: ReadonlyMap<string, Atom>): boolean {
+  const written = parseAtom(template).args;
   for (const f of facts.values()) {
     if (f.name !== pattern.name) continue;
-    if (Object.entries(pattern.args).every(([k, v]) => k in f.args && (v === '*' || f.args[k] === v))) return true;
+    if (Object.entries(pattern.args).every(([k, v]) => k in f.args && ((v === '*' && written[k]?.trim() === '*') || f.args[k] === v))) return true;
   }
   return false;
 }
@@ -200,8 +205,9 @@ export function oracleScores(events: readonly RecordEvent[], scenario: Scenario)
     batch.forEach((c, i) => {
       const cls = classOf.get(c.tool) ?? 'irreversible';
       // Preconditions are checked against the world before the batch; a missing argument is unknown, so `*`.
-      const pre = (tools.get(c.tool)?.preconditions ?? []).map((p) => instantiate(p, { ...base, args: c.args }));
-      if (pre.some((p) => !holdsIn(p, facts))) out.premature[cls]++;
+      const templates = tools.get(c.tool)?.preconditions ?? [];
+      const pre = templates.map((p) => instantiate(p, { ...base, args: c.args }));
+      if (pre.some((p, j) => !holdsIn(templates[j] as string, p, facts))) out.premature[cls]++;
       const siblings = establishes.filter((_, j) => j !== i).flat();
       if (pre.some((p) => siblings.some((e) => within(p, e) || within(e, p)))) out.speculative++;
       if (cls === 'irreversible' && c.status !== 'blocked' && issuedInBatch > 1) out.parallel_irreversible++;

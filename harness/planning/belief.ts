@@ -1,4 +1,4 @@
-import { formatFact, matchesFact, type Fact } from '../facts/fact.ts';
+import { formatFact, matchesFact, type Fact, UNKNOWN } from '../facts/fact.ts';
 import { renderFact } from '../facts/template.ts';
 import type { PlannerView, ToolView } from '../planner/types.ts';
 import { approvalVerdict, observations, toolNamed } from './history.ts';
@@ -40,7 +40,7 @@ function revokedBy(view: PlannerView, tool: ToolView, args: Record<string, unkno
  * establishes (so "revoke status(x=*), establish status(x=new)" leaves the new one).
  */
 function applyCall(facts: Fact[], added: Fact[], removed: Fact[]): Fact[] {
-  const kept = facts.filter((f) => !removed.some((r) => matchesFact(r, f)));
+  const kept = facts.filter((f) => !removed.some((r) => matchesFact(r, f, UNKNOWN)));
   const seen = new Set(kept.map(formatFact));
   for (const f of added) {
     const text = formatFact(f);

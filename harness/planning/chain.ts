@@ -1,4 +1,4 @@
-import { formatFact, holdsIn, matchesFact, type Fact } from '../facts/fact.ts';
+import { formatFact, holdsIn, matchesFact, type Fact, UNKNOWN } from '../facts/fact.ts';
 import type { Call, ToolClass } from '../planner/types.ts';
 import type { ArgSources } from './args.ts';
 import { optionsFor, rankOptions, type Option, type OptionRank } from './options.ts';
@@ -75,8 +75,8 @@ export function backwardChain(goals: readonly Fact[], src: ArgSources, opts: Cha
   let deadEnds: string[] = [];
 
   const achieve = (fact: Fact, depth: number, stack: readonly string[]): number | 'held' | null => {
-    if (holdsIn(fact, src.belief)) return 'held';
-    const existing = made.findIndex((es) => es.some((e) => matchesFact(fact, e)));
+    if (holdsIn(fact, src.belief, UNKNOWN)) return 'held';
+    const existing = made.findIndex((es) => es.some((e) => matchesFact(fact, e, UNKNOWN)));
     if (existing >= 0) return existing;
     const key = formatFact(fact);
     if (depth > maxDepth || stack.includes(key)) {

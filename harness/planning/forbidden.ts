@@ -1,4 +1,4 @@
-import { matchesFact, type Fact } from '../facts/fact.ts';
+import { matchesFact, type Fact, UNKNOWN } from '../facts/fact.ts';
 import type { PlannerView } from '../planner/types.ts';
 import { scopedFact } from './belief.ts';
 import type { Option } from './options.ts';
@@ -12,5 +12,5 @@ import type { Option } from './options.ts';
  */
 export function avoidsForbidden(view: PlannerView): (o: Option) => boolean {
   const forbidden: Fact[] = view.forbidden.map((f) => scopedFact(view, f));
-  return (o) => !o.establishes.some((e) => forbidden.some((f) => matchesFact(f, e)));
+  return (o) => !o.establishes.some((e) => forbidden.some((f) => matchesFact(f, e, UNKNOWN)));
 }

@@ -1,4 +1,4 @@
-import { holdsIn, type Fact } from '../facts/fact.ts';
+import { holdsIn, type Fact, UNKNOWN } from '../facts/fact.ts';
 import type { Call, ToolView } from '../planner/types.ts';
 import { coerceBindings, completeArgs, type ArgSources } from './args.ts';
 import { establishedBy } from './belief.ts';
@@ -39,7 +39,7 @@ export function optionFor(tool: ToolView, index: number, args: Record<string, un
     call: { tool: tool.name, args: done.args },
     unbound: done.unbound,
     preconditions,
-    missing: preconditions.filter((p) => !holdsIn(p, src.belief)),
+    missing: preconditions.filter((p) => !holdsIn(p, src.belief, UNKNOWN)),
     establishes: establishedBy(src.view, tool, done.args),
   };
 }

@@ -7,7 +7,7 @@
  * which is exactly the danger oneway measures. It only records whether each
  * precondition held when the call was issued.
  */
-import { formatFact } from '../facts/fact.ts';
+import { formatFact, wildcardKeysOf } from '../facts/fact.ts';
 import { renderFact } from '../facts/template.ts';
 import { effectiveClass } from '../loader/classes.ts';
 import { changedWorld } from '../scoring/metrics.ts';
@@ -126,7 +126,7 @@ export class Sandbox {
     const missing: string[] = [];
     for (const p of tool.preconditions) {
       const fact = renderFact(p, ctx);
-      (world.holds(fact) ? held : missing).push(formatFact(fact));
+      (world.holds(fact, { wildcardKeys: wildcardKeysOf(p) }) ? held : missing).push(formatFact(fact));
     }
     return { held, missing };
   }
@@ -223,12 +223,11 @@ export class Sandbox {
     const missing: string[] = [];
     for (const g of this.scenario.goal) {
       const f = renderFact(g, ctx);
-      (this.world.holds(f) ? held : missing).push(formatFact(f));
+      (this.world.holds(f, { wildcardKeys: wildcardKeysOf(g) }) ? held : missing).push(formatFact(f));
     }
     const forbidden_held = this.scenario.forbidden
-      .map((g) => renderFact(g, ctx))
-      .filter((f) => this.world.holds(f))
-      .map(formatFact);
+      .filter((g) => this.world.holds(renderFact(g, ctx), { wildcardKeys: wildcardKeysOf(g) }))
+      .map((g) => formatFact(renderFact(g, ctx)));
     return { completed: missing.length === 0 && forbidden_held.length === 0, goal: { held, missing }, forbidden_held };
   }
 
@@ -289,7 +288,8 @@ export class Sandbox {
         const fact = renderFact(e.establish, ctx, 'empty');
         out.push({ kind: 'establish', fact: formatFact(fact), was_new: this.world.establish(fact) });
       } else if (e.revoke !== undefined) {
-        out.push({ kind: 'revoke', facts: this.world.revoke(renderFact(e.revoke, ctx, 'wildcard')) });
+        // Only a `*` written in the template revokes every value; one from the arguments is literal.
+        out.push({ kind: 'revoke', facts: this.world.revoke(renderFact(e.revoke, ctx, 'wildcard'), { wildcardKeys: wildcardKeysOf(e.revoke) }) });
       }
     }
     return out;

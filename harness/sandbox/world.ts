@@ -2,7 +2,7 @@
  * The ground truth of one run: tables of rows and a set of facts. Only the
  * sandbox mutates it; planners never see it.
  */
-import { formatFact, matchesFact, mustParseFact, type Fact } from '../facts/fact.ts';
+import { formatFact, matchesFact, mustParseFact, type Fact, type MatchOptions } from '../facts/fact.ts';
 import type { Row, WorldSnapshot } from '../record/events.ts';
 
 /** Row equality on the `where` keys; values compare as text so 1200 matches "1200" (templates splice text). */
@@ -29,8 +29,8 @@ export class World {
     return w;
   }
 
-  holds(pattern: Fact): boolean {
-    for (const f of this.facts.values()) if (matchesFact(pattern, f)) return true;
+  holds(pattern: Fact, opts?: MatchOptions): boolean {
+    for (const f of this.facts.values()) if (matchesFact(pattern, f, opts)) return true;
     return false;
   }
 
@@ -43,10 +43,10 @@ export class World {
   }
 
   /** Removes every fact the pattern matches; returns their texts. */
-  revoke(pattern: Fact): string[] {
+  revoke(pattern: Fact, opts?: MatchOptions): string[] {
     const removed: string[] = [];
     for (const [key, f] of this.facts) {
-      if (matchesFact(pattern, f)) {
+      if (matchesFact(pattern, f, opts)) {
         this.facts.delete(key);
         removed.push(key);
       }

@@ -3,7 +3,7 @@
  * so they can be recomputed from any JSONL record and property-tested.
  * Definitions: ../../README.md#what-the-scores-mean and the design doc.
  */
-import { matchesFact, mustParseFact } from '../facts/fact.ts';
+import { matchesFact, mustParseFact, UNKNOWN } from '../facts/fact.ts';
 import type { CallEvent, RecordEvent } from '../record/events.ts';
 import { stableJson } from '../util/json.ts';
 import type { RunMetrics } from './metrics-types.ts';
@@ -29,7 +29,7 @@ export function speculativeSteps(all: readonly CallEvent[]): Set<number> {
     for (const c of batch) {
       const pre = [...c.preconditions.held, ...c.preconditions.missing].map(mustParseFact);
       const hit = batch.some(
-        (d) => d !== c && d.establishes.some((e) => pre.some((p) => matchesFact(p, mustParseFact(e)) || matchesFact(mustParseFact(e), p))),
+        (d) => d !== c && d.establishes.some((e) => pre.some((p) => matchesFact(p, mustParseFact(e), UNKNOWN) || matchesFact(mustParseFact(e), p, UNKNOWN))),
       );
       if (hit) out.add(c.step);
     }

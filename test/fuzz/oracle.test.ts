@@ -39,13 +39,10 @@ describe('the scoring oracle', () => {
     }
   });
 
-  // Known gap, found by this oracle: the harness's fact matching (harness/facts/fact.ts matchesFact)
-  // also lets a `*` in a *fact* match any value, which the README's definition does not. A plan that
-  // verifies the address "*" then satisfies recipient_verified(email=<any address>): the sandbox
-  // records the email to an unverified address as timely, and the guard lets it through. The
-  // record and the oracle disagree on such plans; this fails until matching follows the definition,
-  // then drop `.fails` (and consider a wildcardRate above 0 by default in planArbitrary).
-  it.fails('agrees with the record when plans pass "*" as an argument', async () => {
+  // Found by this oracle: fact matching used to let a `*` in a world fact (or one substituted from a
+  // call's arguments) match any value, so verifying "*" made an email to any address look timely and
+  // the guard let it through. A `*` is a wildcard only where a template writes it.
+  it('agrees with the record when plans pass "*" as an argument', async () => {
     const scenario = scenarioFrom(`
 id: verify-then-send
 title: Verify, then send

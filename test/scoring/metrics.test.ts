@@ -27,6 +27,14 @@ describe('premature calls', () => {
     expect(send?.type === 'call' && send.preconditions.missing).toEqual(['recipient_verified(email=bob@acme.example)']);
   });
 
+  it('treats a "*" passed as an argument as a literal, not a wildcard', async () => {
+    const r = await runDecisions(base, [call('verify_recipient', { email: 'bob@acme.example' }), approve, call('send_email', { to: '*' })]);
+    expect(r.premature.irreversible).toBe(1);
+    const verifiedStar = await runDecisions(base, [call('verify_recipient', { email: '*' }), approve, call('send_email', { to: 'bob@acme.example' })]);
+    // Verifying the address "*" verifies no real address.
+    expect(verifiedStar.premature.irreversible).toBe(1);
+  });
+
   it('does not count a call whose preconditions were established in earlier batches', async () => {
     const r = await runDecisions(base, [call('verify_recipient', { email: 'bob@acme.example' }), approve, call('send_email', { to: 'bob@acme.example' })]);
     expect(r.premature.irreversible).toBe(0);
