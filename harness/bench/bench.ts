@@ -12,6 +12,8 @@ import { performance } from 'node:perf_hooks';
 import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { BUNDLED_SCENARIOS, REPO_ROOT } from '../cli/common.ts';
+import { fuzzScenario } from '../fuzz/fuzz.ts';
+import { scoringOracle, sealHolds } from '../fuzz/properties.ts';
 import { resolveScenarios } from '../loader/resolve.ts';
 import { memorySink } from '../record/writer.ts';
 import { evaluate, type EvalScenario } from '../runner/evaluate.ts';
@@ -103,7 +105,7 @@ function copies(suite: EvalScenario[], n: number): EvalScenario[] {
   return out;
 }
 
-async function throughput(suite: EvalScenario[], label: string, opts: { concurrency?: number; transport?: 'msw' | 'inprocess'; planners?: string[] } = {}) {
+async function throughput(suite: EvalScenario[], label: string, opts: { concurrency?: number; workers?: number; transport?: 'msw' | 'inprocess'; planners?: string[] } = {}) {
   const planners = await Promise.all((opts.planners ?? ['eager', 'gated']).map((p) => loadPlanner(p, REPO_ROOT)));
   const outDir = join(REPO_ROOT, 'reports', 'bench-runs');
   const t0 = performance.now();
@@ -118,9 +120,20 @@ async function throughput(suite: EvalScenario[], label: string, opts: { concurre
     decisionTimeoutMs: 30_000,
     plannerOptions: {},
     concurrency: opts.concurrency ?? 1,
+    workers: opts.workers ?? 1,
   });
   const s = (performance.now() - t0) / 1000;
   return { name: label, runs: r.runs.length, seconds: Math.round(s * 1000) / 1000, runs_per_s: Math.round((r.runs.length / s) * 10) / 10 };
+}
+
+/** Generated plans through the in-process transport, checked by two cheap properties (no failures, so no shrinking). */
+async function fuzzThroughput(scenarios: Scenario[]) {
+  const properties = [scoringOracle, sealHolds];
+  let plans = 0;
+  const t0 = performance.now();
+  for (const scenario of scenarios) plans += (await fuzzScenario({ scenario, properties, runs: 100, seed: 1 })).plans;
+  const s = (performance.now() - t0) / 1000;
+  return { properties: properties.map((p) => p.name), plans, seconds: Math.round(s * 100) / 100, plans_per_s: Math.round(plans / s) };
 }
 
 /** A long plan: the same cheap call N times, through the real run loop over MSW. */
@@ -164,9 +177,13 @@ async function main() {
     await throughput(suite, 'bundled suite, --concurrency=4, MSW', { concurrency: 4 }),
     await throughput(suite, 'bundled suite, serial, in-process transport', { transport: 'inprocess' }),
     await throughput(copies(suite, 10), `10× scenarios (${suite.length * 10}), serial, MSW`),
+    await throughput(copies(suite, 10), `10× scenarios, --workers=2 (threads), MSW`, { workers: 2 }),
   ];
   const largest = await throughput(copies(suite, 100), `100× scenarios (${suite.length * 100}), --concurrency=4, MSW`, { concurrency: 4 });
   evals.push(largest);
+
+  process.stderr.write('bench: fuzzing ...\n');
+  const fuzz = await fuzzThroughput(suite.map((s) => s.scenario));
 
   process.stderr.write('bench: plan length ...\n');
   const lengths = [];
@@ -180,6 +197,7 @@ async function main() {
     call_cost: calls.map((c) => ({ ...c, ratio_to_direct: Math.round((c.per_op_us / base) * 10) / 10 })),
     evaluation: evals,
     plan_length: lengths,
+    fuzzing: fuzz,
     peak_rss_mb: peakRssMb,
   };
   mkdirSync(join(REPO_ROOT, 'reports'), { recursive: true });
@@ -191,6 +209,7 @@ async function main() {
   for (const c of report.call_cost) out.push(`  ${c.name.padEnd(52)} ${String(c.per_op_us).padStart(8)}   ${String(c.ratio_to_direct).padStart(7)}`);
   out.push('\nevaluation                                                         runs   runs/s');
   for (const e of evals) out.push(`  ${e.name.padEnd(64)} ${String(e.runs).padStart(5)}   ${String(e.runs_per_s).padStart(6)}`);
+  out.push(`\nfuzzing (${fuzz.properties.join(', ')}): ${fuzz.plans} plans in ${fuzz.seconds} s = ${fuzz.plans_per_s} plans/s, in process, one thread`);
   out.push('\nplan length (one run over MSW)          µs/call');
   for (const l of lengths) out.push(`  ${l.name.padEnd(38)} ${String(l.us_per_call).padStart(7)}`);
   out.push(`\npeak RSS: ${peakRssMb} MiB (largest case: ${largest.name})`);
