@@ -3,6 +3,10 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { UsageError } from '../errors.ts';
+import type { Policy } from '../guard/policy.ts';
+import { DEFAULT_POLICY, loadPolicyFile } from '../guard/policy.ts';
+import { formatProblem } from '../errors.ts';
+import { makeChalk, useColor } from '../report/color.ts';
 import { suggest } from '../loader/did-you-mean.ts';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -43,4 +47,36 @@ export function positiveInt(raw: string | undefined, name: string, fallback: num
   const n = Number(raw);
   if (!Number.isInteger(n) || n < min || n > 2 ** 31) throw new UsageError(`--${name} must be an integer >= ${min}, got "${raw}"`);
   return n;
+}
+
+/**
+ * What every command does with an error that escapes it: a usage error is the user's (its message
+ * and hint); anything else is a bug in oneway, said as such. Exit 2 either way, and never a stack
+ * trace unless ONEWAY_DEBUG is set.
+ */
+export function commandFailed(e: unknown, io: Io, who: string): number {
+  const c = makeChalk(useColor(io.stderr, io.env));
+  if (e instanceof UsageError) {
+    io.stderr.write(`${c.red(`${who}: ${e.message}`)}\n${e.hint ? `  hint: ${e.hint}\n` : ''}`);
+    return 2;
+  }
+  const message = e instanceof Error ? e.message : String(e);
+  io.stderr.write(`${c.red(`${who}: internal error: ${message}`)}\n  hint: this is a bug in oneway; please report it with the command and its input (ONEWAY_DEBUG=1 prints the stack)\n`);
+  if (io.env.ONEWAY_DEBUG && e instanceof Error && e.stack) io.stderr.write(`${e.stack}\n`);
+  return 2;
+}
+
+/** Runs a command's `main` when its file is the process's entry point (not when a test imports it). */
+export async function runIfEntry(metaUrl: string, main: (argv: string[]) => Promise<number>): Promise<void> {
+  if (process.argv[1] && resolve(process.argv[1]) === resolve(fileURLToPath(metaUrl))) process.exitCode = await main(process.argv.slice(2));
+}
+
+/** `--guard` / `--guard-policy=FILE` to a policy; prints the file's problems and returns null when it has any. */
+export function guardPolicyOption(values: { guard?: boolean | undefined; 'guard-policy'?: string | undefined }, io: Io): Policy | undefined | null {
+  const file = values['guard-policy'];
+  if (!file) return values.guard ? DEFAULT_POLICY : undefined;
+  const p = loadPolicyFile(resolve(io.cwd, file));
+  if (p.ok) return p.value;
+  for (const pr of p.problems) io.stderr.write(`${formatProblem(pr)}\n`);
+  return null;
 }

@@ -5,7 +5,6 @@
 import { relative, resolve } from 'node:path';
 import { formatProblem, UsageError, type Problem } from '../errors.ts';
 import { createGuard } from '../guard/guard.ts';
-import { DEFAULT_POLICY, loadPolicyFile, type Policy } from '../guard/policy.ts';
 import { loadPlanFile } from '../loader/load.ts';
 import { resolveScenarios } from '../loader/resolve.ts';
 import { makeChalk, useColor } from '../report/color.ts';
@@ -24,7 +23,7 @@ import { evaluate } from '../runner/evaluate.ts';
 import { agentPlanner, DEFAULT_AGENT_COMMAND_NAME } from '../mcp/agent.ts';
 import { builtinPlanners, loadPlanner } from '../runner/planners.ts';
 import type { PlanItem } from '../schema/scenario.ts';
-import { BUNDLED_SCENARIOS, list, parseCli, positiveInt, type Io } from './common.ts';
+import { BUNDLED_SCENARIOS, list, parseCli, positiveInt, type Io, commandFailed, runIfEntry, guardPolicyOption } from './common.ts';
 
 const HELP = `oneway eval: how often does a planner walk through a one-way door too early?
 
@@ -214,15 +213,8 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
     }
     if (problems.length > 0) io.stderr.write(cerr.yellow(`oneway: ${problems.length} problem(s); the files with errors were skipped, the rest run\n`));
 
-    let policy: Policy | undefined;
-    if (values['guard-policy']) {
-      const p = loadPolicyFile(resolve(io.cwd, values['guard-policy']));
-      if (!p.ok) {
-        for (const pr of p.problems) io.stderr.write(`${formatProblem(pr)}\n`);
-        return 2;
-      }
-      policy = p.value;
-    } else if (values.guard) policy = DEFAULT_POLICY;
+    const policy = guardPolicyOption(values, io);
+    if (policy === null) return 2;
 
     const resumed = values.resume ? resumable(outDir, names, trials, seed) : undefined;
     const progress = progressBar(io.stderr);
@@ -289,11 +281,7 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
     }
     return failures.length > 0 ? 1 : 0;
   } catch (e) {
-    if (e instanceof UsageError) {
-      io.stderr.write(`${cerr.red(`oneway: ${e.message}`)}\n${e.hint ? `  hint: ${e.hint}\n` : ''}`);
-      return 2;
-    }
-    throw e;
+    return commandFailed(e, io, 'oneway');
   }
 }
 
@@ -330,6 +318,4 @@ function expectedPlanners(loaded: readonly LoadedScenario[]): string[] {
   return [...names].sort();
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === resolve(new URL(import.meta.url).pathname)) {
-  process.exitCode = await main(process.argv.slice(2));
-}
+await runIfEntry(import.meta.url, (argv: string[]) => main(argv));

@@ -9,7 +9,7 @@ import { formatProblem, UsageError } from '../errors.ts';
 import { EXPORT_FORMATS, exportMcp, exportOpenAi, type ExportFormat } from '../convert/export.ts';
 import { resolveScenarios } from '../loader/resolve.ts';
 import { makeChalk, useColor } from '../report/color.ts';
-import { BUNDLED_SCENARIOS, parseCli, type Io } from './common.ts';
+import { BUNDLED_SCENARIOS, parseCli, type Io, commandFailed, runIfEntry } from './common.ts';
 
 const HELP = `oneway export: a scenario's tools in another tool format, classes included.
 
@@ -58,15 +58,8 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
     } else io.stdout.write(text);
     return 0;
   } catch (e) {
-    if (e instanceof UsageError) {
-      io.stderr.write(`${cerr.red(`oneway export: ${e.message}`)}\n${e.hint ? `  hint: ${e.hint}\n` : ''}`);
-      return 2;
-    }
-    io.stderr.write(`${cerr.red(`oneway export: internal error: ${e instanceof Error ? e.message : String(e)}`)}\n`);
-    return 2;
+    return commandFailed(e, io, 'oneway export');
   }
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === resolve(new URL(import.meta.url).pathname)) {
-  process.exitCode = await main(process.argv.slice(2));
-}
+await runIfEntry(import.meta.url, (argv: string[]) => main(argv));

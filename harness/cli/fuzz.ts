@@ -17,7 +17,7 @@ import { reportFailure } from '../fuzz/report.ts';
 import { fuzzOnWorkers } from '../fuzz/workers.ts';
 import { BUILTIN_PROPERTIES, DEFAULT_PROPERTIES } from '../fuzz/properties.ts';
 import { resolveProperties } from '../fuzz/property-module.ts';
-import { BUNDLED_SCENARIOS, list, parseCli, positiveInt, type Io } from './common.ts';
+import { BUNDLED_SCENARIOS, list, parseCli, positiveInt, type Io, commandFailed, runIfEntry } from './common.ts';
 
 const HELP = `oneway fuzz: generate plans, check properties on every run, shrink failures to minimal plans.
 
@@ -193,14 +193,8 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
     }
     return failures.length > 0 ? 1 : 0;
   } catch (e) {
-    if (e instanceof UsageError) {
-      io.stderr.write(`${cerr.red(`oneway: ${e.message}`)}\n${e.hint ? `  hint: ${e.hint}\n` : ''}`);
-      return 2;
-    }
-    throw e;
+    return commandFailed(e, io, 'oneway');
   }
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === resolve(new URL(import.meta.url).pathname)) {
-  process.exitCode = await main(process.argv.slice(2));
-}
+await runIfEntry(import.meta.url, (argv: string[]) => main(argv));

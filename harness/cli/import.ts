@@ -9,7 +9,7 @@ import { UsageError } from '../errors.ts';
 import { importMcpTools, scenarioId } from '../convert/import-mcp.ts';
 import { toolsListOf } from '../convert/mcp.ts';
 import { makeChalk, useColor } from '../report/color.ts';
-import { parseCli, REPO_ROOT, type Io } from './common.ts';
+import { parseCli, REPO_ROOT, type Io, commandFailed, runIfEntry } from './common.ts';
 
 const HELP = `oneway import: turn another tool format into oneway tool declarations.
 
@@ -93,15 +93,8 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
     io.stderr.write(cerr.dim(`next: fill in the TODOs, then npm run lint -- ${values.out ?? '<file>'}\n`));
     return 0;
   } catch (e) {
-    if (e instanceof UsageError) {
-      io.stderr.write(`${cerr.red(`oneway import: ${e.message}`)}\n${e.hint ? `  hint: ${e.hint}\n` : ''}`);
-      return 2;
-    }
-    io.stderr.write(`${cerr.red(`oneway import: internal error: ${e instanceof Error ? e.message : String(e)}`)}\n`);
-    return 2;
+    return commandFailed(e, io, 'oneway import');
   }
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === resolve(new URL(import.meta.url).pathname)) {
-  process.exitCode = await main(process.argv.slice(2));
-}
+await runIfEntry(import.meta.url, (argv: string[]) => main(argv));

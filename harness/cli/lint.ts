@@ -2,13 +2,12 @@
  * `npm run lint -- PATHS`: review scenario declarations beyond the schema.
  * Exit status: 0 no errors (warnings and notes only); 1 errors found; 2 usage error.
  */
-import { resolve } from 'node:path';
 import { formatProblem, UsageError } from '../errors.ts';
 import { lintPaths } from '../lint/lint.ts';
 import { RULES } from '../lint/rules/index.ts';
 import { formatFinding, type Finding } from '../lint/types.ts';
 import { makeChalk, useColor } from '../report/color.ts';
-import { BUNDLED_SCENARIOS, list, parseCli, type Io } from './common.ts';
+import { BUNDLED_SCENARIOS, list, parseCli, type Io, commandFailed, runIfEntry } from './common.ts';
 
 const HELP = `oneway lint: review scenario declarations beyond the schema.
 
@@ -63,12 +62,7 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
     if (report.specProblems.length > 0) return 2;
     return errors > 0 ? 1 : 0;
   } catch (e) {
-    if (e instanceof UsageError) {
-      io.stderr.write(`${cerr.red(`oneway lint: ${e.message}`)}\n${e.hint ? `  hint: ${e.hint}\n` : ''}`);
-      return 2;
-    }
-    io.stderr.write(`${cerr.red(`oneway lint: internal error: ${e instanceof Error ? e.message : String(e)}`)}\n  hint: this is a bug in oneway; please report it with the file\n`);
-    return 2;
+    return commandFailed(e, io, 'oneway lint');
   }
 }
 
@@ -78,6 +72,4 @@ function paint(f: Finding, c: ReturnType<typeof makeChalk>): string {
   return text.replace(` ${f.severity} [`, ` ${sev} [`);
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === resolve(new URL(import.meta.url).pathname)) {
-  process.exitCode = await main(process.argv.slice(2));
-}
+await runIfEntry(import.meta.url, (argv: string[]) => main(argv));

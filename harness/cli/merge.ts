@@ -13,7 +13,7 @@ import { makeChalk, useColor } from '../report/color.ts';
 import { reportersFor, writeReports, REPORTERS } from '../report/index.ts';
 import { readResults, writeResults } from '../results/write.ts';
 import { mergeResults } from '../runner/shard.ts';
-import { list, parseCli, type Io } from './common.ts';
+import { list, parseCli, type Io, commandFailed, runIfEntry } from './common.ts';
 
 const HELP = `oneway eval:merge: merge the outputs of sharded evaluations
 
@@ -74,14 +74,8 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
     if (merged.problems.length > 0) return 2;
     return merged.gates.failures.length > 0 ? 1 : 0;
   } catch (e) {
-    if (e instanceof UsageError) {
-      io.stderr.write(`${cerr.red(`oneway: ${e.message}`)}\n${e.hint ? `  hint: ${e.hint}\n` : ''}`);
-      return 2;
-    }
-    throw e;
+    return commandFailed(e, io, 'oneway');
   }
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === resolve(new URL(import.meta.url).pathname)) {
-  process.exitCode = await main(process.argv.slice(2));
-}
+await runIfEntry(import.meta.url, (argv: string[]) => main(argv));

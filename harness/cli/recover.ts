@@ -14,7 +14,7 @@ import { buildChecklist } from '../recover/checklist.ts';
 import { formatRecordIssue, readRecord, type ParsedRecord } from '../recover/record.ts';
 import { FORMATS, renderJson, renderMarkdown, renderText, type Format } from '../recover/render.ts';
 import { makeChalk, useColor } from '../report/color.ts';
-import { BUNDLED_SCENARIOS, parseCli, REPO_ROOT, type Io } from './common.ts';
+import { BUNDLED_SCENARIOS, parseCli, REPO_ROOT, type Io, commandFailed, runIfEntry } from './common.ts';
 
 const HELP = `oneway recover: the incident checklist of a run, from its record.
 
@@ -107,12 +107,7 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
     else io.stdout.write(renderText(checklist, report, c, file));
     return report && !report.restored ? 1 : 0;
   } catch (e) {
-    if (e instanceof UsageError) {
-      io.stderr.write(`${cerr.red(`oneway recover: ${e.message}`)}\n${e.hint ? `  hint: ${e.hint}\n` : ''}`);
-      return 2;
-    }
-    io.stderr.write(`${cerr.red(`oneway recover: internal error: ${e instanceof Error ? e.message : String(e)}`)}\n  hint: this is a bug in oneway; please report it with the record\n`);
-    return 2;
+    return commandFailed(e, io, 'oneway recover');
   }
 }
 
@@ -155,6 +150,4 @@ async function findScenario(record: ParsedRecord, spec: string | undefined, io: 
   };
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === resolve(new URL(import.meta.url).pathname)) {
-  process.exitCode = await main(process.argv.slice(2));
-}
+await runIfEntry(import.meta.url, (argv: string[]) => main(argv));

@@ -7,10 +7,9 @@
 import { relative, resolve } from 'node:path';
 import { formatProblem, UsageError } from '../errors.ts';
 import { createGuard } from '../guard/guard.ts';
-import { DEFAULT_POLICY, loadPolicyFile, type Policy } from '../guard/policy.ts';
 import { resolveScenarios } from '../loader/resolve.ts';
 import { DEFAULT_AGENT_NAME, serveHttp, serveStdio, type ServeOptions } from '../mcp/serve.ts';
-import { BUNDLED_SCENARIOS, parseCli, positiveInt, type Io } from './common.ts';
+import { BUNDLED_SCENARIOS, parseCli, positiveInt, type Io, guardPolicyOption, commandFailed } from './common.ts';
 
 const HELP = `oneway serve: a scenario as an MCP server; each MCP session is one evaluated run.
 
@@ -74,15 +73,8 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
     const [loaded] = resolved.loaded;
     if (!loaded) return 2;
 
-    let policy: Policy | undefined;
-    if (values['guard-policy']) {
-      const p = loadPolicyFile(resolve(io.cwd, values['guard-policy']));
-      if (!p.ok) {
-        for (const pr of p.problems) io.stderr.write(`${formatProblem(pr)}\n`);
-        return 2;
-      }
-      policy = p.value;
-    } else if (values.guard) policy = DEFAULT_POLICY;
+    const policy = guardPolicyOption(values, io);
+    if (policy === null) return 2;
 
     const outDir = resolve(io.cwd, values.out ?? 'reports/serve');
     const where = relative(io.cwd, outDir) || '.';
@@ -123,11 +115,7 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
     io.stderr.write(`oneway: ${results.runs.length} run(s) in ${where}/results.json\n`);
     return 0;
   } catch (e) {
-    if (e instanceof UsageError) {
-      io.stderr.write(`oneway: ${e.message}\n${e.hint ? `  hint: ${e.hint}\n` : ''}`);
-      return 2;
-    }
-    throw e;
+    return commandFailed(e, io, 'oneway serve');
   }
 }
 
