@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import { formatPath, type Problem } from '../errors.ts';
 import { Scenario, Tool } from '../schema/scenario.ts';
 import { didYouMean, joinHints } from './did-you-mean.ts';
-import { acceptsText, allowedKeys, descriptionAt, schemasAt } from './schema-walk.ts';
+import { acceptsText, allowedKeys, descriptionAt, schemasAt, typeNoun } from './schema-walk.ts';
 import type { FieldPath, YamlSource } from './yaml-source.ts';
 
 type Issue = z.core.$ZodIssue;
@@ -97,7 +97,7 @@ function convert(issue: Issue, base: Segment[], ctx: Ctx, outerUnion: string | u
       return [mk('schema', `expected ${text}, got ${valueText(input, hasInput)}`, described() ?? `write ${text} here`)];
     }
     case 'invalid_type': {
-      const expected = unionText ?? expectedText(issue.expected);
+      const expected = unionText ?? typeNoun(issue.expected);
       const nullHint = input === null ? 'a key with nothing after the colon is null in YAML' : undefined;
       // In a plan, `parallel:` where a call's arguments belong is a batch inside a batch.
       const nested = path.length >= 3 && path[path.length - 1] === 'parallel' && Array.isArray(input) ? 'parallel batches cannot nest' : undefined;
@@ -172,7 +172,7 @@ function misplacedHint(key: string, path: Segment[], ctx: Ctx): string | undefin
 
 /** What to write instead, when a value has the wrong kind (a quoted number, yes for true, a mapping for a list). */
 function kindHint(expected: string, input: unknown, path: Segment[], ctx: Ctx): string | undefined {
-  const want = expectedText(expected);
+  const want = typeNoun(expected);
   if (path.length === 0 && ctx.prefix.length === 0 && ctx.schema === Scenario) {
     return Array.isArray(input)
       ? 'a scenario file holds one scenario, a mapping (id, title, task, tools, goal, ...); put each scenario in its own file'
@@ -192,24 +192,6 @@ function kindHint(expected: string, input: unknown, path: Segment[], ctx: Ctx): 
   return `write ${want} here`;
 }
 
-function expectedText(expected: string): string {
-  switch (expected) {
-    case 'record':
-    case 'object':
-      return 'a mapping';
-    case 'array':
-      return 'a list';
-    case 'string':
-      return 'a string';
-    case 'number':
-    case 'int':
-      return 'a number';
-    case 'boolean':
-      return 'true or false';
-    default:
-      return expected;
-  }
-}
 
 function valueText(v: unknown, present: boolean): string {
   if (!present || v === undefined) return 'nothing';

@@ -112,6 +112,26 @@ const PHRASES = new Map<Schema, string>([
   [PlanItem, '"finish", {parallel: [calls]}, or a call {tool_name: {args}}'],
 ]);
 
+/** A type name as users say it: `record` is "a mapping", `int` "a number". */
+export function typeNoun(type: string): string {
+  switch (type) {
+    case 'record':
+    case 'object':
+      return 'a mapping';
+    case 'array':
+      return 'a list';
+    case 'string':
+      return 'a string';
+    case 'number':
+    case 'int':
+      return 'a number';
+    case 'boolean':
+      return 'true or false';
+    default:
+      return type;
+  }
+}
+
 /**
  * A short text of what a schema accepts.
  *
@@ -132,20 +152,11 @@ export function acceptsText(s: Schema, depth = 0): string {
       const keys = Object.keys(d.shape ?? {});
       return keys.length <= 4 ? `{${keys.join(', ')}}` : 'a mapping';
     }
-    case 'record':
-      return 'a mapping';
     case 'array':
       return depth < 2 && d.element ? `a list of ${acceptsText(d.element, depth + 1)}` : 'a list';
     case 'union':
       return (d.options ?? []).map((o) => acceptsText(o, depth + 1)).join(', or ');
-    case 'string':
-      return 'a string';
-    case 'number':
-    case 'int':
-      return 'a number';
-    case 'boolean':
-      return 'true or false';
     default:
-      return d.type;
+      return typeNoun(d.type);
   }
 }

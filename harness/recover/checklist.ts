@@ -9,7 +9,7 @@
  * A pure function of the record (and, when at hand, the scenario, which names
  * approvers and describes tools): recovery is a lookup, not a reconstruction.
  */
-import type { AppliedEffect, CallEvent, Compensation, Row, WorldSnapshot } from '../record/events.ts';
+import type { AppliedEffect, CallEvent, Compensation, Row, RunStartEvent, WorldSnapshot } from '../record/events.ts';
 import type { Scenario, ToolClass } from '../schema/scenario.ts';
 import { changedWorld } from '../scoring/metrics.ts';
 import { stableJson } from '../util/json.ts';
@@ -63,15 +63,7 @@ export interface ChecklistItem {
 }
 
 export interface Checklist {
-  run: {
-    run_id: string;
-    scenario: string;
-    scenario_file: string;
-    planner: string;
-    trial: number;
-    seed: number;
-    deployment: Record<string, unknown>;
-    guard: boolean;
+  run: Pick<RunStartEvent, 'run_id' | 'scenario' | 'scenario_file' | 'planner' | 'trial' | 'seed' | 'deployment' | 'guard'> & {
     /** Null when the record has no run_end (interrupted run). */
     end_reason: string | null;
     completed: boolean | null;

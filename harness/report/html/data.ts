@@ -44,30 +44,14 @@ export interface Clipped {
   chars: number;
 }
 
-export interface CallView {
-  step: number;
-  turn: number;
-  batch: number;
-  pos: number;
-  batch_size: number;
-  t_ms: number;
-  latency_ms: number;
-  tool: string;
-  class: CallEvent['class'];
-  read_only: boolean;
-  kind: CallEvent['kind'];
+export interface CallView
+  extends Pick<
+    CallEvent,
+    | 'step' | 'turn' | 'batch' | 'pos' | 'batch_size' | 't_ms' | 'latency_ms' | 'tool' | 'class' | 'read_only' | 'kind'
+    | 'preconditions' | 'establishes' | 'status' | 'http_status' | 'applied' | 'ambiguous' | 'error' | 'approved' | 'reconciled' | 'blocked_reason'
+  > {
   args: unknown;
-  preconditions: CallEvent['preconditions'];
-  establishes: string[];
-  status: CallEvent['status'];
-  http_status: number | null;
-  applied: boolean;
-  ambiguous: boolean;
   result: unknown;
-  error: string | null;
-  approved?: boolean;
-  reconciled?: CallEvent['reconciled'];
-  blocked_reason?: string;
   effects: unknown[];
   /** `needs_approval`: a compensable effect's compensation always does (a new action); a reversible one's when the record says so. */
   compensation: { operation: string; args: unknown; needs_approval: boolean; scheduled?: boolean } | null;
