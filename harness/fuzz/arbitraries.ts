@@ -49,7 +49,7 @@ export interface PlanArbitraryOptions {
   nearMissRate?: number;
   /**
    * Chance that a string argument is `*` (default 0): what a fact wildcard does when a plan passes it
-   * as a value (`verify_recipient(email="*")`). Off by default: see the known gap in test/fuzz/oracle.test.ts.
+   * as a value (`verify_recipient(email="*")`), which must count as a literal, never a wildcard (default 0.03).
    */
   wildcardRate?: number;
   /** Relative weights of the item kinds (defaults: call 5, parallel 2, compensate 1, retry 1, reconcile 1). */
