@@ -4,23 +4,17 @@
  * nothing and facts that do not parse) and may look at the other linted files
  * (for class drift across deployments).
  */
-import { formatPath } from '../errors.ts';
+import { formatPath, type Problem } from '../errors.ts';
 import type { Scenario } from '../schema/scenario.ts';
 import type { FieldPath, Pos } from '../loader/yaml-source.ts';
 
 export type Severity = 'error' | 'warning' | 'info';
 
-export interface Finding {
+/** A lint finding: a positioned problem (see harness/errors.ts) named by its rule, with an info level too. */
+export interface Finding extends Omit<Problem, 'code' | 'severity'> {
   /** The rule id, e.g. `reversible-asymmetric`; load problems are `load/<code>`. */
   rule: string;
   severity: Severity;
-  file: string;
-  line: number;
-  col: number;
-  /** The field path, e.g. `tools[2].compensating_operation`. */
-  path: string;
-  message: string;
-  hint?: string;
 }
 
 /** One linted file that passed the schema. */

@@ -9,13 +9,13 @@ export function tempDir(prefix = 'oneway-'): string {
 }
 
 /** Runs a CLI `main` with captured output and no colour. */
-export async function runCli(main: (argv: string[], io: Io) => Promise<number>, argv: string[], cwd = process.cwd()) {
+export async function runCli(main: (argv: string[], io: Io) => Promise<number>, argv: string[], cwd = process.cwd(), env: NodeJS.ProcessEnv = { NO_COLOR: '1' }) {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   let out = '';
   let err = '';
   stdout.on('data', (d) => (out += String(d)));
   stderr.on('data', (d) => (err += String(d)));
-  const code = await main(argv, { stdout, stderr, cwd, env: { NO_COLOR: '1' } });
+  const code = await main(argv, { stdout, stderr, cwd, env });
   return { code, stdout: out, stderr: err };
 }

@@ -4,25 +4,13 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import type { Io } from '../../harness/cli/common.ts';
 import { main } from '../../harness/cli/eval.ts';
-import { tempDir } from '../helpers/cli.ts';
+import { runCli, tempDir } from '../helpers/cli.ts';
 import { FIXTURE, readResults, runOf } from './helpers.ts';
 
 /** eval's main with the real environment (the agent needs PATH) and captured output. */
-async function evalCli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (d) => (out += String(d)));
-  stderr.on('data', (d) => (err += String(d)));
-  const io: Io = { stdout, stderr, cwd: process.cwd(), env: { ...process.env, NO_COLOR: '1' } };
-  const code = await main(argv, io);
-  return { code, stdout: out, stderr: err };
-}
+const evalCli = (argv: string[]) => runCli(main, argv, process.cwd(), { ...process.env, NO_COLOR: '1' });
 
 const sortedKeys = (x: object) => Object.keys(x).sort();
 
