@@ -6,6 +6,7 @@ import { UsageError } from '../errors.ts';
 import type { Policy } from '../guard/policy.ts';
 import { DEFAULT_POLICY, loadPolicyFile } from '../guard/policy.ts';
 import { formatProblem } from '../errors.ts';
+import type { ChalkInstance } from 'chalk';
 import { makeChalk, useColor } from '../report/color.ts';
 import { suggest } from '../loader/did-you-mean.ts';
 
@@ -17,6 +18,14 @@ export interface Io {
   stderr: NodeJS.WritableStream & { isTTY?: boolean };
   cwd: string;
   env: NodeJS.ProcessEnv;
+}
+
+/** The real process streams: what a command uses when not run from a test. */
+export const processIo = (): Io => ({ stdout: process.stdout, stderr: process.stderr, cwd: process.cwd(), env: process.env });
+
+/** Chalk for each stream: colour only where that stream is a terminal and NO_COLOR is unset. */
+export function paints(io: Io): { c: ChalkInstance; cerr: ChalkInstance } {
+  return { c: makeChalk(useColor(io.stdout, io.env)), cerr: makeChalk(useColor(io.stderr, io.env)) };
 }
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -55,7 +64,7 @@ export function positiveInt(raw: string | undefined, name: string, fallback: num
  * trace unless ONEWAY_DEBUG is set.
  */
 export function commandFailed(e: unknown, io: Io, who: string): number {
-  const c = makeChalk(useColor(io.stderr, io.env));
+  const c = paints(io).cerr;
   if (e instanceof UsageError) {
     io.stderr.write(`${c.red(`${who}: ${e.message}`)}\n${e.hint ? `  hint: ${e.hint}\n` : ''}`);
     return 2;

@@ -7,7 +7,6 @@ import { formatProblem, UsageError, type Problem } from '../errors.ts';
 import { createGuard } from '../guard/guard.ts';
 import { loadPlanFile } from '../loader/load.ts';
 import { resolveScenarios } from '../loader/resolve.ts';
-import { makeChalk, useColor } from '../report/color.ts';
 import { applyGates } from '../gates/apply.ts';
 import { readBaseline } from '../gates/baseline.ts';
 import { parseGate } from '../gates/fail-on.ts';
@@ -23,7 +22,7 @@ import { evaluate } from '../runner/evaluate.ts';
 import { agentPlanner, DEFAULT_AGENT_COMMAND_NAME } from '../mcp/agent.ts';
 import { builtinPlanners, loadPlanner } from '../runner/planners.ts';
 import type { PlanItem } from '../schema/scenario.ts';
-import { BUNDLED_SCENARIOS, list, parseCli, positiveInt, type Io, commandFailed, runIfEntry, guardPolicyOption } from './common.ts';
+import { BUNDLED_SCENARIOS, list, parseCli, positiveInt, type Io, commandFailed, runIfEntry, guardPolicyOption, processIo, paints } from './common.ts';
 
 const HELP = `oneway eval: how often does a planner walk through a one-way door too early?
 
@@ -75,10 +74,8 @@ Usage: npm run eval -- [options]
 Exit status: 0 the evaluation ran (whatever it found); 1 a gate failed; 2 a usage or input error.
 Example: npm run eval -- --planner=eager,gated --trials=3`;
 
-export async function main(argv: string[], io: Io = { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd(), env: process.env }): Promise<number> {
-  const color = useColor(io.stdout, io.env);
-  const c = makeChalk(color);
-  const cerr = makeChalk(useColor(io.stderr, io.env));
+export async function main(argv: string[], io: Io = processIo()): Promise<number> {
+  const { c, cerr } = paints(io);
   try {
     const { values } = parseCli(argv, {
       planner: { type: 'string', multiple: true },

@@ -8,8 +8,7 @@ import { resolve } from 'node:path';
 import { formatProblem, UsageError } from '../errors.ts';
 import { EXPORT_FORMATS, exportMcp, exportOpenAi, type ExportFormat } from '../convert/export.ts';
 import { resolveScenarios } from '../loader/resolve.ts';
-import { makeChalk, useColor } from '../report/color.ts';
-import { BUNDLED_SCENARIOS, parseCli, type Io, commandFailed, runIfEntry } from './common.ts';
+import { BUNDLED_SCENARIOS, parseCli, type Io, commandFailed, runIfEntry, processIo, paints } from './common.ts';
 
 const HELP = `oneway export: a scenario's tools in another tool format, classes included.
 
@@ -28,8 +27,8 @@ Usage: npm run export -- openai|mcp SCENARIO [options]
 Exit status: 0 printed; 2 a usage or input error.
 Example: npm run export -- mcp invoice-and-notify > tools.json`;
 
-export async function main(argv: string[], io: Io = { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd(), env: process.env }): Promise<number> {
-  const cerr = makeChalk(useColor(io.stderr, io.env));
+export async function main(argv: string[], io: Io = processIo()): Promise<number> {
+  const { cerr } = paints(io);
   try {
     const { values, positionals } = parseCli(argv, { out: { type: 'string' }, force: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, true);
     if (values.help) {

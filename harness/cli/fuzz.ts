@@ -8,7 +8,6 @@ import { writeFileSync, mkdirSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { formatProblem, UsageError } from '../errors.ts';
 import { resolveScenarios } from '../loader/resolve.ts';
-import { makeChalk, useColor } from '../report/color.ts';
 import { loadPlanner } from '../runner/planners.ts';
 import { seal } from '../sandbox/seal.ts';
 import type { TransportName } from '../sandbox/transport.ts';
@@ -17,7 +16,7 @@ import { reportFailure } from '../fuzz/report.ts';
 import { fuzzOnWorkers } from '../fuzz/workers.ts';
 import { BUILTIN_PROPERTIES, DEFAULT_PROPERTIES } from '../fuzz/properties.ts';
 import { resolveProperties } from '../fuzz/property-module.ts';
-import { BUNDLED_SCENARIOS, list, parseCli, positiveInt, type Io, commandFailed, runIfEntry } from './common.ts';
+import { BUNDLED_SCENARIOS, list, parseCli, positiveInt, type Io, commandFailed, runIfEntry, processIo, paints } from './common.ts';
 
 const HELP = `oneway fuzz: generate plans, check properties on every run, shrink failures to minimal plans.
 
@@ -49,9 +48,8 @@ Example: npm run fuzz -- --scenario=purge-inactive-accounts --runs=500 --seed=7`
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
 
-export async function main(argv: string[], io: Io = { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd(), env: process.env }): Promise<number> {
-  const c = makeChalk(useColor(io.stdout, io.env));
-  const cerr = makeChalk(useColor(io.stderr, io.env));
+export async function main(argv: string[], io: Io = processIo()): Promise<number> {
+  const { c, cerr } = paints(io);
   try {
     const { values } = parseCli(argv, {
       scenario: { type: 'string', multiple: true },

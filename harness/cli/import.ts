@@ -8,8 +8,7 @@ import { basename, dirname, relative, resolve } from 'node:path';
 import { UsageError } from '../errors.ts';
 import { importMcpTools, scenarioId } from '../convert/import-mcp.ts';
 import { toolsListOf } from '../convert/mcp.ts';
-import { makeChalk, useColor } from '../report/color.ts';
-import { parseCli, REPO_ROOT, type Io, commandFailed, runIfEntry } from './common.ts';
+import { parseCli, REPO_ROOT, type Io, commandFailed, runIfEntry, processIo, paints } from './common.ts';
 
 const HELP = `oneway import: turn another tool format into oneway tool declarations.
 
@@ -30,8 +29,8 @@ Every imported tool gets review: true, which npm run lint reports until a human 
 Exit status: 0 written; 2 a usage or input error.
 Example: npm run import -- mcp github-tools.json --out=scenarios/github/triage.yaml`;
 
-export async function main(argv: string[], io: Io = { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd(), env: process.env }): Promise<number> {
-  const cerr = makeChalk(useColor(io.stderr, io.env));
+export async function main(argv: string[], io: Io = processIo()): Promise<number> {
+  const { cerr } = paints(io);
   try {
     const { values, positionals } = parseCli(
       argv,

@@ -6,8 +6,8 @@ import { formatProblem, UsageError } from '../errors.ts';
 import { lintPaths } from '../lint/lint.ts';
 import { RULES } from '../lint/rules/index.ts';
 import { formatFinding, type Finding } from '../lint/types.ts';
-import { makeChalk, useColor } from '../report/color.ts';
-import { BUNDLED_SCENARIOS, list, parseCli, type Io, commandFailed, runIfEntry } from './common.ts';
+import { makeChalk } from '../report/color.ts';
+import { BUNDLED_SCENARIOS, list, parseCli, type Io, commandFailed, runIfEntry, processIo, paints } from './common.ts';
 
 const HELP = `oneway lint: review scenario declarations beyond the schema.
 
@@ -26,9 +26,8 @@ A file that fails to load is reported (its problems as errors) and the others ar
 Exit status: 0 no errors (warnings and notes only); 1 errors found; 2 a usage error.
 Example: npm run lint -- scenarios/data/ imported.yaml`;
 
-export async function main(argv: string[], io: Io = { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd(), env: process.env }): Promise<number> {
-  const c = makeChalk(useColor(io.stdout, io.env));
-  const cerr = makeChalk(useColor(io.stderr, io.env));
+export async function main(argv: string[], io: Io = processIo()): Promise<number> {
+  const { c, cerr } = paints(io);
   try {
     const { values, positionals } = parseCli(
       argv,

@@ -9,11 +9,10 @@ import { UsageError } from '../errors.ts';
 import { applyGates } from '../gates/apply.ts';
 import { readBaseline } from '../gates/baseline.ts';
 import { parseGate } from '../gates/fail-on.ts';
-import { makeChalk, useColor } from '../report/color.ts';
 import { reportersFor, writeReports, REPORTERS } from '../report/index.ts';
 import { readResults, writeResults } from '../results/write.ts';
 import { mergeResults } from '../runner/shard.ts';
-import { list, parseCli, type Io, commandFailed, runIfEntry } from './common.ts';
+import { list, parseCli, type Io, commandFailed, runIfEntry, processIo, paints } from './common.ts';
 
 const HELP = `oneway eval:merge: merge the outputs of sharded evaluations
 
@@ -28,8 +27,8 @@ Usage: npm run eval:merge -- --out=DIR DIR1 DIR2 ...
 Each DIRi is the --out of one \`npm run eval -- --shard=i/n\`. The merged results
 equal those of the unsharded evaluation (apart from wall-clock timings).`;
 
-export async function main(argv: string[], io: Io = { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd(), env: process.env }): Promise<number> {
-  const cerr = makeChalk(useColor(io.stderr, io.env));
+export async function main(argv: string[], io: Io = processIo()): Promise<number> {
+  const { cerr } = paints(io);
   try {
     const { values, positionals } = parseCli(
       argv,
@@ -67,7 +66,7 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
       if (resolve(d) !== outDir && existsSync(join(d, 'runs'))) cpSync(join(d, 'runs'), join(outDir, 'runs'), { recursive: true });
     }
     writeResults(outDir, merged);
-    const written = writeReports(merged, reporters, { outDir, stdout: io.stdout, chalk: makeChalk(useColor(io.stdout, io.env)), env: io.env });
+    const written = writeReports(merged, reporters, { outDir, stdout: io.stdout, chalk: paints(io).c, env: io.env });
     const where = relative(io.cwd, outDir) || '.';
     io.stderr.write(`${cerr.dim(`merged ${dirs.length} shard(s), ${merged.runs.length} runs: ${[`${where}/results.json`, ...written.map((w) => `${where}/${w}`)].join(', ')}`)}\n`);
     for (const f of merged.gates.failures) io.stderr.write(`${cerr.red(`✗ ${f.message}`)}\n`);

@@ -13,8 +13,7 @@ import { applyRecovery, type ApplyReport } from '../recover/apply.ts';
 import { buildChecklist } from '../recover/checklist.ts';
 import { formatRecordIssue, readRecord, type ParsedRecord } from '../recover/record.ts';
 import { FORMATS, renderJson, renderMarkdown, renderText, type Format } from '../recover/render.ts';
-import { makeChalk, useColor } from '../report/color.ts';
-import { BUNDLED_SCENARIOS, parseCli, REPO_ROOT, type Io, commandFailed, runIfEntry } from './common.ts';
+import { BUNDLED_SCENARIOS, parseCli, REPO_ROOT, type Io, commandFailed, runIfEntry, processIo, paints } from './common.ts';
 
 const HELP = `oneway recover: the incident checklist of a run, from its record.
 
@@ -42,9 +41,8 @@ Exit status: 0 the checklist was printed (with --apply: the world is fully resto
 --apply, something remains; 2 a usage or input error.
 Example: npm run recover -- reports/latest/runs/invoice-and-notify/eager-t1.jsonl --apply`;
 
-export async function main(argv: string[], io: Io = { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd(), env: process.env }): Promise<number> {
-  const c = makeChalk(useColor(io.stdout, io.env));
-  const cerr = makeChalk(useColor(io.stderr, io.env));
+export async function main(argv: string[], io: Io = processIo()): Promise<number> {
+  const { c, cerr } = paints(io);
   try {
     const { values, positionals } = parseCli(
       argv,

@@ -9,7 +9,7 @@ import { formatProblem, UsageError } from '../errors.ts';
 import { createGuard } from '../guard/guard.ts';
 import { resolveScenarios } from '../loader/resolve.ts';
 import { DEFAULT_AGENT_NAME, serveHttp, serveStdio, type ServeOptions } from '../mcp/serve.ts';
-import { BUNDLED_SCENARIOS, parseCli, positiveInt, type Io, guardPolicyOption, commandFailed } from './common.ts';
+import { BUNDLED_SCENARIOS, parseCli, positiveInt, type Io, guardPolicyOption, commandFailed, processIo } from './common.ts';
 
 const HELP = `oneway serve: a scenario as an MCP server; each MCP session is one evaluated run.
 
@@ -33,7 +33,7 @@ Usage: npm run serve -- --scenario=ID|FILE [options]
 Each tool carries MCP annotations from its class (destructiveHint for compensable and irreversible)
 and the class, preconditions and compensation in _meta ("oneway/class", ...). Call "finish" to end a run.`;
 
-export async function main(argv: string[], io: Io = { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd(), env: process.env }): Promise<number> {
+export async function main(argv: string[], io: Io = processIo()): Promise<number> {
   try {
     const { values } = parseCli(argv, {
       scenario: { type: 'string' },
