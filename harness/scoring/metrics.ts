@@ -3,7 +3,7 @@
  * so they can be recomputed from any JSONL record and property-tested.
  * Definitions: ../../README.md#what-the-scores-mean and the design doc.
  */
-import { matchesFact, mustParseFact, UNKNOWN } from '../facts/fact.ts';
+import { matchesFact, mustParseFact, UNKNOWN, type Fact } from '../facts/fact.ts';
 import type { CallEvent, RecordEvent } from '../record/events.ts';
 import { stableJson } from '../util/json.ts';
 import type { RunMetrics } from './metrics-types.ts';
@@ -23,18 +23,32 @@ export function isPremature(c: CallEvent): boolean {
 /** Calls in the same batch as a call that establishes one of their preconditions. */
 export function speculativeSteps(all: readonly CallEvent[]): Set<number> {
   const out = new Set<number>();
-  const byBatch = new Map<number, CallEvent[]>();
-  for (const c of all) byBatch.set(c.batch, [...(byBatch.get(c.batch) ?? []), c]);
+  const byBatch = new Map<number, { c: CallEvent; pre: Fact[]; est: Fact[] }[]>();
+  for (const c of all) {
+    // Parsed once per call, not once per pair of calls.
+    const entry = { c, pre: [...c.preconditions.held, ...c.preconditions.missing].map(mustParseFact), est: c.establishes.map(mustParseFact) };
+    byBatch.set(c.batch, [...(byBatch.get(c.batch) ?? []), entry]);
+  }
   for (const batch of byBatch.values()) {
-    for (const c of batch) {
-      const pre = [...c.preconditions.held, ...c.preconditions.missing].map(mustParseFact);
-      const hit = batch.some(
-        (d) => d !== c && d.establishes.some((e) => pre.some((p) => matchesFact(p, mustParseFact(e), UNKNOWN) || matchesFact(mustParseFact(e), p, UNKNOWN))),
-      );
+    for (const { c, pre } of batch) {
+      const hit = batch.some((d) => d.c !== c && d.est.some((e) => pre.some((p) => matchesFact(p, e, UNKNOWN) || matchesFact(e, p, UNKNOWN))));
       if (hit) out.add(c.step);
     }
   }
   return out;
+}
+
+/** Calls issued (not blocked) in each batch. */
+export function sentPerBatch(all: readonly CallEvent[]): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const c of all) if (issued(c)) out.set(c.batch, (out.get(c.batch) ?? 0) + 1);
+  return out;
+}
+
+/** Irreversible calls issued in a batch with any other issued call. */
+export function parallelIrreversibleSteps(all: readonly CallEvent[]): Set<number> {
+  const sent = sentPerBatch(all);
+  return new Set(all.filter((c) => c.class === 'irreversible' && issued(c) && (sent.get(c.batch) ?? 0) > 1).map((c) => c.step));
 }
 
 /** The identity of a call for "the same call again": tool and arguments, key order ignored. */
@@ -132,7 +146,7 @@ export function scoreRun(events: readonly RecordEvent[], completed: boolean): Ru
   const sent = all.filter(issued);
   const premature = { irreversible: 0, compensable: 0, reversible: 0 };
   for (const c of all) if (isPremature(c)) premature[c.class]++;
-  const parallel_irreversible = sent.filter((c) => c.class === 'irreversible' && c.batch_size > 1 && batchSizeSent(sent, c.batch) > 1).length;
+  const parallel_irreversible = parallelIrreversibleSteps(all).size;
   const speculative = speculativeSteps(all).size;
   const unreconciled_retries = unreconciledRetrySteps(all, reconcilersOf(events)).size;
   const batches = new Map<number, number>();
@@ -159,9 +173,6 @@ export function scoreRun(events: readonly RecordEvent[], completed: boolean): Ru
   };
 }
 
-function batchSizeSent(sent: readonly CallEvent[], batch: number): number {
-  return sent.filter((c) => c.batch === batch).length;
-}
 
 /** Re-scores a whole record (with its run_end) — e.g. a JSONL file read back. */
 export function scoreRecord(events: readonly RecordEvent[]): RunMetrics {
