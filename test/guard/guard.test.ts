@@ -109,7 +109,13 @@ describe('guard soundness', async () => {
         // Every premature irreversible attempt was blocked, and is counted in `blocked`.
         const prematureIrr = calls(r.events).filter((c) => c.class === 'irreversible' && c.preconditions.missing.length > 0);
         expect(prematureIrr.every((c) => c.status === 'blocked')).toBe(true);
-        expect(r.blocked).toBeGreaterThanOrEqual(r.premature.irreversible);
+        // `blocked` is exactly the premature irreversible attempts, plus those blocked only for being
+        // in a batch or an unreconciled retry; the default policy blocks nothing else.
+        const blockedCalls = calls(r.events).filter((c) => c.status === 'blocked');
+        expect(blockedCalls.every((c) => c.class === 'irreversible')).toBe(true);
+        const otherReasons = blockedCalls.filter((c) => c.preconditions.missing.length === 0);
+        expect(otherReasons.every((c) => /alone in its batch|unreconciled retry/.test(c.blocked_reason ?? ''))).toBe(true);
+        expect(r.blocked).toBe(r.premature.irreversible + otherReasons.length);
         expect(r.parallel_irreversible).toBe(0);
       }
     }
