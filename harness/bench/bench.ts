@@ -62,6 +62,19 @@ async function callCost(scenario: Scenario): Promise<Measure[]> {
   const msw = mswTransport(new Sandbox(scenario, 1), 'bench', () => {});
   out.push(await time('oneway sandbox call over MSW (global fetch)', () => msw.executeBatch(req())));
   msw.close();
+  // The cost must not grow with tools or concurrent runs: 60 more tools, and 500 other runs' hosts served.
+  const padded: Scenario = {
+    ...scenario,
+    tools: [...scenario.tools, ...Array.from({ length: 60 }, (_, i) => ({ ...tool, name: `${tool.name}_copy${i}` }))],
+  };
+  const wide = mswTransport(new Sandbox(padded, 1), 'bench-wide', () => {});
+  out.push(await time('  ... with 60 more tools in the scenario', () => wide.executeBatch(req())));
+  wide.close();
+  const others = Array.from({ length: 500 }, (_, i) => mswTransport(new Sandbox(scenario, i), `bench-other-${i}`, () => {}));
+  const crowded = mswTransport(new Sandbox(scenario, 1), 'bench-crowded', () => {});
+  out.push(await time('  ... with 500 other runs served at once', () => crowded.executeBatch(req())));
+  crowded.close();
+  for (const o of others) o.close();
   seal.release();
 
   // What a user would otherwise pick: a plain MSW server with one trivial handler ...
