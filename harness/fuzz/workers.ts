@@ -6,7 +6,7 @@
  * Each worker loads the properties and the planner again from their names or
  * files (functions do not cross threads), and holds its own seal.
  */
-import { Worker } from 'node:worker_threads';
+import { runOnWorkers } from '../util/worker-pool.ts';
 import type { Scenario } from '../schema/scenario.ts';
 import type { FuzzOptions, FuzzReport } from './fuzz.ts';
 
@@ -20,9 +20,6 @@ export interface WorkerInit {
   options: Pick<FuzzOptions, 'runs' | 'seed' | 'path' | 'guard' | 'transport' | 'plannerOptions' | 'arbitrary'>;
   cwd: string;
 }
-
-export type ToWorker = { type: 'job'; index: number; timeLimitMs?: number } | { type: 'stop' };
-export type FromWorker = { type: 'ready' } | { type: 'done'; index: number; report: FuzzReport } | { type: 'failed'; index: number; message: string };
 
 /**
  * Fuzzes every scenario of `init` over `workers` threads; `done` gets each report as it arrives.
@@ -38,25 +35,15 @@ export async function fuzzOnWorkers(
 ): Promise<void> {
   let next = 0;
   const total = init.scenarios.length;
-  const one = () =>
-    new Promise<void>((resolve, reject) => {
-      const w = new Worker(new URL('./worker-boot.mjs', import.meta.url), { workerData: init });
-      const give = () => {
-        if (next >= total) {
-          w.postMessage({ type: 'stop' } satisfies ToWorker);
-          return;
-        }
-        const limit = timeLimitFor(total - next);
-        w.postMessage({ type: 'job', index: next++, ...(limit !== undefined ? { timeLimitMs: limit } : {}) } satisfies ToWorker);
-      };
-      w.on('message', (m: FromWorker) => {
-        if (m.type === 'ready') return give();
-        if (m.type === 'failed') return reject(new Error(`worker failed on scenario ${init.scenarios[m.index]?.scenario.id}: ${m.message}`));
-        done(m.index, m.report);
-        give();
-      });
-      w.on('error', reject);
-      w.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`worker exited with code ${code}`))));
-    });
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(workers, total)) }, one));
+  await runOnWorkers<FuzzReport>({
+    entry: new URL('./worker-main.ts', import.meta.url),
+    data: init,
+    workers: Math.min(workers, total),
+    next: () => {
+      if (next >= total) return undefined;
+      const limit = timeLimitFor(total - next);
+      return { type: 'job', index: next++, ...(limit !== undefined ? { timeLimitMs: limit } : {}) };
+    },
+    done,
+  });
 }

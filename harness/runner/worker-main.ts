@@ -1,15 +1,12 @@
-/** The worker side of `--workers`: rebuild planners and the guard, then run the jobs handed over. */
-import { parentPort, workerData } from 'node:worker_threads';
+/** The worker side of `eval --workers`: rebuild planners and the guard, then run the jobs handed over. */
 import { createGuard } from '../guard/guard.ts';
 import { seal } from '../sandbox/seal.ts';
+import { serveJobs, workerInput } from '../util/worker-pool.ts';
 import { runJob, type EvalOptions } from './evaluate.ts';
 import { loadPlanner } from './planners.ts';
-import type { FromWorker, ToWorker, WorkerInit } from './workers.ts';
+import type { WorkerInit } from './workers.ts';
 
-const init = workerData as WorkerInit;
-const port = parentPort;
-if (!port) throw new Error('internal: worker-main.ts runs only as a worker thread');
-
+const init = workerInput<WorkerInit>();
 const planners = await Promise.all(init.planners.map((p) => loadPlanner(p.source, init.cwd)));
 const opts: EvalOptions = {
   ...init.options,
@@ -18,18 +15,7 @@ const opts: EvalOptions = {
   ...(init.guardPolicy ? { gate: createGuard(init.guardPolicy), guardPolicy: init.guardPolicy } : {}),
 };
 seal.acquire();
-port.on('message', async (m: ToWorker) => {
-  if (m.type === 'stop') {
-    seal.release();
-    port.close();
-    return;
-  }
-  const job = { index: m.index, scenario: init.scenarios[m.scenario]!, planner: planners[m.planner]!, trial: m.trial };
-  try {
-    const run = await runJob(job, opts);
-    port.postMessage({ type: 'done', index: m.index, run } satisfies FromWorker);
-  } catch (e) {
-    port.postMessage({ type: 'failed', index: m.index, message: (e as Error).message } satisfies FromWorker);
-  }
-});
-port.postMessage({ type: 'ready' } satisfies FromWorker);
+serveJobs(
+  (m) => runJob({ index: m.index, scenario: init.scenarios[m.scenario as number]!, planner: planners[m.planner as number]!, trial: m.trial as number }, opts),
+  () => seal.release(),
+);
