@@ -9,8 +9,10 @@ import { mustParseFact, parseFact } from '../facts/fact.ts';
 import { renderFact } from '../facts/template.ts';
 import type { Scenario, Tool } from '../schema/scenario.ts';
 import { renderText, renderValue } from '../templates/render.ts';
+import { declaredTypes as typesOf, textAs } from '../util/param-types.ts';
 
-export type Scalar = string | number | boolean;
+export type { Scalar } from '../planning/values.ts';
+import type { Scalar } from '../planning/values.ts';
 
 /** One value a plan could pass: `arg` goes into the plan; `raw` is its concrete value (unknown for earlier results). */
 export interface Candidate {
@@ -87,10 +89,9 @@ export function resultCandidates(earlier: readonly string[], tools: ReadonlyMap<
   return out;
 }
 
-export function declaredTypes(tool: Tool, param: string): string[] {
-  const t = tool.parameters.properties[param]?.type;
-  return typeof t === 'string' ? [t] : Array.isArray(t) ? t.filter((x): x is string => typeof x === 'string') : [];
-}
+/** The declared types of a tool's parameter. */
+export const declaredTypes = (tool: Tool, param: string): string[] => typesOf(tool.parameters, param);
+
 
 /**
  * The candidate as an argument of the parameter's declared type, or undefined
@@ -105,11 +106,11 @@ export function asParam(c: Candidate, types: readonly string[]): unknown {
   if (types.includes('string')) return templated || typeof v === 'string' ? c.arg : String(v);
   if (types.includes('number') || types.includes('integer')) {
     if (typeof v === 'number') return c.arg;
-    return typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : undefined;
+    return typeof v === 'string' ? textAs(['number'], v) : undefined;
   }
   if (types.includes('boolean')) {
     if (typeof v === 'boolean') return c.arg;
-    return v === 'true' || v === 'false' ? v === 'true' : undefined;
+    return typeof v === 'string' ? textAs(['boolean'], v) : undefined;
   }
   return undefined;
 }

@@ -3,6 +3,7 @@ import type { Observation, PlannerView, ToolView } from '../planner/types.ts';
 import { asRecord } from './history.ts';
 import { toolFact } from './tool-facts.ts';
 import { argsMentioned, unifyPattern, type Bindings } from './unify.ts';
+import { declaredTypes, textAs } from '../util/param-types.ts';
 
 /** What argument completion may draw on. */
 export interface ArgSources {
@@ -24,10 +25,6 @@ export function factText(v: unknown): string {
   return typeof v === 'string' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v);
 }
 
-function declaredTypes(tool: ToolView, param: string): string[] {
-  const t = tool.parameters.properties[param]?.type;
-  return typeof t === 'string' ? [t] : Array.isArray(t) ? t.filter((x): x is string => typeof x === 'string') : [];
-}
 
 /**
  * Turns a fact value (always text) into an argument of the parameter's declared
@@ -38,16 +35,12 @@ function declaredTypes(tool: ToolView, param: string): string[] {
  * coerceArg(tool, 'amount', '1200', view) // 1200 when amount is {type: number}
  */
 export function coerceArg(tool: ToolView, param: string, text: string, view: PlannerView): unknown {
-  const types = declaredTypes(tool, param);
+  const types = declaredTypes(tool.parameters, param);
   if (types.length === 0) {
     const same = Object.values(view.inputs).find((v) => v !== null && typeof v !== 'object' && factText(v) === text);
     return same ?? text;
   }
-  if (types.includes('string')) return text;
-  if ((types.includes('number') || types.includes('integer')) && text.trim() !== '' && Number.isFinite(Number(text)))
-    return Number(text);
-  if (types.includes('boolean') && (text === 'true' || text === 'false')) return text === 'true';
-  return text;
+  return textAs(types, text) ?? text;
 }
 
 /** Bindings found by unification, as arguments of the parameters' declared types. */
