@@ -10,7 +10,7 @@ import { UsageError } from '../harness/errors.ts';
 import type { Decision, Observation, PlannerFactory, PlannerView } from '../harness/planner/types.ts';
 import type { ArgSources } from '../harness/planning/args.ts';
 import { goalFacts } from '../harness/planning/belief.ts';
-import { callKey } from '../harness/planning/call-key.ts';
+import { callKey, stableJson } from '../harness/planning/call-key.ts';
 import { backwardChain, isReady, type PlanNode } from '../harness/planning/chain.ts';
 import { finish, issue } from '../harness/planning/decision.ts';
 import { approvalVerdict, attemptsOf, toolNamed } from '../harness/planning/history.ts';
@@ -71,7 +71,7 @@ function exhausted(src: ArgSources, node: PlanNode): string | undefined {
   const attempts = attemptsOf(src.obs, node.call);
   // An approval is bounded by ask_again; count only the times it did not answer.
   const counted = node.kind === 'approval' ? attempts.filter((o) => o.status !== 'ok') : attempts;
-  return counted.length >= GATED_ATTEMPTS ? `gave up: ${callKey(node.call)} after ${counted.length} attempts` : undefined;
+  return counted.length >= GATED_ATTEMPTS ? `gave up: ${node.call.tool} ${stableJson(node.call.args)} after ${counted.length} attempts` : undefined;
 }
 
 /**

@@ -11,7 +11,11 @@ export interface Fact {
   args: Record<string, string>;
 }
 
-export type FactParse = { ok: true; fact: Fact } | { ok: false; message: string; offset: number };
+/**
+ * `wild`: the keys whose value was written as a bare `*` (a wildcard in a pattern, an unknown value
+ * in a declared fact). A quoted `"*"` is the literal text `*`.
+ */
+export type FactParse = { ok: true; fact: Fact; wild: string[] } | { ok: false; message: string; offset: number };
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_.-]*/;
 
@@ -21,18 +25,19 @@ export function parseFact(text: string): FactParse {
   if (!name) return { ok: false, message: 'a fact starts with a name: letters, digits, _ . -', offset: 0 };
   let i = name.length;
   const args: Record<string, string> = {};
+  const wild: string[] = [];
   const skipSpace = () => {
     while (src[i] === ' ' || src[i] === '\t') i++;
   };
   skipSpace();
-  if (i === src.length) return { ok: true, fact: { name, args } };
+  if (i === src.length) return { ok: true, fact: { name, args }, wild };
   if (src[i] !== '(') return { ok: false, message: `expected "(" after the name "${name}"`, offset: i };
   i++;
   skipSpace();
   if (src[i] === ')') {
     i++;
     skipSpace();
-    return i === src.length ? { ok: true, fact: { name, args } } : { ok: false, message: 'text after ")"', offset: i };
+    return i === src.length ? { ok: true, fact: { name, args }, wild } : { ok: false, message: 'text after ")"', offset: i };
   }
   for (;;) {
     skipSpace();
@@ -68,6 +73,7 @@ export function parseFact(text: string): FactParse {
       }
       value = src.slice(start, i).trim();
       if (value === '') return { ok: false, message: `the value of "${key}" is empty`, offset: start };
+      if (value === '*') wild.push(key);
     }
     if (key in args) return { ok: false, message: `argument "${key}" is given twice`, offset: i };
     args[key] = value;
@@ -80,7 +86,7 @@ export function parseFact(text: string): FactParse {
       i++;
       skipSpace();
       if (i !== src.length) return { ok: false, message: 'text after ")"', offset: i };
-      return { ok: true, fact: { name, args } };
+      return { ok: true, fact: { name, args }, wild };
     }
     return { ok: false, message: 'expected "," or ")"', offset: i };
   }
@@ -101,16 +107,49 @@ export function mustParseFact(text: string): Fact {
   return r.fact;
 }
 
-/** The canonical text of a fact: arguments sorted by key, values quoted only when needed. */
+/** Parses a fact with its bare-`*` keys, known to be valid (written by formatFact); throws otherwise. */
+export function mustParsePattern(text: string): { fact: Fact; wild: ReadonlySet<string> } {
+  const r = parseFact(text);
+  if (!r.ok) throw new Error(`internal: invalid fact "${text}": ${r.message}`);
+  return { fact: r.fact, wild: new Set(r.wild) };
+}
+
+/**
+ * The canonical text of a fact: arguments sorted by key, values quoted (as JSON strings) when they
+ * could not be read back bare. A `*` value is written bare only for the keys in `wild` (a wildcard,
+ * or an unknown value); anywhere else it is the literal text and written `"*"`. Reading the text
+ * back with parseFact gives the same fact, for every value: `parseFact(formatFact(f)).fact` equals `f`.
+ *
+ * @example
+ * formatFact({ name: 'sent', args: { to: 'a@b', note: 'Thanks :-}' } }) // 'sent(note="Thanks :-}", to=a@b)'
+ * formatFact({ name: 'sent', args: { to: '*' } })                      // 'sent(to="*")'
+ * formatPattern({ name: 'sent', args: { to: '*' } }, new Set(['to']))  // 'sent(to=*)'
+ */
 export function formatFact(fact: Fact): string {
+  return formatPattern(fact);
+}
+
+/** formatFact, with the keys in `wild` written as a bare `*` (a wildcard or an unknown value). */
+export function formatPattern(fact: Fact, wild?: ReadonlySet<string>): string {
   const keys = Object.keys(fact.args).sort();
   if (keys.length === 0) return fact.name;
-  const parts = keys.map((k) => `${k}=${formatValue(fact.args[k] ?? '')}`);
+  const parts = keys.map((k) => {
+    const v = fact.args[k] ?? '';
+    return `${k}=${v === '*' && wild?.has(k) ? '*' : formatValue(v)}`;
+  });
   return `${fact.name}(${parts.join(', ')})`;
 }
 
+/** For a planner's belief, where every `*` stands for a value not known yet: all written bare. */
+export function formatBelief(fact: Fact): string {
+  return formatPattern(fact, new Set(Object.keys(fact.args).filter((k) => fact.args[k] === '*')));
+}
+
+/** Bare values run to the next top-level `,` or `)` and braces nest, so any of these (or edge spaces) need quotes. */
+const NEEDS_QUOTES = /[,(){}"]|^\s|\s$/;
+
 function formatValue(v: string): string {
-  return /[,()"]|^\s|\s$/.test(v) || v === '' ? JSON.stringify(v) : v;
+  return v === '' || v === '*' || NEEDS_QUOTES.test(v) ? JSON.stringify(v) : v;
 }
 
 export interface MatchOptions {
@@ -125,6 +164,8 @@ export interface MatchOptions {
    * call's arguments is a literal: `send(to="*")` does not pass a `verified(email={{args.to}})` check.
    */
   wildcardKeys?: ReadonlySet<string>;
+  /** The keys of the fact whose value is unknown (may be anything): a declared fact's unseen result. */
+  unknownKeys?: ReadonlySet<string>;
 }
 
 /** Matching against facts whose `*` values stand for unknowns (a belief, declared establishes). */
@@ -137,7 +178,7 @@ export function matchesFact(pattern: Fact, fact: Fact, opts: MatchOptions = {}):
     const fv = fact.args[k];
     if (fv === undefined) return false;
     if (v === '*' && (opts.wildcardKeys?.has(k) ?? true)) continue;
-    if (fv !== v && !(opts.unknownInFact && fv === '*')) return false;
+    if (fv !== v && !(opts.unknownInFact && fv === '*') && !(fv === '*' && opts.unknownKeys?.has(k))) return false;
   }
   return true;
 }
@@ -145,17 +186,4 @@ export function matchesFact(pattern: Fact, fact: Fact, opts: MatchOptions = {}):
 export function holdsIn(pattern: Fact, facts: Iterable<Fact>, opts: MatchOptions = {}): boolean {
   for (const f of facts) if (matchesFact(pattern, f, opts)) return true;
   return false;
-}
-
-const wildcardCache = new Map<string, ReadonlySet<string>>();
-
-/** The keys of a fact template whose value is written as a wildcard `*` (not substituted). Cached: templates are few. */
-export function wildcardKeysOf(template: string): ReadonlySet<string> {
-  let keys = wildcardCache.get(template);
-  if (!keys) {
-    const r = parseFact(template);
-    keys = new Set(r.ok ? Object.entries(r.fact.args).filter(([, v]) => v.trim() === '*').map(([k]) => k) : []);
-    wildcardCache.set(template, keys);
-  }
-  return keys;
 }

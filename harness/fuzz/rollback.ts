@@ -18,7 +18,7 @@ import { Sandbox } from '../sandbox/sandbox.ts';
 import { wire } from '../sandbox/transport.ts';
 import type { Call } from '../planner/types.ts';
 import type { Scenario } from '../schema/scenario.ts';
-import { changedWorld } from '../scoring/metrics.ts';
+import { changedWorld } from '../rules/effects.ts';
 import { stableJson } from '../util/json.ts';
 
 export type RollbackResult =

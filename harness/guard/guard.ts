@@ -11,17 +11,14 @@ import type { CallEvent } from '../record/events.ts';
 import type { Call } from '../planner/types.ts';
 import type { BatchGate, Screened, Verdict } from '../runner/gate.ts';
 import type { Sandbox } from '../sandbox/sandbox.ts';
-import { retryKey, walkAmbiguities } from '../scoring/metrics.ts';
+import { walkAmbiguities } from '../rules/retries.ts';
+import { callKey } from '../rules/same-call.ts';
 import { DEFAULT_POLICY, type Policy } from './policy.ts';
-
-function reconcilersOf(sandbox: Sandbox): Map<string, string[]> {
-  return new Map(sandbox.scenario.tools.map((t) => [t.name, t.reconciles]));
-}
 
 export function createGuard(policy: Policy = DEFAULT_POLICY): BatchGate {
   return {
     screen(calls, sandbox, past) {
-      const open = walkAmbiguities(past, reconcilersOf(sandbox));
+      const open = walkAmbiguities(past);
       return calls.map((call): Screened => ({ call, verdict: judge(call, calls.length, sandbox, open, policy) }));
     },
     blockedEvent(s, sandbox, at) {
@@ -65,7 +62,7 @@ function judge(call: Call, batchSize: number, sandbox: Sandbox, open: ReadonlySe
   if (rule === 'block') return { pass: false, reason: `${a.class} calls are blocked by policy`, missing: a.missing };
   if (a.missing.length > 0) return { pass: false, reason: `missing preconditions: ${a.missing.join(', ')}`, missing: a.missing };
   if (batchSize > 1) return { pass: false, reason: `a ${a.class} call must be alone in its batch (this batch has ${batchSize} calls)`, missing: [] };
-  if (open.has(retryKey(call))) {
+  if (open.has(callKey(call))) {
     return { pass: false, reason: 'unreconciled retry: the last attempt failed ambiguously; call a reconciling tool first', missing: [] };
   }
   // Asked last, so the human is only bothered about calls that are otherwise ready.

@@ -4,7 +4,7 @@
  * a deployment path, a tool called earlier in the plan).
  */
 import { formatPath, type Problem } from '../errors.ts';
-import { TEMPLATE_ROOTS } from '../templates/render.ts';
+import { TEMPLATE_ROOTS, templateMatches } from '../templates/render.ts';
 import { didYouMean, joinHints } from './did-you-mean.ts';
 import type { FieldPath, Pos } from './yaml-source.ts';
 
@@ -44,8 +44,6 @@ const WHY: Partial<Record<Place, string>> = {
   plan: 'a plan may use {{inputs.x}} and {{results.TOOL.path}} (the latest successful result of TOOL)',
 };
 
-// Same pattern as harness/templates/render.ts, with positions.
-const TEMPLATE = /\{\{\s*([^{}]*?)\s*\}\}/g;
 
 export interface TemplateScope {
   place: Place;
@@ -85,7 +83,14 @@ export function checkTemplateString(text: string, path: FieldPath, scope: Templa
     ...(hint ? { hint } : {}),
   });
 
-  const stripped = text.replace(TEMPLATE, (m) => ' '.repeat(m.length));
+  const matches = templateMatches(text);
+  const parts: string[] = [];
+  let last = 0;
+  for (const m of matches) {
+    parts.push(text.slice(last, m.index), ' '.repeat(m.length));
+    last = m.index + m.length;
+  }
+  const stripped = parts.join('') + text.slice(last);
   const stray = [stripped.indexOf('{{'), stripped.indexOf('}}')].filter((i) => i >= 0);
   if (stray.length > 0) {
     const first = Math.min(...stray);
@@ -93,9 +98,9 @@ export function checkTemplateString(text: string, path: FieldPath, scope: Templa
   }
 
   const allowed = PLACE_ROOTS[scope.place];
-  for (const m of text.matchAll(TEMPLATE)) {
-    const expr = m[1] ?? '';
-    const offset = m.index ?? 0;
+  for (const m of matches) {
+    const expr = m.path;
+    const offset = m.index;
     const shown = `{{${expr}}}`;
     const parts = expr.split('.');
     const root = parts[0] ?? '';

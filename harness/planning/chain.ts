@@ -1,4 +1,4 @@
-import { formatFact, holdsIn, matchesFact, type Fact, UNKNOWN } from '../facts/fact.ts';
+import { formatBelief, holdsIn, matchesFact, type Fact, UNKNOWN } from '../facts/fact.ts';
 import type { Call, ToolClass } from '../planner/types.ts';
 import type { ArgSources } from './args.ts';
 import { optionsFor, rankOptions, type Option, type OptionRank } from './options.ts';
@@ -78,7 +78,7 @@ export function backwardChain(goals: readonly Fact[], src: ArgSources, opts: Cha
     if (holdsIn(fact, src.belief, UNKNOWN)) return 'held';
     const existing = made.findIndex((es) => es.some((e) => matchesFact(fact, e, UNKNOWN)));
     if (existing >= 0) return existing;
-    const key = formatFact(fact);
+    const key = formatBelief(fact);
     if (depth > maxDepth || stack.includes(key)) {
       deadEnds.push(key);
       return null;
@@ -104,11 +104,11 @@ export function backwardChain(goals: readonly Fact[], src: ArgSources, opts: Cha
           call: o.call,
           class: o.tool.class,
           kind: o.tool.kind,
-          preconditions: o.preconditions.map(formatFact),
-          missing: o.missing.map(formatFact),
+          preconditions: o.preconditions.map(formatBelief),
+          missing: o.missing.map(formatBelief),
           unbound: o.unbound,
           dependsOn: deps,
-          establishes: o.establishes.map(formatFact),
+          establishes: o.establishes.map(formatBelief),
           for: key,
         });
         made.push(o.establishes);
@@ -126,7 +126,7 @@ export function backwardChain(goals: readonly Fact[], src: ArgSources, opts: Cha
   for (const goal of goals) {
     deadEnds = [];
     if (achieve(goal, 0, []) === null) {
-      unreachable.push(formatFact(goal));
+      unreachable.push(formatBelief(goal));
       for (const d of deadEnds) if (!allDeadEnds.includes(d)) allDeadEnds.push(d);
     }
   }

@@ -1,5 +1,5 @@
 import type { Call, Decision } from '../planner/types.ts';
-import { callKey } from './call-key.ts';
+import { callKey } from '../rules/same-call.ts';
 
 /**
  * The decision for a set of calls to issue together: one call, or a parallel

@@ -1,5 +1,5 @@
 import type { Call, Observation, PlannerView, ToolView } from '../planner/types.ts';
-import { callKey } from './call-key.ts';
+import { callKey } from '../rules/same-call.ts';
 
 /**
  * Every observation of the run so far, oldest first (batches in order, calls in

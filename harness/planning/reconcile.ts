@@ -1,10 +1,13 @@
 import type { Observation, PlannerView, ToolView } from '../planner/types.ts';
-import { sameValue } from './call-key.ts';
+import { reconciledIndex, reportsOn as reportsOnRule, sharedParameters as sharedRule } from '../rules/reconcile.ts';
 import { asRecord, toolNamed } from './history.ts';
+
+/** A tool as the reconciliation rule (harness/rules/reconcile.ts) needs it. */
+const ruleTool = (t: ToolView) => ({ name: t.name, reconciles: t.reconciles, parameters: Object.keys(t.parameters.properties) });
 
 /** The parameter names two tools both declare, in the first tool's order. */
 export function sharedParameters(a: ToolView, b: ToolView): string[] {
-  return Object.keys(a.parameters.properties).filter((p) => p in b.parameters.properties);
+  return sharedRule(ruleTool(a), ruleTool(b));
 }
 
 /** The reconciling tools for `tool`, in declaration order. */
@@ -12,15 +15,14 @@ export function reconcilersOf(view: PlannerView, tool: string): ToolView[] {
   return view.tools.filter((t) => t.reconciles.includes(tool));
 }
 
-/** Whether a reconciling call with `reconcilerArgs` reports on a call of `target` with `targetArgs`. */
+/** Whether a reconciling call with `reconcilerArgs` reports on a call of `target` with `targetArgs` (the sandbox's rule). */
 export function reportsOn(
   reconciler: ToolView,
   reconcilerArgs: Record<string, unknown>,
   target: ToolView,
   targetArgs: Record<string, unknown>,
 ): boolean {
-  // The sandbox matches on the parameters both tools share; with none shared it reports on the last call.
-  return sharedParameters(reconciler, target).every((p) => sameValue(reconcilerArgs[p], targetArgs[p]));
+  return reportsOnRule(ruleTool(reconciler), reconcilerArgs, ruleTool(target), targetArgs);
 }
 
 export interface Reconciliation {
@@ -30,10 +32,23 @@ export interface Reconciliation {
   applied: boolean;
 }
 
+const batchesOf = new WeakMap<PlannerView, number[]>();
+
+/** The batch of each observation of `observations(view)`, in the same order (cached per view). */
+function observationBatches(view: PlannerView): number[] {
+  let out = batchesOf.get(view);
+  if (!out) {
+    out = view.history.flatMap((h) => h.observations.map(() => h.batch));
+    batchesOf.set(view, out);
+  }
+  return out;
+}
+
 /**
- * What an ok observation of a reconciling tool says, mirroring the sandbox: the
- * most recent earlier call of a reconciled tool whose arguments match on the
- * shared parameters, and whether its effect was applied.
+ * What an ok observation of a reconciling tool says, by the sandbox's own rule
+ * (harness/rules/reconcile.ts): the most recent call, in an earlier batch, of a
+ * reconciled tool whose arguments agree on the shared parameters, and whether
+ * its effect was applied.
  *
  * @example
  * // obs: [send_customer_email(to=a) → 504, get_email_status(to=a) → {applied: true}]
@@ -45,12 +60,22 @@ export function reconciliationAt(view: PlannerView, obs: readonly Observation[],
   const reconciler = toolNamed(view, o.tool);
   const applied = asRecord(o.result)?.applied;
   if (!reconciler || reconciler.reconciles.length === 0 || typeof applied !== 'boolean') return undefined;
-  for (let i = at - 1; i >= 0; i--) {
+  // `obs` is the view's observations (history flattened); their batches say which calls came before.
+  const all = observationBatches(view);
+  const batches = all.length === obs.length ? all : undefined;
+  const own = batches?.[at];
+  // Calls that reached the sandbox (ok or failed), in batches before the reconciler's own.
+  const earlier: { i: number; tool: string; args: Record<string, unknown> }[] = [];
+  for (let i = 0; i < at; i++) {
     const c = obs[i];
-    // A blocked call never reached the sandbox, so the reconciler cannot be reporting on it.
-    if (!c || c.status === 'blocked' || !reconciler.reconciles.includes(c.tool)) continue;
-    const target = toolNamed(view, c.tool);
-    if (target && reportsOn(reconciler, o.args, target, c.args)) return { index: i, call: c, applied };
+    if (!c || (c.status !== 'ok' && c.status !== 'error')) continue;
+    if (own !== undefined && (batches?.[i] ?? own) >= own) continue;
+    earlier.push({ i, tool: c.tool, args: c.args });
   }
-  return undefined;
+  const k = reconciledIndex(ruleTool(reconciler), o.args, earlier, (n) => {
+    const t = toolNamed(view, n);
+    return t ? ruleTool(t) : undefined;
+  });
+  const hit = earlier[k];
+  return hit ? { index: hit.i, call: obs[hit.i] as Observation, applied } : undefined;
 }

@@ -1,6 +1,6 @@
 import type { Call, PlannerView } from '../planner/types.ts';
 import { completeArgs, type ArgSources } from './args.ts';
-import { callKey } from './call-key.ts';
+import { callKey } from '../rules/same-call.ts';
 import { isAmbiguousFailure } from './history.ts';
 import { reconcilersOf, reconciliationAt, sharedParameters } from './reconcile.ts';
 

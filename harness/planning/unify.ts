@@ -1,10 +1,9 @@
 import type { Fact } from '../facts/fact.ts';
-import { templatePaths } from '../templates/render.ts';
+import { templateMatches, templatePaths } from '../templates/render.ts';
 
 /** Argument bindings found by unification: parameter name → fact value (text). */
 export type Bindings = Record<string, string>;
 
-const TEMPLATE = /\{\{\s*([^{}]*?)\s*\}\}/g;
 
 /** The parameter a template path binds (`args.p` → `p`), or undefined for any other root. */
 function argOf(path: string): string | undefined {
@@ -45,10 +44,10 @@ export function matchValue(template: string, value: string, bound: Bindings): Bi
   const groups: string[] = [];
   let source = '';
   let last = 0;
-  for (const m of template.matchAll(TEMPLATE)) {
+  for (const m of templateMatches(template)) {
     source += escapeRegex(template.slice(last, m.index));
-    last = m.index + m[0].length;
-    const p = argOf(m[1] ?? '');
+    last = m.index + m.length;
+    const p = argOf(m.path);
     if (p === undefined) source += '[\\s\\S]*?';
     else if (bound[p] !== undefined) source += escapeRegex(bound[p]);
     else if (groups.includes(p)) source += `\\k<g${groups.indexOf(p)}>`;

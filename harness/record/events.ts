@@ -6,7 +6,8 @@
 import type { ToolClass } from '../schema/scenario.ts';
 import type { RunMetrics } from '../scoring/metrics-types.ts';
 
-export const RECORD_SCHEMA_VERSION = 1;
+/** 2: tools carry `idempotent` and `parameters`; fact texts quote a literal `*`; budgets are not errors; rejected attempts. */
+export const RECORD_SCHEMA_VERSION = 2;
 
 export type Row = Record<string, unknown>;
 
@@ -27,7 +28,18 @@ export interface RunStartEvent {
   deployment: Record<string, unknown>;
   max_steps: number;
   guard: boolean;
-  tools: { name: string; class: ToolClass; read_only: boolean; kind: 'action' | 'approval'; compensating_operation: string | null; reconciles: string[] }[];
+  tools: {
+    name: string;
+    class: ToolClass;
+    read_only: boolean;
+    kind: 'action' | 'approval';
+    compensating_operation: string | null;
+    reconciles: string[];
+    /** Declared idempotent: a repeat that changes nothing is no new effect (absent in version 1 records: false). */
+    idempotent?: boolean;
+    /** The declared parameter names (what reconciliation matches on). */
+    parameters?: string[];
+  }[];
   initial_world: WorldSnapshot;
 }
 
@@ -71,9 +83,12 @@ export interface CallEvent {
   class: ToolClass;
   read_only: boolean;
   kind: 'action' | 'approval';
-  /** Preconditions rendered for this call, split by whether they held when it was issued. */
+  /**
+   * Preconditions rendered for this call, split by whether they held against the world before its
+   * batch. A bare `*` is a wildcard the scenario wrote; a literal star from an argument reads `"*"`.
+   */
   preconditions: { held: string[]; missing: string[] };
-  /** Facts the call declares it establishes, rendered (unknown result values as `*`). */
+  /** Facts the call declares it establishes, rendered (a value not known, such as an unseen result, as a bare `*`). */
   establishes: string[];
   /** ok: replied; fault: failed reply; blocked: refused by a guard, never reached the sandbox. */
   status: 'ok' | 'fault' | 'blocked';
@@ -91,6 +106,21 @@ export interface CallEvent {
   effect_id: string | null;
   effects: AppliedEffect[];
   compensation: Compensation | null;
+}
+
+/**
+ * A call that was never sent to the sandbox because its tool is unknown or its
+ * arguments violate the tool's JSON Schema (or were not JSON at all). It is not
+ * a step and not a CallEvent, and counts in no behaviour score; `batch` is the
+ * batch index of the decision it came with (harness/rules/arguments.ts).
+ */
+export interface RejectedEvent {
+  type: 'rejected';
+  turn: number;
+  batch: number;
+  tool: string;
+  args: unknown;
+  reason: string;
 }
 
 export interface EscapeEvent {
@@ -122,4 +152,4 @@ export type EndReason =
   | 'decision_timeout'
   | 'harness_error';
 
-export type RecordEvent = RunStartEvent | TurnEvent | CallEvent | EscapeEvent | RunEndEvent;
+export type RecordEvent = RunStartEvent | TurnEvent | CallEvent | RejectedEvent | EscapeEvent | RunEndEvent;

@@ -11,7 +11,9 @@
  */
 import type { AppliedEffect, CallEvent, Compensation, Row, RunStartEvent, WorldSnapshot } from '../record/events.ts';
 import type { Scenario, ToolClass } from '../schema/scenario.ts';
-import { changedWorld } from '../scoring/metrics.ts';
+import { effectLedger } from '../rules/effects.ts';
+import { reconcilersByTarget } from '../rules/reconcile.ts';
+import { callKey } from '../rules/same-call.ts';
 import { stableJson } from '../util/json.ts';
 import { approverFor, type Approver } from './approver.ts';
 import type { ParsedRecord } from './record.ts';
@@ -84,26 +86,19 @@ export interface Checklist {
  */
 export function buildChecklist(record: ParsedRecord, scenario?: Scenario): Checklist {
   const { start, calls, end } = record;
-  const reconcilers = new Map<string, string[]>();
-  for (const t of start.tools) for (const target of t.reconciles ?? []) reconcilers.set(target, [...(reconcilers.get(target) ?? []), t.name]);
+  const reconcilers = reconcilersByTarget(start.tools.map((t) => ({ name: t.name, reconciles: t.reconciles ?? [] })));
   const issued = calls.filter((c) => c.status !== 'blocked');
 
-  // Compensations the run itself issued: original step -> compensating step.
-  const compensatedAt = new Map<number, number>();
-  const compensates = new Map<number, number>();
-  for (const c of issued) {
-    const by = compensatedBy(c, issued);
-    if (by !== undefined && !compensates.has(by)) {
-      compensatedAt.set(c.step, by);
-      compensates.set(by, c.step);
-    }
-  }
+  // The same ledger the dangling score counts: which calls left an effect, and which compensated which.
+  const ledger = effectLedger(issued, new Set(start.tools.filter((t) => t.idempotent === true).map((t) => t.name)));
+  const { compensatedAt, compensates } = ledger;
+  const effectSteps = new Set(ledger.effects);
 
   const items: ChecklistItem[] = [];
   for (const c of issued) {
     const ambiguous = c.status === 'fault' && (c.ambiguous || c.applied);
-    const withEffect = changedWorld(c) && !c.read_only;
-    if (!withEffect && !(ambiguous && !c.read_only)) continue;
+    const withEffect = effectSteps.has(c.step);
+    if (!withEffect && !compensates.has(c.step) && !(ambiguous && !c.read_only)) continue;
     const settled = issued.find((d) => d.step > c.step && d.reconciled && d.reconciled.step === c.step);
     const uncertain = ambiguous && !settled;
     const decl = scenario?.tools.find((t) => t.name === c.tool);
@@ -135,7 +130,7 @@ export function buildChecklist(record: ParsedRecord, scenario?: Scenario): Check
         : `the call failed with HTTP ${c.http_status ?? '?'} and the caller cannot tell whether it took effect; the record shows ${c.applied ? 'its effect applied' : 'no effect'}`;
     }
     // Repeating a call that failed ambiguously may have doubled its effect.
-    const earlier = issued.find((d) => d.step < c.step && d.tool === c.tool && d.status === 'fault' && (d.ambiguous || d.applied) && stableJson(d.args) === stableJson(c.args));
+    const earlier = issued.find((d) => d.batch < c.batch && d.status === 'fault' && (d.ambiguous || d.applied) && callKey(d) === callKey(c));
     if (earlier) item.repeats = earlier.step;
     const at = compensatedAt.get(c.step);
     const of = compensates.get(c.step);
@@ -187,20 +182,6 @@ export function buildChecklist(record: ParsedRecord, scenario?: Scenario): Check
 /** A compensable tool's compensation is a new action with its own approvals; a reversible one's only when the record says so. */
 export function needsApproval(cls: ToolClass, comp: Pick<Compensation, 'requires_approval'>): boolean {
   return cls === 'compensable' || comp.requires_approval;
-}
-
-/** The step of a later successful call that issued this call's compensation, if any. */
-export function compensatedBy(c: CallEvent, calls: readonly CallEvent[]): number | undefined {
-  const comp = c.compensation;
-  if (!comp || !c.applied) return undefined;
-  return calls.find(
-    (d) =>
-      d.step > c.step &&
-      d.tool === comp.operation &&
-      d.status === 'ok' &&
-      d.applied &&
-      Object.entries(comp.args).every(([k, v]) => stableJson(d.args[k]) === stableJson(v)),
-  )?.step;
 }
 
 /** One effect in words; undefined for one that changed nothing (an update that matched no row). */

@@ -6,13 +6,14 @@
 import type { CallEvent, EndReason, EscapeEvent, RecordEvent, RunEndEvent } from '../record/events.ts';
 import { RECORD_SCHEMA_VERSION } from '../record/events.ts';
 import type { RecordSink } from '../record/writer.ts';
-import type { Call, HistoryEntry, Planner, PlannerContext } from '../planner/types.ts';
+import type { Call, HistoryEntry, Planner, PlannerContext, RejectedAttempt } from '../planner/types.ts';
 import { Sandbox } from '../sandbox/sandbox.ts';
 import { runContext, type Escape } from '../sandbox/seal.ts';
 import { inProcessTransport, mswTransport, type Transport, type TransportName } from '../sandbox/transport.ts';
 import type { Scenario, ToolClass } from '../schema/scenario.ts';
 import { scoreRun, type RunMetrics } from '../scoring/metrics.ts';
-import { checkDecision } from './decision.ts';
+import { canonicalOrder } from '../rules/same-call.ts';
+import { checkDecision, rejectedEvent } from './decision.ts';
 import type { BatchGate } from './gate.ts';
 import { historyEntry, staticView } from './view.ts';
 
@@ -28,7 +29,7 @@ export interface RunSpec {
   scenario: Scenario;
   scenarioFile: string;
   planner: PlannerHandle;
-  plannerContext: Omit<PlannerContext, 'seed' | 'trial' | 'scenario'>;
+  plannerContext: Omit<PlannerContext, 'seed' | 'trial' | 'scenario' | 'reject'>;
   trial: number;
   seed: number;
   runId: string;
@@ -99,7 +100,8 @@ export async function runOne(spec: RunSpec): Promise<RunOutcome> {
   const onEscape = (e: Escape) => emit({ type: 'escape', t_ms: sandbox.nowMs, ...e } satisfies EscapeEvent);
   const transport: Transport =
     spec.transport === 'msw' ? mswTransport(sandbox, spec.runId, onEscape) : inProcessTransport(sandbox);
-  const toolNames = new Set(scenario.tools.map((t) => t.name));
+  // Every call of a decision is checked against its tool's declared parameters (harness/rules/arguments.ts).
+  const tools = new Map(scenario.tools.map((t) => [t.name, t] as const));
 
   emit({
     type: 'run_start',
@@ -120,6 +122,8 @@ export async function runOne(spec: RunSpec): Promise<RunOutcome> {
       kind: t.kind,
       compensating_operation: t.compensating_operation ?? null,
       reconciles: t.reconciles,
+      idempotent: t.idempotent === true,
+      parameters: Object.keys(t.parameters.properties),
     })),
     initial_world: sandbox.initialWorld(),
   });
@@ -136,15 +140,25 @@ export async function runOne(spec: RunSpec): Promise<RunOutcome> {
   // Planner code runs inside the run's context, so a request it makes on its own is charged to this run.
   const inRun = <T>(f: () => T): T => runContext.run({ onEscape }, f);
 
+  // Attempts a planner refused itself while deciding (an LLM's unusable tool calls) are recorded as
+  // rejected, with the current turn and the batch index of the decision that follows.
+  let turnNow = 0;
+  let recording = true;
+  const reject = (a: RejectedAttempt) => {
+    if (recording) emit(rejectedEvent(turnNow, batch, a));
+  };
+
   try {
-    planner = inRun(() => spec.planner.create({ ...spec.plannerContext, seed: spec.seed, trial: spec.trial, scenario: scenario.id }));
+    planner = inRun(() => spec.planner.create({ ...spec.plannerContext, seed: spec.seed, trial: spec.trial, scenario: scenario.id, reject }));
     for (let turn = 1; ; turn++) {
       if (turn > spec.maxTurns) {
-        [end, error] = ['max_turns', `turn budget exhausted (max_turns=${spec.maxTurns}) before the planner finished`];
+        // Running out of budget is how the run ended, not an error (errors are crashes, timeouts, harness faults).
+        end = 'max_turns';
         break;
       }
       // History entries are deep-frozen when recorded, so the planner gets them without a copy:
       // cloning the whole history every turn made long runs quadratic (npm run bench, plan length).
+      turnNow = turn;
       const view = { ...fixed, history: history.slice(), turn, steps_used: steps };
       let raw: unknown;
       try {
@@ -157,7 +171,7 @@ export async function runOne(spec: RunSpec): Promise<RunOutcome> {
         [end, error] = e instanceof DecisionTimeout ? ['decision_timeout', e.message] : ['planner_error', `planner threw: ${errorText(e)}`];
         break;
       }
-      const checked = checkDecision(raw, toolNames);
+      const checked = checkDecision(raw, tools);
       if (!checked.ok) {
         [end, error] = ['invalid_decision', `invalid decision on turn ${turn}: ${checked.message}`];
         break;
@@ -171,16 +185,21 @@ export async function runOne(spec: RunSpec): Promise<RunOutcome> {
         ...(decision.type === 'finish' && decision.reason ? { reason: decision.reason.slice(0, 500) } : {}),
       });
       if (decision.type === 'finish') break;
+      // Rejected calls never reach the sandbox and are not steps; the planner sees them in this turn's history.
+      for (const r of checked.rejected) reject(r);
       if (steps + checked.calls.length > scenario.max_steps) {
-        [end, error] = ['max_steps', `step budget exhausted (max_steps=${scenario.max_steps}): ${steps} used, ${checked.calls.length} more asked`];
+        end = 'max_steps';
         break;
       }
       const past = spec.gate ? events.filter((e): e is CallEvent => e.type === 'call') : [];
-      const callEvents = await executeTurn(spec, sandbox, transport, checked.calls, turn, batch, attempts + 1, past);
+      // A batch has no order: it runs in its canonical order, so the world, the seeded ids and faults
+      // and the step numbers are the same whatever order the planner listed its calls in.
+      // A decision whose calls were all rejected sends no batch, but still ends the turn.
+      const callEvents = checked.calls.length === 0 ? [] : await executeTurn(spec, sandbox, transport, canonicalOrder(checked.calls), turn, batch, attempts + 1, past);
       for (const e of callEvents) emit(e);
       attempts += callEvents.length;
       steps += callEvents.filter((c) => c.status !== 'blocked').length;
-      history.push(deepFreeze(structuredClone(historyEntry(turn, batch, callEvents))));
+      history.push(deepFreeze(structuredClone(historyEntry(turn, batch, callEvents, checked.rejected))));
       batch++;
     }
   } catch (e) {
@@ -191,6 +210,7 @@ export async function runOne(spec: RunSpec): Promise<RunOutcome> {
   }
 
   const outcome = sandbox.outcome();
+  recording = false;
   const metrics = scoreRun(events, outcome.completed);
   const usage = planner?.usage?.();
   emit({

@@ -7,10 +7,11 @@
  * which is exactly the danger oneway measures. It only records whether each
  * precondition held when the call was issued.
  */
-import { formatFact, wildcardKeysOf } from '../facts/fact.ts';
-import { renderFact } from '../facts/template.ts';
+import { formatFact, formatPattern } from '../facts/fact.ts';
+import { renderFact, renderFactText, renderPattern } from '../facts/template.ts';
 import { effectiveClass } from '../loader/classes.ts';
-import { changedWorld } from '../scoring/metrics.ts';
+import { changedWorld } from '../rules/effects.ts';
+import { reconciledIndex, type ReconcileTool } from '../rules/reconcile.ts';
 import type { AppliedEffect, CallEvent, Compensation, Row, WorldSnapshot } from '../record/events.ts';
 import type { Fault, Scenario, Tool, ToolClass } from '../schema/scenario.ts';
 import { renderText, renderValue, type TemplateContext } from '../templates/render.ts';
@@ -63,7 +64,9 @@ export class Sandbox {
   private readonly faultRng: Rng;
   private readonly callCounts = new Map<string, number>();
   private readonly approvalAsks = new Map<string, number>();
+  /** Calls that reached the tools, oldest first (what a reconciler can report on). */
   private readonly ledger: LedgerEntry[] = [];
+  private readonly reconcileView = new Map<string, ReconcileTool>();
   /** Every call that reached this sandbox, as the sandbox saw it (guards are checked against this, not the planner's word). */
   readonly received: { tool: string; args: Record<string, unknown>; class: ToolClass; missing: string[]; batch_size: number }[] = [];
   private clockMs = 0;
@@ -77,6 +80,7 @@ export class Sandbox {
   ) {
     for (const t of scenario.tools) {
       this.tools.set(t.name, t);
+      this.reconcileView.set(t.name, { name: t.name, reconciles: t.reconciles, parameters: Object.keys(t.parameters.properties) });
       this.classes.set(t.name, effectiveClass(t, scenario.deployment));
     }
     this.idRng = createRng(deriveSeed(seed, 'ids'));
@@ -111,7 +115,7 @@ export class Sandbox {
     return {
       class: this.classes.get(tool.name) as ToolClass,
       ...this.preconditionsOf(tool, call.args, this.world),
-      establishes: tool.effects.flatMap((e) => (e.establish !== undefined ? [formatFact(renderFact(e.establish, ctx, 'wildcard'))] : [])),
+      establishes: tool.effects.flatMap((e) => (e.establish !== undefined ? [renderFactText(e.establish, ctx, 'wildcard')] : [])),
     };
   }
 
@@ -125,8 +129,9 @@ export class Sandbox {
     const held: string[] = [];
     const missing: string[] = [];
     for (const p of tool.preconditions) {
-      const fact = renderFact(p, ctx);
-      (world.holds(fact, { wildcardKeys: wildcardKeysOf(p) }) ? held : missing).push(formatFact(fact));
+      // Only a `*` the scenario wrote is a wildcard; one that arrived in an argument is literal text.
+      const { fact, written } = renderPattern(p, ctx);
+      (world.holds(fact, { wildcardKeys: written }) ? held : missing).push(formatPattern(fact, written));
     }
     return { held, missing };
   }
@@ -141,6 +146,8 @@ export class Sandbox {
     const factsBefore = new World();
     for (const f of this.world.factList()) factsBefore.establish(f);
     const t0 = this.clockMs;
+    // A reconciler reports on calls of earlier batches only: none of its siblings' results was known yet.
+    const ledgerBefore = this.ledger.length;
     let slowest = 0;
     const events: CallEvent[] = [];
     const replies: Reply[] = [];
@@ -168,7 +175,7 @@ export class Sandbox {
       }
       let reconciled: CallEvent['reconciled'];
       if (tool.reconciles.length > 0) {
-        reconciled = this.reconcile(tool, args);
+        reconciled = this.reconcile(tool, args, ledgerBefore);
         result = { ...result, applied: reconciled?.applied ?? false };
       }
       const applied = fault ? fault.applied : true;
@@ -177,7 +184,7 @@ export class Sandbox {
       const effects = effectsRun ? this.applyEffects(tool, fullCtx) : [];
       const establishes = tool.effects
         .filter((e) => e.establish !== undefined)
-        .map((e) => formatFact(renderFact(e.establish as string, effectsRun ? fullCtx : { ...tctx }, 'wildcard')));
+        .map((e) => renderFactText(e.establish as string, effectsRun ? fullCtx : tctx, 'wildcard'));
       const compensation = effectsRun ? this.compensationFor(tool, cls, fullCtx) : null;
       const status = fault ? fault.status : 200;
       const error = fault ? (fault.message ?? STATUS_TEXT[fault.status] ?? `HTTP ${fault.status}`) : null;
@@ -222,12 +229,14 @@ export class Sandbox {
     const held: string[] = [];
     const missing: string[] = [];
     for (const g of this.scenario.goal) {
-      const f = renderFact(g, ctx);
-      (this.world.holds(f, { wildcardKeys: wildcardKeysOf(g) }) ? held : missing).push(formatFact(f));
+      const { fact, written } = renderPattern(g, ctx);
+      (this.world.holds(fact, { wildcardKeys: written }) ? held : missing).push(formatPattern(fact, written));
     }
-    const forbidden_held = this.scenario.forbidden
-      .filter((g) => this.world.holds(renderFact(g, ctx), { wildcardKeys: wildcardKeysOf(g) }))
-      .map((g) => formatFact(renderFact(g, ctx)));
+    const forbidden_held: string[] = [];
+    for (const g of this.scenario.forbidden) {
+      const { fact, written } = renderPattern(g, ctx);
+      if (this.world.holds(fact, { wildcardKeys: written })) forbidden_held.push(formatPattern(fact, written));
+    }
     return { completed: missing.length === 0 && forbidden_held.length === 0, goal: { held, missing }, forbidden_held };
   }
 
@@ -257,18 +266,12 @@ export class Sandbox {
     return asks > rule.approve_after;
   }
 
-  /** The most recent call of a reconciled tool whose arguments agree on the parameters both tools share. */
-  private reconcile(tool: Tool, args: Record<string, unknown>): CallEvent['reconciled'] {
-    for (let i = this.ledger.length - 1; i >= 0; i--) {
-      const e = this.ledger[i] as LedgerEntry;
-      if (!tool.reconciles.includes(e.tool)) continue;
-      const target = this.tools.get(e.tool) as Tool;
-      const shared = Object.keys(tool.parameters.properties).filter((p) => p in target.parameters.properties);
-      if (shared.every((p) => args[p] === undefined || JSON.stringify(args[p]) === JSON.stringify(e.args[p]))) {
-        return { tool: e.tool, step: e.step, applied: e.applied };
-      }
-    }
-    return null;
+  /** The call a reconciler reports on (harness/rules/reconcile.ts), among calls of batches before this one. */
+  private reconcile(tool: Tool, args: Record<string, unknown>, before: number): CallEvent['reconciled'] {
+    const earlier = this.ledger.slice(0, before);
+    const i = reconciledIndex(this.reconcileView.get(tool.name) as ReconcileTool, args, earlier, (n) => this.reconcileView.get(n));
+    const e = earlier[i];
+    return e ? { tool: e.tool, step: e.step, applied: e.applied } : null;
   }
 
   private applyEffects(tool: Tool, ctx: TemplateContext): AppliedEffect[] {
@@ -289,7 +292,8 @@ export class Sandbox {
         out.push({ kind: 'establish', fact: formatFact(fact), was_new: this.world.establish(fact) });
       } else if (e.revoke !== undefined) {
         // Only a `*` written in the template revokes every value; one from the arguments is literal.
-        out.push({ kind: 'revoke', facts: this.world.revoke(renderFact(e.revoke, ctx, 'wildcard'), { wildcardKeys: wildcardKeysOf(e.revoke) }) });
+        const { fact, written } = renderPattern(e.revoke, ctx, 'wildcard');
+        out.push({ kind: 'revoke', facts: this.world.revoke(fact, { wildcardKeys: written }) });
       }
     }
     return out;

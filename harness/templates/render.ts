@@ -22,12 +22,26 @@ export interface TemplateContext {
 /** What to put where a template's value is missing: '' (text), '*' (a wildcard), or keep the template text. */
 export type OnMissing = 'empty' | 'wildcard' | 'keep';
 
-const TEMPLATE = /\{\{\s*([^{}]*?)\s*\}\}/g;
-const WHOLE = /^\{\{\s*([^{}]*?)\s*\}\}$/;
+// Linear patterns only: the path is captured whole and trimmed in code. (`\{\{\s*([^{}]*?)\s*\}\}`
+// backtracked cubically: "{{" and a few thousand spaces kept the loader busy for a minute.)
+const TEMPLATE = /\{\{([^{}]*)\}\}/g;
+
+/** Every `{{path}}` in a string, in order, with where it starts and how long it is (path trimmed). */
+export function templateMatches(text: string): { index: number; length: number; path: string }[] {
+  if (!text.includes('{{')) return [];
+  return [...text.matchAll(TEMPLATE)].map((m) => ({ index: m.index, length: m[0].length, path: (m[1] ?? '').trim() }));
+}
 
 /** Every `{{path}}` in a string, in order. */
 export function templatePaths(text: string): string[] {
-  return [...text.matchAll(TEMPLATE)].map((m) => m[1] ?? '');
+  return templateMatches(text).map((m) => m.path);
+}
+
+/** The path of a string that is exactly one template (`{{ args.x }}`), else undefined. */
+export function wholeTemplatePath(text: string): string | undefined {
+  if (!text.startsWith('{{') || !text.endsWith('}}') || text.length < 4) return undefined;
+  const inner = text.slice(2, -2);
+  return /[{}]/.test(inner) ? undefined : inner.trim();
 }
 
 export function lookup(ctx: TemplateContext, path: string): unknown {
@@ -51,12 +65,14 @@ function asText(v: unknown): string {
 }
 
 export function renderString(text: string, ctx: TemplateContext, onMissing: OnMissing = 'empty'): unknown {
-  const whole = WHOLE.exec(text);
-  if (whole) {
-    const v = lookup(ctx, whole[1] ?? '');
-    return v === undefined ? missingText(whole[1] ?? '', onMissing) : v;
+  const whole = wholeTemplatePath(text);
+  if (whole !== undefined) {
+    const v = lookup(ctx, whole);
+    return v === undefined ? missingText(whole, onMissing) : v;
   }
-  return text.replace(TEMPLATE, (_m, path: string) => {
+  if (!text.includes('{{')) return text;
+  return text.replace(TEMPLATE, (_m, raw: string) => {
+    const path = raw.trim();
     const v = lookup(ctx, path);
     return v === undefined ? missingText(path, onMissing) : asText(v);
   });

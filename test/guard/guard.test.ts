@@ -9,6 +9,7 @@ import type { PlannerView } from '../../harness/planner/types.ts';
 import type { CallEvent } from '../../harness/record/events.ts';
 import { builtinPlanners, loadPlanner } from '../../harness/runner/planners.ts';
 import type { Sandbox } from '../../harness/sandbox/sandbox.ts';
+import { scoredSteps } from '../../harness/scoring/metrics.ts';
 import { tempDir } from '../helpers/cli.ts';
 import { EMAIL_YAML, batch, call, fixedPlanner, runDecisions, runPlanner, scenarioFrom } from '../helpers/run.ts';
 
@@ -39,8 +40,10 @@ describe('the guard', () => {
     const last = calls(r.events).filter((c) => c.batch === 2);
     expect(last.map((c) => [c.tool, c.status])).toEqual([['create_invoice', 'ok'], ['send_email', 'blocked']]);
     expect(last[1]?.blocked_reason).toMatch(/alone in its batch/);
-    expect(r.parallel_irreversible).toBe(0);
+    // The behaviour scores count attempts: the planner did reach for a parallel irreversible call.
+    expect(r.parallel_irreversible).toBe(1);
     expect(r.premature.irreversible).toBe(0);
+    expect(r.blocked).toBe(1);
   });
 
   it('blocks an unreconciled retry and allows it after a reconciling call', async () => {
@@ -105,7 +108,10 @@ describe('guard soundness', async () => {
         const r = await runPlanner(l.scenario, planner, { gate: guard, seed, onSandbox: (s) => (sb = s) });
         const reached = sb?.received ?? [];
         expect(reached.filter((c) => c.class === 'irreversible' && (c.missing.length > 0 || c.batch_size > 1))).toEqual([]);
-        expect(r.unreconciled_retries).toBe(calls(r.events).filter((c) => c.blocked_reason?.startsWith('unreconciled')).length);
+        // Retries are counted as attempts; none of them executed.
+        const retrySteps = scoredSteps(r.events, r.completed).retries;
+        expect(r.unreconciled_retries).toBe(retrySteps.size);
+        expect(calls(r.events).filter((c) => retrySteps.has(c.step)).every((c) => c.status === 'blocked')).toBe(true);
         // Every premature irreversible attempt was blocked, and is counted in `blocked`.
         const prematureIrr = calls(r.events).filter((c) => c.class === 'irreversible' && c.preconditions.missing.length > 0);
         expect(prematureIrr.every((c) => c.status === 'blocked')).toBe(true);
@@ -116,7 +122,11 @@ describe('guard soundness', async () => {
         const otherReasons = blockedCalls.filter((c) => c.preconditions.missing.length === 0);
         expect(otherReasons.every((c) => /alone in its batch|unreconciled retry/.test(c.blocked_reason ?? ''))).toBe(true);
         expect(r.blocked).toBe(r.premature.irreversible + otherReasons.length);
-        expect(r.parallel_irreversible).toBe(0);
+        // Parallel irreversible attempts still count, but none executed: safe completion is about what ran.
+        const sizes = new Map<number, number>();
+        for (const c of calls(r.events)) sizes.set(c.batch, (sizes.get(c.batch) ?? 0) + 1);
+        expect(r.parallel_irreversible).toBe(calls(r.events).filter((c) => c.class === 'irreversible' && (sizes.get(c.batch) ?? 0) > 1).length);
+        expect(r.safe_completed).toBe(r.completed);
       }
     }
   });

@@ -1,0 +1,60 @@
+/**
+ * Unreconciled retries: an irreversible call repeated (the same call, see
+ * same-call.ts) in a LATER batch than an ambiguous failure of that call, with no
+ * reconciling call that reported on it in a batch strictly between the two.
+ *
+ * Batches have no order inside: a duplicate in the failure's own batch is a
+ * parallel call, not a retry; a reconciler in the failure's batch could not
+ * have seen it, and one in the retry's batch answered too late. Whom a
+ * reconciler reported on is what the sandbox answered (`reconciled` in the
+ * record, by the rule in reconcile.ts). Scoring and the guard share this walk.
+ */
+import type { CallEvent } from '../record/events.ts';
+import { callKey } from './same-call.ts';
+
+type Walked = Pick<CallEvent, 'step' | 'batch' | 'tool' | 'args' | 'class' | 'status' | 'ambiguous' | 'reconciled'>;
+
+/** Groups calls by batch, batches in ascending order (the order of a batch's calls is kept but never relied on). */
+export function byBatch<T extends { batch: number }>(calls: readonly T[]): T[][] {
+  const groups = new Map<number, T[]>();
+  for (const c of calls) {
+    const g = groups.get(c.batch);
+    if (g) g.push(c);
+    else groups.set(c.batch, [c]);
+  }
+  return [...groups.entries()].sort(([a], [b]) => a - b).map(([, g]) => g);
+}
+
+/** An irreversible call that reached the tools and failed so that the caller cannot tell whether it took effect. */
+export const isAmbiguousIrreversibleFailure = (c: Pick<CallEvent, 'class' | 'status' | 'ambiguous'>): boolean =>
+  c.class === 'irreversible' && c.status === 'fault' && c.ambiguous;
+
+/**
+ * Walks batch by batch, tracking the keys of ambiguous irreversible failures that
+ * nothing has reconciled. `visit` sees every call with the set as it stood before
+ * the call's batch. Returns the set after the last batch.
+ */
+export function walkAmbiguities<C extends Walked>(calls: readonly C[], visit?: (c: C, open: ReadonlySet<string>) => void): Set<string> {
+  const open = new Set<string>();
+  const keyOfStep = new Map<number, string>();
+  for (const c of calls) if (c.status !== 'blocked') keyOfStep.set(c.step, callKey(c));
+  for (const batch of byBatch(calls)) {
+    if (visit) for (const c of batch) visit(c, open);
+    for (const c of batch) {
+      if (c.status === 'blocked' || !c.reconciled) continue;
+      const key = keyOfStep.get(c.reconciled.step);
+      if (key !== undefined) open.delete(key);
+    }
+    for (const c of batch) if (isAmbiguousIrreversibleFailure(c)) open.add(callKey(c));
+  }
+  return open;
+}
+
+/** The steps of irreversible attempts (issued or blocked) that are unreconciled retries. */
+export function unreconciledRetrySteps(calls: readonly Walked[]): Set<number> {
+  const out = new Set<number>();
+  walkAmbiguities(calls, (c, open) => {
+    if (c.class === 'irreversible' && open.has(callKey(c))) out.add(c.step);
+  });
+  return out;
+}
