@@ -211,7 +211,14 @@ export async function runOne(spec: RunSpec): Promise<RunOutcome> {
 
   const outcome = sandbox.outcome();
   recording = false;
-  const metrics = scoreRun(events, outcome.completed);
+  let metrics: RunMetrics;
+  try {
+    metrics = scoreRun(events, outcome.completed);
+  } catch (e) {
+    // A fault in scoring is the harness's, not the planner's: the run still ends with its record, marked as an error.
+    [end, error] = ['harness_error', `internal error while scoring: ${errorText(e)}`];
+    metrics = scoreRun([], false);
+  }
   const usage = planner?.usage?.();
   emit({
     type: 'run_end',
