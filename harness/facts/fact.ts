@@ -145,11 +145,21 @@ export function formatBelief(fact: Fact): string {
   return formatPattern(fact, new Set(Object.keys(fact.args).filter((k) => fact.args[k] === '*')));
 }
 
-/** Bare values run to the next top-level `,` or `)` and braces nest, so any of these (or edge spaces) need quotes. */
-const NEEDS_QUOTES = /[,(){}"]|^\s|\s$/;
+/** Bare values run to the next top-level `,` or `)`, and braces nest: these, quotes and edge spaces need quotes. */
+const NEEDS_QUOTES = /[,()"]|^\s|\s$/;
 
 function formatValue(v: string): string {
-  return v === '' || v === '*' || NEEDS_QUOTES.test(v) ? JSON.stringify(v) : v;
+  return v === '' || v === '*' || NEEDS_QUOTES.test(v) || !balancedBraces(v) ? JSON.stringify(v) : v;
+}
+
+/** Whether every `}` closes an earlier `{` and none is left open: `{{args.to}}` may stay bare, `x{` may not. */
+function balancedBraces(v: string): boolean {
+  let depth = 0;
+  for (const c of v) {
+    if (c === '{') depth++;
+    else if (c === '}' && --depth < 0) return false;
+  }
+  return depth === 0;
 }
 
 export interface MatchOptions {

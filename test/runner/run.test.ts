@@ -51,7 +51,8 @@ describe('a run', () => {
     const r = await runPlanner(scenario, broken(() => verify), { maxTurns: 100 });
     expect(r.end_reason).toBe('max_steps');
     expect(r.steps).toBe(20);
-    expect(r.error).toMatch(/max_steps=20/);
+    // Running out of budget is the end reason, not an error.
+    expect(r.error).toBeNull();
   });
 
   it('never shows the planner the facts the run established', async () => {
