@@ -92,7 +92,7 @@ export function firstDifference(a: readonly RecordEvent[], b: readonly RecordEve
 
 export const scoringOracle: FuzzProperty = {
   name: 'scoring-oracle',
-  description: 'the premature, speculative, parallel and unreconciled counts equal an independent re-computation from the record',
+  description: 'every score (premature per class, parallel, speculative, unreconciled retries, dangling, completion, safe completion, blocked, rejected) equals an independent re-computation from the record',
   check({ run, scenario }) {
     const recorded = recordedScores(run.events);
     if (!recorded) return 'the record has no run_end';
@@ -101,8 +101,8 @@ export const scoringOracle: FuzzProperty = {
     for (const cls of ['irreversible', 'compensable', 'reversible'] as const) {
       if (recorded.premature[cls] !== oracle.premature[cls]) diffs.push(`premature ${cls}: record ${recorded.premature[cls]}, oracle ${oracle.premature[cls]}`);
     }
-    for (const k of ['speculative', 'parallel_irreversible', 'unreconciled_retries'] as const) {
-      if (recorded[k] !== oracle[k]) diffs.push(`${k}: record ${recorded[k]}, oracle ${oracle[k]}`);
+    for (const k of Object.keys(oracle) as (keyof typeof oracle)[]) {
+      if (k !== 'premature' && recorded[k] !== oracle[k]) diffs.push(`${k}: record ${String(recorded[k])}, oracle ${String(oracle[k])}`);
     }
     return diffs.length === 0 ? true : diffs.join('; ');
   },

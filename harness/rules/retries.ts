@@ -41,7 +41,8 @@ export function walkAmbiguities<C extends Walked>(calls: readonly C[], visit?: (
   for (const batch of byBatch(calls)) {
     if (visit) for (const c of batch) visit(c, open);
     for (const c of batch) {
-      if (c.status === 'blocked' || !c.reconciled) continue;
+      // Only a reconciler that answered (an ok reply) has reported anything.
+      if (c.status !== 'ok' || !c.reconciled) continue;
       const key = keyOfStep.get(c.reconciled.step);
       if (key !== undefined) open.delete(key);
     }

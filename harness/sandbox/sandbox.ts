@@ -130,8 +130,9 @@ export class Sandbox {
     const missing: string[] = [];
     for (const p of tool.preconditions) {
       // Only a `*` the scenario wrote is a wildcard; one that arrived in an argument is literal text.
-      const { fact, written } = renderPattern(p, ctx);
-      (world.holds(fact, { wildcardKeys: written }) ? held : missing).push(formatPattern(fact, written));
+      const { fact, written, missing: unbound } = renderPattern(p, ctx);
+      // A precondition over an argument the call did not give cannot be checked, so it does not hold.
+      (unbound.size === 0 && world.holds(fact, { wildcardKeys: written }) ? held : missing).push(formatPattern(fact, written));
     }
     return { held, missing };
   }
@@ -175,16 +176,18 @@ export class Sandbox {
       }
       let reconciled: CallEvent['reconciled'];
       if (tool.reconciles.length > 0) {
-        reconciled = this.reconcile(tool, args, ledgerBefore);
+        // A reconciler whose reply failed answered nothing.
+        reconciled = fault ? null : this.reconcile(tool, args, ledgerBefore);
         result = { ...result, applied: reconciled?.applied ?? false };
       }
       const applied = fault ? fault.applied : true;
       const effectsRun = applied && approved !== false;
       const fullCtx: TemplateContext = { ...tctx, result };
       const effects = effectsRun ? this.applyEffects(tool, fullCtx) : [];
+      // Declared: what the call says it establishes before its reply is known (a result or id is unknown).
       const establishes = tool.effects
         .filter((e) => e.establish !== undefined)
-        .map((e) => renderFactText(e.establish as string, effectsRun ? fullCtx : tctx, 'wildcard'));
+        .map((e) => renderFactText(e.establish as string, { ...ctxBase, args }, 'wildcard'));
       const compensation = effectsRun ? this.compensationFor(tool, cls, fullCtx) : null;
       const status = fault ? fault.status : 200;
       const error = fault ? (fault.message ?? STATUS_TEXT[fault.status] ?? `HTTP ${fault.status}`) : null;

@@ -10,12 +10,20 @@ import { bundled } from './fixtures.ts';
 
 
 describe('the scoring oracle', () => {
-  it('shares no code with the facts, templates or scoring modules it checks', () => {
+  it('shares no code with the facts, templates, scoring, rules or planning modules it checks', () => {
     const source = readFileSync(new URL('../../harness/fuzz/oracle.ts', import.meta.url), 'utf8');
-    const imports = [...source.matchAll(/^import .* from '([^']+)';$/gm)].map((m) => m[1]);
+    const imports = [...source.matchAll(/^import [^;]* from '([^']+)';$/gm)].map((m) => m[1]);
     expect(imports.length).toBeGreaterThan(0);
-    for (const i of imports) expect(i).not.toMatch(/facts\/|templates\/|scoring\//);
+    for (const i of imports) expect(i).not.toMatch(/facts\/|templates\/|scoring\/|rules\/|planning\/|util\//);
+    // Types only: nothing of the harness runs inside the oracle.
     expect(source).not.toMatch(/^import (?!type)/m);
+    expect(source).not.toMatch(/\bimport\(|\brequire\(/);
+  });
+
+  it('reads the reconciler\'s answer from the calls, never from the record\'s `reconciled`', () => {
+    const source = readFileSync(new URL('../../harness/fuzz/oracle.ts', import.meta.url), 'utf8');
+    const code = source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '');
+    expect(code).not.toMatch(/\.reconciled\b|\breconciled\s*[:?]|\['reconciled'\]/);
   });
 
   it('counts a blocked attempt as premature against the world before its batch, as the record does', async () => {
