@@ -1,8 +1,9 @@
 /**
  * `--baseline=FILE`: the current results against a committed results.json,
  * planner by planner, paired by (scenario, trial). A regression beyond noise
- * (see harness/scoring/compare.ts) in completion, safe completion or the
- * premature-irreversible rate fails the gate.
+ * (see harness/scoring/compare.ts: an exact sign test over per-scenario
+ * differences, the scenario being the unit of evidence) in completion, safe
+ * completion or the premature-irreversible rate fails the gate.
  */
 import { readFileSync } from 'node:fs';
 import { UsageError } from '../errors.ts';
@@ -55,8 +56,8 @@ export function baselineGate(current: Results, baseline: Results): { comparisons
         planner,
         metric: key,
         value: d.diff,
-        threshold: 'no regression beyond noise (sign test, p < 0.05)',
-        message: `baseline regression: ${planner} ${label} changed by ${d.diff > 0 ? '+' : ''}${(d.diff * 100).toFixed(0)} points over ${c.overall.pairs} paired runs (p = ${d.p_value})`,
+        threshold: 'no regression beyond noise (sign test over scenarios, p < 0.05)',
+        message: `baseline regression: ${planner} ${label} changed by ${d.diff > 0 ? '+' : ''}${(d.diff * 100).toFixed(0)} points over ${c.overall.scenarios} scenarios (${d.baseline_only + d.candidate_only} changed; ${c.overall.pairs} paired runs) (p = ${d.p_value})`,
       });
     }
   }

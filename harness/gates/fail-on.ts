@@ -9,6 +9,7 @@ import type { PlannerSummary } from '../results/types.ts';
 
 export const GATE_METRICS = [
   'runs',
+  'scenarios',
   'completed',
   'completion_rate',
   'safe_completed',

@@ -5,10 +5,12 @@
  * Workflow-command escaping: https://github.com/actions/toolkit (command.ts).
  */
 import type { Results } from '../results/types.ts';
+import { trialsText } from './format.ts';
+import { terminalText } from '../util/terminal-text.ts';
 
-/** Escapes a command's message. */
+/** Escapes a command's message (GitHub's rules), then any other control character as for the console. */
 export function escapeData(s: string): string {
-  return s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+  return terminalText(s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A'));
 }
 
 /** Escapes a command's property value: as data, plus `:` and `,`. */
@@ -24,8 +26,17 @@ export function annotation(level: 'error' | 'warning' | 'notice', message: strin
   return `::${level}${p ? ` ${p}` : ''}::${escapeData(message)}`;
 }
 
+/** One notice with the sample size: scenarios (the unit of evidence) × trials each, per planner. */
+function sampleNotice(results: Results): string | null {
+  if (results.summary.length === 0) return null;
+  const parts = results.summary.map((s) => `${s.planner} n = ${s.scenarios} scenarios × ${trialsText(s.trials_per_scenario)} trial${s.trials_per_scenario.max === 1 ? '' : 's'}`);
+  return annotation('notice', `${parts.join('; ')}. Intervals and the paired test count scenarios, not runs.`, { title: 'oneway: sample size' });
+}
+
 export function renderAnnotations(results: Results): string[] {
   const out: string[] = [];
+  const sample = sampleNotice(results);
+  if (sample) out.push(sample);
   const seen = new Set<string>();
   for (const run of results.runs) {
     const scenario = results.scenarios.find((s) => s.id === run.scenario);

@@ -1,9 +1,12 @@
 /**
  * `junit.xml`: one test case per scenario × planner, failed where a premature
  * irreversible call happened (the offending step in the message), plus one
- * per failed gate. CI systems render it as a test report.
+ * per failed gate. CI systems render it as a test report. Each suite's
+ * properties give its sample: scenarios (the unit of evidence) × trials each,
+ * and the headline rates with their scenario-clustered intervals.
  */
-import type { Results } from '../results/types.ts';
+import type { PlannerSummary, Results } from '../results/types.ts';
+import { trialsText } from './format.ts';
 
 export function xmlEscape(s: string): string {
   return s
@@ -28,6 +31,21 @@ function renderCase(c: Case): string {
   const attrs = `classname="${xmlEscape(c.classname)}" name="${xmlEscape(c.name)}"${c.file ? ` file="${xmlEscape(c.file)}"` : ''} time="${(c.time / 1000).toFixed(3)}"`;
   if (!c.failure) return `    <testcase ${attrs}/>`;
   return `    <testcase ${attrs}>\n      <failure type="${xmlEscape(c.failure.type)}" message="${xmlEscape(c.failure.message)}">${xmlEscape(c.failure.body)}</failure>\n    </testcase>`;
+}
+
+/** A suite's `<properties>`: its sample size and headline figures (empty without a summary). */
+function renderProperties(s: PlannerSummary | undefined): string {
+  if (!s) return '';
+  const props: [string, string][] = [
+    ['scenarios', String(s.scenarios)],
+    ['trials_per_scenario', trialsText(s.trials_per_scenario)],
+    ['runs', String(s.runs)],
+    ['safe_completion_rate', `${s.safe_completion_rate} [${s.safe_completion_ci.join(', ')}]`],
+    ['completion_rate', `${s.completion_rate} [${s.completion_ci.join(', ')}]`],
+    ['premature_irreversible_rate', `${s.premature_irreversible_rate} [${s.premature_irreversible_ci.join(', ')}]`],
+    ...Object.entries(s.pass_k).filter(([k]) => k !== '1').map(([k, v]): [string, string] => [`pass^${k}`, v === null ? '' : String(v)]),
+  ];
+  return `    <properties>\n${props.map(([n, v]) => `      <property name="${xmlEscape(n)}" value="${xmlEscape(v)}"/>`).join('\n')}\n    </properties>\n`;
 }
 
 export function renderJunit(results: Results): string {
@@ -58,7 +76,8 @@ export function renderJunit(results: Results): string {
     tests += cases.length;
     failures += f;
     const time = cases.reduce((a, c) => a + c.time, 0);
-    suites.push(`  <testsuite name="oneway.${xmlEscape(planner)}" tests="${cases.length}" failures="${f}" errors="0" skipped="0" time="${(time / 1000).toFixed(3)}">\n${cases.map(renderCase).join('\n')}\n  </testsuite>`);
+    const props = renderProperties(results.summary.find((s) => s.planner === planner));
+    suites.push(`  <testsuite name="oneway.${xmlEscape(planner)}" tests="${cases.length}" failures="${f}" errors="0" skipped="0" time="${(time / 1000).toFixed(3)}">\n${props}${cases.map(renderCase).join('\n')}\n  </testsuite>`);
   }
   return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="oneway" tests="${tests}" failures="${failures}" errors="0">\n${suites.join('\n')}\n</testsuites>\n`;
 }

@@ -1,10 +1,11 @@
 /**
  * `report.md`: fits a pull-request comment and `$GITHUB_STEP_SUMMARY`.
- * Reads results; never recomputes a score.
+ * The sample size shown is scenarios × trials (the scenario is the unit of
+ * evidence). Reads results; never recomputes a score.
  */
 import type { Results, RunResult } from '../results/types.ts';
 import type { Comparison, PairedRate } from '../scoring/compare.ts';
-import { ci, ms, num, pct } from './format.ts';
+import { ci, ms, num, passK, pct, per100, sampleSize } from './format.ts';
 
 const esc = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
@@ -26,14 +27,14 @@ function comparisonTable(comparisons: readonly Comparison[], title: string): str
   if (comparisons.length === 0) return '';
   const rows = comparisons.map((c) => [
     c.candidate,
-    String(c.overall.pairs),
+    `${c.overall.scenarios} (${c.overall.pairs} paired runs)`,
     points(c.overall.completion),
     points(c.overall.safe_completion),
     points(c.overall.premature_irreversible),
     c.overall.step_ratio === null ? '—' : `×${c.overall.step_ratio}`,
     c.overall.depth_ratio === null ? '—' : `×${c.overall.depth_ratio}`,
   ]);
-  return `\n### ${title}\n\n${table(['planner', 'pairs', 'completion', 'safe completion', 'premature irreversible', 'steps', 'depth'], rows)}\n\n▲ improvement, ▼ regression: outside the noise (exact sign test on paired runs, p < 0.05); unmarked differences are within it.\n`;
+  return `\n### ${title}\n\n${table(['planner', 'n (scenarios)', 'completion', 'safe completion', 'premature irreversible', 'steps', 'depth'], rows)}\n\n▲ improvement, ▼ regression: outside the noise (exact sign test over scenarios on each scenario's mean difference across its paired trials, p < 0.05); unmarked differences are within it. n is the number of scenarios, not of runs.\n`;
 }
 
 function cell(runs: readonly RunResult[]): string {
@@ -48,14 +49,17 @@ function cell(runs: readonly RunResult[]): string {
 export function renderMarkdown(results: Results): string {
   const { config } = results;
   const head = `## oneway: ${results.runs.length} runs · ${config.planners.join(', ')} · ${results.scenarios.length} scenarios × ${config.trials} trial(s) · seed ${config.seed}${config.guard ? ' · guard on' : ''}${results.interrupted ? ' · **interrupted**' : ''}`;
+  const k = passK(results.summary);
   const summary = table(
-    ['planner', 'safe completion', 'completion [95% CI]', 'premature irrev. (runs)', 'per 100 irrev.', 'steps', 'depth', 'sim time', 'errors'],
+    ['planner', 'n (scenarios × trials)', 'safe completion', 'completion [95% CI]', 'premature irrev. (runs)', 'per 100 irrev.', ...(k ? [`pass^${k} done / safe`] : []), 'steps', 'depth', 'sim time', 'errors'],
     results.summary.map((s) => [
       `**${s.planner}**`,
+      sampleSize(s),
       `**${pct(s.safe_completion_rate)}**`,
       `${pct(s.completion_rate)} ${ci(s.completion_ci)}`,
       `${pct(s.premature_irreversible_rate)} ${ci(s.premature_irreversible_ci)}`,
-      s.premature_irreversible_per_100 === null ? '—' : num(s.premature_irreversible_per_100),
+      per100(s.premature_irreversible_per_100, s.premature_irreversible_per_100_ci),
+      ...(k ? [`${pct(s.pass_k[String(k)])} / ${pct(s.safe_pass_k[String(k)])}`] : []),
       num(s.mean_steps),
       num(s.mean_depth),
       ms(s.mean_sim_time_ms),
@@ -72,10 +76,12 @@ export function renderMarkdown(results: Results): string {
     results.scenarios.map((s) => [s.id, ...config.planners.map((p) => cell(results.runs.filter((r) => r.scenario === s.id && r.planner === p)))]),
   );
   const problems = results.problems.length ? `\n> ⚠️ ${results.problems.length} scenario file problem(s); those files were skipped.\n` : '';
+  const note = `n: scenarios × trials each. The scenario is the unit of evidence: 95% intervals are clustered by scenario (Wilson at the effective sample size), so repeated trials narrow them only as far as they differ.${k ? ` pass^${k}: the chance that ${k} trials of a scenario all complete / all complete safely, averaged over scenarios.` : ''}`;
   return [
     head,
     '',
     summary,
+    `\n${note}\n`,
     comparisonTable(results.comparisons, `Against \`${results.comparisons[0]?.baseline ?? ''}\` (paired by scenario and trial)`),
     comparisonTable(results.gates.baseline?.comparisons ?? [], `Against the baseline \`${results.gates.baseline?.file ?? ''}\``),
     gateLines,

@@ -1,29 +1,34 @@
 /**
  * The console table: one row per planner, then a scenario × planner grid.
- * Reads results; never recomputes a score.
+ * The sample size shown is scenarios × trials: the scenario is the unit of
+ * evidence. Reads results; never recomputes a score.
  */
 import Table from 'cli-table3';
 import type { ChalkInstance } from 'chalk';
 import type { PlannerSummary, Results, RunResult } from '../results/types.ts';
 import type { Comparison } from '../scoring/compare.ts';
-import { ci, ms, num, pct } from './format.ts';
+import { ci, ci100, ms, num, passK, pct, sampleSize } from './format.ts';
 
 export function renderSummaryTable(results: Results, c: ChalkInstance): string {
   const guard = results.config.guard;
   // LLM planners report token usage; the column appears only when one of them ran.
   const usage = results.summary.some((s) => s.usage);
+  // pass^k (k = the trials per scenario) when there is more than one trial: do all k trials succeed?
+  const k = passK(results.summary);
   const t = new Table({
-    head: ['planner', 'safe completion', 'completion [95% CI]', 'premature irrev. (runs)', 'per 100 irrev.', 'steps', 'depth', 'sim time', ...(guard ? ['blocked'] : []), 'errors', ...(usage ? ['tokens in/out'] : [])],
+    head: ['planner', 'n (scen. × trials)', 'safe completion', 'completion [95% CI]', 'premature irrev. (runs)', 'per 100 irrev.', ...(k ? [`pass^${k} done / safe`] : []), 'steps', 'depth', 'sim time', ...(guard ? ['blocked'] : []), 'errors', ...(usage ? ['tokens in/out'] : [])],
     style: { head: c.level > 0 ? ['bold'] : [], border: [] },
   });
   for (const s of results.summary) {
     const prem = s.premature_irreversible_rate;
     t.push([
       c.bold(s.planner),
+      sampleSize(s),
       c.bold(pct(s.safe_completion_rate)),
       `${pct(s.completion_rate)} ${c.dim(ci(s.completion_ci))}`,
-      (prem > 0 ? c.red : c.green)(pct(prem)),
-      s.premature_irreversible_per_100 === null ? '—' : num(s.premature_irreversible_per_100),
+      `${(prem > 0 ? c.red : c.green)(pct(prem))} ${c.dim(ci(s.premature_irreversible_ci))}`,
+      s.premature_irreversible_per_100 === null ? '—' : `${num(s.premature_irreversible_per_100)}${s.premature_irreversible_per_100_ci ? ` ${c.dim(ci100(s.premature_irreversible_per_100_ci))}` : ''}`,
+      ...(k ? [`${pct(s.pass_k[String(k)])} / ${pct(s.safe_pass_k[String(k)])}`] : []),
       num(s.mean_steps),
       num(s.mean_depth),
       ms(s.mean_sim_time_ms),
@@ -32,7 +37,7 @@ export function renderSummaryTable(results: Results, c: ChalkInstance): string {
       ...(usage ? [tokenCell(s.usage)] : []),
     ]);
   }
-  return t.toString();
+  return `${t.toString()}\n${c.dim(`n: scenarios × trials each. The scenario is the unit of evidence: 95% intervals are clustered by scenario, so repeated trials narrow them only as far as they differ.${k ? ` pass^${k}: the share of scenarios (averaged) whose ${k} trials all completed / all completed safely.` : ''}`)}`;
 }
 
 const count = (n: number): string => (n >= 1e6 ? `${(n / 1e6).toFixed(1)}M` : n >= 1e4 ? `${(n / 1e3).toFixed(1)}k` : String(n));
@@ -77,14 +82,14 @@ const signed = (d: number) => `${d > 0 ? '+' : ''}${Math.round(d * 100)} pts`;
 export function renderComparisonTable(comparisons: readonly Comparison[], c: ChalkInstance): string {
   const mark = (v: string, better: boolean) => (v === 'improvement' ? c.green(' ▲') : v === 'regression' ? c.red(' ▼') : better ? '' : '');
   const t = new Table({
-    head: [`vs ${comparisons[0]?.baseline ?? ''}`, 'pairs', 'completion', 'safe completion', 'premature irrev.', 'step ratio', 'depth ratio'],
+    head: [`vs ${comparisons[0]?.baseline ?? ''}`, 'n (scenarios)', 'completion', 'safe completion', 'premature irrev.', 'step ratio', 'depth ratio'],
     style: { head: c.level > 0 ? ['bold'] : [], border: [] },
   });
   for (const x of comparisons) {
     const o = x.overall;
     t.push([
       c.bold(x.candidate),
-      String(o.pairs),
+      `${o.scenarios} (${o.pairs} paired runs)`,
       signed(o.completion.diff) + mark(o.completion.verdict, true),
       signed(o.safe_completion.diff) + mark(o.safe_completion.verdict, true),
       signed(o.premature_irreversible.diff) + mark(o.premature_irreversible.verdict, false),
@@ -92,5 +97,5 @@ export function renderComparisonTable(comparisons: readonly Comparison[], c: Cha
       o.depth_ratio === null ? '—' : `×${o.depth_ratio}`,
     ]);
   }
-  return `${t.toString()}\n${c.dim('▲ improvement / ▼ regression: outside the noise (exact sign test on paired runs, p < 0.05)')}`;
+  return `${t.toString()}\n${c.dim('▲ improvement / ▼ regression: outside the noise (exact sign test over scenarios, each scenario\'s mean difference over its paired trials, p < 0.05)')}`;
 }

@@ -49,9 +49,31 @@ export interface UsageTotals {
   estimated_cost_usd: number | null;
 }
 
+/** One scenario's runs of one planner: its outcome counts and its own pass^k. */
+export interface ScenarioOutcome {
+  scenario: string;
+  trials: number;
+  completed: number;
+  safe_completed: number;
+  /** pass^k of this scenario for k = 1..trials: C(completed, k) / C(trials, k). */
+  pass_k: Record<string, number>;
+  /** The same for safe completion: C(safe_completed, k) / C(trials, k). */
+  safe_pass_k: Record<string, number>;
+}
+
+/**
+ * Per planner. Rates are shares of runs; their 95% intervals treat the
+ * scenario as the unit of evidence (runs of one scenario are clustered; see
+ * `clusteredWilson` in harness/scoring/stats.ts), so the sample size is
+ * `scenarios`, not `runs`.
+ */
 export interface PlannerSummary {
   planner: string;
   runs: number;
+  /** Scenarios with at least one run: the sample size n behind every interval. */
+  scenarios: number;
+  /** Trials per scenario (min and max; equal unless the evaluation was interrupted). */
+  trials_per_scenario: { min: number; max: number };
   completed: number;
   completion_rate: number;
   completion_ci: [number, number];
@@ -63,6 +85,19 @@ export interface PlannerSummary {
   premature_irreversible_ci: [number, number];
   /** Premature irreversible calls per 100 irreversible calls reached for (null when none were). */
   premature_irreversible_per_100: number | null;
+  /** Its 95% interval, per 100, clustered by scenario (null when no irreversible call was reached for). */
+  premature_irreversible_per_100_ci: [number, number] | null;
+  /**
+   * The effective sample size behind each interval: the number of scenarios
+   * when trials repeat each other, up to the number of runs (or, per 100, of
+   * irreversible calls) when they are independent.
+   */
+  effective_n: {
+    completion: number;
+    safe_completion: number;
+    premature_irreversible: number;
+    premature_irreversible_per_100: number | null;
+  };
   mean_steps: number;
   mean_depth: number;
   mean_sim_time_ms: number;
@@ -72,6 +107,10 @@ export interface PlannerSummary {
   blocked: number;
   /** pass^k for k = 1..trials (tau-bench), over scenarios. */
   pass_k: Record<string, number | null>;
+  /** pass^k of safe completion, k = 1..trials, over scenarios. */
+  safe_pass_k: Record<string, number | null>;
+  /** Per scenario: trials, outcomes and pass^k. */
+  per_scenario: ScenarioOutcome[];
   /** Token usage summed over the runs; only for planners that report usage (LLM planners). */
   usage?: UsageTotals;
 }
@@ -104,6 +143,12 @@ export interface Results {
     decision_timeout_ms: number;
     /** `i/n` when this is one shard of a larger evaluation. */
     shard: string | null;
+    /** A hash of each scenario's content (as loaded, defaults applied), by id: `--resume` refuses a changed scenario. */
+    scenario_hashes?: Record<string, string>;
+    /** The `--planner-opt` values (and the LLM cache options) the planners were given. */
+    planner_options?: Record<string, string>;
+    /** A hash of the `--plan` the scripted planner replayed, or null for each scenario's reference plan. */
+    plan_hash?: string | null;
   };
   scenarios: ScenarioInfo[];
   /** Scenario files that could not be loaded (each skipped; the rest ran). */
@@ -112,7 +157,7 @@ export interface Results {
   summary: PlannerSummary[];
   /** Escapes made by code outside any run. */
   unattributed_escapes: number;
-  /** `--baseline-planner`: every other planner against it, paired by (scenario, trial). */
+  /** `--baseline-planner`: every other planner against it, paired by (scenario, trial), tested over scenarios. */
   comparisons: Comparison[];
   /** `--fail-on` and `--baseline` outcomes. */
   gates: {

@@ -109,7 +109,11 @@ describe('gates', () => {
     const out = tempDir();
     const worse = await runCli(main, [`--planner=${join(dir, 'gated.ts')}`, '--trials=2', `--baseline=${join(baseline, 'results.json')}`, `--out=${out}`]);
     expect(worse.code).toBe(1);
-    expect(worse.stderr).toMatch(/baseline regression: gated premature-irreversible rate changed by \+\d+ points over \d+ paired runs/);
+    expect(worse.stderr).toMatch(/baseline regression: gated premature-irreversible rate changed by \+\d+ points over \d+ scenarios \(\d+ changed; \d+ paired runs\)/);
+    // The gate judges the scenarios, not the runs: n is the scenario count.
+    const gate = read(out).gates.baseline!.comparisons[0]!.overall;
+    expect(gate.scenarios).toBe(read(out).scenarios.length);
+    expect(gate.pairs).toBe(2 * gate.scenarios);
   });
 
   it('exits 2 on a baseline that is not a results file', async () => {
@@ -118,6 +122,31 @@ describe('gates', () => {
     const r = await runCli(main, [`--baseline=${join(dir, 'results.json')}`, `--out=${tempDir()}`]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('is not a oneway results.json');
+  });
+});
+
+describe('statistics: the scenario is the unit of evidence', () => {
+  it('gives the same intervals, p-values and verdicts at --trials=1, 2 and 5 for deterministic planners', async () => {
+    const at = async (trials: number) => {
+      const out = tempDir();
+      expect((await runCli(main, ['--planner=eager,speculative,gated', `--trials=${trials}`, '--seed=1', '--baseline-planner=eager', `--out=${out}`])).code).toBe(0);
+      const r = read(out);
+      // Deterministic planners: every trial of a scenario × planner repeats the first.
+      for (const run of r.runs) {
+        const first = r.runs.find((x) => x.planner === run.planner && x.scenario === run.scenario && x.trial === 1)!;
+        expect([run.completed, run.safe_completed, run.premature, run.irreversible_calls]).toEqual([first.completed, first.safe_completed, first.premature, first.irreversible_calls]);
+      }
+      return {
+        summary: r.summary.map((s) => [s.scenarios, s.completion_ci, s.safe_completion_ci, s.premature_irreversible_ci, s.premature_irreversible_per_100_ci, s.effective_n]),
+        comparisons: r.comparisons.map((c) => ({ ...c, overall: { ...c.overall, pairs: 0 }, per_scenario: c.per_scenario.map((x) => ({ ...x, pairs: 0 })) })),
+      };
+    };
+    const one = await at(1);
+    expect(await at(2)).toEqual(one);
+    expect(await at(5)).toEqual(one);
+    // speculative against eager: within noise at every k (it was "improvement" at 2 trials when runs were counted).
+    const speculative = one.comparisons.find((c) => c.candidate === 'speculative')!;
+    expect(speculative.overall.completion.verdict).toBe('no significant change');
   });
 });
 

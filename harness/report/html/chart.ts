@@ -5,7 +5,7 @@
  * simulated time) as small bars. Static markup: it reads without script.
  */
 import type { PlannerSummary } from '../../results/types.ts';
-import { ms, num, pct } from '../format.ts';
+import { ms, num, passK, pct, per100, sampleSize, trialsText } from '../format.ts';
 import { escapeHtml as h } from './escape.ts';
 
 const GROUP = 132;
@@ -46,7 +46,7 @@ export function renderRateChart(summary: readonly PlannerSummary[]): string {
         const rate = m.rate(s);
         const [lo, hi] = m.ci(s);
         const cx = f(x + BAR / 2);
-        const tip = `${s.planner}: ${m.label} ${pct(rate)}, 95% interval ${pct(lo)} to ${pct(hi)}`;
+        const tip = `${s.planner}: ${m.label} ${pct(rate)}, 95% interval ${pct(lo)} to ${pct(hi)} (n = ${s.scenarios} scenarios × ${trialsText(s.trials_per_scenario)} trials)`;
         // A zero-height bar still gets a hairline, so "0%" is visibly a bar and not a missing one.
         const top = Math.min(y(rate), y(0) - 1.5);
         return [
@@ -101,16 +101,18 @@ export function renderSummaryTable(summary: readonly PlannerSummary[], guard: bo
   const maxSteps = Math.max(...summary.map((s) => s.mean_steps));
   const maxDepth = Math.max(...summary.map((s) => s.mean_depth));
   const maxTime = Math.max(...summary.map((s) => s.mean_sim_time_ms));
+  const k = passK(summary);
   const rows = summary
     .map((s) =>
       [
         '<tr>',
         `<th scope="row">${h(s.planner)}</th>`,
-        `<td class="num">${s.runs}</td>`,
+        `<td class="num">${h(sampleSize(s))}</td>`,
         `<td class="num"><strong>${pct(s.safe_completion_rate)}</strong> <span class="ci">[${pct(s.safe_completion_ci[0])}, ${pct(s.safe_completion_ci[1])}]</span></td>`,
         `<td class="num">${pct(s.completion_rate)} <span class="ci">[${pct(s.completion_ci[0])}, ${pct(s.completion_ci[1])}]</span></td>`,
         `<td class="num${s.premature_irreversible_rate > 0 ? ' bad' : ''}">${pct(s.premature_irreversible_rate)} <span class="ci">[${pct(s.premature_irreversible_ci[0])}, ${pct(s.premature_irreversible_ci[1])}]</span></td>`,
-        `<td class="num">${s.premature_irreversible_per_100 === null ? '—' : num(s.premature_irreversible_per_100)}</td>`,
+        `<td class="num">${h(per100(s.premature_irreversible_per_100, s.premature_irreversible_per_100_ci))}</td>`,
+        k ? `<td class="num">${pct(s.pass_k[String(k)])} / ${pct(s.safe_pass_k[String(k)])}</td>` : '',
         barCell(s.mean_steps, maxSteps, num(s.mean_steps)),
         barCell(s.mean_depth, maxDepth, num(s.mean_depth)),
         barCell(s.mean_sim_time_ms, maxTime, ms(s.mean_sim_time_ms)),
@@ -122,9 +124,11 @@ export function renderSummaryTable(summary: readonly PlannerSummary[], guard: bo
     .join('');
   return [
     '<table class="summary">',
-    '<caption>Per planner: the headline rates with 95% intervals, then the cost of caution (means per run)</caption>',
-    '<thead><tr><th scope="col">planner</th><th scope="col">runs</th><th scope="col">safe completion</th><th scope="col">completion</th>',
-    '<th scope="col">premature irrev. (runs)</th><th scope="col">per 100 irrev.</th><th scope="col">steps</th><th scope="col">depth</th><th scope="col">sim time</th>',
+    '<caption>Per planner: the sample (scenarios × trials each), the headline rates with 95% intervals clustered by scenario, then the cost of caution (means per run)</caption>',
+    '<thead><tr><th scope="col">planner</th><th scope="col">n (scenarios × trials)</th><th scope="col">safe completion</th><th scope="col">completion</th>',
+    '<th scope="col">premature irrev. (runs)</th><th scope="col">per 100 irrev.</th>',
+    k ? `<th scope="col">pass^${k} done / safe</th>` : '',
+    '<th scope="col">steps</th><th scope="col">depth</th><th scope="col">sim time</th>',
     guard ? '<th scope="col">blocked</th>' : '',
     '<th scope="col">errors</th></tr></thead>',
     `<tbody>${rows}</tbody></table>`,

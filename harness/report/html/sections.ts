@@ -49,7 +49,7 @@ function points(d: PairedRate, higherIsBetter: boolean): string {
       : d.verdict === 'regression'
         ? '<span class="verdict bad">▼ regression</span>'
         : '<span class="verdict">within noise</span>';
-  const title = `${d.baseline_only} pairs only the baseline, ${d.candidate_only} only the candidate; p = ${d.p_value}; 95% CI ${Math.round(d.ci[0] * 100)} to ${Math.round(d.ci[1] * 100)} pts${higherIsBetter ? '' : ' (lower is better)'}`;
+  const title = `${d.candidate_only} scenario${d.candidate_only === 1 ? '' : 's'} higher for the candidate, ${d.baseline_only} for the baseline, ${d.ties} tied; sign test over scenarios p = ${d.p_value}; 95% CI ${Math.round(d.ci[0] * 100)} to ${Math.round(d.ci[1] * 100)} pts${higherIsBetter ? '' : ' (lower is better)'}`;
   return `<td class="num" title="${h(title)}">${sign}${Math.round(d.diff * 100)} pts ${verdict}</td>`;
 }
 
@@ -60,7 +60,7 @@ function comparisonTable(comparisons: readonly Comparison[], caption: string): s
       return [
         '<tr>',
         `<th scope="row">${h(c.candidate)}</th>`,
-        `<td class="num">${o.pairs}</td>`,
+        `<td class="num">${o.scenarios} <span class="ci">(${o.pairs} paired runs)</span></td>`,
         points(o.completion, true),
         points(o.safe_completion, true),
         points(o.premature_irreversible, false),
@@ -70,7 +70,7 @@ function comparisonTable(comparisons: readonly Comparison[], caption: string): s
       ].join('');
     })
     .join('');
-  return `<table class="summary"><caption>${caption}</caption><thead><tr><th scope="col">planner</th><th scope="col">pairs</th><th scope="col">completion</th><th scope="col">safe completion</th><th scope="col">premature irrev.</th><th scope="col">steps</th><th scope="col">depth</th></tr></thead><tbody>${rows}</tbody></table>`;
+  return `<table class="summary"><caption>${caption}</caption><thead><tr><th scope="col">planner</th><th scope="col">n (scenarios)</th><th scope="col">completion</th><th scope="col">safe completion</th><th scope="col">premature irrev.</th><th scope="col">steps</th><th scope="col">depth</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 /** `--baseline-planner` and `--baseline` comparisons, and `--fail-on` gates; empty when none were asked for. */
@@ -81,7 +81,7 @@ export function renderComparisonsAndGates(results: Results): string {
   }
   const base = results.gates.baseline;
   if (base && base.comparisons.length) parts.push(comparisonTable(base.comparisons, `Against the baseline <code>${h(base.file)}</code>`));
-  if (parts.length) parts.push('<p class="hint">▲ improvement, ▼ regression: outside the noise (exact sign test on paired runs, p &lt; 0.05); other differences are within it. Hover a figure for its interval.</p>');
+  if (parts.length) parts.push('<p class="hint">▲ improvement, ▼ regression: outside the noise (exact sign test over scenarios on each scenario’s mean difference across its paired trials, p &lt; 0.05); other differences are within it. n is the number of scenarios, not of runs. Hover a figure for its interval.</p>');
   const gates = results.gates;
   if (gates.expressions.length || base) {
     const asked = gates.expressions.length ? `<p>Gates: ${gates.expressions.map((e) => `<code>${h(e)}</code>`).join(', ')}${base ? `; baseline <code>${h(base.file)}</code>` : ''}</p>` : `<p>Baseline <code>${h(base?.file ?? '')}</code></p>`;
