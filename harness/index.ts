@@ -13,10 +13,13 @@ export type {
   PlannerContext,
   PlannerFactory,
   PlannerView,
+  RejectedAttempt,
   ToolClass,
   ToolView,
 } from './planner/types.ts';
-export type { CallEvent, RecordEvent, RunEndEvent, RunStartEvent } from './record/events.ts';
+export type { CallEvent, RecordEvent, RejectedEvent, RunEndEvent, RunStartEvent } from './record/events.ts';
+// The one argument rule: a call's arguments against its tool's JSON Schema.
+export { checkArguments, type ArgumentsVerdict, type Violation } from './rules/arguments.ts';
 export type { Results, RunResult, PlannerSummary } from './results/types.ts';
 export type { Scenario, Tool, PlanItem } from './schema/scenario.ts';
 export { parseFact, formatFact, matchesFact, type Fact } from './facts/fact.ts';

@@ -24,6 +24,7 @@ import fc from 'fast-check';
 import { effectiveClass } from '../loader/classes.ts';
 import { nearMiss } from '../planning/near-miss.ts';
 import type { PlanItem, Scenario, Tool } from '../schema/scenario.ts';
+import { fitsParameter } from '../rules/arguments.ts';
 import { createRng } from '../util/rng.ts';
 import {
   aliases,
@@ -144,7 +145,9 @@ function choices(m: Model, tool: Tool, param: string, results: readonly Candidat
   if (!hit) {
     const { types, names, pool: fixed } = paramInfo(m, tool, param);
     const pool = results.length > 0 ? [...fixed, ...results] : fixed;
-    const usable = (cs: Candidate[]) => cs.map((c) => ({ c, v: asParam(c, types) })).filter((x) => x.v !== undefined);
+    // Only values the tool's schema accepts (enum, pattern, bounds): a call that violates it would be
+    // rejected, never run, and a counterexample plan holding one would be refused at load.
+    const usable = (cs: Candidate[]) => cs.map((c) => ({ c, v: asParam(c, types) })).filter((x) => x.v !== undefined && fits(tool, param, x.c, x.v));
     if (m.choices.size > 20_000) m.choices.clear();
     m.choices.set(key, (hit = { named: usable(fitting(param, pool, names)), all: usable(pool) }));
   }
@@ -154,7 +157,7 @@ function choices(m: Model, tool: Tool, param: string, results: readonly Candidat
 function drawArg(m: Model, tool: Tool, param: string, spec: ArgSpec, results: readonly Candidate[]): unknown {
   const { types } = paramInfo(m, tool, param);
   const { named, all } = choices(m, tool, param, results);
-  if (spec.wild && (types.length === 0 || types.includes('string'))) return '*';
+  if (spec.wild && (types.length === 0 || types.includes('string')) && fitsParameter(tool.parameters, param, '*')) return '*';
   const from = spec.any || named.length === 0 ? all : named;
   if (from.length === 0) return fallbackValue(types, param);
   const chosen = from[spec.pick % from.length] as { c: Candidate; v: unknown };
@@ -162,7 +165,15 @@ function drawArg(m: Model, tool: Tool, param: string, spec: ArgSpec, results: re
   // A near miss is a literal: for an enum, another allowed value (the wrong warehouse, not a typo).
   const others = schemaCandidates(tool, param).filter((c) => c.from === 'schema' && c.raw !== chosen.c.raw);
   const missed: Scalar = others.length > 0 ? (others[spec.nearSeed % others.length]?.raw as Scalar) : nearMiss(chosen.c.raw, createRng(spec.nearSeed));
-  return asParam({ ...chosen.c, arg: missed, raw: missed }, types) ?? chosen.v;
+  const near = asParam({ ...chosen.c, arg: missed, raw: missed }, types);
+  return near !== undefined && fitsParameter(tool.parameters, param, near) ? near : chosen.v;
+}
+
+/** Whether a candidate, as the argument it becomes, fits the parameter's schema (an earlier result, not known yet, is kept). */
+function fits(tool: Tool, param: string, c: Candidate, v: unknown): boolean {
+  if (c.raw === undefined) return true;
+  const value = typeof v === 'string' && v.startsWith('{{') ? c.raw : v;
+  return fitsParameter(tool.parameters, param, value);
 }
 
 function buildCall(m: Model, spec: CallSpec, earlier: readonly string[]): PlanCall {

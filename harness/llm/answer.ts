@@ -1,20 +1,23 @@
 /**
  * What a model's answer means for the run. Tool calls the harness can run
  * become a decision; calls it cannot run (an unknown tool, arguments that are
- * not JSON or do not fit the schema) are answered in the conversation with a
- * "rejected" tool message instead of ending the run; a plain-text answer
- * finishes; refusals and empty answers are unusable and get a nudge.
+ * not JSON or violate the tool's JSON Schema, by the rule every path uses:
+ * harness/rules/arguments.ts) are answered in the conversation with a
+ * "rejected" tool message instead of ending the run, and carry what the
+ * planner reports through `PlannerContext.reject` so the record has them; a
+ * plain-text answer finishes; refusals and empty answers are unusable and get
+ * a nudge.
  */
-import { suggest } from '../loader/did-you-mean.ts';
-import type { Call, ToolView } from '../planner/types.ts';
+import type { Call, RejectedAttempt, ToolView } from '../planner/types.ts';
+import { checkCallArguments } from '../rules/arguments.ts';
 import type { AssistantMessage, FunctionToolCall } from './chat.ts';
-import { checkArgs } from './tools.ts';
 
-/** One tool call of the answer: a call to issue, or the reply it already got. */
+/** One tool call of the answer: a call to issue, or the reply it already got (and, then, what to record as rejected). */
 export interface Slot {
   id: string;
   call?: Call;
   reply?: string;
+  rejected?: RejectedAttempt;
 }
 
 export type Answer =
@@ -40,18 +43,30 @@ function parseArgs(raw: string): { ok: true; value: unknown } | { ok: false; err
   }
 }
 
-function slotOf(tc: FunctionToolCall | { id: string; type: 'custom'; custom: { name: string } }, id: string, tools: ReadonlyMap<string, ToolView>): Slot {
-  const name = tc.type === 'function' ? tc.function.name : tc.custom.name;
-  const tool = tc.type === 'function' ? tools.get(name) : undefined;
-  if (!tool) {
-    const s = suggest(name, tools.keys());
-    return { id, reply: rejection(`unknown tool "${name}"${s ? ` (did you mean "${s}"?)` : ''}; the tools are: ${[...tools.keys()].join(', ')}`) };
+/** Arguments as the record keeps them: the JSON value, or the text when it was not JSON (cut to 2000 characters). */
+function recordedArgs(raw: string, parsed: { ok: true; value: unknown } | { ok: false }): unknown {
+  if (parsed.ok) return parsed.value;
+  return raw.length > 2000 ? `${raw.slice(0, 1997)}...` : raw;
+}
+
+function rejectedSlot(id: string, tool: string, args: unknown, reason: string): Slot {
+  return { id, reply: rejection(reason), rejected: { tool, args, reason } };
+}
+
+/** A tool call checked by the one rule every path uses (harness/rules/arguments.ts). */
+function slotOf(tc: FunctionToolCall | { id: string; type: 'custom'; custom: { name: string; input?: string } }, id: string, tools: ReadonlyMap<string, ToolView>): Slot {
+  if (tc.type !== 'function') {
+    const reason = `unknown tool "${tc.custom.name.slice(0, 80)}": a custom tool call; the tools are functions: ${[...tools.keys()].join(', ')}`;
+    return rejectedSlot(id, tc.custom.name, tc.custom.input ?? null, reason);
   }
-  const parsed = parseArgs((tc as FunctionToolCall).function.arguments);
-  if (!parsed.ok) return { id, reply: rejection(parsed.error) };
-  const problems = checkArgs(tool, parsed.value);
-  if (problems.length) return { id, reply: rejection(`invalid arguments for ${name}: ${problems.join('; ')}`) };
-  return { id, call: { tool: name, args: parsed.value as Record<string, unknown> } };
+  const name = tc.function.name;
+  const raw = tc.function.arguments ?? '';
+  const parsed = parseArgs(raw);
+  if (tools.has(name) && !parsed.ok) return rejectedSlot(id, name, recordedArgs(raw, parsed), parsed.error);
+  const args = recordedArgs(raw, parsed);
+  const verdict = checkCallArguments(tools, name, args);
+  if (!verdict.ok) return rejectedSlot(id, name, args, verdict.reason);
+  return { id, call: { tool: name, args: args as Record<string, unknown> } };
 }
 
 /**

@@ -20,6 +20,8 @@ import type { AssistantMessage, MessageParam } from './chat.ts';
 export function observationContent(o: Observation): string {
   if (o.status === 'ok') return JSON.stringify({ status: 'ok', http_status: o.http_status ?? 200, result: o.result ?? null });
   if (o.status === 'error') return JSON.stringify({ status: 'error', http_status: o.http_status ?? null, error: o.error ?? 'error' });
+  // The runner rejected it (as answer.ts rejects what it sees first): the same message as `rejection()`.
+  if (o.status === 'rejected') return JSON.stringify({ status: 'rejected', error: o.reason ?? 'rejected' });
   return JSON.stringify({ status: 'blocked', reason: o.reason ?? 'blocked', missing: o.missing ?? [] });
 }
 

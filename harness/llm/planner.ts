@@ -8,7 +8,7 @@
  * this run, with `error` set.
  */
 import { setTimeout as wait } from 'node:timers/promises';
-import type { Decision, Planner, PlannerContext, PlannerFactory, PlannerView } from '../planner/types.ts';
+import type { Decision, Planner, PlannerContext, PlannerFactory, PlannerView, RejectedAttempt } from '../planner/types.ts';
 import { seal } from '../sandbox/seal.ts';
 import { createRng, deriveSeed } from '../util/rng.ts';
 import { registerSecret } from '../util/secrets.ts';
@@ -73,6 +73,8 @@ class LlmRun implements Planner {
     private readonly opts: LlmOptions,
     private readonly model: ModelFn,
     private readonly seed: number,
+    /** Records the tool calls the harness could not run (`PlannerContext.reject`). */
+    private readonly reject: (a: RejectedAttempt) => void = () => {},
   ) {
     this.meter = new UsageMeter(opts.model, opts.prices);
   }
@@ -91,6 +93,8 @@ class LlmRun implements Planner {
       const reply = await this.ask(conv);
       const choice = reply.completion.choices[0];
       const answer = interpret(choice?.message, choice?.finish_reason, view.tools, () => `call_oneway_${++this.ids}`);
+      // Calls that cannot run are answered in the conversation and recorded as rejected attempts.
+      if (answer.kind === 'calls' || answer.kind === 'rejected') for (const s of answer.slots) if (s.rejected) this.reject(s.rejected);
       if (answer.kind === 'calls') {
         this.unusable = 0;
         conv.assistant(answer.message);
@@ -185,7 +189,7 @@ export function llmPlanner(spec: LlmPlannerSpec, deps: LlmDeps = {}): PlannerFac
       registerSecret(env.OPENAI_API_KEY, 'OPENAI_API_KEY');
       // The model endpoint is the one origin the seal lets out; a replay needs none.
       if (opts.cache !== 'replay') seal.allowOrigin(opts.baseURL);
-      return new LlmRun(spec.name, spec.variant, opts, modelFor(opts, ctx, deps, env), ctx.seed);
+      return new LlmRun(spec.name, spec.variant, opts, modelFor(opts, ctx, deps, env), ctx.seed, ctx.reject?.bind(ctx));
     },
   };
 }

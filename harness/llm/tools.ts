@@ -1,8 +1,9 @@
 /**
- * Scenario tools as OpenAI function definitions, and the check of the
- * arguments a model sends back. The aware variant's definitions carry each
- * tool's class, compensation, preconditions and what it establishes; the plain
- * variant's are what an ordinary agent framework would send.
+ * Scenario tools as OpenAI function definitions. The aware variant's
+ * definitions carry each tool's class, compensation, preconditions and what it
+ * establishes; the plain variant's are what an ordinary agent framework would
+ * send. (The arguments a model sends back are checked by the one rule every
+ * path uses, harness/rules/arguments.ts.)
  */
 import type { ToolView } from '../planner/types.ts';
 import type { FunctionTool } from './chat.ts';
@@ -39,6 +40,12 @@ export function annotation(t: ToolView): string {
   return lines.join('\n');
 }
 
+/** Top-level schema keywords a scenario declares besides type, properties and required (additionalProperties, ...). */
+function declaredExtras(t: ToolView): Record<string, unknown> {
+  const { type: _t, properties: _p, required: _r, ...rest } = t.parameters as Record<string, unknown>;
+  return rest;
+}
+
 /**
  * The function definitions sent with every request.
  *
@@ -53,63 +60,8 @@ export function toolDefinitions(tools: readonly ToolView[], variant: Variant): F
       function: {
         name: t.name,
         ...(description ? { description } : {}),
-        parameters: { type: 'object', properties: t.parameters.properties, required: t.parameters.required },
+        parameters: { type: 'object', properties: t.parameters.properties, required: t.parameters.required, ...declaredExtras(t) },
       },
     };
   });
-}
-
-function typeOf(v: unknown): string {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'array';
-  return typeof v;
-}
-
-function matchesType(v: unknown, type: string): boolean {
-  switch (type) {
-    case 'string':
-      return typeof v === 'string';
-    case 'number':
-      return typeof v === 'number' && Number.isFinite(v);
-    case 'integer':
-      return typeof v === 'number' && Number.isInteger(v);
-    case 'boolean':
-      return typeof v === 'boolean';
-    case 'array':
-      return Array.isArray(v);
-    case 'object':
-      return typeOf(v) === 'object';
-    case 'null':
-      return v === null;
-    default:
-      return true; // a type we do not check is not the model's fault
-  }
-}
-
-/**
- * What is wrong with a model's arguments for a tool: not an object, a required parameter
- * missing, a value of the wrong primitive type or outside its enum. Empty when fine.
- *
- * @example
- * checkArgs(sendEmail, { to: 42 }) // ['"to" must be a string, got number']
- */
-export function checkArgs(tool: ToolView, args: unknown): string[] {
-  if (typeOf(args) !== 'object') return [`arguments must be a JSON object, got ${typeOf(args)}`];
-  const a = args as Record<string, unknown>;
-  const problems: string[] = [];
-  for (const r of tool.parameters.required) if (!(r in a)) problems.push(`missing required parameter "${r}"`);
-  for (const [k, v] of Object.entries(a)) {
-    const schema = tool.parameters.properties[k];
-    if (!schema) continue;
-    const declared = schema.type;
-    const types = Array.isArray(declared) ? declared.map(String) : typeof declared === 'string' ? [declared] : [];
-    if (types.length && !types.some((t) => matchesType(v, t))) {
-      problems.push(`"${k}" must be ${types.length > 1 ? `one of ${types.join(' | ')}` : `a${/^[aeiou]/.test(types[0] ?? '') ? 'n' : ''} ${types[0]}`}, got ${typeOf(v)}`);
-      continue;
-    }
-    if (Array.isArray(schema.enum) && !schema.enum.some((e) => JSON.stringify(e) === JSON.stringify(v))) {
-      problems.push(`"${k}" must be one of ${schema.enum.map((e) => JSON.stringify(e)).join(', ')}`);
-    }
-  }
-  return problems;
 }

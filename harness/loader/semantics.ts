@@ -10,6 +10,8 @@ import { EFFECT_KINDS, type PlanItem, type Scenario, type Tool } from '../schema
 import { deploymentValue, parseCondition, possibleClasses } from './classes.ts';
 import { didYouMean, joinHints } from './did-you-mean.ts';
 import { checkTemplateString, checkTemplateValue, missingPath, type Locator, type TemplateScope } from './templates-check.ts';
+import { checkArguments, pathText, schemaFaults, type Violation } from '../rules/arguments.ts';
+import { renderValue } from '../templates/render.ts';
 import type { FieldPath } from './yaml-source.ts';
 
 export type { Locator };
@@ -99,6 +101,8 @@ function checkTool(t: Tool, i: number, s: Scenario, names: string[], f: Findings
     deployment: s.deployment,
   });
 
+  checkParametersSchema(t, i, f);
+
   t.parameters.required.forEach((r, k) => {
     if (!params.includes(r)) {
       f.add('schema', at('parameters', 'required', k), `required parameter "${r}" is not among the properties`, joinHints(didYouMean(r, params), 'declare it under parameters.properties'));
@@ -154,6 +158,33 @@ function checkTool(t: Tool, i: number, s: Scenario, names: string[], f: Findings
       );
     }
   });
+}
+
+/** The value at a path inside a JSON value, or undefined. */
+function valueAt(v: unknown, path: readonly (string | number)[]): unknown {
+  let cur = v;
+  for (const p of path) {
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<string | number, unknown>)[p];
+  }
+  return cur;
+}
+
+/**
+ * A tool's parameters must be a JSON Schema the argument check (harness/rules/arguments.ts) can
+ * compile: a schema it cannot compile is a problem of the scenario, not a crash of a run.
+ */
+function checkParametersSchema(t: Tool, i: number, f: Findings): void {
+  for (const fault of schemaFaults(t.parameters)) {
+    const bad = valueAt(t.parameters, fault.path);
+    const near = fault.allowed && typeof bad === 'string' ? didYouMean(bad, fault.allowed) : undefined;
+    f.add(
+      'schema',
+      ['tools', i, 'parameters', ...fault.path],
+      `the parameters of "${t.name}" are not a valid JSON Schema: ${fault.path.length ? `${fault.path.join('.')} ` : ''}${fault.message}`,
+      joinHints(near, 'parameters is a JSON Schema (draft-07) that every call is checked against, e.g. { type: object, properties: { to: { type: string } }, required: [to] }'),
+    );
+  }
 }
 
 function checkClassRules(t: Tool, i: number, s: Scenario, f: Findings): void {
@@ -280,11 +311,66 @@ function checkFacts(facts: readonly string[], path: FieldPath, scope: TemplateSc
   });
 }
 
+/** Whether a value holds a template anywhere in it (a string with `{{`). */
+function holdsTemplate(v: unknown): boolean {
+  if (typeof v === 'string') return v.includes('{{');
+  if (Array.isArray(v)) return v.some(holdsTemplate);
+  if (v !== null && typeof v === 'object') return Object.values(v).some(holdsTemplate);
+  return false;
+}
+
+/** Whether a violation may only be an artefact of a template not rendered yet (on the way to its place, or in the value there). */
+function dependsOnTemplate(args: unknown, v: Violation): boolean {
+  if (v.keyword === 'required' || v.keyword === 'additionalProperties') return false;
+  let cur = args;
+  for (const p of v.path) {
+    if (typeof cur === 'string' && cur.includes('{{')) return true;
+    if (cur === null || typeof cur !== 'object') return false;
+    cur = (cur as Record<string | number, unknown>)[p];
+  }
+  return holdsTemplate(cur);
+}
+
+/**
+ * A plan call's arguments against the tool's JSON Schema, by the rule every call is checked
+ * with when it runs (harness/rules/arguments.ts): a call that would be rejected refuses the plan.
+ * Inputs and deployment are rendered first; a value that still holds a template
+ * (`{{results.TOOL.path}}`, known only as the plan runs) is checked when the call is made.
+ * Undeclared keys are reported by the caller (with a did-you-mean), and a required parameter
+ * that is not declared is reported on the tool, not on every call.
+ */
+function checkPlanArguments(tool: Tool, argObj: Record<string, unknown>, at: Segment[], scenario: Scenario, f: Findings): void {
+  if (schemaFaults(tool.parameters).length > 0) return; // reported on the tool
+  const args = renderValue(argObj, { inputs: scenario.inputs, deployment: scenario.deployment }, 'keep');
+  const verdict = checkArguments(tool.parameters, args);
+  if (verdict.ok) return;
+  const params = Object.keys(tool.parameters.properties);
+  const missing: string[] = [];
+  for (const v of verdict.violations) {
+    const top = v.path.length === 1 ? String(v.path[0]) : undefined;
+    if (v.keyword === 'required' && top !== undefined) {
+      if (params.includes(top)) missing.push(top);
+      continue;
+    }
+    if (v.keyword === 'additionalProperties' && top !== undefined) continue;
+    if (dependsOnTemplate(args, v)) continue;
+    const declared = typeof v.path[0] === 'string' ? tool.parameters.properties[v.path[0]] : undefined;
+    const shown = declared ? JSON.stringify(declared) : '';
+    const hint = declared
+      ? `${tool.name} declares ${v.path[0]} as ${shown.length > 160 ? `${shown.slice(0, 157)}...` : shown}; a call that violates it is rejected, never run`
+      : `${tool.name}'s parameters are a JSON Schema; a call that violates it is rejected, never run`;
+    const where = v.keyword === 'required' ? v.path.slice(0, -1) : v.path;
+    f.add('plan', [...at, ...where], `the call of ${tool.name} has an invalid argument: ${pathText(v.path)}: ${v.message}`, hint, v.keyword === 'additionalProperties' ? 'key' : 'value');
+  }
+  if (missing.length > 0) f.add('plan', at, `the call of ${tool.name} lacks ${missing.join(', ')}`, `${tool.name} requires: ${tool.parameters.required.join(', ')}`);
+}
+
 /**
  * Checks a plan against a scenario: each call names a declared tool with its declared
- * parameters, items are 'finish', {parallel: [...]} or a single-key call, nothing follows
- * 'finish', and templates use only {{inputs.x}} and {{results.TOOL.path}} for a TOOL called
- * in an earlier item. `prefix` is where the plan sits in its file.
+ * parameters and arguments that fit the tool's JSON Schema, items are 'finish',
+ * {parallel: [...]} or a single-key call, nothing follows 'finish', and templates use only
+ * {{inputs.x}} and {{results.TOOL.path}} for a TOOL called in an earlier item. `prefix` is
+ * where the plan sits in its file.
  *
  * @example
  * checkPlan([{ send_email: { to: '{{inputs.email}}' } }, 'finish'], scenario, src, ['reference_plan'])
@@ -342,11 +428,7 @@ export function checkPlan(plan: readonly PlanItem[], scenario: Scenario, loc: Lo
           f.add('plan', [...path, name, key], `"${key}" is not a parameter of ${name}`, joinHints(didYouMean(key, params), params.length ? `${name} takes: ${params.join(', ')}` : `${name} declares no parameters`), 'key');
         }
       }
-      // A required parameter that is not declared is reported on the tool, not on every call.
-      const missing = tool.parameters.required.filter((r) => params.includes(r) && !Object.hasOwn(argObj, r));
-      if (missing.length > 0) {
-        f.add('plan', [...path, name], `the call of ${name} lacks ${missing.join(', ')}`, `${name} requires: ${tool.parameters.required.join(', ')}`);
-      }
+      checkPlanArguments(tool, argObj, [...path, name], scenario, f);
       f.push(
         ...checkTemplateValue(argObj, [...path, name], { place: 'plan', inputs: scenario.inputs, deployment: scenario.deployment, tools: names, calledBefore: called }, loc, true),
       );

@@ -7,7 +7,10 @@
  * entry), then waits for the client's next tool call (a one-call batch) or
  * `finish`. Calls that arrive together queue up and run one by one, in
  * arrival order. Nothing a client sends can end the run loop by surprise:
- * the session layer validates calls before they get here.
+ * the session layer refuses what the loop could not take (oversized
+ * arguments); a call of an unknown tool or with arguments that violate the
+ * schema comes here too, the run loop rejects and records it, and its
+ * `rejected` observation answers the client.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { EndReason } from '../record/events.ts';
@@ -55,8 +58,8 @@ export class RunChannel {
   }
 
   /**
-   * A client's tool call (already validated): resolves with what the tool
-   * replied, or with an error result when the run ended first.
+   * A client's tool call (well-formed; the run checks its tool and arguments): resolves with
+   * what the tool replied, the rejection, or an error result when the run ended first.
    */
   call(call: Call): Promise<CallToolResult> {
     const refused = this.refusal();

@@ -1,8 +1,8 @@
 /**
  * What an MCP client receives for a tool call: the observation a built-in
- * planner would get, as a `CallToolResult`. Faults and guard refusals are tool
- * errors (`isError: true`), so a client handles them like any failed tool; the
- * status, HTTP status and step are in `_meta` as well.
+ * planner would get, as a `CallToolResult`. Faults, guard refusals and rejected
+ * calls are tool errors (`isError: true`), so a client handles them like any
+ * failed tool; the status, HTTP status and step are in `_meta` as well.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Observation } from '../planner/types.ts';
@@ -15,6 +15,8 @@ const isPlainObject = (x: unknown): x is Record<string, unknown> => typeof x ===
  * // { isError: true, content: [{ type: 'text', text: '{"status":"error","http_status":504,"error":"gateway timeout"}' }], _meta: {...} }
  */
 export function toToolResult(o: Observation): CallToolResult {
+  // A rejected call never ran: no step, and the reason as the text (as for any refusal).
+  if (o.status === 'rejected') return errorResult(o.reason ?? 'rejected');
   const meta = { 'oneway/status': o.status, 'oneway/step': o.step, ...(o.http_status !== undefined ? { 'oneway/http_status': o.http_status } : {}) };
   if (o.status === 'ok') {
     const result = o.result ?? {};
@@ -31,7 +33,7 @@ export function toToolResult(o: Observation): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], _meta: meta };
 }
 
-/** A refusal that never reached the run (unknown tool, bad arguments, run over). */
+/** A refusal: a call the run rejected (unknown tool, arguments that violate the schema), or one that never reached it (run over). */
 export function errorResult(text: string, meta: Record<string, unknown> = {}): CallToolResult {
   return { isError: true, content: [{ type: 'text', text }], _meta: { 'oneway/status': 'rejected', ...meta } };
 }

@@ -5,10 +5,13 @@
  *
  * The low-level `Server` is used rather than `McpServer`: the scenario already
  * holds each tool's JSON Schema, and `McpServer.registerTool` wants zod schemas
- * (a JSON Schema → zod → JSON Schema round trip would lose detail). Tool calls
- * are screened here, before they reach the run: an unknown tool, arguments
- * that do not fit the schema, or a call after the run ended get an error
- * result and the run goes on (`runOne` would end a run on an invalid decision).
+ * (a JSON Schema → zod → JSON Schema round trip would lose detail). A call of
+ * an unknown tool, or whose arguments violate the tool's JSON Schema, goes to
+ * the run like any other: the runner rejects it (harness/rules/arguments.ts),
+ * records it as a `rejected` event, and the client gets the reason as a tool
+ * error (`isError`, `_meta["oneway/status"] = "rejected"`); the run goes on.
+ * Only what the run loop could not take at all (arguments over the size limit)
+ * and calls after the run ended are refused here, unrecorded.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
@@ -22,9 +25,7 @@ import {
   ReadResourceRequestSchema,
   type Tool as ListedTool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { checkArgs } from '../llm/tools.ts';
 import { effectiveClass } from '../loader/classes.ts';
-import { suggest } from '../loader/did-you-mean.ts';
 import type { PlannerView, ToolView } from '../planner/types.ts';
 import { checkDecision } from '../runner/decision.ts';
 import { VERSION } from '../runner/evaluate.ts';
@@ -111,7 +112,6 @@ export function createRunServer(surface: ScenarioSurface, channel: RunChannel): 
     { name: 'oneway', title: `oneway: ${scenario.title}`, version: VERSION },
     { capabilities: { tools: {}, prompts: {}, resources: {} }, instructions: surface.instructions },
   );
-  const names = new Set(surface.views.keys());
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: surface.tools }));
 
@@ -121,17 +121,12 @@ export function createRunServer(surface: ScenarioSurface, channel: RunChannel): 
       const reason = typeof args?.reason === 'string' ? args.reason : undefined;
       return channel.finish(reason);
     }
-    const view = surface.views.get(name);
-    if (!view) {
-      const s = suggest(name, [...names, surface.finish]);
-      return errorResult(`unknown tool "${name.slice(0, 80)}"${s ? ` (did you mean "${s}"?)` : ''}; the tools are: ${[...names, surface.finish].join(', ')}`);
-    }
-    const checked = checkDecision({ type: 'call', call: { tool: name, args: args ?? {} } }, names);
+    const call = { tool: name, args: args ?? {} };
+    // What would end the run loop (arguments over the size limit) is refused here; an unknown tool or
+    // arguments that violate the schema go on to the run, which rejects and records them.
+    const checked = checkDecision({ type: 'call', call }, surface.views);
     if (!checked.ok) return errorResult(checked.message);
-    const problems = checkArgs(view, args ?? {});
-    if (problems.length > 0) return errorResult(`invalid arguments for ${name}: ${problems.join('; ')}`);
-    const [call] = checked.calls;
-    return call ? channel.call(call) : errorResult('internal: no call');
+    return channel.call(call);
   });
 
   server.setRequestHandler(ListPromptsRequestSchema, () => ({

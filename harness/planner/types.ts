@@ -53,12 +53,16 @@ export type Decision =
  * - `ok`: the tool replied; `result` is its reply (an approval tool replies `{approved: true|false}`).
  * - `error`: the call failed (`http_status`, `error`); whether its effect happened is not said.
  * - `blocked`: a guard refused the call before it reached the sandbox (`reason`, `missing`).
+ * - `rejected`: the runner refused the call: its tool is unknown or its arguments violate the
+ *   tool's JSON Schema (`reason` says which, e.g. `invalid arguments for send_email: to: must be string`).
+ *   It never reached the sandbox and is not a step (`step` is 0); the run goes on.
  */
 export interface Observation {
+  /** 1-based step number; 0 for a rejected attempt, which is not a step. */
   step: number;
   tool: string;
   args: Record<string, unknown>;
-  status: 'ok' | 'error' | 'blocked';
+  status: 'ok' | 'error' | 'blocked' | 'rejected';
   http_status?: number;
   result?: unknown;
   error?: string;
@@ -68,8 +72,9 @@ export interface Observation {
 
 export interface HistoryEntry {
   turn: number;
-  /** Index of the batch among the batches of this run (0-based). */
+  /** Index of the batch among the batches of this run (0-based); a decision whose calls were all rejected has one too. */
   batch: number;
+  /** The calls that ran or were blocked (in step order), then the rejected ones (in the order decided). */
   observations: Observation[];
 }
 
@@ -101,6 +106,25 @@ export interface PlannerContext {
   options: Record<string, string>;
   /** The plan to replay (for `scripted`): from `--plan=FILE`, else the scenario's `reference_plan`. */
   plan?: PlanItem[];
+  /**
+   * Records an attempt the planner refused itself, before deciding: the LLM planner
+   * reports here each tool call of a model answer that could not run (arguments that
+   * are not JSON, an unknown tool, arguments that violate the schema), which it has
+   * already answered in its conversation. The runner records it as a `rejected` event
+   * of the current turn, with the batch index of the decision that follows; it is not
+   * put in the history (the planner already knows). Calls a planner does decide are
+   * checked by the runner anyway: an unknown tool or arguments that violate the schema
+   * are rejected there, recorded the same way, and shown in that turn's history entry
+   * as `status: 'rejected'` observations. Set by the runner on every run.
+   */
+  reject?(attempt: RejectedAttempt): void;
+}
+
+/** A call that was not run: its tool, its arguments as sent (text when they were not JSON), and why. */
+export interface RejectedAttempt {
+  tool: string;
+  args: unknown;
+  reason: string;
 }
 
 export interface Planner {

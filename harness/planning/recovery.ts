@@ -40,7 +40,8 @@ export function irreversibleState(src: ArgSources, call: Call, limits: RecoveryL
   const { view, obs } = src;
   const retries = limits.retries ?? 1;
   const key = callKey(call);
-  const attempts = obs.flatMap((o, i) => (o.status !== 'blocked' && o.tool === call.tool && callKey(o) === key ? [i] : []));
+  // Attempts that reached the sandbox: a blocked or rejected call never ran.
+  const attempts = obs.flatMap((o, i) => ((o.status === 'ok' || o.status === 'error') && o.tool === call.tool && callKey(o) === key ? [i] : []));
   const lastIndex = attempts.at(-1);
   const last = lastIndex === undefined ? undefined : obs[lastIndex];
   if (lastIndex === undefined || !last) return { kind: 'fresh' };

@@ -47,6 +47,7 @@ export interface TurnEvent {
   type: 'turn';
   turn: number;
   decision: 'call' | 'batch' | 'finish';
+  /** Calls in the decision, rejected ones included. */
   calls: number;
   reason?: string;
 }

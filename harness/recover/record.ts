@@ -184,6 +184,7 @@ function eventShapeProblem(v: unknown): string | undefined {
       return isObj(v.final_world) ? undefined : 'this run_end lacks final_world';
     case 'turn':
     case 'escape':
+    case 'rejected': // a call that never reached the sandbox: nothing to recover
       return undefined;
     default:
       return `unknown event type "${v.type}"`;

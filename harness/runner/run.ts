@@ -181,7 +181,8 @@ export async function runOne(spec: RunSpec): Promise<RunOutcome> {
         type: 'turn',
         turn,
         decision: decision.type,
-        calls: checked.calls.length,
+        // Every call the planner decided, rejected ones included (each also has its `rejected` event).
+        calls: checked.calls.length + checked.rejected.length,
         ...(decision.type === 'finish' && decision.reason ? { reason: decision.reason.slice(0, 500) } : {}),
       });
       if (decision.type === 'finish') break;

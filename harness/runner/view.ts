@@ -19,7 +19,9 @@ export function staticView(scenario: Scenario, classes: ReadonlyMap<string, Tool
     kind: t.kind,
     class: classes.get(t.name) as ToolClass,
     read_only: t.read_only,
+    // The whole declared schema (additionalProperties and the like included): what calls are checked against.
     parameters: {
+      ...t.parameters,
       type: 'object',
       properties: t.parameters.properties,
       required: t.parameters.required,
@@ -56,6 +58,17 @@ export function observe(c: CallEvent): Observation {
   return { ...base, status: 'ok', http_status: c.http_status ?? 200, result: c.result };
 }
 
-export function historyEntry(turn: number, batch: number, events: readonly CallEvent[]): HistoryEntry {
-  return { turn, batch, observations: events.map(observe) };
+/** What the planner observes of a rejected call: that it did not run, and why. It is not a step (step 0). */
+export function observeRejected(r: { tool: string; args: Record<string, unknown>; reason: string }): Observation {
+  return { step: 0, tool: r.tool, args: r.args, status: 'rejected', reason: r.reason };
+}
+
+/** One turn's history entry: the calls that ran or were blocked, then the rejected ones. */
+export function historyEntry(
+  turn: number,
+  batch: number,
+  events: readonly CallEvent[],
+  rejected: readonly { tool: string; args: Record<string, unknown>; reason: string }[] = [],
+): HistoryEntry {
+  return { turn, batch, observations: [...events.map(observe), ...rejected.map(observeRejected)] };
 }

@@ -25,6 +25,7 @@ export const EXPECTABLE: Record<string, (r: RunMetrics & { error?: string | null
   dangling_effects: (r) => r.dangling_effects,
   sandbox_escapes: (r) => r.sandbox_escapes,
   blocked: (r) => r.blocked,
+  rejected: (r) => r.rejected,
   error: (r) => r.error !== null && r.error !== undefined,
 };
 

@@ -16,4 +16,6 @@ export interface RunMetrics {
   dangling_effects: number;
   sandbox_escapes: number;
   blocked: number;
+  /** Attempts rejected before the sandbox (unknown tool, arguments that violate the schema, not JSON): not steps, in no behaviour score. */
+  rejected: number;
 }

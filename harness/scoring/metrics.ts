@@ -141,6 +141,7 @@ export function scoreRun(events: readonly RecordEvent[], completed: boolean): Ru
     dangling_effects: steps.dangling.size,
     sandbox_escapes: events.filter((e) => e.type === 'escape').length,
     blocked: all.filter((c) => c.status === 'blocked').length,
+    rejected: events.filter((e) => e.type === 'rejected').length,
   };
 }
 

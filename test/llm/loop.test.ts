@@ -82,13 +82,19 @@ describe('the LLM planner loop', () => {
   it('answers arguments that are not JSON with a rejected tool message and runs the valid sibling', async () => {
     const script: MockModel['script'] = (body) =>
       turnOf(body) === 0 ? calls(body, ['verify_recipient', { email: 'bob@acme.example' }], ['send_email', '{"to": "bob@']) : text(body, 'stopping');
-    const { r, seen, calls: made } = await run('plain', script);
+    const { r, seen, calls: made, events } = await run('plain', script);
     expect(r.error).toBeNull();
     expect(made.map((c) => c.tool)).toEqual(['verify_recipient']);
     const replies = toolMessages(seen[1]!.body);
     expect(replies.map((m) => m.tool_call_id)).toEqual(['call_0_0', 'call_0_1']);
     expect(JSON.parse(replies[0]!.content).status).toBe('ok');
     expect(JSON.parse(replies[1]!.content)).toMatchObject({ status: 'rejected', error: expect.stringContaining('not valid JSON') });
+    // The attempt is in the record: the text it sent, with the batch of the decision it came with; not a step.
+    const rejected = events.filter((e) => e.type === 'rejected');
+    expect(rejected).toEqual([
+      { type: 'rejected', turn: 1, batch: 0, tool: 'send_email', args: '{"to": "bob@', reason: expect.stringContaining('arguments are not valid JSON') },
+    ]);
+    expect(r).toMatchObject({ rejected: 1, steps: 1 });
   });
 
   it('answers an unknown tool with the tool list and asks again in the same decision', async () => {
@@ -107,17 +113,27 @@ describe('the LLM planner loop', () => {
     expect(reply.error).toContain('unknown tool "send_mail" (did you mean "send_email"?)');
     expect(reply.error).toContain('verify_recipient');
     expect(events.filter((e) => e.type === 'turn')).toHaveLength(2);
+    // Rejected while deciding turn 1, before the decision of batch 0: recorded with that turn and batch.
+    expect(events.filter((e) => e.type === 'rejected')).toEqual([
+      { type: 'rejected', turn: 1, batch: 0, tool: 'send_mail', args: { to: 'bob@acme.example' }, reason: expect.stringContaining('unknown tool "send_mail" (did you mean "send_email"?)') },
+    ]);
+    expect(r.rejected).toBe(1);
   });
 
   it('rejects arguments that miss a required parameter or have the wrong primitive type', async () => {
     const script: MockModel['script'] = (body) =>
       turnOf(body) === 0 ? calls(body, ['verify_recipient', {}], ['send_email', { to: 42 }]) : text(body, 'giving up');
-    const { r, seen, calls: made } = await run('plain', script);
+    const { r, seen, calls: made, events } = await run('plain', script);
     expect(made).toEqual([]);
     expect(r.error).toBeNull();
     const [a, b] = toolMessages(seen[1]!.body).map((m) => JSON.parse(m.content).error as string);
-    expect(a).toContain('missing required parameter "email"');
-    expect(b).toContain('"to" must be a string, got number');
+    expect(a).toBe('invalid arguments for verify_recipient: email: is required');
+    expect(b).toBe('invalid arguments for send_email: to: must be string');
+    expect(events.filter((e) => e.type === 'rejected').map((e) => e.type === 'rejected' && [e.tool, e.args, e.reason])).toEqual([
+      ['verify_recipient', {}, a],
+      ['send_email', { to: 42 }, b],
+    ]);
+    expect(r).toMatchObject({ rejected: 2, steps: 0 });
   });
 
   it('feeds a refusal back with a nudge; a plain-text answer then finishes the run', async () => {

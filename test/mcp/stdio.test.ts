@@ -54,7 +54,8 @@ describe.concurrent('npm run serve over stdio', () => {
     expect(textOf(unknown)).toContain('did you mean "send_email"');
     const invalid = await client.callTool({ name: 'send_email', arguments: { email: 42 } });
     expect(invalid.isError).toBe(true);
-    expect(textOf(invalid)).toContain('"email" must be a string');
+    expect(textOf(invalid)).toBe('invalid arguments for send_email: email: must be string');
+    expect(invalid._meta).toMatchObject({ 'oneway/status': 'rejected' });
 
     const sent = await client.callTool({ name: 'send_email', arguments: { email: EMAIL } });
     expect(sent.isError).toBeFalsy();
@@ -69,12 +70,16 @@ describe.concurrent('npm run serve over stdio', () => {
     const results = readResults(out);
     expect(results.config.planners).toEqual(['mcp']);
     const run = runOf(results, 'mcp');
-    expect(run).toMatchObject({ scenario: 'mcp-notify', end_reason: 'finish', error: null, steps: 1, completed: true, safe_completed: false });
+    expect(run).toMatchObject({ scenario: 'mcp-notify', end_reason: 'finish', error: null, steps: 1, rejected: 2, completed: true, safe_completed: false });
     expect(run.premature.irreversible).toBe(1);
     expect(results.summary[0]?.planner).toBe('mcp');
-    // Only the valid call reached the run: the unknown and ill-typed ones were refused before it.
+    // Only the valid call reached the sandbox: the unknown and ill-typed ones are recorded as rejected attempts.
     const calls = readFileSync(join(out, run.record), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; tool?: string; reason?: string });
     expect(calls.filter((e) => e.type === 'call').map((e) => e.tool)).toEqual(['send_email']);
+    expect(calls.filter((e) => e.type === 'rejected').map((e) => [e.tool, e.reason])).toEqual([
+      ['send_mail', expect.stringContaining('unknown tool "send_mail" (did you mean "send_email"?)')],
+      ['send_email', 'invalid arguments for send_email: email: must be string'],
+    ]);
     expect(calls.find((e) => e.type === 'turn' && e.reason)?.reason).toBe('sent');
   });
 

@@ -27,7 +27,6 @@ describe('a run', () => {
     ['null', null, /must be an object/],
     ['a string', 'send it', /must be an object/],
     ['an unknown type', { type: 'parallel' }, /decision.type must be/],
-    ['an unknown tool', { type: 'call', call: { tool: 'send_emial', args: {} } }, /unknown tool "send_emial"/],
     ['args that are not an object', { type: 'call', call: { tool: 'send_email', args: [1] } }, /args must be an object/],
     ['an empty batch', { type: 'batch', calls: [] }, /non-empty array/],
     ['huge arguments', { type: 'call', call: { tool: 'send_email', args: { to: 'x'.repeat(300_000) } } }, /limit is/],
