@@ -249,8 +249,9 @@ function declaredSatisfies(p: Pattern, d: Declared): boolean {
   for (const [k, v] of p.args) {
     if (!(k in d.args)) return false;
     const dv = d.args[k];
-    if (v.kind === 'wild' || dv === UNKNOWN) continue;
-    if (v.kind === 'unbound' || dv !== v.text) return false;
+    if (v.kind === 'wild') continue;
+    // A value the call cannot know before its reply is not declared: it satisfies nothing.
+    if (dv === UNKNOWN || v.kind === 'unbound' || dv !== v.text) return false;
   }
   return true;
 }

@@ -32,11 +32,17 @@ interface Parsed {
 }
 
 /**
- * Attempts in the same batch as another attempt that declares it establishes a fact
- * satisfying one of their preconditions. One direction: the precondition is the pattern
- * (its template-written `*` a wildcard), the sibling's declared fact must carry every key
- * of it, and an unknown value there (a result not yet known) may be anything.
+ * Whether a sibling's declared fact satisfies a precondition. One direction: the precondition
+ * is the pattern (its template-written `*` a wildcard), the declared fact must carry every key
+ * of it with the same value. A value the sibling cannot know before its reply (`{{result.x}}`,
+ * `{{id}}`: a bare `*` in the declared text) is not declared, so it satisfies nothing.
  */
+function declaredSatisfies(p: Parsed, e: Parsed): boolean {
+  for (const k of e.wild) if (k in p.fact.args && !p.wild.has(k)) return false;
+  return matchesFact(p.fact, e.fact, { wildcardKeys: p.wild });
+}
+
+/** Attempts in the same batch as another attempt that declares it establishes a fact satisfying one of their preconditions. */
 export function speculativeSteps(all: readonly CallEvent[]): Set<number> {
   const out = new Set<number>();
   for (const batch of byBatch(all)) {
@@ -48,7 +54,7 @@ export function speculativeSteps(all: readonly CallEvent[]): Set<number> {
       est: c.establishes.map(mustParsePattern) as Parsed[],
     }));
     for (const { c, pre } of parsed) {
-      const bet = parsed.some((d) => d.c !== c && d.est.some((e) => pre.some((p) => matchesFact(p.fact, e.fact, { wildcardKeys: p.wild, unknownKeys: e.wild }))));
+      const bet = parsed.some((d) => d.c !== c && d.est.some((e) => pre.some((p) => declaredSatisfies(p, e))));
       if (bet) out.add(c.step);
     }
   }

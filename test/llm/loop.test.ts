@@ -36,9 +36,10 @@ describe('the LLM planner loop', () => {
     const { r, seen, calls: made } = await run('aware', agent);
     expect(r.error).toBeNull();
     expect(r.safe_completed).toBe(true);
+    // A batch runs in its canonical order (tool name, then arguments); tool messages are matched by call, not position.
     expect(made.map((c) => [c.turn, c.tool])).toEqual([
-      [1, 'verify_recipient'],
       [1, 'request_approval'],
+      [1, 'verify_recipient'],
       [2, 'send_email'],
     ]);
     expect(seen).toHaveLength(3);
@@ -56,8 +57,8 @@ describe('the LLM planner loop', () => {
   it('issues the tool calls of one message as one parallel batch', async () => {
     const { r, calls: made } = await run('plain', agent);
     expect(made.map((c) => [c.tool, c.batch, c.batch_size])).toEqual([
-      ['verify_recipient', 0, 2],
       ['send_email', 0, 2],
+      ['verify_recipient', 0, 2],
     ]);
     expect(r).toMatchObject({ completed: true, safe_completed: false, parallel_irreversible: 1, speculative: 1 });
     expect(r.premature.irreversible).toBe(1);
