@@ -2,6 +2,8 @@
  * User mistakes are values: a code, a location and a hint, rendered once at the
  * edge (the CLI). Internal faults throw `OnewayError`'s sibling, a plain Error.
  */
+import { terminalText } from './util/terminal-text.ts';
+
 export type ProblemCode =
   | 'yaml_syntax'
   | 'yaml_limit'
@@ -44,12 +46,16 @@ export function formatPath(path: readonly (string | number)[]): string {
   return out || '(root)';
 }
 
-/** `file:line:col  path  message (hint: ...)` — one line per problem, as compilers print them. */
+/**
+ * `file:line:col  path  message (hint: ...)` — one line per problem, as compilers print them.
+ * Every part may quote the scenario, so each is passed through `terminalText`: no control
+ * character or workflow command of a scenario's reaches the console.
+ */
 export function formatProblem(p: Problem): string {
-  const where = `${p.file}:${p.line}:${p.col}`;
+  const where = `${terminalText(p.file)}:${p.line}:${p.col}`;
   const sev = p.severity === 'warning' ? 'warning' : 'error';
-  const hint = p.hint ? `\n    hint: ${p.hint}` : '';
-  return `${where} ${sev} [${p.code}] ${p.path}: ${p.message}${hint}`;
+  const hint = p.hint ? `\n    hint: ${terminalText(p.hint)}` : '';
+  return `${where} ${sev} [${p.code}] ${terminalText(p.path)}: ${terminalText(p.message)}${hint}`;
 }
 
 /** Thrown for usage errors that the CLI renders without a stack trace (exit 2). */

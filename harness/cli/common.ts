@@ -9,6 +9,7 @@ import { formatProblem } from '../errors.ts';
 import type { ChalkInstance } from 'chalk';
 import { makeChalk, useColor } from '../report/color.ts';
 import { suggest } from '../loader/did-you-mean.ts';
+import { terminalText } from '../util/terminal-text.ts';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const BUNDLED_SCENARIOS = resolve(REPO_ROOT, 'scenarios');
@@ -65,11 +66,12 @@ export function positiveInt(raw: string | undefined, name: string, fallback: num
  */
 export function commandFailed(e: unknown, io: Io, who: string): number {
   const c = paints(io).cerr;
+  // Messages quote files, options and planner errors: escaped for the console (harness/util/terminal-text.ts).
   if (e instanceof UsageError) {
-    io.stderr.write(`${c.red(`${who}: ${e.message}`)}\n${e.hint ? `  hint: ${e.hint}\n` : ''}`);
+    io.stderr.write(`${c.red(`${who}: ${terminalText(e.message)}`)}\n${e.hint ? `  hint: ${terminalText(e.hint)}\n` : ''}`);
     return 2;
   }
-  const message = e instanceof Error ? e.message : String(e);
+  const message = terminalText(e instanceof Error ? e.message : String(e));
   io.stderr.write(`${c.red(`${who}: internal error: ${message}`)}\n  hint: this is a bug in oneway; please report it with the command and its input (ONEWAY_DEBUG=1 prints the stack)\n`);
   if (io.env.ONEWAY_DEBUG && e instanceof Error && e.stack) io.stderr.write(`${e.stack}\n`);
   return 2;

@@ -11,14 +11,18 @@ import { applyGates } from '../gates/apply.ts';
 import { readBaseline } from '../gates/baseline.ts';
 import { parseGate } from '../gates/fail-on.ts';
 import { reportersFor, writeReports, REPORTERS } from '../report/index.ts';
-import { readResults, writeResults } from '../results/write.ts';
-import type { RunResult } from '../results/types.ts';
+import { readResultsForResume, writeResults } from '../results/write.ts';
+import { lockOutDir, type OutLock } from '../results/lock.ts';
+import type { Results, RunResult } from '../results/types.ts';
+import { ensureDir } from '../util/atomic-write.ts';
+import { stableJson } from '../util/json.ts';
+import { terminalText } from '../util/terminal-text.ts';
 import { parseShard, shardOf } from '../runner/shard.ts';
 import { progressBar } from './progress.ts';
 import { describeScenario, renderList } from '../report/list.ts';
 import { checkRuns } from '../scoring/expect.ts';
 import type { LoadedScenario } from '../loader/load.ts';
-import { evaluate } from '../runner/evaluate.ts';
+import { buildResults, evaluate, type EvalOptions } from '../runner/evaluate.ts';
 import { agentPlanner, DEFAULT_AGENT_COMMAND_NAME } from '../mcp/agent.ts';
 import { builtinPlanners, loadPlanner } from '../runner/planners.ts';
 import type { PlanItem } from '../schema/scenario.ts';
@@ -76,6 +80,7 @@ Example: npm run eval -- --planner=eager,gated --trials=3`;
 
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
   const { c, cerr } = paints(io);
+  let lock: OutLock | undefined;
   try {
     const { values } = parseCli(argv, {
       planner: { type: 'string', multiple: true },
@@ -213,7 +218,9 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     const policy = guardPolicyOption(values, io);
     if (policy === null) return 2;
 
-    const resumed = values.resume ? resumable(outDir, names, trials, seed) : undefined;
+    // One evaluation per --out at a time (harness/results/lock.ts); released on any exit, Ctrl-C included.
+    ensureDir(outDir);
+    lock = lockOutDir(outDir, { command: 'oneway eval', warn: (m) => io.stderr.write(`${cerr.yellow(`oneway: ${terminalText(m)}`)}\n`) });
     const progress = progressBar(io.stderr);
     // Ctrl-C: finish the runs in flight, then write what finished (marked interrupted).
     let stopping = false;
@@ -222,8 +229,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       stopping = true;
       io.stderr.write(cerr.yellow('\noneway: stopping after the runs in flight (Ctrl-C again to quit now)\n'));
     };
-    process.on('SIGINT', onSigint);
-    const ran = await evaluate({
+    const evalOptions: EvalOptions = {
       scenarios: selected.map((l) => ({
         scenario: l.scenario,
         file: relative(io.cwd, l.file) || l.file,
@@ -244,12 +250,19 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       workers,
       ...(values.shard ? { shard: values.shard } : {}),
       shouldStop: () => stopping,
-      ...(resumed ? { resume: resumed } : {}),
       onRunDone: (run, done, total) => {
         agent?.runDone(run);
         progress?.update(run, done, total);
       },
-    }).finally(async () => {
+    };
+    if (values.resume) {
+      // A damaged results.json falls back to the last good checkpoint (results.json.prev), said here.
+      const previous = readResultsForResume(outDir);
+      if (previous.note) io.stderr.write(`${cerr.yellow(`oneway: --resume: ${terminalText(previous.note)}`)}\n`);
+      evalOptions.resume = resumable(outDir, previous.results, evalOptions);
+    }
+    process.on('SIGINT', onSigint);
+    const ran = await evaluate(evalOptions).finally(async () => {
       progress?.stop();
       process.off('SIGINT', onSigint);
       await agent?.close();
@@ -265,12 +278,12 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     const where = relative(io.cwd, outDir) || '.';
     io.stderr.write(`${cerr.dim(`results: ${[`${where}/results.json`, ...written.map((w) => `${where}/${w}`)].join(', ')}`)}\n`);
     if (results.interrupted) io.stderr.write(cerr.yellow(`oneway: interrupted after ${results.runs.length} runs; results.json is marked interrupted\n`));
-    for (const f of failures) io.stderr.write(`${cerr.red(`✗ ${f.message}`)}\n`);
+    for (const f of failures) io.stderr.write(`${cerr.red(`✗ ${terminalText(f.message)}`)}\n`);
     if (problems.length > 0) return 2;
     if (values.check) {
       const expectFailures = checkRuns(results.runs, new Map(selected.map((l) => [l.scenario.id, l.scenario.expect ?? {}])));
       for (const f of expectFailures) {
-        io.stderr.write(`${cerr.red('✗')} ${f.scenario}: ${f.planner} (trial ${f.trial}): ${f.figure} expected ${f.expected}, got ${String(f.actual)}\n`);
+        io.stderr.write(`${cerr.red('✗')} ${terminalText(`${f.scenario}: ${f.planner} (trial ${f.trial}): ${f.figure} expected ${f.expected}, got ${String(f.actual)}`)}\n`);
       }
       const checked = selected.reduce((a, l) => a + Object.keys(l.scenario.expect ?? {}).length, 0);
       io.stderr.write(expectFailures.length ? cerr.red(`oneway --check: ${expectFailures.length} expectation(s) failed\n`) : cerr.green(`oneway --check: all ${checked} expectation sets hold\n`));
@@ -279,17 +292,57 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     return failures.length > 0 ? 1 : 0;
   } catch (e) {
     return commandFailed(e, io, 'oneway');
+  } finally {
+    lock?.release();
   }
 }
 
-/** The finished runs of an interrupted evaluation, after checking it is the same evaluation. */
-function resumable(outDir: string, planners: readonly string[], trials: number, seed: number): RunResult[] {
-  const previous = readResults(outDir);
-  const same = JSON.stringify(previous.config.planners) === JSON.stringify(planners) && previous.config.trials === trials && previous.config.seed === seed;
-  if (!same) {
+/**
+ * The finished runs of an interrupted evaluation, after checking it is the same evaluation: the
+ * same planners, trials and seed, guard and guard policy, scenarios (ids and content), and every
+ * option that changes a result. Fields an older results.json lacks are not compared.
+ */
+function resumable(outDir: string, previous: Results, now: EvalOptions): RunResult[] {
+  const was = previous.config;
+  const is = buildResults(now, [], { started: Date.now(), interrupted: true, unattributed: 0 }).config;
+  const diffs: string[] = [];
+  const same = (a: unknown, b: unknown) => stableJson(a) === stableJson(b);
+  const show = (v: unknown) => (v === null || v === undefined ? 'none' : Array.isArray(v) ? v.join(',') : String(v));
+  const option = (label: string, a: unknown, b: unknown) => {
+    if (!same(a, b)) diffs.push(`${label} ${show(a)}, now ${show(b)}`);
+  };
+  option('planners', was.planners, is.planners);
+  option('trials', was.trials, is.trials);
+  option('seed', was.seed, is.seed);
+  if (was.guard !== is.guard) diffs.push(`the guard was ${was.guard ? 'on' : 'off'}, now ${is.guard ? 'on' : 'off'}`);
+  else if (!same(was.guard_policy, is.guard_policy)) {
+    const classes = [...new Set([...Object.keys(was.guard_policy ?? {}), ...Object.keys(is.guard_policy ?? {})])].sort();
+    const changed = classes.filter((k) => was.guard_policy?.[k] !== is.guard_policy?.[k]).map((k) => `${k}: ${was.guard_policy?.[k] ?? 'unset'} → ${is.guard_policy?.[k] ?? 'unset'}`);
+    diffs.push(`the guard policy differs (${changed.join(', ')})`);
+  }
+  const before = new Set(was.scenarios);
+  const after = new Set(is.scenarios);
+  const added = is.scenarios.filter((id) => !before.has(id));
+  const removed = was.scenarios.filter((id) => !after.has(id));
+  if (added.length) diffs.push(`scenarios added: ${added.join(', ')}`);
+  if (removed.length) diffs.push(`scenarios missing: ${removed.join(', ')}`);
+  if (was.scenario_hashes) {
+    const changed = is.scenarios.filter((id) => before.has(id) && was.scenario_hashes?.[id] !== is.scenario_hashes?.[id]);
+    if (changed.length) diffs.push(`scenario content changed: ${changed.join(', ')}`);
+  }
+  option('--transport', was.transport, is.transport);
+  option('--max-turns', was.max_turns, is.max_turns);
+  option('--decision-timeout', was.decision_timeout_ms, is.decision_timeout_ms);
+  option('--shard', was.shard, is.shard);
+  if (was.planner_option_hashes !== undefined && !same(was.planner_option_hashes, is.planner_option_hashes)) {
+    const keys = [...new Set([...Object.keys(was.planner_option_hashes), ...Object.keys(is.planner_option_hashes ?? {})])].sort();
+    diffs.push(`planner options differ (${keys.filter((k) => was.planner_option_hashes?.[k] !== is.planner_option_hashes?.[k]).join(', ')})`);
+  }
+  if (was.plan_hash !== undefined && was.plan_hash !== is.plan_hash) diffs.push(was.plan_hash === null || is.plan_hash === null ? `--plan was ${was.plan_hash === null ? 'not given' : 'given'}, now ${is.plan_hash === null ? 'not' : 'given'}` : 'the --plan file differs');
+  if (diffs.length) {
     throw new UsageError(
-      `--resume: ${outDir} holds a different evaluation (planners ${previous.config.planners.join(',')}, trials ${previous.config.trials}, seed ${previous.config.seed})`,
-      'resume with the same --planner, --trials and --seed, or choose another --out',
+      `--resume: ${outDir} holds a different evaluation: ${diffs.join('; ')}`,
+      'resume with the options and scenarios of the interrupted evaluation (its results.json "config" lists them), or choose another --out',
     );
   }
   return previous.runs;

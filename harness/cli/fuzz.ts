@@ -16,6 +16,7 @@ import { reportFailure } from '../fuzz/report.ts';
 import { fuzzOnWorkers } from '../fuzz/workers.ts';
 import { BUILTIN_PROPERTIES, DEFAULT_PROPERTIES } from '../fuzz/properties.ts';
 import { resolveProperties } from '../fuzz/property-module.ts';
+import { terminalText } from '../util/terminal-text.ts';
 import { BUNDLED_SCENARIOS, list, parseCli, positiveInt, type Io, commandFailed, runIfEntry, processIo, paints } from './common.ts';
 
 const HELP = `oneway fuzz: generate plans, check properties on every run, shrink failures to minimal plans.
@@ -109,9 +110,9 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       return r === '' ? '.' : r.startsWith('..') || isAbsolute(r) ? p : r;
     };
     io.stdout.write(
-      `${c.bold('oneway fuzz')} ${planner ? `planner ${planner.name}` : 'generated plans'} · ${scenarios.length} scenario(s) · ${
+      `${c.bold('oneway fuzz')} ${planner ? `planner ${terminalText(planner.name)}` : 'generated plans'} · ${scenarios.length} scenario(s) · ${
         planner ? `seeds ${seed}..${timeLimit === undefined || values.runs !== undefined ? seed + runs - 1 : ''}` : `seed ${seed}`
-      } · ${properties.map((p) => p.name).join(', ')}${values.guard ? ' · guard' : ''} · ${transport}\n`,
+      } · ${terminalText(properties.map((p) => p.name).join(', '))}${values.guard ? ' · guard' : ''} · ${transport}\n`,
     );
     const started = performance.now();
     const deadline = timeLimit === undefined ? undefined : Date.now() + timeLimit * 1000;
@@ -125,7 +126,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     const finished = (index: number, report: FuzzReport) => {
       reports[index] = report;
       for (let r = reports[printed]; printed < reports.length && r; r = reports[++printed]) {
-        const status = r.failures.length === 0 ? c.green('✓ every property held') : c.red(`✗ ${r.failures.map((f) => f.property).join(', ')}`);
+        const status = r.failures.length === 0 ? c.green('✓ every property held') : c.red(`✗ ${terminalText(r.failures.map((f) => f.property).join(', '))}`);
         const unit = `${planner ? 'run' : 'plan'}${r.plans === 1 ? '' : 's'}`;
         io.stdout.write(`  ${r.scenario.padEnd(40)} ${String(r.plans).padStart(6)} ${unit.padEnd(5)}  ${status}${r.interrupted ? c.dim(' (time limit)') : ''}\n`);
       }

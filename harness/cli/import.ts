@@ -8,6 +8,7 @@ import { basename, dirname, relative, resolve } from 'node:path';
 import { UsageError } from '../errors.ts';
 import { importMcpTools, scenarioId } from '../convert/import-mcp.ts';
 import { toolsListOf } from '../convert/mcp.ts';
+import { terminalText } from '../util/terminal-text.ts';
 import { parseCli, REPO_ROOT, type Io, commandFailed, runIfEntry, processIo, paints } from './common.ts';
 
 const HELP = `oneway import: turn another tool format into oneway tool declarations.
@@ -66,7 +67,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     }
     const list = toolsListOf(doc);
     if (!list.ok) throw new UsageError(`${file}: ${list.message}`, list.hint);
-    for (const s of list.skipped) io.stderr.write(`${cerr.yellow(`warning: ${s}; skipped`)}\n`);
+    for (const s of list.skipped) io.stderr.write(`${cerr.yellow(`warning: ${terminalText(s)}; skipped`)}\n`);
     if (list.tools.length === 0) throw new UsageError(`${file}: the tools list is empty`, 'a scenario needs at least one tool');
 
     const out = values.out ? resolve(io.cwd, values.out) : undefined;
@@ -80,7 +81,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     if (out) writeFileSync(out, result.yaml);
     else io.stdout.write(result.yaml);
 
-    for (const n of result.notes) io.stderr.write(`${cerr.yellow(`note: ${n}`)}\n`);
+    for (const n of result.notes) io.stderr.write(`${cerr.yellow(`note: ${terminalText(n)}`)}\n`);
     const count = (b: string) => result.tools.filter((t) => t.verdict.basis === b).length;
     const parts = [
       count('meta') && `${count('meta')} classed from _meta`,

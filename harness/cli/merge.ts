@@ -12,6 +12,7 @@ import { parseGate } from '../gates/fail-on.ts';
 import { reportersFor, writeReports, REPORTERS } from '../report/index.ts';
 import { readResults, writeResults } from '../results/write.ts';
 import { mergeResults } from '../runner/shard.ts';
+import { terminalText } from '../util/terminal-text.ts';
 import { list, parseCli, type Io, commandFailed, runIfEntry, processIo, paints } from './common.ts';
 
 const HELP = `oneway eval:merge: merge the outputs of sharded evaluations
@@ -69,7 +70,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     const written = writeReports(merged, reporters, { outDir, stdout: io.stdout, chalk: paints(io).c, env: io.env });
     const where = relative(io.cwd, outDir) || '.';
     io.stderr.write(`${cerr.dim(`merged ${dirs.length} shard(s), ${merged.runs.length} runs: ${[`${where}/results.json`, ...written.map((w) => `${where}/${w}`)].join(', ')}`)}\n`);
-    for (const f of merged.gates.failures) io.stderr.write(`${cerr.red(`✗ ${f.message}`)}\n`);
+    for (const f of merged.gates.failures) io.stderr.write(`${cerr.red(`✗ ${terminalText(f.message)}`)}\n`);
     if (merged.problems.length > 0) return 2;
     return merged.gates.failures.length > 0 ? 1 : 0;
   } catch (e) {

@@ -1,6 +1,7 @@
 /** A progress bar on stderr for long evaluations: only on a terminal, quiet otherwise. */
 import { SingleBar } from 'cli-progress';
 import type { RunResult } from '../results/types.ts';
+import { terminalText } from '../util/terminal-text.ts';
 
 export interface Progress {
   update(run: RunResult, done: number, total: number): void;
@@ -22,7 +23,7 @@ export function progressBar(stream: NodeJS.WritableStream & { isTTY?: boolean })
         bar.start(total, 0, { scenario: '', planner: '' });
         started = true;
       }
-      bar.update(done, { scenario: run.scenario, planner: run.planner });
+      bar.update(done, { scenario: terminalText(run.scenario), planner: terminalText(run.planner) });
     },
     stop() {
       if (started) bar.stop();

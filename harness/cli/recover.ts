@@ -13,6 +13,7 @@ import { applyRecovery, type ApplyReport } from '../recover/apply.ts';
 import { buildChecklist } from '../recover/checklist.ts';
 import { formatRecordIssue, readRecord, type ParsedRecord } from '../recover/record.ts';
 import { FORMATS, renderJson, renderMarkdown, renderText, type Format } from '../recover/render.ts';
+import { terminalSafeDeep, terminalText } from '../util/terminal-text.ts';
 import { BUNDLED_SCENARIOS, parseCli, REPO_ROOT, type Io, commandFailed, runIfEntry, processIo, paints } from './common.ts';
 
 const HELP = `oneway recover: the incident checklist of a run, from its record.
@@ -68,11 +69,11 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
 
     const read = readRecord(resolve(io.cwd, file));
     if (!read.ok) {
-      for (const i of read.issues) io.stderr.write(`${cerr.red(formatRecordIssue({ ...i, file }))}\n`);
+      for (const i of read.issues) io.stderr.write(`${cerr.red(formatRecordIssue(terminalSafeDeep({ ...i, file })))}\n`);
       return 2;
     }
     const record = read.value;
-    for (const w of record.warnings) io.stderr.write(`${cerr.yellow(formatRecordIssue({ ...w, file }))}\n`);
+    for (const w of record.warnings) io.stderr.write(`${cerr.yellow(formatRecordIssue(terminalSafeDeep({ ...w, file })))}\n`);
 
     const found = await findScenario(record, values.scenario, io);
     if (!found.ok) {
@@ -94,15 +95,16 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     if (values.apply && scenario) {
       const applied = await applyRecovery(record, scenario, { approve: values.approve === true }, checklist);
       if (!applied.ok) {
-        for (const i of applied.issues) io.stderr.write(`${cerr.red(formatRecordIssue({ ...i, file }))}\n`);
+        for (const i of applied.issues) io.stderr.write(`${cerr.red(formatRecordIssue(terminalSafeDeep({ ...i, file })))}\n`);
         return 2;
       }
       report = applied.value;
     }
 
     if (format === 'json') io.stdout.write(renderJson(checklist, report, record.warnings));
-    else if (format === 'markdown') io.stdout.write(renderMarkdown(checklist, report, file));
-    else io.stdout.write(renderText(checklist, report, c, file));
+    // The record holds planner and agent text (arguments, results): every string escaped for the console.
+    else if (format === 'markdown') io.stdout.write(renderMarkdown(terminalSafeDeep(checklist), report && terminalSafeDeep(report), terminalText(file)));
+    else io.stdout.write(renderText(terminalSafeDeep(checklist), report && terminalSafeDeep(report), c, terminalText(file)));
     return report && !report.restored ? 1 : 0;
   } catch (e) {
     return commandFailed(e, io, 'oneway recover');

@@ -9,6 +9,9 @@ import { formatProblem, UsageError } from '../errors.ts';
 import { createGuard } from '../guard/guard.ts';
 import { resolveScenarios } from '../loader/resolve.ts';
 import { DEFAULT_AGENT_NAME, serveHttp, serveStdio, type ServeOptions } from '../mcp/serve.ts';
+import { terminalText } from '../util/terminal-text.ts';
+import { ensureDir } from '../util/atomic-write.ts';
+import { lockOutDir, type OutLock } from '../results/lock.ts';
 import { BUNDLED_SCENARIOS, parseCli, positiveInt, type Io, guardPolicyOption, commandFailed, processIo } from './common.ts';
 
 const HELP = `oneway serve: a scenario as an MCP server; each MCP session is one evaluated run.
@@ -34,6 +37,7 @@ Each tool carries MCP annotations from its class (destructiveHint for compensabl
 and the class, preconditions and compensation in _meta ("oneway/class", ...). Call "finish" to end a run.`;
 
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
+  let lock: OutLock | undefined;
   try {
     const { values } = parseCli(argv, {
       scenario: { type: 'string' },
@@ -78,6 +82,9 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
 
     const outDir = resolve(io.cwd, values.out ?? 'reports/serve');
     const where = relative(io.cwd, outDir) || '.';
+    // One server or evaluation per --out at a time (harness/results/lock.ts).
+    ensureDir(outDir);
+    lock = lockOutDir(outDir, { command: 'oneway serve', warn: (m) => io.stderr.write(`oneway: ${terminalText(m)}\n`) });
     const opts: ServeOptions = {
       scenario: {
         scenario: loaded.scenario,
@@ -92,7 +99,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       decisionTimeoutMs: positiveInt(values['decision-timeout'], 'decision-timeout', 300_000),
       ...(policy ? { gate: createGuard(policy), guardPolicy: policy } : {}),
       onRunDone: (run) =>
-        io.stderr.write(`oneway: ${run.scenario} trial ${run.trial}: ${run.end_reason}${run.error ? ` (${run.error})` : ''}, ${run.steps} steps, completed ${run.completed}; ${where}/${run.record}\n`),
+        io.stderr.write(`oneway: ${run.scenario} trial ${run.trial}: ${run.end_reason}${run.error ? ` (${terminalText(run.error)})` : ''}, ${run.steps} steps, completed ${run.completed}; ${where}/${run.record}\n`),
     };
 
     if (mode === 'stdio') {
@@ -100,7 +107,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       io.stderr.write(`oneway: results in ${where}/results.json\n`);
       return 0;
     }
-    const serving = await serveHttp({ ...opts, port, onError: (e) => io.stderr.write(`oneway: ${e.message}\n`) });
+    const serving = await serveHttp({ ...opts, port, onError: (e) => io.stderr.write(`oneway: ${terminalText(e.message)}\n`) });
     io.stderr.write(`oneway: serving ${loaded.scenario.id} at ${serving.url} (Ctrl-C to stop); results in ${where}/results.json\n`);
     await new Promise<void>((done) => {
       const stop = () => {
@@ -116,6 +123,8 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     return 0;
   } catch (e) {
     return commandFailed(e, io, 'oneway serve');
+  } finally {
+    lock?.release();
   }
 }
 

@@ -9,6 +9,7 @@ import { safeName } from '../runner/evaluate.ts';
 import type { FuzzFailure } from './fuzz.ts';
 import { failureCalls } from './fuzz.ts';
 import { replayCommand, shellWord, writePlanFile } from './plan-file.ts';
+import { terminalText } from '../util/terminal-text.ts';
 
 /** How the fuzz run was invoked, as far as replaying a failure needs it. */
 export interface ReplayContext {
@@ -52,8 +53,10 @@ export function reportFailure(f: FuzzFailure, r: ReplayContext, c: ChalkInstance
   const replay = f.plan ? replayCommand({ plan: r.shown(file), scenario: r.scenarioRef, seed: f.seed, guard: r.guard }) : undefined;
   const plannerRun = f.planner ? replayCommand({ planner: r.planner ?? f.planner, scenario: r.scenarioRef, seed: f.seed, guard: r.guard }) : undefined;
   const fcReplay = fuzzReplayCommand(f, r);
-  const lines = [`${c.red('✗')} ${c.bold(f.scenario)}: ${c.bold(f.property)}${f.planner ? ` (planner ${f.planner}, seed ${f.seed})` : ''}`];
-  lines.push(...f.message.split('\n').map((l) => `    ${l}`));
+  // Property names, planner names and messages are user and planner text: escaped for the console.
+  const t = terminalText;
+  const lines = [`${c.red('✗')} ${c.bold(t(f.scenario))}: ${c.bold(t(f.property))}${f.planner ? ` (planner ${t(f.planner)}, seed ${f.seed})` : ''}`];
+  lines.push(...f.message.split('\n').map((l) => `    ${t(l)}`));
   if (f.plan && replay) {
     writePlanFile(file, f.plan, [
       `oneway fuzz counterexample: ${f.property} fails on ${f.scenario}`,
@@ -63,13 +66,13 @@ export function reportFailure(f: FuzzFailure, r: ReplayContext, c: ChalkInstance
       ...(plannerRun ? [`found by: ${plannerRun}`] : []),
     ]);
     const n = failureCalls(f);
-    lines.push(`    minimal plan (${n} call${n === 1 ? '' : 's'}): ${r.shown(file)}`, `    replay:     ${replay}`);
+    lines.push(`    minimal plan (${n} call${n === 1 ? '' : 's'}): ${t(r.shown(file))}`, `    replay:     ${t(replay)}`);
   } else {
     lines.push(`    ${c.dim('no plan reproduces it without the planner (it is not a matter of the calls made)')}`);
   }
-  if (plannerRun) lines.push(`    planner run: ${plannerRun}`);
+  if (plannerRun) lines.push(`    planner run: ${t(plannerRun)}`);
   if (f.fastCheck && fcReplay) {
-    lines.push(`    fast-check: seed ${f.fastCheck.seed}, path ${f.fastCheck.path} after ${f.fastCheck.numRuns} plan(s), ${f.fastCheck.numShrinks} shrink(s)`, `                ${fcReplay}`);
+    lines.push(`    fast-check: seed ${f.fastCheck.seed}, path ${f.fastCheck.path} after ${f.fastCheck.numRuns} plan(s), ${f.fastCheck.numShrinks} shrink(s)`, `                ${t(fcReplay)}`);
   }
   return { lines, file: f.plan ? file : null };
 }

@@ -7,6 +7,7 @@
 import { formatPath, type Problem } from '../errors.ts';
 import type { Scenario } from '../schema/scenario.ts';
 import type { FieldPath, Pos } from '../loader/yaml-source.ts';
+import { terminalText } from '../util/terminal-text.ts';
 
 export type Severity = 'error' | 'warning' | 'info';
 
@@ -49,7 +50,7 @@ export function finding(
   return { rule, severity, file: ctx.file, ...ctx.locate(path, { at }), path: formatPath(path), message, ...(hint ? { hint } : {}) };
 }
 
-/** `file:line:col severity [rule] path: message` and the hint below, as compilers print them. */
+/** `file:line:col severity [rule] path: message` and the hint below, as compilers print them (scenario text escaped for the console). */
 export function formatFinding(f: Finding): string {
-  return `${f.file}:${f.line}:${f.col} ${f.severity} [${f.rule}] ${f.path}: ${f.message}${f.hint ? `\n    hint: ${f.hint}` : ''}`;
+  return `${terminalText(f.file)}:${f.line}:${f.col} ${f.severity} [${f.rule}] ${terminalText(f.path)}: ${terminalText(f.message)}${f.hint ? `\n    hint: ${terminalText(f.hint)}` : ''}`;
 }

@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import type { ChalkInstance } from 'chalk';
 import type { Results } from '../results/types.ts';
 import { redact } from '../util/secrets.ts';
+import { neutraliseCommands, terminalSafeDeep } from '../util/terminal-text.ts';
+import { outputError } from '../util/atomic-write.ts';
 import { renderAnnotations } from './github.ts';
 import { HTML_REPORT_FILE, recordsIn, renderHtml } from './html.ts';
 import { renderJunit } from './junit.ts';
@@ -35,13 +37,19 @@ export function writeReports(results: Results, reporters: readonly string[], ctx
   // Everything a reporter emits passes through the redactor: reports are shared more widely than records.
   const stdout = { write: (t: string) => ctx.stdout.write(redact(t)) };
   const writeFile = (name: string, text: string) => {
-    writeFileSync(join(ctx.outDir, name), redact(text));
+    try {
+      writeFileSync(join(ctx.outDir, name), redact(text));
+    } catch (e) {
+      throw outputError(e, join(ctx.outDir, name), 'results.json is written');
+    }
     written.push(name);
   };
   for (const r of reporters) {
     if (r === 'table') {
-      const comparison = results.comparisons.length ? `${renderComparisonTable(results.comparisons, ctx.chalk)}\n` : '';
-      stdout.write(`${renderScenarioGrid(results, ctx.chalk)}\n${renderSummaryTable(results, ctx.chalk)}\n${comparison}`);
+      // Planner names and messages are planner text: every string escaped for the console before it meets a cell.
+      const shown = terminalSafeDeep(results);
+      const comparison = shown.comparisons.length ? `${renderComparisonTable(shown.comparisons, ctx.chalk)}\n` : '';
+      stdout.write(neutraliseCommands(`${renderScenarioGrid(shown, ctx.chalk)}\n${renderSummaryTable(shown, ctx.chalk)}\n${comparison}`));
     } else if (r === 'json' && reporters.length === 1) {
       // Alone, json prints the results for piping (`| jq`); with others, results.json on disk serves.
       stdout.write(`${JSON.stringify(results, null, 2)}\n`);
@@ -55,7 +63,13 @@ export function writeReports(results: Results, reporters: readonly string[], ctx
     } else if (r === 'github') {
       for (const line of renderAnnotations(results)) stdout.write(`${line}\n`);
       const summary = ctx.env?.GITHUB_STEP_SUMMARY;
-      if (summary) appendFileSync(summary, redact(`${renderMarkdown(results)}\n`));
+      if (summary) {
+        try {
+          appendFileSync(summary, redact(`${renderMarkdown(results)}\n`));
+        } catch (e) {
+          throw outputError(e, summary, 'results.json is written');
+        }
+      }
     }
   }
   return written;

@@ -4,6 +4,7 @@ import type { ChalkInstance } from 'chalk';
 import { basename, dirname } from 'node:path';
 import { effectiveClass } from '../loader/classes.ts';
 import type { Scenario } from '../schema/scenario.ts';
+import { terminalText } from '../util/terminal-text.ts';
 
 export interface ListedScenario {
   id: string;
@@ -25,7 +26,8 @@ export function renderList(items: readonly ListedScenario[], c: ChalkInstance): 
   const t = new Table({ head: ['id', 'domain', 'tools R/C/I', 'traps', 'title'], style: { head: c.level > 0 ? ['bold'] : [], border: [] }, wordWrap: true, colWidths: [36, 18, 13, 34, 48] });
   for (const i of items) {
     const mix = `${i.classes.reversible}/${i.classes.compensable}/${c.red(String(i.classes.irreversible))}`;
-    t.push([i.id, i.domain, mix, i.traps.join(', '), i.title]);
+    // Titles, tags and directory names are the scenario author's text: escaped for the console.
+    t.push([terminalText(i.id), terminalText(i.domain), mix, terminalText(i.traps.join(', ')), terminalText(i.title)]);
   }
   const tags = new Set(items.flatMap((i) => i.tags));
   return `${t.toString()}\n${items.length} scenarios, ${tags.size} distinct tags. R/C/I: reversible / compensable / irreversible tools under each scenario's deployment.`;

@@ -145,8 +145,8 @@ export interface Results {
     shard: string | null;
     /** A hash of each scenario's content (as loaded, defaults applied), by id: `--resume` refuses a changed scenario. */
     scenario_hashes?: Record<string, string>;
-    /** The `--planner-opt` values (and the LLM cache options) the planners were given. */
-    planner_options?: Record<string, string>;
+    /** A hash of each `--planner-opt` value (and the LLM cache options) by key: values may be secrets. */
+    planner_option_hashes?: Record<string, string>;
     /** A hash of the `--plan` the scripted planner replayed, or null for each scenario's reference plan. */
     plan_hash?: string | null;
   };

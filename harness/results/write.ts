@@ -1,19 +1,86 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../errors.ts';
+import { atomicFs, ensureDir, outputError, writeFileAtomic } from '../util/atomic-write.ts';
 import { redact } from '../util/secrets.ts';
 import { RESULTS_SCHEMA_VERSION, type Results } from './types.ts';
 
 export const RESULTS_FILE = 'results.json';
+/** The checkpoint before the current `results.json`, kept so a damaged file never costs the runs it held. */
+export const PREVIOUS_RESULTS_FILE = 'results.json.prev';
 
-/** Writes `DIR/results.json` (pretty, newline-terminated, so diffs of committed baselines read well). */
-export function writeResults(outDir: string, results: Results): void {
-  mkdirSync(outDir, { recursive: true });
-  writeFileSync(join(outDir, RESULTS_FILE), redact(`${JSON.stringify(results, null, 2)}\n`));
+/**
+ * Results files this process wrote, with their identity when written: complete by construction, so
+ * they need no re-reading before being kept, unless something else has changed them since.
+ */
+const writtenHere = new Map<string, string>();
+function identity(path: string): string | undefined {
+  try {
+    const st = statSync(path);
+    return `${st.ino}:${st.size}:${st.mtimeMs}`;
+  } catch {
+    return undefined;
+  }
 }
 
-export function readResults(dir: string): Results {
-  const path = join(dir, RESULTS_FILE);
+/**
+ * Writes `DIR/results.json` (pretty, newline-terminated, so diffs of committed baselines read well).
+ * Atomically (harness/util/atomic-write.ts): a failed write leaves the previous file whole, and the
+ * previous file is kept as `results.json.prev`. A file-system failure is a `UsageError` (exit 2)
+ * naming the path and the cause.
+ */
+export function writeResults(outDir: string, results: Results): void {
+  ensureDir(outDir);
+  const path = join(outDir, RESULTS_FILE);
+  const text = redact(`${JSON.stringify(results, null, 2)}\n`);
+  try {
+    keepPrevious(outDir);
+    writeFileAtomic(path, text);
+  } catch (e) {
+    throw outputError(e, path, existsSync(path) ? `${RESULTS_FILE} there still holds the last complete checkpoint` : undefined);
+  }
+  const id = identity(path);
+  if (id) writtenHere.set(path, id);
+}
+
+/** `results.json` becomes `results.json.prev` (a hard link, or a copy where links are not supported), if it is whole. */
+function keepPrevious(outDir: string): void {
+  const path = join(outDir, RESULTS_FILE);
+  if (!existsSync(path)) return;
+  // A damaged results.json must never replace a good .prev.
+  const id = identity(path);
+  if (id === undefined || writtenHere.get(path) !== id) {
+    try {
+      parseResultsFile(path);
+    } catch {
+      return;
+    }
+  }
+  const prev = join(outDir, PREVIOUS_RESULTS_FILE);
+  const tmp = `${prev}.${process.pid}.tmp`;
+  try {
+    try {
+      atomicFs.unlinkSync(tmp);
+    } catch {
+      /* none left over */
+    }
+    try {
+      atomicFs.linkSync(path, tmp);
+    } catch {
+      copyFileSync(path, tmp);
+    }
+    atomicFs.renameSync(tmp, prev);
+  } catch {
+    // Best effort: the atomic write that follows still never truncates results.json.
+    try {
+      atomicFs.unlinkSync(tmp);
+    } catch {
+      /* nothing to clean */
+    }
+  }
+}
+
+function parseResultsFile(path: string): Results {
   let parsed: Results;
   try {
     parsed = JSON.parse(readFileSync(path, 'utf8')) as Results;
@@ -21,5 +88,31 @@ export function readResults(dir: string): Results {
     throw new UsageError(`cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, 'pass directories written by npm run eval (each holds results.json)');
   }
   if (parsed?.schema_version !== RESULTS_SCHEMA_VERSION) throw new UsageError(`${path} is not a oneway results file of schema_version ${RESULTS_SCHEMA_VERSION}`);
+  if (!Array.isArray(parsed.runs) || typeof parsed.config !== 'object' || parsed.config === null) throw new UsageError(`${path} is incomplete: no runs or config`);
   return parsed;
+}
+
+export function readResults(dir: string): Results {
+  return parseResultsFile(join(dir, RESULTS_FILE));
+}
+
+/**
+ * The results an interrupted evaluation left in `dir`, for `--resume`: `results.json`, or when it is
+ * damaged or missing, the last good checkpoint (`results.json.prev`) with a note saying so.
+ */
+export function readResultsForResume(dir: string): { results: Results; note?: string } {
+  try {
+    return { results: readResults(dir) };
+  } catch (e) {
+    const prev = join(dir, PREVIOUS_RESULTS_FILE);
+    if (!existsSync(prev)) throw e;
+    let results: Results;
+    try {
+      results = parseResultsFile(prev);
+    } catch {
+      throw e;
+    }
+    const why = e instanceof Error ? e.message : String(e);
+    return { results, note: `${why}; resuming from the last good checkpoint, ${prev} (${results.runs.length} run${results.runs.length === 1 ? '' : 's'})` };
+  }
 }

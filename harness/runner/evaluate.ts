@@ -3,17 +3,19 @@
  * the same derived seed across planners (so comparisons are paired), results
  * collected into `results.json` and one JSONL record per run.
  */
-import { mkdirSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { Problem } from '../errors.ts';
 import type { PlanItem, Scenario } from '../schema/scenario.ts';
-import { fileSink } from '../record/writer.ts';
+import { fileSink, type RecordSink } from '../record/writer.ts';
 import { RESULTS_SCHEMA_VERSION, type Results, type RunResult } from '../results/types.ts';
 import { writeResults } from '../results/write.ts';
 import { seal } from '../sandbox/seal.ts';
 import type { TransportName } from '../sandbox/transport.ts';
 import { summarize } from '../scoring/aggregate.ts';
 import { findingsOf } from '../scoring/findings.ts';
+import { ensureDir, isOutputFailure, outputError } from '../util/atomic-write.ts';
+import { stableJson } from '../util/json.ts';
 import { deriveSeed } from '../util/rng.ts';
 import type { BatchGate } from './gate.ts';
 import { runOne, type PlannerHandle } from './run.ts';
@@ -85,6 +87,7 @@ export async function runJob(job: Job, opts: EvalOptions): Promise<RunResult> {
   const record = recordPath(scenario.id, planner.name, trial);
   const t0 = Date.now();
   const plan = opts.plan ?? scenario.reference_plan;
+  const sink = recordSink(join(opts.outDir, record));
   const outcome = await runOne({
     scenario,
     scenarioFile: file,
@@ -93,14 +96,49 @@ export async function runJob(job: Job, opts: EvalOptions): Promise<RunResult> {
     trial,
     seed,
     runId: `${scenario.id}/${planner.name}/${trial}`,
-    sink: fileSink(join(opts.outDir, record)),
+    sink,
     transport: opts.transport,
     maxTurns: opts.maxTurns,
     decisionTimeoutMs: opts.decisionTimeoutMs,
     ...(opts.gate ? { gate: opts.gate } : {}),
   });
+  // A record that could not be written (a full disk) ends the evaluation as the user's error, after this run.
+  if (sink.failure) throw outputError(sink.failure, join(opts.outDir, record));
   const { events, ...metrics } = outcome;
   return { scenario: scenario.id, planner: planner.name, trial, seed, ...metrics, record, findings: findingsOf(events), wall_ms: Date.now() - t0 };
+}
+
+/**
+ * The run's JSONL record. A file-system failure while writing it is kept, not thrown into the
+ * run (where it would read as the planner's fault); `runJob` reports it once the run is over.
+ */
+function recordSink(path: string): RecordSink & { failure?: unknown } {
+  let inner: RecordSink;
+  try {
+    inner = fileSink(path);
+  } catch (e) {
+    throw outputError(e, path);
+  }
+  const sink: RecordSink & { failure?: unknown } = {
+    write(event) {
+      if (sink.failure !== undefined) return;
+      try {
+        inner.write(event);
+      } catch (e) {
+        if (!isOutputFailure(e)) throw e;
+        sink.failure = e;
+      }
+    },
+    close() {
+      try {
+        inner.close();
+      } catch (e) {
+        if (!isOutputFailure(e)) throw e;
+        sink.failure ??= e;
+      }
+    },
+  };
+  return sink;
 }
 
 /**
@@ -111,20 +149,27 @@ export async function runJob(job: Job, opts: EvalOptions): Promise<RunResult> {
 async function runPool(jobs: readonly Job[], opts: EvalOptions, store: (job: Job, run: RunResult) => void): Promise<void> {
   let next = 0;
   let finished = 0;
+  // The first failure stops new runs; the runs in flight finish, then it is thrown.
+  let failure: { error: unknown } | undefined;
   const worker = async () => {
-    while (next < jobs.length && !opts.shouldStop?.()) {
+    while (next < jobs.length && !failure && !opts.shouldStop?.()) {
       const job = jobs[next++] as Job;
-      const run = await runJob(job, opts);
-      store(job, run);
-      opts.onRunDone?.(run, ++finished, jobs.length);
+      try {
+        const run = await runJob(job, opts);
+        store(job, run);
+        opts.onRunDone?.(run, ++finished, jobs.length);
+      } catch (error) {
+        failure ??= { error };
+      }
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.concurrency ?? 1, jobs.length)) }, worker));
+  if (failure) throw failure.error;
 }
 
 export async function evaluate(opts: EvalOptions): Promise<Results> {
   const started = Date.now();
-  mkdirSync(opts.outDir, { recursive: true });
+  ensureDir(opts.outDir);
   const jobs: Job[] = [];
   for (const scenario of opts.scenarios) {
     for (const planner of opts.planners) {
@@ -143,23 +188,32 @@ export async function evaluate(opts: EvalOptions): Promise<Results> {
     return buildResults(opts, runs, { started, interrupted, unattributed: seal.unattributed.length - escapesBefore });
   };
   // What finished is on disk as the evaluation goes (at most once a second), marked interrupted until the end.
+  // Each write is atomic (results/write.ts); one that fails stops new runs, and the error is thrown once the
+  // runs in flight are done: the last checkpoint on disk stays whole.
   let lastWrite = 0;
+  let writeFailure: { error: unknown } | undefined;
   const onRunDone = opts.onRunDone;
   const checkpoint = (run: RunResult, n: number, total: number) => {
     onRunDone?.(run, n + (jobs.length - total), jobs.length);
-    if (Date.now() - lastWrite >= 1000) {
-      writeResults(opts.outDir, assemble(true));
+    if (!writeFailure && Date.now() - lastWrite >= 1000) {
+      try {
+        writeResults(opts.outDir, assemble(true));
+      } catch (error) {
+        writeFailure = { error };
+      }
       lastWrite = Date.now();
     }
   };
+  const shouldStop = () => writeFailure !== undefined || opts.shouldStop?.() === true;
   seal.acquire();
   try {
     const store = (job: Job, run: RunResult) => (done[job.index] = run);
-    if ((opts.workers ?? 0) > 1 && workerCapable(opts)) await runWorkerPool(todo, { ...opts, onRunDone: checkpoint }, opts.workers ?? 1, store);
-    else await runPool(todo, { ...opts, onRunDone: checkpoint }, store);
+    if ((opts.workers ?? 0) > 1 && workerCapable(opts)) await runWorkerPool(todo, { ...opts, onRunDone: checkpoint, shouldStop }, opts.workers ?? 1, store);
+    else await runPool(todo, { ...opts, onRunDone: checkpoint, shouldStop }, store);
   } finally {
     seal.release();
   }
+  if (writeFailure) throw writeFailure.error;
   const results = assemble(done.some((r) => r === undefined));
   writeResults(opts.outDir, results);
   return results;
@@ -184,6 +238,9 @@ export function buildResults(opts: EvalOptions, runs: RunResult[], at: { started
       max_turns: opts.maxTurns,
       decision_timeout_ms: opts.decisionTimeoutMs,
       shard: opts.shard ?? null,
+      scenario_hashes: Object.fromEntries(opts.scenarios.map((s) => [s.scenario.id, scenarioHash(s.scenario)])),
+      planner_option_hashes: Object.fromEntries(Object.entries(opts.plannerOptions).map(([k, v]) => [k, contentHash(v)])),
+      plan_hash: opts.plan ? contentHash(opts.plan) : null,
     },
     scenarios: opts.scenarios.map((s) => ({ id: s.scenario.id, file: s.file, title: s.scenario.title, tags: s.scenario.tags, tool_lines: s.toolLines ?? {} })),
     problems: opts.problems ?? [],
@@ -193,4 +250,18 @@ export function buildResults(opts: EvalOptions, runs: RunResult[], at: { started
     comparisons: [],
     gates: { expressions: [], baseline: null, failures: [] },
   };
+}
+
+/** A short hash of a JSON value, independent of key order. */
+export function contentHash(value: unknown): string {
+  return createHash('sha256').update(stableJson(value)).digest('hex').slice(0, 16);
+}
+
+const scenarioHashes = new WeakMap<Scenario, string>();
+
+/** A scenario's content hash (as loaded, defaults applied), as `--resume` compares it. */
+export function scenarioHash(scenario: Scenario): string {
+  let h = scenarioHashes.get(scenario);
+  if (h === undefined) scenarioHashes.set(scenario, (h = contentHash(scenario)));
+  return h;
 }

@@ -27,7 +27,7 @@ export function shardOf<T extends { scenario: { id: string } }>(items: readonly 
 }
 
 function sameConfig(a: Results, b: Results): string | null {
-  const keys = ['planners', 'trials', 'seed', 'guard', 'guard_policy', 'transport', 'max_turns', 'decision_timeout_ms'] as const;
+  const keys = ['planners', 'trials', 'seed', 'guard', 'guard_policy', 'transport', 'max_turns', 'decision_timeout_ms', 'planner_option_hashes', 'plan_hash'] as const;
   for (const k of keys) if (JSON.stringify(a.config[k]) !== JSON.stringify(b.config[k])) return k;
   return null;
 }
@@ -62,7 +62,7 @@ export function mergeResults(parts: readonly Results[]): Results {
     created_at: parts.map((p) => p.created_at).sort()[0] ?? first.created_at,
     wall_ms: Math.max(...parts.map((p) => p.wall_ms)),
     interrupted: parts.some((p) => p.interrupted),
-    config: { ...first.config, scenarios: scenarios.map((s) => s.id), shard: null },
+    config: { ...first.config, scenarios: scenarios.map((s) => s.id), shard: null, ...mergedHashes(parts) },
     scenarios,
     problems,
     runs,
@@ -71,4 +71,10 @@ export function mergeResults(parts: readonly Results[]): Results {
     comparisons: [],
     gates: { expressions: [], baseline: null, failures: [] },
   };
+}
+
+/** Every shard's scenario hashes together (none when a shard predates them). */
+function mergedHashes(parts: readonly Results[]): Pick<Results['config'], 'scenario_hashes'> {
+  if (!parts.every((p) => p.config.scenario_hashes)) return { scenario_hashes: undefined };
+  return { scenario_hashes: Object.assign({}, ...parts.map((p) => p.config.scenario_hashes)) as Record<string, string> };
 }

@@ -9,10 +9,11 @@
  * await runOnWorkers({ entry: new URL('./worker-main.ts', import.meta.url), data, workers: 2, next, done });
  */
 import { parentPort, Worker, workerData } from 'node:worker_threads';
+import { UsageError } from '../errors.ts';
 
 export type JobMessage = { type: 'job'; index: number } & Record<string, unknown>;
 type ToWorker = JobMessage | { type: 'stop' };
-type FromWorker<T> = { type: 'ready' } | { type: 'done'; index: number; value: T } | { type: 'failed'; index: number; message: string };
+type FromWorker<T> = { type: 'ready' } | { type: 'done'; index: number; value: T } | { type: 'failed'; index: number; message: string; usage?: { hint?: string } };
 
 export interface PoolOptions<T> {
   /** The worker module (TypeScript is fine). */
@@ -32,7 +33,8 @@ export async function runOnWorkers<T>(opts: PoolOptions<T>): Promise<void> {
       const give = () => w.postMessage((opts.next() ?? { type: 'stop' }) satisfies ToWorker);
       w.on('message', (m: FromWorker<T>) => {
         if (m.type === 'ready') return give();
-        if (m.type === 'failed') return reject(new Error(`worker failed on job ${m.index}: ${m.message}`));
+        // The user's error (a full disk under --out, ...) stays the user's error across the thread boundary.
+        if (m.type === 'failed') return reject(m.usage ? new UsageError(m.message, m.usage.hint) : new Error(`worker failed on job ${m.index}: ${m.message}`));
         opts.done(m.index, m.value);
         give();
       });
@@ -63,7 +65,8 @@ export function serveJobs<T>(handle: (job: JobMessage) => Promise<T>, close: () 
     try {
       port.postMessage({ type: 'done', index: m.index, value: await handle(m) } satisfies FromWorker<T>);
     } catch (e) {
-      port.postMessage({ type: 'failed', index: m.index, message: (e as Error).message } satisfies FromWorker<T>);
+      const usage = e instanceof UsageError ? { usage: e.hint === undefined ? {} : { hint: e.hint } } : {};
+      port.postMessage({ type: 'failed', index: m.index, message: (e as Error).message, ...usage } satisfies FromWorker<T>);
     }
   });
   port.postMessage({ type: 'ready' } satisfies FromWorker<T>);
