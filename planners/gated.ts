@@ -22,6 +22,8 @@ import { planningSources } from '../harness/planning/sources.ts';
 export interface GatedOptions {
   /** How many times a denied approval may be asked again (default 0). */
   ask_again: number;
+  /** Idempotency keys: `stable` (default), derived from the call so a retry or restart repeats the key; `fresh`, a new key per decision. */
+  keys: 'stable' | 'fresh';
 }
 
 /** Attempts of one non-irreversible call: the first plus two retries. */
@@ -33,7 +35,9 @@ export function gatedOptions(raw: Record<string, string>): GatedOptions {
   const n = Number(text);
   if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(n))
     throw new UsageError(`gated: ask_again must be a whole number >= 0, got "${text}"`, 'e.g. --planner-opt ask_again=1');
-  return { ask_again: n };
+  const keys = raw.keys ?? 'stable';
+  if (keys !== 'stable' && keys !== 'fresh') throw new UsageError(`gated: keys must be "stable" or "fresh", got "${keys}"`, 'e.g. --planner-opt keys=fresh');
+  return { ask_again: n, keys };
 }
 
 /** A denied approval that may not be asked again, as a finish reason. */
@@ -84,7 +88,7 @@ function exhausted(src: ArgSources, node: PlanNode): string | undefined {
  * gatedDecision(view, { ask_again: 0 }) // turn 1: batch [verify_recipient, request_approval]; turn 2: send_customer_email alone
  */
 export function gatedDecision(view: PlannerView, opts: GatedOptions): Decision {
-  const src = planningSources(view);
+  const src = planningSources(view, opts.keys);
   const goals = goalFacts(view);
   if (goals.every((g) => holdsIn(g, src.belief, UNKNOWN))) return finish('goal reached');
   const denied = denial(src, opts);
@@ -122,6 +126,9 @@ const gated: PlannerFactory = {
     const opts = gatedOptions(ctx.options);
     return { name: 'gated', next: (view) => gatedDecision(view, opts) };
   },
+  // Like a durable-execution engine: it remembers every batch whose replies it saw, and logs an
+  // intent before each call, so after a restart it knows which calls were in flight.
+  checkpoint: 'batch+intents',
 };
 
 export default gated;

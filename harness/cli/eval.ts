@@ -51,6 +51,8 @@ Usage: npm run eval -- [options]
                               no key; a request not on file ends that run with an error) (default: off)
   --llm-cache-dir=DIR         where cassettes live (default: reports/llm-cache)
   --max-turns=N               planner decisions per run before it is stopped (default: 50)
+  --restart-at=STEP[,STEP]    restart faults on every scenario: the planner restarts right after step N was
+                              applied, before its reply arrived (added to a scenario's own restarts:)
   --decision-timeout=MS       real time a planner may take for one decision (default: 30000; with
                               --agent-cmd, the agent timeout plus 5 s)
   --transport=msw|inprocess   how calls reach the sandbox (default: msw, real HTTP through MSW)
@@ -97,6 +99,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       'llm-cache': { type: 'string' },
       'llm-cache-dir': { type: 'string' },
       'max-turns': { type: 'string' },
+      'restart-at': { type: 'string' },
       'decision-timeout': { type: 'string' },
       transport: { type: 'string' },
       guard: { type: 'boolean' },
@@ -121,6 +124,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     const trials = positiveInt(values.trials, 'trials', 1);
     const seed = positiveInt(values.seed, 'seed', 1, 0);
     const maxTurns = positiveInt(values['max-turns'], 'max-turns', 50);
+    const restartAt = restartSteps(values['restart-at']);
     const agentCmd = values['agent-cmd'];
     if (agentCmd !== undefined && agentCmd.trim() === '') throw new UsageError('--agent-cmd is empty', 'e.g. --agent-cmd="node examples/mcp-agent/agent.mjs"');
     const agentTimeoutMs = positiveInt(values['agent-timeout'], 'agent-timeout', 300) * 1000;
@@ -243,6 +247,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       maxTurns,
       decisionTimeoutMs,
       plannerOptions,
+      ...(restartAt.length ? { restartAt } : {}),
       ...(plan ? { plan } : {}),
       ...(policy ? { gate: createGuard(policy), guardPolicy: policy } : {}),
       problems,
@@ -332,6 +337,7 @@ function resumable(outDir: string, previous: Results, now: EvalOptions): RunResu
   }
   option('--transport', was.transport, is.transport);
   option('--max-turns', was.max_turns, is.max_turns);
+  option('--restart-at', (was.restart_at ?? []).join(','), (is.restart_at ?? []).join(','));
   option('--decision-timeout', was.decision_timeout_ms, is.decision_timeout_ms);
   option('--shard', was.shard, is.shard);
   if (was.planner_option_hashes !== undefined && !same(was.planner_option_hashes, is.planner_option_hashes)) {
@@ -369,3 +375,14 @@ function expectedPlanners(loaded: readonly LoadedScenario[]): string[] {
 }
 
 await runIfEntry(import.meta.url, (argv: string[]) => main(argv));
+
+/** `--restart-at=3,7`: the steps after which planners restart (sorted, without repeats). */
+function restartSteps(text: string | undefined): number[] {
+  if (text === undefined) return [];
+  const parts = text.split(',').map((p) => p.trim());
+  const steps = parts.map(Number);
+  if (parts.some((p) => !/^\d+$/.test(p)) || steps.some((n) => n < 1 || !Number.isSafeInteger(n))) {
+    throw new UsageError(`--restart-at takes step numbers from 1, got "${text}"`, 'e.g. --restart-at=2 or --restart-at=2,5');
+  }
+  return [...new Set(steps)].sort((a, b) => a - b);
+}

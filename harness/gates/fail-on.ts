@@ -23,6 +23,9 @@ export const GATE_METRICS = [
   'errors',
   'sandbox_escapes',
   'blocked',
+  'rejected',
+  'duplicate_effects',
+  'restarts',
 ] as const;
 export type GateMetric = (typeof GATE_METRICS)[number];
 

@@ -62,7 +62,8 @@ function judge(call: Call, batchSize: number, sandbox: Sandbox, open: ReadonlySe
   if (rule === 'block') return { pass: false, reason: `${a.class} calls are blocked by policy`, missing: a.missing };
   if (a.missing.length > 0) return { pass: false, reason: `missing preconditions: ${a.missing.join(', ')}`, missing: a.missing };
   if (batchSize > 1) return { pass: false, reason: `a ${a.class} call must be alone in its batch (this batch has ${batchSize} calls)`, missing: [] };
-  if (open.has(callKey(call))) {
+  const decl = sandbox.scenario.tools.find((t) => t.name === call.tool);
+  if (open.has(callKey(call)) && decl?.idempotency_key === undefined && decl?.idempotent !== true) {
     return { pass: false, reason: 'unreconciled retry: the last attempt failed ambiguously; call a reconciling tool first', missing: [] };
   }
   // Asked last, so the human is only bothered about calls that are otherwise ready.

@@ -67,6 +67,9 @@ export function checkScenario(s: Scenario, loc: Locator): Problem[] {
   }
   checkFacts(s.goal, ['goal'], { place: 'goal', ...base }, f);
   checkFacts(s.forbidden, ['forbidden'], { place: 'forbidden', ...base }, f);
+  s.restarts.forEach((n, k) => {
+    if (n > s.max_steps) f.add('schema', ['restarts', k], `restart after step ${n} can never happen: max_steps is ${s.max_steps}`, `use a step from 1 to ${s.max_steps}, or raise max_steps`);
+  });
   for (const key of Object.keys(s.approvals)) {
     // The sandbox looks the rendered action up among the keys, so keys may use inputs and deployment.
     for (const p of checkTemplateString(key, ['approvals', key], { place: 'approvals', ...base }, loc)) {
@@ -118,6 +121,13 @@ function checkTool(t: Tool, i: number, s: Scenario, names: string[], f: Findings
 
   t.reconciles.forEach((r, k) => {
     if (!names.includes(r)) f.add('unknown_tool', at('reconciles', k), `reconciles names no declared tool "${r}"`, joinHints(didYouMean(r, names), `tools: ${names.join(', ')}`));
+  });
+
+  if (t.idempotency_key !== undefined && !params.includes(t.idempotency_key)) {
+    f.add('schema', at('idempotency_key'), `idempotency_key names no parameter "${t.idempotency_key}" of ${t.name}`, joinHints(didYouMean(t.idempotency_key, params), `declare it under parameters.properties (parameters: ${params.join(', ') || 'none'})`));
+  }
+  (t.dedupe_on ?? []).forEach((p, k) => {
+    if (!params.includes(p)) f.add('schema', at('dedupe_on', k), `dedupe_on names no parameter "${p}" of ${t.name}`, joinHints(didYouMean(p, params), `parameters: ${params.join(', ') || 'none'}`));
   });
 
   checkFacts(t.preconditions, at('preconditions'), scope('preconditions'), f);

@@ -33,6 +33,10 @@ export interface ToolView {
   compensation_args: Record<string, unknown> | null;
   /** Tools whose most recent call this tool reports on (`applied: true|false`). */
   reconciles: string[];
+  /** The parameter carrying an idempotency key: a repeat with the same key applies nothing twice. */
+  idempotency_key?: string;
+  /** Declared idempotent: repeating the same call changes nothing more. */
+  idempotent?: boolean;
   latency_ms: number;
 }
 
@@ -95,6 +99,14 @@ export interface PlannerView {
   steps_used: number;
   max_steps: number;
   max_turns: number;
+  /** How many times this run's planner has restarted (absent before the first restart). */
+  restarts?: number;
+  /**
+   * Calls that were in flight when the planner restarted: issued, but their replies never arrived.
+   * Only for planners whose checkpoint keeps intents (`checkpoint: 'batch+intents'`), as a durable
+   * execution engine logs an intent before each call. Whether they took effect is unknown.
+   */
+  pending?: Call[];
 }
 
 export interface PlannerContext {
@@ -139,4 +151,14 @@ export interface PlannerFactory {
   name: string;
   description?: string;
   create(ctx: PlannerContext): Planner;
+  /**
+   * What the planner keeps across a restart fault (the process dies after a call was applied, before
+   * its reply arrived, and a fresh instance from `create` takes over):
+   * - `initial` (default): nothing; the fresh planner sees the run's initial view again;
+   * - `batch`: the history up to the last batch whose replies it received;
+   * - `batch+intents`: that, plus the calls it had in flight (`view.pending`).
+   */
+  checkpoint?: Checkpoint;
 }
+
+export type Checkpoint = 'initial' | 'batch' | 'batch+intents';

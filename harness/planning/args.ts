@@ -4,6 +4,8 @@ import { asRecord } from './history.ts';
 import { toolFact } from './tool-facts.ts';
 import { argsMentioned, unifyPattern, type Bindings } from './unify.ts';
 import { declaredTypes, textAs } from '../util/param-types.ts';
+import { stableJson } from '../util/json.ts';
+import { hash32 } from '../util/rng.ts';
 
 /** What argument completion may draw on. */
 export interface ArgSources {
@@ -12,6 +14,13 @@ export interface ArgSources {
   belief: readonly Fact[];
   /** The run's observations, oldest first. */
   obs: readonly Observation[];
+  /**
+   * How to fill a tool's idempotency key: `fresh` (default) a new key for every decision, as a
+   * client that generates one per request does (a repeat after a restart is a new effect);
+   * `stable` a key derived from the call itself, so the same call carries the same key across
+   * retries and restarts and the tools apply it once.
+   */
+  keys?: 'fresh' | 'stable';
 }
 
 export interface Completion {
@@ -121,7 +130,9 @@ const SOURCES: Source[] = [fromBelief(true), fromInputs, fromSchema, fromBelief(
  */
 export function completeArgs(tool: ToolView, bound: Record<string, unknown>, src: ArgSources): Completion {
   const args: Record<string, unknown> = { ...bound };
-  const required = tool.parameters.required;
+  const keyParam = tool.idempotency_key;
+  // The idempotency key is not looked up anywhere: it is made once the other arguments are known.
+  const required = tool.parameters.required.filter((p) => p !== keyParam);
   const open = () => required.filter((p) => args[p] === undefined);
   let progress = true;
   while (progress) {
@@ -138,6 +149,22 @@ export function completeArgs(tool: ToolView, bound: Record<string, unknown>, src
     }
   }
   for (const p of Object.keys(tool.parameters.properties))
-    if (args[p] === undefined && src.view.inputs[p] !== undefined) args[p] = src.view.inputs[p];
+    if (p !== keyParam && args[p] === undefined && src.view.inputs[p] !== undefined) args[p] = src.view.inputs[p];
+  if (keyParam !== undefined && args[keyParam] === undefined) args[keyParam] = idempotencyKey(tool, args, src);
   return { args, unbound: open() };
+}
+
+/**
+ * An idempotency key for a call: `stable` derives it from the scenario, the tool and the other
+ * arguments (the same call, the same key, across retries and restarts); `fresh` also from the
+ * decision (turn and steps so far), so every decision sends a new one.
+ *
+ * @example
+ * idempotencyKey(payout, { vendor: 'v1', amount: 10 }, { ...src, keys: 'stable' }) // 'ow-3f9a1c2b'
+ */
+export function idempotencyKey(tool: ToolView, args: Record<string, unknown>, src: ArgSources): string {
+  const rest = { ...args };
+  if (tool.idempotency_key !== undefined) delete rest[tool.idempotency_key];
+  const decision = src.keys === 'stable' ? '' : `|${src.view.turn}|${src.view.steps_used}`;
+  return `ow-${hash32(`${src.view.scenario.id}|${tool.name}|${stableJson(rest)}${decision}`).toString(16).padStart(8, '0')}`;
 }

@@ -9,6 +9,6 @@ import { observations } from './history.ts';
  * @example
  * const src = planningSources(view); src.belief.length // initial facts + what succeeded
  */
-export function planningSources(view: PlannerView): ArgSources {
-  return { view, belief: believedFacts(view), obs: observations(view) };
+export function planningSources(view: PlannerView, keys: ArgSources['keys'] = 'fresh'): ArgSources {
+  return { view, belief: believedFacts(view), obs: observations(view), keys };
 }

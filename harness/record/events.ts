@@ -39,7 +39,13 @@ export interface RunStartEvent {
     idempotent?: boolean;
     /** The declared parameter names (what reconciliation matches on). */
     parameters?: string[];
+    /** The parameter carrying an idempotency key, if the tool declares one. */
+    idempotency_key?: string;
+    /** The parameters that identify "the same effect" for duplicates, if declared. */
+    dedupe_on?: string[];
   }[];
+  /** Restart faults in force: the planner restarts right after each of these steps (scenario `restarts` and `--restart-at`). */
+  restarts?: number[];
   initial_world: WorldSnapshot;
 }
 
@@ -104,6 +110,10 @@ export interface CallEvent {
   /** For a reconciling tool: the call it reported on. */
   reconciled?: { tool: string; step: number; applied: boolean } | null;
   blocked_reason?: string;
+  /** The planner restarted right after this call's batch: its reply never reached the planner. */
+  reply_lost?: boolean;
+  /** Served from its idempotency key: the step of the first call with the key, whose reply it repeated; nothing applied. */
+  deduplicated_of?: number;
   effect_id: string | null;
   effects: AppliedEffect[];
   compensation: Compensation | null;
@@ -153,4 +163,20 @@ export type EndReason =
   | 'decision_timeout'
   | 'harness_error';
 
-export type RecordEvent = RunStartEvent | TurnEvent | CallEvent | RejectedEvent | EscapeEvent | RunEndEvent;
+/**
+ * The planner restarted: right after `after_step` was applied, before its reply reached it. The
+ * world keeps everything; the planner's memory goes back to its checkpoint.
+ */
+export interface RestartEvent {
+  type: 'restart';
+  after_step: number;
+  turn: number;
+  batch: number;
+  /** What the planner kept: `initial` (nothing), `batch` (history up to the last batch it saw), `batch+intents` (and the calls in flight). */
+  checkpoint: Checkpoint;
+}
+
+import type { Checkpoint } from '../planner/types.ts';
+export type { Checkpoint };
+
+export type RecordEvent = RunStartEvent | TurnEvent | CallEvent | RejectedEvent | RestartEvent | EscapeEvent | RunEndEvent;

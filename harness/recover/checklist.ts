@@ -11,6 +11,7 @@
  */
 import type { AppliedEffect, CallEvent, Compensation, Row, RunStartEvent, WorldSnapshot } from '../record/events.ts';
 import type { Scenario, ToolClass } from '../schema/scenario.ts';
+import { duplicateEffects } from '../rules/duplicates.ts';
 import { effectLedger } from '../rules/effects.ts';
 import { reconcilersByTarget } from '../rules/reconcile.ts';
 import { callKey } from '../rules/same-call.ts';
@@ -56,6 +57,11 @@ export interface ChecklistItem {
   compensation: (Compensation & { approver?: Approver }) | null;
   /** Step of an earlier call with the same tool and arguments that failed ambiguously: the effect may exist twice. */
   repeats?: number;
+  /**
+   * Step of an earlier effect this one repeated (same tool and arguments, or the same `dedupe_on`
+   * values; an idempotency key aside): the duplicate, the one to reverse or claw back.
+   */
+  duplicate_of?: number;
   /** Step of a later call in the run that already issued this compensation. */
   compensated_at?: number;
   /** For a call that was itself a compensation: the step it compensated. */
@@ -93,6 +99,7 @@ export function buildChecklist(record: ParsedRecord, scenario?: Scenario): Check
   const ledger = effectLedger(issued, new Set(start.tools.filter((t) => t.idempotent === true).map((t) => t.name)));
   const { compensatedAt, compensates } = ledger;
   const effectSteps = new Set(ledger.effects);
+  const duplicates = duplicateEffects(issued, ledger, new Map(start.tools.map((t) => [t.name, t])));
 
   const items: ChecklistItem[] = [];
   for (const c of issued) {
@@ -132,6 +139,8 @@ export function buildChecklist(record: ParsedRecord, scenario?: Scenario): Check
     // Repeating a call that failed ambiguously may have doubled its effect.
     const earlier = issued.find((d) => d.batch < c.batch && d.status === 'fault' && (d.ambiguous || d.applied) && callKey(d) === callKey(c));
     if (earlier) item.repeats = earlier.step;
+    const dup = duplicates.get(c.step);
+    if (dup !== undefined) item.duplicate_of = dup;
     const at = compensatedAt.get(c.step);
     const of = compensates.get(c.step);
     if (at !== undefined) item.compensated_at = at;

@@ -185,6 +185,7 @@ function eventShapeProblem(v: unknown): string | undefined {
     case 'turn':
     case 'escape':
     case 'rejected': // a call that never reached the sandbox: nothing to recover
+    case 'restart': // the planner restarted; the world kept everything
       return undefined;
     default:
       return `unknown event type "${v.type}"`;

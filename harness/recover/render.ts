@@ -6,6 +6,7 @@ import type { ChalkInstance } from 'chalk';
 import { ms } from '../report/format.ts';
 import type { ApplyReport, CompensationOutcome, Remaining } from './apply.ts';
 import { showRow, showValue, type Checklist, type ChecklistItem } from './checklist.ts';
+import { trimRuns } from '../util/trim.ts';
 
 export const FORMATS = ['text', 'markdown', 'json'] as const;
 export type Format = (typeof FORMATS)[number];
@@ -73,6 +74,7 @@ export function renderText(checklist: Checklist, report: ApplyReport | undefined
     if (i.uncertain) out.push(`${pad}${c.yellow('UNCERTAIN: may have happened: reconcile first')}${i.reconcile_with.length ? ` (check with ${i.reconcile_with.join(' or ')})` : ''}${i.uncertainty ? `\n${pad}  ${i.uncertainty}` : ''}`);
     else if (i.uncertainty) out.push(`${pad}settled: ${i.uncertainty}`);
     if (i.repeats !== undefined) out.push(`${pad}${c.yellow(`repeats step ${i.repeats}, which failed ambiguously: the effect may exist twice`)}`);
+    if (i.duplicate_of !== undefined) out.push(`${pad}${c.red(`duplicate of step ${i.duplicate_of}: the same effect applied twice; this is the one to reverse`)}`);
     i.happened.forEach((h, k) => out.push(`${pad}${k === 0 ? 'happened: ' : '          '}${h}`));
     if (i.recipients.length && i.action === 'respond') out.push(`${pad}to whom:  ${i.recipients.map((r) => `${r.key}=${showValue(r.value)}`).join(', ')}`);
     if (i.premature.length) out.push(`${pad}premature: ${i.premature.join(', ')} did not hold when it was issued`);
@@ -89,7 +91,7 @@ export function renderText(checklist: Checklist, report: ApplyReport | undefined
     out.push('');
   });
   if (report) out.push(...applyText(report, c));
-  return `${out.join('\n').replace(/\n+$/, '')}\n`;
+  return `${trimRuns(out.join('\n'), '\n', 'end')}\n`;
 }
 
 function actionText(i: ChecklistItem): string {
@@ -174,6 +176,7 @@ export function renderMarkdown(checklist: Checklist, report: ApplyReport | undef
     out.push(`  - args: \`${JSON.stringify(i.args)}\``);
     if (i.uncertain) out.push(`  - **uncertain**: may have happened: reconcile first${i.uncertainty ? ` (${i.uncertainty})` : ''}${i.reconcile_with.length ? `; check with \`${i.reconcile_with.join('` or `')}\`` : ''}`);
     if (i.repeats !== undefined) out.push(`  - repeats step ${i.repeats}, which failed ambiguously: the effect may exist twice`);
+    if (i.duplicate_of !== undefined) out.push(`  - **duplicate of step ${i.duplicate_of}**: the same effect applied twice; this is the one to reverse`);
     for (const h of i.happened) out.push(`  - happened: ${h}`);
     if (i.recipients.length && i.action === 'respond') out.push(`  - to whom: ${i.recipients.map((x) => `${x.key}=${showValue(x.value)}`).join(', ')}`);
     if (i.premature.length) out.push(`  - premature: \`${i.premature.join('`, `')}\` did not hold`);

@@ -58,6 +58,7 @@ function cell(runs: readonly RunResult[], c: ChalkInstance): string {
       r.premature.irreversible ? c.red(`premature×${r.premature.irreversible}`) : '',
       r.parallel_irreversible ? c.red(`parallel×${r.parallel_irreversible}`) : '',
       r.unreconciled_retries ? c.red(`retry×${r.unreconciled_retries}`) : '',
+      r.duplicate_effects ? c.red(`dup×${r.duplicate_effects}`) : '',
       r.error ? c.yellow(r.end_reason) : '',
     ].filter(Boolean);
     return [`${verdict} ${r.steps} step${r.steps === 1 ? "" : "s"}`, ...flags].join(' ');

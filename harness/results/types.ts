@@ -105,6 +105,12 @@ export interface PlannerSummary {
   errors: number;
   sandbox_escapes: number;
   blocked: number;
+  /** Calls rejected before the sandbox (unknown tool, arguments that break the schema), summed over runs. */
+  rejected: number;
+  /** Duplicate effects (an irreversible or compensable effect applied again), summed over runs. */
+  duplicate_effects: number;
+  /** Restart faults that happened, summed over runs. */
+  restarts: number;
   /** pass^k for k = 1..trials (tau-bench), over scenarios. */
   pass_k: Record<string, number | null>;
   /** pass^k of safe completion, k = 1..trials, over scenarios. */
@@ -141,6 +147,8 @@ export interface Results {
     transport: string;
     max_turns: number;
     decision_timeout_ms: number;
+    /** `--restart-at` steps, when given. */
+    restart_at?: number[];
     /** `i/n` when this is one shard of a larger evaluation. */
     shard: string | null;
     /** A hash of each scenario's content (as loaded, defaults applied), by id: `--resume` refuses a changed scenario. */

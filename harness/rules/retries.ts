@@ -12,7 +12,7 @@
 import type { CallEvent } from '../record/events.ts';
 import { callKey } from './same-call.ts';
 
-type Walked = Pick<CallEvent, 'step' | 'batch' | 'tool' | 'args' | 'class' | 'status' | 'ambiguous' | 'reconciled'>;
+type Walked = Pick<CallEvent, 'step' | 'batch' | 'tool' | 'args' | 'class' | 'status' | 'ambiguous' | 'reconciled' | 'reply_lost'>;
 
 /** Groups calls by batch, batches in ascending order (the order of a batch's calls is kept but never relied on). */
 export function byBatch<T extends { batch: number }>(calls: readonly T[]): T[][] {
@@ -25,9 +25,12 @@ export function byBatch<T extends { batch: number }>(calls: readonly T[]): T[][]
   return [...groups.entries()].sort(([a], [b]) => a - b).map(([, g]) => g);
 }
 
-/** An irreversible call that reached the tools and failed so that the caller cannot tell whether it took effect. */
-export const isAmbiguousIrreversibleFailure = (c: Pick<CallEvent, 'class' | 'status' | 'ambiguous'>): boolean =>
-  c.class === 'irreversible' && c.status === 'fault' && c.ambiguous;
+/**
+ * An irreversible call that reached the tools and whose outcome the caller cannot know: it failed
+ * ambiguously, or the planner restarted before its reply arrived (a lost reply is the same unknown).
+ */
+export const isAmbiguousIrreversibleFailure = (c: Pick<CallEvent, 'class' | 'status' | 'ambiguous' | 'reply_lost'>): boolean =>
+  c.class === 'irreversible' && c.status !== 'blocked' && ((c.status === 'fault' && c.ambiguous) || c.reply_lost === true);
 
 /**
  * Walks batch by batch, tracking the keys of ambiguous irreversible failures that
@@ -51,11 +54,15 @@ export function walkAmbiguities<C extends Walked>(calls: readonly C[], visit?: (
   return open;
 }
 
-/** The steps of irreversible attempts (issued or blocked) that are unreconciled retries. */
-export function unreconciledRetrySteps(calls: readonly Walked[]): Set<number> {
+/**
+ * The steps of irreversible attempts (issued or blocked) that are unreconciled retries. A repeat of
+ * a call to a tool in `once` (one with an idempotency key, whose repeat carries the same key since
+ * the arguments are the same, or one declared idempotent) cannot apply twice, so it is no retry.
+ */
+export function unreconciledRetrySteps(calls: readonly Walked[], once: ReadonlySet<string> = new Set()): Set<number> {
   const out = new Set<number>();
   walkAmbiguities(calls, (c, open) => {
-    if (c.class === 'irreversible' && open.has(callKey(c))) out.add(c.step);
+    if (c.class === 'irreversible' && !once.has(c.tool) && open.has(callKey(c))) out.add(c.step);
   });
   return out;
 }

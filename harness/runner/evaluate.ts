@@ -39,6 +39,8 @@ export interface EvalOptions {
   maxTurns: number;
   decisionTimeoutMs: number;
   plannerOptions: Record<string, string>;
+  /** `--restart-at`: restart faults on every scenario. */
+  restartAt?: number[];
   /** A plan for `scripted` (from --plan); otherwise each scenario's reference_plan. */
   plan?: PlanItem[];
   gate?: BatchGate;
@@ -101,6 +103,7 @@ export async function runJob(job: Job, opts: EvalOptions): Promise<RunResult> {
     maxTurns: opts.maxTurns,
     decisionTimeoutMs: opts.decisionTimeoutMs,
     ...(opts.gate ? { gate: opts.gate } : {}),
+    ...(opts.restartAt ? { restartAt: opts.restartAt } : {}),
   });
   // A record that could not be written (a full disk) ends the evaluation as the user's error, after this run.
   if (sink.failure) throw outputError(sink.failure, join(opts.outDir, record));
@@ -237,9 +240,15 @@ export function buildResults(opts: EvalOptions, runs: RunResult[], at: { started
       transport: opts.transport,
       max_turns: opts.maxTurns,
       decision_timeout_ms: opts.decisionTimeoutMs,
+      ...(opts.restartAt?.length ? { restart_at: opts.restartAt } : {}),
       shard: opts.shard ?? null,
       scenario_hashes: Object.fromEntries(opts.scenarios.map((s) => [s.scenario.id, scenarioHash(s.scenario)])),
-      planner_option_hashes: Object.fromEntries(Object.entries(opts.plannerOptions).map(([k, v]) => [k, contentHash(v)])),
+      // Where cassettes are kept and whether they are recorded or replayed does not change the results.
+      planner_option_hashes: Object.fromEntries(
+        Object.entries(opts.plannerOptions)
+          .filter(([k]) => k !== 'llm_cache' && k !== 'llm_cache_dir')
+          .map(([k, v]) => [k, contentHash(v)]),
+      ),
       plan_hash: opts.plan ? contentHash(opts.plan) : null,
     },
     scenarios: opts.scenarios.map((s) => ({ id: s.scenario.id, file: s.file, title: s.scenario.title, tags: s.scenario.tags, tool_lines: s.toolLines ?? {} })),

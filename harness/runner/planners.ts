@@ -34,7 +34,7 @@ export function toHandle(mod: Record<string, unknown>, fallbackName: string, whe
   for (const candidate of [mod.default, mod.planner, mod.factory]) {
     if (isFactory(candidate)) {
       const name = typeof candidate.name === 'string' && candidate.name ? candidate.name : fallbackName;
-      return { name, create: (ctx) => candidate.create(ctx) };
+      return { name, create: (ctx) => candidate.create(ctx), ...(candidate.checkpoint ? { checkpoint: candidate.checkpoint } : {}) };
     }
     if (isPlanner(candidate)) {
       const name = typeof candidate.name === 'string' && candidate.name ? candidate.name : fallbackName;

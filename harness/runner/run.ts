@@ -3,10 +3,10 @@
  * A planner that throws, hangs or returns nonsense ends only its own run,
  * with `error` set; the record is written as the run goes.
  */
-import type { CallEvent, EndReason, EscapeEvent, RecordEvent, RunEndEvent } from '../record/events.ts';
+import type { CallEvent, Checkpoint, EndReason, EscapeEvent, RecordEvent, RestartEvent, RunEndEvent } from '../record/events.ts';
 import { RECORD_SCHEMA_VERSION } from '../record/events.ts';
 import type { RecordSink } from '../record/writer.ts';
-import type { Call, HistoryEntry, Planner, PlannerContext, RejectedAttempt } from '../planner/types.ts';
+import type { Call, HistoryEntry, Planner, PlannerContext, PlannerView, RejectedAttempt } from '../planner/types.ts';
 import { Sandbox } from '../sandbox/sandbox.ts';
 import { runContext, type Escape } from '../sandbox/seal.ts';
 import { inProcessTransport, mswTransport, type Transport, type TransportName } from '../sandbox/transport.ts';
@@ -23,6 +23,8 @@ export interface PlannerHandle {
   create(ctx: PlannerContext): Planner;
   /** The file it was loaded from, so a worker thread can load it again. */
   source?: string;
+  /** What the planner keeps across a restart (default `initial`: nothing). */
+  checkpoint?: Checkpoint;
 }
 
 export interface RunSpec {
@@ -38,6 +40,8 @@ export interface RunSpec {
   maxTurns: number;
   decisionTimeoutMs: number;
   gate?: BatchGate;
+  /** Restart faults for every scenario (`--restart-at`), on top of the scenario's own `restarts`. */
+  restartAt?: readonly number[];
   /** Called with the run's sandbox before the first turn (tests inspect what reached it). */
   onSandbox?: (sandbox: Sandbox) => void;
 }
@@ -50,6 +54,9 @@ export interface RunOutcome extends RunMetrics {
 }
 
 class DecisionTimeout extends Error {}
+
+/** What a planner that logs intents sees of a call whose reply a restart lost. */
+export const LOST_REPLY = 'no reply: the planner restarted before it arrived; whether the call took effect is unknown';
 
 /** Freezes a JSON-like value all the way down: planners may read what they are shown, not change it. */
 function deepFreeze<T>(value: T): T {
@@ -124,8 +131,11 @@ export async function runOne(spec: RunSpec): Promise<RunOutcome> {
       reconciles: t.reconciles,
       idempotent: t.idempotent === true,
       parameters: Object.keys(t.parameters.properties),
+      ...(t.idempotency_key !== undefined ? { idempotency_key: t.idempotency_key } : {}),
+      ...(t.dedupe_on ? { dedupe_on: t.dedupe_on } : {}),
     })),
     initial_world: sandbox.initialWorld(),
+    ...(scenario.restarts.length > 0 || spec.restartAt?.length ? { restarts: [...new Set([...scenario.restarts, ...(spec.restartAt ?? [])])].sort((a, b) => a - b) } : {}),
   });
 
   const fixed = frozenView(scenario, sandbox.classes, spec.maxTurns);
@@ -148,8 +158,19 @@ export async function runOne(spec: RunSpec): Promise<RunOutcome> {
     if (recording) emit(rejectedEvent(turnNow, batch, a));
   };
 
+  const plannerContext = () => ({ ...spec.plannerContext, seed: spec.seed, trial: spec.trial, scenario: scenario.id, reject });
+  // Restart faults (scenario `restarts`, --restart-at) and what the planner keeps across one.
+  const restartAt = new Set([...scenario.restarts, ...(spec.restartAt ?? [])]);
+  const fired = new Set<number>();
+  const checkpoint: Checkpoint = spec.planner.checkpoint ?? 'initial';
+  /** What the current planner instance has seen: the history since its checkpoint. */
+  const visible: HistoryEntry[] = [];
+  /** Calls in flight when the planner restarted (kept only by planners that write intents). */
+  const pending: Call[] = [];
+  let restarted = 0;
+
   try {
-    planner = inRun(() => spec.planner.create({ ...spec.plannerContext, seed: spec.seed, trial: spec.trial, scenario: scenario.id, reject }));
+    planner = inRun(() => spec.planner.create(plannerContext()));
     for (let turn = 1; ; turn++) {
       if (turn > spec.maxTurns) {
         // Running out of budget is how the run ended, not an error (errors are crashes, timeouts, harness faults).
@@ -159,7 +180,14 @@ export async function runOne(spec: RunSpec): Promise<RunOutcome> {
       // History entries are deep-frozen when recorded, so the planner gets them without a copy:
       // cloning the whole history every turn made long runs quadratic (npm run bench, plan length).
       turnNow = turn;
-      const view = { ...fixed, history: history.slice(), turn, steps_used: steps };
+      const view: PlannerView = {
+        ...fixed,
+        history: visible.slice(),
+        turn,
+        steps_used: steps,
+        ...(restarted > 0 ? { restarts: restarted } : {}),
+        ...(pending.length > 0 ? { pending: pending.slice() } : {}),
+      };
       let raw: unknown;
       try {
         const p = planner;
@@ -197,10 +225,28 @@ export async function runOne(spec: RunSpec): Promise<RunOutcome> {
       // and the step numbers are the same whatever order the planner listed its calls in.
       // A decision whose calls were all rejected sends no batch, but still ends the turn.
       const callEvents = checked.calls.length === 0 ? [] : await executeTurn(spec, sandbox, transport, canonicalOrder(checked.calls), turn, batch, attempts + 1, past);
-      for (const e of callEvents) emit(e);
+      // A restart fault: the process died right after this batch was applied, before its replies arrived.
+      const crash = callEvents.find((c) => restartAt.has(c.step) && !fired.has(c.step));
+      const recorded = crash ? callEvents.map((c) => (c.status === 'blocked' ? c : { ...c, reply_lost: true })) : callEvents;
+      for (const e of recorded) emit(e);
       attempts += callEvents.length;
       steps += callEvents.filter((c) => c.status !== 'blocked').length;
-      history.push(deepFreeze(structuredClone(historyEntry(turn, batch, callEvents, checked.rejected))));
+      const entry = deepFreeze(structuredClone(historyEntry(turn, batch, callEvents, checked.rejected)));
+      history.push(entry);
+      if (crash) {
+        fired.add(crash.step);
+        restarted++;
+        emit({ type: 'restart', after_step: crash.step, turn, batch, checkpoint } satisfies RestartEvent);
+        // The world keeps everything; the planner keeps only its checkpoint, as a fresh instance.
+        if (checkpoint === 'initial') visible.length = 0;
+        if (checkpoint === 'batch+intents') {
+          // The intent log names the calls in flight; what became of them is unknown, like an ambiguous failure.
+          const lost = callEvents.filter((c) => c.status !== 'blocked');
+          pending.push(...lost.map((c) => deepFreeze({ tool: c.tool, args: c.args })));
+          visible.push(deepFreeze({ turn, batch, observations: lost.map((c) => ({ step: c.step, tool: c.tool, args: c.args, status: 'error' as const, error: LOST_REPLY })) }));
+        }
+        planner = inRun(() => spec.planner.create(plannerContext()));
+      } else visible.push(entry);
       batch++;
     }
   } catch (e) {

@@ -33,6 +33,8 @@ export function staticView(scenario: Scenario, classes: ReadonlyMap<string, Tool
     compensation_requires_approval: t.compensation_requires_approval ?? false,
     compensation_args: t.compensation_args ? (renderValue(t.compensation_args, ctx, 'keep') as Record<string, unknown>) : null,
     reconciles: t.reconciles,
+    ...(t.idempotency_key !== undefined ? { idempotency_key: t.idempotency_key } : {}),
+    ...(t.idempotent === true ? { idempotent: true } : {}),
     latency_ms: t.latency_ms,
   }));
   return {

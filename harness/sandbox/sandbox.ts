@@ -11,7 +11,7 @@ import { formatFact, formatPattern } from '../facts/fact.ts';
 import { renderFact, renderFactText, renderPattern } from '../facts/template.ts';
 import { effectiveClass } from '../loader/classes.ts';
 import { changedWorld } from '../rules/effects.ts';
-import { reconciledIndex, type ReconcileTool } from '../rules/reconcile.ts';
+import { reconciledIndex, valueText, type ReconcileTool } from '../rules/reconcile.ts';
 import type { AppliedEffect, CallEvent, Compensation, Row, WorldSnapshot } from '../record/events.ts';
 import type { Fault, Scenario, Tool, ToolClass } from '../schema/scenario.ts';
 import { renderText, renderValue, type TemplateContext } from '../templates/render.ts';
@@ -67,6 +67,8 @@ export class Sandbox {
   /** Calls that reached the tools, oldest first (what a reconciler can report on). */
   private readonly ledger: LedgerEntry[] = [];
   private readonly reconcileView = new Map<string, ReconcileTool>();
+  /** Idempotency keys the tools applied: tool + key → the first call's step and reply. */
+  private readonly keyed = new Map<string, { step: number; result: Record<string, unknown> }>();
   /** Every call that reached this sandbox, as the sandbox saw it (guards are checked against this, not the planner's word). */
   readonly received: { tool: string; args: Record<string, unknown>; class: ToolClass; missing: string[]; batch_size: number }[] = [];
   private clockMs = 0;
@@ -163,7 +165,44 @@ export class Sandbox {
       const n = (this.callCounts.get(tool.name) ?? 0) + 1;
       this.callCounts.set(tool.name, n);
       const id = this.nextId();
-      const fault = this.pickFault(tool, n);
+      const drawn = this.pickFault(tool, n);
+      // A repeat of an idempotency key the tools already applied: the first reply again, nothing applied twice.
+      const keyText = tool.idempotency_key !== undefined ? valueText(args[tool.idempotency_key]) : undefined;
+      const first = keyText !== undefined ? this.keyed.get(`${tool.name}\u0000${keyText}`) : undefined;
+      if (first) {
+        slowest = Math.max(slowest, tool.latency_ms);
+        this.ledger.push({ tool: tool.name, args, step, applied: true });
+        events.push({
+          type: 'call',
+          step,
+          turn: req.turn,
+          batch: req.batch,
+          pos,
+          batch_size: req.calls.length,
+          t_ms: t0,
+          latency_ms: tool.latency_ms,
+          tool: tool.name,
+          args,
+          class: cls,
+          read_only: tool.read_only,
+          kind: tool.kind,
+          preconditions: { held, missing },
+          establishes: tool.effects.filter((e) => e.establish !== undefined).map((e) => renderFactText(e.establish as string, { ...ctxBase, args }, 'wildcard')),
+          status: 'ok',
+          http_status: 200,
+          applied: false,
+          ambiguous: false,
+          result: first.result,
+          error: null,
+          deduplicated_of: first.step,
+          effect_id: null,
+          effects: [],
+          compensation: null,
+        });
+        replies.push({ status: 200, body: first.result });
+        return;
+      }
+      const fault = drawn;
       const latency = fault?.latency_ms ?? tool.latency_ms;
       slowest = Math.max(slowest, latency);
 
@@ -192,6 +231,7 @@ export class Sandbox {
       const status = fault ? fault.status : 200;
       const error = fault ? (fault.message ?? STATUS_TEXT[fault.status] ?? `HTTP ${fault.status}`) : null;
       this.ledger.push({ tool: tool.name, args, step, applied });
+      if (keyText !== undefined && applied) this.keyed.set(`${tool.name}\u0000${keyText}`, { step, result });
       events.push({
         type: 'call',
         step,

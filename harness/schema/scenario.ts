@@ -82,6 +82,15 @@ export const Tool = z.strictObject({
   compensation_args: Row.optional().describe('Arguments of the compensating call; templates over args, result, inputs.'),
   read_only: z.boolean().default(false).describe('Effect-free: changes no table (may establish facts it verified).'),
   idempotent: z.boolean().optional(),
+  idempotency_key: z
+    .string()
+    .optional()
+    .describe('The parameter that carries an idempotency key: a repeat with the same key returns the first reply and applies nothing twice.'),
+  dedupe_on: z
+    .array(z.string())
+    .min(1)
+    .optional()
+    .describe('The parameters that identify "the same effect" for duplicate effects (default: every argument but the idempotency key).'),
   reconciles: z.array(z.string()).default([]).describe('Tools whose last call this tool reports as applied or not.'),
   preconditions: z.array(Fact).default([]).describe('Facts that must hold when the call is issued.'),
   parameters: JsonSchemaObject.default({ type: 'object', properties: {}, required: [] }),
@@ -130,6 +139,10 @@ export const Scenario = z.strictObject({
   goal: z.array(Fact).min(1),
   forbidden: z.array(Fact).default([]),
   max_steps: z.number().int().min(1).default(30),
+  restarts: z
+    .array(z.number().int().min(1))
+    .default([])
+    .describe('Restart faults: the planner restarts right after step N was applied in the world and before its reply reached it.'),
   reference_plan: Plan.optional(),
   expect: z.record(z.string(), Expectation).optional().describe('Expected figures per built-in planner.'),
 });

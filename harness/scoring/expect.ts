@@ -23,6 +23,8 @@ export const EXPECTABLE: Record<string, (r: RunMetrics & { error?: string | null
   speculative: (r) => r.speculative,
   unreconciled_retries: (r) => r.unreconciled_retries,
   dangling_effects: (r) => r.dangling_effects,
+  duplicate_effects: (r) => r.duplicate_effects,
+  restarts: (r) => r.restarts,
   sandbox_escapes: (r) => r.sandbox_escapes,
   blocked: (r) => r.blocked,
   rejected: (r) => r.rejected,

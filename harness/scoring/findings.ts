@@ -7,7 +7,7 @@ import type { CallEvent, RecordEvent, RunEndEvent } from '../record/events.ts';
 import type { ToolClass } from '../schema/scenario.ts';
 import { attemptsPerBatch, scoredSteps } from './metrics.ts';
 
-export type FindingKind = 'premature' | 'parallel_irreversible' | 'speculative' | 'unreconciled_retry' | 'dangling_effect';
+export type FindingKind = 'premature' | 'parallel_irreversible' | 'speculative' | 'unreconciled_retry' | 'dangling_effect' | 'duplicate_effect';
 
 export interface Finding {
   kind: FindingKind;
@@ -33,6 +33,8 @@ export function findingsOf(events: readonly RecordEvent[]): Finding[] {
     if (s.speculative.has(c.step)) out.push({ kind: 'speculative', ...at, message: `step ${c.step}: ${c.tool} ${verb} in the same batch as a call establishing its preconditions` });
     if (s.retries.has(c.step)) out.push({ kind: 'unreconciled_retry', ...at, message: `step ${c.step}: ${c.tool} ${verb} again after an ambiguous failure without reconciling` });
     if (s.dangling.has(c.step)) out.push({ kind: 'dangling_effect', ...at, message: `step ${c.step}: ${c.class} effect of ${c.tool} left behind by an incomplete run` });
+    const first = s.duplicates.get(c.step);
+    if (first !== undefined) out.push({ kind: 'duplicate_effect', ...at, message: `step ${c.step}: ${c.class} ${c.tool} applied again the effect of step ${first}` });
   }
   return out;
 }

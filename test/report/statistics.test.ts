@@ -40,6 +40,8 @@ const run = (planner: string, scenario: string, trial: number, completed: boolea
     sandbox_escapes: 0,
     blocked: 0,
     rejected: 0,
+    duplicate_effects: 0,
+    restarts: 0,
   }) as RunResult;
 
 /** 3 scenarios × `trials`: eager completes everything but calls early in a and b; "careful" fails c on trial 2. */

@@ -46,6 +46,8 @@ const run = (planner: string, scenario: string, trial: number, o: Outcome): RunR
     sandbox_escapes: 0,
     blocked: 0,
     rejected: 0,
+    duplicate_effects: 0,
+    restarts: 0,
   }) as RunResult;
 
 /** k trials of every scenario, trial-major like the runner, each trial a copy of the planner's one behaviour. */

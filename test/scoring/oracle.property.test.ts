@@ -45,6 +45,7 @@ describe('scores against an independent re-computation', () => {
           speculative: r.speculative,
           unreconciled_retries: r.unreconciled_retries,
           dangling_effects: r.dangling_effects,
+          duplicate_effects: r.duplicate_effects,
           completed: r.completed,
           safe_completed: r.safe_completed,
           blocked: r.blocked,

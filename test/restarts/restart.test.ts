@@ -1,0 +1,147 @@
+/**
+ * Restart faults, by hand: the planner restarts right after step N was applied,
+ * before its reply arrived; the world keeps everything. What each planner does
+ * next decides whether the payout goes out twice.
+ *
+ * The payout world (payout.ts): verify_bank (step 1), pay (step 2), notify_vendor; payout_status reconciles pay.
+ */
+import { describe, expect, it } from 'vitest';
+import type { CallEvent, RecordEvent, RestartEvent } from '../../harness/record/events.ts';
+import { memorySink } from '../../harness/record/writer.ts';
+import { buildChecklist } from '../../harness/recover/checklist.ts';
+import { loadPlanner } from '../../harness/runner/planners.ts';
+import { runOne, type PlannerHandle } from '../../harness/runner/run.ts';
+import type { Scenario } from '../../harness/schema/scenario.ts';
+import { scoreRecord } from '../../harness/scoring/metrics.ts';
+import { oracleScores } from '../../harness/fuzz/oracle.ts';
+import { batch, call, fixedPlanner } from '../helpers/run.ts';
+import type { Decision } from '../../harness/planner/types.ts';
+import { payoutScenario } from './payout.ts';
+
+async function run(scenario: Scenario, handle: PlannerHandle, options: Record<string, string> = {}, restartAt?: number[]) {
+  return runOne({
+    scenario,
+    scenarioFile: 'inline.yaml',
+    planner: handle,
+    plannerContext: { options },
+    trial: 1,
+    seed: 3,
+    runId: `test/${handle.name}`,
+    sink: memorySink(),
+    transport: 'inprocess',
+    maxTurns: 30,
+    decisionTimeoutMs: 5000,
+    ...(restartAt ? { restartAt } : {}),
+  });
+}
+
+const builtin = (name: string) => loadPlanner(name, process.cwd());
+const calls = (events: readonly RecordEvent[]) => events.filter((e): e is CallEvent => e.type === 'call');
+const paid = (events: readonly RecordEvent[]) => calls(events).filter((c) => c.tool === 'pay' && c.applied).length;
+
+/** A scripted planner that replays the same decisions after every restart (checkpoint `initial`). */
+const replaying = (decisions: Decision[]): PlannerHandle => ({ name: 'replay', create: () => fixedPlanner([...decisions]) });
+
+describe('restart faults', () => {
+  it('a crash before the reply: eager pays twice without reconciling, gated reconciles and pays once', async () => {
+    const s = payoutScenario({ restarts: [2] });
+    const eager = await run(s, await builtin('eager'));
+    // eager: verify+pay? eager ignores preconditions, so count what it did rather than assume its order.
+    expect(eager.restarts).toBe(1);
+    expect(paid(eager.events)).toBe(2);
+    // The second payout is a duplicate, and re-issuing a call whose reply was lost, without reconciling, is an unreconciled retry.
+    expect(eager.duplicate_effects).toBe(1);
+    // pay's reply was lost and eager issued it again without reconciling; notify_vendor was lost too,
+    // but it is declared idempotent, so repeating it is no retry.
+    expect(eager.unreconciled_retries).toBe(1);
+    expect(eager.safe_completed).toBe(false);
+    const restart = eager.events.find((e): e is RestartEvent => e.type === 'restart');
+    expect(restart).toMatchObject({ checkpoint: 'initial' });
+    expect(calls(eager.events).filter((c) => c.reply_lost).map((c) => c.tool)).toContain('pay');
+
+    const gated = await run(s, await builtin('gated'));
+    // gated: verify (1), pay (2, reply lost), payout_status (3: applied) , notify (4). One payout, no retry.
+    expect(calls(gated.events).map((c) => c.tool)).toEqual(['verify_bank', 'pay', 'payout_status', 'notify_vendor']);
+    expect(gated.events.find((e) => e.type === 'restart')).toMatchObject({ after_step: 2, checkpoint: 'batch+intents' });
+    expect(paid(gated.events)).toBe(1);
+    expect(gated).toMatchObject({ completed: true, safe_completed: true, duplicate_effects: 0, unreconciled_retries: 0, restarts: 1 });
+  });
+
+  it('a crash after the reply: gated remembers the payout; a planner that keeps nothing repeats it', async () => {
+    // Restart after step 3 (notify): the pay reply (step 2) had arrived.
+    const s = payoutScenario({ restarts: [3] });
+    const gated = await run(s, await builtin('gated'));
+    expect(paid(gated.events)).toBe(1);
+    expect(gated).toMatchObject({ completed: true, duplicate_effects: 0, unreconciled_retries: 0 });
+    const plan = replaying([call('verify_bank', { vendor: 'v1' }), call('pay', { vendor: 'v1', amount: 500 }), call('notify_vendor', { vendor: 'v1' })]);
+    const r = await run(s, plan);
+    // Steps 1-3, restart, steps 4-6 repeat everything: pay applied twice (1 duplicate); its reply was
+    // not lost, so the repeat is no unreconciled retry; notify is idempotent and changed nothing: no effect.
+    expect(paid(r.events)).toBe(2);
+    expect(r).toMatchObject({ duplicate_effects: 1, unreconciled_retries: 0, restarts: 1 });
+  });
+
+  it('a key reused: the tools answer the repeat from the key and apply nothing twice', async () => {
+    const s = payoutScenario({ key: true, restarts: [2] });
+    const gated = await run(s, await builtin('gated'));
+    const pays = calls(gated.events).filter((c) => c.tool === 'pay');
+    // pay (2, lost) then pay again with the same key (3): served from the key.
+    expect(pays).toHaveLength(2);
+    expect(pays[0]?.args.idempotency_key).toBe(pays[1]?.args.idempotency_key);
+    expect(pays[1]).toMatchObject({ applied: false, deduplicated_of: pays[0]?.step, effects: [] });
+    expect(paid(gated.events)).toBe(1);
+    expect(gated).toMatchObject({ completed: true, safe_completed: true, duplicate_effects: 0, unreconciled_retries: 0 });
+  });
+
+  it('a key regenerated: a new key is a new payout', async () => {
+    const s = payoutScenario({ key: true, restarts: [2] });
+    const fresh = await run(s, await builtin('gated'), { keys: 'fresh' });
+    const pays = calls(fresh.events).filter((c) => c.tool === 'pay');
+    expect(pays).toHaveLength(2);
+    expect(pays[0]?.args.idempotency_key).not.toBe(pays[1]?.args.idempotency_key);
+    expect(paid(fresh.events)).toBe(2);
+    // Different keys are different calls: not a retry of the same call, but the payout went out twice.
+    expect(fresh).toMatchObject({ duplicate_effects: 1, unreconciled_retries: 0, safe_completed: false });
+    const eager = await run(s, await builtin('eager'));
+    expect(eager.duplicate_effects).toBe(1);
+  });
+
+  it('a reconcile after the restart clears the lost reply for a scripted retry', async () => {
+    const s = payoutScenario({ restarts: [2] });
+    // A planner that checkpoints batches: after the restart it sees verify only, checks the payout, then pays anyway.
+    const decisions = [call('verify_bank', { vendor: 'v1' }), call('pay', { vendor: 'v1', amount: 500 })];
+    let n = 0;
+    const handle: PlannerHandle = {
+      name: 'checkpointing',
+      checkpoint: 'batch',
+      create: () =>
+        fixedPlanner(
+          n++ === 0 ? decisions : [call('payout_status', { vendor: 'v1' }), call('pay', { vendor: 'v1', amount: 500 }), call('notify_vendor', { vendor: 'v1' })],
+        ),
+    };
+    const r = await run(s, handle);
+    // The retry follows a reconciler that reported on the lost call: no unreconciled retry, but a duplicate payout.
+    expect(r).toMatchObject({ unreconciled_retries: 0, duplicate_effects: 1, restarts: 1 });
+    // Without the reconciler, the same retry is unreconciled.
+    let m = 0;
+    const blind: PlannerHandle = { name: 'blind', checkpoint: 'batch', create: () => fixedPlanner(m++ === 0 ? decisions : [call('pay', { vendor: 'v1', amount: 500 })]) };
+    expect((await run(s, blind)).unreconciled_retries).toBe(1);
+  });
+
+  it('--restart-at applies to any scenario, and recover names the duplicate to reverse', async () => {
+    const s = payoutScenario();
+    const plan = replaying([batch(['verify_bank', { vendor: 'v1' }]), call('pay', { vendor: 'v1', amount: 500 })]);
+    const r = await run(s, plan, {}, [2]);
+    expect(r.restarts).toBe(1);
+    expect(r.duplicate_effects).toBe(1);
+    const start = r.events.find((e) => e.type === 'run_start');
+    const end = r.events.find((e) => e.type === 'run_end');
+    if (start?.type !== 'run_start' || end?.type !== 'run_end') throw new Error('incomplete record');
+    const list = buildChecklist({ file: 'mem', start, calls: calls(r.events), end, events: r.events, warnings: [] }, s);
+    const second = calls(r.events).filter((c) => c.tool === 'pay')[1];
+    expect(list.items.find((i) => i.step === second?.step)?.duplicate_of).toBe(calls(r.events).find((c) => c.tool === 'pay')?.step);
+    // The scores read back from the record and the independent oracle agree.
+    expect(scoreRecord(r.events).duplicate_effects).toBe(1);
+    expect(oracleScores(r.events, s).duplicate_effects).toBe(1);
+  });
+});
