@@ -68,6 +68,8 @@ const scripted: PlannerFactory = {
       );
     return { name: 'scripted', next: (view) => scriptedDecision(plan, view) };
   },
+  // A plan is a durable workflow: after a restart it goes on with the next item, with the results it had seen.
+  checkpoint: 'batch+intents',
 };
 
 export default scripted;
