@@ -31,6 +31,9 @@ Usage: npm run recover -- RECORD.jsonl [options]
                              prove the world is back to its pre-run state, or show what remains and why
   --approve                  with --apply: also issue the compensations that need approval (compensable
                              effects), because you have it
+  --duplicates               with --apply: undo only the duplicate effects (the second payout, not the
+                             first) and prove the world equals the intended state: what the run would
+                             have left had each effect been applied once
   -h, --help                 this help
 
 The checklist lists every effect newest first: reversible ones with the exact compensating call,
@@ -52,6 +55,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         scenario: { type: 'string' },
         apply: { type: 'boolean' },
         approve: { type: 'boolean' },
+        duplicates: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
       true,
@@ -63,6 +67,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     const format = (values.format ?? 'text') as Format;
     if (!FORMATS.includes(format)) throw new UsageError(`--format must be one of ${FORMATS.join(', ')}, got "${values.format}"`);
     if (values.approve && !values.apply) throw new UsageError('--approve only makes sense with --apply', 'add --apply to issue the compensations in a sandbox');
+    if (values.duplicates && !values.apply) throw new UsageError('--duplicates only makes sense with --apply', 'add --apply to undo the duplicates in a sandbox');
     if (positionals.length === 0) throw new UsageError('give the run record to recover from', 'e.g. npm run recover -- reports/latest/runs/invoice-and-notify/eager-t1.jsonl');
     if (positionals.length > 1) throw new UsageError(`one record at a time; got ${positionals.length}: ${positionals.join(' ')}`);
     const file = positionals[0] as string;
@@ -93,7 +98,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
 
     let report: ApplyReport | undefined;
     if (values.apply && scenario) {
-      const applied = await applyRecovery(record, scenario, { approve: values.approve === true }, checklist);
+      const applied = await applyRecovery(record, scenario, { approve: values.approve === true, duplicates: values.duplicates === true }, checklist);
       if (!applied.ok) {
         for (const i of applied.issues) io.stderr.write(`${cerr.red(formatRecordIssue(terminalSafeDeep({ ...i, file })))}\n`);
         return 2;

@@ -19,6 +19,11 @@ import type { ParsedRecord, RecordIssue } from './record.ts';
 export interface ApplyOptions {
   /** Issue compensations that need approval (compensable effects): the operator has it. */
   approve: boolean;
+  /**
+   * Undo only the duplicate effects (the second payout, not the first) and prove the world equals
+   * the intended state: the world the run would have left had each effect been applied once.
+   */
+  duplicates?: boolean;
 }
 
 /** What recovery did about one checklist item. */
@@ -29,7 +34,8 @@ export type Disposition =
   | 'irreversible' // no compensation exists
   | 'already_compensated' // the run itself compensated it
   | 'is_compensation' // the call was itself a compensation in the run
-  | 'nothing_applied'; // ambiguous failure whose effect did not happen
+  | 'nothing_applied' // ambiguous failure whose effect did not happen
+  | 'intended'; // with --duplicates: an effect the task needed once, kept
 
 export interface CompensationOutcome {
   step: number;
@@ -58,6 +64,8 @@ export type Remaining = WorldChange & {
 };
 
 export interface ApplyReport {
+  /** What the world was brought back to: its pre-run state, or (with --duplicates) the intended state. */
+  target: 'pre-run' | 'intended';
   replay: { calls: number; batches: number };
   /** Newest first, one per checklist item. */
   compensations: CompensationOutcome[];
@@ -138,6 +146,10 @@ export async function applyRecovery(record: ParsedRecord, scenario: Scenario, op
     for (const item of checklist.items) {
       const base = { step: item.step, tool: item.tool, class: item.class };
       const comp = item.compensation;
+      if (opts.duplicates && item.duplicate_of === undefined) {
+        compensations.push({ ...base, disposition: item.action === 'none' && item.compensates !== undefined ? 'is_compensation' : 'intended' });
+        continue;
+      }
       if (item.action === 'none') {
         compensations.push({ ...base, disposition: item.compensates !== undefined ? 'is_compensation' : 'already_compensated' });
         continue;
@@ -176,7 +188,8 @@ export async function applyRecovery(record: ParsedRecord, scenario: Scenario, op
       });
     }
 
-    const before = start.initial_world;
+    // The target: the pre-run world, or the world the run would have left with each effect applied once.
+    const before = opts.duplicates ? await intendedWorld(scenario, deployment, start.seed, batches, new Set(checklist.items.flatMap((i) => (i.duplicate_of !== undefined ? [i.step] : [])))) : start.initial_world;
     const after = sandbox.world.snapshot();
     const diff = diffWorlds(before, after);
     const observed = observationFacts(issued);
@@ -193,6 +206,7 @@ export async function applyRecovery(record: ParsedRecord, scenario: Scenario, op
     return {
       ok: true,
       value: {
+        target: opts.duplicates ? 'intended' : 'pre-run',
         replay: { calls: issued.length, batches: batches.size },
         compensations,
         restored: remaining.length === 0,
@@ -204,6 +218,25 @@ export async function applyRecovery(record: ParsedRecord, scenario: Scenario, op
         after,
       },
     };
+  } finally {
+    transport.close();
+  }
+}
+
+/**
+ * The world the run would have left had each duplicate effect not been applied: the record replayed
+ * in another fresh sandbox, the duplicate calls' effects suppressed (they still draw their ids and
+ * faults, so every other call gets what it got in the run).
+ */
+async function intendedWorld(scenario: Scenario, deployment: Record<string, unknown>, seed: number, batches: ReadonlyMap<number, CallEvent[]>, duplicates: ReadonlySet<number>): Promise<WorldSnapshot> {
+  const sandbox = new Sandbox({ ...scenario, deployment }, seed, { suppressEffects: duplicates });
+  const transport = inProcessTransport(sandbox);
+  try {
+    for (const [batch, calls] of [...batches.entries()].sort((a, b) => a[0] - b[0])) {
+      const first = calls[0] as CallEvent;
+      await transport.executeBatch({ turn: first.turn, batch, firstStep: first.step, calls: calls.map((c) => ({ tool: c.tool, args: c.args })) });
+    }
+    return sandbox.world.snapshot();
   } finally {
     transport.close();
   }

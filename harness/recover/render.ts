@@ -121,7 +121,11 @@ const DISPOSITION_TEXT: Record<CompensationOutcome['disposition'], string> = {
   already_compensated: 'already compensated in the run',
   is_compensation: 'was itself a compensation in the run',
   nothing_applied: 'nothing applied',
+  intended: 'kept: the effect the task needed (--duplicates)',
 };
+
+/** What the world was brought back to, in words. */
+const targetText = (r: ApplyReport): string => (r.target === 'intended' ? 'the intended state (each effect applied once)' : 'its pre-run state');
 
 function changeText(r: Remaining): string {
   if (r.where === 'fact') return `fact ${r.change === 'added' ? '+' : '-'} ${r.fact}`;
@@ -145,12 +149,12 @@ function applyText(r: ApplyReport, c: ChalkInstance): string[] {
   }
   if (r.restored) {
     const tables = Object.keys(r.before.tables).length;
-    out.push(c.green(`RESTORED: the world equals its pre-run state (${tables} table${tables === 1 ? '' : 's'}, ${r.before.facts.length} fact${r.before.facts.length === 1 ? '' : 's'})`));
+    out.push(c.green(`RESTORED: the world equals ${targetText(r)} (${tables} table${tables === 1 ? '' : 's'}, ${r.before.facts.length} fact${r.before.facts.length === 1 ? '' : 's'})`));
   } else {
     const by = new Map<string, number>();
     for (const x of r.remaining) by.set(x.cause, (by.get(x.cause) ?? 0) + 1);
     const causes = [...by.entries()].map(([k, v]) => `${v} ${k.replace('_', ' ')}`).join(', ');
-    out.push(c.red(`NOT RESTORED: ${r.remaining.length} difference${r.remaining.length === 1 ? '' : 's'} from the pre-run state remain (${causes})`));
+    out.push(c.red(`NOT RESTORED: ${r.remaining.length} difference${r.remaining.length === 1 ? '' : 's'} from ${targetText(r)} remain (${causes})`));
     for (const x of r.remaining) out.push(`  ${changeText(x)}\n      ${c.dim(`${x.cause}: ${x.explanation}`)}`);
   }
   if (r.reordered.length) out.push(c.dim(`same rows in another order: ${r.reordered.join(', ')}`));
@@ -197,7 +201,7 @@ export function renderMarkdown(checklist: Checklist, report: ApplyReport | undef
     for (const n of report.notes) out.push(`> note: ${n}`, '');
     for (const o of report.compensations) out.push(`- step ${o.step} \`${o.tool}\`: ${DISPOSITION_TEXT[o.disposition]}${o.operation ? ` \`${callText(o.operation, o.args ?? {})}\`` : ''}`);
     out.push('');
-    if (report.restored) out.push('**Restored**: the world equals its pre-run state.');
+    if (report.restored) out.push(`**Restored**: the world equals ${targetText(report)}.`);
     else {
       out.push(`**Not restored**: ${report.remaining.length} differences remain.`, '', '| difference | cause | why |', '|---|---|---|');
       for (const x of report.remaining) out.push(`| ${changeText(x).replace(/\|/g, '\\|')} | ${x.cause} | ${x.explanation.replace(/\|/g, '\\|')} |`);

@@ -79,6 +79,8 @@ export class Sandbox {
   constructor(
     readonly scenario: Scenario,
     readonly seed: number,
+    /** For recovery's "intended state": steps whose effects are not applied (their ids and faults are still drawn). */
+    private readonly opts: { suppressEffects?: ReadonlySet<number> } = {},
   ) {
     for (const t of scenario.tools) {
       this.tools.set(t.name, t);
@@ -220,7 +222,7 @@ export class Sandbox {
         result = { ...result, applied: reconciled?.applied ?? false };
       }
       const applied = fault ? fault.applied : true;
-      const effectsRun = applied && approved !== false;
+      const effectsRun = applied && approved !== false && !this.opts.suppressEffects?.has(step);
       const fullCtx: TemplateContext = { ...tctx, result };
       const effects = effectsRun ? this.applyEffects(tool, fullCtx) : [];
       // Declared: what the call says it establishes before its reply is known (a result or id is unknown).

@@ -145,3 +145,56 @@ describe('restart faults', () => {
     expect(oracleScores(r.events, s).duplicate_effects).toBe(1);
   });
 });
+
+describe('recover --apply --duplicates', () => {
+  it('undoes only the duplicate and proves the world is in the intended state', async () => {
+    const { scenarioFrom } = await import('../helpers/run.ts');
+    const { applyRecovery } = await import('../../harness/recover/apply.ts');
+    const s = scenarioFrom(`
+id: payout-cancellable
+title: Pay a vendor
+task: Pay vendor v1 500 EUR.
+inputs: { vendor: v1, amount: 500 }
+world: { facts: [], tables: { payouts: [] } }
+tools:
+  - name: pay
+    reversibility: compensable
+    compensating_operation: cancel_payout
+    compensation_requires_approval: true
+    compensation_args: { payout_id: "{{result.payout_id}}" }
+    parameters: { type: object, properties: { vendor: { type: string }, amount: { type: number } }, required: [vendor, amount] }
+    effects:
+      - insert: { table: payouts, row: { id: "po_{{id}}", vendor: "{{args.vendor}}", amount: "{{args.amount}}" } }
+      - establish: "paid(vendor={{args.vendor}})"
+    returns: { payout_id: "po_{{id}}" }
+  - name: cancel_payout
+    reversibility: compensable
+    parameters: { type: object, properties: { payout_id: { type: string } }, required: [payout_id] }
+    effects: [ { delete: { table: payouts, where: { id: "{{args.payout_id}}" } } } ]
+goal: ["paid(vendor={{inputs.vendor}})"]
+max_steps: 10
+restarts: [1]
+`);
+    const r = await run(s, replaying([call('pay', { vendor: 'v1', amount: 500 })]));
+    // pay (1, reply lost), restart, pay again (2): two payout rows, 1 duplicate.
+    expect(r).toMatchObject({ duplicate_effects: 1, restarts: 1, completed: true, safe_completed: false });
+    const start = r.events.find((e) => e.type === 'run_start');
+    const end = r.events.find((e) => e.type === 'run_end');
+    if (start?.type !== 'run_start' || end?.type !== 'run_end') throw new Error('incomplete record');
+    const record = { file: 'mem.jsonl', start, calls: calls(r.events), end, events: r.events, warnings: [] };
+    const dup = await applyRecovery(record, s, { approve: true, duplicates: true });
+    if (!dup.ok) throw new Error(JSON.stringify(dup.issues));
+    // Step 2 (the duplicate) is cancelled; step 1 (the payout the task needed) is kept.
+    expect(dup.value.compensations.map((c) => [c.step, c.disposition])).toEqual([
+      [2, 'compensated'],
+      [1, 'intended'],
+    ]);
+    expect(dup.value).toMatchObject({ target: 'intended', restored: true, remaining: [] });
+    expect(dup.value.after.tables.payouts).toHaveLength(1);
+    // Without --approve the cancellation is not issued, and the duplicate row remains, attributed.
+    const unapproved = await applyRecovery(record, s, { approve: false, duplicates: true });
+    if (!unapproved.ok) throw new Error('apply failed');
+    expect(unapproved.value.restored).toBe(false);
+    expect(unapproved.value.remaining.map((x) => [x.cause, x.step])).toEqual([['unapproved', 2]]);
+  });
+});
