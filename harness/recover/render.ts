@@ -125,7 +125,7 @@ const DISPOSITION_TEXT: Record<CompensationOutcome['disposition'], string> = {
 };
 
 /** What the world was brought back to, in words. */
-const targetText = (r: ApplyReport): string => (r.target === 'intended' ? 'the intended state (each effect applied once)' : 'its pre-run state');
+const targetText = (r: ApplyReport, the = false): string => (r.target === 'intended' ? 'the intended state (each effect applied once)' : the ? 'the pre-run state' : 'its pre-run state');
 
 function changeText(r: Remaining): string {
   if (r.where === 'fact') return `fact ${r.change === 'added' ? '+' : '-'} ${r.fact}`;
@@ -154,7 +154,7 @@ function applyText(r: ApplyReport, c: ChalkInstance): string[] {
     const by = new Map<string, number>();
     for (const x of r.remaining) by.set(x.cause, (by.get(x.cause) ?? 0) + 1);
     const causes = [...by.entries()].map(([k, v]) => `${v} ${k.replace('_', ' ')}`).join(', ');
-    out.push(c.red(`NOT RESTORED: ${r.remaining.length} difference${r.remaining.length === 1 ? '' : 's'} from ${targetText(r)} remain (${causes})`));
+    out.push(c.red(`NOT RESTORED: ${r.remaining.length} difference${r.remaining.length === 1 ? '' : 's'} from ${targetText(r, true)} remain (${causes})`));
     for (const x of r.remaining) out.push(`  ${changeText(x)}\n      ${c.dim(`${x.cause}: ${x.explanation}`)}`);
   }
   if (r.reordered.length) out.push(c.dim(`same rows in another order: ${r.reordered.join(', ')}`));
