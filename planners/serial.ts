@@ -28,6 +28,8 @@ const serial: PlannerFactory = {
     const opts = gatedOptions(ctx.options);
     return { name: 'serial', next: (view) => serialDecision(view, opts) };
   },
+  // Gated's memory too: only the batching differs.
+  checkpoint: 'batch+intents',
 };
 
 export default serial;

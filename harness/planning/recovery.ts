@@ -2,6 +2,7 @@ import type { Call, PlannerView } from '../planner/types.ts';
 import { completeArgs, type ArgSources } from './args.ts';
 import { callKey } from '../rules/same-call.ts';
 import { isAmbiguousFailure } from './history.ts';
+import { LOST_REPLY } from './lost-reply.ts';
 import { reconcilersOf, reconciliationAt, sharedParameters } from './reconcile.ts';
 
 /**
@@ -60,34 +61,50 @@ export function irreversibleState(src: ArgSources, call: Call, limits: RecoveryL
     return failures <= retries
       ? { kind: 'retry' }
       : { kind: 'stop', reason: `${call.tool} failed again after reconciliation said it was not applied` };
-  const reconciler = reconcilersOf(view, call.tool)[0];
   const target = view.tools.find((t) => t.name === call.tool);
-  if (reconciler && target) {
-    const shared: Record<string, unknown> = {};
-    for (const p of sharedParameters(reconciler, target)) if (call.args[p] !== undefined) shared[p] = call.args[p];
-    const done = completeArgs(reconciler, shared, src);
-    if (done.unbound.length > 0)
-      return { kind: 'stop', reason: `cannot reconcile ${call.tool}: ${reconciler.name} needs ${done.unbound.join(', ')}` };
-    const tries = later.filter((i) => obs[i]?.tool === reconciler.name).length;
-    if (tries >= (limits.reconcileAttempts ?? 3))
-      return { kind: 'stop', reason: `cannot reconcile ${call.tool}: ${reconciler.name} gave no verdict after ${tries} calls` };
-    return { kind: 'reconcile', call: { tool: reconciler.name, args: done.args } };
+  const reconcilers = reconcilersOf(view, call.tool);
+  if (reconcilers.length > 0 && target) {
+    // The first reconciler (in declaration order) whose arguments can be bound from what is known.
+    let why = '';
+    for (const reconciler of reconcilers) {
+      const shared: Record<string, unknown> = {};
+      for (const p of sharedParameters(reconciler, target)) if (call.args[p] !== undefined) shared[p] = call.args[p];
+      const done = completeArgs(reconciler, shared, src);
+      if (done.unbound.length > 0) {
+        why ||= `${reconciler.name} needs ${done.unbound.join(', ')}`;
+        continue;
+      }
+      const tries = later.filter((i) => obs[i]?.tool === reconciler.name).length;
+      if (tries >= (limits.reconcileAttempts ?? 3)) {
+        why ||= `${reconciler.name} gave no verdict after ${tries} calls`;
+        continue;
+      }
+      return { kind: 'reconcile', call: { tool: reconciler.name, args: done.args } };
+    }
+    return { kind: 'stop', reason: `cannot reconcile ${call.tool}: ${why}` };
   }
   if (isAmbiguousFailure(last))
     return {
       kind: 'stop',
-      reason: `cannot reconcile ${call.tool}: ambiguous failure (HTTP ${last.http_status ?? '?'}) and no tool reconciles it`,
+      reason: `cannot reconcile ${call.tool}: ${last.error === LOST_REPLY ? 'its reply was lost in a restart' : `ambiguous failure (HTTP ${last.http_status ?? '?'})`} and no tool reconciles it`,
     };
   return failures <= retries ? { kind: 'retry' } : { kind: 'stop', reason: `${call.tool} failed ${failures} times` };
 }
 
-/** The irreversible calls that failed, once each, in order of their first failure. */
+/**
+ * The calls to settle before going on, once each, in order of their first failure: irreversible
+ * calls that failed, and compensable ones whose outcome is unknown (an ambiguous failure, or a reply
+ * a restart lost) when a tool can reconcile them: repeating those blindly could apply them twice.
+ * (A compensable call nothing reconciles may be repeated: its double can be compensated.)
+ */
 export function failedIrreversibleCalls(view: PlannerView, src: ArgSources): Call[] {
   const seen = new Set<string>();
   const out: Call[] = [];
   for (const o of src.obs) {
     const tool = view.tools.find((t) => t.name === o.tool);
-    if (o.status !== 'error' || tool?.class !== 'irreversible') continue;
+    if (o.status !== 'error') continue;
+    const settle = tool?.class === 'compensable' && !tool.read_only && isAmbiguousFailure(o) && reconcilersOf(view, o.tool).length > 0;
+    if (tool?.class !== 'irreversible' && !settle) continue;
     const key = callKey(o);
     if (!seen.has(key)) {
       seen.add(key);

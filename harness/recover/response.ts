@@ -34,14 +34,16 @@ interface Rule {
   context?: RegExp;
 }
 
-// Order matters: a "send_payment_reminder" is a message before it is money,
-// and a "purge_cdn_cache" is a production change, not lost data.
+// Order matters: a "send_payment_reminder" is a message (it names one) before it is money, a
+// "send_vendor_payout" is money (the verb "send" alone says nothing), and a "purge_cdn_cache" is a
+// production change, not lost data.
 const RULES: Rule[] = [
   { kind: 'secret', name: /\b(secret|secrets|token|tokens|credential|credentials|password|passwords|apikey|private key|ssh|env|dotenv)\b/, context: /\b(secret|credential|password|api key|private key|token)s?\b/ },
   { kind: 'access', name: /\b(revoke|disable|suspend|deactivate|block|lock|ban|offboard)\b/, context: /\b(revoked?|suspended|disabled|access)\b/ },
-  { kind: 'message', name: /\b(send|email|mail|notify|notification|message|messages|sms|post|reply|remind|reminder|announce|announcement|broadcast|invite|tweet|slack|publish|event|emit|produce)\b/, context: /\b(outbox|email|e-mail|mail provider|sms|messages?|topic|consumers)\b/ },
+  { kind: 'message', name: /\b(email|mail|notify|notification|message|messages|sms|reply|remind|reminder|announce|announcement|broadcast|invite|tweet|slack|publish|event|emit|produce)\b/, context: /\b(outbox|email|e-mail|mail provider|sms|messages?|topic|consumers)\b/ },
   { kind: 'data', name: /\b(export|share|upload|attach|leak|disclose|expose|forward|sync)\b/, context: /\b(exported|shared|public link|third part(y|ies)|leaves? the)\b/ },
   { kind: 'money', name: /\b(refund|pay|payment|payout|charge|transfer|wire|withdraw|credit|debit|disburse|capture)\b/, context: /\b(refunds?|payments?|payouts?|card network|transfers?|ledger)\b/ },
+  { kind: 'message', name: /\b(send|post)\b/ },
   { kind: 'deploy', name: /\b(cdn|cache|invalidate|invalidation)\b/ },
   { kind: 'delete', name: /\b(delete|purge|drop|destroy|remove|wipe|truncate|erase|rollback)\b/ },
   { kind: 'deploy', name: /\b(deploy|release|rollout|roll out|promote|migrate|migration)\b/, context: /\b(deployments?|replicas?|production|rollout)\b/ },

@@ -105,7 +105,7 @@ describe('guard soundness', async () => {
       for (const seed of name === 'random' ? seeds : [1]) {
         let sb: Sandbox | undefined;
         const planner = handle.create({ seed, trial: 1, scenario: l.scenario.id, options: {} });
-        const r = await runPlanner(l.scenario, planner, { gate: guard, seed, onSandbox: (s) => (sb = s) });
+        const r = await runPlanner(l.scenario, planner, { gate: guard, seed, onSandbox: (s) => (sb = s), ...(handle.checkpoint ? { checkpoint: handle.checkpoint } : {}) });
         const reached = sb?.received ?? [];
         expect(reached.filter((c) => c.class === 'irreversible' && (c.missing.length > 0 || c.batch_size > 1))).toEqual([]);
         // Retries are counted as attempts; none of them executed.

@@ -1,6 +1,6 @@
 /** Test helpers: build scenarios from inline YAML and run fixed decision lists through the real run loop. */
 import { parse } from 'yaml';
-import type { Decision, Planner, PlannerView } from '../../harness/planner/types.ts';
+import type { Checkpoint, Decision, Planner, PlannerView } from '../../harness/planner/types.ts';
 import type { RecordEvent } from '../../harness/record/events.ts';
 import { memorySink } from '../../harness/record/writer.ts';
 import { runOne, type RunOutcome } from '../../harness/runner/run.ts';
@@ -38,13 +38,15 @@ export interface RunOpts {
   maxTurns?: number;
   decisionTimeoutMs?: number;
   onSandbox?: (s: Sandbox) => void;
+  /** What the planner keeps across a restart (a built-in planner's handle says: pass `handle.checkpoint`). */
+  checkpoint?: Checkpoint;
 }
 
 export async function runPlanner(scenario: Scenario, planner: Planner, opts: RunOpts = {}): Promise<RunOutcome & { events: RecordEvent[] }> {
   return runOne({
     scenario,
     scenarioFile: 'inline.yaml',
-    planner: { name: planner.name, create: () => planner },
+    planner: { name: planner.name, create: () => planner, ...(opts.checkpoint ? { checkpoint: opts.checkpoint } : {}) },
     plannerContext: { options: {} },
     trial: 1,
     seed: opts.seed ?? 7,

@@ -27,7 +27,7 @@ const byId = (id: string): Scenario => {
 };
 
 const run = (factory: PlannerFactory, scenario: Scenario, seed = 1) =>
-  runPlanner(scenario, factory.create({ seed, trial: 1, scenario: scenario.id, options: {} }), { seed });
+  runPlanner(scenario, factory.create({ seed, trial: 1, scenario: scenario.id, options: {} }), { seed, ...(factory.checkpoint ? { checkpoint: factory.checkpoint } : {}) });
 const callsOf = (events: readonly RecordEvent[]): CallEvent[] => events.filter((e): e is CallEvent => e.type === 'call');
 const callsPerTurn = (events: readonly RecordEvent[]) => events.flatMap((e) => (e.type === 'turn' ? [e.calls] : []));
 const toolsOfTurn = (events: readonly RecordEvent[], turn: number) => callsOf(events).filter((c) => c.turn === turn).map((c) => c.tool);

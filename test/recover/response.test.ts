@@ -16,6 +16,8 @@ describe('the response an irreversible effect needs', () => {
         'upload_public',
         'issue_refund',
         'pay_to_account_on_file',
+        'send_vendor_payout',
+        'post_status_update',
         'delete_prefix',
         'purge_cdn_cache',
         'deploy_production',
@@ -37,6 +39,9 @@ describe('the response an irreversible effect needs', () => {
       upload_public: 'data',
       issue_refund: 'money',
       pay_to_account_on_file: 'money',
+      // "send" alone names no message: the payout is money moved.
+      send_vendor_payout: 'money',
+      post_status_update: 'message',
       delete_prefix: 'delete',
       purge_cdn_cache: 'deploy',
       deploy_production: 'deploy',

@@ -5,11 +5,35 @@
 import { describe, expect, it } from 'vitest';
 import { BUNDLED_SCENARIOS } from '../../harness/cli/common.ts';
 import { resolveScenarios } from '../../harness/loader/resolve.ts';
+import { memorySink } from '../../harness/record/writer.ts';
 import { loadPlanner } from '../../harness/runner/planners.ts';
+import { runOne } from '../../harness/runner/run.ts';
+import type { Scenario } from '../../harness/schema/scenario.ts';
 import { checkExpectations } from '../../harness/scoring/expect.ts';
-import { runPlanner } from '../helpers/run.ts';
 
 const { loaded, problems } = await resolveScenarios([BUNDLED_SCENARIOS], { cwd: process.cwd(), root: BUNDLED_SCENARIOS });
+
+/**
+ * Runs a built-in planner as `npm run eval` does: through its handle, so a restart fault
+ * (`restarts:`) starts a fresh instance that keeps what the planner declares it checkpoints.
+ */
+async function runBuiltin(name: string, scenario: Scenario) {
+  const handle = await loadPlanner(name, process.cwd());
+  const plan = scenario.reference_plan;
+  return runOne({
+    scenario,
+    scenarioFile: 'inline.yaml',
+    planner: handle,
+    plannerContext: { options: {}, ...(plan ? { plan } : {}) },
+    trial: 1,
+    seed: 1,
+    runId: `test/${name}`,
+    sink: memorySink(),
+    transport: 'inprocess',
+    maxTurns: 50,
+    decisionTimeoutMs: 2000,
+  });
+}
 
 describe('the bundled scenarios', () => {
   it('load without problems', () => {
@@ -18,10 +42,8 @@ describe('the bundled scenarios', () => {
   });
 
   it.each(loaded.map((l) => [l.scenario.id, l] as const))('%s: the reference plan makes no premature call', async (_id, l) => {
-    const handle = await loadPlanner('scripted', process.cwd());
     expect(l.scenario.reference_plan).toBeDefined();
-    const planner = handle.create({ seed: 1, trial: 1, scenario: l.scenario.id, options: {}, plan: l.scenario.reference_plan ?? [] });
-    const r = await runPlanner(l.scenario, planner, { seed: 1 });
+    const r = await runBuiltin('scripted', l.scenario);
     expect(r.error).toBeNull();
     expect(r.premature).toEqual({ irreversible: 0, compensable: 0, reversible: 0 });
     expect(r.speculative + r.parallel_irreversible + r.unreconciled_retries).toBe(0);
@@ -29,9 +51,7 @@ describe('the bundled scenarios', () => {
 
   const expectations = loaded.flatMap((l) => Object.entries(l.scenario.expect ?? {}).map(([planner, exp]) => [l.scenario.id, planner, l, exp] as const));
   it.each(expectations)('%s: %s shows what the scenario expects', async (_id, plannerName, l, exp) => {
-    const handle = await loadPlanner(plannerName, process.cwd());
-    const planner = handle.create({ seed: 1, trial: 1, scenario: l.scenario.id, options: {}, ...(l.scenario.reference_plan ? { plan: l.scenario.reference_plan } : {}) });
-    const r = await runPlanner(l.scenario, planner, { seed: 1 });
+    const r = await runBuiltin(plannerName, l.scenario);
     expect(checkExpectations(exp, r)).toEqual([]);
   });
 });
