@@ -48,10 +48,11 @@ export function irreversibleState(src: ArgSources, call: Call, limits: RecoveryL
   if (lastIndex === undefined || !last) return { kind: 'fresh' };
   if (last.status === 'ok') return { kind: 'done' };
   const failures = attempts.filter((i) => obs[i]?.status === 'error').length;
-  // The same key again, or an idempotent tool, is safe to repeat: the tools apply it once.
+  // The same key again (when this planner's keys are stable, so the repeat carries it), or an
+  // idempotent tool, is safe to repeat: the tools apply it once.
   const decl = view.tools.find((t) => t.name === call.tool);
   const keyParam = decl?.idempotency_key;
-  if ((keyParam !== undefined && call.args[keyParam] !== undefined) || decl?.idempotent === true) {
+  if ((keyParam !== undefined && call.args[keyParam] !== undefined && src.keys === 'stable') || decl?.idempotent === true) {
     return failures <= retries ? { kind: 'retry' } : { kind: 'stop', reason: `${call.tool} failed ${failures} times` };
   }
   const later = obs.map((_, i) => i).filter((i) => i > lastIndex);
