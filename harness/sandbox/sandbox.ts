@@ -171,25 +171,30 @@ export class Sandbox {
       // A repeat of an idempotency key the tools already applied: the first reply again, nothing applied twice.
       const keyText = tool.idempotency_key !== undefined ? valueText(args[tool.idempotency_key]) : undefined;
       const first = keyText !== undefined ? this.keyed.get(`${tool.name}\u0000${keyText}`) : undefined;
+      // What every call event of this call shares, served from a key or not.
+      const common = {
+        type: 'call' as const,
+        step,
+        turn: req.turn,
+        batch: req.batch,
+        pos,
+        batch_size: req.calls.length,
+        t_ms: t0,
+        tool: tool.name,
+        args,
+        class: cls,
+        read_only: tool.read_only,
+        kind: tool.kind,
+        preconditions: { held, missing },
+        // Declared: what the call says it establishes before its reply is known (a result or id is unknown).
+        establishes: tool.effects.filter((e) => e.establish !== undefined).map((e) => renderFactText(e.establish as string, { ...ctxBase, args }, 'wildcard')),
+      };
       if (first) {
         slowest = Math.max(slowest, tool.latency_ms);
         this.ledger.push({ tool: tool.name, args, step, applied: true });
         events.push({
-          type: 'call',
-          step,
-          turn: req.turn,
-          batch: req.batch,
-          pos,
-          batch_size: req.calls.length,
-          t_ms: t0,
+          ...common,
           latency_ms: tool.latency_ms,
-          tool: tool.name,
-          args,
-          class: cls,
-          read_only: tool.read_only,
-          kind: tool.kind,
-          preconditions: { held, missing },
-          establishes: tool.effects.filter((e) => e.establish !== undefined).map((e) => renderFactText(e.establish as string, { ...ctxBase, args }, 'wildcard')),
           status: 'ok',
           http_status: 200,
           applied: false,
@@ -225,31 +230,14 @@ export class Sandbox {
       const effectsRun = applied && approved !== false && !this.opts.suppressEffects?.has(step);
       const fullCtx: TemplateContext = { ...tctx, result };
       const effects = effectsRun ? this.applyEffects(tool, fullCtx) : [];
-      // Declared: what the call says it establishes before its reply is known (a result or id is unknown).
-      const establishes = tool.effects
-        .filter((e) => e.establish !== undefined)
-        .map((e) => renderFactText(e.establish as string, { ...ctxBase, args }, 'wildcard'));
       const compensation = effectsRun ? this.compensationFor(tool, cls, fullCtx) : null;
       const status = fault ? fault.status : 200;
       const error = fault ? (fault.message ?? STATUS_TEXT[fault.status] ?? `HTTP ${fault.status}`) : null;
       this.ledger.push({ tool: tool.name, args, step, applied });
       if (keyText !== undefined && applied) this.keyed.set(`${tool.name}\u0000${keyText}`, { step, result });
       events.push({
-        type: 'call',
-        step,
-        turn: req.turn,
-        batch: req.batch,
-        pos,
-        batch_size: req.calls.length,
-        t_ms: t0,
+        ...common,
         latency_ms: latency,
-        tool: tool.name,
-        args,
-        class: cls,
-        read_only: tool.read_only,
-        kind: tool.kind,
-        preconditions: { held, missing },
-        establishes,
         status: fault ? 'fault' : 'ok',
         http_status: status,
         applied,

@@ -13,17 +13,13 @@ import { renderComparisonTable, renderSummaryTable } from '../../harness/report/
 import type { Results, RunResult } from '../../harness/results/types.ts';
 import { summarize } from '../../harness/scoring/aggregate.ts';
 import { compareToBaselinePlanner } from '../../harness/scoring/compare.ts';
+import { runResult } from '../helpers/results.ts';
 
 const run = (planner: string, scenario: string, trial: number, completed: boolean, premature: number): RunResult =>
-  ({
+  runResult({
     scenario,
     planner,
     trial,
-    seed: trial,
-    end_reason: 'finish',
-    error: null,
-    record: `${planner}/${scenario}/${trial}.jsonl`,
-    findings: [],
     wall_ms: 1,
     completed,
     safe_completed: completed && premature === 0,
@@ -33,16 +29,7 @@ const run = (planner: string, scenario: string, trial: number, completed: boolea
     sim_time_ms: 100,
     premature: { irreversible: premature, compensable: 0, reversible: 0 },
     irreversible_calls: 2,
-    parallel_irreversible: 0,
-    speculative: 0,
-    unreconciled_retries: 0,
-    dangling_effects: 0,
-    sandbox_escapes: 0,
-    blocked: 0,
-    rejected: 0,
-    duplicate_effects: 0,
-    restarts: 0,
-  }) as RunResult;
+  });
 
 /** 3 scenarios × `trials`: eager completes everything but calls early in a and b; "careful" fails c on trial 2. */
 function results(trials: number): Results {

@@ -10,6 +10,7 @@ import type { PlannerSummary, Results, RunResult } from '../../harness/results/t
 import { summarizePlanner } from '../../harness/scoring/aggregate.ts';
 import { compare, type Comparison } from '../../harness/scoring/compare.ts';
 import { wilson } from '../../harness/scoring/stats.ts';
+import { runResult } from '../helpers/results.ts';
 
 /** What a deterministic planner does on one scenario, every trial alike. */
 interface Outcome {
@@ -21,16 +22,10 @@ interface Outcome {
 }
 
 const run = (planner: string, scenario: string, trial: number, o: Outcome): RunResult =>
-  ({
+  runResult({
     scenario,
     planner,
     trial,
-    seed: trial,
-    end_reason: 'finish',
-    error: null,
-    record: `${planner}/${scenario}/${trial}.jsonl`,
-    findings: [],
-    wall_ms: 0,
     completed: o.completed,
     safe_completed: o.completed && o.safe,
     steps: o.steps,
@@ -39,16 +34,7 @@ const run = (planner: string, scenario: string, trial: number, o: Outcome): RunR
     sim_time_ms: 10 * o.steps,
     premature: { irreversible: Math.min(o.premature, o.irreversible), compensable: 0, reversible: 0 },
     irreversible_calls: o.irreversible,
-    parallel_irreversible: 0,
-    speculative: 0,
-    unreconciled_retries: 0,
-    dangling_effects: 0,
-    sandbox_escapes: 0,
-    blocked: 0,
-    rejected: 0,
-    duplicate_effects: 0,
-    restarts: 0,
-  }) as RunResult;
+  });
 
 /** k trials of every scenario, trial-major like the runner, each trial a copy of the planner's one behaviour. */
 const trials = (planner: string, outcomes: readonly Outcome[], k: number): RunResult[] =>
