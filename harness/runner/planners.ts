@@ -1,6 +1,10 @@
 /**
  * Finds planners by name (the built-ins in planners/) or by path (a user's
  * module), and normalises what the module exports into a PlannerHandle.
+ *
+ * A user's module runs in sealed worker threads, never in this one
+ * (runner/isolate.ts): its faults, leftovers and loops end only its own run.
+ * The built-ins are the harness's own code and run in process.
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
@@ -8,15 +12,20 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { UsageError } from '../errors.ts';
 import type { Planner, PlannerFactory } from '../planner/types.ts';
 import { suggest } from '../loader/did-you-mean.ts';
+import { hostedPlanner, probePlanner } from './isolate.ts';
 import type { PlannerHandle } from './run.ts';
+import { ownExtension } from '../util/module-url.ts';
+import { needsTypeScript } from '../util/ts-loader.ts';
 
 export const PLANNERS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../planners');
+/** The built-ins' extension: .ts from source, .js compiled (dist/planners/). */
+const EXT = ownExtension(import.meta.url);
 
 /** Names of the bundled planners: one file each in planners/. */
 export function builtinPlanners(): string[] {
   return readdirSync(PLANNERS_DIR)
-    .filter((f) => /\.ts$/.test(f) && !f.endsWith('.d.ts') && !f.startsWith('_'))
-    .map((f) => basename(f, '.ts'))
+    .filter((f) => f.endsWith(EXT) && !f.endsWith('.d.ts') && !f.startsWith('_'))
+    .map((f) => basename(f, EXT))
     .sort();
 }
 
@@ -47,18 +56,39 @@ export function toHandle(mod: Record<string, unknown>, fallbackName: string, whe
   );
 }
 
-export async function loadPlanner(spec: string, cwd: string): Promise<PlannerHandle> {
+export interface LoadOptions {
+  /**
+   * Run a planner file (not a built-in) in sealed worker threads (default true). Off only where
+   * runs are too many and too short for that (fuzzing), at the cost of that isolation.
+   */
+  isolate?: boolean;
+}
+
+/** Whether a file is one of the built-in planners (the harness's own, trusted code). */
+function isBuiltinFile(file: string): boolean {
+  return dirname(file) === PLANNERS_DIR && builtinPlanners().includes(basename(file, EXT)) && extname(file) === EXT;
+}
+
+export async function loadPlanner(spec: string, cwd: string, opts: LoadOptions = {}): Promise<PlannerHandle> {
   let file: string;
   if (looksLikePath(spec)) {
     file = resolve(cwd, spec);
     if (!existsSync(file)) throw new UsageError(`planner file not found: ${spec}`, `looked at ${file}`);
   } else {
-    file = join(PLANNERS_DIR, `${spec}.ts`);
+    file = join(PLANNERS_DIR, `${spec}${EXT}`);
     if (!existsSync(file)) {
       const names = builtinPlanners();
       const s = suggest(spec, names);
       throw new UsageError(`unknown planner "${spec}"`, `${s ? `did you mean "${s}"? ` : ''}built-in planners: ${names.join(', ')}; or give a path to a module`);
     }
+  }
+  const fallback = basename(file, extname(file));
+  // A .ts planner needs a TypeScript loader (tsx, or Node's type stripping): without one, say so now.
+  await needsTypeScript(file, `planner module ${spec}`);
+  if (opts.isolate !== false && !isBuiltinFile(file)) {
+    // Its code runs in sealed threads, never in this one (its top level included).
+    const { name, checkpoint, pool } = await probePlanner({ file, spec, fallbackName: fallback });
+    return { name, source: file, create: (ctx) => hostedPlanner(name, pool, ctx), ...(checkpoint ? { checkpoint } : {}) };
   }
   let mod: Record<string, unknown>;
   try {
@@ -66,5 +96,5 @@ export async function loadPlanner(spec: string, cwd: string): Promise<PlannerHan
   } catch (e) {
     throw new UsageError(`planner module ${spec} failed to load: ${(e as Error).message}`, 'check that the file compiles and its imports resolve');
   }
-  return { ...toHandle(mod, basename(file, extname(file)), spec), source: file };
+  return { ...toHandle(mod, fallback, spec), source: file };
 }

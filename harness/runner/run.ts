@@ -9,12 +9,14 @@ import type { RecordSink } from '../record/writer.ts';
 import type { Call, HistoryEntry, Planner, PlannerContext, PlannerView, RejectedAttempt } from '../planner/types.ts';
 import { Sandbox } from '../sandbox/sandbox.ts';
 import { runContext, type Escape } from '../sandbox/seal.ts';
-import { inProcessTransport, mswTransport, type Transport, type TransportName } from '../sandbox/transport.ts';
+import { inProcessTransport, mswTransport, TamperError, type Transport, type TransportName } from '../sandbox/transport.ts';
 import type { Scenario, ToolClass } from '../schema/scenario.ts';
 import { scoreRun, type RunMetrics } from '../scoring/metrics.ts';
 import { canonicalOrder } from '../rules/same-call.ts';
+import { LOST_REPLY } from '../planning/lost-reply.ts';
 import { checkDecision, rejectedEvent } from './decision.ts';
 import type { BatchGate } from './gate.ts';
+import { hostOf } from './isolate.ts';
 import { historyEntry, staticView } from './view.ts';
 
 /** A planner as the runner uses it: a name and a per-run constructor. */
@@ -55,8 +57,7 @@ export interface RunOutcome extends RunMetrics {
 
 class DecisionTimeout extends Error {}
 
-/** What a planner that logs intents sees of a call whose reply a restart lost. */
-export const LOST_REPLY = 'no reply: the planner restarted before it arrived; whether the call took effect is unknown';
+
 
 /** Freezes a JSON-like value all the way down: planners may read what they are shown, not change it. */
 function deepFreeze<T>(value: T): T {
@@ -147,8 +148,10 @@ export async function runOne(spec: RunSpec): Promise<RunOutcome> {
   let error: string | null = null;
   let planner: Planner | undefined;
 
-  // Planner code runs inside the run's context, so a request it makes on its own is charged to this run.
-  const inRun = <T>(f: () => T): T => runContext.run({ onEscape }, f);
+  // Planner code runs inside the run's context, so a request it makes on its own is charged to this run
+  // (until the run ends: what its code still does then, a timer, is unattributed).
+  const runCtx: { onEscape(e: Escape): void; ended?: boolean } = { onEscape };
+  const inRun = <T>(f: () => T): T => runContext.run(runCtx, f);
 
   // Attempts a planner refused itself while deciding (an LLM's unusable tool calls) are recorded as
   // rejected, with the current turn and the batch index of the decision that follows.
@@ -171,7 +174,10 @@ export async function runOne(spec: RunSpec): Promise<RunOutcome> {
 
   try {
     planner = inRun(() => spec.planner.create(plannerContext()));
-    for (let turn = 1; ; turn++) {
+    // A planner file runs in a thread of its own (runner/isolate.ts), started before the first turn.
+    const unstarted = await hostOf(planner)?.start(spec.decisionTimeoutMs);
+    if (unstarted) [end, error] = unstarted;
+    for (let turn = 1; !unstarted; turn++) {
       if (turn > spec.maxTurns) {
         // Running out of budget is how the run ended, not an error (errors are crashes, timeouts, harness faults).
         end = 'max_turns';
@@ -245,15 +251,25 @@ export async function runOne(spec: RunSpec): Promise<RunOutcome> {
           pending.push(...lost.map((c) => deepFreeze({ tool: c.tool, args: c.args })));
           visible.push(deepFreeze({ turn, batch, observations: lost.map((c) => ({ step: c.step, tool: c.tool, args: c.args, status: 'error' as const, error: LOST_REPLY })) }));
         }
+        hostOf(planner)?.close();
         planner = inRun(() => spec.planner.create(plannerContext()));
+        const again = await hostOf(planner)?.start(spec.decisionTimeoutMs);
+        if (again) {
+          [end, error] = again;
+          break;
+        }
       } else visible.push(entry);
       batch++;
     }
   } catch (e) {
-    // Anything else is a fault of the harness itself; the run still ends with a record.
-    [end, error] = ['harness_error', `internal error: ${errorText(e)}`];
+    // A tool request altered on its way to the sandbox is the planner's doing (its batch was refused);
+    // anything else is a fault of the harness itself. The run still ends with a record.
+    [end, error] = e instanceof TamperError ? ['planner_error', e.message] : ['harness_error', `internal error: ${errorText(e)}`];
   } finally {
     transport.close();
+    // The planner's thread, and whatever it left running, ends with the run (a loop that blew the timeout included).
+    hostOf(planner)?.close();
+    runCtx.ended = true;
   }
 
   const outcome = sandbox.outcome();

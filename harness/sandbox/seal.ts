@@ -9,18 +9,28 @@
  *
  * A request no run serves is answered with a network error and counted as a
  * sandbox escape on the run whose code made it (found through
- * AsyncLocalStorage), or as an unattributed escape.
+ * AsyncLocalStorage), or as an unattributed escape (made outside any run, or
+ * by a run's code after that run ended).
+ *
+ * Under MSW, socket-seal.cjs closes the socket layer (net, tls, http2, dgram,
+ * dns, worker threads, Node's handles): it is installed when this module
+ * loads, so before any planner code, and refuses while the seal is held. Both
+ * layers let out exactly the origins given to `allowOrigin`.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { syncBuiltinESMExports } from 'node:module';
-import { http, HttpResponse, passthrough } from 'msw';
+import { http, HttpResponse, passthrough, ws } from 'msw';
 import { setupServer, type SetupServer } from 'msw/node';
 import type { EscapeEvent } from '../record/events.ts';
+import socketSeal from './socket-seal.cjs';
 
 export type Escape = Omit<EscapeEvent, 'type' | 't_ms'>;
 
-/** The run whose code is executing, so an escaping request can be charged to it. */
-export const runContext = new AsyncLocalStorage<{ onEscape(e: Escape): void }>();
+/**
+ * The run whose code is executing, so an escaping request can be charged to it. `ended` is set
+ * when the run is over: what its code still does then (a timer) is unattributed.
+ */
+export const runContext = new AsyncLocalStorage<{ onEscape(e: Escape): void; ended?: boolean }>();
 
 export type HostHandler = (request: Request) => Promise<Response>;
 
@@ -54,6 +64,11 @@ export class Seal {
         this.escape({ method: request.method, url: redactUrl(request.url), reason: 'no tool serves this request' });
         return HttpResponse.error();
       }),
+      // A global WebSocket (Node 22+, or --experimental-websocket) is intercepted by MSW: count it, close it.
+      ws.link(/.*/).addEventListener('connection', ({ client }) => {
+        this.escape({ method: 'WEBSOCKET', url: redactUrl(client.url.href), reason: 'WebSocket outside the sandbox' });
+        client.close(1000, 'oneway: no network in the sandbox');
+      }),
     );
     // The catch-all answers everything; 'error' is a second line should it ever not.
     server.listen({ onUnhandledRequest: 'error' });
@@ -64,6 +79,7 @@ export class Seal {
     // MSW patches the CommonJS objects of node:http and node:https; without this, an ES module's
     // named import (`import { request } from 'node:http'`) keeps the original and walks past the seal.
     syncBuiltinESMExports();
+    socketSeal.arm();
     this.server = server;
   }
 
@@ -72,6 +88,7 @@ export class Seal {
     if (--this.users > 0) return;
     this.server?.close();
     syncBuiltinESMExports();
+    socketSeal.disarm();
     this.server = null;
   }
 
@@ -88,14 +105,25 @@ export class Seal {
   /** Lets requests to an origin through (an LLM planner's model endpoint, and nothing else). */
   allowOrigin(origin: string): void {
     this.allowed.add(new URL(origin).origin);
+    socketSeal.allow(origin);
+  }
+
+  /** The origins let out at the socket layer (passed on to worker threads started sealed). */
+  allowedOrigins(): { host: string; port: number }[] {
+    return socketSeal.allowed();
   }
 
   escape(e: Escape): void {
     const ctx = runContext.getStore();
-    if (ctx) ctx.onEscape(e);
+    if (ctx && !ctx.ended) ctx.onEscape(e);
     else this.unattributed.push(e);
   }
 }
 
 /** The process's seal. Worker threads have their own globals, so each gets its own. */
 export const seal = new Seal();
+
+// The socket layer is patched as soon as the seal exists (before any planner module is imported),
+// and reports what it refuses here, in the context of the code that tried.
+socketSeal.install();
+socketSeal.setReporter((e) => seal.escape(e));

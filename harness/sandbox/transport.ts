@@ -10,6 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { CallEvent } from '../record/events.ts';
+import { stableJson } from '../util/json.ts';
 import { hash32 } from '../util/rng.ts';
 import type { BatchRequest, Reply, Sandbox } from './sandbox.ts';
 import { seal, type Escape } from './seal.ts';
@@ -51,7 +52,27 @@ interface PendingBatch {
   count: number;
   answers: ((r: Reply) => void)[];
   events?: CallEvent[];
+  /** Set when the batch cannot run (a tampered request): later arrivals are answered at once. */
+  failed?: boolean;
   fail: (e: unknown) => void;
+}
+
+/** The one call a token admits: the runner's decision, bound to its batch and position. */
+interface Ticket {
+  batch: number;
+  pos: number;
+  tool: string;
+  /** The arguments as they cross the wire, key order ignored. */
+  args: string;
+}
+
+/**
+ * A tool request that is not the call the runner decided (rewritten, replayed or forged by code
+ * between the runner and the sandbox, e.g. a planner that wrapped `fetch`). Nothing of its batch
+ * is applied; the run ends with `planner_error`.
+ */
+export class TamperError extends Error {
+  override name = 'TamperError';
 }
 
 let hostCounter = 0;
@@ -60,29 +81,57 @@ export function mswTransport(sandbox: Sandbox, runId: string, onEscape: (e: Esca
   // A host per run: the seal finds the run by host in O(1). `.invalid` never resolves (RFC 2606),
   // so even a broken seal could not reach a real server.
   const host = `r${hash32(runId).toString(36)}-${(hostCounter++).toString(36)}.oneway.invalid`;
-  const token = randomUUID();
   const pending = new Map<number, PendingBatch>();
+  // One token per call the runner decided, single use: the sandbox serves exactly that call.
+  const tickets = new Map<string, Ticket>();
 
   const reject = (status: number, error: string) =>
     new Response(JSON.stringify({ error }), { status, headers: { 'content-type': 'application/json' } });
 
+  /** Fails a batch: nothing of it is applied, every request of it gets an answer, the run learns why. */
+  const spoil = (p: PendingBatch, why: string) => {
+    if (p.failed) return;
+    p.failed = true;
+    p.fail(new TamperError(why));
+    p.answers.forEach((a) => a?.({ status: 409, body: { error: 'oneway: this batch was refused (a request was altered)' } }));
+  };
+
   const stop = seal.serve(host, async (request) => {
     const url = new URL(request.url);
+    const where = `${url.protocol}//${url.host}${url.pathname}`;
     const tool = decodeURIComponent(url.pathname.replace(/^\/tools\//, ''));
-    // Only the harness, holding the run's token, may call tools; planner code calling them directly would bypass the record.
-    if (request.headers.get('x-oneway-token') !== token) {
-      onEscape({ method: request.method, url: `${url.protocol}//${url.host}${url.pathname}`, reason: 'tool called outside the harness' });
+    // Only the harness, holding a call's token, may call tools; planner code calling them directly would bypass the record.
+    const token = request.headers.get('x-oneway-token') ?? '';
+    const ticket = tickets.get(token);
+    if (!ticket) {
+      onEscape({ method: request.method, url: where, reason: token ? 'tool request with a spent or unknown token' : 'tool called outside the harness' });
       return reject(403, 'oneway: tools are called through planner decisions, not directly');
+    }
+    tickets.delete(token);
+    const p = pending.get(ticket.batch);
+    let body: { args?: unknown } | undefined;
+    try {
+      body = (await request.json()) as { args?: unknown };
+    } catch {
+      body = undefined;
     }
     const batch = Number(request.headers.get('x-oneway-batch'));
     const pos = Number(request.headers.get('x-oneway-pos'));
-    const p = pending.get(batch);
-    if (!p || !sandbox.hasTool(tool) || !(pos >= 0 && pos < p.arrived.length) || p.arrived[pos]) {
-      return reject(400, `oneway: unexpected request for tool "${tool}"`);
+    const args = body !== null && typeof body === 'object' ? body.args : undefined;
+    const altered: string[] = [];
+    if (tool !== ticket.tool) altered.push(`tool ${ticket.tool} became ${tool}`);
+    if (batch !== ticket.batch || pos !== ticket.pos) altered.push('batch or position changed');
+    if (args === null || typeof args !== 'object' || Array.isArray(args) || stableJson(args) !== ticket.args) altered.push('arguments changed');
+    if (altered.length > 0 || !p || p.failed) {
+      const why = altered.length > 0 ? `a tool request was altered on its way to the sandbox (${altered.join('; ')})` : 'a tool request arrived for a batch that is not running';
+      onEscape({ method: request.method, url: where, reason: `tool request tampered with: ${altered.join('; ') || 'no such batch'}` });
+      if (p) spoil(p, why);
+      return reject(403, 'oneway: the sandbox serves only the call the runner decided');
     }
-    const body = (await request.json()) as { args: Record<string, unknown> };
+    if (!sandbox.hasTool(tool) || p.arrived[pos]) return reject(400, `oneway: unexpected request for tool "${tool}"`);
     const reply = new Promise<Reply>((resolve) => (p.answers[pos] = resolve));
-    p.arrived[pos] = { tool, args: body.args };
+    const validBody = { args: args as Record<string, unknown> };
+    p.arrived[pos] = { tool, args: validBody.args };
     if (++p.count === p.arrived.length) {
       try {
         const out = sandbox.executeBatch({ ...p.req, calls: p.arrived as { tool: string; args: Record<string, unknown> }[] });
@@ -111,9 +160,13 @@ export function mswTransport(sandbox: Sandbox, runId: string, onEscape: (e: Esca
         fail: (e) => (failure = e),
       };
       pending.set(req.batch, p);
+      const issued: string[] = [];
       try {
         const responses = await Promise.all(
           req.calls.map(async (call, pos) => {
+            const token = randomUUID();
+            issued.push(token);
+            tickets.set(token, { batch: req.batch, pos, tool: call.tool, args: stableJson(wire(call.args)) });
             const res = await fetch(`http://${host}/tools/${encodeURIComponent(call.tool)}`, {
               method: 'POST',
               headers: {
@@ -123,15 +176,23 @@ export function mswTransport(sandbox: Sandbox, runId: string, onEscape: (e: Esca
                 'x-oneway-pos': String(pos),
               },
               body: JSON.stringify({ args: call.args }),
+            }).catch((e: unknown) => {
+              // The request never reached the sandbox: its siblings must not wait for it.
+              if (!p.arrived[pos]) spoil(p, `a tool request did not reach the sandbox: ${(e as Error).message}`);
+              throw e;
             });
-            return { status: res.status, body: (await res.json()) as unknown };
+            // An answer for a call the sandbox never received was made up on the way (a wrapped fetch).
+            if (!p.arrived[pos]) spoil(p, 'a tool reply did not come from the sandbox (the request was intercepted before it)');
+            return { status: res.status, body: (await res.json().catch(() => null)) as unknown };
           }),
         );
         if (failure) throw failure;
-        if (!p.events) throw new Error('internal: batch answered without events');
+        // Answers that did not come from the sandbox (a wrapped fetch that made them up).
+        if (!p.events) throw new TamperError('a tool reply did not come from the sandbox (the request was intercepted before it)');
         return { events: p.events, replies: responses };
       } finally {
         pending.delete(req.batch);
+        for (const t of issued) tickets.delete(t);
       }
     },
     close: stop,

@@ -3,12 +3,14 @@
  * the main thread hands out jobs as workers become free, each worker answers job
  * by job. Workers run TypeScript: `worker-boot.mjs` registers tsx in the thread
  * (a worker does not inherit the main thread's loader hooks on Node 20), then
- * imports the worker module.
+ * imports the worker module. Each worker has the seal's socket layer preloaded
+ * and on for its whole life (sandbox/socket-seal.cjs).
  *
  * @example
  * await runOnWorkers({ entry: new URL('./worker-main.ts', import.meta.url), data, workers: 2, next, done });
  */
-import { parentPort, Worker, workerData } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
+import socketSeal from '../sandbox/socket-seal.cjs';
 import { UsageError } from '../errors.ts';
 
 export type JobMessage = { type: 'job'; index: number } & Record<string, unknown>;
@@ -29,7 +31,8 @@ export interface PoolOptions<T> {
 export async function runOnWorkers<T>(opts: PoolOptions<T>): Promise<void> {
   const one = () =>
     new Promise<void>((resolve, reject) => {
-      const w = new Worker(new URL('./worker-boot.mjs', import.meta.url), { workerData: { entry: opts.entry.href, data: opts.data } });
+      // Sealed from its first line (sandbox/socket-seal.cjs, preloaded): a worker does not inherit this thread's patches.
+      const w = socketSeal.sealedWorker(new URL('./worker-boot.mjs', import.meta.url), { workerData: { entry: opts.entry.href, data: opts.data } });
       const give = () => w.postMessage((opts.next() ?? { type: 'stop' }) satisfies ToWorker);
       w.on('message', (m: FromWorker<T>) => {
         if (m.type === 'ready') return give();

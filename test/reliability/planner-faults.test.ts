@@ -1,0 +1,144 @@
+/**
+ * A planner file's faults end only its own run, and the evaluation exits when it is done: a throw
+ * from a timer, an unhandled rejection, an interval left running, a synchronous endless loop. Runs
+ * the real CLI in a child process and waits for its 'exit' event (the test timeouts are only a
+ * safety net). Also: a global WebSocket from a planner file is refused and counted.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo, type Server } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Results } from '../../harness/results/types.ts';
+import { tempDir } from '../helpers/cli.ts';
+
+const read = (dir: string) => JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as Results;
+const timeless = (r: Results) => ({ ...r, created_at: 0, wall_ms: 0, config: { ...r.config }, runs: r.runs.map((x) => ({ ...x, wall_ms: 0 })) });
+
+function evalCli(args: string[], nodeArgs: string[] = []): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'harness/cli/eval.ts', ...args], { cwd: process.cwd(), env: { ...process.env, NO_COLOR: '1' } });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += String(d)));
+    child.stdout.resume();
+    // 'exit', not 'close': a process kept alive by a planner's leftovers would never get here.
+    child.on('exit', (code) => resolve({ code, stderr }));
+  });
+}
+
+const PLANNERS: Record<string, string> = {
+  'timer-throw.mjs': `export default { name: 'timer-throw', next() { setTimeout(() => { throw new Error('boom from a timer'); }, 1); return new Promise(() => {}); } };\n`,
+  'unhandled.mjs': `export default { name: 'unhandled', next() { Promise.reject(new Error('nobody catches this')); return new Promise(() => {}); } };\n`,
+  'interval.mjs': `setInterval(() => {}, 1000);\nexport default { name: 'interval', next() { setInterval(() => {}, 10); return { type: 'finish' }; } };\n`,
+  'loop.mjs': `export default { name: 'loop', next(view) { if (view.turn === 1) for (;;) {} return { type: 'finish' }; } };\n`,
+};
+
+let dir = '';
+let serial: { code: number | null; stderr: string };
+let serialOut = '';
+
+beforeAll(async () => {
+  dir = tempDir('oneway-faults-');
+  for (const [f, text] of Object.entries(PLANNERS)) writeFileSync(join(dir, f), text);
+  serialOut = tempDir();
+  serial = await evalCli([`--planner=${Object.keys(PLANNERS).map((f) => join(dir, f)).join(',')},gated`, '--scenario=invoice-and-notify,purge-inactive-accounts', '--decision-timeout=3000', `--out=${serialOut}`]);
+}, 180_000);
+
+const run = (planner: string, scenario = 'invoice-and-notify') => read(serialOut).runs.find((r) => r.planner === planner && r.scenario === scenario);
+
+describe('planner faults end only their own run', () => {
+  it('a throw from a planner timer ends that run with planner_error; the others complete, results.json is written, exit 0', () => {
+    expect(serial.code).toBe(0);
+    expect(existsSync(join(serialOut, 'results.json'))).toBe(true);
+    expect(run('timer-throw')).toMatchObject({ end_reason: 'planner_error' });
+    expect(run('timer-throw')?.error).toContain('boom from a timer');
+    expect(run('unhandled')).toMatchObject({ end_reason: 'planner_error' });
+    expect(run('unhandled')?.error).toContain('nobody catches this');
+    expect(run('gated')).toMatchObject({ end_reason: 'finish', error: null, completed: true });
+    expect(read(serialOut).runs).toHaveLength(10);
+  });
+
+  it('a planner that leaves intervals running does not keep the evaluation alive', () => {
+    // The CLI exited (the 'exit' event arrived) with the interval planner's runs finished.
+    expect(serial.code).toBe(0);
+    expect(run('interval')).toMatchObject({ end_reason: 'finish', error: null });
+  });
+
+  it('a planner stuck in a synchronous endless loop is stopped at the decision timeout; the other runs complete', () => {
+    expect(run('loop')).toMatchObject({ end_reason: 'decision_timeout' });
+    expect(run('loop', 'purge-inactive-accounts')).toMatchObject({ end_reason: 'decision_timeout' });
+    expect(run('gated', 'purge-inactive-accounts')).toMatchObject({ end_reason: 'finish', completed: true });
+  });
+
+  it('gives the same results over --workers=2 as in one thread', async () => {
+    const out = tempDir();
+    const r = await evalCli([`--planner=${Object.keys(PLANNERS).map((f) => join(dir, f)).join(',')},gated`, '--scenario=invoice-and-notify,purge-inactive-accounts', '--decision-timeout=3000', '--workers=2', `--out=${out}`]);
+    expect(r.code).toBe(0);
+    expect(timeless(read(out))).toEqual(timeless(read(serialOut)));
+  }, 180_000);
+});
+
+describe('a global WebSocket from a planner file', () => {
+  let canary: Server;
+  let hits = 0;
+  beforeAll(async () => {
+    canary = createServer((s) => {
+      hits++;
+      s.destroy();
+    });
+    await new Promise<void>((r) => canary.listen(0, '127.0.0.1', r));
+  });
+  afterAll(() => new Promise<void>((r) => canary.close(() => r())));
+
+  it('is refused and counted as a sandbox escape on its run', async () => {
+    const port = (canary.address() as AddressInfo).port;
+    writeFileSync(
+      join(dir, 'ws.mjs'),
+      `export default { name: 'ws', async next(view) {
+  if (view.turn > 1) return { type: 'finish' };
+  const got = await new Promise((r) => { const ws = new WebSocket('ws://127.0.0.1:${port}/'); ws.onopen = () => r('answered'); ws.onerror = () => r('failed'); });
+  return { type: 'call', call: { tool: 'verify_recipient', args: { email: got + '@acme.example' } } };
+} };
+`,
+    );
+    const out = tempDir();
+    // The WebSocket global: Node 22 has it; Node 20 behind a flag.
+    const r = await evalCli([`--planner=${join(dir, 'ws.mjs')}`, '--scenario=invoice-and-notify', `--out=${out}`], ['--experimental-websocket']);
+    expect(r.code).toBe(0);
+    const result = read(out).runs[0];
+    expect(result?.error).toBeNull();
+    expect(result?.sandbox_escapes).toBe(1);
+    const record = readFileSync(join(out, result!.record), 'utf8');
+    expect(record).toContain('failed@acme.example');
+    expect(record).toContain(`"url":"tcp://127.0.0.1:${port}"`);
+    expect(hits).toBe(0);
+  }, 120_000);
+
+  it('is closed and counted by MSW when the planner runs in process', async () => {
+    const port = (canary.address() as AddressInfo).port;
+    const script = join(dir, 'ws-in-process.mts');
+    const root = process.cwd();
+    writeFileSync(
+      script,
+      `import { seal } from '${root}/harness/sandbox/seal.ts';
+import { runPlanner, scenarioFrom, EMAIL_YAML } from '${root}/test/helpers/run.ts';
+seal.acquire();
+const r = await runPlanner(scenarioFrom(EMAIL_YAML), { name: 'ws', async next(v) {
+  if (v.turn === 1) await new Promise((res) => { const ws = new WebSocket('ws://127.0.0.1:${port}/'); ws.onclose = res; ws.onerror = res; });
+  return { type: 'finish' };
+} }, { transport: 'msw' });
+seal.release();
+process.stdout.write(JSON.stringify(r.events.filter((e) => e.type === 'escape')));
+`,
+    );
+    const out = await new Promise<string>((resolve) => {
+      const child = spawn(process.execPath, ['--experimental-websocket', '--import', 'tsx', script], { cwd: root });
+      let text = '';
+      child.stdout.on('data', (d) => (text += String(d)));
+      child.stderr.resume();
+      child.on('exit', () => resolve(text));
+    });
+    expect(JSON.parse(out)).toMatchObject([{ method: 'WEBSOCKET', url: `ws://127.0.0.1:${port}/` }]);
+    expect(hits).toBe(0);
+  }, 120_000);
+});
