@@ -8,6 +8,7 @@
  */
 import { Document, isMap, isSeq, type YAMLMap } from 'yaml';
 import { classFromHints, META_APPROVAL, META_COMPENSATION, META_KIND, META_PRECONDITIONS, type McpTool, type McpVerdict } from './mcp.ts';
+import { trimRuns } from '../util/trim.ts';
 
 export interface ImportOptions {
   /** The scenario id (kebab-case); default "imported-tools". */
@@ -39,7 +40,7 @@ const NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** A name oneway (and OpenAI function calling) accepts: letters, digits, _ and -, at most 64. */
 export function toolName(name: string, taken: ReadonlySet<string>): string {
-  let base = name.replace(/[^A-Za-z0-9_-]+/g, '_').replace(/^_+|_+$/g, '') || 'tool';
+  let base = trimRuns(name.replace(/[^A-Za-z0-9_-]+/g, '_'), '_') || 'tool';
   base = base.slice(0, 64);
   let out = base;
   for (let n = 2; taken.has(out); n++) out = `${base.slice(0, 64 - String(n).length - 1)}_${n}`;
@@ -51,9 +52,8 @@ export function scenarioId(text: string): string {
   const id = text
     .toLowerCase()
     .replace(/\.[a-z0-9]+$/, '')
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '');
-  return id || 'imported-tools';
+    .replace(/[^a-z0-9]+/g, '-');
+  return trimRuns(id, '-') || 'imported-tools';
 }
 
 function hintsText(t: McpTool): string {

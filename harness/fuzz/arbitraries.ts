@@ -126,12 +126,14 @@ interface ParamInfo {
   types: string[];
   names: string[];
   pool: Candidate[];
+  /** Each static candidate as this parameter's argument, or null when the schema refuses it (checked once, not per plan). */
+  usable: Map<Candidate, Usable | null>;
 }
 
 function paramInfo(m: Model, tool: Tool, param: string): ParamInfo {
   const key = `${tool.name}\u0000${param}`;
   let info = m.params.get(key);
-  if (!info) m.params.set(key, (info = { types: declaredTypes(tool, param), names: aliases(tool, param), pool: [...m.world, ...schemaCandidates(tool, param)] }));
+  if (!info) m.params.set(key, (info = { types: declaredTypes(tool, param), names: aliases(tool, param), pool: [...m.world, ...schemaCandidates(tool, param)], usable: new Map() }));
   return info;
 }
 
@@ -143,11 +145,20 @@ function choices(m: Model, tool: Tool, param: string, results: readonly Candidat
   const key = `${tool.name}\u0000${param}\u0000${results.map((r) => r.arg).join('\u0001')}`;
   let hit = m.choices.get(key);
   if (!hit) {
-    const { types, names, pool: fixed } = paramInfo(m, tool, param);
+    const { types, names, pool: fixed, usable: known } = paramInfo(m, tool, param);
     const pool = results.length > 0 ? [...fixed, ...results] : fixed;
     // Only values the tool's schema accepts (enum, pattern, bounds): a call that violates it would be
     // rejected, never run, and a counterexample plan holding one would be refused at load.
-    const usable = (cs: Candidate[]) => cs.map((c) => ({ c, v: asParam(c, types) })).filter((x) => x.v !== undefined && fits(tool, param, x.c, x.v));
+    const usableOne = (c: Candidate): Usable | null => {
+      let u = known.get(c);
+      if (u !== undefined) return u;
+      const v = asParam(c, types);
+      u = v !== undefined && fits(tool, param, c, v) ? { c, v } : null;
+      // A static candidate (a concrete value) is checked once; an earlier result's template is always kept.
+      if (c.raw !== undefined) known.set(c, u);
+      return u;
+    };
+    const usable = (cs: Candidate[]) => cs.map(usableOne).filter((x): x is Usable => x !== null);
     if (m.choices.size > 20_000) m.choices.clear();
     m.choices.set(key, (hit = { named: usable(fitting(param, pool, names)), all: usable(pool) }));
   }
@@ -213,10 +224,11 @@ function toPlanTemplate(value: unknown, call: PlanCall, deployment: Record<strin
     for (const p of rest) cur = cur !== null && typeof cur === 'object' ? (cur as Record<string, unknown>)[p] : undefined;
     return cur ?? '';
   };
-  const whole = /^\{\{\s*([^{}]*?)\s*\}\}$/.exec(value);
-  if (whole) return lookup(whole[1] ?? '');
-  return value.replace(/\{\{\s*([^{}]*?)\s*\}\}/g, (_m, path: string) => {
-    const v = lookup(path);
+  // Linear patterns only (see harness/templates/render.ts): the path is trimmed in code.
+  const whole = /^\{\{([^{}]*)\}\}$/.exec(value);
+  if (whole) return lookup((whole[1] ?? '').trim());
+  return value.replace(/\{\{([^{}]*)\}\}/g, (_m, path: string) => {
+    const v = lookup(path.trim());
     return typeof v === 'string' ? v : JSON.stringify(v);
   });
 }

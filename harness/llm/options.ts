@@ -7,6 +7,7 @@
 import { resolve } from 'node:path';
 import { UsageError } from '../errors.ts';
 import { loadPriceFile, parsePrices, type PriceTable } from './prices.ts';
+import { trimRuns } from '../util/trim.ts';
 
 export type CacheMode = 'off' | 'record' | 'replay';
 
@@ -61,7 +62,7 @@ function baseURL(text: string): string {
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new UsageError(`openai: base_url must be http or https, got "${text}"`);
   if (u.username || u.password) throw new UsageError('openai: base_url must not carry credentials', 'put the key in OPENAI_API_KEY');
-  return u.href.replace(/\/+$/, '');
+  return trimRuns(u.href, '/', 'end');
 }
 
 function cacheMode(text: string | undefined): CacheMode {

@@ -25,7 +25,12 @@ export interface Condition {
 export type ConditionParse = { ok: true; cond: Condition } | { ok: false; message: string; hint: string };
 
 const FORM_HINT = 'write "deployment.<path> <op> <literal>", op one of == != < <= > >=, e.g. "deployment.pitr_hours >= 24"';
-const CONDITION = /^deployment((?:\.[A-Za-z0-9_-]+)+)\s*(==|!=|<=|>=|<|>)\s*(.+)$/;
+/**
+ * The path and operator; the literal is the rest, read in code. (`\s*(.+)$` after the operator
+ * backtracked quadratically over a long run of spaces followed by a line break.)
+ */
+const CONDITION_HEAD = /^deployment((?:\.[A-Za-z0-9_-]+)+)\s*(==|!=|<=|>=|<|>)/;
+const LINE_BREAK = /[\n\r\u2028\u2029]/;
 
 /**
  * Parses a class-rule condition. Literals: numbers, `true`/`false`, a "double" or 'single'
@@ -39,14 +44,16 @@ export function parseCondition(when: string): ConditionParse {
   if (!src.startsWith('deployment.')) {
     return { ok: false, message: `a condition starts with "deployment.": "${when}"`, hint: FORM_HINT };
   }
-  const m = CONDITION.exec(src);
-  if (!m) {
+  const m = CONDITION_HEAD.exec(src);
+  // The literal: the rest after the operator, on one line, not empty.
+  const rest = m ? src.slice(m[0].length).trimStart() : '';
+  if (!m || rest === '' || LINE_BREAK.test(rest)) {
     const single = /[^=!<>]=[^=]/.test(src);
     return { ok: false, message: `cannot read the condition "${when}"`, hint: single ? 'compare with "==", not "="' : FORM_HINT };
   }
   const path = (m[1] ?? '').slice(1).split('.');
   const op = m[2] as ConditionOp;
-  const lit = parseLiteral((m[3] ?? '').trim());
+  const lit = parseLiteral(rest.trim());
   if (!lit.ok) return { ok: false, message: `${lit.message} in "${when}"`, hint: FORM_HINT };
   if (op !== '==' && op !== '!=' && typeof lit.value === 'boolean') {
     return { ok: false, message: `"${op}" cannot compare with ${String(lit.value)}`, hint: 'use == or != with true/false' };
@@ -80,7 +87,7 @@ function parseLiteral(text: string): { ok: true; value: Literal } | { ok: false;
 export function deploymentValue(deployment: Record<string, unknown>, path: readonly string[]): unknown {
   let cur: unknown = deployment;
   for (const p of path) {
-    if (cur === null || typeof cur !== 'object' || Array.isArray(cur)) return undefined;
+    if (cur === null || typeof cur !== 'object' || Array.isArray(cur) || !Object.hasOwn(cur, p)) return undefined;
     cur = (cur as Record<string, unknown>)[p];
   }
   return cur;

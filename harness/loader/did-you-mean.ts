@@ -31,6 +31,9 @@ export function editDistance(a: string, b: string): number {
   return (rows[a.length] as number[])[b.length] ?? 0;
 }
 
+/** Names longer than this get no typo suggestions (only prefix ones): the distance table is quadratic. */
+const MAX_TYPO_LENGTH = 128;
+
 /**
  * The candidates close to `word`, best first (smallest distance, then prefix matches, then name order).
  *
@@ -39,11 +42,14 @@ export function editDistance(a: string, b: string): number {
  */
 export function suggestions(word: string, candidates: Iterable<string>, max = 3): string[] {
   const w = word.toLowerCase();
+  // Only distances up to 2 count, and a distance is at least the difference in length: the quadratic
+  // table is built only for words of about the same length, and none for names too long to be typed.
+  const typo = (lc: string) => w.length <= MAX_TYPO_LENGTH && lc.length <= MAX_TYPO_LENGTH && Math.abs(w.length - lc.length) <= 2;
   const scored: { c: string; score: number }[] = [];
   for (const c of new Set(candidates)) {
     if (c === word) continue;
     const lc = c.toLowerCase();
-    const d = editDistance(w, lc);
+    const d = typo(lc) ? editDistance(w, lc) : Infinity;
     // A prefix match only counts when the shared part is long enough to say something.
     const prefix = Math.min(w.length, lc.length) >= 3 && (lc.startsWith(w) || w.startsWith(lc));
     // A distance as long as the shorter word is a different word, not a typo ("cc" vs "to").

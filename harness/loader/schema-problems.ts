@@ -9,6 +9,7 @@ import { Scenario, Tool } from '../schema/scenario.ts';
 import { didYouMean, joinHints } from './did-you-mean.ts';
 import { acceptsText, allowedKeys, descriptionAt, schemasAt, typeNoun } from './schema-walk.ts';
 import type { FieldPath, YamlSource } from './yaml-source.ts';
+import { trimRuns } from '../util/trim.ts';
 
 type Issue = z.core.$ZodIssue;
 type Schema = z.core.$ZodType;
@@ -205,13 +206,13 @@ function valueText(v: unknown, present: boolean): string {
 }
 
 function toSnake(s: string): string {
-  return s.trim().replace(/[^A-Za-z0-9_-]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 64);
+  return trimRuns(s.trim().replace(/[^A-Za-z0-9_-]+/g, '_'), '_').slice(0, 64);
 }
 
 function toKebab(s: string): string {
-  return s
+  const kebab = s
     .replace(/([a-z0-9])([A-Z])/g, '$1-$2')
     .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '');
+    .replace(/[^a-z0-9]+/g, '-');
+  return trimRuns(kebab, '-');
 }

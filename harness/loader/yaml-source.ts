@@ -22,6 +22,15 @@ import type { Problem, Result } from '../errors.ts';
 export const MAX_SOURCE_BYTES = 2 * 1024 * 1024;
 /** Alias expansions allowed per file: enough for real reuse, far too few for a billion laughs. */
 export const MAX_ALIAS_COUNT = 100;
+/**
+ * The size a document may reach once its aliases are expanded, as JSON (which is what records,
+ * results and reports hold). A file without aliases stays well under it (JSON is at most about
+ * 3x its YAML); a few aliases of a large anchor would otherwise multiply it (99 aliases of a
+ * 1.9 MB file: a 372 MB record).
+ */
+export const MAX_EXPANDED_BYTES = 8 * 1024 * 1024;
+/** Keys JavaScript objects treat specially: `__proto__` would be dropped, the others shadow what every object has. */
+export const RESERVED_KEYS: readonly string[] = ['__proto__', 'constructor', 'prototype'];
 
 export type FieldPath = readonly (string | number)[];
 
@@ -199,7 +208,17 @@ export function parseYamlSource(text: string, file: string): Result<YamlSource> 
   const keyProblems: Problem[] = [];
   visit(doc, {
     Pair(_, pair, path) {
-      if (isCollection(pair.key)) {
+      const name = isScalar(pair.key) ? pair.key.value : undefined;
+      if (typeof name === 'string' && RESERVED_KEYS.includes(name)) {
+        keyProblems.push(
+          problem(
+            'schema',
+            (pair.key as Node).range?.[0] ?? 0,
+            `"${name}" cannot be a key: JavaScript objects treat it specially${name === '__proto__' ? ' (it would be dropped without a word)' : ''}`,
+            'rename it (table, column, input, deployment and parameter names are plain names)',
+          ),
+        );
+      } else if (isCollection(pair.key)) {
         // Point at the mapping that holds the key: where the unquoted "{{" starts.
         const holder = path[path.length - 1] as Node | undefined;
         const at = holder?.range?.[0] ?? (pair.key as Node).range?.[0] ?? 0;
@@ -235,6 +254,29 @@ export function parseYamlSource(text: string, file: string): Result<YamlSource> 
           at,
           `too many alias expansions (limit ${MAX_ALIAS_COUNT}): ${errorText(e)}`,
           'write the repeated data out, or reuse fewer anchors (*alias) inside other anchors',
+        ),
+      ],
+    };
+  }
+
+  // Aliases share one value in memory, but every file written from it (records, results, reports)
+  // holds each copy: bound the expanded size.
+  let firstAlias: number | undefined;
+  visit(doc, {
+    Alias(_, node) {
+      firstAlias = node.range?.[0] ?? 0;
+      return visit.BREAK;
+    },
+  });
+  if (firstAlias !== undefined && jsonSizeOver(value, MAX_EXPANDED_BYTES)) {
+    return {
+      ok: false,
+      problems: [
+        problem(
+          'yaml_limit',
+          firstAlias,
+          `with its aliases expanded the document is over ${MAX_EXPANDED_BYTES / 1024 / 1024} MiB, the limit (records and reports hold every copy; an anchor that contains its own alias never ends)`,
+          'reference large anchors (*alias) fewer times, or move bulk data out of the scenario',
         ),
       ],
     };
@@ -379,6 +421,34 @@ function tooDeepAt(text: string): { at: number; brackets: boolean } | undefined 
     } else if ((c === ']' || c === '}') && flow > 0) flow--;
   }
   return undefined;
+}
+
+/**
+ * Whether `value` written as JSON would exceed `limit` bytes (about: strings count their length
+ * plus quotes). Stops as soon as it does, so the walk is bounded by the limit, not by the
+ * expansion, and a recursive alias (a value that contains itself) is simply too large.
+ */
+export function jsonSizeOver(value: unknown, limit: number): boolean {
+  let size = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v === 'string') size += v.length + 3;
+    else if (Array.isArray(v)) {
+      size += 2 + v.length;
+      if (size > limit) return true;
+      for (let i = v.length - 1; i >= 0; i--) stack.push(v[i]);
+    } else if (v !== null && typeof v === 'object') {
+      size += 2;
+      for (const k of Object.keys(v)) {
+        size += k.length + 4;
+        if (size > limit) return true;
+        stack.push((v as Record<string, unknown>)[k]);
+      }
+    } else size += String(v).length + 1;
+    if (size > limit) return true;
+  }
+  return false;
 }
 
 function deref(doc: Document.Parsed, node: unknown): unknown {

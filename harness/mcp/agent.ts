@@ -6,23 +6,31 @@
  * the endpoint and the task in its environment. The agent's tool calls drive
  * the run through a session planner, exactly as `npm run serve` does; the run
  * ends when the agent calls `finish`, when it exits, or when it runs out of
- * time (its process group is killed and the run ends with an error). Its
- * stdout and stderr go to `runs/<scenario>/<name>-t<trial>.agent.log`.
+ * time (its processes are killed and the run ends with an error). Its stdout
+ * and stderr go, redacted like every file oneway writes, to
+ * `runs/<scenario>/<name>-t<trial>.agent.log`.
+ *
+ * When the run is over, nothing the agent started outlives it: its process
+ * group and session, its descendants, and every process that carries its tag
+ * in the environment (a `setsid` child that left both) are stopped, SIGTERM
+ * then SIGKILL (harness/mcp/process-tree.ts).
  *
  * The agent runs as a child process: the seal does not reach into it (see
  * the README on running untrusted code).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Planner, PlannerContext } from '../planner/types.ts';
 import type { RunResult } from '../results/types.ts';
 import { recordPath } from '../runner/evaluate.ts';
 import type { PlannerHandle } from '../runner/run.ts';
 import type { Scenario } from '../schema/scenario.ts';
+import { redactingStream } from '../util/secrets.ts';
 import { RunChannel, type SessionEnd } from './channel.ts';
 import { startHttpHost, type HttpHost } from './http.ts';
+import { AGENT_TAG_ENV, killProcessesNow, stopProcesses, type AgentTree } from './process-tree.ts';
 import { createRunServer, scenarioSurface, type ScenarioSurface } from './server.ts';
 
 export const DEFAULT_AGENT_COMMAND_NAME = 'agent';
@@ -30,6 +38,8 @@ export const DEFAULT_AGENT_COMMAND_NAME = 'agent';
 const GRACE_MS = 2000;
 /** Between SIGTERM and SIGKILL. */
 const KILL_AFTER_MS = 1000;
+/** After the agent's processes are stopped, how long its output may take to reach the log. */
+const LOG_DRAIN_MS = 2000;
 
 /** The environment an agent process is started with, besides the caller's. */
 export const AGENT_ENV = {
@@ -63,14 +73,14 @@ export interface AgentHandle extends PlannerHandle {
   close(): Promise<void>;
 }
 
-/** Agents still running. Their process groups do not die with oneway: if oneway exits first (a second Ctrl-C), take them along. */
+/** Agents not yet stopped. Their processes do not die with oneway: if oneway exits first (a second Ctrl-C), take them along. */
 const running = new Set<AgentRun>();
 let exitHook = false;
 function killRunningOnExit(): void {
   if (exitHook) return;
   exitHook = true;
   process.once('exit', () => {
-    for (const r of running) r.kill();
+    for (const r of running) r.killNow();
   });
 }
 
@@ -80,6 +90,11 @@ class AgentRun {
   private timer: NodeJS.Timeout | undefined;
   private starting: Promise<void> | undefined;
   private exited: Promise<void> | undefined;
+  /** The agent's output has all reached the log (both pipes closed). */
+  private logged: Promise<void> | undefined;
+  private closeLog: (() => void) | undefined;
+  private tree: AgentTree | undefined;
+  private killing: Promise<void> | undefined;
   private stopped = false;
 
   constructor(
@@ -111,45 +126,70 @@ class AgentRun {
     const log = join(this.opts.outDir, this.logFile);
     mkdirSync(dirname(log), { recursive: true });
     const fd = openSync(log, 'w');
-    try {
-      this.child = spawn(this.opts.command, {
-        shell: true,
-        cwd: this.opts.cwd,
-        // Its own process group, so a timeout kills what the command started too.
-        detached: process.platform !== 'win32',
-        stdio: ['ignore', fd, fd],
-        env: {
-          ...this.opts.env,
-          [AGENT_ENV.url]: this.host.url,
-          [AGENT_ENV.task]: this.surface.task,
-          [AGENT_ENV.scenario]: this.ctx.scenario,
-          [AGENT_ENV.runId]: `${this.ctx.scenario}/${this.name}/${this.ctx.trial}`,
-          [AGENT_ENV.seed]: String(this.ctx.seed),
-        },
-      });
-    } finally {
-      closeSync(fd); // the child holds its own copy
-    }
+    // Through a pipe, not the file itself: the log is redacted like every file oneway writes.
+    const out = redactingStream((text) => {
+      try {
+        writeSync(fd, text);
+      } catch {
+        // a full disk loses log lines, not the run
+      }
+    });
+    const tag = randomUUID();
+    this.child = spawn(this.opts.command, {
+      shell: true,
+      cwd: this.opts.cwd,
+      // Its own session and process group, so that stopping it reaches what the command started too.
+      detached: process.platform !== 'win32',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: {
+        ...this.opts.env,
+        [AGENT_ENV.url]: this.host.url,
+        [AGENT_ENV.task]: this.surface.task,
+        [AGENT_ENV.scenario]: this.ctx.scenario,
+        [AGENT_ENV.runId]: `${this.ctx.scenario}/${this.name}/${this.ctx.trial}`,
+        [AGENT_ENV.seed]: String(this.ctx.seed),
+        [AGENT_TAG_ENV]: tag,
+      },
+    });
     const child = this.child;
+    if (child.pid !== undefined) this.tree = { pid: child.pid, tag };
+    const pipes = [child.stdout, child.stderr].filter((s) => s !== null);
+    let open = pipes.length;
+    let finished = false;
+    this.closeLog = () => {
+      if (finished) return;
+      finished = true;
+      for (const p of pipes) p.destroy();
+      out.end();
+      closeSync(fd);
+    };
+    this.logged = new Promise<void>((resolve) => {
+      if (open === 0) resolve();
+      for (const p of pipes) {
+        p.setEncoding('utf8');
+        p.on('data', (text: string) => out.write(text));
+        p.once('close', () => {
+          if (--open === 0) resolve();
+        });
+      }
+    }).then(() => this.closeLog?.());
     killRunningOnExit();
     running.add(this);
     this.exited = new Promise((resolve) => {
       child.once('exit', (code, signal) => {
-        running.delete(this);
         clearTimeout(this.timer);
         channel.close(this.exitEnd(code, signal));
         void this.host?.close().finally(resolve);
       });
       child.once('error', (e) => {
-        running.delete(this);
         clearTimeout(this.timer);
         channel.close({ ok: false, message: `the agent command could not start: ${e.message}` });
         void this.host?.close().finally(resolve);
       });
     });
     this.timer = setTimeout(() => {
-      channel.close({ ok: false, message: `the agent did not exit within ${Math.round(this.opts.timeoutMs / 1000)} s; its process group was killed (log: ${this.logFile})` });
-      this.kill();
+      channel.close({ ok: false, message: `the agent did not exit within ${Math.round(this.opts.timeoutMs / 1000)} s; its processes were killed (log: ${this.logFile})` });
+      void this.kill();
     }, this.opts.timeoutMs);
   }
 
@@ -162,25 +202,28 @@ class AgentRun {
     return { ok: false, message: `the agent ${how} before calling finish (log: ${this.logFile})` };
   }
 
-  /** SIGTERM to the process group, SIGKILL a second later if it is still there. */
-  kill(): void {
-    const child = this.child;
-    if (!child?.pid || child.exitCode !== null || child.signalCode !== null) return;
-    const signal = (s: NodeJS.Signals) => {
-      try {
-        if (process.platform === 'win32') child.kill(s);
-        else process.kill(-(child.pid as number), s);
-      } catch {
-        // already gone
-      }
-    };
-    signal('SIGTERM');
-    setTimeout(() => {
-      if (child.exitCode === null && child.signalCode === null) signal('SIGKILL');
-    }, KILL_AFTER_MS).unref();
+  /**
+   * Stops every process of the agent (the agent, its group and session, its descendants, and
+   * whatever carries its tag): SIGTERM, then SIGKILL after a second. Resolves when none is left.
+   */
+  kill(): Promise<void> {
+    const tree = this.tree;
+    if (!tree) return Promise.resolve();
+    this.killing ??= stopProcesses(tree, KILL_AFTER_MS).finally(() => {
+      this.killing = undefined;
+    });
+    return this.killing;
   }
 
-  /** After the run: a grace period to exit, then the process group is killed. */
+  /** SIGKILL to every process of the agent, at once (the process is exiting). */
+  killNow(): void {
+    if (this.tree) killProcessesNow(this.tree);
+  }
+
+  /**
+   * After the run: a grace period to exit, then the agent is killed; either way, whatever it
+   * left running is stopped, and its output is written to the log.
+   */
   async stop(graceMs: number): Promise<void> {
     if (this.stopped) return this.exited;
     this.stopped = true;
@@ -189,9 +232,15 @@ class AgentRun {
       await this.host?.close();
       return;
     }
-    const grace = setTimeout(() => this.kill(), graceMs);
+    const grace = setTimeout(() => void this.kill(), graceMs);
     await this.exited;
     clearTimeout(grace);
+    // The agent is gone; what it started (a background job, a setsid child) is not, necessarily.
+    await this.kill();
+    running.delete(this);
+    // A process that escaped every way of finding it may still hold the pipes: do not wait for it.
+    const drained = await Promise.race([this.logged?.then(() => true), new Promise<false>((r) => setTimeout(() => r(false), LOG_DRAIN_MS).unref())]);
+    if (!drained) this.closeLog?.();
   }
 }
 

@@ -42,6 +42,8 @@ export class RunChannel {
   private closing: SessionEnd | undefined;
   private over: RunEnd | undefined;
   private created = false;
+  /** Told on the first call or finish a client sends (`npm run serve` starts the session's run then, at the latest). */
+  onFirstUse: (() => void) | undefined;
 
   constructor(readonly name: string) {
     this.handle = { name, create: () => this.planner() };
@@ -62,6 +64,7 @@ export class RunChannel {
    * what the tool replied, the rejection, or an error result when the run ended first.
    */
   call(call: Call): Promise<CallToolResult> {
+    this.used();
     const refused = this.refusal();
     if (refused) return Promise.resolve(refused);
     return new Promise((answer) => this.push({ kind: 'call', call, answer }));
@@ -69,6 +72,7 @@ export class RunChannel {
 
   /** The client's `finish`: resolves once the run is recorded. */
   finish(reason?: string): Promise<CallToolResult> {
+    this.used();
     const refused = this.refusal();
     if (refused) return Promise.resolve(refused);
     return new Promise((answer) => {
@@ -101,6 +105,12 @@ export class RunChannel {
     this.finishing = undefined;
     // A next() still waiting belongs to a run loop that stopped asking (a decision timeout): let it go.
     this.wake(undefined);
+  }
+
+  private used(): void {
+    const first = this.onFirstUse;
+    this.onFirstUse = undefined;
+    first?.();
   }
 
   private refusal(): CallToolResult | undefined {

@@ -2,7 +2,12 @@
  * The MCP endpoint over Streamable HTTP, on a loopback port: one transport and
  * one MCP `Server` per session, created by the caller's `open()`.
  *
- * Only 127.0.0.1 is bound, and Host headers are checked (DNS rebinding). The
+ * Only 127.0.0.1 is bound. Before any session work, the Host header must name
+ * this endpoint (DNS rebinding) and an Origin header, when a browser sends one,
+ * must be a loopback origin (as the MCP spec asks: a page elsewhere cannot
+ * drive a session), both else 403; a POST must be JSON (415), and at most
+ * `maxSessions` sessions are open at once (503 beyond). A body over
+ * MAX_MESSAGE_BYTES is answered with a JSON-RPC error and 413. The
  * standalone GET stream is declined (405, which the spec allows): the server
  * sends no notifications, and an idle stream would only hold connections open.
  * A client that drops its connection while a `tools/call` is unanswered is
@@ -30,6 +35,8 @@ export interface SessionBinding {
   onClose(): void;
   /** The client dropped its connection while a tool call was unanswered. */
   onAbortedCall(): void;
+  /** Whether the session has nothing more to do (its run is recorded): it is closed when its place is needed. */
+  ended?(): boolean;
 }
 
 export interface HttpHostOptions {
@@ -37,8 +44,14 @@ export interface HttpHostOptions {
   port?: number;
   /** The endpoint's path (default `/mcp`); a random one keeps other local processes out. */
   path?: string;
-  /** Called on each `initialize` without a session: a binding, or why the session is refused. */
+  /**
+   * Called on each `initialize` without a session that passed the checks: a binding, or why the
+   * session is refused. The session exists once the transport accepts the initialize; a binding
+   * whose initialize is refused is closed again (`onClose`).
+   */
   open(): SessionBinding | { refuse: string };
+  /** Sessions open (or opening) at once; an initialize beyond gets 503 (default DEFAULT_MAX_SESSIONS). */
+  maxSessions?: number;
   onError?(e: Error): void;
   /**
    * Let this process's own requests to the endpoint through the seal (default true). Off for hosts
@@ -56,7 +69,24 @@ export interface HttpHost {
   close(): Promise<void>;
 }
 
-const MAX_BODY = 4 * 1024 * 1024;
+/** The largest JSON-RPC message taken, over HTTP (a request body) and over stdio (a line). */
+export const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+/** A body is read (and dropped) past the limit up to this much, so that the client reads the 413; past it the connection is cut. */
+const MAX_DRAIN_BYTES = 8 * MAX_MESSAGE_BYTES;
+/** Concurrent sessions by default. */
+export const DEFAULT_MAX_SESSIONS = 16;
+/** Hosts an Origin may name: a page served from this machine. */
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/** Whether a browser's Origin header is one of this machine's (http or https, any port). */
+export function loopbackOrigin(origin: string): boolean {
+  try {
+    const u = new URL(origin);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && LOOPBACK_HOSTS.has(u.hostname) && u.origin === origin.replace(/\/$/, '');
+  } catch {
+    return false; // "null" (a file or sandboxed page) and anything unparseable
+  }
+}
 
 function jsonRpcError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
   if (res.headersSent) return void res.end();
@@ -64,20 +94,33 @@ function jsonRpcError(res: ServerResponse, status: number, code: number, message
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
 
-function readBody(req: IncomingMessage): Promise<string | null> {
+type Body = { text: string } | { tooLarge: true; cut: boolean } | { aborted: true };
+
+/**
+ * The request body, or that it was too large: past MAX_MESSAGE_BYTES the rest is read and dropped
+ * (the client is still sending it and would not read an early answer), up to MAX_DRAIN_BYTES.
+ */
+function readBody(req: IncomingMessage): Promise<Body> {
   return new Promise((resolve) => {
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > MAX_DRAIN_BYTES) {
+      req.pause();
+      return resolve({ tooLarge: true, cut: true });
+    }
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (c: Buffer) => {
       size += c.length;
-      if (size > MAX_BODY) {
-        resolve(null);
-        req.destroy();
-      } else chunks.push(c);
+      if (size <= MAX_MESSAGE_BYTES) chunks.push(c);
+      else if (size > MAX_DRAIN_BYTES) {
+        req.pause();
+        req.removeAllListeners('data');
+        resolve({ tooLarge: true, cut: true });
+      } else chunks.length = 0;
     });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', () => resolve(null));
-    req.on('aborted', () => resolve(null));
+    req.on('end', () => resolve(size > MAX_MESSAGE_BYTES ? { tooLarge: true, cut: false } : { text: Buffer.concat(chunks).toString('utf8') }));
+    req.on('error', () => resolve({ aborted: true }));
+    req.on('aborted', () => resolve({ aborted: true }));
   });
 }
 
@@ -98,16 +141,31 @@ export async function startHttpHost(opts: HttpHostOptions): Promise<HttpHost> {
   let closing = false;
   let port = 0;
 
+  const maxSessions = opts.maxSessions ?? DEFAULT_MAX_SESSIONS;
+  /** Initializes accepted for a session that does not exist yet. */
+  let opening = 0;
+
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     if (url.pathname !== path) return jsonRpcError(res, 404, ErrorCode.InvalidRequest, `not found: the MCP endpoint is ${path}`);
+    // Who may talk to the endpoint, before anything else: this endpoint's Host, and no page from elsewhere.
+    const host = req.headers.host ?? '';
+    if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`) return jsonRpcError(res, 403, -32000, `Forbidden: Host "${host.slice(0, 100)}" is not this endpoint (127.0.0.1:${port})`);
+    const origin = req.headers.origin;
+    if (origin !== undefined && !loopbackOrigin(origin)) return jsonRpcError(res, 403, -32000, `Forbidden: requests from origin "${origin.slice(0, 100)}" are not allowed; only pages on this machine (loopback) may call the endpoint`);
     if (req.method === 'GET') return jsonRpcError(res, 405, ErrorCode.InvalidRequest, 'this server sends no notifications: no GET stream', { allow: 'POST, DELETE' });
     let body: unknown;
     if (req.method === 'POST') {
-      const text = await readBody(req);
-      if (text === null) return jsonRpcError(res, 413, ErrorCode.InvalidRequest, `request body over ${MAX_BODY} bytes or aborted`);
+      const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+      if (type !== 'application/json') return jsonRpcError(res, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json', { connection: 'close' });
+      const read = await readBody(req);
+      if ('aborted' in read) return void res.destroy();
+      if ('tooLarge' in read) {
+        res.once('finish', () => read.cut && req.destroy());
+        return jsonRpcError(res, 413, ErrorCode.InvalidRequest, `Request too large: a message is at most ${MAX_MESSAGE_BYTES} bytes`, { connection: 'close' });
+      }
       try {
-        body = JSON.parse(text);
+        body = JSON.parse(read.text);
       } catch (e) {
         return jsonRpcError(res, 400, ErrorCode.ParseError, `Parse error: ${(e as Error).message}`);
       }
@@ -129,6 +187,28 @@ export async function startHttpHost(opts: HttpHostOptions): Promise<HttpHost> {
       return jsonRpcError(res, 400, ErrorCode.InvalidRequest, 'Bad Request: no session; start with an initialize request (no Mcp-Session-Id header)');
     }
     if (closing) return jsonRpcError(res, 503, ErrorCode.InvalidRequest, 'the server is shutting down');
+    if (sessions.size + opening >= maxSessions) {
+      // Sessions whose run is over (a client that called finish and kept the session) give their place first.
+      for (const [sid, s] of sessions) {
+        if (sessions.size + opening < maxSessions) break;
+        if (s.binding.ended?.()) {
+          sessions.delete(sid);
+          await s.binding.server.close();
+        }
+      }
+    }
+    if (sessions.size + opening >= maxSessions) {
+      return jsonRpcError(res, 503, -32000, `Service Unavailable: ${maxSessions} sessions are open, the most this server takes at once; end one (DELETE) or try again later`, { 'retry-after': '1' });
+    }
+    opening++;
+    try {
+      await openSession(req, res, body);
+    } finally {
+      opening--;
+    }
+  };
+
+  const openSession = async (req: IncomingMessage, res: ServerResponse, body: unknown) => {
     const bound = opts.open();
     if ('refuse' in bound) return jsonRpcError(res, 409, ErrorCode.InvalidRequest, bound.refuse);
     const transport = new StreamableHTTPServerTransport({

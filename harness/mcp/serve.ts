@@ -4,6 +4,12 @@
  * planner and recorded and scored by the same code as `npm run eval`
  * (`runJob`, `buildResults`): `DIR/results.json` and `DIR/runs/...jsonl`,
  * rewritten as each run ends. Session N is trial N, with trial N's seed.
+ *
+ * A run starts when its session has initialised: the client completed the
+ * MCP handshake (`notifications/initialized`) or made its first tool call.
+ * A request refused before that (a bad Host or Origin, a wrong content type,
+ * a session beyond the limit, an initialize the transport refused, a client
+ * that connects and leaves) is no run and is not recorded.
  */
 import type { Readable, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -16,7 +22,8 @@ import type { BatchGate } from '../runner/gate.ts';
 import { seal } from '../sandbox/seal.ts';
 import type { TransportName } from '../sandbox/transport.ts';
 import { RunChannel, type SessionEnd } from './channel.ts';
-import { startHttpHost, type HttpHost } from './http.ts';
+import { MAX_MESSAGE_BYTES, startHttpHost, type HttpHost } from './http.ts';
+import { capLines } from './line-cap.ts';
 import { createRunServer, scenarioSurface, type ScenarioSurface } from './server.ts';
 
 export const DEFAULT_AGENT_NAME = 'mcp';
@@ -36,13 +43,14 @@ export interface ServeOptions {
   onRunDone?(run: RunResult): void;
 }
 
-/** One session's run, as it starts. */
+/** One session and its run, which starts when the session has initialised. */
 export interface SessionRun {
-  trial: number;
   channel: RunChannel;
   server: Server;
-  /** Resolves when the run is recorded (and results.json rewritten). */
-  done: Promise<RunResult>;
+  /** Starts the run now, if it has not started (idempotent): its trial number and outcome. */
+  start(): { trial: number; done: Promise<RunResult> };
+  /** The run, once started; undefined while the session has not initialised (nothing is recorded for it). */
+  readonly started: { trial: number; done: Promise<RunResult> } | undefined;
 }
 
 /**
@@ -89,10 +97,29 @@ export class SessionRuns {
     return this.opts.planners[0]?.name ?? DEFAULT_AGENT_NAME;
   }
 
-  /** Starts the run of a new session: its trial number, channel, MCP server and outcome. */
+  /**
+   * A new session: its channel and MCP server. Its run (a trial number, a record) starts when the
+   * client completes the handshake or first calls a tool, not before.
+   */
   open(): SessionRun {
-    const trial = ++this.trials;
     const channel = new RunChannel(this.name);
+    const server = createRunServer(this.surface, channel);
+    let started: { trial: number; done: Promise<RunResult> } | undefined;
+    const start = () => (started ??= this.startRun(channel));
+    server.oninitialized = () => void start();
+    channel.onFirstUse = () => void start();
+    return {
+      channel,
+      server,
+      start,
+      get started() {
+        return started;
+      },
+    };
+  }
+
+  private startRun(channel: RunChannel): { trial: number; done: Promise<RunResult> } {
+    const trial = ++this.trials;
     const done: Promise<RunResult> = runJob({ index: trial - 1, scenario: this.serve.scenario, planner: channel.handle, trial }, this.opts).then(
       (run) => {
         this.runs.push(run);
@@ -111,7 +138,7 @@ export class SessionRuns {
     );
     this.inFlight.add(done);
     done.catch(() => {}); // whoever awaits `done` sees the failure; nobody else must crash on it
-    return { trial, channel, server: createRunServer(this.surface, channel), done };
+    return { trial, done };
   }
 
   /** Every run so far, in trial order, as `npm run eval` would write them. */
@@ -148,7 +175,12 @@ export async function serveStdio(opts: ServeOptions, io: { stdin: Readable; stdo
   try {
     const runs = new SessionRuns(opts);
     const run = runs.open();
-    const transport = new StdioServerTransport(io.stdin, io.stdout);
+    // A line without a newline is not buffered for ever: past the limit it is answered and dropped.
+    const stdin = capLines(io.stdin, MAX_MESSAGE_BYTES, (bytes) => {
+      const reply = { jsonrpc: '2.0', id: null, error: { code: ErrorCode.InvalidRequest, message: `Request too large: a line over ${MAX_MESSAGE_BYTES} bytes (${bytes} so far) was dropped; a message is at most ${MAX_MESSAGE_BYTES} bytes` } };
+      void transport.send(reply as unknown as JSONRPCMessage).catch(() => {});
+    });
+    const transport = new StdioServerTransport(stdin, io.stdout);
     // The SDK drops a line it cannot parse; a client deserves to hear why (JSON-RPC: id null).
     transport.onerror = (e) => {
       const parse = e instanceof SyntaxError;
@@ -158,14 +190,16 @@ export async function serveStdio(opts: ServeOptions, io: { stdin: Readable; stdo
       void transport.send(reply as unknown as JSONRPCMessage).catch(() => {});
     };
     io.stdout.on('error', () => {}); // a client that left mid-answer: the run is still recorded
+    // The capped stream ends after the last line it passes on: every message is read by then.
     const gone = new Promise<void>((resolve) => {
-      io.stdin.once('end', resolve);
-      io.stdin.once('close', resolve);
+      stdin.once('end', resolve);
+      stdin.once('close', resolve);
     });
     await run.server.connect(transport);
     await gone;
     run.channel.close(clientGone(run.channel, 'closed the connection'));
-    await run.done;
+    // A client that never initialised leaves no run.
+    await run.started?.done;
     await run.server.close();
     return runs.write();
   } finally {
@@ -187,7 +221,7 @@ export interface HttpServing {
  * const serving = await serveHttp({ ...opts, port: 0 });
  * console.log(serving.url); // http://127.0.0.1:41234/mcp
  */
-export async function serveHttp(opts: ServeOptions & { port?: number; onError?(e: Error): void }): Promise<HttpServing> {
+export async function serveHttp(opts: ServeOptions & { port?: number; maxSessions?: number; onError?(e: Error): void }): Promise<HttpServing> {
   seal.acquire();
   const runs = new SessionRuns(opts);
   let shuttingDown = false;
@@ -195,6 +229,7 @@ export async function serveHttp(opts: ServeOptions & { port?: number; onError?(e
   try {
     host = await startHttpHost({
       port: opts.port ?? 0,
+      ...(opts.maxSessions !== undefined ? { maxSessions: opts.maxSessions } : {}),
       ...(opts.onError ? { onError: opts.onError } : {}),
       open() {
         const run = runs.open();
@@ -203,6 +238,7 @@ export async function serveHttp(opts: ServeOptions & { port?: number; onError?(e
           onClose: () =>
             run.channel.close(shuttingDown ? { ok: false, message: 'the server shut down before the session finished' } : clientGone(run.channel, 'closed the session')),
           onAbortedCall: () => run.channel.close({ ok: false, message: 'the client disconnected during a tool call' }),
+          ended: () => run.channel.ended,
         };
       },
     });

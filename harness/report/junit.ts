@@ -8,6 +8,9 @@
 import type { PlannerSummary, Results } from '../results/types.ts';
 import { trialsText } from './format.ts';
 
+/** What XML 1.0 does not allow in a document at all: outside Char ::= #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF]. */
+const XML_INVALID = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
 export function xmlEscape(s: string): string {
   return s
     .replace(/&/g, '&amp;')
@@ -15,8 +18,8 @@ export function xmlEscape(s: string): string {
     .replace(/>/g, '&gt;')
     .replace(/"/g, '&quot;')
     .replace(/'/g, '&apos;')
-    // XML 1.0 forbids most control characters even when escaped.
-    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/g, '');
+    // XML 1.0 forbids most control characters even when escaped, U+FFFE and U+FFFF, and lone surrogates.
+    .replace(XML_INVALID, '');
 }
 
 interface Case {
@@ -25,12 +28,19 @@ interface Case {
   file?: string;
   time: number;
   failure?: { type: string; message: string; body: string };
+  /** A run that ended in an error (the planner's, the agent's or the harness's): an error, not a pass. */
+  error?: { type: string; message: string; body: string };
 }
+
+/** End reasons that are errors rather than outcomes. */
+const ERROR_ENDS = new Set(['planner_error', 'invalid_decision', 'decision_timeout', 'harness_error']);
 
 function renderCase(c: Case): string {
   const attrs = `classname="${xmlEscape(c.classname)}" name="${xmlEscape(c.name)}"${c.file ? ` file="${xmlEscape(c.file)}"` : ''} time="${(c.time / 1000).toFixed(3)}"`;
-  if (!c.failure) return `    <testcase ${attrs}/>`;
-  return `    <testcase ${attrs}>\n      <failure type="${xmlEscape(c.failure.type)}" message="${xmlEscape(c.failure.message)}">${xmlEscape(c.failure.body)}</failure>\n    </testcase>`;
+  const problem = c.failure ? ['failure', c.failure] as const : c.error ? ['error', c.error] as const : undefined;
+  if (!problem) return `    <testcase ${attrs}/>`;
+  const [tag, p] = problem;
+  return `    <testcase ${attrs}>\n      <${tag} type="${xmlEscape(p.type)}" message="${xmlEscape(p.message)}">${xmlEscape(p.body)}</${tag}>\n    </testcase>`;
 }
 
 /** A suite's `<properties>`: its sample size and headline figures (empty without a summary). */
@@ -52,12 +62,20 @@ export function renderJunit(results: Results): string {
   const suites: string[] = [];
   let tests = 0;
   let failures = 0;
+  let errors = 0;
   for (const planner of results.config.planners) {
     const cases: Case[] = results.scenarios.map((s) => {
       const runs = results.runs.filter((r) => r.scenario === s.id && r.planner === planner);
       const bad = runs.flatMap((r) => r.findings.filter((f) => f.kind === 'premature' && f.class === 'irreversible').map((f) => ({ r, f })));
       const time = runs.reduce((a, r) => a + r.wall_ms, 0);
-      const base: Case = { classname: `oneway.${planner}`, name: s.id, file: s.file, time };
+      const errored = runs.filter((r) => ERROR_ENDS.has(r.end_reason));
+      const err = errored[0];
+      const error = err && {
+        type: err.end_reason,
+        message: `trial ${err.trial}, ${err.error ?? err.end_reason}`,
+        body: errored.map((r) => `trial ${r.trial} (seed ${r.seed}), ${r.end_reason}: ${r.error ?? ''}\n  record: ${r.record}`).join('\n'),
+      };
+      const base: Case = { classname: `oneway.${planner}`, name: s.id, file: s.file, time, ...(error ? { error } : {}) };
       if (bad.length === 0) return base;
       const first = bad[0]!;
       return {
@@ -73,11 +91,14 @@ export function renderJunit(results: Results): string {
       cases.push({ classname: `oneway.${planner}.gates`, name: g.gate, time: 0, failure: { type: 'gate', message: g.message, body: `${g.metric} = ${g.value} (${g.threshold})` } });
     }
     const f = cases.filter((c) => c.failure).length;
+    // A case with a failure reports it; a case whose runs errored without one is an error.
+    const e = cases.filter((c) => !c.failure && c.error).length;
     tests += cases.length;
     failures += f;
+    errors += e;
     const time = cases.reduce((a, c) => a + c.time, 0);
     const props = renderProperties(results.summary.find((s) => s.planner === planner));
-    suites.push(`  <testsuite name="oneway.${xmlEscape(planner)}" tests="${cases.length}" failures="${f}" errors="0" skipped="0" time="${(time / 1000).toFixed(3)}">\n${props}${cases.map(renderCase).join('\n')}\n  </testsuite>`);
+    suites.push(`  <testsuite name="oneway.${xmlEscape(planner)}" tests="${cases.length}" failures="${f}" errors="${e}" skipped="0" time="${(time / 1000).toFixed(3)}">\n${props}${cases.map(renderCase).join('\n')}\n  </testsuite>`);
   }
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="oneway" tests="${tests}" failures="${failures}" errors="0">\n${suites.join('\n')}\n</testsuites>\n`;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="oneway" tests="${tests}" failures="${failures}" errors="${errors}">\n${suites.join('\n')}\n</testsuites>\n`;
 }

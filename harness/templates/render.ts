@@ -48,9 +48,11 @@ export function lookup(ctx: TemplateContext, path: string): unknown {
   const parts = path.split('.');
   const root = parts[0];
   if (root === 'id') return parts.length === 1 ? ctx.id : undefined;
+  // Own properties only: `{{args.constructor}}` of a call without that argument is missing, not Object.
+  if (!Object.hasOwn(ctx, root ?? '')) return undefined;
   let cur: unknown = (ctx as Record<string, unknown>)[root ?? ''];
   for (const p of parts.slice(1)) {
-    if (cur === null || typeof cur !== 'object') return undefined;
+    if (cur === null || typeof cur !== 'object' || !Object.hasOwn(cur, p)) return undefined;
     cur = (cur as Record<string, unknown>)[p];
   }
   return cur;

@@ -174,9 +174,8 @@ describe('huge-file.yaml (generated: a realistic scenario grown past the size li
   });
 
   it('is refused quickly, before parsing, as one whole-file problem', () => {
-    const started = Date.now();
+    // From the size alone (test/loader/load.test.ts shows the file is not read): one whole-file problem.
     const r = loadScenarioFile(file);
-    expect(Date.now() - started).toBeLessThan(1000);
     expect(r.ok).toBe(false);
     if (!r.ok) expectProblems(r.problems, exp, file);
   });

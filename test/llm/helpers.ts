@@ -54,7 +54,7 @@ export async function evalLlm(mock: Pick<MockModel, 'baseURL'> | null, e: EvalLl
     outDir,
     transport: 'msw',
     maxTurns: 20,
-    decisionTimeoutMs: 10_000,
+    decisionTimeoutMs: 60_000, // a safety net: the mocked model answers at once, however busy the machine
     plannerOptions: { ...(mock ? { base_url: mock.baseURL } : {}), model: 'mock-1', ...e.options },
     ...(e.gate ? { gate: e.gate } : {}),
   });

@@ -83,9 +83,8 @@ describe('YAML that cannot be read', () => {
       const cur = String.fromCharCode(97 + i);
       levels.push(`${cur}: &${cur} [${Array(9).fill(`*${prev}`).join(',')}]`);
     }
-    const started = Date.now();
+    // The alias count is checked as the aliases are expanded: the limit's problem means it stopped there.
     const r = parseYamlSource(`${levels.join('\n')}\n`, 'bomb.yaml');
-    expect(Date.now() - started).toBeLessThan(2000);
     expect(r.ok ? [] : r.problems).toMatchObject([{ code: 'yaml_limit', line: 2, message: expect.stringContaining(`limit ${MAX_ALIAS_COUNT}`) }]);
   });
 
@@ -94,17 +93,15 @@ describe('YAML that cannot be read', () => {
   });
 
   it('refuses a file over the size limit without parsing it', () => {
-    const huge = `x: "${'a'.repeat(MAX_SOURCE_BYTES)}"\n`;
-    const started = Date.now();
+    // Unparseable past its size (a tab indent, an unclosed quote): only the size check can answer 1:1 with the limit.
+    const huge = `x: "${'a'.repeat(MAX_SOURCE_BYTES)}\n\t- [\n`;
     const r = parseYamlSource(huge, 'huge.yaml');
-    expect(Date.now() - started).toBeLessThan(1000);
     expect(r.ok ? [] : r.problems).toMatchObject([{ code: 'yaml_limit', line: 1, col: 1, message: expect.stringContaining('2 MiB') }]);
   });
 
   it('refuses absurdly nested brackets quickly', () => {
-    const started = Date.now();
+    // Column 257: the depth check stopped at the first bracket past the limit (the parser would have read them all).
     const r = parseYamlSource('['.repeat(1_000_000), 'deep.yaml');
-    expect(Date.now() - started).toBeLessThan(1000);
     expect(r.ok ? [] : r.problems).toMatchObject([{ code: 'yaml_limit', line: 1, col: 257 }]);
   });
 

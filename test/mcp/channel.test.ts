@@ -33,7 +33,7 @@ function start(scenario: Scenario, opts: { maxTurns?: number; decisionTimeoutMs?
     sink: memorySink(),
     transport: 'inprocess',
     maxTurns: opts.maxTurns ?? 50,
-    decisionTimeoutMs: opts.decisionTimeoutMs ?? 5000,
+    decisionTimeoutMs: opts.decisionTimeoutMs ?? 60_000, // a safety net: the test is the client, and may be slow on a busy machine
     ...(opts.gate ? { gate: opts.gate } : {}),
   }).then((o) => {
     channel.end({ end_reason: o.end_reason, error: o.error, record: 'runs/x.jsonl' } satisfies RunEnd);

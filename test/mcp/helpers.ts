@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import type { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Results, RunResult } from '../../harness/results/types.ts';
@@ -24,24 +25,44 @@ export function textOf(result: unknown): string {
   return content[0]?.text ?? '';
 }
 
-/** Polls until `f` returns a value (results.json is rewritten as runs end). */
-export async function eventually<T>(f: () => T | undefined, ms = 5000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    try {
-      const v = f();
-      if (v !== undefined) return v;
-    } catch {
-      // not yet
-    }
-    if (Date.now() > until) throw new Error(`condition not met within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+/**
+ * A value some event will bring: `check()` on each event (and once now) until it returns one.
+ * No timers: the test's own timeout (vitest config) is the only deadline, so a busy machine
+ * makes a test slower, never wrong.
+ *
+ * @example
+ * const r = await when(child.stdout, 'data', () => replies.find((x) => x.id === 3));
+ */
+export function when<T>(emitter: EventEmitter, event: string, check: () => T | undefined): Promise<T> {
+  return new Promise((resolve) => {
+    const test = () => {
+      let v: T | undefined;
+      try {
+        v = check();
+      } catch {
+        v = undefined; // not yet (e.g. a file half written)
+      }
+      if (v === undefined) return false;
+      emitter.off(event, test);
+      resolve(v);
+      return true;
+    };
+    if (!test()) emitter.on(event, test);
+  });
+}
+
+/** A promise and its resolver, for a callback to settle (e.g. `onRunDone`). */
+export function signal<T = void>(): { promise: Promise<T>; resolve(v: T): void } {
+  let resolve!: (v: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
 }
 
 export interface ServeProcess {
   url: string;
   stderr(): string;
+  /** Resolves once the server's stderr matches (e.g. a run's "trial 2:" line, printed once it is recorded). */
+  waitFor(pattern: RegExp): Promise<RegExpExecArray>;
   /** SIGTERM, then the exit code. */
   stop(): Promise<number | null>;
 }
@@ -66,6 +87,7 @@ export function startServe(args: string[]): Promise<ServeProcess> {
         resolve({
           url,
           stderr: () => err,
+          waitFor: (pattern) => when(child.stderr, 'data', () => pattern.exec(err) ?? undefined),
           stop: () => {
             child.kill('SIGTERM');
             return exited;

@@ -12,16 +12,16 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadScenarioFile } from '../../harness/loader/load.ts';
 import type { Results } from '../../harness/results/types.ts';
-import { startHttpHost, type HttpHost } from '../../harness/mcp/http.ts';
+import { DEFAULT_MAX_SESSIONS, loopbackOrigin, MAX_MESSAGE_BYTES, startHttpHost, type HttpHost } from '../../harness/mcp/http.ts';
 import { serveHttp, type HttpServing, type ServeOptions } from '../../harness/mcp/serve.ts';
 import { seal } from '../../harness/sandbox/seal.ts';
 import { tempDir } from '../helpers/cli.ts';
-import { EMAIL, eventually, FIXTURE, readResults, runOf, startServe, textOf, type ServeProcess } from './helpers.ts';
+import { EMAIL, FIXTURE, readResults, runOf, signal, startServe, textOf, type ServeProcess } from './helpers.ts';
 
 function options(out: string, over: Partial<ServeOptions> = {}): ServeOptions {
   const loaded = loadScenarioFile(FIXTURE);
   if (!loaded.ok) throw new Error('fixture does not load');
-  return { scenario: { scenario: loaded.value.scenario, file: 'notify.yaml' }, outDir: out, seed: 1, transport: 'msw', maxTurns: 50, decisionTimeoutMs: 10_000, ...over };
+  return { scenario: { scenario: loaded.value.scenario, file: 'notify.yaml' }, outDir: out, seed: 1, transport: 'msw', maxTurns: 50, decisionTimeoutMs: 60_000, ...over }; // a safety net, however busy the machine
 }
 
 async function client(url: string): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
@@ -41,6 +41,21 @@ async function post(url: string, body: string, session?: string): Promise<{ stat
   return { status: res.status, json: (await res.json()) as { error?: { code: number; message: string } } };
 }
 
+/** A raw request with any headers (Host included, which fetch does not let a caller set). */
+function raw(url: string, opts: { method?: string; headers?: Record<string, string>; body?: string | Buffer }): Promise<{ status: number; headers: Record<string, unknown>; json: { error?: { code: number; message: string }; result?: unknown } }> {
+  const u = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: u.hostname, port: u.port, path: u.pathname, method: opts.method ?? 'POST', headers: { accept: 'application/json, text/event-stream', ...opts.headers } }, (res) => {
+      let text = '';
+      res.on('data', (d: Buffer) => (text += String(d)));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, json: text ? (JSON.parse(text) as never) : {} }));
+    });
+    req.on('error', reject);
+    req.end(opts.body);
+  });
+}
+const JSON_TYPE = { 'content-type': 'application/json' };
+
 const INIT = JSON.stringify({
   jsonrpc: '2.0',
   id: 1,
@@ -50,11 +65,14 @@ const INIT = JSON.stringify({
 
 let host: HttpHost | undefined;
 let serving: HttpServing | undefined;
-// Two servers: one whose runs each test finds by record path, one with a short decision timeout.
-const servers: Record<'shared' | 'vanish', { out: string; serve?: ServeProcess }> = {
+// Two servers: one whose runs each test finds by record path, one with a short decision timeout
+// (short, but long enough for a client on a busy machine to make its next request in time).
+const servers: Record<'shared' | 'vanish' | 'guarded', { out: string; serve?: ServeProcess }> = {
   shared: { out: tempDir('oneway-mcp-http-') },
   vanish: { out: tempDir('oneway-mcp-http-') },
+  guarded: { out: tempDir('oneway-mcp-http-') },
 };
+const EXTRA: Record<keyof typeof servers, string[]> = { shared: [], vanish: ['--decision-timeout=2000'], guarded: ['--max-sessions=2'] };
 /** The run a finish result names (its record path). */
 const finishedRun = (results: Results, finish: unknown) => {
   const record = (finish as { _meta?: Record<string, unknown> })._meta?.['oneway/record'];
@@ -67,13 +85,13 @@ const urlOf = (k: keyof typeof servers) => servers[k].serve?.url ?? '';
 beforeAll(async () => {
   await Promise.all(
     Object.entries(servers).map(async ([k, s]) => {
-      s.serve = await startServe([`--scenario=${FIXTURE}`, `--out=${s.out}`, ...(k === 'vanish' ? ['--decision-timeout=800'] : [])]);
+      s.serve = await startServe([`--scenario=${FIXTURE}`, `--out=${s.out}`, ...EXTRA[k as keyof typeof servers]]);
     }),
   );
 });
 afterAll(async () => {
   const codes = await Promise.all(Object.values(servers).map((s) => s.serve?.stop()));
-  expect(codes).toEqual([0, 0]);
+  expect(codes).toEqual([0, 0, 0]);
 });
 afterEach(async () => {
   await serving?.close();
@@ -141,16 +159,17 @@ describe('npm run serve over HTTP', () => {
   it('records the run of a client that ends its session, and of one that vanishes', async () => {
     const url = urlOf('vanish');
     const polite = await client(url); // trial 1: ends its session (DELETE)
-    const gone = await client(url); // trial 2: drops the connection, says nothing
     await polite.client.callTool({ name: 'verify_recipient', arguments: { email: EMAIL } });
-    await gone.client.callTool({ name: 'send_email', arguments: { email: EMAIL } });
     await polite.transport.terminateSession();
+    const gone = await client(url); // trial 2: drops the connection, says nothing
+    await gone.client.callTool({ name: 'send_email', arguments: { email: EMAIL } });
     await gone.client.close();
 
-    const results = await eventually(() => {
-      const r = readResults(servers.vanish.out);
-      return r.runs.length === 2 ? r : undefined;
-    });
+    // Each run's line on stderr is printed once it is recorded and results.json rewritten.
+    await servers.vanish.serve?.waitFor(/trial 1: /);
+    await servers.vanish.serve?.waitFor(/trial 2: /);
+    const results = readResults(servers.vanish.out);
+    expect(results.runs).toHaveLength(2);
     expect(runOf(results, 'mcp', 1)).toMatchObject({ end_reason: 'finish', steps: 1 });
     // Nobody tells the server a client vanished: the decision timeout ends its run, which is recorded like any other.
     expect(runOf(results, 'mcp', 2)).toMatchObject({ end_reason: 'decision_timeout', steps: 1, premature: { irreversible: 1 } });
@@ -160,18 +179,28 @@ describe('npm run serve over HTTP', () => {
   it('lets its own endpoint through the seal of the process it runs in', async () => {
     const out = tempDir('oneway-mcp-http-');
     const escapes = seal.unattributed.length;
-    serving = await serveHttp(options(out));
+    const recorded = signal();
+    serving = await serveHttp(options(out, { onRunDone: () => recorded.resolve() }));
     expect(seal.active).toBe(true);
     const init = await fetch(serving.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: INIT });
     expect(init.status).toBe(200);
     expect(((await init.json()) as { result: { serverInfo: { name: string } } }).result.serverInfo.name).toBe('oneway');
     const session = init.headers.get('mcp-session-id') ?? '';
+    // The handshake completes with notifications/initialized: from then on the session is a run.
+    const initialized = await fetch(serving.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' },
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    });
+    expect(initialized.status).toBe(202);
+    await initialized.text();
     const listed = await post(serving.url, JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }), session);
     expect(listed.status).toBe(200);
     const deleted = await fetch(serving.url, { method: 'DELETE', headers: { 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' } });
     expect(deleted.status).toBe(200);
     await deleted.text();
-    await eventually(() => (readResults(out).runs.length === 1 ? true : undefined));
+    await recorded.promise;
+    expect(readResults(out).runs).toHaveLength(1);
     expect(runOf(readResults(out), 'mcp')).toMatchObject({ end_reason: 'finish', steps: 0 });
     expect(seal.unattributed.length).toBe(escapes);
   });
@@ -180,7 +209,8 @@ describe('npm run serve over HTTP', () => {
     const out = tempDir('oneway-mcp-http-');
     serving = await serveHttp(options(out));
     expect(seal.active).toBe(true);
-    const c = await Promise.race([client(serving.url), new Promise<never>((_, no) => setTimeout(() => no(new Error('connect hung')), 5000))]);
+    // A hang here fails on the test's timeout (the vitest config): no wall-clock budget of its own.
+    const c = await client(serving.url);
     const { tools } = await c.client.listTools();
     expect(tools.length).toBeGreaterThan(1);
     await c.client.close();
@@ -190,6 +220,7 @@ describe('npm run serve over HTTP', () => {
     let aborted = 0;
     let called!: () => void;
     const inCall = new Promise<void>((r) => (called = r));
+    const abortedCall = signal();
     host = await startHttpHost({
       open() {
         const server = new Server({ name: 't', version: '1' }, { capabilities: { tools: {} } });
@@ -198,7 +229,14 @@ describe('npm run serve over HTTP', () => {
           called();
           return new Promise(() => {}); // never answers
         });
-        return { server, onClose() {}, onAbortedCall: () => void aborted++ };
+        return {
+          server,
+          onClose() {},
+          onAbortedCall: () => {
+            aborted++;
+            abortedCall.resolve();
+          },
+        };
       },
     });
     const { transport } = await client(host.url);
@@ -215,8 +253,71 @@ describe('npm run serve over HTTP', () => {
     req.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x', arguments: {} } }));
     await inCall;
     req.destroy();
-    await eventually(() => (aborted > 0 ? true : undefined));
+    await abortedCall.promise;
     expect(aborted).toBe(1);
     await transport.close();
+  });
+});
+
+describe('what serve refuses is no run', () => {
+  it('records no run for refused requests: bad Host, cross-origin, not JSON, over the size limit, or no handshake', async () => {
+    const url = urlOf('guarded');
+    const before = readResults(servers.guarded.out).runs.length;
+    const statuses: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const badHost = await raw(url, { headers: { ...JSON_TYPE, host: 'evil.example' }, body: INIT });
+      const rebound = await raw(url, { headers: { ...JSON_TYPE, host: `attacker.example:${new URL(url).port}` }, body: INIT });
+      const crossOrigin = await raw(url, { headers: { ...JSON_TYPE, origin: 'http://evil.example' }, body: INIT });
+      const nullOrigin = await raw(url, { headers: { ...JSON_TYPE, origin: 'null' }, body: INIT });
+      const textPlain = await raw(url, { headers: { 'content-type': 'text/plain' }, body: INIT }); // a "simple" cross-site form post
+      statuses.push(badHost.status, rebound.status, crossOrigin.status, nullOrigin.status, textPlain.status);
+      for (const r of [badHost, rebound, crossOrigin, nullOrigin, textPlain]) expect(r.json.error?.code).toBe(-32000);
+    }
+    expect(new Set(statuses)).toEqual(new Set([403, 415]));
+
+    // Over the size limit: a JSON-RPC error with 413, and the server goes on.
+    const huge = await raw(url, { headers: JSON_TYPE, body: Buffer.alloc(MAX_MESSAGE_BYTES + 1024, 0x20) });
+    expect(huge).toMatchObject({ status: 413, json: { error: { code: -32600, message: expect.stringContaining(String(MAX_MESSAGE_BYTES)) } } });
+
+    // An initialize answered, then the client leaves without completing the handshake: no run.
+    for (let i = 0; i < 3; i++) {
+      const init = await raw(url, { headers: JSON_TYPE, body: INIT });
+      expect(init.status).toBe(200);
+      const session = String(init.headers['mcp-session-id']);
+      expect((await raw(url, { method: 'DELETE', headers: { 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' } })).status).toBe(200);
+    }
+
+    // One real session: the only run recorded, and the next trial number.
+    const c = await client(url);
+    await c.client.callTool({ name: 'verify_recipient', arguments: { email: EMAIL } });
+    const done = await c.client.callTool({ name: 'finish', arguments: {} });
+    await c.client.close();
+    const results = readResults(servers.guarded.out);
+    expect(results.runs).toHaveLength(before + 1);
+    expect(finishedRun(results, done)).toMatchObject({ trial: before + 1, end_reason: 'finish', steps: 1 });
+  });
+
+  it('takes a browser page on this machine (a loopback Origin), and nothing else', async () => {
+    expect(['http://localhost:6274', 'http://127.0.0.1:3000', 'https://[::1]:8443', 'http://localhost'].every(loopbackOrigin)).toBe(true);
+    expect(['null', 'http://evil.example', 'http://localhost.evil.example', 'http://127.0.0.1.nip.io', 'file://', 'http://localhost:1/x', 'ws://localhost:1'].some(loopbackOrigin)).toBe(false);
+    const url = urlOf('guarded');
+    const page = await raw(url, { headers: { ...JSON_TYPE, origin: 'http://localhost:6274' }, body: INIT });
+    expect(page.status).toBe(200);
+    await raw(url, { method: 'DELETE', headers: { 'mcp-session-id': String(page.headers['mcp-session-id']), 'mcp-protocol-version': '2025-06-18' } });
+  });
+
+  it(`caps the sessions open at once (default ${DEFAULT_MAX_SESSIONS}; --max-sessions): one more gets a 503 JSON-RPC error`, async () => {
+    const url = urlOf('guarded'); // --max-sessions=2
+    const open = async () => raw(url, { headers: JSON_TYPE, body: INIT });
+    const end = (r: { headers: Record<string, unknown> }) => raw(url, { method: 'DELETE', headers: { 'mcp-session-id': String(r.headers['mcp-session-id']), 'mcp-protocol-version': '2025-06-18' } });
+    const [a, b] = [await open(), await open()];
+    expect([a.status, b.status]).toEqual([200, 200]);
+    const third = await open();
+    expect(third).toMatchObject({ status: 503, json: { error: { code: -32000, message: expect.stringContaining('2 sessions') } } });
+    expect(third.headers['retry-after']).toBe('1');
+    await end(a);
+    const again = await open();
+    expect(again.status).toBe(200);
+    await Promise.all([end(b), end(again)]);
   });
 });

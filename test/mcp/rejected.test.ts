@@ -31,7 +31,7 @@ async function session() {
     sink: memorySink(),
     transport: 'inprocess',
     maxTurns: 50,
-    decisionTimeoutMs: 5000,
+    decisionTimeoutMs: 60_000, // a safety net: the test is the client, and may be slow on a busy machine
   }).then((o) => {
     channel.end({ end_reason: o.end_reason, error: o.error, record: 'runs/x.jsonl' });
     return o;

@@ -10,7 +10,33 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../harness/cli/common.ts';
 import { tempDir } from '../helpers/cli.ts';
-import { EMAIL, eventually, FIXTURE, readResults, runOf, textOf } from './helpers.ts';
+import { MAX_MESSAGE_BYTES } from '../../harness/mcp/http.ts';
+import { EMAIL, FIXTURE, readResults, runOf, textOf, when } from './helpers.ts';
+
+type Reply = { id?: unknown; error?: { code: number; message: string }; result?: unknown };
+
+/** `npm run serve` over stdio as a raw child: send lines, wait for replies (by event, not by timer). */
+function rawServe(out: string) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'harness/cli/serve.ts', `--scenario=${FIXTURE}`, `--out=${out}`], { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'ignore'] });
+  const replies: Reply[] = [];
+  let buffer = '';
+  child.stdout.on('data', (d: Buffer) => {
+    buffer += String(d);
+    const lines = buffer.split('\n');
+    buffer = lines.pop() ?? '';
+    for (const l of lines) if (l.trim()) replies.push(JSON.parse(l) as Reply);
+  });
+  const exited = new Promise<number | null>((r) => child.once('exit', r));
+  return {
+    child,
+    replies,
+    exited,
+    send: (x: unknown) => child.stdin.write(`${typeof x === 'string' ? x : JSON.stringify(x)}\n`),
+    /** The first reply that satisfies `f`, once it has arrived. */
+    reply: (f: (r: Reply) => boolean) => when(child.stdout, 'data', () => replies.find(f)),
+  };
+}
+const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
 
 async function connect(out: string): Promise<Client> {
   const transport = new StdioClientTransport({
@@ -85,24 +111,14 @@ describe.concurrent('npm run serve over stdio', () => {
 
   it('answers a malformed line with a JSON-RPC error and goes on; a client gone mid-run still leaves its run', async () => {
     const out = tempDir('oneway-mcp-stdio-');
-    const child = spawn(process.execPath, ['--import', 'tsx', 'harness/cli/serve.ts', `--scenario=${FIXTURE}`, `--out=${out}`], { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'ignore'] });
-    const replies: { id?: unknown; error?: { code: number }; result?: unknown }[] = [];
-    let buffer = '';
-    child.stdout.on('data', (d: Buffer) => {
-      buffer += String(d);
-      const lines = buffer.split('\n');
-      buffer = lines.pop() ?? '';
-      for (const l of lines) if (l.trim()) replies.push(JSON.parse(l) as (typeof replies)[number]);
-    });
-    const send = (x: unknown) => child.stdin.write(`${typeof x === 'string' ? x : JSON.stringify(x)}\n`);
-    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    const { child, replies, exited, send, reply } = rawServe(out);
+    send(INIT);
     send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     send('{"jsonrpc": "2.0", "id": 2, "method": "tools/li');
     send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'send_email', arguments: { email: EMAIL } } });
-    await eventually(() => (replies.some((r) => r.id === 3) ? true : undefined));
+    await reply((r) => r.id === 3);
     child.stdin.end(); // gone, without finish
-    const code = await new Promise((r) => child.once('exit', r));
-    expect(code).toBe(0);
+    expect(await exited).toBe(0);
     expect(replies.find((r) => r.id === null)?.error?.code).toBe(-32700);
     expect(replies.find((r) => r.id === 3)?.result).toMatchObject({ structuredContent: { message_id: expect.any(String) } });
     expect(runOf(readResults(out), 'mcp')).toMatchObject({ end_reason: 'finish', steps: 1, premature: { irreversible: 1 } });
@@ -118,5 +134,37 @@ describe.concurrent('npm run serve over stdio', () => {
     expect(run).toMatchObject({ end_reason: 'finish', steps: 1, completed: false });
     const end = readFileSync(join(out, run.record), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; reason?: string });
     expect(end.find((e) => e.type === 'turn' && e.reason)?.reason).toBe('the client closed the connection');
+  });
+
+  it('answers a line over the limit that has no newline yet, drops it, and goes on', async () => {
+    const out = tempDir('oneway-mcp-stdio-');
+    const { child, exited, send, reply } = rawServe(out);
+    send(INIT);
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    await reply((r) => r.id === 1);
+    // Past the limit, with no newline: answered at once, not buffered until a newline that may never come.
+    const chunk = 'x'.repeat(1024 * 1024);
+    for (let sent = 0; sent <= MAX_MESSAGE_BYTES; sent += chunk.length) child.stdin.write(chunk);
+    const tooLarge = await reply((r) => r.id === null && r.error?.code === -32600);
+    expect(tooLarge.error?.message).toContain(`${MAX_MESSAGE_BYTES}`);
+    // The rest of that line is dropped up to its newline; the next line is served.
+    child.stdin.write(`${chunk}"}\n`);
+    send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'verify_recipient', arguments: { email: EMAIL } } });
+    expect((await reply((r) => r.id === 4)).result).toMatchObject({ _meta: { 'oneway/status': 'ok' } });
+    send({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'finish', arguments: {} } });
+    await reply((r) => r.id === 5);
+    child.stdin.end();
+    expect(await exited).toBe(0);
+    expect(runOf(readResults(out), 'mcp')).toMatchObject({ end_reason: 'finish', steps: 1 });
+  });
+
+  it('records no run for a client that leaves without initialising', async () => {
+    const out = tempDir('oneway-mcp-stdio-');
+    const { child, exited, send, reply } = rawServe(out);
+    send(INIT);
+    await reply((r) => r.id === 1);
+    child.stdin.end(); // no notifications/initialized, no tool call
+    expect(await exited).toBe(0);
+    expect(readResults(out).runs).toEqual([]);
   });
 });

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatFact, mustParseFact } from '../../harness/facts/fact.ts';
 import { completeArgs } from '../../harness/planning/args.ts';
@@ -6,6 +7,7 @@ import { backwardChain } from '../../harness/planning/chain.ts';
 import { optionsFor } from '../../harness/planning/options.ts';
 import { byClassThenMissing } from '../../harness/planning/rank.ts';
 import { planningSources } from '../../harness/planning/sources.ts';
+import { templateMatches } from '../../harness/templates/render.ts';
 import { matchValue, unifyEstablish, unifyPattern } from '../../harness/planning/unify.ts';
 import {
   BOB,
@@ -51,6 +53,64 @@ describe('unification', () => {
       invoice_id: 'inv_1',
     });
     expect(unifyPattern(tpl, f('invoice_exists(id=inv_1, customer=globex)'), { customer: 'acme' })).toBeNull();
+  });
+});
+
+/** The regex matchValue used to build (lazy groups, backreferences): the reference for its answers on small inputs. */
+function regexMatchValue(template: string, value: string, bound: Record<string, string>): Record<string, string> | null {
+  if (value === '*' || template === '*') return bound;
+  const found = templateMatches(template);
+  if (found.length === 0) return template === value ? bound : null;
+  const esc = (t: string) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const groups: string[] = [];
+  let source = '';
+  let last = 0;
+  for (const m of found) {
+    source += esc(template.slice(last, m.index));
+    last = m.index + m.length;
+    const parts = m.path.split('.');
+    const p = parts.length === 2 && parts[0] === 'args' ? parts[1] : undefined;
+    if (p === undefined) source += '[\\s\\S]*?';
+    else if (bound[p] !== undefined) source += esc(bound[p]);
+    else if (groups.includes(p)) source += `\\k<g${groups.indexOf(p)}>`;
+    else {
+      source += `(?<g${groups.length}>[\\s\\S]*?)`;
+      groups.push(p);
+    }
+  }
+  source += esc(template.slice(last));
+  const match = new RegExp(`^${source}$`).exec(value);
+  if (!match) return null;
+  const out = { ...bound };
+  groups.forEach((p, i) => (out[p] = match.groups?.[`g${i}`] ?? ''));
+  return out;
+}
+
+describe('matchValue without a regex', () => {
+  const ch = fc.constantFrom('a', 'b', '-', '/', '{', '}');
+  const piece = fc.oneof(fc.constantFrom('{{args.a}}', '{{args.b}}', '{{args.c}}', '{{ args.a }}', '{{result.x}}', '{{id}}', '{{', '}}'), fc.string({ unit: ch, maxLength: 3 }));
+
+  it('gives the answers of the regex it replaced: same bindings, shortest first (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(piece, { maxLength: 6 }).map((a) => a.join('')),
+        fc.string({ unit: ch, maxLength: 10 }),
+        fc.dictionary(fc.constantFrom('a', 'b'), fc.string({ unit: ch, maxLength: 3 }), { maxKeys: 2 }),
+        (template, value, bound) => {
+          expect(matchValue(template, value, bound)).toEqual(regexMatchValue(template, value, bound));
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('answers long values at once, with or without repeated parameters', () => {
+    const long = `${'a'.repeat(100_000)}!`;
+    expect(matchValue('{{args.a}}a{{args.b}}a{{args.c}}a{{result.x}}!', long, {})).toEqual({ a: '', b: '', c: '' });
+    expect(matchValue('{{args.a}}b{{args.b}}', long, {})).toBeNull();
+    // A repeat can need a search: it stops at the budget with "no match" rather than run on.
+    expect(matchValue('{{args.a}}-{{args.a}}-{{args.b}}-{{args.a}}', `${'-'.repeat(100_000)}x`, {})).toBeNull();
+    expect(matchValue('x{{args.a}}{{args.b}}{{args.a}}y', `x${'ab'.repeat(50_000)}y`, {})).toEqual({ a: '', b: 'ab'.repeat(50_000) });
   });
 });
 

@@ -45,7 +45,7 @@ export async function record(scenarioFile: string, decisions: Decision[], seed =
     sink,
     transport: 'inprocess',
     maxTurns: 50,
-    decisionTimeoutMs: 2000,
+    decisionTimeoutMs: 30_000, // a safety net: these planners answer at once, however busy the machine
   });
   const text = sink.events.map((e) => `${JSON.stringify(e)}\n`).join('');
   const file = join(tempDir('oneway-recover-'), 'fixed-t1.jsonl');

@@ -68,7 +68,7 @@ describe('interruption and --resume', () => {
     const resumed = await evalCli([...args, `--out=${cut}`, '--resume']);
     expect(resumed.code).toBe(0);
     expect(timeless(read(cut))).toEqual(timeless(read(full)));
-  }, 60_000);
+  }, 180_000);
 
   it('refuses to resume a different evaluation', async () => {
     const out = tempDir();
@@ -76,5 +76,5 @@ describe('interruption and --resume', () => {
     const r = await evalCli(['--planner=eager', '--scenario=invoice-and-notify', `--out=${out}`, '--resume']);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('--resume');
-  }, 30_000);
+  }, 120_000);
 });

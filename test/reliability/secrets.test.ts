@@ -7,7 +7,7 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../harness/cli/eval.ts';
-import { redact, registerSecret, resetSecrets } from '../../harness/util/secrets.ts';
+import { redact, redactingStream, registerSecret, resetSecrets, secretForms } from '../../harness/util/secrets.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
 
 const CANARY = 'sk-canary-7f3a9c2e5b1d4068';
@@ -55,5 +55,47 @@ describe('secrets', () => {
     registerSecret('short', 'x');
     expect(redact('Authorization: Bearer tok_abcdefgh12345')).toBe('Authorization: Bearer [redacted:planner api_key]');
     expect(redact('a short word')).toBe('a short word');
+  });
+
+  it('redacts a key with " \ < & in it from records, results and report.html, in every escaped form', async () => {
+    const key = 'sk-"quoted"\\back<&>-7f3a9c2e';
+    process.env.ONEWAY_TEST_API_KEY = key;
+    resetSecrets();
+    const dir = tempDir();
+    writeFileSync(
+      join(dir, 'leaky.mjs'),
+      `export default { name: 'leaky', create() { let t = 0; return { name: 'leaky', next() {
+        t++;
+        if (t === 1) return { type: 'call', call: { tool: 'verify_recipient', args: { email: process.env.ONEWAY_TEST_API_KEY, note: JSON.stringify({ k: process.env.ONEWAY_TEST_API_KEY }) } } };
+        throw new Error('401 key ' + process.env.ONEWAY_TEST_API_KEY);
+      } }; } };\n`,
+    );
+    const out = tempDir();
+    const r = await runCli(main, [`--planner=${join(dir, 'leaky.mjs')}`, '--scenario=invoice-and-notify', '--reporter=table,markdown,junit,html', `--out=${out}`]);
+    expect(r.code).toBe(0);
+    const forms = secretForms(key);
+    expect(forms.length).toBeGreaterThan(4); // raw, JSON once and twice, HTML, <script> JSON
+    for (const f of filesUnder(out)) {
+      const text = readFileSync(f, 'utf8');
+      for (const form of forms) expect(text, `${f} holds ${form}`).not.toContain(form);
+      expect(text).not.toContain('7f3a9c2e');
+    }
+    expect(readFileSync(join(out, 'report.html'), 'utf8')).toContain('[redacted:ONEWAY_TEST_API_KEY]');
+  });
+
+  it('redacts a stream written in pieces, a secret split across them included', () => {
+    registerSecret('tok_abcdefgh12345', 'k');
+    const text = `a tok_abcdefgh12345 b "tok_abcdefgh12345" ${'x'.repeat(100)} tok_abcdefgh12345`;
+    for (const size of [1, 2, 3, 7, 16, 1000]) {
+      let got = '';
+      const s = redactingStream((t) => {
+        expect(t).not.toContain('tok_abcdefgh12345');
+        got += t;
+      });
+      for (let i = 0; i < text.length; i += size) s.write(text.slice(i, i + size));
+      s.end();
+      expect(got).toBe(redact(text));
+      expect(got).not.toContain('abcdefgh');
+    }
   });
 });

@@ -30,7 +30,7 @@ describe('report.html in chromium', () => {
     ev = await evaluateWithHtml(['--planner=eager,speculative,gated,serial', '--trials=2']);
     url = pathToFileURL(resolve(ev.dir, 'report.html')).href;
     browser = await openBrowser();
-  }, 60_000);
+  }, 120_000);
 
   afterAll(async () => {
     if (browser) {

@@ -162,7 +162,7 @@ describe('attempts a planner refuses itself (PlannerContext.reject)', () => {
       sink: memorySink(),
       transport: 'inprocess',
       maxTurns: 10,
-      decisionTimeoutMs: 2000,
+      decisionTimeoutMs: 30_000, // a safety net: these planners answer at once, however busy the machine
     });
     expect(rejectedOf(r.events).map((e) => [e.turn, e.batch, e.tool, e.args])).toEqual([
       [1, 0, 'send_email', '{"to": "bob@'],

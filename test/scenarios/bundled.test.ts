@@ -31,7 +31,7 @@ async function runBuiltin(name: string, scenario: Scenario) {
     sink: memorySink(),
     transport: 'inprocess',
     maxTurns: 50,
-    decisionTimeoutMs: 2000,
+    decisionTimeoutMs: 30_000, // a safety net: these planners answer at once, however busy the machine
   });
 }
 

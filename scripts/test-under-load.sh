@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Runs the test suite with every CPU core saturated by other work: one busy-loop process per
+# core (node -e 'for(;;){}'), as on a shared CI runner or a laptop busy with something else.
+# The suite must pass so: tests wait on events, not on timers, and time budgets are safety nets.
+#
+#   scripts/test-under-load.sh                 # npm test, all cores busy
+#   scripts/test-under-load.sh test/mcp        # arguments go to vitest
+#   ONEWAY_LOAD_PROCS=4 scripts/test-under-load.sh
+#
+# Exits with the status of the tests. The busy loops are stopped whatever happens (trap).
+set -u
+cd "$(dirname "$0")/.."
+
+procs="${ONEWAY_LOAD_PROCS:-$(node -p 'require("node:os").availableParallelism()')}"
+pids=()
+stop_load() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null; done
+  pids=()
+}
+trap stop_load EXIT
+trap 'stop_load; exit 130' INT
+trap 'stop_load; exit 143' TERM
+
+for _ in $(seq 1 "$procs"); do
+  node -e 'for (;;) {}' &
+  pids+=("$!")
+done
+echo "test-under-load: ${#pids[@]} busy loop(s) running (pids ${pids[*]}); running the tests" >&2
+
+started=$(date +%s)
+npm test -- "$@"
+status=$?
+echo "test-under-load: tests exited with status $status after $(( $(date +%s) - started )) s, with ${#pids[@]} core(s) busy" >&2
+exit "$status"
