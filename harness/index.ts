@@ -1,8 +1,14 @@
+/// <reference types="node" preserve="true" />
+// oneway's declarations use Node's types (streams, process.env): consumers get them without listing "node" in "types".
 /**
- * oneway's public surface: everything a planner author or a test suite imports.
+ * oneway's public surface (`import ... from 'oneway'`): the planner contract, loading scenarios
+ * and planners, scoring, problems and their formatting, and `evaluate(config)`, the programmatic
+ * `oneway eval`. Fuzzing lives in `oneway/fuzz` (also re-exported here, as before), MCP agents in
+ * `oneway/agents`, the scenario JSON Schema in `oneway/schema.json`.
  *
  * @example
  * import type { PlannerFactory, PlannerView, Decision } from 'oneway';
+ * import { evaluate } from 'oneway';
  */
 export type {
   Call,
@@ -49,5 +55,18 @@ export { oracleScores, type OracleScores } from './fuzz/oracle.ts';
 export { rollBack, type RollbackResult } from './fuzz/rollback.ts';
 export { checkPlan, fuzzScenario, type Failure, type FuzzFailure, type FuzzOptions, type FuzzReport } from './fuzz/fuzz.ts';
 export type { PlannerHandle } from './runner/run.ts';
+// Evaluating: the programmatic `oneway eval`, and the config file's shape.
+export { evaluate, defineConfig, type EvaluateConfig, type OnewayConfig, type LlmConfig, type FuzzConfig } from './api.ts';
+// Loading: scenario specs (files, directories, globs, ids) and planners (names or module paths).
+export { resolveScenarios, type Resolved, type ResolveOptions } from './loader/resolve.ts';
+export type { LoadedScenario } from './loader/load.ts';
+export { loadPlanner, builtinPlanners, toHandle } from './runner/planners.ts';
+// Problems: what the loaders and commands report, and how they print it (file:line:col severity [code] path: message).
+export { formatProblem, formatPath, UsageError, type Problem, type ProblemCode, type Result } from './errors.ts';
+// Scoring: summaries over runs, gates, and the paired comparison.
+export { summarize, summarizePlanner } from './scoring/aggregate.ts';
+export { parseGate, evaluateGates, GATE_METRICS, type Gate, type GateFailure, type GateMetric } from './gates/fail-on.ts';
+export { applyGates } from './gates/apply.ts';
+export { readResults, writeResults, RESULTS_FILE } from './results/write.ts';
 export { planFromRun, planYaml } from './fuzz/plan-file.ts';
 export { shrinkPlan } from './fuzz/shrink.ts';

@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: what a sandboxed call costs and how evaluations scale,
+ * `oneway bench` (`npm run bench`): what a sandboxed call costs and how evaluations scale,
  * measured in one run on this machine. Read the ratios; absolute times on a
  * shared machine are noise. Writes reports/bench.json and prints a table.
  */
@@ -7,11 +7,13 @@ import { createServer, request as httpRequest, Agent } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
-import { join } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
-import { BUNDLED_SCENARIOS, REPO_ROOT } from '../cli/common.ts';
+import { BUNDLED_SCENARIOS, REPO_ROOT, commandFailed, parseCli, processIo, runIfEntry, type Io } from '../cli/common.ts';
 import { fuzzScenario } from '../fuzz/fuzz.ts';
 import { scoringOracle, sealHolds } from '../fuzz/properties.ts';
 import { resolveScenarios } from '../loader/resolve.ts';
@@ -118,9 +120,9 @@ function copies(suite: EvalScenario[], n: number): EvalScenario[] {
   return out;
 }
 
-async function throughput(suite: EvalScenario[], label: string, opts: { concurrency?: number; workers?: number; transport?: 'msw' | 'inprocess'; planners?: string[] } = {}) {
+async function throughput(suite: EvalScenario[], label: string, opts: { concurrency?: number; workers?: number; transport?: 'msw' | 'inprocess'; planners?: string[]; outDir: string }) {
   const planners = await Promise.all((opts.planners ?? ['eager', 'gated']).map((p) => loadPlanner(p, REPO_ROOT)));
-  const outDir = join(REPO_ROOT, 'reports', 'bench-runs');
+  const outDir = opts.outDir;
   const t0 = performance.now();
   const r = await evaluate({
     scenarios: suite,
@@ -174,43 +176,87 @@ async function planLength(scenario: Scenario, n: number) {
   return { name: `one run, plan of ${n} calls`, calls: n, ms: Math.round(ms), us_per_call: Math.round((ms * 1000) / n) };
 }
 
-async function main() {
+const HELP = `oneway bench: what a sandboxed call costs and how evaluations scale, measured on this machine.
+
+Usage: oneway bench [options]          (in a clone of oneway: npm run bench)
+
+  --out=DIR                   where bench.json and the runs it made go (default: reports)
+  -h, --help                  this help
+
+Runs for a few minutes: the cost of one call (direct, in-process, over MSW, against plain MSW and a
+loopback server), evaluation throughput (serial, --concurrency, --workers, 10× and 100× the bundled
+scenarios), fuzzing throughput, plan length, and memory. Read the ratios: absolute times on a shared
+machine are noise.
+
+Exit status: 0 measured; 2 a usage error.`;
+
+/** The options `main` parses. */
+export const OPTIONS = { out: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
+
+export async function main(argv: string[], io: Io = processIo()): Promise<number> {
+  try {
+    const { values } = parseCli(argv, OPTIONS);
+    if (values.help) {
+      io.stdout.write(`${HELP}\n`);
+      return 0;
+    }
+    await bench(resolve(io.cwd, values.out ?? 'reports'), io);
+    return 0;
+  } catch (e) {
+    return commandFailed(e, io, 'oneway bench');
+  }
+}
+
+/** The heap still in use after a collection needs gc(): from --expose-gc, or switched on here. */
+function collector(): (() => void) | undefined {
+  const exposed = (globalThis as { gc?: () => void }).gc;
+  if (exposed) return exposed;
+  try {
+    setFlagsFromString('--expose-gc');
+    return runInNewContext('gc') as () => void;
+  } catch {
+    return undefined;
+  }
+}
+
+async function bench(reportsDir: string, io: Io) {
+  const runsDir = join(reportsDir, 'bench-runs');
   const { loaded, problems } = await resolveScenarios([BUNDLED_SCENARIOS], { cwd: REPO_ROOT, root: BUNDLED_SCENARIOS });
   if (problems.length) throw new Error(`bundled scenarios have problems: ${problems.length}`);
   const suite: EvalScenario[] = loaded.map((l) => ({ scenario: l.scenario, file: l.file }));
   const email = loaded.find((l) => l.scenario.tools.some((t) => t.name === ONE_CALL_YAML_TOOL))?.scenario ?? suite[0]!.scenario;
 
-  process.stderr.write('bench: cost of one call ...\n');
+  io.stderr.write('bench: cost of one call ...\n');
   const calls = await callCost(email);
   const base = calls[0]!.per_op_us;
 
-  process.stderr.write('bench: evaluation throughput ...\n');
+  io.stderr.write('bench: evaluation throughput ...\n');
   const evals = [
-    await throughput(suite, `bundled suite (${suite.length} scenarios × eager, gated), serial, MSW`),
-    await throughput(suite, 'bundled suite, --concurrency=4, MSW', { concurrency: 4 }),
-    await throughput(suite, 'bundled suite, serial, in-process transport', { transport: 'inprocess' }),
-    await throughput(copies(suite, 10), `10× scenarios (${suite.length * 10}), serial, MSW`),
-    await throughput(copies(suite, 10), `10× scenarios, --workers=2 (threads), MSW`, { workers: 2 }),
+    await throughput(suite, `bundled suite (${suite.length} scenarios × eager, gated), serial, MSW`, { outDir: runsDir }),
+    await throughput(suite, 'bundled suite, --concurrency=4, MSW', { concurrency: 4, outDir: runsDir }),
+    await throughput(suite, 'bundled suite, serial, in-process transport', { transport: 'inprocess', outDir: runsDir }),
+    await throughput(copies(suite, 10), `10× scenarios (${suite.length * 10}), serial, MSW`, { outDir: runsDir }),
+    await throughput(copies(suite, 10), `10× scenarios, --workers=2 (threads), MSW`, { workers: 2, outDir: runsDir }),
   ];
-  const largest = await throughput(copies(suite, 100), `100× scenarios (${suite.length * 100}), --concurrency=4, MSW`, { concurrency: 4 });
+  const largest = await throughput(copies(suite, 100), `100× scenarios (${suite.length * 100}), --concurrency=4, MSW`, { concurrency: 4, outDir: runsDir });
   evals.push(largest);
   // What the largest case left behind: MSW defers some work to timers, so let them run before a GC.
   await new Promise((r) => setTimeout(r, 500));
-  const gc = (globalThis as { gc?: () => void }).gc;
+  const gc = collector();
   gc?.();
   const retainedMb = gc ? Math.round(process.memoryUsage().heapUsed / 2 ** 20) : null;
 
-  process.stderr.write('bench: fuzzing ...\n');
+  io.stderr.write('bench: fuzzing ...\n');
   const fuzz = await fuzzThroughput(suite.map((s) => s.scenario));
 
-  process.stderr.write('bench: plan length ...\n');
+  io.stderr.write('bench: plan length ...\n');
   const lengths = [];
   for (const n of [10, 100, 1000]) lengths.push(await planLength(email, n));
 
   const peakRssMb = Math.round(process.resourceUsage().maxRSS / 1024);
   const report = {
     created_at: new Date().toISOString(),
-    command: 'npm run bench',
+    command: 'oneway bench',
     machine: { node: process.version, cpus: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', memory_gb: Math.round(totalmem() / 2 ** 30) },
     call_cost: calls.map((c) => ({ ...c, ratio_to_direct: Math.round((c.per_op_us / base) * 10) / 10 })),
     evaluation: evals,
@@ -219,8 +265,8 @@ async function main() {
     peak_rss_mb: peakRssMb,
     heap_after_largest_mb: retainedMb,
   };
-  mkdirSync(join(REPO_ROOT, 'reports'), { recursive: true });
-  writeFileSync(join(REPO_ROOT, 'reports', 'bench.json'), `${JSON.stringify(report, null, 2)}\n`);
+  mkdirSync(reportsDir, { recursive: true });
+  writeFileSync(join(reportsDir, 'bench.json'), `${JSON.stringify(report, null, 2)}\n`);
 
   const out: string[] = [];
   out.push(`machine: ${report.machine.cpus} × ${report.machine.cpu}, ${report.machine.memory_gb} GiB, Node ${report.machine.node}`);
@@ -232,8 +278,8 @@ async function main() {
   out.push('\nplan length (one run over MSW)          µs/call');
   for (const l of lengths) out.push(`  ${l.name.padEnd(38)} ${String(l.us_per_call).padStart(7)}`);
   out.push(`\npeak RSS: ${peakRssMb} MiB (largest case: ${largest.name}); heap still in use after it: ${retainedMb ?? '? (run with --expose-gc)'} MiB`);
-  out.push('written: reports/bench.json');
-  process.stdout.write(`${out.join('\n')}\n`);
+  out.push(`written: ${relative(io.cwd, join(reportsDir, 'bench.json')) || join(reportsDir, 'bench.json')}`);
+  io.stdout.write(`${out.join('\n')}\n`);
 }
 
-await main();
+await runIfEntry(import.meta.url, (argv: string[]) => main(argv));

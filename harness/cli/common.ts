@@ -1,6 +1,8 @@
 /** What every oneway command shares: argument parsing with clear errors, and where things live. */
-import { dirname, resolve } from 'node:path';
+import { existsSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { PACKAGE_ROOT } from '../util/package-root.ts';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { UsageError } from '../errors.ts';
 import type { Policy } from '../guard/policy.ts';
@@ -11,8 +13,49 @@ import { makeChalk, useColor } from '../report/color.ts';
 import { suggest } from '../loader/did-you-mean.ts';
 import { terminalText } from '../util/terminal-text.ts';
 
-export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+/** The oneway package (a clone, or node_modules/oneway): harness/cli/ from source, dist/harness/cli/ compiled. */
+export const REPO_ROOT = PACKAGE_ROOT;
 export const BUNDLED_SCENARIOS = resolve(REPO_ROOT, 'scenarios');
+
+/** The project a command runs in: the nearest directory from `cwd` upward holding a package.json (else `cwd`). */
+export function projectRoot(cwd: string): string {
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+    if (dirname(dir) === dir) return resolve(cwd);
+  }
+}
+
+const isDir = (p: string) => {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * Which scenarios a command uses when none are named, and where scenario ids are looked up: the
+ * project's own `scenarios/` directory (next to its package.json; in a clone of oneway, the
+ * bundled ones). Without one, nothing runs by default: oneway's bundled scenarios are examples,
+ * used only when asked for (`--bundled`). Ids are looked up in the project's `scenarios/`, else
+ * among the bundled ones.
+ */
+export function scenarioHome(io: Pick<Io, 'cwd'>, bundled = false): { root: string; defaults: string[] } {
+  if (bundled) return { root: BUNDLED_SCENARIOS, defaults: [BUNDLED_SCENARIOS] };
+  const own = join(projectRoot(io.cwd), 'scenarios');
+  if (isDir(own)) return { root: own, defaults: [own] };
+  return { root: BUNDLED_SCENARIOS, defaults: [] };
+}
+
+/** The specs to resolve: those given, else the project's default; none at all is a usage error that says what to do. */
+export function scenarioSpecs(given: string[] | undefined, home: { defaults: string[] }, io: Pick<Io, 'cwd'>): string[] {
+  const specs = list(given, home.defaults);
+  if (specs.length > 0) return specs;
+  throw new UsageError(
+    `no scenarios to run: ${join(projectRoot(io.cwd), 'scenarios')} does not exist`,
+    'name them with --scenario=FILE|DIR|GLOB (or "scenarios" in oneway.config.*), create ./scenarios, or add --bundled for the examples that ship with oneway',
+  );
+}
 
 export interface Io {
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
@@ -31,10 +74,16 @@ export function paints(io: Io): { c: ChalkInstance; cerr: ChalkInstance } {
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
+/** What `parseCli` returns: each option's value by its type (named here so declarations can be emitted). */
+export interface ParsedCli<O extends Options> {
+  values: { [K in keyof O]?: O[K] extends { type: 'boolean' } ? (O[K] extends { multiple: true } ? boolean[] : boolean) : O[K] extends { multiple: true } ? string[] : string };
+  positionals: string[];
+}
+
 /** util.parseArgs, with unknown or malformed options turned into a UsageError with a did-you-mean. */
-export function parseCli<O extends Options>(argv: string[], options: O, allowPositionals = false) {
+export function parseCli<O extends Options>(argv: string[], options: O, allowPositionals = false): ParsedCli<O> {
   try {
-    return parseArgs({ args: argv, options, allowPositionals, strict: true });
+    return parseArgs({ args: argv, options, allowPositionals, strict: true }) as ParsedCli<O>;
   } catch (e) {
     const msg = (e as Error).message;
     const unknown = /Unknown option '(-{1,2}[^']+)'/.exec(msg)?.[1];
@@ -56,6 +105,21 @@ export function positiveInt(raw: string | undefined, name: string, fallback: num
   if (raw === undefined) return fallback;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < min || n > 2 ** 31) throw new UsageError(`--${name} must be an integer >= ${min}, got "${raw}"`);
+  return n;
+}
+
+/**
+ * A time option in milliseconds, as every time option takes. `--agent-timeout` and `--time-limit`
+ * took seconds at first: a value under 1000 there is still read as seconds, with a warning that
+ * says what to write instead (no one means an agent run or a fuzzing budget under one second).
+ */
+export function durationMs(raw: string | undefined, name: string, fallbackMs: number, warn?: (message: string) => void): number {
+  if (raw === undefined) return fallbackMs;
+  const n = positiveInt(raw, name, fallbackMs);
+  if (warn && n < 1000) {
+    warn(`--${name}=${n} is read as ${n} s (seconds, the old unit); it takes milliseconds now: write --${name}=${n * 1000}`);
+    return n * 1000;
+  }
   return n;
 }
 

@@ -19,22 +19,26 @@ import { stableJson } from '../util/json.ts';
 import { terminalText } from '../util/terminal-text.ts';
 import { parseShard, shardOf } from '../runner/shard.ts';
 import { progressBar } from './progress.ts';
+import { capturingStacks, runErrorLines, type Stacks } from './run-errors.ts';
 import { describeScenario, renderList } from '../report/list.ts';
+import { outputWidth } from '../report/width.ts';
 import { checkRuns } from '../scoring/expect.ts';
 import type { LoadedScenario } from '../loader/load.ts';
 import { buildResults, evaluate, type EvalOptions } from '../runner/evaluate.ts';
 import { agentPlanner, DEFAULT_AGENT_COMMAND_NAME } from '../mcp/agent.ts';
 import { builtinPlanners, loadPlanner } from '../runner/planners.ts';
 import type { PlanItem } from '../schema/scenario.ts';
-import { BUNDLED_SCENARIOS, list, parseCli, positiveInt, type Io, commandFailed, runIfEntry, guardPolicyOption, processIo, paints } from './common.ts';
+import { durationMs, list, parseCli, positiveInt, type Io, commandFailed, runIfEntry, guardPolicyOption, processIo, paints, scenarioHome, scenarioSpecs } from './common.ts';
 
 const HELP = `oneway eval: how often does a planner walk through a one-way door too early?
 
-Usage: npm run eval -- [options]
+Usage: oneway eval [options]          (in a clone of oneway: npm run eval -- [options])
 
   --planner=NAME|PATH[,...]   planners to compare (default: gated). Built-in: ${builtinPlanners().join(', ')}
   --scenario=ID|FILE|DIR|GLOB[,...]
-                              scenarios (default: every file under scenarios/); paths may lie outside the repo
+                              scenarios (default: "scenarios" in oneway.config.*, else every file under the
+                              project's ./scenarios); paths may lie outside the project
+  --bundled                   with no --scenario: run the example scenarios that ship with oneway
   --trials=N                  runs per scenario and planner, each with its own derived seed (default: 1)
   --seed=S                    base seed; the same seed gives the same results (default: 1)
   --out=DIR                   where results.json and runs/*.jsonl go (default: reports/latest)
@@ -45,7 +49,8 @@ Usage: npm run eval -- [options]
                               (ONEWAY_MCP_URL) and the task (ONEWAY_TASK) in its environment; only it runs
                               unless --planner is given too (see README: Bring your own agent)
   --agent-name=NAME           the agent's name in results (default: agent)
-  --agent-timeout=SECONDS     wall-clock limit per agent run; the process group is killed after it (default: 300)
+  --agent-timeout=MS          wall-clock limit per agent run; its processes (group, descendants, setsid children) are killed after it
+                              (default: 300000; a value under 1000 is read as seconds, the old unit, with a warning)
   --llm-cache=off|record|replay
                               LLM planners: record model answers as cassettes, or replay them (no network,
                               no key; a request not on file ends that run with an error) (default: off)
@@ -75,48 +80,55 @@ Usage: npm run eval -- [options]
   --list                      print the scenario library (id, domain, class mix, traps) and exit
   --check                     run the planners named in each scenario's expect: and exit 1 when a figure
                               does not hold (naming scenario, planner and figure)
+  --verbose                   a planner's crash with its stack trace, not only its message
   -h, --help                  this help
 
+Options also come from oneway.config.(ts|js|mjs|yaml|json) (see README); flags override it.
 Exit status: 0 the evaluation ran (whatever it found); 1 a gate failed; 2 a usage or input error.
-Example: npm run eval -- --planner=eager,gated --trials=3`;
+Example: oneway eval --planner=eager,gated --trials=3`;
+
+/** The options `main` parses (also read by the `oneway` command, e.g. to catch a forgotten `--` after `npm run`). */
+export const OPTIONS = {
+  planner: { type: 'string', multiple: true },
+  scenario: { type: 'string', multiple: true },
+  trials: { type: 'string' },
+  seed: { type: 'string' },
+  out: { type: 'string' },
+  reporter: { type: 'string', multiple: true },
+  plan: { type: 'string' },
+  'planner-opt': { type: 'string', multiple: true },
+  'agent-cmd': { type: 'string' },
+  'agent-name': { type: 'string' },
+  'agent-timeout': { type: 'string' },
+  'llm-cache': { type: 'string' },
+  'llm-cache-dir': { type: 'string' },
+  'max-turns': { type: 'string' },
+  'restart-at': { type: 'string' },
+  'decision-timeout': { type: 'string' },
+  transport: { type: 'string' },
+  guard: { type: 'boolean' },
+  list: { type: 'boolean' },
+  'baseline-planner': { type: 'string' },
+  baseline: { type: 'string' },
+  'fail-on': { type: 'string', multiple: true },
+  concurrency: { type: 'string' },
+  workers: { type: 'string' },
+  shard: { type: 'string' },
+  resume: { type: 'boolean' },
+  check: { type: 'boolean' },
+  tag: { type: 'string', multiple: true },
+  filter: { type: 'string' },
+  'guard-policy': { type: 'string' },
+  bundled: { type: 'boolean' },
+  verbose: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
 
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
   const { c, cerr } = paints(io);
   let lock: OutLock | undefined;
   try {
-    const { values } = parseCli(argv, {
-      planner: { type: 'string', multiple: true },
-      scenario: { type: 'string', multiple: true },
-      trials: { type: 'string' },
-      seed: { type: 'string' },
-      out: { type: 'string' },
-      reporter: { type: 'string', multiple: true },
-      plan: { type: 'string' },
-      'planner-opt': { type: 'string', multiple: true },
-      'agent-cmd': { type: 'string' },
-      'agent-name': { type: 'string' },
-      'agent-timeout': { type: 'string' },
-      'llm-cache': { type: 'string' },
-      'llm-cache-dir': { type: 'string' },
-      'max-turns': { type: 'string' },
-      'restart-at': { type: 'string' },
-      'decision-timeout': { type: 'string' },
-      transport: { type: 'string' },
-      guard: { type: 'boolean' },
-      list: { type: 'boolean' },
-      'baseline-planner': { type: 'string' },
-      baseline: { type: 'string' },
-      'fail-on': { type: 'string', multiple: true },
-      concurrency: { type: 'string' },
-      workers: { type: 'string' },
-      shard: { type: 'string' },
-      resume: { type: 'boolean' },
-      check: { type: 'boolean' },
-      tag: { type: 'string', multiple: true },
-      filter: { type: 'string' },
-      'guard-policy': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    });
+    const { values } = parseCli(argv, OPTIONS);
     if (values.help) {
       io.stdout.write(`${HELP}\n`);
       return 0;
@@ -127,7 +139,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     const restartAt = restartSteps(values['restart-at']);
     const agentCmd = values['agent-cmd'];
     if (agentCmd !== undefined && agentCmd.trim() === '') throw new UsageError('--agent-cmd is empty', 'e.g. --agent-cmd="node examples/mcp-agent/agent.mjs"');
-    const agentTimeoutMs = positiveInt(values['agent-timeout'], 'agent-timeout', 300) * 1000;
+    const agentTimeoutMs = durationMs(values['agent-timeout'], 'agent-timeout', 300_000, (m) => io.stderr.write(`${cerr.yellow(`oneway: warning: ${m}`)}\n`));
     // An agent thinks between tool calls as long as its run allows; the margin lets the agent's own limit
     // (which also kills its process group) fire first.
     const decisionTimeoutMs = positiveInt(values['decision-timeout'], 'decision-timeout', agentCmd !== undefined ? agentTimeoutMs + 5_000 : 30_000);
@@ -153,21 +165,24 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     if (llmCache !== undefined) plannerOptions.llm_cache = llmCache;
     if (llmCache !== undefined || values['llm-cache-dir'] !== undefined) plannerOptions.llm_cache_dir = resolve(io.cwd, values['llm-cache-dir'] ?? 'reports/llm-cache');
     const problems: Problem[] = [];
-    const specs = list(values.scenario, [BUNDLED_SCENARIOS]);
-    const resolved = await resolveScenarios(specs, { cwd: io.cwd, root: BUNDLED_SCENARIOS });
+    const home = scenarioHome(io, values.bundled);
+    const specs = scenarioSpecs(values.scenario, home, io);
+    const resolved = await resolveScenarios(specs, { cwd: io.cwd, root: home.root });
     problems.push(...resolved.problems);
     for (const p of resolved.problems) io.stderr.write(`${formatProblem(p)}\n`);
     const filtered = selectScenarios(resolved.loaded, list(values.tag, []), values.filter);
     const selected = shard ? shardOf(filtered, shard) : filtered;
 
     if (values.list) {
-      io.stdout.write(`${renderList(selected.map((l) => describeScenario(l.scenario, l.file)), c)}\n`);
+      io.stdout.write(`${renderList(selected.map((l) => describeScenario(l.scenario, l.file)), c, outputWidth(io.stdout as { isTTY?: boolean; columns?: number }, io.env))}\n`);
       return problems.length > 0 ? 2 : 0;
     }
 
     const plannerSpecs = values.check && !values.planner ? expectedPlanners(selected) : list(values.planner, agentCmd !== undefined ? [] : ['gated']);
+    // Each planner's errors keep their stack traces for --verbose (runs in this thread or in a planner's own).
+    const stacks: Stacks = new Map();
     const planners = [];
-    for (const spec of plannerSpecs) planners.push(await loadPlanner(spec, io.cwd));
+    for (const spec of plannerSpecs) planners.push(capturingStacks(await loadPlanner(spec, io.cwd), stacks));
     const outDir = resolve(io.cwd, values.out ?? 'reports/latest');
     const agentName = values['agent-name'] ?? DEFAULT_AGENT_COMMAND_NAME;
     if (agentCmd !== undefined && !/^[A-Za-z0-9._-]{1,80}$/.test(agentName)) throw new UsageError(`--agent-name must be letters, digits, ".", "_" or "-", got "${agentName}"`);
@@ -282,6 +297,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     const written = writeReports(results, reporters, { outDir, stdout: io.stdout, chalk: c, env: io.env });
     const where = relative(io.cwd, outDir) || '.';
     io.stderr.write(`${cerr.dim(`results: ${[`${where}/results.json`, ...written.map((w) => `${where}/${w}`)].join(', ')}`)}\n`);
+    for (const line of runErrorLines(results.runs, cerr, where, { verbose: values.verbose === true, stacks })) io.stderr.write(`${line}\n`);
     if (results.interrupted) io.stderr.write(cerr.yellow(`oneway: interrupted after ${results.runs.length} runs; results.json is marked interrupted\n`));
     for (const f of failures) io.stderr.write(`${cerr.red(`✗ ${terminalText(f.message)}`)}\n`);
     if (problems.length > 0) return 2;

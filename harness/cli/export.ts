@@ -8,11 +8,11 @@ import { resolve } from 'node:path';
 import { formatProblem, UsageError } from '../errors.ts';
 import { EXPORT_FORMATS, exportMcp, exportOpenAi, type ExportFormat } from '../convert/export.ts';
 import { resolveScenarios } from '../loader/resolve.ts';
-import { BUNDLED_SCENARIOS, parseCli, type Io, commandFailed, runIfEntry, processIo, paints } from './common.ts';
+import { scenarioHome, parseCli, type Io, commandFailed, runIfEntry, processIo, paints } from './common.ts';
 
 const HELP = `oneway export: a scenario's tools in another tool format, classes included.
 
-Usage: npm run export -- openai|mcp SCENARIO [options]
+Usage: oneway export openai|mcp SCENARIO [options]
 
   openai                     OpenAI function definitions ({type: "function", function: {name, description,
                              parameters}}), the class, compensation and preconditions in the description
@@ -25,12 +25,15 @@ Usage: npm run export -- openai|mcp SCENARIO [options]
   -h, --help                 this help
 
 Exit status: 0 printed; 2 a usage or input error.
-Example: npm run export -- mcp invoice-and-notify > tools.json`;
+Example: oneway export mcp invoice-and-notify > tools.json`;
+
+/** The options `main` parses (also read by the `oneway` command, e.g. to catch a forgotten `--` after `npm run`). */
+export const OPTIONS = { out: { type: 'string' }, force: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
 
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
   const { cerr } = paints(io);
   try {
-    const { values, positionals } = parseCli(argv, { out: { type: 'string' }, force: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, true);
+    const { values, positionals } = parseCli(argv, OPTIONS, true);
     if (values.help) {
       io.stdout.write(`${HELP}\n`);
       return 0;
@@ -39,7 +42,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     if (format === undefined || spec === undefined) throw new UsageError('give the format and the scenario', 'e.g. npm run export -- mcp invoice-and-notify');
     if (!(EXPORT_FORMATS as readonly string[]).includes(format)) throw new UsageError(`unknown export format "${format}"`, `formats: ${EXPORT_FORMATS.join(', ')}`);
     if (extra.length > 0) throw new UsageError(`one scenario at a time; also got ${extra.join(' ')}`);
-    const resolved = await resolveScenarios([spec], { cwd: io.cwd, root: BUNDLED_SCENARIOS });
+    const resolved = await resolveScenarios([spec], { cwd: io.cwd, root: scenarioHome(io).root });
     for (const p of resolved.problems) io.stderr.write(`${formatProblem(p)}\n`);
     if (resolved.problems.length > 0 || resolved.loaded.length === 0) {
       io.stderr.write(cerr.red('oneway export: the scenario did not load; nothing was exported\n'));

@@ -17,17 +17,20 @@ import { fuzzOnWorkers } from '../fuzz/workers.ts';
 import { BUILTIN_PROPERTIES, DEFAULT_PROPERTIES } from '../fuzz/properties.ts';
 import { resolveProperties } from '../fuzz/property-module.ts';
 import { terminalText } from '../util/terminal-text.ts';
-import { BUNDLED_SCENARIOS, list, parseCli, positiveInt, type Io, commandFailed, runIfEntry, processIo, paints } from './common.ts';
+import { durationMs, list, parseCli, positiveInt, type Io, commandFailed, runIfEntry, processIo, paints, scenarioHome, scenarioSpecs } from './common.ts';
 
 const HELP = `oneway fuzz: generate plans, check properties on every run, shrink failures to minimal plans.
 
-Usage: npm run fuzz -- [options]
+Usage: oneway fuzz [options]          (in a clone of oneway: npm run fuzz -- [options])
 
   --scenario=ID|FILE|DIR|GLOB[,...]
-                              scenarios to fuzz (default: every file under scenarios/)
+                              scenarios to fuzz (default: "scenarios" in oneway.config.*, else every file
+                              under the project's ./scenarios)
+  --bundled                   with no --scenario: fuzz the example scenarios that ship with oneway
   --runs=N                    plans per scenario, at most (default: 100; unlimited with --time-limit alone)
   --seed=S                    fast-check seed; the same seed generates the same plans (default: 1)
-  --time-limit=SECONDS        stop after this long in all, shared among the scenarios
+  --time-limit=MS             stop after this long in all, shared among the scenarios (a value under 1000
+                              is read as seconds, the old unit, with a warning)
   --property=NAME|PATH[,...]  what to check (default: every property below but transport-equivalence);
                               a path loads a module whose default export is { name, check(events) },
                               check returning true or a message (README "Fuzzing")
@@ -45,34 +48,39 @@ Properties:
 ${BUILTIN_PROPERTIES.map((p) => `  ${p.name.padEnd(24)}${p.description}`).join('\n')}
 
 Exit status: 0 every property held; 1 a property failed (counterexamples under --out); 2 a usage or input error.
-Example: npm run fuzz -- --scenario=purge-inactive-accounts --runs=500 --seed=7`;
+Example: oneway fuzz --scenario=purge-inactive-accounts --runs=500 --seed=7`;
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+
+/** The options `main` parses (also read by the `oneway` command, e.g. to catch a forgotten `--` after `npm run`). */
+export const OPTIONS = {
+  scenario: { type: 'string', multiple: true },
+  runs: { type: 'string' },
+  seed: { type: 'string' },
+  'time-limit': { type: 'string' },
+  bundled: { type: 'boolean' },
+  property: { type: 'string', multiple: true },
+  planner: { type: 'string' },
+  'planner-opt': { type: 'string', multiple: true },
+  guard: { type: 'boolean' },
+  transport: { type: 'string' },
+  'max-items': { type: 'string' },
+  workers: { type: 'string' },
+  path: { type: 'string' },
+  out: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
 
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
   const { c, cerr } = paints(io);
   try {
-    const { values } = parseCli(argv, {
-      scenario: { type: 'string', multiple: true },
-      runs: { type: 'string' },
-      seed: { type: 'string' },
-      'time-limit': { type: 'string' },
-      property: { type: 'string', multiple: true },
-      planner: { type: 'string' },
-      'planner-opt': { type: 'string', multiple: true },
-      guard: { type: 'boolean' },
-      transport: { type: 'string' },
-      'max-items': { type: 'string' },
-      workers: { type: 'string' },
-      path: { type: 'string' },
-      out: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    });
+    const { values } = parseCli(argv, OPTIONS);
     if (values.help) {
       io.stdout.write(`${HELP}\n`);
       return 0;
     }
-    const timeLimit = values['time-limit'] === undefined ? undefined : positiveInt(values['time-limit'], 'time-limit', 1);
+    const timeLimitMs = values['time-limit'] === undefined ? undefined : durationMs(values['time-limit'], 'time-limit', 1, (m) => io.stderr.write(`${cerr.yellow(`oneway: warning: ${m}`)}\n`));
+    const timeLimit = timeLimitMs === undefined ? undefined : timeLimitMs / 1000;
     const runs = positiveInt(values.runs, 'runs', timeLimit !== undefined ? 2 ** 31 : 100);
     const seed = positiveInt(values.seed, 'seed', 1, 0);
     const maxItems = positiveInt(values['max-items'], 'max-items', 6);
@@ -89,10 +97,12 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     const workers = positiveInt(values.workers, 'workers', 1);
     const propertySpecs = list(values.property, [...DEFAULT_PROPERTIES]);
     const properties = await resolveProperties(propertySpecs, io.cwd);
-    const planner = values.planner ? await loadPlanner(values.planner, io.cwd) : undefined;
+    // Fuzzing runs thousands of short runs: the planner runs in process, not in a thread per run (README: the seal).
+    const planner = values.planner ? await loadPlanner(values.planner, io.cwd, { isolate: false }) : undefined;
     if (values.path !== undefined && planner) throw new UsageError('--path replays a generated plan; it does not go with --planner');
 
-    const resolved = await resolveScenarios(list(values.scenario, [BUNDLED_SCENARIOS]), { cwd: io.cwd, root: BUNDLED_SCENARIOS });
+    const home = scenarioHome(io, values.bundled);
+    const resolved = await resolveScenarios(scenarioSpecs(values.scenario, home, io), { cwd: io.cwd, root: home.root });
     for (const p of resolved.problems) io.stderr.write(`${formatProblem(p)}\n`);
     const scenarios = resolved.loaded;
     if (scenarios.length === 0) {
@@ -151,8 +161,8 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     const files = new Map<FuzzFailure, string>();
     for (const f of failures) {
       const l = scenarios.find((x) => x.scenario.id === f.scenario);
-      // A bundled scenario is replayed by id, any other by its file.
-      const scenarioRef = l && !relative(BUNDLED_SCENARIOS, l.file).startsWith('..') ? f.scenario : shown(l?.file ?? f.scenario);
+      // A scenario where ids are looked up (the project's scenarios/) is replayed by id, any other by its file.
+      const scenarioRef = l && !relative(home.root, l.file).startsWith('..') ? f.scenario : shown(l?.file ?? f.scenario);
       const propertyRef = properties.find((p) => p.name === f.property)?.source ?? f.property;
       const { lines, file } = reportFailure(
         f,

@@ -13,7 +13,7 @@ import { parseCli, REPO_ROOT, type Io, commandFailed, runIfEntry, processIo, pai
 
 const HELP = `oneway import: turn another tool format into oneway tool declarations.
 
-Usage: npm run import -- mcp FILE [options]
+Usage: oneway import mcp FILE [options]
 
   mcp FILE                   an MCP tools/list result (JSON): {"tools": [...]}, or the JSON-RPC reply
                              {"result": {"tools": [...]}}
@@ -28,16 +28,15 @@ irreversible until reviewed. Tools exported by oneway carry their class in _meta
 Every imported tool gets review: true, which npm run lint reports until a human removes it.
 
 Exit status: 0 written; 2 a usage or input error.
-Example: npm run import -- mcp github-tools.json --out=scenarios/github/triage.yaml`;
+Example: oneway import mcp github-tools.json --out=scenarios/github/triage.yaml`;
+
+/** The options `main` parses (also read by the `oneway` command, e.g. to catch a forgotten `--` after `npm run`). */
+export const OPTIONS = { out: { type: 'string' }, force: { type: 'boolean' }, id: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
 
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
   const { cerr } = paints(io);
   try {
-    const { values, positionals } = parseCli(
-      argv,
-      { out: { type: 'string' }, force: { type: 'boolean' }, id: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-      true,
-    );
+    const { values, positionals } = parseCli(argv, OPTIONS, true);
     if (values.help) {
       io.stdout.write(`${HELP}\n`);
       return 0;

@@ -7,14 +7,15 @@ import { lintPaths } from '../lint/lint.ts';
 import { RULES } from '../lint/rules/index.ts';
 import { formatFinding, type Finding } from '../lint/types.ts';
 import { makeChalk } from '../report/color.ts';
-import { BUNDLED_SCENARIOS, list, parseCli, type Io, commandFailed, runIfEntry, processIo, paints } from './common.ts';
+import { parseCli, type Io, commandFailed, runIfEntry, processIo, paints, scenarioHome, scenarioSpecs } from './common.ts';
 
 const HELP = `oneway lint: review scenario declarations beyond the schema.
 
-Usage: npm run lint -- [PATHS...] [options]
+Usage: oneway lint [PATHS...] [options]
 
   PATHS                      scenario files, directories, globs or ids, as --scenario takes them
-                             (default: every file under scenarios/)
+                             (default: "scenarios" in oneway.config.*, else the project's ./scenarios)
+  --bundled                  with no PATHS: lint the example scenarios that ship with oneway
   --format=text|json         how to print the findings (default: text)
   --quiet                    errors only: no warnings or notes
   -h, --help                 this help
@@ -24,24 +25,24 @@ ${RULES.map((r) => `  ${r.id.padEnd(26)} ${r.description}`).join('\n')}
 A file that fails to load is reported (its problems as errors) and the others are still linted.
 
 Exit status: 0 no errors (warnings and notes only); 1 errors found; 2 a usage error.
-Example: npm run lint -- scenarios/data/ imported.yaml`;
+Example: oneway lint scenarios/data/ imported.yaml`;
+
+/** The options `main` parses (also read by the `oneway` command, e.g. to catch a forgotten `--` after `npm run`). */
+export const OPTIONS = { format: { type: 'string' }, quiet: { type: 'boolean' }, bundled: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
 
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
   const { c, cerr } = paints(io);
   try {
-    const { values, positionals } = parseCli(
-      argv,
-      { format: { type: 'string' }, quiet: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
-      true,
-    );
+    const { values, positionals } = parseCli(argv, OPTIONS, true);
     if (values.help) {
       io.stdout.write(`${HELP}\n`);
       return 0;
     }
     const format = values.format ?? 'text';
     if (format !== 'text' && format !== 'json') throw new UsageError(`--format must be text or json, got "${format}"`);
-    const specs = list(positionals, [BUNDLED_SCENARIOS]);
-    const report = await lintPaths(specs, { cwd: io.cwd, root: BUNDLED_SCENARIOS });
+    const home = scenarioHome(io, values.bundled);
+    const specs = scenarioSpecs(positionals, home, io);
+    const report = await lintPaths(specs, { cwd: io.cwd, root: home.root });
     for (const p of report.specProblems) io.stderr.write(`${cerr.red(formatProblem(p))}\n`);
     if (report.files.length === 0) {
       io.stderr.write(cerr.red('oneway lint: no scenario file to lint\n'));

@@ -15,34 +15,33 @@ import { mergeResults } from '../runner/shard.ts';
 import { terminalText } from '../util/terminal-text.ts';
 import { list, parseCli, type Io, commandFailed, runIfEntry, processIo, paints } from './common.ts';
 
-const HELP = `oneway eval:merge: merge the outputs of sharded evaluations
+const HELP = `oneway merge (eval:merge): merge the outputs of sharded evaluations
 
-Usage: npm run eval:merge -- --out=DIR DIR1 DIR2 ...
+Usage: oneway merge --out=DIR DIR1 DIR2 ...       (in a clone of oneway: npm run eval:merge -- ...)
 
   --out=DIR              where the merged results.json and runs/ go (default: reports/latest)
   --reporter=NAME[,...]  ${REPORTERS.join(', ')} (default: table)
   --baseline-planner=NAME, --fail-on=EXPR, --baseline=FILE
-                         comparisons and gates, as in npm run eval (a failed gate exits 1)
+                         comparisons and gates, as in oneway eval (a failed gate exits 1)
   -h, --help             this help
 
-Each DIRi is the --out of one \`npm run eval -- --shard=i/n\`. The merged results
+Each DIRi is the --out of one \`oneway eval --shard=i/n\`. The merged results
 equal those of the unsharded evaluation (apart from wall-clock timings).`;
+
+/** The options `main` parses (also read by the `oneway` command, e.g. to catch a forgotten `--` after `npm run`). */
+export const OPTIONS = {
+  out: { type: 'string' },
+  reporter: { type: 'string', multiple: true },
+  'baseline-planner': { type: 'string' },
+  baseline: { type: 'string' },
+  'fail-on': { type: 'string', multiple: true },
+  help: { type: 'boolean', short: 'h' },
+} as const;
 
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
   const { cerr } = paints(io);
   try {
-    const { values, positionals } = parseCli(
-      argv,
-      {
-        out: { type: 'string' },
-        reporter: { type: 'string', multiple: true },
-        'baseline-planner': { type: 'string' },
-        baseline: { type: 'string' },
-        'fail-on': { type: 'string', multiple: true },
-        help: { type: 'boolean', short: 'h' },
-      },
-      true,
-    );
+    const { values, positionals } = parseCli(argv, OPTIONS, true);
     if (values.help) {
       io.stdout.write(`${HELP}\n`);
       return 0;

@@ -14,11 +14,11 @@ import { buildChecklist } from '../recover/checklist.ts';
 import { formatRecordIssue, readRecord, type ParsedRecord } from '../recover/record.ts';
 import { FORMATS, renderJson, renderMarkdown, renderText, type Format } from '../recover/render.ts';
 import { terminalSafeDeep, terminalText } from '../util/terminal-text.ts';
-import { BUNDLED_SCENARIOS, parseCli, REPO_ROOT, type Io, commandFailed, runIfEntry, processIo, paints } from './common.ts';
+import { scenarioHome, parseCli, REPO_ROOT, type Io, commandFailed, runIfEntry, processIo, paints } from './common.ts';
 
 const HELP = `oneway recover: the incident checklist of a run, from its record.
 
-Usage: npm run recover -- RECORD.jsonl [options]
+Usage: oneway recover RECORD.jsonl [options]
 
   RECORD.jsonl               a run record (<out>/runs/<scenario>/<planner>-t<trial>.jsonl)
   --format=text|markdown|json
@@ -43,23 +43,22 @@ failed ambiguously are marked uncertain: reconcile first.
 
 Exit status: 0 the checklist was printed (with --apply: the world is fully restored); 1 with
 --apply, something remains; 2 a usage or input error.
-Example: npm run recover -- reports/latest/runs/invoice-and-notify/eager-t1.jsonl --apply`;
+Example: oneway recover reports/latest/runs/invoice-and-notify/eager-t1.jsonl --apply`;
+
+/** The options `main` parses (also read by the `oneway` command, e.g. to catch a forgotten `--` after `npm run`). */
+export const OPTIONS = {
+  format: { type: 'string' },
+  scenario: { type: 'string' },
+  apply: { type: 'boolean' },
+  approve: { type: 'boolean' },
+  duplicates: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
 
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
   const { c, cerr } = paints(io);
   try {
-    const { values, positionals } = parseCli(
-      argv,
-      {
-        format: { type: 'string' },
-        scenario: { type: 'string' },
-        apply: { type: 'boolean' },
-        approve: { type: 'boolean' },
-        duplicates: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      true,
-    );
+    const { values, positionals } = parseCli(argv, OPTIONS, true);
     if (values.help) {
       io.stdout.write(`${HELP}\n`);
       return 0;
@@ -122,7 +121,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
  */
 async function findScenario(record: ParsedRecord, spec: string | undefined, io: Io): Promise<{ ok: true; value: LoadedScenario } | { ok: false; problems: Problem[] }> {
   if (spec) {
-    const r = await resolveScenarios([spec], { cwd: io.cwd, root: BUNDLED_SCENARIOS });
+    const r = await resolveScenarios([spec], { cwd: io.cwd, root: scenarioHome(io).root });
     const first = r.loaded[0];
     if (r.problems.length > 0 || !first) return { ok: false, problems: r.problems };
     if (r.loaded.length > 1) return { ok: false, problems: [{ code: 'spec', file: '--scenario', line: 0, col: 0, path: spec, message: `--scenario names ${r.loaded.length} scenarios; give the one the run used` }] };
@@ -136,7 +135,7 @@ async function findScenario(record: ParsedRecord, spec: string | undefined, io: 
     if (!r.ok) return r;
     if (r.value.scenario.id === record.start.scenario) return { ok: true, value: r.value };
   }
-  const byId = await resolveScenarios([record.start.scenario], { cwd: io.cwd, root: BUNDLED_SCENARIOS });
+  const byId = await resolveScenarios([record.start.scenario], { cwd: io.cwd, root: scenarioHome(io).root });
   const hit = byId.loaded.find((l) => l.scenario.id === record.start.scenario);
   if (hit) return { ok: true, value: hit };
   return {

@@ -8,67 +8,92 @@ import { relative, resolve } from 'node:path';
 import { formatProblem, UsageError } from '../errors.ts';
 import { createGuard } from '../guard/guard.ts';
 import { resolveScenarios } from '../loader/resolve.ts';
+import { DEFAULT_MAX_SESSIONS } from '../mcp/http.ts';
 import { DEFAULT_AGENT_NAME, serveHttp, serveStdio, type ServeOptions } from '../mcp/serve.ts';
 import { terminalText } from '../util/terminal-text.ts';
 import { ensureDir } from '../util/atomic-write.ts';
 import { lockOutDir, type OutLock } from '../results/lock.ts';
-import { BUNDLED_SCENARIOS, parseCli, positiveInt, type Io, guardPolicyOption, commandFailed, processIo } from './common.ts';
+import { scenarioHome, parseCli, positiveInt, type Io, guardPolicyOption, commandFailed, processIo } from './common.ts';
 
 const HELP = `oneway serve: a scenario as an MCP server; each MCP session is one evaluated run.
 
-Usage: npm run serve -- --scenario=ID|FILE [options]
+Usage: oneway serve --scenario=ID|FILE [options]
 
   --scenario=ID|FILE          the scenario whose tools are served (exactly one)
-  --transport=stdio|http      stdio (default): one session on stdin/stdout, served until stdin closes;
+  --mcp=stdio|http            stdio (default): one session on stdin/stdout, served until stdin closes;
                               http: Streamable HTTP on 127.0.0.1, one run per session, until Ctrl-C
   --port=N                    the HTTP port (default 0: a free port, printed on stderr)
+  --max-sessions=N            HTTP sessions open at once; an initialize beyond gets 503 (default: ${DEFAULT_MAX_SESSIONS})
   --out=DIR                   where results.json and runs/*.jsonl go, rewritten as each run ends
                               (default: reports/serve)
   --agent-name=NAME           the planner name the runs are recorded under (default: ${DEFAULT_AGENT_NAME})
   --seed=S                    base seed; session N is trial N with trial N's seed (default: 1)
   --max-turns=N               tool calls (plus finish) per run before it is stopped (default: 50)
   --decision-timeout=MS       real time a client may take between two calls (default: 300000)
-  --sandbox=msw|inprocess     how calls reach the sandbox (default: msw)
-  --guard                     enforce the class constraints (see npm run eval -- --help)
+  --transport=msw|inprocess   how calls reach the sandbox (default: msw), as in oneway eval
+  --guard                     enforce the class constraints (see oneway eval --help)
   --guard-policy=FILE         what each class may do; implies --guard
   -h, --help                  this help
 
+Formerly --mcp was --transport=stdio|http and --transport was --sandbox: both still work, with a
+warning (an option means one thing in every command: --transport is the sandbox's, as in eval and fuzz).
 Each tool carries MCP annotations from its class (destructiveHint for compensable and irreversible)
 and the class, preconditions and compensation in _meta ("oneway/class", ...). Call "finish" to end a run.`;
+
+/** The options `main` parses (also read by the `oneway` command, e.g. to catch a forgotten `--` after `npm run`). */
+export const OPTIONS = {
+  scenario: { type: 'string' },
+  mcp: { type: 'string' },
+  transport: { type: 'string' },
+  port: { type: 'string' },
+  'max-sessions': { type: 'string' },
+  out: { type: 'string' },
+  'agent-name': { type: 'string' },
+  seed: { type: 'string' },
+  'max-turns': { type: 'string' },
+  'decision-timeout': { type: 'string' },
+  sandbox: { type: 'string' },
+  guard: { type: 'boolean' },
+  'guard-policy': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
 
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
   let lock: OutLock | undefined;
   try {
-    const { values } = parseCli(argv, {
-      scenario: { type: 'string' },
-      transport: { type: 'string' },
-      port: { type: 'string' },
-      out: { type: 'string' },
-      'agent-name': { type: 'string' },
-      seed: { type: 'string' },
-      'max-turns': { type: 'string' },
-      'decision-timeout': { type: 'string' },
-      sandbox: { type: 'string' },
-      guard: { type: 'boolean' },
-      'guard-policy': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    });
+    const { values } = parseCli(argv, OPTIONS);
     if (values.help) {
       io.stdout.write(`${HELP}\n`);
       return 0;
     }
-    const mode = values.transport ?? 'stdio';
-    if (mode !== 'stdio' && mode !== 'http') throw new UsageError(`--transport must be stdio or http, got "${mode}"`);
-    const sandbox = values.sandbox ?? 'msw';
-    if (sandbox !== 'msw' && sandbox !== 'inprocess') throw new UsageError(`--sandbox must be msw or inprocess, got "${sandbox}"`);
-    if (values.port !== undefined && mode !== 'http') throw new UsageError('--port applies to --transport=http');
+    // --transport means one thing in every command: how calls reach the sandbox; the MCP side is --mcp.
+    // Their former names (--transport=stdio|http, --sandbox) still work, with a warning.
+    const warn = (m: string) => io.stderr.write(`oneway: warning: ${m}\n`);
+    let mcp = values.mcp;
+    let transport = values.transport;
+    if (transport === 'stdio' || transport === 'http') {
+      warn(`--transport=${transport} is now --mcp=${transport} (--transport is how calls reach the sandbox, as in oneway eval)`);
+      mcp ??= transport;
+      transport = undefined;
+    }
+    if (values.sandbox !== undefined) {
+      warn(`--sandbox=${values.sandbox} is now --transport=${values.sandbox}, as in oneway eval`);
+      transport ??= values.sandbox;
+    }
+    const mode = mcp ?? 'stdio';
+    if (mode !== 'stdio' && mode !== 'http') throw new UsageError(`--mcp must be stdio or http, got "${mode}"`);
+    const sandbox = transport ?? 'msw';
+    if (sandbox !== 'msw' && sandbox !== 'inprocess') throw new UsageError(`--transport must be msw or inprocess, got "${sandbox}"`);
+    if (values.port !== undefined && mode !== 'http') throw new UsageError('--port applies to --mcp=http');
     const port = positiveInt(values.port, 'port', 0, 0);
     if (port > 65535) throw new UsageError(`--port must be at most 65535, got ${port}`);
-    if (!values.scenario) throw new UsageError('--scenario is required', 'e.g. npm run serve -- --scenario=invoice-and-notify');
+    if (values['max-sessions'] !== undefined && mode !== 'http') throw new UsageError('--max-sessions applies to --mcp=http');
+    const maxSessions = positiveInt(values['max-sessions'], 'max-sessions', DEFAULT_MAX_SESSIONS);
+    if (!values.scenario) throw new UsageError('--scenario is required', 'e.g. oneway serve --scenario=invoice-and-notify');
     const name = values['agent-name'] ?? DEFAULT_AGENT_NAME;
     if (!/^[A-Za-z0-9._-]{1,80}$/.test(name)) throw new UsageError(`--agent-name must be letters, digits, ".", "_" or "-", got "${name}"`);
 
-    const resolved = await resolveScenarios([values.scenario], { cwd: io.cwd, root: BUNDLED_SCENARIOS });
+    const resolved = await resolveScenarios([values.scenario], { cwd: io.cwd, root: scenarioHome(io).root });
     for (const p of resolved.problems) io.stderr.write(`${formatProblem(p)}\n`);
     if (resolved.problems.length > 0) return 2;
     if (resolved.loaded.length !== 1) {
@@ -107,7 +132,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       io.stderr.write(`oneway: results in ${where}/results.json\n`);
       return 0;
     }
-    const serving = await serveHttp({ ...opts, port, onError: (e) => io.stderr.write(`oneway: ${terminalText(e.message)}\n`) });
+    const serving = await serveHttp({ ...opts, port, maxSessions, onError: (e) => io.stderr.write(`oneway: ${terminalText(e.message)}\n`) });
     io.stderr.write(`oneway: serving ${loaded.scenario.id} at ${serving.url} (Ctrl-C to stop); results in ${where}/results.json\n`);
     await new Promise<void>((done) => {
       const stop = () => {

@@ -18,6 +18,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { UsageError } from '../errors.ts';
 import { suggest } from '../loader/did-you-mean.ts';
+import { needsTypeScript } from '../util/ts-loader.ts';
 import type { RecordEvent } from '../record/events.ts';
 import { BUILTIN_PROPERTIES, type FuzzProperty, type PropertyContext, type Verdict } from './properties.ts';
 
@@ -64,6 +65,7 @@ const looksLikePath = (spec: string) => /[\\/]/.test(spec) || /\.(m?[jt]s|cjs)$/
 export async function loadPropertyModule(spec: string, cwd: string): Promise<FuzzProperty[]> {
   const file = resolve(cwd, spec);
   if (!existsSync(file)) throw new UsageError(`property module not found: ${spec}`, `looked at ${file}`);
+  await needsTypeScript(file, `property module ${spec}`);
   let mod: Record<string, unknown>;
   try {
     mod = (await import(pathToFileURL(file).href)) as Record<string, unknown>;

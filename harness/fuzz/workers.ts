@@ -7,6 +7,7 @@
  * files (functions do not cross threads), and holds its own seal.
  */
 import { runOnWorkers } from '../util/worker-pool.ts';
+import { ownModule } from '../util/module-url.ts';
 import type { Scenario } from '../schema/scenario.ts';
 import type { FuzzOptions, FuzzReport } from './fuzz.ts';
 
@@ -36,7 +37,7 @@ export async function fuzzOnWorkers(
   let next = 0;
   const total = init.scenarios.length;
   await runOnWorkers<FuzzReport>({
-    entry: new URL('./worker-main.ts', import.meta.url),
+    entry: ownModule('./worker-main', import.meta.url),
     data: init,
     workers: Math.min(workers, total),
     next: () => {

@@ -15,6 +15,7 @@ import { HTML_REPORT_FILE, recordsIn, renderHtml } from './html.ts';
 import { renderJunit } from './junit.ts';
 import { renderMarkdown } from './markdown.ts';
 import { renderComparisonTable, renderScenarioGrid, renderSummaryTable } from './table.ts';
+import { outputWidth } from './width.ts';
 
 export const REPORTERS = ['table', 'json', 'markdown', 'junit', 'github', 'html'];
 
@@ -23,6 +24,8 @@ export interface ReportContext {
   stdout: NodeJS.WritableStream;
   chalk: ChalkInstance;
   env?: NodeJS.ProcessEnv;
+  /** Console columns the table must fit (default: the terminal's, else COLUMNS, else 120 in CI and 100 otherwise). */
+  width?: number;
 }
 
 /** Reporters to use: the ones asked for, plus `github` when running in GitHub Actions. */
@@ -48,8 +51,9 @@ export function writeReports(results: Results, reporters: readonly string[], ctx
     if (r === 'table') {
       // Planner names and messages are planner text: every string escaped for the console before it meets a cell.
       const shown = terminalSafeDeep(results);
-      const comparison = shown.comparisons.length ? `${renderComparisonTable(shown.comparisons, ctx.chalk)}\n` : '';
-      stdout.write(neutraliseCommands(`${renderScenarioGrid(shown, ctx.chalk)}\n${renderSummaryTable(shown, ctx.chalk)}\n${comparison}`));
+      const width = ctx.width ?? outputWidth(ctx.stdout as { isTTY?: boolean; columns?: number }, ctx.env);
+      const comparison = shown.comparisons.length ? `${renderComparisonTable(shown.comparisons, ctx.chalk, width)}\n` : '';
+      stdout.write(neutraliseCommands(`${renderScenarioGrid(shown, ctx.chalk, width)}\n${renderSummaryTable(shown, ctx.chalk, width)}\n${comparison}`));
     } else if (r === 'json' && reporters.length === 1) {
       // Alone, json prints the results for piping (`| jq`); with others, results.json on disk serves.
       stdout.write(`${JSON.stringify(results, null, 2)}\n`);

@@ -65,9 +65,30 @@ export function runSeed(seed: number, scenario: string, trial: number): number {
   return deriveSeed(seed, scenario, trial);
 }
 
-/** A file-system-safe name for a planner (paths given to --planner contain slashes). */
+/** The longest file name part safeName writes as is; longer ones keep a prefix and a hash of the whole. */
+const SAFE_NAME_MAX = 80;
+
+/**
+ * A file-system-safe name for a planner (paths given to --planner contain slashes), one per
+ * name: letters, digits, `.`, `_` and `-` stay, and any other character becomes `~` and its
+ * UTF-8 bytes in hex (`x/y` → `x~2Fy`, `x y` → `x~20y`), so two names never share a record
+ * file. Longer than 80 so written, a name keeps 64 characters and `~~` and 16 hex of a hash of
+ * the whole (82 characters: no shorter name is written so).
+ *
+ * @example
+ * safeName('gated')           // 'gated'
+ * safeName('planners/my.mjs') // 'planners~2Fmy.mjs'
+ */
 export function safeName(name: string): string {
-  return name.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80) || 'planner';
+  if (name === '') return '~';
+  const escaped = name.replace(/[^A-Za-z0-9._-]/gu, (c) => {
+    const cp = c.codePointAt(0) ?? 0;
+    // A lone surrogate has no UTF-8 bytes of its own: its code unit, marked by a letter hex does not use.
+    if (cp >= 0xd800 && cp <= 0xdfff) return `~U${cp.toString(16).toUpperCase()}`;
+    return [...Buffer.from(c, 'utf8')].map((b) => `~${b.toString(16).toUpperCase().padStart(2, '0')}`).join('');
+  });
+  if (escaped.length <= SAFE_NAME_MAX) return escaped;
+  return `${escaped.slice(0, 64)}~~${createHash('sha256').update(name).digest('hex').slice(0, 16)}`;
 }
 
 export function recordPath(scenario: string, planner: string, trial: number): string {

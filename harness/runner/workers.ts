@@ -7,6 +7,7 @@
  * the output is identical to a serial run.
  */
 import { runOnWorkers } from '../util/worker-pool.ts';
+import { ownModule } from '../util/module-url.ts';
 import type { Policy } from '../guard/policy.ts';
 import type { RunResult } from '../results/types.ts';
 import type { EvalOptions, Job } from './evaluate.ts';
@@ -48,7 +49,7 @@ export async function runWorkerPool(jobs: readonly Job[], opts: EvalOptions, wor
   let next = 0;
   let finished = 0;
   await runOnWorkers<RunResult>({
-    entry: new URL('./worker-main.ts', import.meta.url),
+    entry: ownModule('./worker-main', import.meta.url),
     data: init,
     workers: Math.min(workers, jobs.length),
     next: () => {

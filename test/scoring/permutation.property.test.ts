@@ -109,6 +109,8 @@ describe('scores do not depend on the order of the calls in a batch', () => {
       const handle = await loadPlanner(name, process.cwd());
       const shuffled = (perm: number): PlannerHandle => ({
         name: handle.name,
+        // What the planner keeps across a restart is part of the planner (the bundled restart scenarios).
+        ...(handle.checkpoint ? { checkpoint: handle.checkpoint } : {}),
         create(ctx) {
           const inner = handle.create(ctx);
           return {

@@ -1,0 +1,114 @@
+/**
+ * The programmatic API: `evaluate(config)` runs an evaluation as `oneway eval` does and returns
+ * its results object (the content of results.json). The config is the one oneway.config.* holds
+ * (harness/cli/config.ts), plus what only code can give: planner objects instead of names.
+ *
+ * @example
+ * import { evaluate } from 'oneway';
+ * const results = await evaluate({ scenarios: ['scenarios/'], planners: ['eager', 'gated'], trials: 2 });
+ * const gated = results.summary.find((s) => s.planner === 'gated');
+ * if (gated && gated.premature_irreversible_rate > 0) process.exitCode = 1;
+ */
+import { relative, resolve } from 'node:path';
+import { formatProblem, UsageError, type Problem } from './errors.ts';
+import { applyGates } from './gates/apply.ts';
+import { readBaseline } from './gates/baseline.ts';
+import { parseGate } from './gates/fail-on.ts';
+import { createGuard } from './guard/guard.ts';
+import { DEFAULT_POLICY, loadPolicyFile, type Policy } from './guard/policy.ts';
+import { resolveScenarios } from './loader/resolve.ts';
+import type { Planner, PlannerFactory } from './planner/types.ts';
+import { makeChalk } from './report/color.ts';
+import { REPORTERS, writeReports } from './report/index.ts';
+import { lockOutDir } from './results/lock.ts';
+import type { Results } from './results/types.ts';
+import { writeResults } from './results/write.ts';
+import { evaluate as runEvaluation, type EvalOptions } from './runner/evaluate.ts';
+import { loadPlanner, toHandle } from './runner/planners.ts';
+import type { PlannerHandle } from './runner/run.ts';
+import { ensureDir } from './util/atomic-write.ts';
+import { llmPlannerOptions, type OnewayConfig } from './cli/config.ts';
+import { scenarioHome, scenarioSpecs } from './cli/common.ts';
+
+export { defineConfig, type OnewayConfig, type LlmConfig, type FuzzConfig } from './cli/config.ts';
+
+/** What `evaluate` takes: the config file's settings, with planners also as objects. */
+export interface EvaluateConfig extends Omit<OnewayConfig, 'planners' | 'fuzz'> {
+  /** Built-in planner names, planner module paths, or Planner / PlannerFactory objects (default: gated). */
+  planners?: (string | Planner | PlannerFactory)[];
+  /** Relative paths start here (default: process.cwd()). */
+  cwd?: string;
+  /** Called as each run finishes. */
+  onRunDone?: EvalOptions['onRunDone'];
+}
+
+/**
+ * Runs an evaluation and returns its results: scenarios × planners × trials, scored, with the
+ * gates (`failOn`, `baseline`) applied (`results.gates.failures`). results.json, the run records
+ * and the reports asked for (`reporters`, none by default; `table` prints to stdout) are written
+ * under `out` (default reports/latest). Scenario files with problems are skipped and listed in
+ * `results.problems`; a usage error (an unknown planner, no scenario at all, ...) throws a
+ * UsageError with a hint.
+ */
+export async function evaluate(config: EvaluateConfig = {}): Promise<Results> {
+  const cwd = resolve(config.cwd ?? process.cwd());
+  const home = scenarioHome({ cwd }, config.bundled);
+  const resolved = await resolveScenarios(scenarioSpecs(config.scenarios, home, { cwd }), { cwd, root: home.root });
+  const problems: Problem[] = [...resolved.problems];
+  if (resolved.loaded.length === 0) throw new UsageError(`no scenario could be loaded${problems.length ? `:\n${problems.map(formatProblem).join('\n')}` : ''}`);
+
+  const planners: PlannerHandle[] = [];
+  for (const [i, p] of (config.planners ?? ['gated']).entries()) {
+    planners.push(typeof p === 'string' ? await loadPlanner(p, cwd) : toHandle({ default: p }, `planner-${i + 1}`, `planners[${i}]`));
+  }
+  const names = planners.map((p) => p.name);
+  const dup = names.find((n, i) => names.indexOf(n) !== i);
+  if (dup) throw new UsageError(`planner "${dup}" is given twice`);
+  const reporters = config.reporters ?? [];
+  for (const r of reporters) if (!REPORTERS.includes(r)) throw new UsageError(`unknown reporter "${r}"`, `reporters: ${REPORTERS.join(', ')}`);
+  const gates = (config.failOn ?? []).map(parseGate);
+  let policy: Policy | undefined;
+  if (typeof config.guard === 'string') {
+    const p = loadPolicyFile(resolve(cwd, config.guard));
+    if (!p.ok) throw new UsageError(`the guard policy has problems:\n${p.problems.map(formatProblem).join('\n')}`);
+    policy = p.value;
+  } else if (config.guard) policy = DEFAULT_POLICY;
+
+  const plannerOptions = { ...Object.fromEntries(Object.entries(config.plannerOptions ?? {}).map(([k, v]) => [k, String(v)])), ...llmPlannerOptions(config.llm, cwd) };
+  const outDir = resolve(cwd, config.out ?? 'reports/latest');
+  ensureDir(outDir);
+  const lock = lockOutDir(outDir, { command: 'oneway evaluate()' });
+  try {
+    const ran = await runEvaluation({
+      scenarios: resolved.loaded.map((l) => ({
+        scenario: l.scenario,
+        file: relative(cwd, l.file) || l.file,
+        toolLines: Object.fromEntries(l.scenario.tools.map((t, i) => [t.name, l.locate(['tools', i, 'name']).line])),
+      })),
+      planners,
+      trials: config.trials ?? 1,
+      seed: config.seed ?? 1,
+      outDir,
+      transport: config.transport ?? 'msw',
+      maxTurns: config.maxTurns ?? 50,
+      decisionTimeoutMs: config.decisionTimeoutMs ?? 30_000,
+      plannerOptions,
+      problems,
+      concurrency: config.concurrency ?? 1,
+      workers: config.workers ?? 1,
+      ...(policy ? { gate: createGuard(policy), guardPolicy: policy } : {}),
+      ...(config.onRunDone ? { onRunDone: config.onRunDone } : {}),
+    });
+    const baselineFile = config.baseline ? resolve(cwd, config.baseline) : undefined;
+    const results = applyGates(ran, {
+      ...(config.baselinePlanner !== undefined ? { baselinePlanner: config.baselinePlanner } : {}),
+      gates,
+      ...(baselineFile ? { baseline: { label: relative(cwd, baselineFile) || baselineFile, results: readBaseline(baselineFile) } } : {}),
+    });
+    writeResults(outDir, results);
+    if (reporters.length) writeReports(results, reporters, { outDir, stdout: process.stdout, chalk: makeChalk(false), env: process.env });
+    return results;
+  } finally {
+    lock.release();
+  }
+}

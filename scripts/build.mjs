@@ -1,0 +1,39 @@
+#!/usr/bin/env node
+// `npm run build` (and prepare / prepack): compiles harness/ and planners/ to dist/ with the pinned tsc
+// (JavaScript + declarations, relative `.ts` specifiers rewritten to `.js`), then copies the files tsc
+// does not emit but the code reads at run time: the worker boot script, the seal's CommonJS preload,
+// the HTML report's client script and style sheet, the scenario JSON Schema.
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const dist = join(root, 'dist');
+const started = Date.now();
+
+rmSync(dist, { recursive: true, force: true });
+const tsc = join(dirname(createRequire(import.meta.url).resolve('typescript/package.json')), 'bin', 'tsc');
+const r = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { cwd: root, stdio: 'inherit' });
+if (r.status !== 0) {
+  process.stderr.write(`build: tsc failed (exit ${r.status ?? r.signal}); dist/ is incomplete\n`);
+  process.exit(1);
+}
+
+// Everything in harness/ that is not TypeScript source is a run-time asset.
+let copied = 0;
+const walk = (dir) => {
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) walk(path);
+    else if (!/\.(m|c)?ts$/.test(name) || name.endsWith('.d.cts')) {
+      const to = join(dist, relative(root, path));
+      mkdirSync(dirname(to), { recursive: true });
+      cpSync(path, to);
+      copied++;
+    }
+  }
+};
+walk(join(root, 'harness'));
+process.stderr.write(`build: dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s (${copied} assets copied)\n`);

@@ -1,0 +1,174 @@
+/**
+ * The `oneway` command's pieces, from source: oneway.config.* (found, checked, turned into flags
+ * that the command line overrides), the forgotten `--` after `npm run`, time options in
+ * milliseconds, and the project's own scenarios as the default.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { durationMs } from '../../harness/cli/common.ts';
+import { checkConfig, configArgs, findConfig, loadConfig } from '../../harness/cli/config.ts';
+import { OPTIONS as EVAL_OPTIONS, main as evalMain } from '../../harness/cli/eval.ts';
+import { OPTIONS as LINT_OPTIONS } from '../../harness/cli/lint.ts';
+import { forgottenDashDash, runCommand } from '../../harness/cli/program.ts';
+import { commandNamed, COMMANDS } from '../../harness/cli/commands.ts';
+import { UsageError } from '../../harness/errors.ts';
+import { runCli, tempDir } from '../helpers/cli.ts';
+import { EMAIL_YAML } from '../helpers/run.ts';
+import { PassThrough } from 'node:stream';
+
+describe('oneway.config.*', () => {
+  it('is found from the working directory up to the nearest package.json, and no further', () => {
+    const root = tempDir('oneway-config-');
+    const project = join(root, 'project');
+    const deep = join(project, 'a', 'b');
+    mkdirSync(deep, { recursive: true });
+    writeFileSync(join(root, 'oneway.config.json'), '{}');
+    expect(findConfig(deep)).toBeUndefined(); // outside any package: only the working directory counts
+    writeFileSync(join(project, 'package.json'), '{}');
+    expect(findConfig(deep)).toBeUndefined(); // the package's root is the last directory looked at
+    writeFileSync(join(project, 'oneway.config.yaml'), 'trials: 2\n');
+    expect(findConfig(deep)).toBe(join(project, 'oneway.config.yaml'));
+  });
+
+  it('refuses unknown settings with a did-you-mean, and wrong types', () => {
+    expect(() => checkConfig({ planer: ['gated'] }, 'oneway.config.yaml')).toThrow(/unknown setting "planer" \(did you mean "planners"\?\)/);
+    expect(() => checkConfig({ trials: 'two' }, 'x.json')).toThrow(/"trials" must be a whole number/);
+    expect(() => checkConfig({ llm: { modle: 'x' } }, 'x.json')).toThrow(/unknown setting "llm.modle" \(did you mean "llm.model"\?\)/);
+    expect(checkConfig({ planners: ['gated'], guard: true, fuzz: { runs: 5 } }, 'x.json')).toEqual({ planners: ['gated'], guard: true, fuzz: { runs: 5 } });
+  });
+
+  it('loads YAML, JSON and ES modules (default export or a function)', async () => {
+    const dir = tempDir('oneway-config-');
+    writeFileSync(join(dir, 'a.yaml'), 'trials: 3\nplanners: [eager]\n');
+    writeFileSync(join(dir, 'b.json'), '{"seed": 7}');
+    writeFileSync(join(dir, 'c.mjs'), 'export default () => ({ reporters: ["json"] });\n');
+    expect(await loadConfig(join(dir, 'a.yaml'))).toEqual({ trials: 3, planners: ['eager'] });
+    expect(await loadConfig(join(dir, 'b.json'))).toEqual({ seed: 7 });
+    expect(await loadConfig(join(dir, 'c.mjs'))).toEqual({ reporters: ['json'] });
+  });
+
+  it('becomes flags, paths made absolute against the file, and the command line wins option by option', () => {
+    const file = '/p/oneway.config.yaml';
+    const config = {
+      scenarios: ['scenarios/billing', 'invoice-and-notify'],
+      planners: ['./planners/mine.mjs', 'gated'],
+      plannerOptions: { model: 'm1', temperature: 0 },
+      llm: { cache: 'replay' as const, baseUrl: 'http://localhost:11434/v1' },
+      trials: 2,
+      out: 'reports/ci',
+      guard: 'policy.yaml',
+      failOn: ['errors>0'],
+    };
+    expect(configArgs('eval', config, file, [], EVAL_OPTIONS)).toEqual([
+      '--scenario=/p/scenarios/billing',
+      '--scenario=invoice-and-notify',
+      '--planner=/p/planners/mine.mjs',
+      '--planner=gated',
+      '--llm-cache=replay',
+      '--llm-cache-dir=/p/reports/llm-cache',
+      '--planner-opt=model=m1',
+      '--planner-opt=temperature=0',
+      '--planner-opt=base_url=http://localhost:11434/v1',
+      '--fail-on=errors>0',
+      '--guard-policy=/p/policy.yaml',
+      '--out=/p/reports/ci',
+      '--trials=2',
+    ]);
+    const given = ['--planner=eager', '--trials=5', '--planner-opt=model=m2', '--guard'];
+    const extra = configArgs('eval', config, file, given, EVAL_OPTIONS);
+    expect(extra.filter((a) => a.startsWith('--planner=') || a.startsWith('--trials') || a.startsWith('--guard'))).toEqual([]);
+    expect(extra).not.toContain('--planner-opt=model=m1');
+    expect(extra).toContain('--planner-opt=temperature=0');
+    // lint takes scenarios as paths, only when none are given.
+    expect(configArgs('lint', config, file, [], LINT_OPTIONS)).toEqual(['/p/scenarios/billing', 'invoice-and-notify']);
+    expect(configArgs('lint', config, file, ['mine.yaml'], LINT_OPTIONS)).toEqual([]);
+  });
+
+  it('applies through the oneway command, with flags overriding it', async () => {
+    const dir = tempDir('oneway-config-');
+    writeFileSync(join(dir, 'package.json'), '{}');
+    mkdirSync(join(dir, 'scenarios'));
+    writeFileSync(join(dir, 'scenarios', 'email.yaml'), EMAIL_YAML);
+    writeFileSync(join(dir, 'oneway.config.yaml'), 'planners: [eager]\ntrials: 2\nout: out\nreporters: [json]\ntransport: inprocess\n');
+    const spec = commandNamed('eval');
+    if (!spec) throw new Error('no eval command');
+    const run = async (argv: string[]) => {
+      const stdout = new PassThrough();
+      let out = '';
+      stdout.on('data', (d) => (out += String(d)));
+      const code = await runCommand(spec, argv, { stdout, stderr: new PassThrough(), cwd: dir, env: { NO_COLOR: '1' } });
+      return { code, results: JSON.parse(out) as { config: { planners: string[]; trials: number } } };
+    };
+    const a = await run([]);
+    expect(a.code).toBe(0);
+    expect(a.results.config).toMatchObject({ planners: ['eager'], trials: 2 });
+    const b = await run(['--planner=gated', '--trials=1']);
+    expect(b.results.config).toMatchObject({ planners: ['gated'], trials: 1 });
+  });
+});
+
+describe('a forgotten -- after npm run', () => {
+  it('is the npm_config_* variable of an option argv lacks, and says what to type', () => {
+    const env = { npm_lifecycle_event: 'eval', npm_config_planner: 'eager', npm_config_guard: 'true', npm_config_cache: '/root/.npm' };
+    const e = forgottenDashDash(EVAL_OPTIONS, [], env);
+    expect(e).toBeInstanceOf(UsageError);
+    expect(e?.message).toContain('--planner=eager --guard went to npm');
+    expect(e?.hint).toBe('npm run eval -- --planner=eager --guard');
+    expect(forgottenDashDash(EVAL_OPTIONS, ['--planner=eager', '--guard'], env)).toBeUndefined();
+    expect(forgottenDashDash(EVAL_OPTIONS, [], { npm_config_planner: 'eager' })).toBeUndefined(); // not under npm run
+  });
+
+  it('is refused before any work starts', async () => {
+    const spec = commandNamed('eval');
+    if (!spec) throw new Error('no eval command');
+    const dir = tempDir();
+    await expect(runCommand(spec, [], { stdout: new PassThrough(), stderr: new PassThrough(), cwd: dir, env: { npm_lifecycle_event: 'eval', npm_config_planner: 'eager' } })).rejects.toThrow(/went to npm/);
+  });
+});
+
+describe('the command table', () => {
+  it('names every command module, each with its options', async () => {
+    expect(COMMANDS.map((c) => c.name)).toEqual(['eval', 'fuzz', 'recover', 'lint', 'import', 'export', 'serve', 'bench', 'merge', 'view']);
+    for (const c of COMMANDS) {
+      const mod = await c.load();
+      expect(typeof mod.main, c.name).toBe('function');
+      expect(mod.OPTIONS.help, c.name).toEqual({ type: 'boolean', short: 'h' });
+    }
+    expect(commandNamed('eval:merge')?.name).toBe('merge');
+  });
+});
+
+describe('time options', () => {
+  it('take milliseconds; the old seconds (a value under 1000) still work, with a warning', () => {
+    const warned: string[] = [];
+    expect(durationMs('300000', 'agent-timeout', 1, (m) => warned.push(m))).toBe(300_000);
+    expect(warned).toEqual([]);
+    expect(durationMs('300', 'agent-timeout', 1, (m) => warned.push(m))).toBe(300_000);
+    expect(warned[0]).toContain('write --agent-timeout=300000');
+    expect(durationMs(undefined, 'time-limit', 5000)).toBe(5000);
+  });
+});
+
+describe("the project's scenarios", () => {
+  it('run by default; without a scenarios directory, nothing runs unless --bundled', async () => {
+    const dir = tempDir('oneway-project-');
+    writeFileSync(join(dir, 'package.json'), '{}');
+    const none = await runCli(evalMain, [`--out=${tempDir()}`], dir);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('no scenarios to run');
+    expect(none.stderr).toContain('--bundled');
+    const bundled = await runCli(evalMain, ['--bundled', '--list'], dir);
+    expect(bundled.code).toBe(0);
+    expect(bundled.stdout).toContain('invoice-and-notify');
+    mkdirSync(join(dir, 'scenarios'));
+    writeFileSync(join(dir, 'scenarios', 'email.yaml'), EMAIL_YAML);
+    const own = await runCli(evalMain, ['--list'], join(dir, 'scenarios'));
+    expect(own.code).toBe(0);
+    expect(own.stdout).toContain('email-tiny');
+    expect(own.stdout).not.toContain('invoice-and-notify');
+    // Ids resolve in the project's scenarios.
+    const byId = await runCli(evalMain, ['--list', '--scenario=email-tiny'], dir);
+    expect(byId.stdout).toContain('email-tiny');
+  });
+});
