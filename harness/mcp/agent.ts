@@ -3,7 +3,8 @@
  *
  * Per run: an MCP endpoint on a loopback port (with a random path, so no
  * other local process drives the run), then the command, started once with
- * the endpoint and the task in its environment. The agent's tool calls drive
+ * the endpoint and the task in its environment (and again, after its process
+ * is killed, at a restart fault: a fresh endpoint, the same task). The agent's tool calls drive
  * the run through a session planner, exactly as `npm run serve` does; the run
  * ends when the agent calls `finish`, when it exits, or when it runs out of
  * time (its processes are killed and the run ends with an error). Its stdout
@@ -103,6 +104,8 @@ class AgentRun {
     private readonly surface: ScenarioSurface,
     private readonly ctx: PlannerContext,
     private readonly name: string,
+    /** Started again after a restart fault: its output goes on in the same log. */
+    private readonly restarted = false,
   ) {}
 
   get logFile(): string {
@@ -125,7 +128,8 @@ class AgentRun {
     });
     const log = join(this.opts.outDir, this.logFile);
     mkdirSync(dirname(log), { recursive: true });
-    const fd = openSync(log, 'w');
+    const fd = openSync(log, this.restarted ? 'a' : 'w');
+    if (this.restarted) writeSync(fd, '\n--- oneway: the agent was killed by a restart fault and started again with the same task ---\n');
     // Through a pipe, not the file itself: the log is redacted like every file oneway writes.
     const out = redactingStream((text) => {
       try {
@@ -266,8 +270,16 @@ export function agentPlanner(opts: AgentOptions): AgentHandle {
       if (!scenario) throw new Error(`internal: the agent planner was not given scenario "${ctx.scenario}"`);
       let surface = surfaces.get(scenario.id);
       if (!surface) surfaces.set(scenario.id, (surface = scenarioSurface(scenario, opts.maxTurns)));
+      // A second create for the same run is a restart fault: the agent process is killed (its reply
+      // was lost with it) and started again with the same task; the world keeps everything.
+      const previous = live.get(key(ctx.scenario, ctx.trial));
+      if (previous) {
+        previous.channel.close({ ok: false, message: 'the agent was restarted (a restart fault)' });
+        const p = previous.stop(0).finally(() => stopping.delete(p));
+        stopping.add(p);
+      }
       const channel = new RunChannel(name);
-      const run = new AgentRun(channel, opts, surface, ctx, name);
+      const run = new AgentRun(channel, opts, surface, ctx, name, previous !== undefined);
       live.set(key(ctx.scenario, ctx.trial), run);
       const planner = channel.handle.create(ctx);
       return {

@@ -42,6 +42,8 @@ export class RunChannel {
   private closing: SessionEnd | undefined;
   private over: RunEnd | undefined;
   private created = false;
+  /** Set when a restart fault cut this session: why. */
+  private cutWith: string | undefined;
   /** Told on the first call or finish a client sends (`npm run serve` starts the session's run then, at the latest). */
   onFirstUse: (() => void) | undefined;
 
@@ -92,6 +94,20 @@ export class RunChannel {
     if (this.waiting && this.queue.length === 0) this.wake(undefined);
   }
 
+  /**
+   * A restart fault cut this session: the call in flight (its effect happened) and anything queued
+   * are answered with an error saying so, and later calls are refused; the run goes on in a new session.
+   */
+  cut(message: string): void {
+    if (this.over || this.cutWith) return;
+    this.cutWith = message;
+    const r = errorResult(message, { 'oneway/restart': true });
+    this.current?.answer(r);
+    this.current = undefined;
+    for (const item of this.queue.splice(0)) item.answer(r);
+    this.finishing = undefined;
+  }
+
   /** The run is recorded: everything still waiting is answered, and later calls are refused. */
   end(run: RunEnd): void {
     if (this.over) return;
@@ -114,6 +130,7 @@ export class RunChannel {
   }
 
   private refusal(): CallToolResult | undefined {
+    if (this.cutWith && !this.over) return errorResult(this.cutWith, { 'oneway/restart': true });
     if (this.over) return errorResult(`this run has ended (${describeEnd(this.over)}); open a new session for a new run`, { 'oneway/end_reason': this.over.end_reason });
     if (this.finishing) return errorResult('finish was called: this run takes no more calls');
     if (this.closing) return errorResult('this session is closing: the run takes no more calls');

@@ -14,6 +14,8 @@
 import type { Readable, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Planner } from '../planner/types.ts';
+import type { PlannerHandle } from '../runner/run.ts';
 import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Results, RunResult } from '../results/types.ts';
 import { writeResults } from '../results/write.ts';
@@ -74,6 +76,8 @@ export class SessionRuns {
   private readonly started = Date.now();
   private readonly escapesBefore = seal.unattributed.length;
   private trials = 0;
+  /** Runs whose session a restart fault cut: the next session to open continues the first of them. */
+  private readonly awaiting: { resume(channel: RunChannel): void; started: { trial: number; done: Promise<RunResult> } }[] = [];
 
   constructor(private readonly serve: ServeOptions) {
     const name = serve.name ?? DEFAULT_AGENT_NAME;
@@ -104,6 +108,12 @@ export class SessionRuns {
   open(): SessionRun {
     const channel = new RunChannel(this.name);
     const server = createRunServer(this.surface, channel);
+    // A run whose session a restart cut goes on in this one: same run, same trial, the world as it was.
+    const waiting = this.awaiting.shift();
+    if (waiting) {
+      waiting.resume(channel);
+      return { channel, server, start: () => waiting.started, started: waiting.started };
+    }
     let started: { trial: number; done: Promise<RunResult> } | undefined;
     const start = () => (started ??= this.startRun(channel));
     server.oninitialized = () => void start();
@@ -120,25 +130,63 @@ export class SessionRuns {
 
   private startRun(channel: RunChannel): { trial: number; done: Promise<RunResult> } {
     const trial = ++this.trials;
-    const done: Promise<RunResult> = runJob({ index: trial - 1, scenario: this.serve.scenario, planner: channel.handle, trial }, this.opts).then(
+    // Every session the run had (more than one after a restart fault); the last one drives it.
+    const channels = [channel];
+    const started: { trial: number; done: Promise<RunResult> } = { trial, done: Promise.resolve() as unknown as Promise<RunResult> };
+    let created = false;
+    const handle: PlannerHandle = {
+      name: this.name,
+      create: (ctx) => {
+        if (!created) {
+          created = true;
+          return channel.handle.create(ctx);
+        }
+        // A restart fault: the session is cut (its pending call answered with an error), and the run
+        // waits for the next session the client opens, which continues it from its initial view.
+        (channels.at(-1) as RunChannel).cut('the session was cut by a restart fault right after this call took effect; open a new session: it continues the same run');
+        const next = new Promise<Planner>((resolve) => {
+          this.awaiting.push({
+            started,
+            resume: (ch) => {
+              channels.push(ch);
+              resolve(ch.handle.create(ctx));
+            },
+          });
+        });
+        return { name: this.name, next: async (view) => (await next).next(view) };
+      },
+    };
+    const endAll = (run: Parameters<RunChannel['end']>[0]) => {
+      for (const ch of channels) ch.end(run);
+    };
+    const done: Promise<RunResult> = runJob({ index: trial - 1, scenario: this.serve.scenario, planner: handle, trial }, this.opts).then(
       (run) => {
         this.runs.push(run);
         this.inFlight.delete(done);
+        this.dropAwaiting(started);
         this.write();
         this.serve.onRunDone?.(run);
-        channel.end(run);
+        endAll(run);
         return run;
       },
       (e: unknown) => {
         // runOne records every failure of a run itself; this is the harness failing around it (e.g. an unwritable --out).
         this.inFlight.delete(done);
-        channel.end({ end_reason: 'harness_error', error: `internal error: ${(e as Error).message}`, record: '(none)' });
+        this.dropAwaiting(started);
+        endAll({ end_reason: 'harness_error', error: `internal error: ${(e as Error).message}`, record: '(none)' });
         throw e;
       },
     );
     this.inFlight.add(done);
     done.catch(() => {}); // whoever awaits `done` sees the failure; nobody else must crash on it
-    return { trial, done };
+    started.done = done;
+    return started;
+  }
+
+  /** A run that ended (a decision timeout while it waited for a new session) no longer waits for one. */
+  private dropAwaiting(started: { trial: number }): void {
+    const i = this.awaiting.findIndex((a) => a.started === started);
+    if (i >= 0) this.awaiting.splice(i, 1);
   }
 
   /** Every run so far, in trial order, as `npm run eval` would write them. */

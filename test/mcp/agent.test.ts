@@ -127,3 +127,20 @@ describe('--agent-cmd', () => {
     expect(log).not.toContain('canary');
   });
 });
+
+describe('--agent-cmd under a restart fault', () => {
+  it('kills the agent process right after the step and starts it again with the same task; the world keeps everything', async () => {
+    const out = tempDir('oneway-mcp-agent-');
+    const r = await evalCli(['--agent-cmd=node examples/mcp-agent/agent.mjs', '--agent-name=naive', '--restart-at=2', `--scenario=${FIXTURE}`, `--out=${out}`]);
+    expect(r.code).toBe(0);
+    const run = runOf(readResults(out), 'naive');
+    // The first process made steps 1 and 2 and was killed before step 2's reply; the second, knowing
+    // nothing, called every tool once again (6 steps): 8 steps, one restart.
+    expect(run).toMatchObject({ end_reason: 'finish', error: null, restarts: 1, steps: 8 });
+    const log = readFileSync(join(out, 'runs/mcp-notify/naive-t1.agent.log'), 'utf8');
+    expect(log.match(/run mcp-notify\/naive\/1/g)).toHaveLength(2);
+    expect(log).toContain('killed by a restart fault');
+    const record = readFileSync(join(out, run.record), 'utf8');
+    expect(record).toContain('"type":"restart"');
+  });
+});

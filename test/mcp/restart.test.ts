@@ -1,0 +1,50 @@
+/**
+ * `npm run serve` under a restart fault: the session is cut right after the step took effect (its
+ * pending call answered with an error that says so) and the next session the client opens
+ * continues the same run: one run, one trial, the world as the cut session left it.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { describe, expect, it } from 'vitest';
+import { loadScenarioFile } from '../../harness/loader/load.ts';
+import { SessionRuns } from '../../harness/mcp/serve.ts';
+import { EMAIL, FIXTURE, textOf } from './helpers.ts';
+
+async function connect(runs: SessionRuns): Promise<Client> {
+  const session = runs.open();
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await session.server.connect(serverSide);
+  const client = new Client({ name: 'oneway-test', version: '1.0.0' });
+  await client.connect(clientSide);
+  return client;
+}
+
+describe('serve: a restart fault cuts the session, and the next session continues the run', () => {
+  it('answers the cut call with an error saying so, and records one run with the restart', async () => {
+    const loaded = loadScenarioFile(FIXTURE);
+    if (!loaded.ok) throw new Error('fixture does not load');
+    const scenario = { ...loaded.value.scenario, restarts: [2] };
+    const outDir = mkdtempSync(join(tmpdir(), 'oneway-serve-restart-'));
+    const runs = new SessionRuns({ scenario: { scenario, file: FIXTURE }, outDir, seed: 1, transport: 'inprocess', maxTurns: 50, decisionTimeoutMs: 60_000 });
+
+    const a = await connect(runs);
+    expect(textOf(await a.callTool({ name: 'verify_recipient', arguments: { email: EMAIL } }))).toContain('verified');
+    // Step 2 takes effect, then the restart: the client never gets its reply.
+    const cut = await a.callTool({ name: 'send_email', arguments: { email: EMAIL } });
+    expect(cut).toMatchObject({ isError: true, _meta: { 'oneway/restart': true } });
+    expect(textOf(cut)).toContain('open a new session: it continues the same run');
+    // The cut session takes nothing more.
+    expect((await a.callTool({ name: 'verify_recipient', arguments: { email: EMAIL } })).isError).toBe(true);
+
+    // A new session (a restarted agent, knowing nothing) continues the same run, whose world kept the email.
+    const b = await connect(runs);
+    await b.callTool({ name: 'finish', arguments: { reason: 'restarted and done' } });
+    await runs.settle();
+    const results = runs.results();
+    expect(results.runs).toHaveLength(1);
+    expect(results.runs[0]).toMatchObject({ trial: 1, restarts: 1, steps: 2, completed: true, end_reason: 'finish' });
+  });
+});
