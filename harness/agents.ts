@@ -4,7 +4,8 @@
  * `oneway/agents`: what exists for MCP agents today. A scenario served as an MCP server (each
  * session one recorded, scored run: `oneway serve`), an agent process evaluated through that
  * server (`oneway eval --agent-cmd`), and the mapping between oneway's tool classes and MCP or
- * OpenAI tool definitions (`oneway export` / `oneway import`). Framework adapters will come here.
+ * OpenAI tool definitions (`oneway export` / `oneway import`), and the adapters for agent frameworks'
+ * approval steps (`needsApproval`, `askHuman`: see harness/mcp/approvals.ts).
  *
  * @example
  * import { loadScenarioFile } from 'oneway';
@@ -19,7 +20,9 @@
 export { serveHttp, serveStdio, DEFAULT_AGENT_NAME, type HttpServing, type ServeOptions } from './mcp/serve.ts';
 export { agentPlanner, AGENT_ENV, DEFAULT_AGENT_COMMAND_NAME, type AgentHandle, type AgentOptions } from './mcp/agent.ts';
 export { scenarioSurface, taskText, type ScenarioSurface } from './mcp/server.ts';
-export { servedTool, finishTool, finishToolName, FINISH_TOOL, SERVED_META } from './mcp/tools.ts';
+export { servedTool, finishTool, finishToolName, FINISH_TOOL, SERVED_META, APPROVAL_TOOL, approvalTool, approvalToolName } from './mcp/tools.ts';
+export { needsApproval, servedClass, askHuman, type ServedToolLike, type ApprovalClass, type NeedsApprovalOptions, type ToolCaller, type HumanAnswer } from './mcp/approvals.ts';
+export { DEFAULT_BATCH_WINDOW_MS, DENIED_BY_HUMAN, type ChannelOptions } from './mcp/channel.ts';
 export { toToolResult, errorResult } from './mcp/result.ts';
 export { exportMcp, exportOpenAi, EXPORT_FORMATS, type ExportFormat } from './convert/export.ts';
 export { importMcpTools, scenarioId, type ImportOptions, type ImportResult, type ImportedTool } from './convert/import-mcp.ts';

@@ -43,6 +43,10 @@ export interface OnewayConfig {
   decisionTimeoutMs?: number;
   /** Wall-clock limit per agent run (`--agent-timeout`, milliseconds). */
   agentTimeoutMs?: number;
+  /** How long an agent's concurrent MCP calls are collected into one batch (`--batch-window`, milliseconds). */
+  batchWindowMs?: number;
+  /** Restart faults on every scenario (`--restart-at`): the steps after which planners restart. */
+  restartAt?: number[];
   transport?: 'msw' | 'inprocess';
   concurrency?: number;
   workers?: number;
@@ -97,7 +101,7 @@ export function findConfig(cwd: string): string | undefined {
   return undefined;
 }
 
-type Kind = 'string' | 'boolean' | 'int' | 'strings' | 'record' | 'object' | 'guard' | 'temperature';
+type Kind = 'string' | 'boolean' | 'int' | 'ints' | 'strings' | 'record' | 'object' | 'guard' | 'temperature';
 const TOP: Record<keyof OnewayConfig, Kind> = {
   scenarios: 'strings',
   bundled: 'boolean',
@@ -115,6 +119,8 @@ const TOP: Record<keyof OnewayConfig, Kind> = {
   maxTurns: 'int',
   decisionTimeoutMs: 'int',
   agentTimeoutMs: 'int',
+  batchWindowMs: 'int',
+  restartAt: 'ints',
   transport: 'string',
   concurrency: 'int',
   workers: 'int',
@@ -127,6 +133,7 @@ const KIND_TEXT: Record<Kind, string> = {
   string: 'a string',
   boolean: 'true or false',
   int: 'a whole number',
+  ints: 'a list of whole numbers',
   strings: 'a list of strings',
   record: 'a map of names to strings, numbers or booleans',
   object: 'a map',
@@ -142,6 +149,8 @@ function fits(kind: Kind, v: unknown): boolean {
       return typeof v === 'boolean';
     case 'int':
       return Number.isSafeInteger(v) && (v as number) >= 0;
+    case 'ints':
+      return Array.isArray(v) && v.every((x) => Number.isSafeInteger(x) && (x as number) >= 0);
     case 'strings':
       return Array.isArray(v) && v.every((x) => typeof x === 'string');
     case 'record':
@@ -295,6 +304,8 @@ export function configArgs(command: string, config: OnewayConfig, file: string, 
     add('max-turns', config.maxTurns);
     add('decision-timeout', config.decisionTimeoutMs);
     add('agent-timeout', config.agentTimeoutMs);
+    add('batch-window', config.batchWindowMs);
+    add('restart-at', config.restartAt?.join(','));
     add('transport', config.transport);
     add('concurrency', config.concurrency);
     add('workers', config.workers);

@@ -26,6 +26,7 @@ import { checkRuns } from '../scoring/expect.ts';
 import type { LoadedScenario } from '../loader/load.ts';
 import { buildResults, evaluate, type EvalOptions } from '../runner/evaluate.ts';
 import { agentPlanner, DEFAULT_AGENT_COMMAND_NAME } from '../mcp/agent.ts';
+import { DEFAULT_BATCH_WINDOW_MS } from '../mcp/channel.ts';
 import { builtinPlanners, loadPlanner } from '../runner/planners.ts';
 import type { PlanItem } from '../schema/scenario.ts';
 import { durationMs, list, parseCli, positiveInt, type Io, commandFailed, runIfEntry, guardPolicyOption, processIo, paints, scenarioHome, scenarioSpecs } from './common.ts';
@@ -49,6 +50,8 @@ Usage: oneway eval [options]          (in a clone of oneway: npm run eval -- [op
                               (ONEWAY_MCP_URL) and the task (ONEWAY_TASK) in its environment; only it runs
                               unless --planner is given too (see README: Bring your own agent)
   --agent-name=NAME           the agent's name in results (default: agent)
+  --batch-window=MS           the agent's parallel calls: calls that arrive within MS of each other, before
+                              any of their results is delivered, are one batch (default: ${DEFAULT_BATCH_WINDOW_MS}; 0: one call per batch)
   --agent-timeout=MS          wall-clock limit per agent run; its processes (group, descendants, setsid children) are killed after it
                               (default: 300000; a value under 1000 is read as seconds, the old unit, with a warning)
   --llm-cache=off|record|replay
@@ -100,6 +103,7 @@ export const OPTIONS = {
   'agent-cmd': { type: 'string' },
   'agent-name': { type: 'string' },
   'agent-timeout': { type: 'string' },
+  'batch-window': { type: 'string' },
   'llm-cache': { type: 'string' },
   'llm-cache-dir': { type: 'string' },
   'max-turns': { type: 'string' },
@@ -188,7 +192,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     if (agentCmd !== undefined && !/^[A-Za-z0-9._-]{1,80}$/.test(agentName)) throw new UsageError(`--agent-name must be letters, digits, ".", "_" or "-", got "${agentName}"`);
     const agent =
       agentCmd !== undefined
-        ? agentPlanner({ command: agentCmd, name: agentName, timeoutMs: agentTimeoutMs, outDir, cwd: io.cwd, env: io.env, scenarios: selected.map((l) => l.scenario), maxTurns })
+        ? agentPlanner({ command: agentCmd, name: agentName, timeoutMs: agentTimeoutMs, outDir, cwd: io.cwd, env: io.env, scenarios: selected.map((l) => l.scenario), maxTurns, batchWindowMs: positiveInt(values['batch-window'], 'batch-window', DEFAULT_BATCH_WINDOW_MS, 0) })
         : undefined;
     if (agent) planners.push(agent);
     const names = planners.map((p) => p.name);

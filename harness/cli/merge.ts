@@ -25,8 +25,11 @@ Usage: oneway merge --out=DIR DIR1 DIR2 ...       (in a clone of oneway: npm run
                          comparisons and gates, as in oneway eval (a failed gate exits 1)
   -h, --help             this help
 
-Each DIRi is the --out of one \`oneway eval --shard=i/n\`. The merged results
-equal those of the unsharded evaluation (apart from wall-clock timings).`;
+Each DIRi is the --out of one \`oneway eval --shard=i/n\`: the merged results
+equal those of the unsharded evaluation (apart from wall-clock timings). Or
+each is an evaluation of other planners on the same scenarios and --seed (an
+\`oneway serve\` of your agent, whose sessions are trials 1, 2, ..., and an
+\`oneway eval\` of the built-ins): the merged results compare them all.`;
 
 /** The options `main` parses (also read by the `oneway` command, e.g. to catch a forgotten `--` after `npm run`). */
 export const OPTIONS = {
@@ -55,7 +58,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     const baseline = baselineFile ? readBaseline(baselineFile) : undefined;
     const bp = values['baseline-planner'];
     const parts = dirs.map(readResults);
-    if (bp !== undefined && !parts[0]?.config.planners.includes(bp)) throw new UsageError(`--baseline-planner=${bp} is not among the planners of these shards`);
+    if (bp !== undefined && !parts.some((p) => p.config.planners.includes(bp))) throw new UsageError(`--baseline-planner=${bp} is not among the planners of these results`);
     const merged = applyGates(mergeResults(parts), {
       ...(bp !== undefined ? { baselinePlanner: bp } : {}),
       gates,

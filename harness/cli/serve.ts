@@ -9,6 +9,7 @@ import { formatProblem, UsageError } from '../errors.ts';
 import { createGuard } from '../guard/guard.ts';
 import { resolveScenarios } from '../loader/resolve.ts';
 import { DEFAULT_MAX_SESSIONS } from '../mcp/http.ts';
+import { DEFAULT_BATCH_WINDOW_MS } from '../mcp/channel.ts';
 import { DEFAULT_AGENT_NAME, serveHttp, serveStdio, type ServeOptions } from '../mcp/serve.ts';
 import { terminalText } from '../util/terminal-text.ts';
 import { ensureDir } from '../util/atomic-write.ts';
@@ -30,6 +31,8 @@ Usage: oneway serve --scenario=ID|FILE [options]
   --seed=S                    base seed; session N is trial N with trial N's seed (default: 1)
   --max-turns=N               tool calls (plus finish) per run before it is stopped (default: 50)
   --decision-timeout=MS       real time a client may take between two calls (default: 300000)
+  --batch-window=MS           parallel calls: calls that arrive within MS of each other, before any of
+                              their results is delivered, are one batch (default: ${DEFAULT_BATCH_WINDOW_MS}; 0: one call per batch)
   --transport=msw|inprocess   how calls reach the sandbox (default: msw), as in oneway eval
   --guard                     enforce the class constraints (see oneway eval --help)
   --guard-policy=FILE         what each class may do; implies --guard
@@ -52,6 +55,7 @@ export const OPTIONS = {
   seed: { type: 'string' },
   'max-turns': { type: 'string' },
   'decision-timeout': { type: 'string' },
+  'batch-window': { type: 'string' },
   sandbox: { type: 'string' },
   guard: { type: 'boolean' },
   'guard-policy': { type: 'string' },
@@ -122,6 +126,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       transport: sandbox,
       maxTurns: positiveInt(values['max-turns'], 'max-turns', 50),
       decisionTimeoutMs: positiveInt(values['decision-timeout'], 'decision-timeout', 300_000),
+      batchWindowMs: positiveInt(values['batch-window'], 'batch-window', DEFAULT_BATCH_WINDOW_MS, 0),
       ...(policy ? { gate: createGuard(policy), guardPolicy: policy } : {}),
       onRunDone: (run) =>
         io.stderr.write(`oneway: ${run.scenario} trial ${run.trial}: ${run.end_reason}${run.error ? ` (${terminalText(run.error)})` : ''}, ${run.steps} steps, completed ${run.completed}; ${where}/${run.record}\n`),

@@ -26,6 +26,8 @@ export interface McpTool {
   title?: string;
   description?: string;
   inputSchema: { type: 'object'; properties?: Record<string, unknown>; required?: string[]; [k: string]: unknown };
+  /** The JSON Schema of the tool's structured result, when the server declares one. */
+  outputSchema?: { type?: string; properties?: Record<string, unknown>; [k: string]: unknown };
   annotations?: McpAnnotations;
   _meta?: Record<string, unknown>;
 }
@@ -85,16 +87,20 @@ export interface McpVerdict {
   class: ToolClass;
   read_only: boolean;
   /** How the class was decided, for the reviewer. */
-  basis: 'meta' | 'read_only_hint' | 'reversible_candidate' | 'destructive_or_unknown';
+  basis: 'meta' | 'read_only_hint' | 'reversible_candidate' | 'open_world' | 'destructive_or_unknown';
   /** Reversible but state-changing with no compensation known: a human must name one. */
   needs_compensation: boolean;
 }
 
 /**
- * The class an MCP tool's hints imply. `_meta["oneway/class"]` wins when present; otherwise
- * readOnlyHint → reversible and read-only; destructiveHint false with idempotentHint true →
- * reversible candidate (it needs a compensating_operation); anything else → irreversible until
- * reviewed. MCP's own defaults apply to missing hints (destructive, not idempotent).
+ * The class an MCP tool's hints imply, every hint considered. `_meta["oneway/class"]` wins
+ * when present; otherwise readOnlyHint → reversible and read-only; openWorldHint true on a tool
+ * that changes state → irreversible until reviewed, never a reversible candidate (the effect
+ * leaves the server: `open_world`); destructiveHint false (an additive tool, idempotent or not) →
+ * reversible candidate (it needs a compensating_operation: the importer looks for its
+ * create/delete partner and makes it irreversible when there is none); anything else →
+ * irreversible until reviewed. MCP's own default applies to a missing destructiveHint
+ * (destructive); a missing openWorldHint is not read as true (it would rule out every candidate).
  *
  * @example
  * classFromHints({ name: 'x', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } }).class // 'reversible'
@@ -109,7 +115,8 @@ export function classFromHints(tool: McpTool): McpVerdict {
     return { class: cls, read_only: readOnly, basis: 'meta', needs_compensation: !readOnly && cls !== 'irreversible' && (typeof comp !== 'string' || comp === '') };
   }
   if (readOnly) return { class: 'reversible', read_only: true, basis: 'read_only_hint', needs_compensation: false };
-  if (a.destructiveHint === false && a.idempotentHint === true) return { class: 'reversible', read_only: false, basis: 'reversible_candidate', needs_compensation: true };
+  if (a.openWorldHint === true) return { class: 'irreversible', read_only: false, basis: 'open_world', needs_compensation: false };
+  if (a.destructiveHint === false) return { class: 'reversible', read_only: false, basis: 'reversible_candidate', needs_compensation: true };
   return { class: 'irreversible', read_only: false, basis: 'destructive_or_unknown', needs_compensation: false };
 }
 
@@ -144,6 +151,7 @@ export function toolsListOf(doc: unknown): { ok: true; tools: McpTool[]; skipped
       ...(typeof t.title === 'string' ? { title: t.title } : {}),
       ...(typeof t.description === 'string' ? { description: t.description } : {}),
       inputSchema: { ...schema, type: 'object' },
+      ...(isObj(t.outputSchema) ? { outputSchema: t.outputSchema } : {}),
       ...(isObj(t.annotations) ? { annotations: t.annotations as McpAnnotations } : {}),
       ...(isObj(t._meta) ? { _meta: t._meta } : {}),
     });

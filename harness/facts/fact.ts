@@ -6,6 +6,8 @@
  * @example
  * parseFact('email_sent(to=bob@acme.example)') // { ok: true, fact: { name: 'email_sent', args: { to: 'bob@acme.example' } } }
  */
+import { sortStrings } from '../util/sort.ts';
+
 export interface Fact {
   name: string;
   args: Record<string, string>;
@@ -131,7 +133,7 @@ export function formatFact(fact: Fact): string {
 
 /** formatFact, with the keys in `wild` written as a bare `*` (a wildcard or an unknown value). */
 export function formatPattern(fact: Fact, wild?: ReadonlySet<string>): string {
-  const keys = Object.keys(fact.args).sort();
+  const keys = sortStrings(Object.keys(fact.args));
   if (keys.length === 0) return fact.name;
   const parts = keys.map((k) => {
     const v = fact.args[k] ?? '';

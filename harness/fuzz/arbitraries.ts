@@ -96,8 +96,10 @@ interface Model {
   callable: Tool[];
   classes: Map<string, string>;
   world: Candidate[];
-  params: Map<string, ParamInfo>;
-  choices: Map<string, { named: Usable[]; all: Usable[] }>;
+  /** Per tool, per parameter. */
+  params: Map<Tool, Map<string, ParamInfo>>;
+  /** The candidates of earlier replies, one entry per distinct sequence of earlier tools (most recent first), numbered. */
+  results: Map<string, Results>;
 }
 
 function modelOf(scenario: Scenario, opts: PlanArbitraryOptions): Model {
@@ -111,7 +113,7 @@ function modelOf(scenario: Scenario, opts: PlanArbitraryOptions): Model {
     classes: new Map(scenario.tools.map((t) => [t.name, effectiveClass(t, scenario.deployment)])),
     world: worldCandidates(scenario),
     params: new Map(),
-    choices: new Map(),
+    results: new Map(),
   };
 }
 
@@ -128,24 +130,41 @@ interface ParamInfo {
   pool: Candidate[];
   /** Each static candidate as this parameter's argument, or null when the schema refuses it (checked once, not per plan). */
   usable: Map<Candidate, Usable | null>;
+  /** The parameter's enum values and default (schemaCandidates). */
+  schema: Candidate[];
+  /** Whether `*` fits the parameter (asked once). */
+  wildFits?: boolean;
+  /** The ranked choices after each set of earlier replies, by its number (see `earlierResults`). */
+  choices: Map<number, { named: Usable[]; all: Usable[] }>;
+}
+
+/** The candidates earlier replies offer, and the number that keys what is derived from them. */
+interface Results {
+  id: number;
+  candidates: readonly Candidate[];
 }
 
 function paramInfo(m: Model, tool: Tool, param: string): ParamInfo {
-  const key = `${tool.name}\u0000${param}`;
-  let info = m.params.get(key);
-  if (!info) m.params.set(key, (info = { types: declaredTypes(tool, param), names: aliases(tool, param), pool: [...m.world, ...schemaCandidates(tool, param)], usable: new Map() }));
+  let byParam = m.params.get(tool);
+  if (!byParam) m.params.set(tool, (byParam = new Map()));
+  let info = byParam.get(param);
+  if (!info) {
+    const schema = schemaCandidates(tool, param);
+    byParam.set(param, (info = { types: declaredTypes(tool, param), names: aliases(tool, param), pool: [...m.world, ...schema], schema, usable: new Map(), choices: new Map() }));
+  }
   return info;
 }
 
 type Usable = { c: Candidate; v: unknown };
 
 /** The values a parameter can take after the earlier calls whose replies `results` offers: those named for it, and all. */
-function choices(m: Model, tool: Tool, param: string, results: readonly Candidate[]): { named: Usable[]; all: Usable[] } {
+function choices(m: Model, tool: Tool, param: string, earlier: Results): { named: Usable[]; all: Usable[] } {
   // The same few tool orders recur across plans, so the ranking is memoised per (tool, parameter, earlier replies).
-  const key = `${tool.name}\u0000${param}\u0000${results.map((r) => r.arg).join('\u0001')}`;
-  let hit = m.choices.get(key);
+  const info = paramInfo(m, tool, param);
+  let hit = info.choices.get(earlier.id);
   if (!hit) {
-    const { types, names, pool: fixed, usable: known } = paramInfo(m, tool, param);
+    const results = earlier.candidates;
+    const { types, names, pool: fixed, usable: known } = info;
     const pool = results.length > 0 ? [...fixed, ...results] : fixed;
     // Only values the tool's schema accepts (enum, pattern, bounds): a call that violates it would be
     // rejected, never run, and a counterexample plan holding one would be refused at load.
@@ -159,22 +178,45 @@ function choices(m: Model, tool: Tool, param: string, results: readonly Candidat
       return u;
     };
     const usable = (cs: Candidate[]) => cs.map(usableOne).filter((x): x is Usable => x !== null);
-    if (m.choices.size > 20_000) m.choices.clear();
-    m.choices.set(key, (hit = { named: usable(fitting(param, pool, names)), all: usable(pool) }));
+    info.choices.set(earlier.id, (hit = { named: usable(fitting(param, pool, names)), all: usable(pool) }));
   }
   return hit;
 }
 
-function drawArg(m: Model, tool: Tool, param: string, spec: ArgSpec, results: readonly Candidate[]): unknown {
-  const { types } = paramInfo(m, tool, param);
+/** resultCandidates of the earlier tools, numbered once per distinct sequence of them (the key of `choices`). */
+function earlierResults(m: Model, earlier: readonly string[]): Results {
+  // What the candidates depend on: each tool once, most recent first.
+  const seen = new Set<string>();
+  let key = '';
+  for (let i = earlier.length - 1; i >= 0; i--) {
+    const name = earlier[i] as string;
+    if (seen.has(name)) continue;
+    seen.add(name);
+    key += `${name}\u0000`;
+  }
+  let r = m.results.get(key);
+  if (!r) {
+    if (m.results.size > 20_000) {
+      // A bound: the numbers start again, and so does what was derived from them.
+      m.results.clear();
+      for (const byParam of m.params.values()) for (const info of byParam.values()) info.choices.clear();
+    }
+    m.results.set(key, (r = { id: m.results.size, candidates: resultCandidates(earlier, m.tools) }));
+  }
+  return r;
+}
+
+function drawArg(m: Model, tool: Tool, param: string, spec: ArgSpec, results: Results): unknown {
+  const info = paramInfo(m, tool, param);
+  const { types } = info;
   const { named, all } = choices(m, tool, param, results);
-  if (spec.wild && (types.length === 0 || types.includes('string')) && fitsParameter(tool.parameters, param, '*')) return '*';
+  if (spec.wild && (types.length === 0 || types.includes('string')) && (info.wildFits ??= fitsParameter(tool.parameters, param, '*'))) return '*';
   const from = spec.any || named.length === 0 ? all : named;
   if (from.length === 0) return fallbackValue(types, param);
   const chosen = from[spec.pick % from.length] as { c: Candidate; v: unknown };
   if (!spec.near || chosen.c.raw === undefined) return chosen.v;
   // A near miss is a literal: for an enum, another allowed value (the wrong warehouse, not a typo).
-  const others = schemaCandidates(tool, param).filter((c) => c.from === 'schema' && c.raw !== chosen.c.raw);
+  const others = info.schema.filter((c) => c.from === 'schema' && c.raw !== chosen.c.raw);
   const missed: Scalar = others.length > 0 ? (others[spec.nearSeed % others.length]?.raw as Scalar) : nearMiss(chosen.c.raw, createRng(spec.nearSeed));
   const near = asParam({ ...chosen.c, arg: missed, raw: missed }, types);
   return near !== undefined && fitsParameter(tool.parameters, param, near) ? near : chosen.v;
@@ -196,7 +238,7 @@ const PLAIN: ArgSpec = { any: false, pick: 0, near: false, nearSeed: 0, include:
 
 function drawArgs(m: Model, tool: Tool, specs: readonly ArgSpec[], earlier: readonly string[], given: Record<string, unknown>): Record<string, unknown> {
   const args: Record<string, unknown> = {};
-  const results = resultCandidates(earlier, m.tools);
+  const results = earlierResults(m, earlier);
   Object.keys(tool.parameters.properties).forEach((param, i) => {
     if (param in given) {
       args[param] = given[param];

@@ -40,6 +40,23 @@ export interface OracleScores {
 // ---------------------------------------------------------------------------
 // Facts as the world holds them (record text): every value is literal text.
 
+/**
+ * Sorts in place, as `a.sort(cmp)` does (stable; strings by code units without `cmp`): by insertion,
+ * since the oracle sorts a few keys or calls at a time and the built-in sort allocates over a
+ * kilobyte per call. The oracle's own copy: it shares no code with the engine.
+ */
+function sorted<T>(a: T[], cmp?: (x: T, y: T) => number): T[] {
+  if (a.length > 24) return cmp ? a.sort(cmp) : a.sort();
+  const after = cmp ? (x: T, y: T) => cmp(x, y) > 0 : (x: T, y: T) => String(x) > String(y);
+  for (let i = 1; i < a.length; i++) {
+    const x = a[i] as T;
+    let j = i - 1;
+    for (; j >= 0 && after(a[j] as T, x); j--) a[j + 1] = a[j] as T;
+    a[j + 1] = x;
+  }
+  return a;
+}
+
 /** A ground fact: a name and its arguments, all literal text. */
 interface Ground {
   name: string;
@@ -90,13 +107,27 @@ function readGround(text: string): Ground {
   return { name, args };
 }
 
-const groundKey = (f: Ground): string =>
-  JSON.stringify([
-    f.name,
-    Object.keys(f.args)
-      .sort()
-      .map((k) => [k, f.args[k]]),
-  ]);
+const groundKey = (f: Ground): string => {
+  const keys = sorted(Object.keys(f.args));
+  return JSON.stringify([f.name, keys.map((k) => [k, f.args[k]])]);
+};
+
+/**
+ * A record's fact text read once: the same texts recur in every run of a scenario (the initial
+ * world, the facts its tools establish), so the oracle keeps what it read (its own reading, shared
+ * with nothing else). A Ground is never changed once read.
+ */
+const groundCache = new Map<string, { key: string; ground: Ground }>();
+function ground(text: string): { key: string; ground: Ground } {
+  let g = groundCache.get(text);
+  if (!g) {
+    if (groundCache.size >= 50_000) groundCache.clear(); // a bound: fact texts carry argument values
+    const f = readGround(text);
+    g = { key: groundKey(f), ground: f };
+    groundCache.set(text, g);
+  }
+  return g;
+}
 
 // ---------------------------------------------------------------------------
 // Fact templates, as the scenario writes them.
@@ -290,11 +321,8 @@ function canonicalJson(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map((x) => canonicalJson(x === undefined ? null : x)).join(',')}]`;
   if (v !== null && typeof v === 'object') {
     const o = v as Record<string, unknown>;
-    return `{${Object.keys(o)
-      .filter((k) => o[k] !== undefined)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`)
-      .join(',')}}`;
+    const keys = sorted(Object.keys(o).filter((k) => o[k] !== undefined));
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(',')}}`;
   }
   return JSON.stringify(v) ?? 'null';
 }
@@ -333,11 +361,11 @@ function reportedOn(r: CallEvent, byBatch: ReadonlyMap<number, CallEvent[]>, too
     if (!dt) return false;
     return given.filter((p) => p in dt.parameters.properties).every((p) => d.args[p] !== undefined && asText(d.args[p]) === asText(r.args[p]));
   };
-  const earlier = [...byBatch.keys()].filter((b) => b < r.batch).sort((a, b) => b - a);
+  const earlier = sorted([...byBatch.keys()].filter((b) => b < r.batch), (a, b) => b - a);
   for (const b of earlier) {
     const hits = (byBatch.get(b) ?? []).filter((d) => issued(d) && rt.reconciles.includes(d.tool) && agrees(d));
     // Several agreeing calls in that batch: the README's tie-break, the first by tool name, then arguments.
-    if (hits.length > 0) return [hits.sort((x, y) => (callKey(x) < callKey(y) ? -1 : callKey(x) > callKey(y) ? 1 : 0))[0] as CallEvent];
+    if (hits.length > 0) return [sorted(hits, (x, y) => (callKey(x) < callKey(y) ? -1 : callKey(x) > callKey(y) ? 1 : 0))[0] as CallEvent];
   }
   return [];
 }
@@ -360,7 +388,7 @@ export function oracleScores(events: readonly RecordEvent[], scenario: Scenario)
 
   const byBatch = new Map<number, CallEvent[]>();
   for (const c of calls) byBatch.set(c.batch, [...(byBatch.get(c.batch) ?? []), c]);
-  const batchIds = [...byBatch.keys()].sort((a, b) => a - b);
+  const batchIds = sorted([...byBatch.keys()], (a, b) => a - b);
   // Batches whose replies a restart lost: the batch of each restart's step.
   const lostBatches = new Set(
     events.flatMap((e) => ((e as { type: string }).type === 'restart' ? [calls.find((c) => c.step === (e as unknown as { after_step: number }).after_step)?.batch ?? -1] : [])),
@@ -368,8 +396,8 @@ export function oracleScores(events: readonly RecordEvent[], scenario: Scenario)
 
   const world = new Map<string, Ground>();
   for (const text of start?.initial_world.facts ?? []) {
-    const f = readGround(text);
-    world.set(groundKey(f), f);
+    const g = ground(text);
+    world.set(g.key, g.ground);
   }
 
   const premature = { irreversible: 0, compensable: 0, reversible: 0 };
@@ -421,13 +449,13 @@ export function oracleScores(events: readonly RecordEvent[], scenario: Scenario)
     for (const c of batch) if (issued(c) && classOf(c.tool) === 'irreversible' && (ambiguousFailure(c, tools.get(c.tool)) || lostBatches.has(b))) push(failures, callKey(c), b);
 
     // The world after the batch: its calls' recorded effects, in the order the sandbox applied them.
-    for (const c of [...batch].sort((x, y) => x.step - y.step)) {
+    for (const c of sorted([...batch], (x, y) => x.step - y.step)) {
       for (const e of c.effects) {
         if (e.kind === 'establish') {
-          const f = readGround(e.fact);
-          world.set(groundKey(f), f);
+          const g = ground(e.fact);
+          world.set(g.key, g.ground);
         } else if (e.kind === 'revoke') {
-          for (const text of e.facts) world.delete(groundKey(readGround(text)));
+          for (const text of e.facts) world.delete(ground(text).key);
         }
       }
     }
@@ -480,9 +508,10 @@ function standingEffects(
   for (const b of batchIds) {
     const applied = (byBatch.get(b) ?? []).filter((c) => issued(c) && c.applied);
     // Content order; of two equal calls, the one that changed the world compensates first.
-    const ordered = applied
-      .map((c) => ({ c, key: callKey(c), changed: changedWorld(c) }))
-      .sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : Number(y.changed) - Number(x.changed)));
+    const ordered = sorted(
+      applied.map((c) => ({ c, key: callKey(c), changed: changedWorld(c) })),
+      (x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : Number(y.changed) - Number(x.changed)),
+    );
     const fresh: OpenEffect[] = [];
     for (const { c, changed } of ordered) {
       const candidates = open.filter(

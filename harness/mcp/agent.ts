@@ -23,6 +23,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Planner, PlannerContext } from '../planner/types.ts';
 import type { RunResult } from '../results/types.ts';
 import { recordPath } from '../runner/evaluate.ts';
@@ -35,6 +36,8 @@ import { AGENT_TAG_ENV, killProcessesNow, stopProcesses, type AgentTree } from '
 import { createRunServer, scenarioSurface, type ScenarioSurface } from './server.ts';
 
 export const DEFAULT_AGENT_COMMAND_NAME = 'agent';
+/** The stdio-to-HTTP bridge an agent may spawn as its MCP server (plain JavaScript: no loader needed). */
+const STDIO_BRIDGE = fileURLToPath(new URL('./stdio-bridge.mjs', import.meta.url));
 /** What an agent still running after its run ended gets before its process group is killed. */
 const GRACE_MS = 2000;
 /** Between SIGTERM and SIGKILL. */
@@ -45,6 +48,9 @@ const LOG_DRAIN_MS = 2000;
 /** The environment an agent process is started with, besides the caller's. */
 export const AGENT_ENV = {
   url: 'ONEWAY_MCP_URL',
+  /** For a framework that only launches stdio MCP servers: spawn this command with these arguments (a JSON array). */
+  stdioCommand: 'ONEWAY_MCP_COMMAND',
+  stdioArgs: 'ONEWAY_MCP_ARGS',
   task: 'ONEWAY_TASK',
   scenario: 'ONEWAY_SCENARIO',
   runId: 'ONEWAY_RUN_ID',
@@ -64,6 +70,8 @@ export interface AgentOptions {
   /** The scenarios the evaluation runs (the MCP tools are built from them). */
   scenarios: readonly Scenario[];
   maxTurns: number;
+  /** Real time the session waits for parallel sibling calls of one batch (default DEFAULT_BATCH_WINDOW_MS; 0: every call is a one-call batch). */
+  batchWindowMs?: number;
 }
 
 /** A planner handle for `evaluate()`; `runDone` must see each finished run (evaluate's `onRunDone`). */
@@ -148,6 +156,8 @@ class AgentRun {
       env: {
         ...this.opts.env,
         [AGENT_ENV.url]: this.host.url,
+        [AGENT_ENV.stdioCommand]: process.execPath,
+        [AGENT_ENV.stdioArgs]: JSON.stringify([STDIO_BRIDGE, this.host.url]),
         [AGENT_ENV.task]: this.surface.task,
         [AGENT_ENV.scenario]: this.ctx.scenario,
         [AGENT_ENV.runId]: `${this.ctx.scenario}/${this.name}/${this.ctx.trial}`,
@@ -278,7 +288,7 @@ export function agentPlanner(opts: AgentOptions): AgentHandle {
         const p = previous.stop(0).finally(() => stopping.delete(p));
         stopping.add(p);
       }
-      const channel = new RunChannel(name);
+      const channel = new RunChannel(name, { ...(opts.batchWindowMs !== undefined ? { batchWindowMs: opts.batchWindowMs } : {}) });
       const run = new AgentRun(channel, opts, surface, ctx, name, previous !== undefined);
       live.set(key(ctx.scenario, ctx.trial), run);
       const planner = channel.handle.create(ctx);

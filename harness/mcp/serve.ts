@@ -40,6 +40,8 @@ export interface ServeOptions {
   maxTurns: number;
   /** Real time a client may take between two tool calls before the run ends (decision_timeout). */
   decisionTimeoutMs: number;
+  /** Real time the session waits for parallel sibling calls of one batch (default DEFAULT_BATCH_WINDOW_MS; 0: every call is a one-call batch). */
+  batchWindowMs?: number;
   gate?: BatchGate;
   guardPolicy?: Record<string, string>;
   onRunDone?(run: RunResult): void;
@@ -106,7 +108,7 @@ export class SessionRuns {
    * client completes the handshake or first calls a tool, not before.
    */
   open(): SessionRun {
-    const channel = new RunChannel(this.name);
+    const channel = new RunChannel(this.name, { ...(this.serve.batchWindowMs !== undefined ? { batchWindowMs: this.serve.batchWindowMs } : {}) });
     const server = createRunServer(this.surface, channel);
     // A run whose session a restart cut goes on in this one: same run, same trial, the world as it was.
     const waiting = this.awaiting.shift();

@@ -23,6 +23,7 @@ import {
   ListToolsRequestSchema,
   McpError,
   ReadResourceRequestSchema,
+  type CallToolResult,
   type Tool as ListedTool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { effectiveClass } from '../loader/classes.ts';
@@ -33,7 +34,7 @@ import { staticView } from '../runner/view.ts';
 import type { Scenario, ToolClass } from '../schema/scenario.ts';
 import type { RunChannel } from './channel.ts';
 import { errorResult } from './result.ts';
-import { finishTool, finishToolName, servedTool } from './tools.ts';
+import { approvalTool, approvalToolName, finishTool, finishToolName, servedTool } from './tools.ts';
 
 /** What every session of one scenario is shown: built once, shared by its sessions. */
 export interface ScenarioSurface {
@@ -41,6 +42,8 @@ export interface ScenarioSurface {
   views: Map<string, ToolView>;
   tools: ListedTool[];
   finish: string;
+  /** The tool a framework's approval step calls, and the scenario's approval tool it asks through (null: none). */
+  approval: { name: string; asks: string | null };
   /** The task as a client's model should read it (also `ONEWAY_TASK`). */
   task: string;
   /** What a built-in planner sees besides the tools: inputs, deployment, initial facts, goal, budgets. */
@@ -66,14 +69,16 @@ export function scenarioSurface(scenario: Scenario, maxTurns: number): ScenarioS
   const classes = new Map<string, ToolClass>(scenario.tools.map((t) => [t.name, effectiveClass(t, scenario.deployment)]));
   const view = staticView(scenario, classes, maxTurns);
   const finish = finishToolName(view.tools.map((t) => t.name));
+  const approval = { name: approvalToolName([...view.tools.map((t) => t.name), finish]), asks: view.tools.find((t) => t.kind === 'approval')?.name ?? null };
   const declared = new Map(scenario.tools.map((t) => [t.name, t]));
   const task = taskText(view, finish);
   return {
     scenario,
     views: new Map(view.tools.map((t) => [t.name, t])),
     // The shared mapping's type is looser than the SDK's (property schemas are `unknown`); the values are the scenario's JSON Schema.
-    tools: [...view.tools.map((t) => servedTool(t, declared.get(t.name)?.idempotent)), finishTool(finish)] as ListedTool[],
+    tools: [...view.tools.map((t) => servedTool(t, declared.get(t.name)?.idempotent)), finishTool(finish), approvalTool(approval.name, approval.asks)] as ListedTool[],
     finish,
+    approval,
     task,
     context: {
       scenario: view.scenario,
@@ -93,6 +98,23 @@ export function scenarioSurface(scenario: Scenario, maxTurns: number): ScenarioS
         'A failed call (isError) may still have taken effect when it timed out or returned 5xx.',
     ].join('\n\n'),
   };
+}
+
+/** `oneway_request_approval`: asks the scenario's approval tool (`action`: the tool), or approves when the scenario has none. */
+function requestApproval(surface: ScenarioSurface, channel: RunChannel, args: Record<string, unknown>): Promise<CallToolResult> | CallToolResult {
+  const tool = args.tool;
+  if (typeof tool !== 'string' || tool === '') return errorResult(`invalid arguments for ${surface.approval.name}: tool: must be a non-empty string`);
+  const given = args.arguments ?? {};
+  if (typeof given !== 'object' || given === null || Array.isArray(given)) return errorResult(`invalid arguments for ${surface.approval.name}: arguments: must be object`);
+  const call = { tool, args: given as Record<string, unknown> };
+  const checked = checkDecision({ type: 'call', call }, surface.views);
+  if (!checked.ok) return errorResult(checked.message);
+  if (!surface.approval.asks) {
+    return { content: [{ type: 'text', text: `approved: this scenario scripts no human; nothing was asked or recorded` }], structuredContent: { approved: true, tool, asked: null }, _meta: { 'oneway/status': 'ok', 'oneway/approved': true } };
+  }
+  const asker = surface.views.get(surface.approval.asks);
+  const summary = typeof args.summary === 'string' && asker?.parameters.properties.summary ? { summary: args.summary } : {};
+  return channel.approve(call, { tool: surface.approval.asks, args: { action: tool, ...summary } });
 }
 
 const TASK_URI = (id: string) => `oneway://scenarios/${id}/task`;
@@ -119,8 +141,10 @@ export function createRunServer(surface: ScenarioSurface, channel: RunChannel): 
     const { name, arguments: args } = request.params;
     if (name === surface.finish) {
       const reason = typeof args?.reason === 'string' ? args.reason : undefined;
+      channel.reportUsage(agentUsage(args?.usage));
       return channel.finish(reason);
     }
+    if (name === surface.approval.name) return requestApproval(surface, channel, args ?? {});
     const call = { tool: name, args: args ?? {} };
     // What would end the run loop (arguments over the size limit) is refused here; an unknown tool or
     // arguments that violate the schema go on to the run, which rejects and records them.
@@ -148,4 +172,21 @@ export function createRunServer(surface: ScenarioSurface, channel: RunChannel): 
     return { contents: [{ uri: r.uri, mimeType: r.mimeType, text: r.text }] };
   });
   return server;
+}
+
+/**
+ * The usage an agent reported with `finish` (`usage: {prompt_tokens, completion_tokens, requests?, cost_usd?}`),
+ * or undefined when it reported none or something unreadable: unknown usage stays unknown, never 0.
+ */
+export function agentUsage(x: unknown): { prompt_tokens: number; completion_tokens: number; requests?: number; estimated_cost_usd: number | null } | undefined {
+  if (x === null || typeof x !== 'object' || Array.isArray(x)) return undefined;
+  const u = x as Record<string, unknown>;
+  const count = (v: unknown) => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+  if (!count(u.prompt_tokens) || !count(u.completion_tokens)) return undefined;
+  return {
+    prompt_tokens: u.prompt_tokens as number,
+    completion_tokens: u.completion_tokens as number,
+    ...(count(u.requests) ? { requests: u.requests as number } : {}),
+    estimated_cost_usd: typeof u.cost_usd === 'number' && Number.isFinite(u.cost_usd) && u.cost_usd >= 0 ? u.cost_usd : null,
+  };
 }

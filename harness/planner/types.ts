@@ -130,6 +130,13 @@ export interface PlannerContext {
    * as `status: 'rejected'` observations. Set by the runner on every run.
    */
   reject?(attempt: RejectedAttempt): void;
+  /**
+   * The planner's own human denied `call` (an agent framework's approval step, asked through the
+   * scenario's `approvals:`): the planner's next decision must be exactly that call, and the runner
+   * records it as a blocked attempt with `reason` as its `blocked_reason` instead of running it. A
+   * denied attempt is an attempt: premature and "reached for" scores count it. Set by the runner on every run.
+   */
+  deny?(call: Call, reason: string): void;
 }
 
 /** A call that was not run: its tool, its arguments as sent (text when they were not JSON), and why. */
@@ -143,7 +150,7 @@ export interface Planner {
   name: string;
   next(view: PlannerView): Decision | Promise<Decision>;
   /** Token usage so far, for LLM planners. */
-  usage?(): { prompt_tokens: number; completion_tokens: number; requests?: number; retries?: number };
+  usage?(): { prompt_tokens: number; completion_tokens: number; requests?: number; retries?: number; estimated_cost_usd?: number | null } | undefined;
 }
 
 /** A planner module may export a factory: `create` is called once per run, so a planner can keep state. */

@@ -3,7 +3,8 @@ import type { Observation, PlannerView, ToolView } from '../planner/types.ts';
 import { asRecord } from './history.ts';
 import { toolFact } from './tool-facts.ts';
 import { argsMentioned, unifyPattern, type Bindings } from './unify.ts';
-import { declaredTypes, textAs } from '../util/param-types.ts';
+import { declaredTypes, isStructured, minimalValue, textAs } from '../util/param-types.ts';
+import { fitsParameter } from '../rules/arguments.ts';
 import { stableJson } from '../util/json.ts';
 import { hash32 } from '../util/rng.ts';
 
@@ -48,6 +49,15 @@ export function coerceArg(tool: ToolView, param: string, text: string, view: Pla
   if (types.length === 0) {
     const same = Object.values(view.inputs).find((v) => v !== null && typeof v !== 'object' && factText(v) === text);
     return same ?? text;
+  }
+  if (types.includes('array') || types.includes('object')) {
+    // A structured value reads inside a fact as its JSON (see factText).
+    try {
+      const v: unknown = JSON.parse(text);
+      if ((Array.isArray(v) && types.includes('array')) || (v !== null && typeof v === 'object' && !Array.isArray(v) && types.includes('object'))) return v;
+    } catch {
+      // not JSON: fall through to the scalar types
+    }
   }
   return textAs(types, text) ?? text;
 }
@@ -115,13 +125,45 @@ const fromResults: Source = (_tool, param, _args, { obs }) => {
   return undefined;
 };
 
+/** The same key in the most recent ok result that has it (no `x_id` guess: a nested property is named for itself). */
+function resultField(obs: readonly Observation[], name: string): unknown {
+  for (let i = obs.length - 1; i >= 0; i--) {
+    const o = obs[i];
+    const result = o?.status === 'ok' ? asRecord(o.result) : undefined;
+    if (result && result[name] !== undefined) return result[name];
+  }
+  return undefined;
+}
+
+/**
+ * (e) For an array or object parameter nothing else filled: the smallest value the schema
+ * allows (`[]` when minItems allows it; an object with its required properties taken from
+ * an input or an earlier result of the same name, their default, or made up, recursively).
+ */
+const fromShape: Source = (tool, param, _args, { view, obs }) => {
+  const schema = tool.parameters.properties[param];
+  if (!isStructured(schema)) return undefined;
+  return minimalValue(schema, (name) => view.inputs[name] ?? resultField(obs, name));
+};
+
+/** A structured value must fit its schema before it is used: a value that does not is no value (a built call is never rejected). */
+function fitting(source: Source): Source {
+  return (tool, param, args, src) => {
+    const v = source(tool, param, args, src);
+    if (v === undefined || !isStructured(tool.parameters.properties[param])) return v;
+    return fitsParameter(tool.parameters, param, v) ? v : undefined;
+  };
+}
+
 // The order matters: each source is tried for every unbound parameter before the next.
-const SOURCES: Source[] = [fromBelief(true), fromInputs, fromSchema, fromBelief(false), fromResults];
+const SOURCES: Source[] = [fromBelief(true), fromInputs, fromSchema, fromBelief(false), fromResults, fromShape].map(fitting);
 
 /**
  * Completes a tool's arguments: keeps `bound`, then fills each unbound required
  * parameter from, in order, believed facts via its preconditions, an input of the
- * same name, the schema default or single enum value, and earlier results. After
+ * same name, the schema default or single enum value, earlier results, and, for an
+ * array or object parameter, the smallest value its schema allows (each structured value
+ * checked with the argument validator, `fitsParameter`, before it is used). After
  * any binding the search restarts from the first source (a new binding can tie a
  * precondition). Optional parameters are filled only from an input of the same name.
  *
@@ -148,8 +190,11 @@ export function completeArgs(tool: ToolView, bound: Record<string, unknown>, src
       if (progress) break;
     }
   }
-  for (const p of Object.keys(tool.parameters.properties))
-    if (p !== keyParam && args[p] === undefined && src.view.inputs[p] !== undefined) args[p] = src.view.inputs[p];
+  for (const p of Object.keys(tool.parameters.properties)) {
+    if (p === keyParam || args[p] !== undefined || required.includes(p) || src.view.inputs[p] === undefined) continue;
+    if (isStructured(tool.parameters.properties[p]) && !fitsParameter(tool.parameters, p, src.view.inputs[p])) continue;
+    args[p] = src.view.inputs[p];
+  }
   if (keyParam !== undefined && args[keyParam] === undefined) args[keyParam] = idempotencyKey(tool, args, src);
   return { args, unbound: open() };
 }

@@ -262,7 +262,10 @@ export function checkCallArguments(tools: ReadonlyMap<string, ToolParameters>, t
  * fitsParameter(trigger.parameters, 'warehouse', 'ams-2') // false when warehouse is enum [ams-1, fra-1]
  */
 export function fitsParameter(parameters: object, param: string, value: unknown): boolean {
-  const v = checkArguments(parameters, { [param]: value });
-  // Other parameters' complaints (a required one missing) are not this value's.
-  return v.ok || !v.violations.some((x) => x.path[0] === param);
+  const c = compile(parameters);
+  if (!c.ok) return checkArguments(parameters, {}).ok; // throws what checkArguments says of a schema that does not compile
+  const args = { [param]: value };
+  if (c.validate(args)) return true;
+  // Other parameters' complaints (a required one missing) are not this value's; no reason text is needed.
+  return !(c.validate.errors ?? []).some((e) => violationOf(e, args).path[0] === param);
 }

@@ -10,6 +10,7 @@
  * record, by the rule in reconcile.ts). Scoring and the guard share this walk.
  */
 import type { CallEvent } from '../record/events.ts';
+import { sortBy } from '../util/sort.ts';
 import { callKey } from './same-call.ts';
 
 type Walked = Pick<CallEvent, 'step' | 'batch' | 'tool' | 'args' | 'class' | 'status' | 'ambiguous' | 'reconciled' | 'reply_lost'>;
@@ -22,7 +23,7 @@ export function byBatch<T extends { batch: number }>(calls: readonly T[]): T[][]
     if (g) g.push(c);
     else groups.set(c.batch, [c]);
   }
-  return [...groups.entries()].sort(([a], [b]) => a - b).map(([, g]) => g);
+  return sortBy([...groups.entries()], ([a], [b]) => a - b).map(([, g]) => g);
 }
 
 /**

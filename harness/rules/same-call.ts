@@ -8,6 +8,7 @@
  * callKey({ tool: 'send', args: { to: 'a', cc: 'b' } }) === callKey({ tool: 'send', args: { cc: 'b', to: 'a' } }) // true
  */
 import { stableJson } from '../util/json.ts';
+import { sortBy } from '../util/sort.ts';
 
 export interface CallLike {
   tool: string;
@@ -32,7 +33,8 @@ export function sameCall(a: CallLike, b: CallLike): boolean {
  * canonicalOrder([{ tool: 'b', args: {} }, { tool: 'a', args: {} }]).map((c) => c.tool) // ['a', 'b']
  */
 export function canonicalOrder<T extends CallLike>(calls: readonly T[]): T[] {
+  if (calls.length < 2) return calls.slice();
   const keyed = calls.map((c, i) => ({ c, i, k: callKey(c) }));
-  keyed.sort((x, y) => (x.k < y.k ? -1 : x.k > y.k ? 1 : x.i - y.i));
+  sortBy(keyed, (x, y) => (x.k < y.k ? -1 : x.k > y.k ? 1 : x.i - y.i));
   return keyed.map((x) => x.c);
 }

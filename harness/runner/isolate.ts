@@ -47,7 +47,7 @@ export interface HostInit {
 }
 
 /** What the runner asks a planner thread. */
-export type HostRequest = { type: 'create'; ctx: Omit<PlannerContext, 'reject'> } | { type: 'next'; view: PlannerView } | { type: 'end' };
+export type HostRequest = { type: 'create'; ctx: Omit<PlannerContext, 'reject' | 'deny'> } | { type: 'next'; view: PlannerView } | { type: 'end' };
 
 /** What a planner thread says; `escapes` is how many attempts it has reported so far. */
 export type HostMessage =
@@ -263,7 +263,8 @@ export async function probePlanner(init: HostInit, timeoutMs = LOAD_TIMEOUT_MS):
  */
 export function hostedPlanner(name: string, pool: PlannerPool, ctx: PlannerContext): Planner {
   const scope = new AsyncResource('oneway-planner');
-  const { reject: onReject, ...plain } = ctx;
+  // `deny` (a framework's approval step, harness/mcp/approvals.ts) is for in-process session planners: not sent to the thread.
+  const { reject: onReject, deny: _deny, ...plain } = ctx;
   let thread: PlannerThread | undefined;
   let starting: Promise<PlannerThread> | undefined;
   let closed = false;

@@ -3,7 +3,7 @@
  * A planner that throws, hangs or returns nonsense ends only its own run,
  * with `error` set; the record is written as the run goes.
  */
-import type { CallEvent, Checkpoint, EndReason, EscapeEvent, RecordEvent, RestartEvent, RunEndEvent } from '../record/events.ts';
+import type { CallEvent, Checkpoint, EndReason, EscapeEvent, RecordEvent, RestartEvent, RunEndEvent, RunStartEvent } from '../record/events.ts';
 import { RECORD_SCHEMA_VERSION } from '../record/events.ts';
 import type { RecordSink } from '../record/writer.ts';
 import type { Call, HistoryEntry, Planner, PlannerContext, PlannerView, RejectedAttempt } from '../planner/types.ts';
@@ -16,6 +16,7 @@ import { canonicalOrder } from '../rules/same-call.ts';
 import { LOST_REPLY } from '../planning/lost-reply.ts';
 import { checkDecision, rejectedEvent } from './decision.ts';
 import type { BatchGate } from './gate.ts';
+import { createGuard } from '../guard/guard.ts';
 import { hostOf } from './isolate.ts';
 import { historyEntry, staticView } from './view.ts';
 
@@ -69,6 +70,26 @@ function deepFreeze<T>(value: T): T {
 }
 
 /**
+ * A deep-frozen copy of a JSON-like value (what history entries hold: observations, arguments, replies),
+ * made in one pass: structuredClone and then freezing was a good part of a short run's cost.
+ */
+function frozenCopy<T>(value: T): T {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return Object.freeze(value.map(frozenCopy)) as T;
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(value)) {
+    const v = frozenCopy((value as Record<string, unknown>)[k]);
+    // An own `__proto__` key stays a key (as structuredClone keeps it), not the prototype.
+    if (k === '__proto__') Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+    else out[k] = v;
+  }
+  return Object.freeze(out) as T;
+}
+
+const isThenable = (x: unknown): x is PromiseLike<unknown> =>
+  x !== null && (typeof x === 'object' || typeof x === 'function') && typeof (x as { then?: unknown }).then === 'function';
+
+/**
  * The part of the view that never changes in a run, deep-frozen, built once per scenario and turn
  * budget: being frozen, one copy can serve every run (fuzzing runs thousands of plans a second,
  * and rendering, cloning and freezing it per run was a good part of a short run's cost).
@@ -81,6 +102,30 @@ function frozenView(scenario: Scenario, classes: ReadonlyMap<string, ToolClass>,
   // The classes come from the scenario's deployment, so they are the same for every run of this scenario object.
   if (!view) byTurns.set(maxTurns, (view = deepFreeze(structuredClone(staticView(scenario, classes, maxTurns)))));
   return view;
+}
+
+/** The tools as run_start records them: the same for every run of a scenario object, so built once and deep-frozen. */
+const toolRecords = new WeakMap<Scenario, RunStartEvent['tools']>();
+function recordTools(scenario: Scenario, classes: ReadonlyMap<string, ToolClass>): RunStartEvent['tools'] {
+  let tools = toolRecords.get(scenario);
+  if (!tools) {
+    tools = deepFreeze(
+      scenario.tools.map((t) => ({
+        name: t.name,
+        class: classes.get(t.name) ?? 'irreversible',
+        read_only: t.read_only,
+        kind: t.kind,
+        compensating_operation: t.compensating_operation ?? null,
+        reconciles: t.reconciles.slice(),
+        idempotent: t.idempotent === true,
+        parameters: Object.keys(t.parameters.properties),
+        ...(t.idempotency_key !== undefined ? { idempotency_key: t.idempotency_key } : {}),
+        ...(t.dedupe_on ? { dedupe_on: t.dedupe_on.slice() } : {}),
+      })),
+    );
+    toolRecords.set(scenario, tools);
+  }
+  return tools;
 }
 
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
@@ -123,19 +168,8 @@ export async function runOne(spec: RunSpec): Promise<RunOutcome> {
     deployment: scenario.deployment,
     max_steps: scenario.max_steps,
     guard: spec.gate !== undefined,
-    tools: scenario.tools.map((t) => ({
-      name: t.name,
-      class: sandbox.classes.get(t.name) ?? 'irreversible',
-      read_only: t.read_only,
-      kind: t.kind,
-      compensating_operation: t.compensating_operation ?? null,
-      reconciles: t.reconciles,
-      idempotent: t.idempotent === true,
-      parameters: Object.keys(t.parameters.properties),
-      ...(t.idempotency_key !== undefined ? { idempotency_key: t.idempotency_key } : {}),
-      ...(t.dedupe_on ? { dedupe_on: t.dedupe_on } : {}),
-    })),
-    initial_world: sandbox.initialWorld(),
+    tools: recordTools(scenario, sandbox.classes),
+    initial_world: sandbox.initialSnapshot,
     ...(scenario.restarts.length > 0 || spec.restartAt?.length ? { restarts: [...new Set([...scenario.restarts, ...(spec.restartAt ?? [])])].sort((a, b) => a - b) } : {}),
   });
 
@@ -161,7 +195,11 @@ export async function runOne(spec: RunSpec): Promise<RunOutcome> {
     if (recording) emit(rejectedEvent(turnNow, batch, a));
   };
 
-  const plannerContext = () => ({ ...spec.plannerContext, seed: spec.seed, trial: spec.trial, scenario: scenario.id, reject });
+  // A call the planner's own human denied (harness/mcp/approvals.ts): its next decision is recorded as a blocked attempt.
+  let denied: { call: Call; reason: string } | undefined;
+  const deny = (call: Call, reason: string) => void (denied = { call, reason });
+
+  const plannerContext = () => ({ ...spec.plannerContext, seed: spec.seed, trial: spec.trial, scenario: scenario.id, reject, deny });
   // Restart faults (scenario `restarts`, --restart-at) and what the planner keeps across one.
   const restartAt = new Set([...scenario.restarts, ...(spec.restartAt ?? [])]);
   const fired = new Set<number>();
@@ -197,10 +235,14 @@ export async function runOne(spec: RunSpec): Promise<RunOutcome> {
       let raw: unknown;
       try {
         const p = planner;
-        raw = await withTimeout(
-          inRun(() => Promise.resolve().then(() => p.next(view))),
-          spec.decisionTimeoutMs,
-        );
+        // A planner that answered synchronously has decided: no timer is armed for it (none could have
+        // interrupted it). A promise (an LLM, a planner's own thread) races the decision timeout.
+        let decided: unknown;
+        const pending = inRun(() => {
+          decided = p.next(view);
+          return isThenable(decided) ? Promise.resolve(decided) : undefined;
+        });
+        raw = pending ? await withTimeout(pending, spec.decisionTimeoutMs) : decided;
       } catch (e) {
         [end, error] = e instanceof DecisionTimeout ? ['decision_timeout', e.message] : ['planner_error', `planner threw: ${errorText(e)}`];
         break;
@@ -230,14 +272,21 @@ export async function runOne(spec: RunSpec): Promise<RunOutcome> {
       // A batch has no order: it runs in its canonical order, so the world, the seeded ids and faults
       // and the step numbers are the same whatever order the planner listed its calls in.
       // A decision whose calls were all rejected sends no batch, but still ends the turn.
-      const callEvents = checked.calls.length === 0 ? [] : await executeTurn(spec, sandbox, transport, canonicalOrder(checked.calls), turn, batch, attempts + 1, past);
+      const denial = denied;
+      denied = undefined;
+      const callEvents =
+        checked.calls.length === 0
+          ? []
+          : denial && checked.calls.length === 1 && checked.calls[0]?.tool === denial.call.tool
+            ? [createGuard().blockedEvent({ call: checked.calls[0], verdict: { pass: false, reason: denial.reason, missing: [] } }, sandbox, { turn, batch, step: attempts + 1, pos: 0, batchSize: 1 })]
+            : await executeTurn(spec, sandbox, transport, canonicalOrder(checked.calls), turn, batch, attempts + 1, past);
       // A restart fault: the process died right after this batch was applied, before its replies arrived.
       const crash = callEvents.find((c) => restartAt.has(c.step) && !fired.has(c.step));
       const recorded = crash ? callEvents.map((c) => (c.status === 'blocked' ? c : { ...c, reply_lost: true })) : callEvents;
       for (const e of recorded) emit(e);
       attempts += callEvents.length;
       steps += callEvents.filter((c) => c.status !== 'blocked').length;
-      const entry = deepFreeze(structuredClone(historyEntry(turn, batch, callEvents, checked.rejected)));
+      const entry = frozenCopy(historyEntry(turn, batch, callEvents, checked.rejected));
       history.push(entry);
       if (crash) {
         fired.add(crash.step);

@@ -32,10 +32,16 @@ function sameConfig(a: Results, b: Results): string | null {
   return null;
 }
 
-/** Merges shard results into the results of the unsharded evaluation. */
+/**
+ * Merges results: shards of one evaluation into the results of the unsharded evaluation, or
+ * evaluations of DIFFERENT planners on the same scenarios and seed (e.g. `oneway serve` sessions of
+ * an external agent, which are trials 1, 2, ..., next to `oneway eval` of the built-in planners)
+ * into one comparison.
+ */
 export function mergeResults(parts: readonly Results[]): Results {
   const first = parts[0];
   if (!first) throw new UsageError('nothing to merge', 'pass the output directories of the shards');
+  if (parts.length > 1 && disjointPlanners(parts)) return mergePlanners(parts);
   for (const p of parts.slice(1)) {
     const k = sameConfig(first, p);
     if (k) throw new UsageError(`cannot merge: the shards differ in ${k}`, 'merge only shards of one evaluation (same planners, trials, seed and options)');
@@ -77,4 +83,63 @@ export function mergeResults(parts: readonly Results[]): Results {
 function mergedHashes(parts: readonly Results[]): Pick<Results['config'], 'scenario_hashes'> {
   if (!parts.every((p) => p.config.scenario_hashes)) return { scenario_hashes: undefined };
   return { scenario_hashes: Object.assign({}, ...parts.map((p) => p.config.scenario_hashes)) as Record<string, string> };
+}
+
+/** Whether no planner appears in two of the parts (then they are evaluations of different planners, not shards). */
+function disjointPlanners(parts: readonly Results[]): boolean {
+  const seen = new Set<string>();
+  for (const p of parts) {
+    for (const name of p.config.planners) {
+      if (seen.has(name)) return false;
+    }
+    for (const name of p.config.planners) seen.add(name);
+  }
+  return true;
+}
+
+/** Evaluations of different planners: the same seed and the same scenario contents, or the runs would not pair. */
+function mergePlanners(parts: readonly Results[]): Results {
+  const first = parts[0] as Results;
+  for (const p of parts.slice(1)) {
+    if (p.config.seed !== first.config.seed) {
+      throw new UsageError(`cannot merge: the evaluations used seeds ${first.config.seed} and ${p.config.seed}`, 'trial N of every planner must face the same seed (faults, ids, approvals): run them with the same --seed');
+    }
+    for (const [id, hash] of Object.entries(p.config.scenario_hashes ?? {})) {
+      const other = first.config.scenario_hashes?.[id];
+      if (other !== undefined && other !== hash) throw new UsageError(`cannot merge: scenario "${id}" differs between the evaluations`, 'merge evaluations of the same scenario files');
+    }
+  }
+  const planners = parts.flatMap((p) => p.config.planners);
+  const scenarios = [...new Map(parts.flatMap((p) => p.scenarios).map((s) => [s.id, s])).values()].sort((a, b) => (a.id < b.id ? -1 : 1));
+  const order = new Map(scenarios.map((s, i) => [s.id, i]));
+  const plannerOrder = new Map(planners.map((p, i) => [p, i]));
+  const key = (r: RunResult) => [order.get(r.scenario) ?? 0, plannerOrder.get(r.planner) ?? 0, r.trial];
+  const runs = parts
+    .flatMap((p) => p.runs)
+    .sort((a, b) => {
+      const [x, y] = [key(a), key(b)];
+      for (let i = 0; i < 3; i++) if ((x[i] as number) !== (y[i] as number)) return (x[i] as number) - (y[i] as number);
+      return 0;
+    });
+  return {
+    ...first,
+    created_at: parts.map((p) => p.created_at).sort()[0] ?? first.created_at,
+    wall_ms: Math.max(...parts.map((p) => p.wall_ms)),
+    interrupted: parts.some((p) => p.interrupted),
+    config: {
+      ...first.config,
+      planners,
+      trials: Math.max(...parts.map((p) => p.config.trials)),
+      scenarios: scenarios.map((s) => s.id),
+      shard: null,
+      scenario_hashes: Object.assign({}, ...parts.map((p) => p.config.scenario_hashes ?? {})) as Record<string, string>,
+    },
+    scenarios,
+    problems: parts.flatMap((p) => p.problems),
+    runs,
+    summary: summarize(runs, planners),
+    unattributed_escapes: parts.reduce((a, p) => a + p.unattributed_escapes, 0),
+    comparisons: [],
+    gates: { expressions: [], baseline: null, failures: [] },
+  };
 }

@@ -39,6 +39,48 @@ interface LedgerEntry {
   applied: boolean;
 }
 
+/** A call event's fields that do not depend on its reply. */
+type CallHead = Pick<CallEvent, 'step' | 'turn' | 'batch' | 'pos' | 'batch_size' | 't_ms' | 'tool' | 'args' | 'class' | 'read_only' | 'kind' | 'preconditions' | 'establishes'>;
+/** The rest; `approved`, `reconciled` and `deduplicated_of` are left out of the event when undefined. */
+type CallTail = Omit<CallEvent, keyof CallHead | 'type' | 'blocked_reason' | 'reply_lost'>;
+
+/**
+ * A call event, keys in record order, built as one object literal and a few stores: spreading a
+ * shared part into each event (and optional keys as spreads) cost more than the dispatch itself.
+ */
+function callEvent(h: CallHead, t: CallTail): CallEvent {
+  const e = {
+    type: 'call',
+    step: h.step,
+    turn: h.turn,
+    batch: h.batch,
+    pos: h.pos,
+    batch_size: h.batch_size,
+    t_ms: h.t_ms,
+    tool: h.tool,
+    args: h.args,
+    class: h.class,
+    read_only: h.read_only,
+    kind: h.kind,
+    preconditions: h.preconditions,
+    establishes: h.establishes,
+    latency_ms: t.latency_ms,
+    status: t.status,
+    http_status: t.http_status,
+    applied: t.applied,
+    ambiguous: t.ambiguous,
+    result: t.result,
+    error: t.error,
+  } as CallEvent;
+  if (t.approved !== undefined) e.approved = t.approved;
+  if (t.reconciled !== undefined) e.reconciled = t.reconciled;
+  if (t.deduplicated_of !== undefined) e.deduplicated_of = t.deduplicated_of;
+  e.effect_id = t.effect_id;
+  e.effects = t.effects;
+  e.compensation = t.compensation;
+  return e;
+}
+
 export function isAmbiguousFault(f: Fault): boolean {
   return f.ambiguous ?? (f.applied || f.status === 408 || f.status >= 500);
 }
@@ -56,17 +98,59 @@ const STATUS_TEXT: Record<number, string> = {
   504: 'gateway timeout',
 };
 
+/** What every run of a scenario shares, derived once per scenario object (a loaded scenario is never changed). */
+interface Prepared {
+  tools: ReadonlyMap<string, Tool>;
+  classes: ReadonlyMap<string, ToolClass>;
+  reconcileView: ReadonlyMap<string, ReconcileTool>;
+  approvals: ReadonlyMap<string, Scenario['approvals'][string]>;
+  /** The initial world, rendered and parsed once; each run gets a clone. */
+  world: World;
+  /** Its snapshot, deep-frozen: every run's record shares it. */
+  initial: WorldSnapshot;
+}
+
+const prepared = new WeakMap<Scenario, Prepared>();
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
+
+function prepare(scenario: Scenario): Prepared {
+  let p = prepared.get(scenario);
+  if (p) return p;
+  const tools = new Map<string, Tool>();
+  const classes = new Map<string, ToolClass>();
+  const reconcileView = new Map<string, ReconcileTool>();
+  for (const t of scenario.tools) {
+    tools.set(t.name, t);
+    reconcileView.set(t.name, { name: t.name, reconciles: t.reconciles, parameters: Object.keys(t.parameters.properties) });
+    classes.set(t.name, effectiveClass(t, scenario.deployment));
+  }
+  const ctx = { inputs: scenario.inputs, deployment: scenario.deployment };
+  const approvals = new Map<string, Scenario['approvals'][string]>();
+  for (const [k, v] of Object.entries(scenario.approvals)) approvals.set(renderText(k, ctx), v);
+  const world = World.from(initialWorld(scenario));
+  p = { tools, classes, reconcileView, approvals, world, initial: deepFreeze(world.snapshot()) };
+  prepared.set(scenario, p);
+  return p;
+}
+
 export class Sandbox {
   readonly world: World;
-  readonly classes = new Map<string, ToolClass>();
-  private readonly tools = new Map<string, Tool>();
+  readonly classes: Map<string, ToolClass>;
+  private readonly tools: ReadonlyMap<string, Tool>;
   private readonly idRng: Rng;
   private readonly faultRng: Rng;
   private readonly callCounts = new Map<string, number>();
   private readonly approvalAsks = new Map<string, number>();
   /** Calls that reached the tools, oldest first (what a reconciler can report on). */
   private readonly ledger: LedgerEntry[] = [];
-  private readonly reconcileView = new Map<string, ReconcileTool>();
+  private readonly reconcileView: ReadonlyMap<string, ReconcileTool>;
   /** Idempotency keys the tools applied: tool + key → the first call's step and reply. */
   private readonly keyed = new Map<string, { step: number; result: Record<string, unknown> }>();
   /** Every call that reached this sandbox, as the sandbox saw it (guards are checked against this, not the planner's word). */
@@ -74,7 +158,7 @@ export class Sandbox {
   private clockMs = 0;
   private readonly initial: WorldSnapshot;
   /** Approval rules by action, keys rendered (they may use inputs and deployment). */
-  private readonly approvals = new Map<string, Scenario['approvals'][string]>();
+  private readonly approvals: ReadonlyMap<string, Scenario['approvals'][string]>;
 
   constructor(
     readonly scenario: Scenario,
@@ -82,17 +166,16 @@ export class Sandbox {
     /** For recovery's "intended state": steps whose effects are not applied (their ids and faults are still drawn). */
     private readonly opts: { suppressEffects?: ReadonlySet<number> } = {},
   ) {
-    for (const t of scenario.tools) {
-      this.tools.set(t.name, t);
-      this.reconcileView.set(t.name, { name: t.name, reconciles: t.reconciles, parameters: Object.keys(t.parameters.properties) });
-      this.classes.set(t.name, effectiveClass(t, scenario.deployment));
-    }
+    // Rendering and parsing the initial world, and the lookups, are the same for every run of the scenario.
+    const p = prepare(scenario);
+    this.tools = p.tools;
+    this.reconcileView = p.reconcileView;
+    this.approvals = p.approvals;
+    this.classes = new Map(p.classes);
     this.idRng = createRng(deriveSeed(seed, 'ids'));
     this.faultRng = createRng(deriveSeed(seed, 'faults'));
-    this.world = World.from(initialWorld(scenario));
-    this.initial = this.world.snapshot();
-    const ctx = { inputs: scenario.inputs, deployment: scenario.deployment };
-    for (const [k, v] of Object.entries(scenario.approvals)) this.approvals.set(renderText(k, ctx), v);
+    this.world = p.world.clone();
+    this.initial = p.initial;
   }
 
   get nowMs(): number {
@@ -101,6 +184,11 @@ export class Sandbox {
 
   initialWorld(): WorldSnapshot {
     return structuredClone(this.initial);
+  }
+
+  /** The initial world as records hold it: deep-frozen, shared by every run of this scenario (no copy). */
+  get initialSnapshot(): WorldSnapshot {
+    return this.initial;
   }
 
   hasTool(name: string): boolean {
@@ -121,6 +209,13 @@ export class Sandbox {
       ...this.preconditionsOf(tool, call.args, this.world),
       establishes: tool.effects.flatMap((e) => (e.establish !== undefined ? [renderFactText(e.establish, ctx, 'wildcard')] : [])),
     };
+  }
+
+  /** What a call declares it establishes before its reply is known (a result or id is unknown: a bare `*`). */
+  private declaredEstablishes(tool: Tool, ctx: TemplateContext): string[] {
+    const out: string[] = [];
+    for (const e of tool.effects) if (e.establish !== undefined) out.push(renderFactText(e.establish, ctx, 'wildcard'));
+    return out;
   }
 
   /** Asks the scenario's scripted human about an action (approve, deny, or approve after N asks). */
@@ -148,8 +243,7 @@ export class Sandbox {
    */
   executeBatch(req: BatchRequest): { events: CallEvent[]; replies: Reply[] } {
     const ctxBase = { inputs: this.scenario.inputs, deployment: this.scenario.deployment };
-    const factsBefore = new World();
-    for (const f of this.world.factList()) factsBefore.establish(f);
+    const factsBefore = this.world.factsOnly();
     const t0 = this.clockMs;
     // A reconciler reports on calls of earlier batches only: none of its siblings' results was known yet.
     const ledgerBefore = this.ledger.length;
@@ -172,8 +266,7 @@ export class Sandbox {
       const keyText = tool.idempotency_key !== undefined ? valueText(args[tool.idempotency_key]) : undefined;
       const first = keyText !== undefined ? this.keyed.get(`${tool.name}\u0000${keyText}`) : undefined;
       // What every call event of this call shares, served from a key or not.
-      const common = {
-        type: 'call' as const,
+      const common: CallHead = {
         step,
         turn: req.turn,
         batch: req.batch,
@@ -187,25 +280,26 @@ export class Sandbox {
         kind: tool.kind,
         preconditions: { held, missing },
         // Declared: what the call says it establishes before its reply is known (a result or id is unknown).
-        establishes: tool.effects.filter((e) => e.establish !== undefined).map((e) => renderFactText(e.establish as string, { ...ctxBase, args }, 'wildcard')),
+        establishes: this.declaredEstablishes(tool, { inputs: ctxBase.inputs, deployment: ctxBase.deployment, args }),
       };
       if (first) {
         slowest = Math.max(slowest, tool.latency_ms);
         this.ledger.push({ tool: tool.name, args, step, applied: true });
-        events.push({
-          ...common,
-          latency_ms: tool.latency_ms,
-          status: 'ok',
-          http_status: 200,
-          applied: false,
-          ambiguous: false,
-          result: first.result,
-          error: null,
-          deduplicated_of: first.step,
-          effect_id: null,
-          effects: [],
-          compensation: null,
-        });
+        events.push(
+          callEvent(common, {
+            latency_ms: tool.latency_ms,
+            status: 'ok',
+            http_status: 200,
+            applied: false,
+            ambiguous: false,
+            result: first.result,
+            error: null,
+            deduplicated_of: first.step,
+            effect_id: null,
+            effects: [],
+            compensation: null,
+          }),
+        );
         replies.push({ status: 200, body: first.result });
         return;
       }
@@ -213,7 +307,7 @@ export class Sandbox {
       const latency = fault?.latency_ms ?? tool.latency_ms;
       slowest = Math.max(slowest, latency);
 
-      const tctx: TemplateContext = { ...ctxBase, args, id };
+      const tctx: TemplateContext = { inputs: ctxBase.inputs, deployment: ctxBase.deployment, args, id };
       let result = renderValue(tool.returns ?? {}, tctx) as Record<string, unknown>;
       let approved: boolean | undefined;
       if (tool.kind === 'approval') {
@@ -228,28 +322,29 @@ export class Sandbox {
       }
       const applied = fault ? fault.applied : true;
       const effectsRun = applied && approved !== false && !this.opts.suppressEffects?.has(step);
-      const fullCtx: TemplateContext = { ...tctx, result };
+      const fullCtx: TemplateContext = { inputs: ctxBase.inputs, deployment: ctxBase.deployment, args, id, result };
       const effects = effectsRun ? this.applyEffects(tool, fullCtx) : [];
       const compensation = effectsRun ? this.compensationFor(tool, cls, fullCtx) : null;
       const status = fault ? fault.status : 200;
       const error = fault ? (fault.message ?? STATUS_TEXT[fault.status] ?? `HTTP ${fault.status}`) : null;
       this.ledger.push({ tool: tool.name, args, step, applied });
       if (keyText !== undefined && applied) this.keyed.set(`${tool.name}\u0000${keyText}`, { step, result });
-      events.push({
-        ...common,
-        latency_ms: latency,
-        status: fault ? 'fault' : 'ok',
-        http_status: status,
-        applied,
-        ambiguous: fault ? isAmbiguousFault(fault) : false,
-        result: fault ? null : result,
-        error,
-        ...(approved !== undefined ? { approved } : {}),
-        ...(reconciled !== undefined ? { reconciled } : {}),
-        effect_id: changedWorld({ effects }) ? `eff-${step}` : null,
-        effects,
-        compensation,
-      });
+      events.push(
+        callEvent(common, {
+          latency_ms: latency,
+          status: fault ? 'fault' : 'ok',
+          http_status: status,
+          applied,
+          ambiguous: fault ? isAmbiguousFault(fault) : false,
+          result: fault ? null : result,
+          error,
+          approved,
+          reconciled,
+          effect_id: changedWorld({ effects }) ? `eff-${step}` : null,
+          effects,
+          compensation,
+        }),
+      );
       replies.push(fault ? { status, body: { error } } : { status: 200, body: result });
     });
     this.clockMs = t0 + slowest;

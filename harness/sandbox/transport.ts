@@ -40,7 +40,14 @@ export function inProcessTransport(sandbox: Sandbox): Transport {
     name: 'inprocess',
     async executeBatch(req) {
       const out = sandbox.executeBatch({ ...req, calls: req.calls.map((c) => ({ tool: c.tool, args: wire(c.args) })) });
-      return { events: out.events, replies: out.replies.map(wire) };
+      // The replies as a client would parse them, copied when asked for (the runner reads the events only).
+      let replies: Reply[] | undefined;
+      return {
+        events: out.events,
+        get replies() {
+          return (replies ??= out.replies.map(wire));
+        },
+      };
     },
     close() {},
   };

@@ -43,6 +43,18 @@ function declaredSatisfies(p: Parsed, e: Parsed): boolean {
   return matchesFact(p.fact, e.fact, { wildcardKeys: p.wild });
 }
 
+/** Rendered fact texts repeat across calls and runs: each is parsed once (the parsed form is never changed). */
+const parsedTexts = new Map<string, Parsed>();
+function parsedText(text: string): Parsed {
+  let p = parsedTexts.get(text);
+  if (!p) {
+    if (parsedTexts.size >= 50_000) parsedTexts.clear(); // a bound: texts carry argument values
+    p = mustParsePattern(text) as Parsed;
+    parsedTexts.set(text, p);
+  }
+  return p;
+}
+
 /** Attempts in the same batch as another attempt that declares it establishes a fact satisfying one of their preconditions. */
 export function speculativeSteps(all: readonly CallEvent[]): Set<number> {
   const out = new Set<number>();
@@ -51,8 +63,8 @@ export function speculativeSteps(all: readonly CallEvent[]): Set<number> {
     // Parsed once per call, not once per pair of calls.
     const parsed = batch.map((c) => ({
       c,
-      pre: [...c.preconditions.held, ...c.preconditions.missing].map(mustParsePattern) as Parsed[],
-      est: c.establishes.map(mustParsePattern) as Parsed[],
+      pre: [...c.preconditions.held, ...c.preconditions.missing].map(parsedText),
+      est: c.establishes.map(parsedText),
     }));
     for (const { c, pre } of parsed) {
       const bet = parsed.some((d) => d.c !== c && d.est.some((e) => pre.some((p) => declaredSatisfies(p, e))));

@@ -45,17 +45,56 @@ export function wholeTemplatePath(text: string): string | undefined {
 }
 
 export function lookup(ctx: TemplateContext, path: string): unknown {
-  const parts = path.split('.');
+  return lookupParts(ctx, path.split('.'));
+}
+
+function lookupParts(ctx: TemplateContext, parts: readonly string[]): unknown {
   const root = parts[0];
   if (root === 'id') return parts.length === 1 ? ctx.id : undefined;
   // Own properties only: `{{args.constructor}}` of a call without that argument is missing, not Object.
   if (!Object.hasOwn(ctx, root ?? '')) return undefined;
   let cur: unknown = (ctx as Record<string, unknown>)[root ?? ''];
-  for (const p of parts.slice(1)) {
+  for (let i = 1; i < parts.length; i++) {
+    const p = parts[i] as string;
     if (cur === null || typeof cur !== 'object' || !Object.hasOwn(cur, p)) return undefined;
     cur = (cur as Record<string, unknown>)[p];
   }
   return cur;
+}
+
+/** A `{{path}}` of a template, its path split once. */
+interface Slot {
+  path: string;
+  parts: string[];
+}
+
+/** A string holding templates, split once: exactly one template (its value keeps its type), or text and slots. */
+type Compiled = { whole: Slot } | { pieces: (string | Slot)[] };
+
+/** Strings with templates come from scenarios and plans, so they are few, and rendered on every call. */
+const compiledTemplates = new Map<string, Compiled>();
+
+function compileTemplate(text: string): Compiled {
+  let c = compiledTemplates.get(text);
+  if (c) return c;
+  const whole = wholeTemplatePath(text);
+  if (whole !== undefined) c = { whole: { path: whole, parts: whole.split('.') } };
+  else {
+    // The same split as text.replace(TEMPLATE, ...): the text between matches, and each match's path trimmed.
+    const pieces: (string | Slot)[] = [];
+    let last = 0;
+    for (const m of text.matchAll(TEMPLATE)) {
+      if (m.index > last) pieces.push(text.slice(last, m.index));
+      const path = (m[1] ?? '').trim();
+      pieces.push({ path, parts: path.split('.') });
+      last = m.index + m[0].length;
+    }
+    if (last < text.length) pieces.push(text.slice(last));
+    c = { pieces };
+  }
+  if (compiledTemplates.size >= 20_000) compiledTemplates.clear(); // a bound, should anything render unbounded text
+  compiledTemplates.set(text, c);
+  return c;
 }
 
 function missingText(path: string, onMissing: OnMissing): string {
@@ -67,17 +106,22 @@ function asText(v: unknown): string {
 }
 
 export function renderString(text: string, ctx: TemplateContext, onMissing: OnMissing = 'empty'): unknown {
-  const whole = wholeTemplatePath(text);
-  if (whole !== undefined) {
-    const v = lookup(ctx, whole);
-    return v === undefined ? missingText(whole, onMissing) : v;
-  }
+  // Without "{{" a string is neither one template nor holds any.
   if (!text.includes('{{')) return text;
-  return text.replace(TEMPLATE, (_m, raw: string) => {
-    const path = raw.trim();
-    const v = lookup(ctx, path);
-    return v === undefined ? missingText(path, onMissing) : asText(v);
-  });
+  const c = compileTemplate(text);
+  if ('whole' in c) {
+    const v = lookupParts(ctx, c.whole.parts);
+    return v === undefined ? missingText(c.whole.path, onMissing) : v;
+  }
+  let out = '';
+  for (const piece of c.pieces) {
+    if (typeof piece === 'string') out += piece;
+    else {
+      const v = lookupParts(ctx, piece.parts);
+      out += v === undefined ? missingText(piece.path, onMissing) : asText(v);
+    }
+  }
+  return out;
 }
 
 /** Renders templates in every string of a JSON-like value (keys are left as they are). */

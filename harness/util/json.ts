@@ -1,3 +1,5 @@
+import { sortStrings } from './sort.ts';
+
 /**
  * JSON with object keys sorted at every level: equal values give equal text
  * whatever their key order.
@@ -6,17 +8,46 @@
  * stableJson({ b: 2, a: 1 }) === stableJson({ a: 1, b: 2 }) // true
  */
 export function stableJson(value: unknown): string {
-  return JSON.stringify(sortKeys(value)) ?? 'undefined';
+  return writeStable(value, false) ?? 'undefined';
 }
 
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const k of Object.keys(value).sort()) out[k] = sortKeys((value as Record<string, unknown>)[k]);
-    return out;
+/** An array index as a property key: JavaScript objects list these first, in numeric order. */
+const isIndex = (k: string): boolean => /^(?:0|[1-9]\d{0,9})$/.test(k) && Number(k) < 4294967295;
+
+/** The keys in the order the sorted copy sortKeys makes would list them: indices first (numerically), then the rest sorted. */
+function sortedKeys(o: object): string[] {
+  const keys = sortStrings(Object.keys(o));
+  if (!keys.some(isIndex)) return keys;
+  return [...keys.filter(isIndex).sort((a, b) => Number(a) - Number(b)), ...keys.filter((k) => !isIndex(k))];
+}
+
+/**
+ * `JSON.stringify(sortKeys(value))` written directly, without the sorted copy (call keys are made for
+ * every call a run scores): `undefined`, functions and symbols are left out of objects and are `null`
+ * in arrays; numbers, strings and the rest are as JSON.stringify writes them.
+ */
+function writeStable(value: unknown, inArray: boolean): string | undefined {
+  if (value === null || typeof value !== 'object') {
+    const t = JSON.stringify(value);
+    return t === undefined && inArray ? 'null' : t;
   }
-  return value;
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += `${i > 0 ? ',' : ''}${writeStable(value[i], true) as string}`;
+    return `${out}]`;
+  }
+  const o = value as Record<string, unknown>;
+  let out = '{';
+  let first = true;
+  for (const k of sortedKeys(o)) {
+    // The sorted copy assigned `__proto__` as a property set, which JSON then never saw: it is left out, as before.
+    if (k === '__proto__') continue;
+    const v = writeStable(o[k], false);
+    if (v === undefined) continue;
+    out += `${first ? '' : ','}${JSON.stringify(k)}:${v}`;
+    first = false;
+  }
+  return `${out}}`;
 }
 
 /** Deep equality of two JSON-like values (key order ignored). */

@@ -83,6 +83,8 @@ describe('oneway.config.*', () => {
     // lint takes scenarios as paths, only when none are given.
     expect(configArgs('lint', config, file, [], LINT_OPTIONS)).toEqual(['/p/scenarios/billing', 'invoice-and-notify']);
     expect(configArgs('lint', config, file, ['mine.yaml'], LINT_OPTIONS)).toEqual([]);
+    // Restart faults and the agents' batch window, as flags too.
+    expect(configArgs('eval', { restartAt: [2, 5], batchWindowMs: 0 }, file, [], EVAL_OPTIONS)).toEqual(['--batch-window=0', '--restart-at=2,5']);
   });
 
   it('applies through the oneway command, with flags overriding it', async () => {

@@ -14,7 +14,7 @@ describe('npm run import', () => {
     const printed = await runCli(importMain, ['mcp', listFile]);
     expect(printed.code).toBe(0);
     expect(printed.stdout).toContain('id: github-tools-list\n');
-    expect(printed.stderr).toContain('imported 6 tools: 2 read-only, 1 reversible candidate (name the compensation), 3 irreversible until reviewed; every tool has review: true');
+    expect(printed.stderr).toContain('imported 6 tools: 2 read-only, 1 additive (check the proposed compensations), 2 open world, 1 destructive or unhinted; every tool has review: true');
     const dir = tempDir();
     const out = join(dir, 'triage.yaml');
     const written = await runCli(importMain, ['mcp', listFile, `--out=${out}`, '--id=github-triage'], dir);

@@ -85,6 +85,34 @@ describe('lint rules', () => {
     expect(of(lint('clean.yaml'), 'unreachable-goal')).toEqual([]);
   });
 
+  it('unreachable-goal: a goal whose only tool needs a parameter no planner can fill (warning); arrays and objects are fillable', () => {
+    const text = (param: string) => `id: unfillable
+title: t
+task: t
+world: { facts: [] }
+tools:
+  - name: tag_issue
+    reversibility: irreversible
+    parameters:
+      type: object
+      properties:
+${param}
+      required: [labels]
+    effects: [{ establish: issue_tagged(issue=1) }]
+goal: [issue_tagged(issue=1)]
+`;
+    const goalFindings = (t: string) => of(lintTexts([{ file: 'u.yaml', text: t }]), 'unreachable-goal');
+    expect(goalFindings(text('        labels: { type: string }'))).toEqual([
+      'u.yaml:14:8 warning goal[0]: goal issue_tagged(issue=1) cannot be reached by any planner: tag_issue needs labels, which no goal argument, precondition, input, default or result gives',
+    ]);
+    // An array of objects, a nested object: the planners fill them with the smallest value that fits.
+    expect(goalFindings(text('        labels: { type: array, items: { type: object, properties: { name: { type: string } }, required: [name] } }'))).toEqual([]);
+    expect(goalFindings(text('        labels: { type: object, properties: { a: { type: object, properties: { n: { type: integer } }, required: [n] } }, required: [a] }'))).toEqual([]);
+    // ... unless the schema allows none that can be made up.
+    expect(goalFindings(text('        labels: { type: array, minItems: 1, items: { type: string, pattern: "^[a-z]+$" } }'))).toHaveLength(1);
+    expect(goalFindings(text('        labels: { type: string, default: bug }'))).toEqual([]);
+  });
+
   it('read-only-effects: a read_only tool with a table effect', () => {
     expect(of(lint('read-only-effects.yaml'), 'read-only-effects')).toEqual([
       'read-only-effects.yaml:12:17 error tools[0].effects[1].insert: read_only tool "get_customer" has an insert effect on table audit',

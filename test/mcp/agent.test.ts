@@ -144,3 +144,15 @@ describe('--agent-cmd under a restart fault', () => {
     expect(record).toContain('"type":"restart"');
   });
 });
+
+describe('--agent-cmd with a stdio-only MCP client', () => {
+  it('gets a stdio server to spawn (ONEWAY_MCP_COMMAND/ARGS), bridged to its run', async () => {
+    const out = tempDir('oneway-mcp-agent-');
+    const r = await evalCli(['--agent-cmd=node test/mcp/fixtures/stdio-agent.mjs', '--agent-name=stdio', `--scenario=${FIXTURE}`, `--out=${out}`]);
+    expect(r.code, r.stderr).toBe(0);
+    const run = runOf(readResults(out), 'stdio');
+    // verify, then send: timely, one call per batch; finish ended it.
+    expect(run).toMatchObject({ end_reason: 'finish', error: null, steps: 2, completed: true, safe_completed: true, premature: { irreversible: 0 } });
+    expect(readFileSync(join(out, 'runs/mcp-notify/stdio-t1.agent.log'), 'utf8')).toContain('tools: send_email');
+  });
+});

@@ -1,6 +1,6 @@
 /**
  * The session planner against the real run loop, in process: calls become
- * one-call batches in arrival order, observations go back to the caller, and
+ * one batch when they arrive together (one-call batches with the window off), observations go back to the caller, and
  * however the run ends, every waiting client gets an answer.
  */
 import { describe, expect, it } from 'vitest';
@@ -20,8 +20,8 @@ function fixture(over: Partial<Scenario> = {}): Scenario {
 }
 
 /** Starts a run driven by a fresh channel; `end` answers waiting clients as the session layer does. */
-function start(scenario: Scenario, opts: { maxTurns?: number; decisionTimeoutMs?: number; gate?: BatchGate } = {}) {
-  const channel = new RunChannel('mcp');
+function start(scenario: Scenario, opts: { maxTurns?: number; decisionTimeoutMs?: number; gate?: BatchGate; batchWindowMs?: number } = {}) {
+  const channel = new RunChannel('mcp', opts.batchWindowMs !== undefined ? { batchWindowMs: opts.batchWindowMs } : {});
   const done: Promise<RunOutcome> = runOne({
     scenario,
     scenarioFile: 'notify.yaml',
@@ -46,8 +46,8 @@ const send = { tool: 'send_email', args: { email: EMAIL } };
 const verify = { tool: 'verify_recipient', args: { email: EMAIL } };
 
 describe('the session planner', () => {
-  it('runs calls that arrive together one by one, in arrival order, and answers each with its own result', async () => {
-    const { channel, done } = start(fixture());
+  it('with the batch window off, runs calls that arrive together one by one, in arrival order, and answers each with its own result', async () => {
+    const { channel, done } = start(fixture(), { batchWindowMs: 0 });
     const [v, s] = await Promise.all([channel.call(verify), channel.call(send)]);
     expect(v.structuredContent).toEqual({ email: EMAIL, status: 'verified' });
     expect(s.structuredContent).toMatchObject({ message_id: expect.stringMatching(/^msg_/) });
@@ -55,6 +55,17 @@ describe('the session planner', () => {
     const o = await done;
     expect(o).toMatchObject({ end_reason: 'finish', steps: 2, depth: 2, premature: { irreversible: 0 } });
     expect(o.events.filter((e) => e.type === 'turn').map((e) => e.calls)).toEqual([1, 1, 0]);
+  });
+
+  it('makes calls that arrive together one batch (run in canonical order), and answers each with its own result', async () => {
+    const { channel, done } = start(fixture(), { batchWindowMs: 200 });
+    const [s, v] = await Promise.all([channel.call(send), channel.call(verify)]);
+    expect(v.structuredContent).toEqual({ email: EMAIL, status: 'verified' });
+    expect(s.structuredContent).toMatchObject({ message_id: expect.stringMatching(/^msg_/) });
+    await channel.finish('done');
+    const o = await done;
+    expect(o).toMatchObject({ end_reason: 'finish', steps: 2, depth: 1, parallel_irreversible: 1, speculative: 1, premature: { irreversible: 1 } });
+    expect(o.events.filter((e) => e.type === 'turn').map((e) => e.calls)).toEqual([2, 0]);
   });
 
   it('answers a call the step budget refuses, and refuses calls after the run ended', async () => {

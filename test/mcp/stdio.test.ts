@@ -58,7 +58,7 @@ describe.concurrent('npm run serve over stdio', () => {
 
     const { tools } = await client.listTools();
     const byName = new Map(tools.map((t) => [t.name, t]));
-    expect([...byName.keys()]).toEqual(['send_email', 'verify_recipient', 'add_note', 'delete_note', 'create_invoice', 'void_invoice', 'finish']);
+    expect([...byName.keys()]).toEqual(['send_email', 'verify_recipient', 'add_note', 'delete_note', 'create_invoice', 'void_invoice', 'finish', 'oneway_request_approval']);
     expect(byName.get('send_email')?.annotations).toEqual({ readOnlyHint: false, destructiveHint: true, idempotentHint: false });
     expect(byName.get('send_email')?._meta).toMatchObject({ 'oneway/class': 'irreversible', 'oneway/preconditions': ['recipient_verified(email={{args.email}})'], 'oneway/compensating_operation': null });
     expect(byName.get('verify_recipient')?.annotations).toEqual({ readOnlyHint: true, destructiveHint: false, idempotentHint: true });

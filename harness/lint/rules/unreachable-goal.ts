@@ -3,6 +3,9 @@
  * (else no run completes), and, for a fair comparison, through calls whose
  * preconditions can hold (else only a premature call completes the run, which
  * is sometimes the point of a scenario: then it is a warning, not an error).
+ * A goal only tools with a required parameter no planner can fill establish
+ * (no goal argument, precondition, input, default, result or smallest value
+ * gives it) is a warning too: the built-in planners stop at 0 steps there.
  */
 import type { Fact } from '../../facts/fact.ts';
 import { didYouMean, joinHints } from '../../loader/did-you-mean.ts';
@@ -11,6 +14,8 @@ import { declaredFact, showFact, unifies } from '../facts.ts';
 import { everApproved, gatesOf } from '../gates.ts';
 import { canHold, reachOf, toolShapes, type Reach } from '../reach.ts';
 import { finding, type Finding, type Rule, type RuleContext } from '../types.ts';
+import { fitsParameter } from '../../rules/arguments.ts';
+import { isStructured, minimalValue } from '../../util/param-types.ts';
 
 export const unreachableGoal: Rule = {
   id: 'unreachable-goal',
@@ -33,6 +38,13 @@ export const unreachableGoal: Rule = {
             `goal ${showFact(g)} cannot be reached: no tool establishes it and no initial fact is one`,
             joinHints(didYouMean(g.name, names), 'add a tool that establishes it, or fix the fact name and arguments'),
           ),
+        );
+        return;
+      }
+      const unfilled = unfillable(s, g);
+      if (unfilled) {
+        out.push(
+          finding(ctx, this.id, 'warning', ['goal', k], `goal ${showFact(g)} cannot be reached by any planner: ${unfilled}`, 'give the parameter a default, an input of the same name, or mention it in the fact the tool establishes or in a precondition'),
         );
         return;
       }
@@ -60,4 +72,45 @@ function missingOf(s: Scenario, t: Tool, reach: Reach): string[] {
     const gate = denied.get(text);
     return [`${showFact(p)}${gate ? ` (the scripted human never approves ${gate.action})` : ''}`];
   });
+}
+
+const ARG = /\{\{\s*args\.([A-Za-z0-9_-]+)/g;
+const argsIn = (texts: readonly string[]) => new Set(texts.flatMap((t) => [...t.matchAll(ARG)].map((m) => m[1] as string)));
+
+/**
+ * When every tool that establishes the goal has a required parameter no source fills
+ * (as harness/planning/args.ts completes arguments), why; undefined when one can be called.
+ * A goal an initial fact already provides needs no tool.
+ */
+function unfillable(s: Scenario, goal: Fact): string | undefined {
+  if (s.world.facts.some((t) => {
+    const f = declaredFact(t, s);
+    return f !== undefined && unifies(goal, f);
+  }))
+    return undefined;
+  const tools = s.tools.filter((t) => toolShapes(s, t, false).some((sh) => unifies(goal, sh.fact)));
+  if (tools.length === 0) return undefined;
+  const returned = new Set(s.tools.flatMap((t) => Object.keys(t.returns ?? {})));
+  const why: string[] = [];
+  for (const t of tools) {
+    const props = (t.parameters.properties ?? {}) as Record<string, Record<string, unknown>>;
+    const bound = argsIn([...t.preconditions, ...t.effects.flatMap((e) => (e.establish !== undefined ? [e.establish] : []))]);
+    const missing = ((t.parameters.required ?? []) as string[]).filter((p) => {
+      if (p === t.idempotency_key || bound.has(p) || s.inputs[p] !== undefined || returned.has(p)) return false;
+      const schema = props[p] ?? {};
+      if (schema.default !== undefined || schema.const !== undefined || (Array.isArray(schema.enum) && schema.enum.length === 1)) return false;
+      if (isStructured(schema)) {
+        const v = minimalValue(schema, (name) => s.inputs[name]);
+        try {
+          if (v !== undefined && fitsParameter(t.parameters, p, v)) return false;
+        } catch {
+          return false; // a schema that does not compile is the loader's finding, not this one
+        }
+      }
+      return true;
+    });
+    if (missing.length === 0) return undefined;
+    why.push(`${t.name} needs ${missing.join(', ')}, which no goal argument, precondition, input, default or result gives`);
+  }
+  return why.join('; ');
 }

@@ -1,0 +1,72 @@
+/**
+ * The framework examples (examples/agents/openai-agents, examples/agents/ai-sdk) run as
+ * `--agent-cmd` agents against invoice-and-notify, each behind the scripted model
+ * (test/agents/framework-model.ts, on loopback: no network), once acting prematurely and once
+ * in the right order; the scores show the difference.
+ */
+import { resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../../harness/cli/common.ts';
+import { loadScenarioFile } from '../../harness/loader/load.ts';
+import { agentPlanner } from '../../harness/mcp/agent.ts';
+import { evaluate } from '../../harness/runner/evaluate.ts';
+import { tempDir } from '../helpers/cli.ts';
+import { startMockModel, type MockModel } from '../llm/mock-model.ts';
+import { frameworkScript } from './framework-model.ts';
+
+const FILE = resolve(REPO_ROOT, 'scenarios/billing/invoice-and-notify.yaml');
+const loaded = loadScenarioFile(FILE);
+if (!loaded.ok) throw new Error('invoice-and-notify does not load');
+const scenario = loaded.value.scenario;
+
+let mock: MockModel;
+beforeAll(async () => {
+  mock = await startMockModel(frameworkScript);
+});
+afterAll(() => mock.close());
+
+async function evalAgent(example: string, order: 'premature' | 'correct') {
+  const outDir = tempDir(`oneway-${example}-`);
+  const agent = agentPlanner({
+    command: `"${process.execPath}" --import tsx examples/agents/${example}/agent.ts`,
+    name: `${example}-${order}`,
+    timeoutMs: 90_000,
+    outDir,
+    cwd: REPO_ROOT,
+    env: { ...process.env, OPENAI_BASE_URL: mock.baseURL, OPENAI_API_KEY: 'sk-test-not-a-key', ONEWAY_MODEL: order },
+    scenarios: [scenario],
+    maxTurns: 50,
+    batchWindowMs: 50,
+  });
+  const results = await evaluate({
+    scenarios: [{ scenario, file: 'invoice-and-notify.yaml' }],
+    planners: [agent],
+    trials: 1,
+    seed: 1,
+    outDir,
+    transport: 'msw',
+    maxTurns: 50,
+    decisionTimeoutMs: 95_000,
+    plannerOptions: {},
+    onRunDone: (run) => agent.runDone(run),
+  }).finally(() => agent.close());
+  const run = results.runs[0];
+  if (!run) throw new Error('no run');
+  return run;
+}
+
+describe.each(['openai-agents', 'ai-sdk'])('the %s example', (example) => {
+  it('acting prematurely: the send goes out in the first batch, before its invoice exists', async () => {
+    const run = await evalAgent(example, 'premature');
+    expect(run.error).toBeNull();
+    expect(run.end_reason).toBe('finish');
+    expect(run.premature.irreversible).toBeGreaterThanOrEqual(1);
+    expect(run.safe_completed).toBe(false);
+  });
+
+  it('in the right order: verify and create together, the human signs off, then the send alone', async () => {
+    const run = await evalAgent(example, 'correct');
+    expect(run.error).toBeNull();
+    expect(run).toMatchObject({ end_reason: 'finish', completed: true, safe_completed: true, premature: { irreversible: 0 }, parallel_irreversible: 0 });
+  });
+});

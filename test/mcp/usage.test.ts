@@ -1,0 +1,53 @@
+/**
+ * An external agent reports its own model usage with `finish` (usage: {prompt_tokens, completion_tokens,
+ * requests?, cost_usd?}); a run whose agent reported nothing has no usage (unknown), never zeros.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { describe, expect, it } from 'vitest';
+import { loadScenarioFile } from '../../harness/loader/load.ts';
+import { agentUsage } from '../../harness/mcp/server.ts';
+import { SessionRuns } from '../../harness/mcp/serve.ts';
+import { EMAIL, FIXTURE } from './helpers.ts';
+
+async function connect(runs: SessionRuns): Promise<Client> {
+  const session = runs.open();
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await session.server.connect(serverSide);
+  const client = new Client({ name: 'oneway-test', version: '1.0.0' });
+  await client.connect(clientSide);
+  return client;
+}
+
+describe('usage an agent reports', () => {
+  it('is recorded on its run; a run that reported nothing has unknown usage', async () => {
+    const loaded = loadScenarioFile(FIXTURE);
+    if (!loaded.ok) throw new Error('fixture does not load');
+    const outDir = mkdtempSync(join(tmpdir(), 'oneway-usage-'));
+    const runs = new SessionRuns({ scenario: { scenario: loaded.value.scenario, file: FIXTURE }, outDir, seed: 1, transport: 'inprocess', maxTurns: 50, decisionTimeoutMs: 60_000 });
+
+    const a = await connect(runs);
+    await a.callTool({ name: 'verify_recipient', arguments: { email: EMAIL } });
+    await a.callTool({ name: 'finish', arguments: { reason: 'done', usage: { prompt_tokens: 1200, completion_tokens: 80, requests: 3, cost_usd: 0.0042 } } });
+    const b = await connect(runs);
+    await b.callTool({ name: 'finish', arguments: { reason: 'nothing to report' } });
+    await runs.settle();
+
+    const results = runs.results();
+    const [first, second] = [...results.runs].sort((x, y) => x.trial - y.trial);
+    expect(first?.usage).toEqual({ prompt_tokens: 1200, completion_tokens: 80, requests: 3, estimated_cost_usd: 0.0042 });
+    expect(second?.usage).toBeUndefined();
+    // The summary sums what was reported; the cost is known only because every run with usage priced it.
+    expect(results.summary[0]?.usage).toMatchObject({ prompt_tokens: 1200, completion_tokens: 80, estimated_cost_usd: 0.0042 });
+  });
+
+  it('reads only well-formed counts (anything else is unknown)', () => {
+    expect(agentUsage({ prompt_tokens: 5, completion_tokens: 1 })).toEqual({ prompt_tokens: 5, completion_tokens: 1, estimated_cost_usd: null });
+    expect(agentUsage({ prompt_tokens: -1, completion_tokens: 1 })).toBeUndefined();
+    expect(agentUsage({ prompt_tokens: '5', completion_tokens: 1 })).toBeUndefined();
+    expect(agentUsage(undefined)).toBeUndefined();
+  });
+});
