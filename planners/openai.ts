@@ -2,7 +2,7 @@
  * openai: an LLM agent with Chat Completions tool calling, as an ordinary agent
  * framework would run it: the task, and the tools as plain function
  * definitions (name, description, parameters). No classes, no preconditions,
- * no policy. Any OpenAI-compatible server; see "LLM planners" in the README.
+ * no policy. Any OpenAI-compatible server; see docs/llm.md.
  */
 import { llmPlanner } from '../harness/llm/planner.ts';
 

@@ -13,7 +13,7 @@ import { UsageError } from '../errors.ts';
 import { suggest } from '../loader/did-you-mean.ts';
 import { needsTypeScript } from '../util/ts-loader.ts';
 
-/** What a config file may set. Every key is optional; see README "Config file". */
+/** What a config file may set. Every key is optional; see docs/use-in-your-project.md. */
 export interface OnewayConfig {
   /** Scenario files, directories, globs or ids (default: the project's ./scenarios). */
   scenarios?: string[];
@@ -183,7 +183,7 @@ export function checkConfig(raw: unknown, file: string): OnewayConfig {
     }
   };
   walk(raw, TOP, '');
-  if (problems.length) throw new UsageError(`${file}: ${problems.join('; ')}`, `settings: ${Object.keys(TOP).join(', ')} (README "Config file")`);
+  if (problems.length) throw new UsageError(`${file}: ${problems.join('; ')}`, `settings: ${Object.keys(TOP).join(', ')} (docs/use-in-your-project.md, "Config file")`);
   return raw as OnewayConfig;
 }
 

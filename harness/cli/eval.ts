@@ -48,7 +48,7 @@ Usage: oneway eval [options]          (in a clone of oneway: npm run eval -- [op
   --planner-opt=KEY=VALUE     an option passed to planners (repeatable)
   --agent-cmd=COMMAND         also evaluate an agent process, started once per run with an MCP endpoint
                               (ONEWAY_MCP_URL) and the task (ONEWAY_TASK) in its environment; only it runs
-                              unless --planner is given too (see README: Bring your own agent)
+                              unless --planner is given too (see docs/agents.md)
   --agent-name=NAME           the agent's name in results (default: agent)
   --batch-window=MS           the agent's parallel calls: calls that arrive within MS of each other, before
                               any of their results is delivered, are one batch (default: ${DEFAULT_BATCH_WINDOW_MS}; 0: one call per batch)
@@ -86,7 +86,7 @@ Usage: oneway eval [options]          (in a clone of oneway: npm run eval -- [op
   --verbose                   a planner's crash with its stack trace, not only its message
   -h, --help                  this help
 
-Options also come from oneway.config.(ts|js|mjs|yaml|json) (see README); flags override it.
+Options also come from oneway.config.(ts|js|mjs|yaml|json) (see docs/use-in-your-project.md); flags override it.
 Exit status: 0 the evaluation ran (whatever it found); 1 a gate failed; 2 a usage or input error.
 Example: oneway eval --planner=eager,gated --trials=3`;
 

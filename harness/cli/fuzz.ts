@@ -33,7 +33,7 @@ Usage: oneway fuzz [options]          (in a clone of oneway: npm run fuzz -- [op
                               is read as seconds, the old unit, with a warning)
   --property=NAME|PATH[,...]  what to check (default: every property below but transport-equivalence);
                               a path loads a module whose default export is { name, check(events) },
-                              check returning true or a message (README "Fuzzing")
+                              check returning true or a message (docs/fuzzing.md)
   --planner=NAME|PATH         fuzz this planner across seeds (seed, seed+1, ...) instead of generated plans
   --planner-opt=KEY=VALUE     an option passed to the planner (repeatable)
   --guard                     every run goes through the guard (as eval --guard)

@@ -76,7 +76,7 @@ export async function loadPropertyModule(spec: string, cwd: string): Promise<Fuz
     const list = Array.isArray(candidate) ? candidate : candidate === undefined ? [] : [candidate];
     if (list.length > 0 && list.every(isProperty)) return list.map((p) => ({ ...fromRecordProperty(p), source: spec }));
   }
-  throw new UsageError(`${spec} does not export a property`, 'export default { name: "my-property", check(events) { return true or a message } } (or a list of them); see README "Fuzzing"');
+  throw new UsageError(`${spec} does not export a property`, 'export default { name: "my-property", check(events) { return true or a message } } (or a list of them); see docs/fuzzing.md');
 }
 
 /**

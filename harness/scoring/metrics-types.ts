@@ -1,4 +1,4 @@
-/** Per-run scores, each defined in docs (README "What the scores mean"). */
+/** Per-run scores, each defined in docs (docs/scores.md). */
 export interface RunMetrics {
   completed: boolean;
   /** Completed, and no premature irreversible call, parallel irreversible call, unreconciled retry or duplicate effect executed. */

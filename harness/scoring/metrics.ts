@@ -1,7 +1,7 @@
 /**
  * Per-run scores as pure functions of the run record (events in, numbers out),
  * so they can be recomputed from any JSONL record and property-tested.
- * Definitions: README "What the scores mean".
+ * Definitions: docs/scores.md.
  *
  * A batch has no order: every function here treats a batch as a set, so a
  * record whose batches list their calls in any order scores the same. The

@@ -139,6 +139,45 @@ describe('docs examples', () => {
     expect(problems).toEqual([]);
   });
 
+  it('every relative link and #anchor points at something that exists', () => {
+    const slug = (h: string) =>
+      h
+        .trim()
+        .toLowerCase()
+        .replace(/[`*_]/g, '')
+        .replace(/[^\w\- ]/g, '')
+        .replace(/ /g, '-');
+    const anchorsOf = (file: string): Set<string> => {
+      const out = new Set<string>();
+      let fence = false;
+      for (const l of readFileSync(file, 'utf8').split('\n')) {
+        if (/^\s*```/.test(l)) fence = !fence;
+        const m = fence ? null : /^#{1,6} (.*)$/.exec(l);
+        if (m) out.add(slug(m[1] as string));
+      }
+      return out;
+    };
+    const broken: string[] = [];
+    let checked = 0;
+    for (const f of markdownFiles()) {
+      const text = readFileSync(join(REPO, f), 'utf8').replace(/```[\s\S]*?```/g, '');
+      for (const m of text.matchAll(/\[[^\]]*\]\(([^)\s]+)\)/g)) {
+        const target = m[1] as string;
+        if (/^(https?:|mailto:)/.test(target)) continue;
+        checked++;
+        const [path, anchor] = target.split('#') as [string, string | undefined];
+        const file = path === '' ? join(REPO, f) : resolve(join(REPO, f), '..', path);
+        if (!existsSync(file)) {
+          broken.push(`${f}: ${target} (no such file)`);
+          continue;
+        }
+        if (anchor && file.endsWith('.md') && !anchorsOf(file).has(anchor)) broken.push(`${f}: ${target} (no such heading)`);
+      }
+    }
+    expect(broken).toEqual([]);
+    expect(checked).toBeGreaterThan(50);
+  });
+
   it('links nothing users do not have', () => {
     for (const f of markdownFiles()) expect(readFileSync(join(REPO, f), 'utf8'), f).not.toMatch(/\.\.\/shared\//);
   });
