@@ -125,7 +125,7 @@ function runOptions(opts: FuzzOptions): PlanRunOptions {
 
 /** Runs a plan with `seed` and checks the properties on it, in order. */
 async function checkPlanWith(opts: FuzzOptions, plan: PlanItem[], seed: number, props: readonly FuzzProperty[]): Promise<Failure | null> {
-  const again = (o: PlanRunOptions) => runPlan(opts.scenario, plan, { ...o, seed });
+  const again = (o: PlanRunOptions) => runPlan(opts.scenario, plan, Object.assign({}, o, { seed }));
   return checkRun(opts, props, await again(runOptions(opts)), again, plan);
 }
 
@@ -221,7 +221,7 @@ async function fuzzPlanner(opts: FuzzOptions, planner: PlannerHandle, deadline: 
     }
     const seed = opts.seed + i;
     plans++;
-    const again = (o: PlanRunOptions) => runPlanner(opts.scenario, planner, { ...o, seed });
+    const again = (o: PlanRunOptions) => runPlanner(opts.scenario, planner, Object.assign({}, o, { seed }));
     const first = await again(runOptions(opts));
     for (const prop of [...remaining]) {
       const f = await checkRun(opts, [prop], first, again);

@@ -199,14 +199,21 @@ interface Roots {
 
 const MISSING: unique symbol = Symbol('missing');
 
+/** A template path split at its dots (paths come from the scenario: few, read once each). */
+const pathParts = new Map<string, string[]>();
+
 function lookup(roots: Roots, path: string): unknown {
-  const parts = path.trim().split('.');
+  let parts = pathParts.get(path);
+  if (!parts) {
+    if (pathParts.size > 10_000) pathParts.clear();
+    pathParts.set(path, (parts = path.trim().split('.')));
+  }
   const root = parts[0] ?? '';
   if (root === 'id') return parts.length === 1 ? roots.id : undefined;
   let cur: unknown = (roots as Record<string, unknown>)[root];
-  for (const p of parts.slice(1)) {
+  for (let i = 1; i < parts.length; i++) {
     if (cur === null || typeof cur !== 'object') return undefined;
-    cur = (cur as Record<string, unknown>)[p];
+    cur = (cur as Record<string, unknown>)[parts[i] as string];
   }
   return cur;
 }
@@ -305,7 +312,7 @@ function declaredEstablishes(c: CallEvent, tool: Tool | undefined, base: Roots):
         // Declared: what the call says it will establish before its reply is known.
         args[k] = UNKNOWN;
       } else {
-        const s = substitute(v.raw, { ...base, args: c.args });
+        const s = substitute(v.raw, { inputs: base.inputs, deployment: base.deployment, args: c.args });
         args[k] = s === MISSING ? UNKNOWN : s;
       }
     }
@@ -383,7 +390,9 @@ export function oracleScores(events: readonly RecordEvent[], scenario: Scenario)
   const start = events.find((e): e is RunStartEvent => e.type === 'run_start');
   const calls = events.filter((e): e is CallEvent => e.type === 'call');
   const tools = new Map(scenario.tools.map((t) => [t.name, t]));
-  const classOf = (tool: string): ToolClass => start?.tools.find((t) => t.name === tool)?.class ?? 'irreversible';
+  const classes = new Map<string, ToolClass>();
+  for (const t of start?.tools ?? []) if (!classes.has(t.name)) classes.set(t.name, t.class);
+  const classOf = (tool: string): ToolClass => classes.get(tool) ?? 'irreversible';
   const base: Roots = { inputs: scenario.inputs, deployment: scenario.deployment };
 
   const byBatch = new Map<number, CallEvent[]>();
@@ -424,7 +433,7 @@ export function oracleScores(events: readonly RecordEvent[], scenario: Scenario)
 
     batch.forEach((c, i) => {
       const cls = classOf(c.tool);
-      const pre = (tools.get(c.tool)?.preconditions ?? []).map((p) => pattern(p, { ...base, args: c.args }));
+      const pre = (tools.get(c.tool)?.preconditions ?? []).map((p) => pattern(p, { inputs: base.inputs, deployment: base.deployment, args: c.args }));
       const isPremature = pre.some((p) => !holdsIn(p, world));
       if (isPremature) premature[cls]++;
       const siblings = declared.filter((_, j) => j !== i).flat();
@@ -559,7 +568,7 @@ function duplicateCount(open: readonly OpenEffect[], tools: ReadonlyMap<string, 
 function renderCompensation(tool: Tool | undefined, c: CallEvent, base: Roots): Record<string, unknown> {
   const render = (v: unknown): unknown => {
     if (typeof v === 'string') {
-      const roots = { ...base, args: c.args, result: c.result };
+      const roots = { inputs: base.inputs, deployment: base.deployment, args: c.args, result: c.result };
       const whole = /^\{\{([^{}]*)\}\}$/.exec(v);
       if (whole) return lookup(roots, whole[1] ?? '') ?? '';
       const s = substitute(v, roots);

@@ -67,7 +67,10 @@ export async function runPlanner(scenario: Scenario, planner: PlannerHandle, opt
       ...(opts.guard ? { gate: guard } : {}),
       onSandbox: (s) => (sandbox = s),
     });
-    return { ...outcome, received: sandbox?.received ?? [] };
+    // The outcome is this run's own object: the sandbox's view is added to it, not copied with it.
+    const run = outcome as PlanRun;
+    run.received = sandbox?.received ?? [];
+    return run;
   } finally {
     if (transport === 'msw') seal.release();
   }
@@ -83,5 +86,5 @@ const scriptedHandle: PlannerHandle = { name: scripted.name, create: (ctx) => sc
  * run.premature.irreversible // 0
  */
 export function runPlan(scenario: Scenario, plan: PlanItem[], opts: PlanRunOptions = {}): Promise<PlanRun> {
-  return runPlanner(scenario, scriptedHandle, { ...opts, plan });
+  return runPlanner(scenario, scriptedHandle, Object.assign({}, opts, { plan }));
 }

@@ -2,16 +2,19 @@
  * The live model: one Chat Completions request through the official `openai`
  * SDK, with our retry loop around it and errors that say what to do.
  *
- * The SDK client is built on the first request, and its `fetch` looks up
- * `globalThis.fetch` at call time: the seal (MSW) patches that global when it
- * starts listening, and a client holding the unpatched one would walk past it.
+ * The SDK client is built on the first request. Its requests go straight to
+ * the model endpoint (harness/llm/direct-fetch.ts: keep-alive node:http, under
+ * the socket layer of the seal, which lets out that one origin); a host the
+ * seal serves itself (a test's mock model) and an injected `fetch` are used as
+ * given, looked up at call time.
  */
 import OpenAI from 'openai';
 import type { Rng } from '../util/rng.ts';
 import type { ChatRequest, ModelFn } from './chat.ts';
 import { OPENAI_BASE_URL, type LlmOptions } from './options.ts';
+import { modelFetch } from './direct-fetch.ts';
 import { redact } from './redact.ts';
-import { RequestFailed, withRetries } from './retry.ts';
+import { limiterFor, RequestFailed, withRetries } from './retry.ts';
 
 /** A model request that cannot succeed; `retries` were spent on it. */
 export class ModelError extends Error {
@@ -60,6 +63,8 @@ function explain(e: RequestFailed, opts: LlmOptions, apiKey: string | undefined)
  */
 export function liveModel(opts: LlmOptions, deps: LiveDeps): ModelFn {
   let client: OpenAI | undefined;
+  // Every run's requests to this origin share one limiter: a retry-after slows the whole pool.
+  const limiter = limiterFor(new URL(opts.baseURL).origin);
   const connect = (): OpenAI => {
     if (client) return client;
     if (!deps.apiKey && isOpenAI(opts.baseURL)) {
@@ -72,7 +77,9 @@ export function liveModel(opts: LlmOptions, deps: LiveDeps): ModelFn {
       maxRetries: 0,
       timeout: opts.timeoutMs,
       logLevel: 'off',
-      fetch: (url, init) => (fetchFn ?? globalThis.fetch)(url, init),
+      // Straight to the model endpoint over keep-alive connections, not through the seal's MSW layer
+      // (harness/llm/direct-fetch.ts); a test's own fetch, or a host the seal serves, as given.
+      fetch: (url, init) => (fetchFn ?? modelFetch)(url, init),
     });
     return client;
   };
@@ -84,6 +91,7 @@ export function liveModel(opts: LlmOptions, deps: LiveDeps): ModelFn {
         baseMs: opts.retryBaseMs,
         rng: deps.rng,
         sleep: deps.sleep,
+        limiter,
       });
       return { completion: value, retries };
     } catch (e) {

@@ -2,7 +2,8 @@
  * Our own retry loop around one model request (the SDK's is switched off):
  * 408, 409, 429, 5xx and connection failures are retried with exponential
  * backoff and full jitter drawn from the run's seeded generator, so a replayed
- * run waits the same way; `sleep` is injected so tests never wait.
+ * run waits the same way; `sleep` is injected so tests never wait. A
+ * `retry-after` holds back every run's requests to that origin (OriginLimiter).
  */
 import { APIConnectionError, APIError, APIUserAbortError } from 'openai';
 import type { Rng } from '../util/rng.ts';
@@ -14,6 +15,53 @@ export interface RetryPolicy {
   capMs?: number;
   rng: Rng;
   sleep(ms: number): Promise<void>;
+  /** Shared by every request to the same model origin: a `retry-after` one of them got holds back all of them. */
+  limiter?: OriginLimiter;
+}
+
+/**
+ * The requests of every run to one model origin. A server that answers 429 (or 5xx) with
+ * `retry-after` says how long every client should wait, not only the request it refused: the run
+ * that got it waits that long (its backoff), and every other run's next request waits for the same
+ * wait, so a large evaluation at `--concurrency=128` does not keep hammering a rate-limited provider
+ * with requests that will be refused too. Waits are the runs' own `sleep` (tests pass virtual time);
+ * a run's seeded backoff draws are unchanged, so records are the same.
+ */
+export class OriginLimiter {
+  private held: Promise<void> | undefined;
+
+  /** Resolves once no wait the origin asked for is pending (at once, usually). */
+  ready(): Promise<void> | undefined {
+    return this.held;
+  }
+
+  /** Holds every request to the origin back until `wait` is over (and any wait already held). */
+  hold(wait: Promise<void>): void {
+    // A wait that fails holds nothing back (the run whose wait it was sees the failure itself).
+    const held = (this.held ? Promise.all([this.held, wait]) : wait).then(
+      () => {},
+      () => {},
+    );
+    this.held = held;
+    void held.finally(() => {
+      if (this.held === held) this.held = undefined;
+    });
+  }
+}
+
+const limiters = new Map<string, OriginLimiter>();
+
+/**
+ * The limiter of a model origin (`https://api.openai.com`, `http://127.0.0.1:11434`), one per process
+ * (each worker thread has its own).
+ *
+ * @example
+ * limiterFor(new URL(opts.baseURL).origin)
+ */
+export function limiterFor(origin: string): OriginLimiter {
+  let l = limiters.get(origin);
+  if (!l) limiters.set(origin, (l = new OriginLimiter()));
+  return l;
 }
 
 export interface Failure {
@@ -87,13 +135,19 @@ export function backoffMs(attempt: number, policy: Pick<RetryPolicy, 'baseMs' | 
  */
 export async function withRetries<T>(op: () => Promise<T>, policy: RetryPolicy): Promise<{ value: T; retries: number }> {
   for (let attempt = 0; ; attempt++) {
+    // A wait the origin asked another run for holds this request back too.
+    const held = policy.limiter?.ready();
+    if (held) await held;
     try {
       return { value: await op(), retries: attempt };
     } catch (e) {
       const f = classify(e);
       if (!f.retryable) throw new RequestFailed(f, attempt, false);
       if (attempt >= policy.maxRetries) throw new RequestFailed(f, attempt, true);
-      await policy.sleep(backoffMs(attempt, policy, f.retryAfterMs));
+      const wait = policy.sleep(backoffMs(attempt, policy, f.retryAfterMs));
+      // What the server asked for is for every client of the origin: the whole pool waits (OriginLimiter).
+      if (f.retryAfterMs !== null) policy.limiter?.hold(wait);
+      await wait;
     }
   }
 }

@@ -1,8 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { copyFileSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../errors.ts';
 import { atomicFs, ensureDir, outputError, writeFileAtomic } from '../util/atomic-write.ts';
-import { redact } from '../util/secrets.ts';
+import { redactingStream } from '../util/secrets.ts';
 import { RESULTS_SCHEMA_VERSION, type Results } from './types.ts';
 
 export const RESULTS_FILE = 'results.json';
@@ -32,15 +33,53 @@ function identity(path: string): string | undefined {
 export function writeResults(outDir: string, results: Results): void {
   ensureDir(outDir);
   const path = join(outDir, RESULTS_FILE);
-  const text = redact(`${JSON.stringify(results, null, 2)}\n`);
   try {
     keepPrevious(outDir);
-    writeFileAtomic(path, text);
+    writeFileAtomic(path, redacted(resultsText(results)));
   } catch (e) {
     throw outputError(e, path, existsSync(path) ? `${RESULTS_FILE} there still holds the last complete checkpoint` : undefined);
   }
   const id = identity(path);
   if (id) writtenHere.set(path, id);
+}
+
+/** Runs per piece of the results text. */
+const RUNS_PER_PIECE = 64;
+
+/**
+ * `JSON.stringify(results, null, 2)` and a newline, in pieces: the runs one batch at a time, so a
+ * large evaluation's file (15 MB at 8,000 runs) is never a string, and a buffer of it, at once.
+ */
+export function* resultsText(results: Results): Generator<string> {
+  const whole = () => `${JSON.stringify(results, null, 2)}\n`;
+  if (results.runs.length === 0) return yield whole();
+  // The file around the runs, with a marker where they go (a nonce: no scenario title holds it).
+  const marker = JSON.stringify(`\u0000runs:${randomUUID()}\u0000`);
+  const shell = JSON.stringify(Object.assign({}, results, { runs: JSON.parse(marker) as string }), null, 2);
+  const at = shell.indexOf(marker);
+  if (at < 0 || shell.indexOf(marker, at + 1) >= 0) return yield whole();
+  // The runs array at depth 1, as the whole would indent it: elements at four spaces, the bracket at two.
+  let piece = `${shell.slice(0, at)}[\n`;
+  for (let i = 0; i < results.runs.length; i++) {
+    piece += `${i > 0 ? ',\n' : ''}    ${JSON.stringify(results.runs[i], null, 2).replace(/\n/g, '\n    ')}`;
+    if ((i + 1) % RUNS_PER_PIECE === 0) {
+      yield piece;
+      piece = '';
+    }
+  }
+  yield `${piece}\n  ]${shell.slice(at + marker.length)}\n`;
+}
+
+/** The pieces with every secret redacted, as `redact` would the whole text (harness/util/secrets.ts). */
+function* redacted(pieces: Iterable<string>): Generator<string> {
+  const out: string[] = [];
+  const stream = redactingStream((t) => out.push(t));
+  for (const p of pieces) {
+    stream.write(p);
+    if (out.length > 0) yield out.splice(0).join('');
+  }
+  stream.end();
+  if (out.length > 0) yield out.join('');
 }
 
 /** `results.json` becomes `results.json.prev` (a hard link, or a copy where links are not supported), if it is whole. */

@@ -40,15 +40,16 @@ export const isAmbiguousIrreversibleFailure = (c: Pick<CallEvent, 'class' | 'sta
  */
 export function walkAmbiguities<C extends Walked>(calls: readonly C[], visit?: (c: C, open: ReadonlySet<string>) => void): Set<string> {
   const open = new Set<string>();
-  const keyOfStep = new Map<number, string>();
-  for (const c of calls) if (c.status !== 'blocked') keyOfStep.set(c.step, callKey(c));
+  // A call's key is made only when asked for: most runs have no ambiguous failure at all.
+  const issuedAt = new Map<number, C>();
+  for (const c of calls) if (c.status !== 'blocked') issuedAt.set(c.step, c);
   for (const batch of byBatch(calls)) {
     if (visit) for (const c of batch) visit(c, open);
     for (const c of batch) {
       // Only a reconciler that answered (an ok reply) has reported anything.
-      if (c.status !== 'ok' || !c.reconciled) continue;
-      const key = keyOfStep.get(c.reconciled.step);
-      if (key !== undefined) open.delete(key);
+      if (c.status !== 'ok' || !c.reconciled || open.size === 0) continue;
+      const target = issuedAt.get(c.reconciled.step);
+      if (target !== undefined) open.delete(callKey(target));
     }
     for (const c of batch) if (isAmbiguousIrreversibleFailure(c)) open.add(callKey(c));
   }
@@ -63,7 +64,7 @@ export function walkAmbiguities<C extends Walked>(calls: readonly C[], visit?: (
 export function unreconciledRetrySteps(calls: readonly Walked[], once: ReadonlySet<string> = new Set()): Set<number> {
   const out = new Set<number>();
   walkAmbiguities(calls, (c, open) => {
-    if (c.class === 'irreversible' && !once.has(c.tool) && open.has(callKey(c))) out.add(c.step);
+    if (c.class === 'irreversible' && !once.has(c.tool) && open.size > 0 && open.has(callKey(c))) out.add(c.step);
   });
   return out;
 }

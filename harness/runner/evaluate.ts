@@ -16,6 +16,7 @@ import { summarize } from '../scoring/aggregate.ts';
 import { findingsOf } from '../scoring/findings.ts';
 import { ensureDir, isOutputFailure, outputError } from '../util/atomic-write.ts';
 import { stableJson } from '../util/json.ts';
+import { tightHeapGrowth } from '../util/heap.ts';
 import { deriveSeed } from '../util/rng.ts';
 import type { BatchGate } from './gate.ts';
 import { runOne, type PlannerHandle } from './run.ts';
@@ -185,6 +186,11 @@ async function runPool(jobs: readonly Job[], opts: EvalOptions, store: (job: Job
       } catch (error) {
         failure ??= { error };
       }
+      // Back to the event loop between runs. Runs whose planners and tools answer at once chain promises
+      // without end, so otherwise the loop never turns: timers (decision timeouts, checkpoints, progress)
+      // wait, and V8 keeps every object a WeakRef was made for until the loop turns (fetch makes one
+      // per request), so memory grew with the number of runs (1.4 GiB at 6,200; npm run bench).
+      await new Promise<void>((resolve) => setImmediate(resolve));
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.concurrency ?? 1, jobs.length)) }, worker));
@@ -213,29 +219,35 @@ export async function evaluate(opts: EvalOptions): Promise<Results> {
   };
   // What finished is on disk as the evaluation goes (at most once a second), marked interrupted until the end.
   // Each write is atomic (results/write.ts); one that fails stops new runs, and the error is thrown once the
-  // runs in flight are done: the last checkpoint on disk stays whole.
-  let lastWrite = 0;
+  // runs in flight are done: the last checkpoint on disk stays whole. A checkpoint rewrites every run so far,
+  // so it grows with the evaluation: the next one waits ten times as long as the last took, which keeps
+  // checkpoints under a tenth of the time (once a second, they made a long evaluation quadratic).
+  let nextWrite = 0;
   let writeFailure: { error: unknown } | undefined;
   const onRunDone = opts.onRunDone;
   const checkpoint = (run: RunResult, n: number, total: number) => {
     onRunDone?.(run, n + (jobs.length - total), jobs.length);
-    if (!writeFailure && Date.now() - lastWrite >= 1000) {
+    if (!writeFailure && Date.now() >= nextWrite) {
+      const t0 = Date.now();
       try {
         writeResults(opts.outDir, assemble(true));
       } catch (error) {
         writeFailure = { error };
       }
-      lastWrite = Date.now();
+      nextWrite = Date.now() + Math.max(1000, 10 * (Date.now() - t0));
     }
   };
   const shouldStop = () => writeFailure !== undefined || opts.shouldStop?.() === true;
   seal.acquire();
+  // A long evaluation's heap stays near what it holds (harness/util/heap.ts).
+  const releaseHeap = tightHeapGrowth();
   try {
     const store = (job: Job, run: RunResult) => (done[job.index] = run);
     if ((opts.workers ?? 0) > 1 && workerCapable(opts)) await runWorkerPool(todo, { ...opts, onRunDone: checkpoint, shouldStop }, opts.workers ?? 1, store);
     else await runPool(todo, { ...opts, onRunDone: checkpoint, shouldStop }, store);
   } finally {
     seal.release();
+    releaseHeap();
   }
   if (writeFailure) throw writeFailure.error;
   const results = assemble(done.some((r) => r === undefined));

@@ -18,6 +18,7 @@ import { checkDecision, rejectedEvent } from './decision.ts';
 import type { BatchGate } from './gate.ts';
 import { createGuard } from '../guard/guard.ts';
 import { hostOf } from './isolate.ts';
+import { RecentCache } from '../util/recent.ts';
 import { historyEntry, staticView } from './view.ts';
 
 /** A planner as the runner uses it: a name and a per-run constructor. */
@@ -94,7 +95,7 @@ const isThenable = (x: unknown): x is PromiseLike<unknown> =>
  * budget: being frozen, one copy can serve every run (fuzzing runs thousands of plans a second,
  * and rendering, cloning and freezing it per run was a good part of a short run's cost).
  */
-const staticViews = new WeakMap<Scenario, Map<number, ReturnType<typeof staticView>>>();
+const staticViews = new RecentCache<Scenario, Map<number, ReturnType<typeof staticView>>>(128);
 function frozenView(scenario: Scenario, classes: ReadonlyMap<string, ToolClass>, maxTurns: number): ReturnType<typeof staticView> {
   let byTurns = staticViews.get(scenario);
   if (!byTurns) staticViews.set(scenario, (byTurns = new Map()));
@@ -105,7 +106,7 @@ function frozenView(scenario: Scenario, classes: ReadonlyMap<string, ToolClass>,
 }
 
 /** The tools as run_start records them: the same for every run of a scenario object, so built once and deep-frozen. */
-const toolRecords = new WeakMap<Scenario, RunStartEvent['tools']>();
+const toolRecords = new RecentCache<Scenario, RunStartEvent['tools']>(128);
 function recordTools(scenario: Scenario, classes: ReadonlyMap<string, ToolClass>): RunStartEvent['tools'] {
   let tools = toolRecords.get(scenario);
   if (!tools) {
@@ -199,7 +200,7 @@ export async function runOne(spec: RunSpec): Promise<RunOutcome> {
   let denied: { call: Call; reason: string } | undefined;
   const deny = (call: Call, reason: string) => void (denied = { call, reason });
 
-  const plannerContext = () => ({ ...spec.plannerContext, seed: spec.seed, trial: spec.trial, scenario: scenario.id, reject, deny });
+  const plannerContext = () => Object.assign({}, spec.plannerContext, { seed: spec.seed, trial: spec.trial, scenario: scenario.id, reject, deny });
   // Restart faults (scenario `restarts`, --restart-at) and what the planner keeps across one.
   const restartAt = new Set([...scenario.restarts, ...(spec.restartAt ?? [])]);
   const fired = new Set<number>();
@@ -224,14 +225,11 @@ export async function runOne(spec: RunSpec): Promise<RunOutcome> {
       // History entries are deep-frozen when recorded, so the planner gets them without a copy:
       // cloning the whole history every turn made long runs quadratic (npm run bench, plan length).
       turnNow = turn;
-      const view: PlannerView = {
-        ...fixed,
-        history: visible.slice(),
-        turn,
-        steps_used: steps,
-        ...(restarted > 0 ? { restarts: restarted } : {}),
-        ...(pending.length > 0 ? { pending: pending.slice() } : {}),
-      };
+      // Object.assign, not a literal opening with `...fixed`: on Node 20, V8 keeps objects built so (a spread,
+      // then more keys) alive past young collections, and everything they reference with them (npm run bench).
+      const view: PlannerView = Object.assign({}, fixed, { history: visible.slice(), turn, steps_used: steps });
+      if (restarted > 0) view.restarts = restarted;
+      if (pending.length > 0) view.pending = pending.slice();
       let raw: unknown;
       try {
         const p = planner;
@@ -344,7 +342,7 @@ export async function runOne(spec: RunSpec): Promise<RunOutcome> {
     ...(usage ? { usage } : {}),
   });
   spec.sink.close();
-  return { ...metrics, end_reason: end, error, ...(usage ? { usage } : {}), events };
+  return Object.assign({}, metrics, { end_reason: end, error }, usage ? { usage } : {}, { events });
 }
 
 /** Runs one decision's calls: the gate (if any) screens them, the rest go to the sandbox as one batch. */

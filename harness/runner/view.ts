@@ -52,12 +52,12 @@ export function staticView(scenario: Scenario, classes: ReadonlyMap<string, Tool
 
 /** What the planner observes of a recorded call: the reply, not the ground truth. */
 export function observe(c: CallEvent): Observation {
-  const base = { step: c.step, tool: c.tool, args: c.args };
+  // Whole literals (no `...base`): see the view in runner/run.ts.
   if (c.status === 'blocked') {
-    return { ...base, status: 'blocked', reason: c.blocked_reason ?? 'blocked', missing: c.preconditions.missing };
+    return { step: c.step, tool: c.tool, args: c.args, status: 'blocked', reason: c.blocked_reason ?? 'blocked', missing: c.preconditions.missing };
   }
-  if (c.status === 'fault') return { ...base, status: 'error', http_status: c.http_status ?? 500, error: c.error ?? 'error' };
-  return { ...base, status: 'ok', http_status: c.http_status ?? 200, result: c.result };
+  if (c.status === 'fault') return { step: c.step, tool: c.tool, args: c.args, status: 'error', http_status: c.http_status ?? 500, error: c.error ?? 'error' };
+  return { step: c.step, tool: c.tool, args: c.args, status: 'ok', http_status: c.http_status ?? 200, result: c.result };
 }
 
 /** What the planner observes of a rejected call: that it did not run, and why. It is not a step (step 0). */

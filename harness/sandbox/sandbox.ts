@@ -16,6 +16,7 @@ import type { AppliedEffect, CallEvent, Compensation, Row, WorldSnapshot } from 
 import type { Fault, Scenario, Tool, ToolClass } from '../schema/scenario.ts';
 import { renderText, renderValue, type TemplateContext } from '../templates/render.ts';
 import { createRng, deriveSeed, type Rng } from '../util/rng.ts';
+import { RecentCache } from '../util/recent.ts';
 import { World } from './world.ts';
 
 export interface BatchRequest {
@@ -110,7 +111,7 @@ interface Prepared {
   initial: WorldSnapshot;
 }
 
-const prepared = new WeakMap<Scenario, Prepared>();
+const prepared = new RecentCache<Scenario, Prepared>(128);
 
 function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
@@ -312,13 +313,13 @@ export class Sandbox {
       let approved: boolean | undefined;
       if (tool.kind === 'approval') {
         approved = this.ask(String(args.action ?? ''));
-        result = { ...result, approved };
+        result = Object.assign({}, result, { approved });
       }
       let reconciled: CallEvent['reconciled'];
       if (tool.reconciles.length > 0) {
         // A reconciler whose reply failed answered nothing.
         reconciled = fault ? null : this.reconcile(tool, args, ledgerBefore);
-        result = { ...result, applied: reconciled?.applied ?? false };
+        result = Object.assign({}, result, { applied: reconciled?.applied ?? false });
       }
       const applied = fault ? fault.applied : true;
       const effectsRun = applied && approved !== false && !this.opts.suppressEffects?.has(step);

@@ -18,6 +18,8 @@
  * layers let out exactly the origins given to `allowOrigin`.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import * as nodeHttp from 'node:http';
+import * as nodeHttps from 'node:https';
 import { syncBuiltinESMExports } from 'node:module';
 import { http, HttpResponse, passthrough, ws } from 'msw';
 import { setupServer, type SetupServer } from 'msw/node';
@@ -25,6 +27,17 @@ import type { EscapeEvent } from '../record/events.ts';
 import socketSeal from './socket-seal.cjs';
 
 export type Escape = Omit<EscapeEvent, 'type' | 't_ms'>;
+
+/**
+ * node:http(s) and Headers as they are before MSW patches them (captured when this module loads,
+ * before the seal is first acquired): the harness's own model client (harness/llm/direct-fetch.ts)
+ * goes to the one allowed origin directly, under the socket layer of the seal only.
+ */
+export const unsealed = {
+  http: { request: nodeHttp.request, Agent: nodeHttp.Agent },
+  https: { request: nodeHttps.request, Agent: nodeHttps.Agent },
+  Headers: globalThis.Headers,
+};
 
 /**
  * The run whose code is executing, so an escaping request can be charged to it. `ended` is set
@@ -94,6 +107,11 @@ export class Seal {
 
   get active(): boolean {
     return this.server !== null;
+  }
+
+  /** Whether a host is served here (a run's tools, a test's mock model), not passed through. */
+  serves(host: string): boolean {
+    return this.hosts.has(host);
   }
 
   /** Serves one run's host; returns the function that stops serving it. */

@@ -35,19 +35,28 @@ export function wire<T>(value: T): T {
   return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);
 }
 
+/**
+ * A batch's outcome in process: the replies as a client would parse them, copied when asked for (the
+ * runner reads the events only). A class, not an object literal with a getter: on Node 20, V8 keeps
+ * such literals, and what they reference, alive past young collections (npm run bench).
+ */
+class InProcessOutcome implements BatchOutcome {
+  #replies: Reply[] | undefined;
+  constructor(
+    readonly events: CallEvent[],
+    private readonly raw: Reply[],
+  ) {}
+  get replies(): Reply[] {
+    return (this.#replies ??= this.raw.map(wire));
+  }
+}
+
 export function inProcessTransport(sandbox: Sandbox): Transport {
   return {
     name: 'inprocess',
     async executeBatch(req) {
-      const out = sandbox.executeBatch({ ...req, calls: req.calls.map((c) => ({ tool: c.tool, args: wire(c.args) })) });
-      // The replies as a client would parse them, copied when asked for (the runner reads the events only).
-      let replies: Reply[] | undefined;
-      return {
-        events: out.events,
-        get replies() {
-          return (replies ??= out.replies.map(wire));
-        },
-      };
+      const out = sandbox.executeBatch({ turn: req.turn, batch: req.batch, firstStep: req.firstStep, calls: req.calls.map((c) => ({ tool: c.tool, args: wire(c.args) })) });
+      return new InProcessOutcome(out.events, out.replies);
     },
     close() {},
   };
@@ -141,7 +150,7 @@ export function mswTransport(sandbox: Sandbox, runId: string, onEscape: (e: Esca
     p.arrived[pos] = { tool, args: validBody.args };
     if (++p.count === p.arrived.length) {
       try {
-        const out = sandbox.executeBatch({ ...p.req, calls: p.arrived as { tool: string; args: Record<string, unknown> }[] });
+        const out = sandbox.executeBatch({ turn: p.req.turn, batch: p.req.batch, firstStep: p.req.firstStep, calls: p.arrived as { tool: string; args: Record<string, unknown> }[] });
         p.events = out.events;
         out.replies.forEach((r, i) => p.answers[i]?.(r));
       } catch (e) {

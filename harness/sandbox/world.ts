@@ -44,7 +44,7 @@ export class World {
   static from(snapshot: WorldSnapshot): World {
     const w = new World();
     for (const f of snapshot.facts) w.establish(mustParseFact(f));
-    for (const [name, rows] of Object.entries(snapshot.tables)) w.tables.set(name, rows.map((r) => structuredClone(r)));
+    for (const [name, rows] of Object.entries(snapshot.tables)) w.tables.set(name, rows.map(copyRow));
     return w;
   }
 
@@ -93,7 +93,7 @@ export class World {
 
   insert(table: string, row: Row): void {
     const rows = this.tables.get(table) ?? [];
-    rows.push(structuredClone(row));
+    rows.push(copyRow(row));
     this.tables.set(table, rows);
   }
 
@@ -102,9 +102,9 @@ export class World {
     const after: Row[] = [];
     for (const row of this.tables.get(table) ?? []) {
       if (!rowMatches(row, where)) continue;
-      before.push(structuredClone(row));
-      Object.assign(row, structuredClone(set));
-      after.push(structuredClone(row));
+      before.push(copyRow(row));
+      Object.assign(row, copyRow(set));
+      after.push(copyRow(row));
     }
     return { before, after };
   }

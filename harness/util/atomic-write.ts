@@ -31,15 +31,20 @@ export const atomicFs = {
 
 let counter = 0;
 
-/** Writes `text` to `path` atomically (see the module comment). Throws the file-system error as is. */
-export function writeFileAtomic(path: string, text: string): void {
+/**
+ * Writes `text` to `path` atomically (see the module comment). Throws the file-system error as is.
+ * `text` may come in pieces (a large file written as it is made, never whole in memory).
+ */
+export function writeFileAtomic(path: string, text: string | Iterable<string>): void {
   const dir = dirname(path);
   const tmp = join(dir, `.${basename(path)}.${process.pid}.${++counter}.tmp`);
   let fd: number | undefined;
   try {
     fd = atomicFs.openSync(tmp, 'wx', 0o644);
-    const data = Buffer.from(text, 'utf8');
-    for (let at = 0; at < data.length; ) at += atomicFs.writeSync(fd, data, at, data.length - at);
+    for (const piece of typeof text === 'string' ? [text] : text) {
+      const data = Buffer.from(piece, 'utf8');
+      for (let at = 0; at < data.length; ) at += atomicFs.writeSync(fd, data, at, data.length - at);
+    }
     atomicFs.fsyncSync(fd);
     atomicFs.closeSync(fd);
     fd = undefined;

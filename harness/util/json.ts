@@ -11,6 +11,12 @@ export function stableJson(value: unknown): string {
   return writeStable(value, false) ?? 'undefined';
 }
 
+/** What JSON.stringify must escape in a string: quotes, backslashes, control characters, surrogates (a lone one is escaped). */
+const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** JSON.stringify of a string, without the call for the common string that needs no escapes. */
+const quote = (s: string): string => (ESCAPED.test(s) ? JSON.stringify(s) : `"${s}"`);
+
 /** An array index as a property key: JavaScript objects list these first, in numeric order. */
 const isIndex = (k: string): boolean => /^(?:0|[1-9]\d{0,9})$/.test(k) && Number(k) < 4294967295;
 
@@ -27,6 +33,7 @@ function sortedKeys(o: object): string[] {
  * in arrays; numbers, strings and the rest are as JSON.stringify writes them.
  */
 function writeStable(value: unknown, inArray: boolean): string | undefined {
+  if (typeof value === 'string') return quote(value);
   if (value === null || typeof value !== 'object') {
     const t = JSON.stringify(value);
     return t === undefined && inArray ? 'null' : t;
@@ -44,7 +51,7 @@ function writeStable(value: unknown, inArray: boolean): string | undefined {
     if (k === '__proto__') continue;
     const v = writeStable(o[k], false);
     if (v === undefined) continue;
-    out += `${first ? '' : ','}${JSON.stringify(k)}:${v}`;
+    out += `${first ? '' : ','}${quote(k)}:${v}`;
     first = false;
   }
   return `${out}}`;
