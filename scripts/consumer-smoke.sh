@@ -27,8 +27,10 @@ listing="$(tar -tzf "$work/$tarball")"
 echo "$listing" | grep -q '^package/dist/harness/cli/oneway.js$' || fail "the tarball has no compiled bin"
 echo "$listing" | grep -q '^package/dist/harness/index.d.ts$' || fail "the tarball has no type declarations"
 echo "$listing" | grep -q '^package/LICENSE$' || fail "the tarball has no LICENSE"
-if echo "$listing" | grep -E '^package/(test|reports|examples|docs)/|\.test\.|^package/harness/.*\.ts$' >/dev/null; then
-  fail "the tarball ships what users do not need: $(echo "$listing" | grep -E '^package/(test|reports|examples|docs)/|\.test\.|^package/harness/.*\.ts$' | head -n 5 | tr '\n' ' ')"
+# The docs the README links to ship with it (the README is the package's front page).
+echo "$listing" | grep -q '^package/docs/scores.md$' || fail "the tarball has no docs (the README links to them)"
+if echo "$listing" | grep -E '^package/(test|reports|examples)/|\.test\.|^package/harness/.*\.ts$' >/dev/null; then
+  fail "the tarball ships what users do not need: $(echo "$listing" | grep -E '^package/(test|reports|examples)/|\.test\.|^package/harness/.*\.ts$' | head -n 5 | tr '\n' ' ')"
 fi
 echo "   $tarball: $(echo "$listing" | wc -l) files"
 
