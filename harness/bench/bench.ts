@@ -14,8 +14,6 @@ import { runInNewContext } from 'node:vm';
 import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { BUNDLED_SCENARIOS, REPO_ROOT, commandFailed, parseCli, processIo, runIfEntry, type Io } from '../cli/common.ts';
-import { fuzzScenario } from '../fuzz/fuzz.ts';
-import { scoringOracle, sealHolds } from '../fuzz/properties.ts';
 import { resolveScenarios } from '../loader/resolve.ts';
 import { memorySink } from '../record/writer.ts';
 import { evaluate, type EvalScenario } from '../runner/evaluate.ts';
@@ -25,6 +23,7 @@ import { Sandbox } from '../sandbox/sandbox.ts';
 import { seal } from '../sandbox/seal.ts';
 import { inProcessTransport, mswTransport } from '../sandbox/transport.ts';
 import type { Scenario } from '../schema/scenario.ts';
+import { childDirs, compiledBuild, copies, fuzzing, fuzzingCompiled, llmBound, memory, memoryChild, startup, workers, workersChild } from './cases.ts';
 
 interface Measure {
   name: string;
@@ -113,11 +112,54 @@ async function callCost(scenario: Scenario): Promise<Measure[]> {
   return out;
 }
 
-/** Synthetic copies of the suite, ids made unique: how evaluation time grows with scenarios. */
-function copies(suite: EvalScenario[], n: number): EvalScenario[] {
-  const out: EvalScenario[] = [];
-  for (let i = 0; i < n; i++) for (const s of suite) out.push({ ...s, scenario: { ...s.scenario, id: `${s.scenario.id}-x${i}` } });
-  return out;
+/**
+ * The sandbox call over MSW against a plain MSW fetch, and with 60 more tools and 500 other runs
+ * served: measured in alternating rounds (medians of 7), so other work on the machine moves both
+ * sides of each ratio alike.
+ */
+async function mswRatios(scenario: Scenario) {
+  const tool = scenario.tools.find((t) => t.name === ONE_CALL_YAML_TOOL) ?? scenario.tools[0]!;
+  const args = Object.fromEntries(tool.parameters.required.map((p) => [p, 'bench@acme.example']));
+  const calls = [{ tool: tool.name, args }];
+  let batch = 0;
+  const req = () => ({ turn: 1, batch: batch++, firstStep: batch, calls });
+  const padded: Scenario = { ...scenario, tools: [...scenario.tools, ...Array.from({ length: 60 }, (_, i) => ({ ...tool, name: `${tool.name}_copy${i}` }))] };
+  const perOp = async (op: () => Promise<unknown>, n = 400) => {
+    for (let i = 0; i < 50; i++) await op();
+    const t0 = performance.now();
+    for (let i = 0; i < n; i++) await op();
+    return ((performance.now() - t0) * 1000) / n;
+  };
+  const sides: Record<'sandbox' | 'wide' | 'crowded' | 'plain', number[]> = { sandbox: [], wide: [], crowded: [], plain: [] };
+  for (let round = 0; round < 7; round++) {
+    seal.acquire();
+    const msw = mswTransport(new Sandbox(scenario, 1), 'bench', () => {});
+    sides.sandbox.push(await perOp(() => msw.executeBatch(req())));
+    msw.close();
+    const wide = mswTransport(new Sandbox(padded, 1), 'bench-wide', () => {});
+    sides.wide.push(await perOp(() => wide.executeBatch(req())));
+    wide.close();
+    const others = Array.from({ length: 500 }, (_, i) => mswTransport(new Sandbox(scenario, i), `bench-other-${i}`, () => {}));
+    const crowded = mswTransport(new Sandbox(scenario, 1), 'bench-crowded', () => {});
+    sides.crowded.push(await perOp(() => crowded.executeBatch(req())));
+    crowded.close();
+    for (const o of others) o.close();
+    seal.release();
+    const plain = setupServer(http.post('http://tools.example/verify', () => HttpResponse.json({ ok: true })));
+    plain.listen({ onUnhandledRequest: 'error' });
+    sides.plain.push(await perOp(async () => (await fetch('http://tools.example/verify', { method: 'POST', body: '{}' })).json()));
+    plain.close();
+  }
+  const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1] as number;
+  const [sandbox, wide, crowded, plain] = [med(sides.sandbox), med(sides.wide), med(sides.crowded), med(sides.plain)];
+  const r2 = (x: number) => Math.round(x * 100) / 100;
+  return {
+    sandbox_us: Math.round(sandbox),
+    plain_msw_us: Math.round(plain),
+    sandbox_over_plain: r2(sandbox / plain),
+    with_60_more_tools_over_sandbox: r2(wide / sandbox),
+    with_500_runs_served_over_sandbox: r2(crowded / sandbox),
+  };
 }
 
 async function throughput(suite: EvalScenario[], label: string, opts: { concurrency?: number; workers?: number; transport?: 'msw' | 'inprocess'; planners?: string[]; outDir: string }) {
@@ -139,16 +181,6 @@ async function throughput(suite: EvalScenario[], label: string, opts: { concurre
   });
   const s = (performance.now() - t0) / 1000;
   return { name: label, runs: r.runs.length, seconds: Math.round(s * 1000) / 1000, runs_per_s: Math.round((r.runs.length / s) * 10) / 10 };
-}
-
-/** Generated plans through the in-process transport, checked by two cheap properties (no failures, so no shrinking). */
-async function fuzzThroughput(scenarios: Scenario[]) {
-  const properties = [scoringOracle, sealHolds];
-  let plans = 0;
-  const t0 = performance.now();
-  for (const scenario of scenarios) plans += (await fuzzScenario({ scenario, properties, runs: 100, seed: 1 })).plans;
-  const s = (performance.now() - t0) / 1000;
-  return { properties: properties.map((p) => p.name), plans, seconds: Math.round(s * 100) / 100, plans_per_s: Math.round(plans / s) };
 }
 
 /** A long plan: the same cheap call N times, through the real run loop over MSW. */
@@ -184,14 +216,17 @@ Usage: oneway bench [options]          (in a clone of oneway: npm run bench)
   -h, --help                  this help
 
 Runs for a few minutes: the cost of one call (direct, in-process, over MSW, against plain MSW and a
-loopback server), evaluation throughput (serial, --concurrency, --workers, 10× and 100× the bundled
-scenarios), fuzzing throughput, plan length, and memory. Read the ratios: absolute times on a shared
+loopback server), evaluation throughput (serial, --concurrency, 10× and 100× the bundled scenarios),
+fuzzing (the fuzz case, and each property), plan length, peak memory at 1×, 10× and 100× the
+bundled scenarios, an LLM-bound evaluation against a loopback fake model at --concurrency 8, 32 and
+128, --workers=2 against serial, and start-up (--help, eval --list). Child processes run the working
+tree compiled into DIR/bench-build (dist/ is left alone). Read the ratios: absolute times on a shared
 machine are noise.
 
 Exit status: 0 measured; 2 a usage error.`;
 
-/** The options `main` parses. */
-export const OPTIONS = { out: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
+/** The options `main` parses (`--child` is the bench's own: a case run in a process of its own). */
+export const OPTIONS = { out: { type: 'string' }, child: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
 
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
   try {
@@ -200,7 +235,12 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       io.stdout.write(`${HELP}\n`);
       return 0;
     }
-    await bench(resolve(io.cwd, values.out ?? 'reports'), io);
+    const reportsDir = resolve(io.cwd, values.out ?? 'reports');
+    if (values.child !== undefined) {
+      io.stdout.write(`${JSON.stringify(await runChild(values.child, reportsDir))}\n`);
+      return 0;
+    }
+    await bench(reportsDir, io);
     return 0;
   } catch (e) {
     return commandFailed(e, io, 'oneway bench');
@@ -219,16 +259,33 @@ function collector(): (() => void) | undefined {
   }
 }
 
-async function bench(reportsDir: string, io: Io) {
-  const runsDir = join(reportsDir, 'bench-runs');
+async function bundledSuite(): Promise<EvalScenario[]> {
   const { loaded, problems } = await resolveScenarios([BUNDLED_SCENARIOS], { cwd: REPO_ROOT, root: BUNDLED_SCENARIOS });
   if (problems.length) throw new Error(`bundled scenarios have problems: ${problems.length}`);
-  const suite: EvalScenario[] = loaded.map((l) => ({ scenario: l.scenario, file: l.file }));
-  const email = loaded.find((l) => l.scenario.tools.some((t) => t.name === ONE_CALL_YAML_TOOL))?.scenario ?? suite[0]!.scenario;
+  return loaded.map((l) => ({ scenario: l.scenario, file: l.file }));
+}
+
+/** A case in a process of its own (`--child=memory:K`, `--child=workers`): its result, for the parent. */
+async function runChild(role: string, outDir: string): Promise<unknown> {
+  const suite = await bundledSuite();
+  const [name, arg] = role.split(':');
+  if (name === 'memory') return memoryChild(suite, Number(arg), outDir, collector());
+  if (name === 'workers') return workersChild(suite, outDir);
+  if (name === 'fuzz') return fuzzing(suite.map((s) => s.scenario));
+  throw new Error(`unknown bench child: ${role}`);
+}
+
+async function bench(reportsDir: string, io: Io) {
+  const { runs: runsDir, build: buildDir } = childDirs(reportsDir);
+  const suite = await bundledSuite();
+  const email = suite.find((s) => s.scenario.tools.some((t) => t.name === ONE_CALL_YAML_TOOL))?.scenario ?? suite[0]!.scenario;
+  const invoice = suite.find((s) => s.scenario.id === 'invoice-and-notify') ?? suite[0]!;
 
   io.stderr.write('bench: cost of one call ...\n');
   const calls = await callCost(email);
   const base = calls[0]!.per_op_us;
+  io.stderr.write('bench: sandbox call over MSW against a plain MSW fetch, alternating rounds ...\n');
+  const msw = await mswRatios(email);
 
   io.stderr.write('bench: evaluation throughput ...\n');
   const evals = [
@@ -236,7 +293,6 @@ async function bench(reportsDir: string, io: Io) {
     await throughput(suite, 'bundled suite, --concurrency=4, MSW', { concurrency: 4, outDir: runsDir }),
     await throughput(suite, 'bundled suite, serial, in-process transport', { transport: 'inprocess', outDir: runsDir }),
     await throughput(copies(suite, 10), `10× scenarios (${suite.length * 10}), serial, MSW`, { outDir: runsDir }),
-    await throughput(copies(suite, 10), `10× scenarios, --workers=2 (threads), MSW`, { workers: 2, outDir: runsDir }),
   ];
   const largest = await throughput(copies(suite, 100), `100× scenarios (${suite.length * 100}), --concurrency=4, MSW`, { concurrency: 4, outDir: runsDir });
   evals.push(largest);
@@ -246,12 +302,24 @@ async function bench(reportsDir: string, io: Io) {
   gc?.();
   const retainedMb = gc ? Math.round(process.memoryUsage().heapUsed / 2 ** 20) : null;
 
-  io.stderr.write('bench: fuzzing ...\n');
-  const fuzz = await fuzzThroughput(suite.map((s) => s.scenario));
-
   io.stderr.write('bench: plan length ...\n');
   const lengths = [];
   for (const n of [10, 100, 1000]) lengths.push(await planLength(email, n));
+
+  io.stderr.write('bench: LLM-bound evaluation against a loopback fake model (200 ms a request) ...\n');
+  const llm = await llmBound(invoice, runsDir);
+
+  io.stderr.write(`bench: compiling the working tree into ${relative(io.cwd, buildDir) || buildDir} ...\n`);
+  const build = compiledBuild(buildDir);
+  if (!build.ok) throw new Error(`the compiled build in ${buildDir} is incomplete${build.note ? `: ${build.note}` : ''}`);
+  io.stderr.write('bench: fuzzing, the fuzz case then each property (compiled, a process of its own) ...\n');
+  const fuzz = await fuzzingCompiled(build, runsDir);
+  io.stderr.write('bench: peak memory at 1×, 10× and 100× the bundled scenarios (a process each) ...\n');
+  const mem = await memory(build, runsDir);
+  io.stderr.write('bench: --workers=2 against serial (compiled) ...\n');
+  const work = await workers(build, runsDir);
+  io.stderr.write('bench: start-up (whole processes, median of 7) ...\n');
+  const start = startup(build);
 
   const peakRssMb = Math.round(process.resourceUsage().maxRSS / 1024);
   const report = {
@@ -259,9 +327,15 @@ async function bench(reportsDir: string, io: Io) {
     command: 'oneway bench',
     machine: { node: process.version, cpus: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', memory_gb: Math.round(totalmem() / 2 ** 30) },
     call_cost: calls.map((c) => ({ ...c, ratio_to_direct: Math.round((c.per_op_us / base) * 10) / 10 })),
+    msw_ratios: msw,
     evaluation: evals,
     plan_length: lengths,
     fuzzing: fuzz,
+    llm_bound: llm,
+    memory: mem.rows,
+    workers: work,
+    startup: start,
+    build: { dir: relative(io.cwd, build.root) || build.root, seconds: build.seconds, ...(build.note ? { note: build.note } : {}) },
     peak_rss_mb: peakRssMb,
     heap_after_largest_mb: retainedMb,
   };
@@ -269,15 +343,37 @@ async function bench(reportsDir: string, io: Io) {
   writeFileSync(join(reportsDir, 'bench.json'), `${JSON.stringify(report, null, 2)}\n`);
 
   const out: string[] = [];
+  const pad = (x: unknown, n: number) => String(x).padStart(n);
   out.push(`machine: ${report.machine.cpus} × ${report.machine.cpu}, ${report.machine.memory_gb} GiB, Node ${report.machine.node}`);
   out.push('\none tool call                                          µs/call   × direct');
-  for (const c of report.call_cost) out.push(`  ${c.name.padEnd(52)} ${String(c.per_op_us).padStart(8)}   ${String(c.ratio_to_direct).padStart(7)}`);
+  for (const c of report.call_cost) out.push(`  ${c.name.padEnd(52)} ${pad(c.per_op_us, 8)}   ${pad(c.ratio_to_direct, 7)}`);
+  out.push(
+    `  alternating rounds: sandbox over MSW ÷ plain MSW fetch ${msw.sandbox_over_plain} (${msw.sandbox_us} vs ${msw.plain_msw_us} µs); ` +
+      `× ${msw.with_60_more_tools_over_sandbox} with 60 more tools, × ${msw.with_500_runs_served_over_sandbox} with 500 runs served`,
+  );
   out.push('\nevaluation                                                         runs   runs/s');
-  for (const e of evals) out.push(`  ${e.name.padEnd(64)} ${String(e.runs).padStart(5)}   ${String(e.runs_per_s).padStart(6)}`);
-  out.push(`\nfuzzing (${fuzz.properties.join(', ')}): ${fuzz.plans} plans in ${fuzz.seconds} s = ${fuzz.plans_per_s} plans/s, in process, one thread`);
+  for (const e of evals) out.push(`  ${e.name.padEnd(64)} ${pad(e.runs, 5)}   ${pad(e.runs_per_s, 6)}`);
+  out.push(`  --workers=2 against serial, 10× scenarios, compiled: ${work.workers2_runs_per_s} vs ${work.serial_runs_per_s} runs/s = ${work.speedup}× (${work.runs} runs)`);
+  out.push('\nfuzzing, one thread (compiled)                       plans   plans/s   plans/CPU-s');
+  const fuzzRow = (label: string, r: { plans: number; plans_per_s: number; plans_per_cpu_s: number }) =>
+    out.push(`  ${label.padEnd(50)} ${pad(r.plans, 6)}   ${pad(r.plans_per_s, 7)}   ${pad(r.plans_per_cpu_s, 11)}`);
+  fuzzRow(`fuzz case (${fuzz.warm.properties.join(', ')}), 100/scenario`, fuzz.warm);
+  fuzzRow('  ... its first pass (cold), 25/scenario', fuzz.cold);
+  for (const p of fuzz.per_property) fuzzRow(`  ${p.properties.join(', ')} alone`, p);
   out.push('\nplan length (one run over MSW)          µs/call');
-  for (const l of lengths) out.push(`  ${l.name.padEnd(38)} ${String(l.us_per_call).padStart(7)}`);
-  out.push(`\npeak RSS: ${peakRssMb} MiB (largest case: ${largest.name}); heap still in use after it: ${retainedMb ?? '? (run with --expose-gc)'} MiB`);
+  for (const l of lengths) out.push(`  ${l.name.padEnd(38)} ${pad(l.us_per_call, 7)}`);
+  out.push(`\nLLM-bound: ${llm[0]?.runs ?? 0} runs of openai-aware, a fake model on loopback answering in ${llm[0]?.latency_ms ?? 0} ms, MSW transport`);
+  out.push('  concurrency   requests   wall s   ideal s   wall ÷ ideal   harness CPU ms/request');
+  for (const r of llm) out.push(`  ${pad(r.concurrency, 11)}   ${pad(r.requests, 8)}   ${pad(r.wall_s, 6)}   ${pad(r.ideal_s, 7)}   ${pad(r.wall_over_ideal, 12)}   ${pad(r.cpu_ms_per_request, 22)}`);
+  out.push('\npeak RSS (a process each, compiled)        runs   peak RSS MiB   × 1×   heap after, MiB');
+  for (const m of mem.rows) out.push(`  ${`${m.copies}× scenarios, --concurrency=4, MSW`.padEnd(38)} ${pad(m.runs, 6)}   ${pad(m.peak_rss_mib, 12)}   ${pad(m.ratio_to_1x, 4)}   ${pad(m.heap_after_mib, 15)}`);
+  out.push('\nstart-up (whole process, median of 7)     compiled s   tsx s');
+  for (const command of ['oneway --help', 'oneway eval --list']) {
+    const at = (rt: string) => start.find((r) => r.command === command && r.runtime === rt)?.median_s ?? '?';
+    out.push(`  ${command.padEnd(38)} ${pad(at('compiled'), 10)}   ${pad(at('tsx'), 5)}`);
+  }
+  out.push(`\nthis process: peak RSS ${peakRssMb} MiB; heap still in use after the largest case: ${retainedMb ?? '? (run with --expose-gc)'} MiB`);
+  if (build.note) out.push(`compiled build: ${build.note}`);
   out.push(`written: ${relative(io.cwd, join(reportsDir, 'bench.json')) || join(reportsDir, 'bench.json')}`);
   io.stdout.write(`${out.join('\n')}\n`);
 }

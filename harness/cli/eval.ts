@@ -24,8 +24,9 @@ import { describeScenario, renderList } from '../report/list.ts';
 import { outputWidth } from '../report/width.ts';
 import { checkRuns } from '../scoring/expect.ts';
 import type { LoadedScenario } from '../loader/load.ts';
-import { buildResults, evaluate, type EvalOptions } from '../runner/evaluate.ts';
-import { agentPlanner, DEFAULT_AGENT_COMMAND_NAME } from '../mcp/agent.ts';
+// The engine (and the MCP client, for --agent-cmd) are imported in main, after --list: listing
+// scenarios needs the loader alone, and starts in half the time (npm run bench, start-up).
+import type { EvalOptions } from '../runner/evaluate.ts';
 import { DEFAULT_BATCH_WINDOW_MS } from '../mcp/channel.ts';
 import { builtinPlanners, loadPlanner } from '../runner/planners.ts';
 import type { PlanItem } from '../schema/scenario.ts';
@@ -182,17 +183,19 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       return problems.length > 0 ? 2 : 0;
     }
 
+    const { buildResults, evaluate } = await import('../runner/evaluate.ts');
+    const mcpAgent = agentCmd !== undefined ? await import('../mcp/agent.ts') : undefined;
     const plannerSpecs = values.check && !values.planner ? expectedPlanners(selected) : list(values.planner, agentCmd !== undefined ? [] : ['gated']);
     // Each planner's errors keep their stack traces for --verbose (runs in this thread or in a planner's own).
     const stacks: Stacks = new Map();
     const planners = [];
     for (const spec of plannerSpecs) planners.push(capturingStacks(await loadPlanner(spec, io.cwd), stacks));
     const outDir = resolve(io.cwd, values.out ?? 'reports/latest');
-    const agentName = values['agent-name'] ?? DEFAULT_AGENT_COMMAND_NAME;
+    const agentName = values['agent-name'] ?? mcpAgent?.DEFAULT_AGENT_COMMAND_NAME ?? '';
     if (agentCmd !== undefined && !/^[A-Za-z0-9._-]{1,80}$/.test(agentName)) throw new UsageError(`--agent-name must be letters, digits, ".", "_" or "-", got "${agentName}"`);
     const agent =
-      agentCmd !== undefined
-        ? agentPlanner({ command: agentCmd, name: agentName, timeoutMs: agentTimeoutMs, outDir, cwd: io.cwd, env: io.env, scenarios: selected.map((l) => l.scenario), maxTurns, batchWindowMs: positiveInt(values['batch-window'], 'batch-window', DEFAULT_BATCH_WINDOW_MS, 0) })
+      agentCmd !== undefined && mcpAgent
+        ? mcpAgent.agentPlanner({ command: agentCmd, name: agentName, timeoutMs: agentTimeoutMs, outDir, cwd: io.cwd, env: io.env, scenarios: selected.map((l) => l.scenario), maxTurns, batchWindowMs: positiveInt(values['batch-window'], 'batch-window', DEFAULT_BATCH_WINDOW_MS, 0) })
         : undefined;
     if (agent) planners.push(agent);
     const names = planners.map((p) => p.name);
@@ -283,7 +286,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       // A damaged results.json falls back to the last good checkpoint (results.json.prev), said here.
       const previous = readResultsForResume(outDir);
       if (previous.note) io.stderr.write(`${cerr.yellow(`oneway: --resume: ${terminalText(previous.note)}`)}\n`);
-      evalOptions.resume = resumable(outDir, previous.results, evalOptions);
+      evalOptions.resume = resumable(outDir, previous.results, evalOptions, buildResults);
     }
     process.on('SIGINT', onSigint);
     const ran = await evaluate(evalOptions).finally(async () => {
@@ -327,7 +330,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
  * same planners, trials and seed, guard and guard policy, scenarios (ids and content), and every
  * option that changes a result. Fields an older results.json lacks are not compared.
  */
-function resumable(outDir: string, previous: Results, now: EvalOptions): RunResult[] {
+function resumable(outDir: string, previous: Results, now: EvalOptions, buildResults: typeof import('../runner/evaluate.ts').buildResults): RunResult[] {
   const was = previous.config;
   const is = buildResults(now, [], { started: Date.now(), interrupted: true, unattributed: 0 }).config;
   const diffs: string[] = [];

@@ -172,7 +172,9 @@ async function fuzzPlans(opts: FuzzOptions, deadline: number | undefined): Promi
     let target: string | undefined;
     const active = remaining;
     const property = fc.asyncProperty(arb, async ([plan, seed]: [PlanItem[], number]) => {
-      plans++;
+      // Back to the event loop now and then: plans that resolve at once chain promises without end, and
+      // until the loop turns, timers wait and V8 keeps what fetch made WeakRefs for (see evaluate's pool).
+      if (++plans % 32 === 0) await new Promise<void>((resolve) => setImmediate(resolve));
       const f = await checkPlanWith(opts, plan, seed, target ? active.filter((p) => p.name === target) : active);
       if (f) {
         target ??= f.property;
@@ -220,7 +222,7 @@ async function fuzzPlanner(opts: FuzzOptions, planner: PlannerHandle, deadline: 
       break;
     }
     const seed = opts.seed + i;
-    plans++;
+    if (++plans % 32 === 0) await new Promise<void>((resolve) => setImmediate(resolve));
     const again = (o: PlanRunOptions) => runPlanner(opts.scenario, planner, Object.assign({}, o, { seed }));
     const first = await again(runOptions(opts));
     for (const prop of [...remaining]) {

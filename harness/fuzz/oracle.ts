@@ -323,13 +323,27 @@ function declaredEstablishes(c: CallEvent, tool: Tool | undefined, base: Roots):
 // ---------------------------------------------------------------------------
 // Calls.
 
+/** A string as JSON text: quoted as is unless it holds something JSON escapes. */
+const jsonString = (s: string): string => (/["\\\u0000-\u001f\ud800-\udfff]/.test(s) ? JSON.stringify(s) : `"${s}"`);
+
 /** Key-order-free JSON, for "the same arguments" and "compensation args contained". */
 function canonicalJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map((x) => canonicalJson(x === undefined ? null : x)).join(',')}]`;
+  if (typeof v === 'string') return jsonString(v);
+  if (Array.isArray(v)) {
+    let out = '[';
+    for (let i = 0; i < v.length; i++) out += `${i > 0 ? ',' : ''}${canonicalJson(v[i] === undefined ? null : v[i])}`;
+    return `${out}]`;
+  }
   if (v !== null && typeof v === 'object') {
     const o = v as Record<string, unknown>;
-    const keys = sorted(Object.keys(o).filter((k) => o[k] !== undefined));
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(',')}}`;
+    let out = '{';
+    let first = true;
+    for (const k of sorted(Object.keys(o))) {
+      if (o[k] === undefined) continue;
+      out += `${first ? '' : ','}${jsonString(k)}:${canonicalJson(o[k])}`;
+      first = false;
+    }
+    return `${out}}`;
   }
   return JSON.stringify(v) ?? 'null';
 }

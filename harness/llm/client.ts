@@ -34,6 +34,9 @@ export interface LiveDeps {
   fetch?: typeof globalThis.fetch;
 }
 
+/** SDK clients without an injected fetch, by key, base URL and timeout (they hold no per-run state). */
+const sharedClients = new Map<string, OpenAI>();
+
 /** Local servers (vLLM, Ollama, LM Studio) ignore the key, but the SDK insists on one. */
 const LOCAL_PLACEHOLDER_KEY = 'not-needed';
 
@@ -71,6 +74,10 @@ export function liveModel(opts: LlmOptions, deps: LiveDeps): ModelFn {
       throw new ModelError('OPENAI_API_KEY is not set: export it, or point base_url (or OPENAI_BASE_URL) at a local OpenAI-compatible server', 0);
     }
     const fetchFn = deps.fetch;
+    // Every run of an evaluation asks the same server with the same key: one SDK client serves them all.
+    const key = fetchFn ? undefined : `${deps.apiKey ?? ''}\u0000${opts.baseURL}\u0000${opts.timeoutMs}`;
+    const shared = key === undefined ? undefined : sharedClients.get(key);
+    if (shared) return (client = shared);
     client = new OpenAI({
       apiKey: deps.apiKey || LOCAL_PLACEHOLDER_KEY,
       baseURL: opts.baseURL,
@@ -81,6 +88,10 @@ export function liveModel(opts: LlmOptions, deps: LiveDeps): ModelFn {
       // (harness/llm/direct-fetch.ts); a test's own fetch, or a host the seal serves, as given.
       fetch: (url, init) => (fetchFn ?? modelFetch)(url, init),
     });
+    if (key !== undefined) {
+      if (sharedClients.size >= 16) sharedClients.clear();
+      sharedClients.set(key, client);
+    }
     return client;
   };
   return async (request: ChatRequest) => {

@@ -12,9 +12,29 @@ export interface RecordSink {
   close(): void;
 }
 
+/** Directories this process made for records (made once, not once per run); bounded. */
+const made = new Set<string>();
+
+function openRecord(path: string): number {
+  const dir = dirname(path);
+  if (!made.has(dir)) {
+    mkdirSync(dir, { recursive: true });
+    if (made.size >= 10_000) made.clear();
+    made.add(dir);
+    return openSync(path, 'w');
+  }
+  try {
+    return openSync(path, 'w');
+  } catch (e) {
+    // Removed since (a test's temporary directory, reused): made again.
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    mkdirSync(dir, { recursive: true });
+    return openSync(path, 'w');
+  }
+}
+
 export function fileSink(path: string): RecordSink {
-  mkdirSync(dirname(path), { recursive: true });
-  const fd = openSync(path, 'w');
+  const fd = openRecord(path);
   let open = true;
   return {
     write(event) {

@@ -101,7 +101,7 @@ function frozenView(scenario: Scenario, classes: ReadonlyMap<string, ToolClass>,
   if (!byTurns) staticViews.set(scenario, (byTurns = new Map()));
   let view = byTurns.get(maxTurns);
   // The classes come from the scenario's deployment, so they are the same for every run of this scenario object.
-  if (!view) byTurns.set(maxTurns, (view = deepFreeze(structuredClone(staticView(scenario, classes, maxTurns)))));
+  if (!view) byTurns.set(maxTurns, (view = frozenCopy(staticView(scenario, classes, maxTurns))));
   return view;
 }
 
