@@ -98,3 +98,15 @@ export function startServe(args: string[]): Promise<ServeProcess> {
     void exited.then((code) => reject(new Error(`serve exited (${code}) before listening: ${err}`)));
   });
 }
+
+/** Opens a session of an in-process `serve` (SessionRuns) and connects an MCP client to it over an in-memory transport. */
+export async function connectSession(runs: import('../../harness/mcp/serve.ts').SessionRuns): Promise<import('@modelcontextprotocol/sdk/client/index.js').Client> {
+  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+  const { InMemoryTransport } = await import('@modelcontextprotocol/sdk/inMemory.js');
+  const session = runs.open();
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await session.server.connect(serverSide);
+  const client = new Client({ name: 'oneway-test', version: '1.0.0' });
+  await client.connect(clientSide);
+  return client;
+}

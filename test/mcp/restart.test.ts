@@ -6,21 +6,10 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { describe, expect, it } from 'vitest';
 import { loadScenarioFile } from '../../harness/loader/load.ts';
 import { SessionRuns } from '../../harness/mcp/serve.ts';
-import { EMAIL, FIXTURE, textOf } from './helpers.ts';
-
-async function connect(runs: SessionRuns): Promise<Client> {
-  const session = runs.open();
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await session.server.connect(serverSide);
-  const client = new Client({ name: 'oneway-test', version: '1.0.0' });
-  await client.connect(clientSide);
-  return client;
-}
+import { connectSession, EMAIL, FIXTURE, textOf } from './helpers.ts';
 
 describe('serve: a restart fault cuts the session, and the next session continues the run', () => {
   it('answers the cut call with an error saying so, and records one run with the restart', async () => {
@@ -30,7 +19,7 @@ describe('serve: a restart fault cuts the session, and the next session continue
     const outDir = mkdtempSync(join(tmpdir(), 'oneway-serve-restart-'));
     const runs = new SessionRuns({ scenario: { scenario, file: FIXTURE }, outDir, seed: 1, transport: 'inprocess', maxTurns: 50, decisionTimeoutMs: 60_000 });
 
-    const a = await connect(runs);
+    const a = await connectSession(runs);
     expect(textOf(await a.callTool({ name: 'verify_recipient', arguments: { email: EMAIL } }))).toContain('verified');
     // Step 2 takes effect, then the restart: the client never gets its reply.
     const cut = await a.callTool({ name: 'send_email', arguments: { email: EMAIL } });
@@ -40,7 +29,7 @@ describe('serve: a restart fault cuts the session, and the next session continue
     expect((await a.callTool({ name: 'verify_recipient', arguments: { email: EMAIL } })).isError).toBe(true);
 
     // A new session (a restarted agent, knowing nothing) continues the same run, whose world kept the email.
-    const b = await connect(runs);
+    const b = await connectSession(runs);
     await b.callTool({ name: 'finish', arguments: { reason: 'restarted and done' } });
     await runs.settle();
     const results = runs.results();

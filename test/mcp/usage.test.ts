@@ -5,22 +5,11 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { describe, expect, it } from 'vitest';
 import { loadScenarioFile } from '../../harness/loader/load.ts';
 import { agentUsage } from '../../harness/mcp/server.ts';
 import { SessionRuns } from '../../harness/mcp/serve.ts';
-import { EMAIL, FIXTURE } from './helpers.ts';
-
-async function connect(runs: SessionRuns): Promise<Client> {
-  const session = runs.open();
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await session.server.connect(serverSide);
-  const client = new Client({ name: 'oneway-test', version: '1.0.0' });
-  await client.connect(clientSide);
-  return client;
-}
+import { connectSession, EMAIL, FIXTURE } from './helpers.ts';
 
 describe('usage an agent reports', () => {
   it('is recorded on its run; a run that reported nothing has unknown usage', async () => {
@@ -29,10 +18,10 @@ describe('usage an agent reports', () => {
     const outDir = mkdtempSync(join(tmpdir(), 'oneway-usage-'));
     const runs = new SessionRuns({ scenario: { scenario: loaded.value.scenario, file: FIXTURE }, outDir, seed: 1, transport: 'inprocess', maxTurns: 50, decisionTimeoutMs: 60_000 });
 
-    const a = await connect(runs);
+    const a = await connectSession(runs);
     await a.callTool({ name: 'verify_recipient', arguments: { email: EMAIL } });
     await a.callTool({ name: 'finish', arguments: { reason: 'done', usage: { prompt_tokens: 1200, completion_tokens: 80, requests: 3, cost_usd: 0.0042 } } });
-    const b = await connect(runs);
+    const b = await connectSession(runs);
     await b.callTool({ name: 'finish', arguments: { reason: 'nothing to report' } });
     await runs.settle();
 
