@@ -153,13 +153,17 @@ export async function memoryChild(suite: readonly EvalScenario[], copiesN: numbe
 
 export interface WorkersRow {
   runs: number;
+  /** Serial, as the process's first evaluation (cold, as `oneway eval` starts). */
   serial_runs_per_s: number;
+  /** Over two worker threads (each starts cold, loading the compiled engine). */
   workers2_runs_per_s: number;
   /** workers=2 ÷ serial. */
   speedup: number;
+  /** Serial again, warm: what the main thread does once its code is compiled. */
+  serial_warm_runs_per_s: number;
 }
 
-/** 10× the bundled suite (eager and gated, MSW) serially, then over two worker threads, in this process. */
+/** 10× the bundled suite (eager and gated, MSW) serially, over two worker threads, serially again; in this process. */
 export async function workersChild(suite: readonly EvalScenario[], outDir: string): Promise<WorkersRow> {
   const planners = await Promise.all(['eager', 'gated'].map((p) => loadPlanner(p, PACKAGE_ROOT)));
   const scenarios = copies(suite, 10);
@@ -168,11 +172,11 @@ export async function workersChild(suite: readonly EvalScenario[], outDir: strin
     const r = await evaluate({ scenarios, planners, trials: 1, seed: 1, outDir: join(outDir, `w${workers}`), transport: 'msw', maxTurns: 50, decisionTimeoutMs: 30_000, plannerOptions: {}, workers });
     return { runs: r.runs.length, perS: r.runs.length / ((performance.now() - t0) / 1000) };
   };
-  // A serial warm-up: the serial pass below then runs warm, as a long evaluation does.
-  await pass(1);
+  // Serial first, in a fresh process, as the workers start fresh: both cold. Then serial again, warm.
   const serial = await pass(1);
   const two = await pass(2);
-  return { runs: serial.runs, serial_runs_per_s: round(serial.perS), workers2_runs_per_s: round(two.perS), speedup: round(two.perS / serial.perS, 2) };
+  const warm = await pass(1);
+  return { runs: serial.runs, serial_runs_per_s: round(serial.perS), workers2_runs_per_s: round(two.perS), speedup: round(two.perS / serial.perS, 2), serial_warm_runs_per_s: round(warm.perS) };
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -181,9 +185,19 @@ export async function workersChild(suite: readonly EvalScenario[], outDir: strin
 /** The fuzz rows, measured in a process of their own (compiled, a fresh heap: as `oneway fuzz` runs). */
 export const fuzzingCompiled = (build: Build, outDir: string) => child<Awaited<ReturnType<typeof fuzzing>>>(build, 'fuzz', join(outDir, 'fuzz'));
 
-export async function memory(build: Build, outDir: string): Promise<{ rows: (MemoryRow & { ratio_to_1x: number })[] }> {
-  const rows: MemoryRow[] = [];
-  for (const k of [1, 10, 100]) rows.push(await child<MemoryRow>(build, `memory:${k}`, join(outDir, `memory-${k}x`)));
+/**
+ * Peak RSS at 1×, 10× and 100× the bundled scenarios: each case three times, in a process of its
+ * own each time (a peak moves by 10-20% from one process to the next); the median and the range.
+ */
+export async function memory(build: Build, outDir: string): Promise<{ rows: (MemoryRow & { ratio_to_1x: number; peak_rss_range_mib: [number, number] })[] }> {
+  const rows: (MemoryRow & { peak_rss_range_mib: [number, number] })[] = [];
+  for (const k of [1, 10, 100]) {
+    const tries: MemoryRow[] = [];
+    for (let i = 0; i < 3; i++) tries.push(await child<MemoryRow>(build, `memory:${k}`, join(outDir, `memory-${k}x`)));
+    const peaks = tries.map((t) => t.peak_rss_mib);
+    const mid = tries.find((t) => t.peak_rss_mib === median(peaks)) as MemoryRow;
+    rows.push({ ...mid, peak_rss_range_mib: [Math.min(...peaks), Math.max(...peaks)] });
+  }
   const base = rows[0]?.peak_rss_mib ?? 1;
   return { rows: rows.map((r) => ({ ...r, ratio_to_1x: round(r.peak_rss_mib / base, 2) })) };
 }
@@ -260,8 +274,9 @@ async function fakeModel(): Promise<{ baseURL: string; stop(): void }> {
 }
 
 /**
- * 248 runs of openai-aware on invoice-and-notify against the fake model (3 requests a run, 744 in
- * all), MSW transport, at --concurrency 8, 32 and 128; start-up excluded (after a warm-up evaluation).
+ * 248 runs of openai-aware on invoice-and-notify (248 trials, each its own seed) against the fake
+ * model (3 requests a run, 744 in all), MSW transport, at --concurrency 8, 32 and 128 (the median of
+ * three at 32 and 128); start-up excluded (after a warm-up evaluation).
  */
 export async function llmBound(scenario: EvalScenario, outDir: string): Promise<LlmRow[]> {
   const model = await fakeModel();
@@ -271,9 +286,9 @@ export async function llmBound(scenario: EvalScenario, outDir: string): Promise<
       const t0 = performance.now();
       const c0 = process.cpuUsage();
       const r = await evaluate({
-        scenarios: copies([scenario], n),
+        scenarios: [scenario],
         planners: [planner],
-        trials: 1,
+        trials: n,
         seed: 1,
         outDir: join(outDir, `llm-c${concurrency}`),
         transport: 'msw',
@@ -301,7 +316,16 @@ export async function llmBound(scenario: EvalScenario, outDir: string): Promise<
     };
     await run(32, 32);
     const rows: LlmRow[] = [];
-    for (const c of [8, 32, 128]) rows.push(await run(248, c));
+    // 8 once (it takes 19 s); 32 and 128 three times each, the median by wall time (they move most).
+    for (const [c, times] of [
+      [8, 1],
+      [32, 3],
+      [128, 3],
+    ] as const) {
+      const tries: LlmRow[] = [];
+      for (let i = 0; i < times; i++) tries.push(await run(248, c));
+      rows.push(tries.find((t) => t.wall_s === median(tries.map((x) => x.wall_s))) as LlmRow);
+    }
     return rows;
   } finally {
     model.stop();

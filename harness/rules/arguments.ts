@@ -60,6 +60,9 @@ const ajv = new Ajv({
   // A schema's own $id must not be registered: two tools may carry the same one.
   addUsedSchema: false,
   logger: false,
+  // compileFresh checks every schema against the meta-schema itself (to say what is wrong); compile
+  // need not check it again (a scenario's schemas are compiled as it loads: `eval --list` start-up).
+  validateSchema: false,
 });
 
 type Compiled = { ok: true; validate: ValidateFunction } | { ok: false; faults: SchemaFault[] };

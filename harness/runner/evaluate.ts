@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { Problem } from '../errors.ts';
 import type { PlanItem, Scenario } from '../schema/scenario.ts';
-import { fileSink, type RecordSink } from '../record/writer.ts';
+import { openFileSink, type RecordSink } from '../record/writer.ts';
 import { RESULTS_SCHEMA_VERSION, type Results, type RunResult } from '../results/types.ts';
 import { writeResults } from '../results/write.ts';
 import { seal } from '../sandbox/seal.ts';
@@ -111,7 +111,7 @@ export async function runJob(job: Job, opts: EvalOptions): Promise<RunResult> {
   const record = recordPath(scenario.id, planner.name, trial);
   const t0 = Date.now();
   const plan = opts.plan ?? scenario.reference_plan;
-  const sink = recordSink(join(opts.outDir, record));
+  const sink = await recordSink(join(opts.outDir, record));
   const outcome = await runOne({
     scenario,
     scenarioFile: file,
@@ -137,10 +137,10 @@ export async function runJob(job: Job, opts: EvalOptions): Promise<RunResult> {
  * The run's JSONL record. A file-system failure while writing it is kept, not thrown into the
  * run (where it would read as the planner's fault); `runJob` reports it once the run is over.
  */
-function recordSink(path: string): RecordSink & { failure?: unknown } {
+async function recordSink(path: string): Promise<RecordSink & { failure?: unknown }> {
   let inner: RecordSink;
   try {
-    inner = fileSink(path);
+    inner = await openFileSink(path);
   } catch (e) {
     throw outputError(e, path);
   }

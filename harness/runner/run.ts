@@ -307,6 +307,9 @@ export async function runOne(spec: RunSpec): Promise<RunOutcome> {
         }
       } else visible.push(entry);
       batch++;
+      // A long run whose planner and tools answer at once never lets the event loop turn: now and then,
+      // it does (timers fire, and V8 lets go of what fetch made WeakRefs for; see evaluate's pool).
+      if (turn % 32 === 0) await new Promise<void>((resolve) => setImmediate(resolve));
     }
   } catch (e) {
     // A tool request altered on its way to the sandbox is the planner's doing (its batch was refused);

@@ -84,6 +84,7 @@ export class Seal {
   private users = 0;
   private readonly hosts = new Map<string, HostHandler>();
   private readonly allowed = new Set<string>();
+  private webSockets: ReturnType<ReturnType<typeof ws.link>['addEventListener']> | undefined;
   readonly unattributed: Escape[] = [];
 
   /** Starts intercepting (reference-counted: the last `release` stops). */
@@ -100,10 +101,11 @@ export class Seal {
         return HttpResponse.error();
       }),
       // A global WebSocket (Node 22+, or --experimental-websocket) is intercepted by MSW: count it, close it.
-      ws.link(/.*/).addEventListener('connection', ({ client }) => {
+      // One link for the seal's life: each ws.link() adds a listener to a channel MSW shares and never removes.
+      (this.webSockets ??= ws.link(/.*/).addEventListener('connection', ({ client }) => {
         this.escape({ method: 'WEBSOCKET', url: redactUrl(client.url.href), reason: 'WebSocket outside the sandbox' });
         client.close(1000, 'oneway: no network in the sandbox');
-      }),
+      })),
     );
     // The catch-all answers everything; 'error' is a second line should it ever not.
     server.listen({ onUnhandledRequest: 'error' });
