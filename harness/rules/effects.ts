@@ -94,9 +94,9 @@ export function effectLedger(calls: readonly EffectCall[], idempotentTools: Read
 /** Classes whose effects count as dangling when a run did not complete. */
 export const DANGLING_CLASSES: ReadonlySet<CallEvent['class']> = new Set(['irreversible', 'compensable']);
 
-/** Irreversible or compensable effects an incomplete run left open (none for a completed run). */
-export function danglingSteps(calls: readonly EffectCall[], completed: boolean, idempotentTools: ReadonlySet<string>): Set<number> {
+/** Irreversible or compensable effects an incomplete run left open (none for a completed run), from the run's ledger. */
+export function danglingSteps(calls: readonly EffectCall[], completed: boolean, ledger: EffectLedger): Set<number> {
   if (completed) return new Set();
   const byStep = new Map(calls.map((c) => [c.step, c]));
-  return new Set([...effectLedger(calls, idempotentTools).open].filter((s) => DANGLING_CLASSES.has((byStep.get(s) as EffectCall).class)));
+  return new Set([...ledger.open].filter((s) => DANGLING_CLASSES.has((byStep.get(s) as EffectCall).class)));
 }

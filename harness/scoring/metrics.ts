@@ -126,15 +126,16 @@ export interface ScoredSteps {
 export function scoredSteps(events: readonly RecordEvent[], completed: boolean): ScoredSteps {
   const all = calls(events);
   const start = events.find((e): e is RunStartEvent => e.type === 'run_start');
-  const idempotent = idempotentTools(start);
   const sent = all.filter(issued);
+  // One ledger for both: what is open (dangling) and what repeats what (duplicates).
+  const ledger = effectLedger(sent, idempotentTools(start));
   return {
     premature: new Set(all.filter(isPremature).map((c) => c.step)),
     parallel: parallelIrreversibleSteps(all),
     speculative: speculativeSteps(all),
     retries: unreconciledRetrySteps(all, onceTools(start)),
-    dangling: danglingSteps(all, completed, idempotent),
-    duplicates: duplicateEffects(sent, effectLedger(sent, idempotent), new Map((start?.tools ?? []).map((t) => [t.name, t]))),
+    dangling: danglingSteps(sent, completed, ledger),
+    duplicates: duplicateEffects(sent, ledger, new Map((start?.tools ?? []).map((t) => [t.name, t]))),
   };
 }
 
