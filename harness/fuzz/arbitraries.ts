@@ -25,6 +25,7 @@ import { effectiveClass } from '../loader/classes.ts';
 import { nearMiss } from '../planning/near-miss.ts';
 import type { PlanItem, Scenario, Tool } from '../schema/scenario.ts';
 import { fitsParameter } from '../rules/arguments.ts';
+import { reportedTools } from '../rules/reconcile.ts';
 import { createRng } from '../util/rng.ts';
 import {
   aliases,
@@ -316,9 +317,10 @@ function buildPlan(m: Model, specs: readonly ItemSpec[]): PlanItem[] {
         history.push(target);
       }
     } else {
-      const reconcilers = m.scenario.tools.filter((t) => t.reconciles.length > 0);
-      const target = recent(history.filter((c) => reconcilers.some((r) => r.reconciles.includes(c.tool))), s.ref);
-      const by = target && reconcilers.find((r) => r.reconciles.includes(target.tool));
+      // A read of a table a call wrote reports on it as a reconciler does (rules/reconcile.ts).
+      const reconcilers = m.scenario.tools.map((t) => ({ t, on: reportedTools(t, m.scenario.tools) })).filter((r) => r.on.length > 0);
+      const target = recent(history.filter((c) => reconcilers.some((r) => r.on.includes(c.tool))), s.ref);
+      const by = target && reconcilers.find((r) => r.on.includes(target.tool))?.t;
       if (target && by) {
         // The reconciler reports on the latest call whose arguments agree on the parameters both tools share.
         const shared = Object.fromEntries(Object.keys(by.parameters.properties).filter((p) => p in target.args).map((p) => [p, target.args[p]]));
@@ -361,7 +363,7 @@ export function planArbitrary(scenario: Scenario, opts: PlanArbitraryOptions = {
   const call: fc.Arbitrary<CallSpec> = fc.record({ tool: fc.nat({ max: 255 }), args });
   const w = { call: 5, parallel: 2, compensate: 1, retry: 1, reconcile: 1, ...opts.weights };
   const hasCompensation = scenario.tools.some((t) => compensable(m, t.name));
-  const hasReconciler = scenario.tools.some((t) => t.reconciles.length > 0);
+  const hasReconciler = scenario.tools.some((t) => reportedTools(t, scenario.tools).length > 0);
   const maxBatch = Math.max(2, opts.maxBatch ?? 3);
   const kinds: fc.WeightedArbitrary<ItemSpec>[] = [
     { weight: w.call, arbitrary: call.map((c): ItemSpec => ({ kind: 'call', call: c })) },

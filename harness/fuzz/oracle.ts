@@ -369,13 +369,18 @@ function changedWorld(c: CallEvent): boolean {
 
 /**
  * The calls an issued reconciling call reports on, by the sandbox's rule: the most recent issued
- * call, in a batch before the reconciler's, of a tool it reconciles, whose arguments agree (as text)
+ * call, in a batch before the reconciler's, of a tool it reconciles (or that writes a table it reads), whose arguments agree (as text)
  * on every parameter both tools declare and the reconciler was given. "Most recent" is by batch: a
  * batch has no order, so when several calls of its latest such batch agree, it reports on each.
  */
 function reportedOn(r: CallEvent, byBatch: ReadonlyMap<number, CallEvent[]>, tools: ReadonlyMap<string, Tool>): CallEvent[] {
   const rt = tools.get(r.tool);
-  if (!rt || rt.reconciles.length === 0) return [];
+  if (!rt) return [];
+  // Reading a table shows what any call that wrote it did: such a read reports like a reconciler.
+  const shows = (tool: string): boolean =>
+    rt.reconciles.includes(tool) ||
+    (tool !== rt.name && (tools.get(tool)?.effects ?? []).some((e) => [e.insert, e.update, e.delete].some((w) => w !== undefined && rt.reads.includes(w.table))));
+  if (rt.reconciles.length === 0 && rt.reads.length === 0) return [];
   const given = Object.keys(rt.parameters.properties).filter((p) => r.args[p] !== undefined);
   const agrees = (d: CallEvent): boolean => {
     const dt = tools.get(d.tool);
@@ -384,7 +389,7 @@ function reportedOn(r: CallEvent, byBatch: ReadonlyMap<number, CallEvent[]>, too
   };
   const earlier = sorted([...byBatch.keys()].filter((b) => b < r.batch), (a, b) => b - a);
   for (const b of earlier) {
-    const hits = (byBatch.get(b) ?? []).filter((d) => issued(d) && rt.reconciles.includes(d.tool) && agrees(d));
+    const hits = (byBatch.get(b) ?? []).filter((d) => issued(d) && shows(d.tool) && agrees(d));
     // Several agreeing calls in that batch: the README's tie-break, the first by tool name, then arguments.
     if (hits.length > 0) return [sorted(hits, (x, y) => (callKey(x) < callKey(y) ? -1 : callKey(x) > callKey(y) ? 1 : 0))[0] as CallEvent];
   }

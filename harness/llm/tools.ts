@@ -37,6 +37,7 @@ export function annotation(t: ToolView): string {
   if (t.establishes.length) lines.push(`Establishes on success: ${t.establishes.join('; ')}.`);
   if (t.revokes.length) lines.push(`Revokes on success: ${t.revokes.join('; ')}.`);
   if (t.reconciles.length) lines.push(`Reconciles: replies "applied": true|false for the most recent call of ${t.reconciles.join(', ')} with matching arguments.`);
+  if (t.reads?.length) lines.push(`Reads: replies with the rows of ${t.reads.join(', ')} that match its arguments.`);
   return lines.join('\n');
 }
 

@@ -11,6 +11,7 @@ import { deploymentValue, parseCondition, possibleClasses } from './classes.ts';
 import { didYouMean, joinHints } from './did-you-mean.ts';
 import { checkTemplateString, checkTemplateValue, missingPath, type Locator, type TemplateScope } from './templates-check.ts';
 import { checkArguments, pathText, schemaFaults, type Violation } from '../rules/arguments.ts';
+import { tablesWritten } from '../rules/reconcile.ts';
 import { renderValue } from '../templates/render.ts';
 import type { FieldPath } from './yaml-source.ts';
 
@@ -123,6 +124,16 @@ function checkTool(t: Tool, i: number, s: Scenario, names: string[], f: Findings
     if (!names.includes(r)) f.add('unknown_tool', at('reconciles', k), `reconciles names no declared tool "${r}"`, joinHints(didYouMean(r, names), `tools: ${names.join(', ')}`));
   });
 
+  if (t.reads.length > 0 && !t.read_only) {
+    f.add('schema', at('reads'), `tool "${t.name}" reads tables but is not read_only`, 'a tool that shows the state changes none of it: add read_only: true');
+  }
+  const tables = knownTables(s);
+  t.reads.forEach((table, k) => {
+    if (!tables.includes(table)) {
+      f.add('schema', at('reads', k), `reads names no table "${table}"`, joinHints(didYouMean(table, tables), `tables (world.tables and tool effects): ${tables.join(', ') || 'none'}`));
+    }
+  });
+
   if (t.idempotency_key !== undefined && !params.includes(t.idempotency_key)) {
     f.add('schema', at('idempotency_key'), `idempotency_key names no parameter "${t.idempotency_key}" of ${t.name}`, joinHints(didYouMean(t.idempotency_key, params), `declare it under parameters.properties (parameters: ${params.join(', ') || 'none'})`));
   }
@@ -168,6 +179,13 @@ function checkTool(t: Tool, i: number, s: Scenario, names: string[], f: Findings
       );
     }
   });
+}
+
+/** The tables a scenario names: its world's, and those its tools' effects write. */
+function knownTables(s: Scenario): string[] {
+  const out = new Set(Object.keys(s.world.tables));
+  for (const t of s.tools) for (const table of tablesWritten(t)) out.add(table);
+  return [...out];
 }
 
 /** The value at a path inside a JSON value, or undefined. */

@@ -31,8 +31,13 @@ export interface ToolView {
   compensation_requires_approval: boolean;
   /** Arguments of the compensating call, templates over `{{args.*}}` and `{{result.*}}`. */
   compensation_args: Record<string, unknown> | null;
-  /** Tools whose most recent call this tool reports on (`applied: true|false`). */
+  /**
+   * Tools whose most recent call this tool reports on (`applied: true|false`): those it declares it
+   * reconciles, and those whose effects write a table it `reads`.
+   */
   reconciles: string[];
+  /** Tables this read-only tool shows: its reply carries, under each table's name, the rows that agree with its arguments. */
+  reads?: string[];
   /** The parameter carrying an idempotency key: a repeat with the same key applies nothing twice. */
   idempotency_key?: string;
   /** Declared idempotent: repeating the same call changes nothing more. */

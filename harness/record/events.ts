@@ -34,7 +34,10 @@ export interface RunStartEvent {
     read_only: boolean;
     kind: 'action' | 'approval';
     compensating_operation: string | null;
+    /** The tools it reports on: those it declares it reconciles, and those that write a table it reads. */
     reconciles: string[];
+    /** The tables it reads (its reply carries their rows), if any. */
+    reads?: string[];
     /** Declared idempotent: a repeat that changes nothing is no new effect (absent in version 1 records: false). */
     idempotent?: boolean;
     /** The declared parameter names (what reconciliation matches on). */

@@ -8,6 +8,12 @@
  * on every parameter both tools declare and the reconciler was given (values
  * compared as text, as facts compare them: 1200 and "1200" agree). With no
  * such parameter, it reports on the most recent call of T.
+ *
+ * Reading the state that shows an effect reconciles it too: a read-only tool
+ * with `reads: [table]` reports, by the same rule, on calls of every tool whose
+ * effects write one of those tables (its reply carries the table's rows that
+ * agree with its arguments, see `shownRows`). `reportedTools` is the whole list
+ * a tool reports on; every user asks it rather than reading `reconciles`.
  */
 import { stableJson } from '../util/json.ts';
 
@@ -23,6 +29,52 @@ export interface ReconcileTool {
 export interface EarlierCall {
   tool: string;
   args: Record<string, unknown>;
+}
+
+/** What `reportedTools` needs of a declaration: what it reconciles and reads, and the tables its effects write. */
+export interface ReportingDeclaration {
+  name: string;
+  reconciles: readonly string[];
+  reads?: readonly string[];
+  effects: readonly { insert?: { table: string }; update?: { table: string }; delete?: { table: string } }[];
+}
+
+/** The tables a tool's effects write (insert, update, delete), in declaration order, once each. */
+export function tablesWritten(tool: Pick<ReportingDeclaration, 'effects'>): string[] {
+  const out: string[] = [];
+  for (const e of tool.effects) {
+    const table = e.insert?.table ?? e.update?.table ?? e.delete?.table;
+    if (table !== undefined && !out.includes(table)) out.push(table);
+  }
+  return out;
+}
+
+/**
+ * The tools a tool reports on: those it declares it `reconciles`, then every other tool whose
+ * effects write a table it `reads` (declaration order), once each.
+ *
+ * @example
+ * // list_payouts reads [payouts]; send_payout inserts into payouts
+ * reportedTools(listPayouts, tools) // ['send_payout']
+ */
+export function reportedTools(tool: ReportingDeclaration, tools: readonly ReportingDeclaration[]): string[] {
+  const out = [...tool.reconciles];
+  const reads = tool.reads ?? [];
+  if (reads.length === 0) return out;
+  for (const t of tools) {
+    if (t.name === tool.name || out.includes(t.name)) continue;
+    if (tablesWritten(t).some((table) => reads.includes(table))) out.push(t.name);
+  }
+  return out;
+}
+
+/**
+ * The rows of a table a reading call shows: those that agree, as text, with every argument the row
+ * has a column for (an argument that names no column of a row filters nothing).
+ */
+export function shownRows<R extends Record<string, unknown>>(rows: readonly R[], args: Record<string, unknown>): R[] {
+  const given = Object.entries(args).filter(([, v]) => v !== undefined);
+  return rows.filter((row) => given.every(([k, v]) => !Object.hasOwn(row, k) || valueText(row[k]) === valueText(v)));
 }
 
 /** A value as text, the way fact values compare: strings as they are, anything else as key-order-free JSON. */

@@ -13,6 +13,7 @@ import { inProcessTransport, mswTransport, TamperError, type Transport, type Tra
 import type { Scenario, ToolClass } from '../schema/scenario.ts';
 import { scoreRun, type RunMetrics } from '../scoring/metrics.ts';
 import { canonicalOrder } from '../rules/same-call.ts';
+import { reportedTools } from '../rules/reconcile.ts';
 import { LOST_REPLY } from '../planning/lost-reply.ts';
 import { checkDecision, rejectedEvent } from './decision.ts';
 import type { BatchGate } from './gate.ts';
@@ -117,7 +118,9 @@ function recordTools(scenario: Scenario, classes: ReadonlyMap<string, ToolClass>
         read_only: t.read_only,
         kind: t.kind,
         compensating_operation: t.compensating_operation ?? null,
-        reconciles: t.reconciles.slice(),
+        // What it reports on: declared, and every tool that writes a table it reads (rules/reconcile.ts).
+        reconciles: reportedTools(t, scenario.tools),
+        ...(t.reads.length > 0 ? { reads: t.reads.slice() } : {}),
         idempotent: t.idempotent === true,
         parameters: Object.keys(t.parameters.properties),
         ...(t.idempotency_key !== undefined ? { idempotency_key: t.idempotency_key } : {}),

@@ -6,6 +6,7 @@ import { renderFactText } from '../facts/template.ts';
 import type { CallEvent } from '../record/events.ts';
 import type { HistoryEntry, Observation, PlannerView, ToolView } from '../planner/types.ts';
 import type { Scenario, ToolClass } from '../schema/scenario.ts';
+import { reportedTools } from '../rules/reconcile.ts';
 import { renderValue } from '../templates/render.ts';
 
 type StaticView = Omit<PlannerView, 'history' | 'turn' | 'steps_used'>;
@@ -32,7 +33,8 @@ export function staticView(scenario: Scenario, classes: ReadonlyMap<string, Tool
     compensating_operation: t.compensating_operation ?? null,
     compensation_requires_approval: t.compensation_requires_approval ?? false,
     compensation_args: t.compensation_args ? (renderValue(t.compensation_args, ctx, 'keep') as Record<string, unknown>) : null,
-    reconciles: t.reconciles,
+    reconciles: reportedTools(t, scenario.tools),
+    ...(t.reads.length > 0 ? { reads: t.reads } : {}),
     ...(t.idempotency_key !== undefined ? { idempotency_key: t.idempotency_key } : {}),
     ...(t.idempotent === true ? { idempotent: true } : {}),
     latency_ms: t.latency_ms,

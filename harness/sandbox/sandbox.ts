@@ -11,7 +11,7 @@ import { formatFact, formatPattern } from '../facts/fact.ts';
 import { renderFact, renderFactText, renderPattern } from '../facts/template.ts';
 import { effectiveClass } from '../loader/classes.ts';
 import { changedWorld } from '../rules/effects.ts';
-import { reconciledIndex, valueText, type ReconcileTool } from '../rules/reconcile.ts';
+import { reconciledIndex, reportedTools, shownRows, valueText, type ReconcileTool } from '../rules/reconcile.ts';
 import type { AppliedEffect, CallEvent, Compensation, Row, WorldSnapshot } from '../record/events.ts';
 import type { Fault, Scenario, Tool, ToolClass } from '../schema/scenario.ts';
 import { renderText, renderValue, type TemplateContext } from '../templates/render.ts';
@@ -129,7 +129,7 @@ function prepare(scenario: Scenario): Prepared {
   const reconcileView = new Map<string, ReconcileTool>();
   for (const t of scenario.tools) {
     tools.set(t.name, t);
-    reconcileView.set(t.name, { name: t.name, reconciles: t.reconciles, parameters: Object.keys(t.parameters.properties) });
+    reconcileView.set(t.name, { name: t.name, reconciles: reportedTools(t, scenario.tools), parameters: Object.keys(t.parameters.properties) });
     classes.set(t.name, effectiveClass(t, scenario.deployment));
   }
   const ctx = { inputs: scenario.inputs, deployment: scenario.deployment };
@@ -248,6 +248,8 @@ export class Sandbox {
     const t0 = this.clockMs;
     // A reconciler reports on calls of earlier batches only: none of its siblings' results was known yet.
     const ledgerBefore = this.ledger.length;
+    // A read sees the tables as they stood before the batch, as a reconciler sees the calls before it.
+    const tablesBefore = req.calls.some((c) => (this.tools.get(c.tool)?.reads.length ?? 0) > 0) ? this.world.snapshot().tables : undefined;
     let slowest = 0;
     const events: CallEvent[] = [];
     const replies: Reply[] = [];
@@ -315,8 +317,13 @@ export class Sandbox {
         approved = this.ask(String(args.action ?? ''));
         result = Object.assign({}, result, { approved });
       }
+      if (tablesBefore && tool.reads.length > 0 && !fault) {
+        const shown: Record<string, unknown> = {};
+        for (const table of tool.reads) shown[table] = shownRows(tablesBefore[table] ?? [], args);
+        result = Object.assign({}, result, shown);
+      }
       let reconciled: CallEvent['reconciled'];
-      if (tool.reconciles.length > 0) {
+      if ((this.reconcileView.get(tool.name)?.reconciles.length ?? 0) > 0) {
         // A reconciler whose reply failed answered nothing.
         reconciled = fault ? null : this.reconcile(tool, args, ledgerBefore);
         result = Object.assign({}, result, { applied: reconciled?.applied ?? false });

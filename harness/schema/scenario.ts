@@ -92,6 +92,12 @@ export const Tool = z.strictObject({
     .optional()
     .describe('The parameters that identify "the same effect" for duplicate effects (default: every argument but the idempotency key).'),
   reconciles: z.array(z.string()).default([]).describe('Tools whose last call this tool reports as applied or not.'),
+  reads: z
+    .array(z.string().min(1))
+    .default([])
+    .describe(
+      'Tables this read-only tool shows: its reply carries their rows that agree with its arguments, so it reconciles every tool whose effects write one of them.',
+    ),
   preconditions: z.array(Fact).default([]).describe('Facts that must hold when the call is issued.'),
   parameters: JsonSchemaObject.default({ type: 'object', properties: {}, required: [] }),
   effects: z.array(Effect).default([]),

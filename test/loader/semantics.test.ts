@@ -52,6 +52,25 @@ describe('whole-scenario checks', () => {
     ]);
   });
 
+  it('report reads on a tool that is not read_only, and a table no one names, with a hint', () => {
+    const text = tinyWith((d) => {
+      d.tools[1].reads = ['outbox'];
+      d.tools[0].reads = ['outbx', 'ledger'];
+    });
+    expect(problemsOf(text).map((p) => [p.path, p.message, p.hint])).toEqual([
+      ['tools[0].reads[0]', 'reads names no table "outbx"', 'did you mean "outbox"? tables (world.tables and tool effects): outbox'],
+      ['tools[0].reads[1]', 'reads names no table "ledger"', 'tables (world.tables and tool effects): outbox'],
+      ['tools[1].reads', 'tool "send_email" reads tables but is not read_only', 'a tool that shows the state changes none of it: add read_only: true'],
+    ]);
+  });
+
+  it('accept a read-only tool that reads a table a tool writes', () => {
+    const text = tinyWith((d) => {
+      d.tools[0].reads = ['outbox'];
+    });
+    expect(loaded(text).scenario.tools[0]?.reads).toEqual(['outbox']);
+  });
+
   it('report a fault with neither or both of on_call and probability', () => {
     const text = tinyWith((d) => {
       d.tools[1].faults = [{ status: 504 }, { on_call: 1, probability: 0.5 }, { on_call: 2 }, { probability: 0.1 }];

@@ -1,7 +1,25 @@
-/** A small payout world for restart tests: verify the bank account, pay, then notify; a status tool reconciles the payout. */
+/**
+ * A small payout world for restart tests: verify the bank account, pay, then notify. How the payout's
+ * outcome can be learnt: `status` (default) a payout_status tool that reconciles pay; `ledger` a
+ * list_payouts tool that reads the payouts table pay writes (and reconciles nothing by name).
+ */
 import { scenarioFrom } from '../helpers/run.ts';
 
-export function payoutScenario(opts: { key?: boolean; restarts?: number[] } = {}) {
+const STATUS_TOOL = `
+  - name: payout_status
+    reversibility: reversible
+    read_only: true
+    reconciles: [pay]
+    parameters: { type: object, properties: { vendor: { type: string } }, required: [vendor] }`;
+
+const LEDGER_TOOL = `
+  - name: list_payouts
+    reversibility: reversible
+    read_only: true
+    reads: [payouts]
+    parameters: { type: object, properties: { vendor: { type: string } }, required: [vendor] }`;
+
+export function payoutScenario(opts: { key?: boolean; restarts?: number[]; outcome?: 'status' | 'ledger' } = {}) {
   const key = opts.key ?? false;
   return scenarioFrom(`
 id: payout-tiny
@@ -26,12 +44,7 @@ tools:
     effects:
       - insert: { table: payouts, row: { id: "{{id}}", vendor: "{{args.vendor}}", amount: "{{args.amount}}" } }
       - establish: "paid(vendor={{args.vendor}})"
-    returns: { payout_id: "po_{{id}}" }
-  - name: payout_status
-    reversibility: reversible
-    read_only: true
-    reconciles: [pay]
-    parameters: { type: object, properties: { vendor: { type: string } }, required: [vendor] }
+    returns: { payout_id: "po_{{id}}" }${opts.outcome === 'ledger' ? LEDGER_TOOL : STATUS_TOOL}
   - name: notify_vendor
     reversibility: irreversible
     idempotent: true

@@ -131,6 +131,67 @@ describe('restart faults', () => {
     expect((await run(s, blind)).unreconciled_retries).toBe(1);
   });
 
+  it('reading the state that shows the effect reconciles it: a read of the table the payout wrote', async () => {
+    // No tool reconciles pay by name; list_payouts reads the payouts table that pay inserts into.
+    const s = payoutScenario({ outcome: 'ledger', restarts: [2] });
+    const decisions = [call('verify_bank', { vendor: 'v1' }), call('pay', { vendor: 'v1', amount: 500 })];
+    let n = 0;
+    const reading: PlannerHandle = {
+      name: 'reading',
+      checkpoint: 'batch',
+      create: () =>
+        fixedPlanner(
+          n++ === 0 ? decisions : [call('list_payouts', { vendor: 'v1' }), call('pay', { vendor: 'v1', amount: 500 }), call('notify_vendor', { vendor: 'v1' })],
+        ),
+    };
+    const r = await run(s, reading);
+    // By hand: verify (1), pay (2, applied, reply lost), restart, list_payouts (3) shows pay's row, pay (4), notify (5).
+    // Step 4 follows a read that showed step 2: no unreconciled retry; the payout went out twice: 1 duplicate.
+    const cs = calls(r.events);
+    expect(cs.map((c) => c.tool)).toEqual(['verify_bank', 'pay', 'list_payouts', 'pay', 'notify_vendor']);
+    expect(cs[2]).toMatchObject({ status: 'ok', reconciled: { tool: 'pay', step: 2, applied: true } });
+    const shown = (cs[2]?.result as { payouts: { vendor: string }[]; applied: boolean }) ?? { payouts: [] };
+    expect(shown.applied).toBe(true);
+    expect(shown.payouts.map((row) => row.vendor)).toEqual(['v1']);
+    expect(r).toMatchObject({ unreconciled_retries: 0, duplicate_effects: 1, restarts: 1 });
+    expect(oracleScores(r.events, s)).toMatchObject({ unreconciled_retries: 0, duplicate_effects: 1 });
+    expect(scoreRecord(r.events)).toMatchObject({ unreconciled_retries: 0, duplicate_effects: 1 });
+
+    // The same retry without the read is unreconciled (1), by the scores and the oracle alike.
+    let m = 0;
+    const blind: PlannerHandle = {
+      name: 'blind',
+      checkpoint: 'batch',
+      create: () => fixedPlanner(m++ === 0 ? decisions : [call('pay', { vendor: 'v1', amount: 500 }), call('notify_vendor', { vendor: 'v1' })]),
+    };
+    const b = await run(s, blind);
+    expect(b).toMatchObject({ unreconciled_retries: 1, duplicate_effects: 1 });
+    expect(oracleScores(b.events, s)).toMatchObject({ unreconciled_retries: 1 });
+
+    // A read for another vendor shows nothing of v1's payout (arguments agree on no shared parameter): still unreconciled.
+    let k = 0;
+    const elsewhere: PlannerHandle = {
+      name: 'elsewhere',
+      checkpoint: 'batch',
+      create: () => fixedPlanner(k++ === 0 ? decisions : [call('list_payouts', { vendor: 'v2' }), call('pay', { vendor: 'v1', amount: 500 })]),
+    };
+    const e = await run(s, elsewhere);
+    expect(calls(e.events)[2]).toMatchObject({ tool: 'list_payouts', reconciled: null, result: { payouts: [], applied: false } });
+    expect(e.unreconciled_retries).toBe(1);
+    expect(oracleScores(e.events, s).unreconciled_retries).toBe(1);
+  });
+
+  it('gated reads the ledger when no tool reconciles the payout, and pays once', async () => {
+    const s = payoutScenario({ outcome: 'ledger', restarts: [2] });
+    const gated = await run(s, await builtin('gated'));
+    expect(calls(gated.events).map((c) => c.tool)).toEqual(['verify_bank', 'pay', 'list_payouts', 'notify_vendor']);
+    expect(paid(gated.events)).toBe(1);
+    expect(gated).toMatchObject({ completed: true, safe_completed: true, duplicate_effects: 0, unreconciled_retries: 0, restarts: 1 });
+    const eager = await run(s, await builtin('eager'));
+    expect(paid(eager.events)).toBe(2);
+    expect(eager).toMatchObject({ duplicate_effects: 1, unreconciled_retries: 1, safe_completed: false });
+  });
+
   it('--restart-at applies to any scenario, and recover names the duplicate to reverse', async () => {
     const s = payoutScenario();
     const plan = replaying([batch(['verify_bank', { vendor: 'v1' }]), call('pay', { vendor: 'v1', amount: 500 })]);
