@@ -11,7 +11,7 @@
  */
 import { relative, resolve } from 'node:path';
 import { formatProblem, UsageError, type Problem } from './errors.ts';
-import { applyGates } from './gates/apply.ts';
+import { analyseResults } from './results/build.ts';
 import { readBaseline } from './gates/baseline.ts';
 import { parseGate } from './gates/fail-on.ts';
 import { createGuard } from './guard/guard.ts';
@@ -19,7 +19,7 @@ import { DEFAULT_POLICY, loadPolicyFile, type Policy } from './guard/policy.ts';
 import { resolveScenarios } from './loader/resolve.ts';
 import type { Planner, PlannerFactory } from './planner/types.ts';
 import { makeChalk } from './report/color.ts';
-import { REPORTERS, writeReports } from './report/index.ts';
+import { parseReporters, writeReports } from './report/index.ts';
 import { lockOutDir } from './results/lock.ts';
 import type { Results } from './results/types.ts';
 import { writeResults } from './results/write.ts';
@@ -64,8 +64,7 @@ export async function evaluate(config: EvaluateConfig = {}): Promise<Results> {
   const names = planners.map((p) => p.name);
   const dup = names.find((n, i) => names.indexOf(n) !== i);
   if (dup) throw new UsageError(`planner "${dup}" is given twice`);
-  const reporters = config.reporters ?? [];
-  for (const r of reporters) if (!REPORTERS.includes(r)) throw new UsageError(`unknown reporter "${r}"`, `reporters: ${REPORTERS.join(', ')}`);
+  const reporters = parseReporters(config.reporters ?? []);
   const gates = (config.failOn ?? []).map(parseGate);
   let policy: Policy | undefined;
   if (typeof config.guard === 'string') {
@@ -100,7 +99,7 @@ export async function evaluate(config: EvaluateConfig = {}): Promise<Results> {
       ...(config.onRunDone ? { onRunDone: config.onRunDone } : {}),
     });
     const baselineFile = config.baseline ? resolve(cwd, config.baseline) : undefined;
-    const results = applyGates(ran, {
+    const results = analyseResults(ran, {
       ...(config.baselinePlanner !== undefined ? { baselinePlanner: config.baselinePlanner } : {}),
       gates,
       ...(baselineFile ? { baseline: { label: relative(cwd, baselineFile) || baselineFile, results: readBaseline(baselineFile) } } : {}),

@@ -62,11 +62,13 @@ export { resolveScenarios, type Resolved, type ResolveOptions } from './loader/r
 export type { LoadedScenario } from './loader/load.ts';
 export { loadPlanner, builtinPlanners, toHandle } from './runner/planners.ts';
 // Problems: what the loaders and commands report, and how they print it (file:line:col severity [code] path: message).
-export { formatProblem, formatPath, UsageError, type Problem, type ProblemCode, type Result } from './errors.ts';
+export { formatProblem, formatPath, OnewayError, UsageError, type Problem, type ProblemCode, type Result, type Severity } from './errors.ts';
 // Scoring: summaries over runs, gates, and the paired comparison.
 export { summarize, summarizePlanner } from './scoring/aggregate.ts';
-export { parseGate, evaluateGates, GATE_METRICS, type Gate, type GateFailure, type GateMetric } from './gates/fail-on.ts';
-export { applyGates } from './gates/apply.ts';
+// `Gate` is FailOnGate's earlier name, kept for code that imports it.
+export { parseGate, evaluateGates, GATE_METRICS, type FailOnGate, type FailOnGate as Gate, type GateFailure, type GateMetric } from './gates/fail-on.ts';
+// `applyGates` is analyseResults' earlier name, kept for code that imports it.
+export { analyseResults, analyseResults as applyGates, buildResults, type Analysis, type RanResults } from './results/build.ts';
 export { readResults, writeResults, RESULTS_FILE } from './results/write.ts';
 export { planFromRun, planYaml } from './fuzz/plan-file.ts';
 export { shrinkPlan } from './fuzz/shrink.ts';

@@ -1,7 +1,7 @@
 /**
  * openai-aware: the same LLM agent as `openai`, told what oneway knows: each
  * tool's class as deployed, its compensation and preconditions, the facts known
- * at the start, the goal, and the design's policy (irreversible tools never
+ * at the start, the goal, and the policy the scores reward (irreversible tools never
  * called speculatively, never in a parallel batch, never retried after an
  * ambiguous failure without reconciling; preconditions first). The difference
  * between the two on one model is what the prompt buys.

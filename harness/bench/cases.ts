@@ -19,6 +19,7 @@ import { fuzzScenario } from '../fuzz/fuzz.ts';
 import { BUILTIN_PROPERTIES, scoringOracle, sealHolds, type FuzzProperty } from '../fuzz/properties.ts';
 import { evaluate, type EvalScenario } from '../runner/evaluate.ts';
 import { loadPlanner } from '../runner/planners.ts';
+import { seal } from '../sandbox/seal.ts';
 import type { Scenario } from '../schema/scenario.ts';
 import { ownModule } from '../util/module-url.ts';
 import { PACKAGE_ROOT } from '../util/package-root.ts';
@@ -49,7 +50,13 @@ async function fuzzPass(scenarios: readonly Scenario[], properties: readonly Fuz
   let plans = 0;
   const t0 = performance.now();
   const c0 = process.cpuUsage();
-  for (const scenario of scenarios) plans += (await fuzzScenario({ scenario, properties, runs, seed: 1 })).plans;
+  // The seal held for the whole pass, as `oneway fuzz` holds it across its scenarios (MSW set up once).
+  seal.acquire();
+  try {
+    for (const scenario of scenarios) plans += (await fuzzScenario({ scenario, properties, runs, seed: 1 })).plans;
+  } finally {
+    seal.release();
+  }
   const s = (performance.now() - t0) / 1000;
   const cu = process.cpuUsage(c0);
   return { properties: properties.map((p) => p.name), plans, seconds: round(s, 2), plans_per_s: Math.round(plans / s), plans_per_cpu_s: Math.round(plans / ((cu.user + cu.system) / 1e6)) };

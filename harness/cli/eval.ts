@@ -7,7 +7,7 @@ import { formatProblem, UsageError, type Problem } from '../errors.ts';
 import { createGuard } from '../guard/guard.ts';
 import { loadPlanFile } from '../loader/load.ts';
 import { resolveScenarios } from '../loader/resolve.ts';
-import { applyGates } from '../gates/apply.ts';
+import { analyseResults } from '../results/build.ts';
 import { readBaseline } from '../gates/baseline.ts';
 import { parseGate } from '../gates/fail-on.ts';
 import { reportersFor, writeReports, REPORTERS } from '../report/index.ts';
@@ -24,13 +24,15 @@ import { describeScenario, renderList } from '../report/list.ts';
 import { outputWidth } from '../report/width.ts';
 import { checkRuns } from '../scoring/expect.ts';
 import type { LoadedScenario } from '../loader/load.ts';
-// The engine (and the MCP client, for --agent-cmd) are imported in main, after --list: listing
+// The engine (and the MCP client, for --agent-cmd) are imported after --list: listing
 // scenarios needs the loader alone, and starts in half the time (npm run bench, start-up).
 import type { EvalOptions } from '../runner/evaluate.ts';
 import { DEFAULT_BATCH_WINDOW_MS } from '../mcp/channel.ts';
 import { builtinPlanners, loadPlanner } from '../runner/planners.ts';
 import type { PlanItem } from '../schema/scenario.ts';
-import { durationMs, list, parseCli, positiveInt, type Io, commandFailed, runIfEntry, guardPolicyOption, processIo, paints, scenarioHome, scenarioSpecs } from './common.ts';
+import type { Policy } from '../guard/policy.ts';
+import type { TransportName } from '../sandbox/transport.ts';
+import { durationMs, list, parseCli, positiveInt, type Io, type ParsedCli, commandFailed, runIfEntry, guardPolicyOption, processIo, paints, scenarioHome, scenarioSpecs } from './common.ts';
 
 const HELP = `oneway eval: how often does a planner walk through a one-way door too early?
 
@@ -129,6 +131,10 @@ export const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
+/**
+ * The steps of an evaluation: read the flags, load the scenarios (--list stops here), line up the
+ * planners and the --plan, take the --out lock, run, then write, report and judge the gates and --check.
+ */
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
   const { c, cerr } = paints(io);
   let lock: OutLock | undefined;
@@ -138,192 +144,255 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       io.stdout.write(`${HELP}\n`);
       return 0;
     }
-    const trials = positiveInt(values.trials, 'trials', 1);
-    const seed = positiveInt(values.seed, 'seed', 1, 0);
-    const maxTurns = positiveInt(values['max-turns'], 'max-turns', 50);
-    const restartAt = restartSteps(values['restart-at']);
-    const agentCmd = values['agent-cmd'];
-    if (agentCmd !== undefined && agentCmd.trim() === '') throw new UsageError('--agent-cmd is empty', 'e.g. --agent-cmd="node examples/mcp-agent/agent.mjs"');
-    const agentTimeoutMs = durationMs(values['agent-timeout'], 'agent-timeout', 300_000, (m) => io.stderr.write(`${cerr.yellow(`oneway: warning: ${m}`)}\n`));
-    // An agent thinks between tool calls as long as its run allows; the margin lets the agent's own limit
-    // (which also kills its process group) fire first.
-    const decisionTimeoutMs = positiveInt(values['decision-timeout'], 'decision-timeout', agentCmd !== undefined ? agentTimeoutMs + 5_000 : 30_000);
-    const transport = values.transport ?? 'msw';
-    if (transport !== 'msw' && transport !== 'inprocess') throw new UsageError(`--transport must be msw or inprocess, got "${transport}"`);
-    const reporters = reportersFor(list(values.reporter, ['table']), io.env);
-    const concurrency = positiveInt(values.concurrency, 'concurrency', 1);
-    const workers = positiveInt(values.workers, 'workers', 1);
-    const shard = values.shard ? parseShard(values.shard) : undefined;
-    const gates = (values['fail-on'] ?? []).map(parseGate);
-    const baselineFile = values.baseline ? resolve(io.cwd, values.baseline) : undefined;
-    const baseline = baselineFile ? readBaseline(baselineFile) : undefined;
-    for (const r of reporters) if (!REPORTERS.includes(r)) throw new UsageError(`unknown reporter "${r}"`, `reporters: ${REPORTERS.join(', ')}`);
-    const plannerOptions: Record<string, string> = {};
-    for (const kv of values['planner-opt'] ?? []) {
-      const i = kv.indexOf('=');
-      if (i <= 0) throw new UsageError(`--planner-opt takes KEY=VALUE, got "${kv}"`);
-      plannerOptions[kv.slice(0, i)] = kv.slice(i + 1);
-    }
-    // LLM planners read these as planner options; the directory is resolved here, against the user's cwd.
-    const llmCache = values['llm-cache'];
-    if (llmCache !== undefined && !['off', 'record', 'replay'].includes(llmCache)) throw new UsageError(`--llm-cache must be off, record or replay, got "${llmCache}"`);
-    if (llmCache !== undefined) plannerOptions.llm_cache = llmCache;
-    if (llmCache !== undefined || values['llm-cache-dir'] !== undefined) plannerOptions.llm_cache_dir = resolve(io.cwd, values['llm-cache-dir'] ?? 'reports/llm-cache');
+    const flags = parseFlags(values, io);
     const problems: Problem[] = [];
-    const home = scenarioHome(io, values.bundled);
-    const specs = scenarioSpecs(values.scenario, home, io);
-    const resolved = await resolveScenarios(specs, { cwd: io.cwd, root: home.root });
-    problems.push(...resolved.problems);
-    for (const p of resolved.problems) io.stderr.write(`${formatProblem(p)}\n`);
-    const filtered = selectScenarios(resolved.loaded, list(values.tag, []), values.filter);
-    const selected = shard ? shardOf(filtered, shard) : filtered;
-
+    const { loaded, selected } = await selectedScenarios(values, flags, io, problems);
     if (values.list) {
       io.stdout.write(`${renderList(selected.map((l) => describeScenario(l.scenario, l.file)), c, outputWidth(io.stdout as { isTTY?: boolean; columns?: number }, io.env))}\n`);
       return problems.length > 0 ? 2 : 0;
     }
 
-    const { buildResults, evaluate } = await import('../runner/evaluate.ts');
-    const mcpAgent = agentCmd !== undefined ? await import('../mcp/agent.ts') : undefined;
-    const plannerSpecs = values.check && !values.planner ? expectedPlanners(selected) : list(values.planner, agentCmd !== undefined ? [] : ['gated']);
-    // Each planner's errors keep their stack traces for --verbose (runs in this thread or in a planner's own).
-    const stacks: Stacks = new Map();
-    const planners = [];
-    for (const spec of plannerSpecs) planners.push(capturingStacks(await loadPlanner(spec, io.cwd), stacks));
-    const outDir = resolve(io.cwd, values.out ?? 'reports/latest');
-    const agentName = values['agent-name'] ?? mcpAgent?.DEFAULT_AGENT_COMMAND_NAME ?? '';
-    if (agentCmd !== undefined && !/^[A-Za-z0-9._-]{1,80}$/.test(agentName)) throw new UsageError(`--agent-name must be letters, digits, ".", "_" or "-", got "${agentName}"`);
-    const agent =
-      agentCmd !== undefined && mcpAgent
-        ? mcpAgent.agentPlanner({ command: agentCmd, name: agentName, timeoutMs: agentTimeoutMs, outDir, cwd: io.cwd, env: io.env, scenarios: selected.map((l) => l.scenario), maxTurns, batchWindowMs: positiveInt(values['batch-window'], 'batch-window', DEFAULT_BATCH_WINDOW_MS, 0) })
-        : undefined;
-    if (agent) planners.push(agent);
-    const names = planners.map((p) => p.name);
-    const dup = names.find((n, i) => names.indexOf(n) !== i);
-    if (dup) throw new UsageError(`planner "${dup}" is given twice`, 'each planner is evaluated once per scenario and trial');
-    const baselinePlanner = values['baseline-planner'];
-    if (baselinePlanner !== undefined && !names.includes(baselinePlanner)) {
-      throw new UsageError(`--baseline-planner=${baselinePlanner} is not among the planners (${names.join(', ')})`, `add it: --planner=${[baselinePlanner, ...names].join(',')}`);
-    }
-
-    let plan: PlanItem[] | undefined;
-    if (values.plan) {
-      // Checked against every selected scenario: a plan naming a tool a scenario lacks is an input error.
-      const file = resolve(io.cwd, values.plan);
-      const seen = new Set<string>();
-      const planProblems: Problem[] = [];
-      for (const l of selected.length ? selected : [undefined]) {
-        const loaded = loadPlanFile(file, l?.scenario);
-        if (loaded.ok) {
-          plan = loaded.value;
-          continue;
-        }
-        for (const p of loaded.problems) {
-          const key = formatProblem(p);
-          if (seen.has(key)) continue;
-          seen.add(key);
-          planProblems.push(l && selected.length > 1 ? { ...p, message: `${p.message} (scenario ${l.scenario.id})` } : p);
-        }
-      }
-      if (planProblems.length) {
-        plan = undefined;
-        problems.push(...planProblems);
-        for (const p of planProblems) io.stderr.write(`${formatProblem(p)}\n`);
-      }
-    }
+    const engine = await import('../runner/evaluate.ts');
+    const lineup = await lineUp(values, flags, selected, io);
+    const plan = values.plan ? readPlan(resolve(io.cwd, values.plan), selected, io, problems) : undefined;
     if (values.plan && !plan) {
       io.stderr.write(cerr.red('oneway: the plan file has errors; nothing was run\n'));
       return 2;
     }
     if (selected.length === 0) {
-      io.stderr.write(cerr.red(`oneway: no scenario ${resolved.loaded.length ? 'matches --tag/--filter' : 'could be loaded'}; nothing was run\n`));
+      io.stderr.write(cerr.red(`oneway: no scenario ${loaded ? 'matches --tag/--filter' : 'could be loaded'}; nothing was run\n`));
       return 2;
     }
     if (problems.length > 0) io.stderr.write(cerr.yellow(`oneway: ${problems.length} problem(s); the files with errors were skipped, the rest run\n`));
-
     const policy = guardPolicyOption(values, io);
     if (policy === null) return 2;
 
     // One evaluation per --out at a time (harness/results/lock.ts); released on any exit, Ctrl-C included.
-    ensureDir(outDir);
-    lock = lockOutDir(outDir, { command: 'oneway eval', warn: (m) => io.stderr.write(`${cerr.yellow(`oneway: ${terminalText(m)}`)}\n`) });
-    const progress = progressBar(io.stderr);
-    // Ctrl-C: finish the runs in flight, then write what finished (marked interrupted).
-    let stopping = false;
-    const onSigint = () => {
-      if (stopping) process.exit(130);
-      stopping = true;
-      io.stderr.write(cerr.yellow('\noneway: stopping after the runs in flight (Ctrl-C again to quit now)\n'));
-    };
-    const evalOptions: EvalOptions = {
-      scenarios: selected.map((l) => ({
-        scenario: l.scenario,
-        file: relative(io.cwd, l.file) || l.file,
-        toolLines: Object.fromEntries(l.scenario.tools.map((t, i) => [t.name, l.locate(['tools', i, 'name']).line])),
-      })),
-      planners,
-      trials,
-      seed,
-      outDir,
-      transport,
-      maxTurns,
-      decisionTimeoutMs,
-      plannerOptions,
-      ...(restartAt.length ? { restartAt } : {}),
-      ...(plan ? { plan } : {}),
-      ...(policy ? { gate: createGuard(policy), guardPolicy: policy } : {}),
-      problems,
-      concurrency,
-      workers,
-      ...(values.shard ? { shard: values.shard } : {}),
-      shouldStop: () => stopping,
-      onRunDone: (run, done, total) => {
-        agent?.runDone(run);
-        progress?.update(run, done, total);
-      },
-    };
-    if (values.resume) {
-      // A damaged results.json falls back to the last good checkpoint (results.json.prev), said here.
-      const previous = readResultsForResume(outDir);
-      if (previous.note) io.stderr.write(`${cerr.yellow(`oneway: --resume: ${terminalText(previous.note)}`)}\n`);
-      evalOptions.resume = resumable(outDir, previous.results, evalOptions, buildResults);
-    }
-    process.on('SIGINT', onSigint);
-    const ran = await evaluate(evalOptions).finally(async () => {
-      progress?.stop();
-      process.off('SIGINT', onSigint);
-      await agent?.close();
-    });
-    const results = applyGates(ran, {
-      ...(baselinePlanner !== undefined ? { baselinePlanner } : {}),
-      gates,
-      ...(baseline && baselineFile ? { baseline: { label: relative(io.cwd, baselineFile) || baselineFile, results: baseline } } : {}),
-    });
-    const failures = results.gates.failures;
-    writeResults(outDir, results);
-    const written = writeReports(results, reporters, { outDir, stdout: io.stdout, chalk: c, env: io.env });
-    const where = relative(io.cwd, outDir) || '.';
-    io.stderr.write(`${cerr.dim(`results: ${[`${where}/results.json`, ...written.map((w) => `${where}/${w}`)].join(', ')}`)}\n`);
-    for (const line of runErrorLines(results.runs, cerr, where, { verbose: values.verbose === true, stacks })) io.stderr.write(`${line}\n`);
-    if (results.interrupted) io.stderr.write(cerr.yellow(`oneway: interrupted after ${results.runs.length} runs; results.json is marked interrupted\n`));
-    for (const f of failures) io.stderr.write(`${cerr.red(`✗ ${terminalText(f.message)}`)}\n`);
+    ensureDir(flags.outDir);
+    lock = lockOutDir(flags.outDir, { command: 'oneway eval', warn: (m) => io.stderr.write(`${cerr.yellow(`oneway: ${terminalText(m)}`)}\n`) });
+    const setup: EvalSetup = { selected, lineup, plan, policy, problems };
+    const ran = await runEvaluation(engine, values, flags, setup, io);
+    const results = writeAndReport(ran, values, flags, setup, io);
     if (problems.length > 0) return 2;
-    if (values.check) {
-      const expectFailures = checkRuns(results.runs, new Map(selected.map((l) => [l.scenario.id, l.scenario.expect ?? {}])));
-      for (const f of expectFailures) {
-        io.stderr.write(`${cerr.red('✗')} ${terminalText(`${f.scenario}: ${f.planner} (trial ${f.trial}): ${f.figure} expected ${f.expected}, got ${String(f.actual)}`)}\n`);
-      }
-      const checked = selected.reduce((a, l) => a + Object.keys(l.scenario.expect ?? {}).length, 0);
-      io.stderr.write(expectFailures.length ? cerr.red(`oneway --check: ${expectFailures.length} expectation(s) failed\n`) : cerr.green(`oneway --check: all ${checked} expectation sets hold\n`));
-      if (expectFailures.length) return 1;
-    }
-    return failures.length > 0 ? 1 : 0;
+    if (values.check && !expectationsHold(results, selected, io)) return 1;
+    return results.gates.failures.length > 0 ? 1 : 0;
   } catch (e) {
     return commandFailed(e, io, 'oneway');
   } finally {
     lock?.release();
   }
 }
+
+type Values = ParsedCli<typeof OPTIONS>['values'];
+
+/** The options read before any scenario: counts, limits, reporters, gates and --baseline, planner options (a UsageError for a bad one). */
+function parseFlags(values: Values, io: Io) {
+  const { cerr } = paints(io);
+  const trials = positiveInt(values.trials, 'trials', 1);
+  const seed = positiveInt(values.seed, 'seed', 1, 0);
+  const maxTurns = positiveInt(values['max-turns'], 'max-turns', 50);
+  const restartAt = restartSteps(values['restart-at']);
+  const agentCmd = values['agent-cmd'];
+  if (agentCmd !== undefined && agentCmd.trim() === '') throw new UsageError('--agent-cmd is empty', 'e.g. --agent-cmd="node examples/mcp-agent/agent.mjs"');
+  const agentTimeoutMs = durationMs(values['agent-timeout'], 'agent-timeout', 300_000, (m) => io.stderr.write(`${cerr.yellow(`oneway: warning: ${m}`)}\n`));
+  // An agent thinks between tool calls as long as its run allows; the margin lets the agent's own limit
+  // (which also kills its process group) fire first.
+  const decisionTimeoutMs = positiveInt(values['decision-timeout'], 'decision-timeout', agentCmd !== undefined ? agentTimeoutMs + 5_000 : 30_000);
+  const given = values.transport ?? 'msw';
+  if (given !== 'msw' && given !== 'inprocess') throw new UsageError(`--transport must be msw or inprocess, got "${given}"`);
+  const transport: TransportName = given;
+  const reporters = reportersFor(list(values.reporter, ['table']), io.env);
+  const concurrency = positiveInt(values.concurrency, 'concurrency', 1);
+  const workers = positiveInt(values.workers, 'workers', 1);
+  const shard = values.shard ? parseShard(values.shard) : undefined;
+  const gates = (values['fail-on'] ?? []).map(parseGate);
+  const baselineFile = values.baseline ? resolve(io.cwd, values.baseline) : undefined;
+  const baseline = baselineFile ? readBaseline(baselineFile) : undefined;
+  const plannerOptions: Record<string, string> = {};
+  for (const kv of values['planner-opt'] ?? []) {
+    const i = kv.indexOf('=');
+    if (i <= 0) throw new UsageError(`--planner-opt takes KEY=VALUE, got "${kv}"`);
+    plannerOptions[kv.slice(0, i)] = kv.slice(i + 1);
+  }
+  // LLM planners read these as planner options; the directory is resolved here, against the user's cwd.
+  const llmCache = values['llm-cache'];
+  if (llmCache !== undefined && !['off', 'record', 'replay'].includes(llmCache)) throw new UsageError(`--llm-cache must be off, record or replay, got "${llmCache}"`);
+  if (llmCache !== undefined) plannerOptions.llm_cache = llmCache;
+  if (llmCache !== undefined || values['llm-cache-dir'] !== undefined) plannerOptions.llm_cache_dir = resolve(io.cwd, values['llm-cache-dir'] ?? 'reports/llm-cache');
+  const outDir = resolve(io.cwd, values.out ?? 'reports/latest');
+  return { trials, seed, maxTurns, restartAt, agentCmd, agentTimeoutMs, decisionTimeoutMs, transport, reporters, concurrency, workers, shard, gates, baselineFile, baseline, plannerOptions, outDir };
+}
+
+type Flags = ReturnType<typeof parseFlags>;
+
+/** The scenarios to run: resolved, narrowed by --tag/--filter and --shard; load problems are printed and collected. */
+async function selectedScenarios(values: Values, flags: Flags, io: Io, problems: Problem[]): Promise<{ loaded: number; selected: LoadedScenario[] }> {
+  const home = scenarioHome(io, values.bundled);
+  const specs = scenarioSpecs(values.scenario, home, io);
+  const resolved = await resolveScenarios(specs, { cwd: io.cwd, root: home.root });
+  problems.push(...resolved.problems);
+  for (const p of resolved.problems) io.stderr.write(`${formatProblem(p)}\n`);
+  const filtered = selectScenarios(resolved.loaded, list(values.tag, []), values.filter);
+  return { loaded: resolved.loaded.length, selected: flags.shard ? shardOf(filtered, flags.shard) : filtered };
+}
+
+/** The planners to evaluate (--planner, the --check expectations' planners, and the --agent-cmd agent), each name once. */
+async function lineUp(values: Values, flags: Flags, selected: readonly LoadedScenario[], io: Io) {
+  const mcpAgent = flags.agentCmd !== undefined ? await import('../mcp/agent.ts') : undefined;
+  const plannerSpecs = values.check && !values.planner ? expectedPlanners(selected) : list(values.planner, flags.agentCmd !== undefined ? [] : ['gated']);
+  // Each planner's errors keep their stack traces for --verbose (runs in this thread or in a planner's own).
+  const stacks: Stacks = new Map();
+  const planners = [];
+  for (const spec of plannerSpecs) planners.push(capturingStacks(await loadPlanner(spec, io.cwd), stacks));
+  const agentName = values['agent-name'] ?? mcpAgent?.DEFAULT_AGENT_COMMAND_NAME ?? '';
+  if (flags.agentCmd !== undefined && !/^[A-Za-z0-9._-]{1,80}$/.test(agentName)) throw new UsageError(`--agent-name must be letters, digits, ".", "_" or "-", got "${agentName}"`);
+  const agent =
+    flags.agentCmd !== undefined && mcpAgent
+      ? mcpAgent.agentPlanner({
+          command: flags.agentCmd,
+          name: agentName,
+          timeoutMs: flags.agentTimeoutMs,
+          outDir: flags.outDir,
+          cwd: io.cwd,
+          env: io.env,
+          scenarios: selected.map((l) => l.scenario),
+          maxTurns: flags.maxTurns,
+          batchWindowMs: positiveInt(values['batch-window'], 'batch-window', DEFAULT_BATCH_WINDOW_MS, 0),
+        })
+      : undefined;
+  if (agent) planners.push(agent);
+  const names = planners.map((p) => p.name);
+  const dup = names.find((n, i) => names.indexOf(n) !== i);
+  if (dup) throw new UsageError(`planner "${dup}" is given twice`, 'each planner is evaluated once per scenario and trial');
+  const baselinePlanner = values['baseline-planner'];
+  if (baselinePlanner !== undefined && !names.includes(baselinePlanner)) {
+    throw new UsageError(`--baseline-planner=${baselinePlanner} is not among the planners (${names.join(', ')})`, `add it: --planner=${[baselinePlanner, ...names].join(',')}`);
+  }
+  return { planners, agent, stacks, baselinePlanner };
+}
+
+/**
+ * The --plan file, checked against every selected scenario (a plan naming a tool a scenario lacks is
+ * an input error); undefined, with its problems printed and collected, when it has any.
+ */
+function readPlan(file: string, selected: readonly LoadedScenario[], io: Io, problems: Problem[]): PlanItem[] | undefined {
+  let plan: PlanItem[] | undefined;
+  const seen = new Set<string>();
+  const planProblems: Problem[] = [];
+  for (const l of selected.length ? selected : [undefined]) {
+    const loaded = loadPlanFile(file, l?.scenario);
+    if (loaded.ok) {
+      plan = loaded.value;
+      continue;
+    }
+    for (const p of loaded.problems) {
+      const key = formatProblem(p);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      planProblems.push(l && selected.length > 1 ? { ...p, message: `${p.message} (scenario ${l.scenario.id})` } : p);
+    }
+  }
+  if (planProblems.length === 0) return plan;
+  problems.push(...planProblems);
+  for (const p of planProblems) io.stderr.write(`${formatProblem(p)}\n`);
+  return undefined;
+}
+
+/** Runs the evaluation (resuming one in --out with --resume), with a progress bar; Ctrl-C finishes the runs in flight and stops. */
+async function runEvaluation(engine: typeof import('../runner/evaluate.ts'), values: Values, flags: Flags, setup: EvalSetup, io: Io): Promise<Results> {
+  const { cerr } = paints(io);
+  const { outDir } = flags;
+  const progress = progressBar(io.stderr);
+  // Ctrl-C: finish the runs in flight, then write what finished (marked interrupted).
+  let stopping = false;
+  const onSigint = () => {
+    if (stopping) process.exit(130);
+    stopping = true;
+    io.stderr.write(cerr.yellow('\noneway: stopping after the runs in flight (Ctrl-C again to quit now)\n'));
+  };
+  const { agent } = setup.lineup;
+  const evalOptions: EvalOptions = {
+    scenarios: setup.selected.map((l) => ({
+      scenario: l.scenario,
+      file: relative(io.cwd, l.file) || l.file,
+      toolLines: Object.fromEntries(l.scenario.tools.map((t, i) => [t.name, l.locate(['tools', i, 'name']).line])),
+    })),
+    planners: setup.lineup.planners,
+    trials: flags.trials,
+    seed: flags.seed,
+    outDir,
+    transport: flags.transport,
+    maxTurns: flags.maxTurns,
+    decisionTimeoutMs: flags.decisionTimeoutMs,
+    plannerOptions: flags.plannerOptions,
+    ...(flags.restartAt.length ? { restartAt: flags.restartAt } : {}),
+    ...(setup.plan ? { plan: setup.plan } : {}),
+    ...(setup.policy ? { gate: createGuard(setup.policy), guardPolicy: setup.policy } : {}),
+    problems: setup.problems,
+    concurrency: flags.concurrency,
+    workers: flags.workers,
+    ...(values.shard ? { shard: values.shard } : {}),
+    shouldStop: () => stopping,
+    onRunDone: (run, done, total) => {
+      agent?.runDone(run);
+      progress?.update(run, done, total);
+    },
+  };
+  if (values.resume) {
+    // A damaged results.json falls back to the last good checkpoint (results.json.prev), said here.
+    const previous = readResultsForResume(outDir);
+    if (previous.note) io.stderr.write(`${cerr.yellow(`oneway: --resume: ${terminalText(previous.note)}`)}\n`);
+    evalOptions.resume = resumable(outDir, previous.results, evalOptions, engine.buildResults);
+  }
+  process.on('SIGINT', onSigint);
+  return engine.evaluate(evalOptions).finally(async () => {
+    progress?.stop();
+    process.off('SIGINT', onSigint);
+    await agent?.close();
+  });
+}
+
+/** What a run needs beyond the flags: the scenarios, the planners, the plan, the guard policy and the load problems so far. */
+interface EvalSetup {
+  selected: LoadedScenario[];
+  lineup: Awaited<ReturnType<typeof lineUp>>;
+  plan: PlanItem[] | undefined;
+  policy: Policy | undefined;
+  problems: Problem[];
+}
+
+/** Attaches the comparisons and gates, writes results.json and the reports, and prints where they are, run errors and failed gates. */
+function writeAndReport(ran: Results, values: Values, flags: Flags, setup: EvalSetup, io: Io): Results {
+  const { c, cerr } = paints(io);
+  const { outDir, baseline, baselineFile } = flags;
+  const { baselinePlanner, stacks } = setup.lineup;
+  const results = analyseResults(ran, {
+    ...(baselinePlanner !== undefined ? { baselinePlanner } : {}),
+    gates: flags.gates,
+    ...(baseline && baselineFile ? { baseline: { label: relative(io.cwd, baselineFile) || baselineFile, results: baseline } } : {}),
+  });
+  writeResults(outDir, results);
+  const written = writeReports(results, flags.reporters, { outDir, stdout: io.stdout, chalk: c, env: io.env });
+  const where = relative(io.cwd, outDir) || '.';
+  io.stderr.write(`${cerr.dim(`results: ${[`${where}/results.json`, ...written.map((w) => `${where}/${w}`)].join(', ')}`)}\n`);
+  for (const line of runErrorLines(results.runs, cerr, where, { verbose: values.verbose === true, stacks })) io.stderr.write(`${line}\n`);
+  if (results.interrupted) io.stderr.write(cerr.yellow(`oneway: interrupted after ${results.runs.length} runs; results.json is marked interrupted\n`));
+  for (const f of results.gates.failures) io.stderr.write(`${cerr.red(`✗ ${terminalText(f.message)}`)}\n`);
+  return results;
+}
+
+/** --check: prints each figure of the scenarios' expect: blocks that does not hold; true when all hold. */
+function expectationsHold(results: Results, selected: readonly LoadedScenario[], io: Io): boolean {
+  const { cerr } = paints(io);
+  const expectFailures = checkRuns(results.runs, new Map(selected.map((l) => [l.scenario.id, l.scenario.expect ?? {}])));
+  for (const f of expectFailures) {
+    io.stderr.write(`${cerr.red('✗')} ${terminalText(`${f.scenario}: ${f.planner} (trial ${f.trial}): ${f.figure} expected ${f.expected}, got ${String(f.actual)}`)}\n`);
+  }
+  const checked = selected.reduce((a, l) => a + Object.keys(l.scenario.expect ?? {}).length, 0);
+  io.stderr.write(expectFailures.length ? cerr.red(`oneway --check: ${expectFailures.length} expectation(s) failed\n`) : cerr.green(`oneway --check: all ${checked} expectation sets hold\n`));
+  return expectFailures.length === 0;
+}
+
 
 /**
  * The finished runs of an interrupted evaluation, after checking it is the same evaluation: the

@@ -4,8 +4,8 @@
  */
 import { formatProblem, UsageError } from '../errors.ts';
 import { lintPaths } from '../lint/lint.ts';
-import { RULES } from '../lint/rules/index.ts';
-import { formatFinding, type Finding } from '../lint/types.ts';
+import { LINT_RULES } from '../lint/rules/index.ts';
+import { formatFinding, type LintFinding } from '../lint/types.ts';
 import { makeChalk } from '../report/color.ts';
 import { parseCli, type Io, commandFailed, runIfEntry, processIo, paints, scenarioHome, scenarioSpecs } from './common.ts';
 
@@ -21,7 +21,7 @@ Usage: oneway lint [PATHS...] [options]
   -h, --help                 this help
 
 Rules:
-${RULES.map((r) => `  ${r.id.padEnd(26)} ${r.description}`).join('\n')}
+${LINT_RULES.map((r) => `  ${r.id.padEnd(26)} ${r.description}`).join('\n')}
 A file that fails to load is reported (its problems as errors) and the others are still linted.
 
 Exit status: 0 no errors (warnings and notes only); 1 errors found; 2 a usage error.
@@ -66,7 +66,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   }
 }
 
-function paint(f: Finding, c: ReturnType<typeof makeChalk>): string {
+function paint(f: LintFinding, c: ReturnType<typeof makeChalk>): string {
   const text = formatFinding(f);
   const sev = f.severity === 'error' ? c.red(f.severity) : f.severity === 'warning' ? c.yellow(f.severity) : c.cyan(f.severity);
   return text.replace(` ${f.severity} [`, ` ${sev} [`);

@@ -6,7 +6,7 @@
 import { cpSync, existsSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { UsageError } from '../errors.ts';
-import { applyGates } from '../gates/apply.ts';
+import { analyseResults } from '../results/build.ts';
 import { readBaseline } from '../gates/baseline.ts';
 import { parseGate } from '../gates/fail-on.ts';
 import { reportersFor, writeReports, REPORTERS } from '../report/index.ts';
@@ -51,7 +51,6 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     }
     if (positionals.length === 0) throw new UsageError('no shard directories given', 'npm run eval:merge -- --out=DIR DIR1 DIR2 ...');
     const reporters = reportersFor(list(values.reporter, ['table']), io.env);
-    for (const r of reporters) if (!REPORTERS.includes(r)) throw new UsageError(`unknown reporter "${r}"`, `reporters: ${REPORTERS.join(', ')}`);
     const dirs = positionals.map((d) => resolve(io.cwd, d));
     const gates = (values['fail-on'] ?? []).map(parseGate);
     const baselineFile = values.baseline ? resolve(io.cwd, values.baseline) : undefined;
@@ -59,7 +58,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     const bp = values['baseline-planner'];
     const parts = dirs.map(readResults);
     if (bp !== undefined && !parts.some((p) => p.config.planners.includes(bp))) throw new UsageError(`--baseline-planner=${bp} is not among the planners of these results`);
-    const merged = applyGates(mergeResults(parts), {
+    const merged = analyseResults(mergeResults(parts), {
       ...(bp !== undefined ? { baselinePlanner: bp } : {}),
       gates,
       ...(baseline && baselineFile ? { baseline: { label: relative(io.cwd, baselineFile) || baselineFile, results: baseline } } : {}),

@@ -6,7 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { formatProblem, UsageError, type Problem } from '../errors.ts';
+import { formatProblem, UsageError, type Result } from '../errors.ts';
 import { loadScenarioFile, type LoadedScenario } from '../loader/load.ts';
 import { resolveScenarios } from '../loader/resolve.ts';
 import { applyRecovery, type ApplyReport } from '../recover/apply.ts';
@@ -119,7 +119,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
  * The scenario a record's run used: --scenario (file or id), else the record's scenario_file
  * relative to the current directory, then to the oneway checkout, then its id among the bundled scenarios.
  */
-async function findScenario(record: ParsedRecord, spec: string | undefined, io: Io): Promise<{ ok: true; value: LoadedScenario } | { ok: false; problems: Problem[] }> {
+async function findScenario(record: ParsedRecord, spec: string | undefined, io: Io): Promise<Result<LoadedScenario>> {
   if (spec) {
     const r = await resolveScenarios([spec], { cwd: io.cwd, root: scenarioHome(io).root });
     const first = r.loaded[0];

@@ -1,4 +1,4 @@
-import { lookup, renderText, wholeTemplatePath, type OnMissing, type TemplateContext } from '../templates/render.ts';
+import { isMissingWhole, renderText, type OnMissing, type TemplateContext } from '../templates/render.ts';
 import { formatPattern, mustParsePattern, type Fact } from './fact.ts';
 
 /** Fact templates come from scenario files, so they are few: parse each once (it was ~15% of a short run). */
@@ -52,12 +52,6 @@ export function renderPattern(text: string, ctx: TemplateContext, onMissing: OnM
     args[k] = renderText(v, ctx, onMissing);
   }
   return { fact: { name: f.name, args }, written: written ?? NONE, missing: missing ?? NONE };
-}
-
-/** Whether a value is exactly one template whose path has no value in the context. */
-function isMissingWhole(v: string, ctx: TemplateContext): boolean {
-  const path = wholeTemplatePath(v);
-  return path !== undefined && lookup(ctx, path) === undefined;
 }
 
 /**

@@ -32,11 +32,13 @@ import {
   asParam,
   declaredTypes,
   fallbackValue,
-  fitting,
+  mergeRanked,
+  rankedFitting,
   resultCandidates,
   schemaCandidates,
   worldCandidates,
   type Candidate,
+  type Ranked,
   type Scalar,
 } from './values.ts';
 
@@ -137,6 +139,8 @@ interface ParamInfo {
   wildFits?: boolean;
   /** The ranked choices after each set of earlier replies, by its number (see `earlierResults`). */
   choices: Map<number, { named: Usable[]; all: Usable[] }>;
+  /** The static pool's part of every entry of `choices`: ranked as `fitting` ranks it, and the usable ones. */
+  fixed?: { named: Ranked[]; all: Usable[] };
 }
 
 /** The candidates earlier replies offer, and the number that keys what is derived from them. */
@@ -165,8 +169,7 @@ function choices(m: Model, tool: Tool, param: string, earlier: Results): { named
   let hit = info.choices.get(earlier.id);
   if (!hit) {
     const results = earlier.candidates;
-    const { types, names, pool: fixed, usable: known } = info;
-    const pool = results.length > 0 ? [...fixed, ...results] : fixed;
+    const { types, names, usable: known } = info;
     // Only values the tool's schema accepts (enum, pattern, bounds): a call that violates it would be
     // rejected, never run, and a counterexample plan holding one would be refused at load.
     const usableOne = (c: Candidate): Usable | null => {
@@ -178,8 +181,11 @@ function choices(m: Model, tool: Tool, param: string, earlier: Results): { named
       if (c.raw !== undefined) known.set(c, u);
       return u;
     };
-    const usable = (cs: Candidate[]) => cs.map(usableOne).filter((x): x is Usable => x !== null);
-    info.choices.set(earlier.id, (hit = { named: usable(fitting(param, pool, names)), all: usable(pool) }));
+    const usable = (cs: readonly Candidate[]) => cs.map(usableOne).filter((x): x is Usable => x !== null);
+    // As `fitting` and `usable` of the pool [...static, ...results]: the static part ranked once, the results merged in.
+    const fixed = (info.fixed ??= { named: rankedFitting(param, info.pool, names), all: usable(info.pool) });
+    const named = results.length > 0 ? mergeRanked(fixed.named, rankedFitting(param, results, names)) : fixed.named;
+    info.choices.set(earlier.id, (hit = { named: usable(named.map((x) => x.c)), all: results.length > 0 ? [...fixed.all, ...usable(results)] : fixed.all }));
   }
   return hit;
 }

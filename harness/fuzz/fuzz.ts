@@ -9,6 +9,7 @@
  * that property alone selected.
  */
 import fc from 'fast-check';
+import { OnewayError } from '../errors.ts';
 import type { PlanItem, Scenario } from '../schema/scenario.ts';
 import type { PlannerHandle } from '../runner/run.ts';
 import { seal } from '../sandbox/seal.ts';
@@ -67,12 +68,12 @@ export interface FuzzReport {
 }
 
 /** Thrown inside fast-check's predicate so the failure's property and message come back with the counterexample. */
-class PropertyFailed extends Error {
+class PropertyFailed extends OnewayError {
   constructor(
     readonly property: string,
     readonly detail: string,
   ) {
-    super(`${property}: ${detail}`);
+    super('property_failed', `${property}: ${detail}`);
   }
 }
 

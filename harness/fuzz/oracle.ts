@@ -7,8 +7,7 @@
  * recorded effects and compensations) and the scenario's declarations, and
  * shares no code with harness/facts, harness/templates, harness/scoring,
  * harness/rules or harness/planning: facts and templates are handled here with
- * plain string code, from the definitions in the design doc ("Definitions the
- * scores use"). Where the two disagree, one of them is wrong.
+ * plain string code, from the definitions in docs/scores.md. Where the two disagree, one of them is wrong.
  *
  * Every batch is processed as a set: nothing here depends on the order in
  * which a batch's calls appear in the record (the world after a batch is

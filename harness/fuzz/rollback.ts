@@ -12,13 +12,13 @@
  * table), facts as a set. Compensating calls run without the scenario's
  * faults: this checks reversibility, not fault tolerance.
  */
+import { effectChangedState, effectFootprint } from '../effects/index.ts';
 import { mustParseFact } from '../facts/fact.ts';
 import type { CallEvent, RecordEvent, Row, RunEndEvent, RunStartEvent, WorldSnapshot } from '../record/events.ts';
 import { Sandbox } from '../sandbox/sandbox.ts';
 import { wire } from '../sandbox/transport.ts';
 import type { Call } from '../planner/types.ts';
 import type { Scenario } from '../schema/scenario.ts';
-import { changedWorld } from '../rules/effects.ts';
 import { stableJson } from '../util/json.ts';
 
 export type RollbackResult =
@@ -33,8 +33,9 @@ function expectedWorld(start: RunStartEvent, calls: readonly CallEvent[]): World
   for (const c of calls) {
     if (!c.read_only) continue;
     for (const e of c.effects) {
-      if (e.kind === 'establish') facts.add(e.fact);
-      else if (e.kind === 'revoke') for (const f of e.facts) facts.delete(f);
+      const { factsAdded, factsRemoved } = effectFootprint(e);
+      for (const f of factsAdded) facts.add(f);
+      for (const f of factsRemoved) facts.delete(f);
     }
   }
   return { facts: [...facts].sort(), tables: start.initial_world.tables };
@@ -46,9 +47,7 @@ function expectedWorld(start: RunStartEvent, calls: readonly CallEvent[]): World
  * changed nothing, so there is nothing to undo (undoing it would change the world).
  */
 export function changedState(c: Pick<CallEvent, 'effects'>): boolean {
-  return c.effects.some((e) =>
-    e.kind === 'update' ? e.before.some((row, i) => stableJson(row) !== stableJson(e.after[i])) : changedWorld({ effects: [e] }),
-  );
+  return c.effects.some(effectChangedState);
 }
 
 /** What differs between two worlds, in words; empty when they are equal (rows as multisets, facts as sets). */

@@ -72,6 +72,9 @@ export function resultPaths(tool: Tool): string[] {
   return out;
 }
 
+/** A tool's result candidates, made once per tool (a scenario's tools never change; nothing changes a candidate). */
+const toolResults = new WeakMap<Tool, readonly Candidate[]>();
+
 /** `{{results.TOOL.path}}` for each tool called earlier (most recent first), each path of its reply. */
 export function resultCandidates(earlier: readonly string[], tools: ReadonlyMap<string, Tool>): Candidate[] {
   const out: Candidate[] = [];
@@ -82,9 +85,12 @@ export function resultCandidates(earlier: readonly string[], tools: ReadonlyMap<
     seen.add(name);
     const tool = tools.get(name);
     if (!tool) continue;
-    for (const path of resultPaths(tool)) {
-      out.push({ arg: `{{results.${name}.${path}}}`, raw: undefined, key: path.split('.').pop() ?? path, from: 'results' });
+    let mine = name === tool.name ? toolResults.get(tool) : undefined;
+    if (!mine) {
+      mine = resultPaths(tool).map((path): Candidate => ({ arg: `{{results.${name}.${path}}}`, raw: undefined, key: path.split('.').pop() ?? path, from: 'results' }));
+      if (name === tool.name) toolResults.set(tool, mine);
     }
+    out.push(...mine);
   }
   return out;
 }
@@ -129,6 +135,20 @@ export function aliases(tool: Tool, param: string): string[] {
 
 /** Candidates named for the parameter (or an alias): the same key, and for `x_id` also an `id` (of a tool whose name mentions `x` first). */
 export function fitting(param: string, pool: readonly Candidate[], names: readonly string[] = [param]): Candidate[] {
+  return rankedFitting(param, pool, names).map((x) => x.c);
+}
+
+const FROM_ORDER: Candidate['from'][] = ['inputs', 'results', 'schema', 'facts', 'preconditions', 'approvals', 'tables'];
+
+/** A candidate `fitting` keeps, with its place in the order: by `rank`, then by where it came from, then as pooled. */
+export interface Ranked {
+  c: Candidate;
+  rank: number;
+  from: number;
+}
+
+/** `fitting` with each candidate's rank: two ranked lists merge (mergeRanked) as `fitting` of their pools joined would sort. */
+export function rankedFitting(param: string, pool: readonly Candidate[], names: readonly string[] = [param]): Ranked[] {
   const prefix = param.endsWith('_id') ? param.slice(0, -3) : undefined;
   const idOf = prefix !== undefined || param === 'id';
   const rank = (c: Candidate) => {
@@ -138,12 +158,36 @@ export function fitting(param: string, pool: readonly Candidate[], names: readon
     if (idOf && c.key === 'id') return prefix && (c.from === 'results' ? String(c.arg).includes(prefix) : c.table?.startsWith(prefix)) ? 0 : 2;
     return -1;
   };
-  const order: Candidate['from'][] = ['inputs', 'results', 'schema', 'facts', 'preconditions', 'approvals', 'tables'];
   return pool
-    .map((c) => ({ c, r: rank(c) }))
-    .filter((x) => x.r >= 0)
-    .sort((a, b) => a.r - b.r || order.indexOf(a.c.from) - order.indexOf(b.c.from))
-    .map((x) => x.c);
+    .map((c) => ({ c, rank: rank(c), from: FROM_ORDER.indexOf(c.from) }))
+    .filter((x) => x.rank >= 0)
+    .sort((a, b) => a.rank - b.rank || a.from - b.from);
+}
+
+/**
+ * Two ranked lists as one, in `fitting`'s order for the pool `[...a's pool, ...b's pool]` (its sort is
+ * stable: on a tie, `a` first). The static candidates are ranked once and each set of earlier results
+ * merged in, rather than the whole pool ranked again for every set.
+ */
+export function mergeRanked(a: readonly Ranked[], b: readonly Ranked[]): Ranked[] {
+  if (b.length === 0) return a.slice();
+  const out: Ranked[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    const x = a[i] as Ranked;
+    const y = b[j] as Ranked;
+    if (y.rank - x.rank < 0 || (y.rank === x.rank && y.from < x.from)) {
+      out.push(y);
+      j++;
+    } else {
+      out.push(x);
+      i++;
+    }
+  }
+  while (i < a.length) out.push(a[i++] as Ranked);
+  while (j < b.length) out.push(b[j++] as Ranked);
+  return out;
 }
 
 /** The parameter's enum values and default, as candidates. */

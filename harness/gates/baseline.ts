@@ -36,7 +36,7 @@ const METRICS = [
   ['premature_irreversible', 'premature-irreversible rate'],
 ] as const;
 
-export function baselineGate(current: Results, baseline: Results): { comparisons: Comparison[]; failures: GateFailure[] } {
+export function baselineGate(current: Pick<Results, 'config' | 'runs'>, baseline: Pick<Results, 'config' | 'runs'>): { comparisons: Comparison[]; failures: GateFailure[] } {
   const comparisons: Comparison[] = [];
   const failures: GateFailure[] = [];
   for (const planner of current.config.planners) {

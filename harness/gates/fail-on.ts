@@ -6,8 +6,10 @@
 import { UsageError } from '../errors.ts';
 import { suggest } from '../loader/did-you-mean.ts';
 import type { PlannerSummary } from '../results/types.ts';
+import { figureList, type FigureName } from '../scoring/aggregate.ts';
 
-export const GATE_METRICS = [
+/** The headline figures of a planner's summary that a gate may name (aggregate.ts computes them). */
+const HEADLINE_FIGURES = [
   'runs',
   'scenarios',
   'completed',
@@ -16,20 +18,13 @@ export const GATE_METRICS = [
   'safe_completion_rate',
   'premature_irreversible_rate',
   'premature_irreversible_per_100',
-  'mean_steps',
-  'mean_depth',
-  'mean_sim_time_ms',
-  'mean_turns',
-  'errors',
-  'sandbox_escapes',
-  'blocked',
-  'rejected',
-  'duplicate_effects',
-  'restarts',
 ] as const;
-export type GateMetric = (typeof GATE_METRICS)[number];
 
-export interface Gate {
+/** What a gate may name: the headline figures, then the gateable figures of the score registry and `errors`, in summary order. */
+export const GATE_METRICS: readonly GateMetric[] = [...HEADLINE_FIGURES, ...figureList().filter((f) => f.gate).map((f) => f.key)];
+export type GateMetric = (typeof HEADLINE_FIGURES)[number] | FigureName;
+
+export interface FailOnGate {
   source: string;
   planner: string | null;
   metric: GateMetric;
@@ -49,7 +44,7 @@ export interface GateFailure {
 const EXPR = /^\s*(?:([^:\s]+)\s*:\s*)?([a-z_0-9]+)\s*(>=|<=|==|!=|>|<)\s*(-?\d+(?:\.\d+)?%?)\s*$/;
 
 /** Parses one gate; throws a UsageError that says what a gate looks like. */
-export function parseGate(source: string): Gate {
+export function parseGate(source: string): FailOnGate {
   const m = EXPR.exec(source);
   if (!m) throw new UsageError(`--fail-on "${source}" is not a gate`, 'write METRIC OP NUMBER, e.g. premature_irreversible_rate>0 or gated:safe_completion_rate<0.8');
   const metric = m[2] as string;
@@ -59,10 +54,10 @@ export function parseGate(source: string): Gate {
   }
   const raw = m[4] as string;
   const value = raw.endsWith('%') ? Number(raw.slice(0, -1)) / 100 : Number(raw);
-  return { source, planner: m[1] ?? null, metric: metric as GateMetric, op: m[3] as Gate['op'], value };
+  return { source, planner: m[1] ?? null, metric: metric as GateMetric, op: m[3] as FailOnGate['op'], value };
 }
 
-function compareOp(a: number, op: Gate['op'], b: number): boolean {
+function compareOp(a: number, op: FailOnGate['op'], b: number): boolean {
   switch (op) {
     case '>': return a > b;
     case '>=': return a >= b;
@@ -74,7 +69,7 @@ function compareOp(a: number, op: Gate['op'], b: number): boolean {
 }
 
 /** A gate fails for a planner when its condition holds (the condition names the bad state). */
-export function evaluateGates(gates: readonly Gate[], summary: readonly PlannerSummary[]): GateFailure[] {
+export function evaluateGates(gates: readonly FailOnGate[], summary: readonly PlannerSummary[]): GateFailure[] {
   const out: GateFailure[] = [];
   for (const g of gates) {
     const planners = summary.filter((s) => g.planner === null || s.planner === g.planner);

@@ -18,13 +18,13 @@ import { readSource } from '../loader/load.ts';
 import { schemaProblems } from '../loader/schema-problems.ts';
 import { parseYamlSource } from '../loader/yaml-source.ts';
 
-export const RULES = ['auto', 'gated', 'approval', 'block'] as const;
-const Rule = z.enum(RULES);
+export const POLICY_RULES = ['auto', 'gated', 'approval', 'block'] as const;
+const PolicyRule = z.enum(POLICY_RULES);
 
 export const Policy = z.strictObject({
-  reversible: Rule.default('auto'),
-  compensable: Rule.default('auto'),
-  irreversible: Rule.default('gated'),
+  reversible: PolicyRule.default('auto'),
+  compensable: PolicyRule.default('auto'),
+  irreversible: PolicyRule.default('gated'),
 });
 export type Policy = z.infer<typeof Policy>;
 

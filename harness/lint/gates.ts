@@ -8,7 +8,7 @@ import type { Scenario, Tool } from '../schema/scenario.ts';
 import { renderText } from '../templates/render.ts';
 import { declaredFact, unifies } from './facts.ts';
 
-export interface Gate {
+export interface ApprovalGate {
   /** The approval tool that asks the human. */
   tool: Tool;
   /** The action asked about: the precondition's literal `action`, else undefined. */
@@ -24,8 +24,8 @@ export interface Gate {
  * @example
  * gatesOf(scenario, voidInvoice) // [{ tool: request_approval, action: 'void_invoice', precondition: 'human_gate_passed(action=void_invoice)' }]
  */
-export function gatesOf(scenario: Scenario, tool: Tool): Gate[] {
-  const out: Gate[] = [];
+export function gatesOf(scenario: Scenario, tool: Tool): ApprovalGate[] {
+  const out: ApprovalGate[] = [];
   const approvals = scenario.tools.filter((t) => t.kind === 'approval');
   for (const text of tool.preconditions) {
     const pre = declaredFact(text, scenario);

@@ -13,8 +13,8 @@ import { schemaProblems } from '../loader/schema-problems.ts';
 import { checkScenario } from '../loader/semantics.ts';
 import { parseYamlSource } from '../loader/yaml-source.ts';
 import { Scenario } from '../schema/scenario.ts';
-import { RULES } from './rules/index.ts';
-import type { Finding, LintTarget, Rule } from './types.ts';
+import { LINT_RULES } from './rules/index.ts';
+import type { LintFinding, LintTarget, Rule } from './types.ts';
 
 export interface LintInput {
   /** The file name shown in findings. */
@@ -23,7 +23,7 @@ export interface LintInput {
 }
 
 export interface LintReport {
-  findings: Finding[];
+  findings: LintFinding[];
   /** Files linted (including those that failed to load). */
   files: string[];
   /** Specs that named nothing (a usage problem, not a finding). */
@@ -32,10 +32,10 @@ export interface LintReport {
 
 interface Prepared {
   target?: LintTarget;
-  load: Finding[];
+  load: LintFinding[];
 }
 
-function fromProblem(p: Problem): Finding {
+function fromProblem(p: Problem): LintFinding {
   return {
     rule: `load/${p.code}`,
     severity: p.severity === 'warning' ? 'warning' : 'error',
@@ -64,10 +64,10 @@ function prepare(input: LintInput): Prepared {
  * const findings = lintTexts([{ file: 'a.yaml', text }]);
  * const failed = findings.some((f) => f.severity === 'error');
  */
-export function lintTexts(inputs: readonly LintInput[], rules: readonly Rule[] = RULES): Finding[] {
+export function lintTexts(inputs: readonly LintInput[], rules: readonly Rule[] = LINT_RULES): LintFinding[] {
   const prepared = inputs.map(prepare);
   const all = prepared.flatMap((p) => (p.target ? [p.target] : []));
-  const out: Finding[] = [];
+  const out: LintFinding[] = [];
   for (const p of prepared) {
     if (!p.target) {
       out.push(...p.load);
@@ -83,7 +83,7 @@ export function lintTexts(inputs: readonly LintInput[], rules: readonly Rule[] =
 
 const RANK = { error: 0, warning: 1, info: 2 } as const;
 
-export function sortFindings(findings: readonly Finding[]): Finding[] {
+export function sortFindings(findings: readonly LintFinding[]): LintFinding[] {
   return [...findings].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || a.col - b.col || RANK[a.severity] - RANK[b.severity] || (a.rule < b.rule ? -1 : 1)));
 }
 
@@ -93,7 +93,7 @@ export function sortFindings(findings: readonly Finding[]): Finding[] {
  * @example
  * const report = await lintPaths(['scenarios/'], { cwd: process.cwd(), root: 'scenarios' });
  */
-export async function lintPaths(specs: string[], opts: ResolveOptions, rules: readonly Rule[] = RULES): Promise<LintReport> {
+export async function lintPaths(specs: string[], opts: ResolveOptions, rules: readonly Rule[] = LINT_RULES): Promise<LintReport> {
   const resolved = await resolveScenarios(specs, opts);
   const specProblems = resolved.problems.filter((p) => p.code === 'spec');
   const duplicates = resolved.problems.filter((p) => p.code === 'duplicate');
@@ -101,7 +101,7 @@ export async function lintPaths(specs: string[], opts: ResolveOptions, rules: re
   const files = new Set<string>(resolved.loaded.map((l) => l.file));
   for (const p of resolved.problems) if (p.code !== 'spec') files.add(resolve(opts.cwd, p.file));
   const inputs: LintInput[] = [];
-  const unreadable: Finding[] = [];
+  const unreadable: LintFinding[] = [];
   for (const abs of [...files].sort()) {
     const file = displayPath(abs, opts.cwd);
     const text = readSource(abs);

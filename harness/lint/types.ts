@@ -4,15 +4,17 @@
  * nothing and facts that do not parse) and may look at the other linted files
  * (for class drift across deployments).
  */
-import { formatPath, type Problem } from '../errors.ts';
+import { formatLocated, formatPath, type Problem, type Severity } from '../errors.ts';
 import type { Scenario } from '../schema/scenario.ts';
 import type { FieldPath, Pos } from '../loader/yaml-source.ts';
-import { terminalText } from '../util/terminal-text.ts';
 
-export type Severity = 'error' | 'warning' | 'info';
+export type { Severity };
 
-/** A lint finding: a positioned problem (see harness/errors.ts) named by its rule, with an info level too. */
-export interface Finding extends Omit<Problem, 'code' | 'severity'> {
+/**
+ * A lint finding: a positioned `Problem` (harness/errors.ts) named by its rule instead of a code,
+ * and always with a severity (notes, `info`, too). `rule` is what `--format=json` prints.
+ */
+export interface LintFinding extends Omit<Problem, 'code' | 'severity'> {
   /** The rule id, e.g. `reversible-asymmetric`; load problems are `load/<code>`. */
   rule: string;
   severity: Severity;
@@ -34,7 +36,7 @@ export interface Rule {
   id: string;
   /** One line: what the rule finds and why it matters. */
   description: string;
-  check(ctx: RuleContext): Finding[];
+  check(ctx: RuleContext): LintFinding[];
 }
 
 /** A finding at a field path of the file being linted. */
@@ -46,11 +48,11 @@ export function finding(
   message: string,
   hint?: string,
   at: 'key' | 'value' = 'value',
-): Finding {
+): LintFinding {
   return { rule, severity, file: ctx.file, ...ctx.locate(path, { at }), path: formatPath(path), message, ...(hint ? { hint } : {}) };
 }
 
-/** `file:line:col severity [rule] path: message` and the hint below, as compilers print them (scenario text escaped for the console). */
-export function formatFinding(f: Finding): string {
-  return `${terminalText(f.file)}:${f.line}:${f.col} ${f.severity} [${f.rule}] ${terminalText(f.path)}: ${terminalText(f.message)}${f.hint ? `\n    hint: ${terminalText(f.hint)}` : ''}`;
+/** `file:line:col severity [rule] path: message` and the hint below: a problem's line, the rule for its code. */
+export function formatFinding(f: LintFinding): string {
+  return formatLocated(f, f.severity, f.rule);
 }

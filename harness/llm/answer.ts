@@ -8,6 +8,7 @@
  * plain-text answer finishes; refusals and empty answers are unusable and get
  * a nudge.
  */
+import type { Result } from '../errors.ts';
 import type { Call, RejectedAttempt, ToolView } from '../planner/types.ts';
 import { checkCallArguments } from '../rules/arguments.ts';
 import type { AssistantMessage, FunctionToolCall } from './chat.ts';
@@ -32,7 +33,7 @@ export type Answer =
 /** The tool message of a call that did not run. */
 export const rejection = (error: string): string => JSON.stringify({ status: 'rejected', error });
 
-function parseArgs(raw: string): { ok: true; value: unknown } | { ok: false; error: string } {
+function parseArgs(raw: string): Result<unknown, { error: string }> {
   // Some servers send "" for a call without arguments.
   if (raw.trim() === '') return { ok: true, value: {} };
   try {
@@ -44,7 +45,7 @@ function parseArgs(raw: string): { ok: true; value: unknown } | { ok: false; err
 }
 
 /** Arguments as the record keeps them: the JSON value, or the text when it was not JSON (cut to 2000 characters). */
-function recordedArgs(raw: string, parsed: { ok: true; value: unknown } | { ok: false }): unknown {
+function recordedArgs(raw: string, parsed: Result<unknown, object>): unknown {
   if (parsed.ok) return parsed.value;
   return raw.length > 2000 ? `${raw.slice(0, 1997)}...` : raw;
 }

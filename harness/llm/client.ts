@@ -9,6 +9,7 @@
  * given, looked up at call time.
  */
 import OpenAI from 'openai';
+import { OnewayError } from '../errors.ts';
 import type { Rng } from '../util/rng.ts';
 import type { ChatRequest, ModelFn } from './chat.ts';
 import { OPENAI_BASE_URL, type LlmOptions } from './options.ts';
@@ -17,12 +18,12 @@ import { redact } from './redact.ts';
 import { limiterFor, RequestFailed, withRetries } from './retry.ts';
 
 /** A model request that cannot succeed; `retries` were spent on it. */
-export class ModelError extends Error {
+export class ModelError extends OnewayError {
   constructor(
     message: string,
     readonly retries: number,
   ) {
-    super(message);
+    super('model', message);
     this.name = 'ModelError';
   }
 }

@@ -2,7 +2,7 @@
  * The opening messages of a run. Both variants get the same task, inputs and
  * budget, so the difference between them is what the aware variant adds: each
  * tool's class, compensation and preconditions, the facts known at the start,
- * the goal, and the policy of the design (irreversible tools never called
+ * the goal, and the policy the scores reward (irreversible tools never called
  * speculatively, never in a parallel batch, never retried after an ambiguous
  * failure without reconciling; preconditions first).
  */

@@ -7,6 +7,7 @@
  */
 import { APIConnectionError, APIError, APIUserAbortError } from 'openai';
 import type { Rng } from '../util/rng.ts';
+import { OnewayError } from '../errors.ts';
 
 export interface RetryPolicy {
   maxRetries: number;
@@ -74,13 +75,13 @@ export interface Failure {
 }
 
 /** A request that failed for good: not retryable, or out of retries. */
-export class RequestFailed extends Error {
+export class RequestFailed extends OnewayError {
   constructor(
     readonly failure: Failure,
     readonly retries: number,
     readonly exhausted: boolean,
   ) {
-    super(failure.message);
+    super('request_failed', failure.message);
     this.name = 'RequestFailed';
   }
 }

@@ -9,6 +9,7 @@
  *   { pitr_hours: 72 },
  * ) // 'reversible'
  */
+import type { Result } from '../errors.ts';
 import { CLASSES, type Tool, type ToolClass } from '../schema/scenario.ts';
 
 export const CONDITION_OPS = ['==', '!=', '<=', '>=', '<', '>'] as const;
@@ -22,7 +23,7 @@ export interface Condition {
   value: Literal;
 }
 
-export type ConditionParse = { ok: true; cond: Condition } | { ok: false; message: string; hint: string };
+export type ConditionParse = Result<Condition, { message: string; hint: string }>;
 
 const FORM_HINT = 'write "deployment.<path> <op> <literal>", op one of == != < <= > >=, e.g. "deployment.pitr_hours >= 24"';
 /**
@@ -37,7 +38,7 @@ const LINE_BREAK = /[\n\r\u2028\u2029]/;
  * quoted string, or a bare string.
  *
  * @example
- * parseCondition('deployment.pitr_hours >= 24') // { ok: true, cond: { path: ['pitr_hours'], op: '>=', value: 24 } }
+ * parseCondition('deployment.pitr_hours >= 24') // { ok: true, value: { path: ['pitr_hours'], op: '>=', value: 24 } }
  */
 export function parseCondition(when: string): ConditionParse {
   const src = when.trim();
@@ -58,10 +59,10 @@ export function parseCondition(when: string): ConditionParse {
   if (op !== '==' && op !== '!=' && typeof lit.value === 'boolean') {
     return { ok: false, message: `"${op}" cannot compare with ${String(lit.value)}`, hint: 'use == or != with true/false' };
   }
-  return { ok: true, cond: { path, op, value: lit.value } };
+  return { ok: true, value: { path, op, value: lit.value } };
 }
 
-function parseLiteral(text: string): { ok: true; value: Literal } | { ok: false; message: string } {
+function parseLiteral(text: string): Result<Literal, { message: string }> {
   if (text === 'true') return { ok: true, value: true };
   if (text === 'false') return { ok: true, value: false };
   if (/^-?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$/.test(text)) return { ok: true, value: Number(text) };
@@ -139,7 +140,7 @@ export function effectiveClass(tool: Pick<Tool, 'reversibility'>, deployment: Re
   for (const rule of r) {
     if (rule.when === undefined) return rule.class;
     const parsed = parseCondition(rule.when);
-    if (parsed.ok && evaluateCondition(parsed.cond, deployment)) return rule.class;
+    if (parsed.ok && evaluateCondition(parsed.value, deployment)) return rule.class;
   }
   return 'irreversible';
 }

@@ -6,7 +6,8 @@
 import { EXPECTABLE, expectationError } from '../scoring/expect.ts';
 import { formatPath, type Problem } from '../errors.ts';
 import { parseFact } from '../facts/fact.ts';
-import { EFFECT_KINDS, type PlanItem, type Scenario, type Tool } from '../schema/scenario.ts';
+import { declaredKinds, EFFECT_KINDS, EFFECTS, effectNoun, orList } from '../effects/index.ts';
+import type { PlanItem, Scenario, Tool } from '../schema/scenario.ts';
 import { deploymentValue, parseCondition, possibleClasses } from './classes.ts';
 import { didYouMean, joinHints } from './did-you-mean.ts';
 import { checkTemplateString, checkTemplateValue, missingPath, type Locator, type TemplateScope } from './templates-check.ts';
@@ -144,9 +145,9 @@ function checkTool(t: Tool, i: number, s: Scenario, names: string[], f: Findings
   checkFacts(t.preconditions, at('preconditions'), scope('preconditions'), f);
 
   t.effects.forEach((e, k) => {
-    const kinds = EFFECT_KINDS.filter((kind) => e[kind] !== undefined);
+    const kinds = declaredKinds(e);
     if (kinds.length === 0) {
-      f.add('schema', at('effects', k), 'an effect needs one of insert, update, delete, establish, revoke', 'e.g. insert: { table: t, row: {...} }, update: { table, where, set }, delete: { table, where }, establish: FACT or revoke: FACT');
+      f.add('schema', at('effects', k), `an effect needs one of ${EFFECT_KINDS.join(', ')}`, `e.g. ${orList(EFFECT_KINDS.map((kind) => EFFECTS[kind].example))}`);
       return;
     }
     if (kinds.length > 1) {
@@ -154,10 +155,11 @@ function checkTool(t: Tool, i: number, s: Scenario, names: string[], f: Findings
     }
     for (const kind of kinds) {
       const path = at('effects', k, kind);
-      if (t.read_only && (kind === 'insert' || kind === 'update' || kind === 'delete')) {
-        f.add('schema', path, `read_only tool "${t.name}" has ${kind === 'insert' ? 'an' : 'a'} ${kind} effect`, 'a read_only tool changes no table (it may establish facts): drop read_only or the effect');
+      const target = EFFECTS[kind].target;
+      if (t.read_only && target === 'table') {
+        f.add('schema', path, `read_only tool "${t.name}" has ${effectNoun(kind)}`, 'a read_only tool changes no table (it may establish facts): drop read_only or the effect');
       }
-      if (kind === 'establish' || kind === 'revoke') {
+      if (target === 'fact') {
         checkFacts([e[kind] as string], path, scope('effects'), f, true);
       } else {
         f.push(...checkTemplateValue(e[kind], path, scope('effects'), f.loc));
@@ -233,7 +235,7 @@ function checkClassRules(t: Tool, i: number, s: Scenario, f: Findings): void {
       f.add('class_rules', [...path, 'when'], parsed.message, parsed.hint);
       return;
     }
-    const { cond } = parsed;
+    const cond = parsed.value;
     const missing = missingPath(s.deployment, cond.path);
     const shown = `deployment.${cond.path.join('.')}`;
     if (missing) {

@@ -118,58 +118,15 @@ const NOT_PRINTABLE = /[\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x84\x86-\x9F\uFFFE\uFFFF
  * if (r.ok) r.value.locate(['tools']); // { line: 2, col: 8 }
  */
 export function parseYamlSource(text: string, file: string): Result<YamlSource> {
-  const bytes = Buffer.byteLength(text, 'utf8');
-  if (bytes > MAX_SOURCE_BYTES) return { ok: false, problems: [tooLargeProblem(file, bytes)] };
-
-  const bad = NOT_PRINTABLE.exec(text);
-  if (bad) {
-    const at = bad.index;
-    const line = text.slice(0, at).split('\n').length;
-    const code = (bad[0].codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0');
-    return {
-      ok: false,
-      problems: [
-        {
-          code: 'yaml_syntax',
-          file,
-          line,
-          col: at - text.lastIndexOf('\n', at - 1),
-          path: '(root)',
-          message: `the file is not YAML text: it contains the character U+${code}, which YAML does not allow`,
-          hint: 'scenario and plan files are UTF-8 text (YAML or JSON); is this a binary, compressed or UTF-16 file?',
-        },
-      ],
-    };
-  }
-
-  // The parser recurses per nesting level and reports every unclosed bracket: a file of
-  // brackets exhausts memory before it fails, so measure the depth first.
-  const deep = tooDeepAt(text);
-  if (deep) {
-    const line = text.slice(0, deep.at).split('\n').length;
-    const col = deep.at - text.lastIndexOf('\n', deep.at - 1);
-    return {
-      ok: false,
-      problems: [
-        {
-          code: 'yaml_limit',
-          file,
-          line,
-          col,
-          path: '(root)',
-          message: deep.brackets ? `brackets are nested more than ${MAX_NESTING_DEPTH} deep` : `the YAML is nested more than ${MAX_NESTING_DEPTH} levels deep`,
-          hint: 'reduce the nesting depth',
-        },
-      ],
-    };
-  }
+  const refused = refusedUnparsed(text, file);
+  if (refused) return { ok: false, problems: [refused] };
 
   const lineCounter = new LineCounter();
   const pos = (offset: number): Pos => {
     const p = lineCounter.linePos(Math.max(0, Math.min(offset, text.length)));
     return { line: Math.max(1, p.line), col: Math.max(1, p.col) };
   };
-  const problem = (code: Problem['code'], offset: number, message: string, hint?: string): Problem => ({
+  const problem: ProblemAt = (code, offset, message, hint) => ({
     code,
     file,
     ...pos(offset),
@@ -186,25 +143,80 @@ export function parseYamlSource(text: string, file: string): Result<YamlSource> 
     // The parser recurses per nesting level; absurd nesting exhausts the stack.
     return { ok: false, problems: [problem('yaml_limit', 0, `the YAML cannot be parsed: ${errorText(e)}`, 'reduce the nesting depth')] };
   }
+  if (doc.errors.length > 0) return { ok: false, problems: syntaxProblems(doc.errors, file, text, pos) };
 
-  if (doc.errors.length > 0) {
-    // After the first error that derails the parser (a tab, a lost indent, an unclosed
-    // bracket), the rest are echoes of it, often dozens and misleading: report up to it.
-    const errors = [...doc.errors].sort((a, b) => a.pos[0] - b.pos[0]);
-    const shown: YAMLError[] = [];
-    for (const e of errors) {
-      if (shown.length >= MAX_SYNTAX_PROBLEMS) break;
-      shown.push(e);
-      if (!INDEPENDENT_ERRORS.has(e.code)) break;
-    }
-    const problems = shown.map((e) => syntaxProblem(e, file, text, pos));
-    const more = errors.length - shown.length;
-    const last = problems[problems.length - 1];
-    if (more > 0 && last) last.message += ` (${more} more syntax error${more === 1 ? '' : 's'} after this one, most likely caused by it)`;
-    return { ok: false, problems };
+  const keyProblems = badKeyProblems(doc, text, problem);
+  if (keyProblems.length > 0) return { ok: false, problems: keyProblems };
+
+  const expanded = expandAliases(doc, problem);
+  if (!expanded.ok) return expanded;
+  return { ok: true, value: { file, text, value: expanded.value, ...locator(doc, text, pos) } };
+}
+
+/** A problem at a character offset of the file being parsed, at the root path. */
+type ProblemAt = (code: Problem['code'], offset: number, message: string, hint?: string) => Problem;
+
+/** What refuses a file before the parser sees it: its size, characters YAML does not allow, nesting too deep. */
+function refusedUnparsed(text: string, file: string): Problem | undefined {
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes > MAX_SOURCE_BYTES) return tooLargeProblem(file, bytes);
+
+  const bad = NOT_PRINTABLE.exec(text);
+  if (bad) {
+    const at = bad.index;
+    const line = text.slice(0, at).split('\n').length;
+    const code = (bad[0].codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0');
+    return {
+      code: 'yaml_syntax',
+      file,
+      line,
+      col: at - text.lastIndexOf('\n', at - 1),
+      path: '(root)',
+      message: `the file is not YAML text: it contains the character U+${code}, which YAML does not allow`,
+      hint: 'scenario and plan files are UTF-8 text (YAML or JSON); is this a binary, compressed or UTF-16 file?',
+    };
   }
 
-  // A flow mapping used as a key is almost always an unquoted `{{template}}`.
+  // The parser recurses per nesting level and reports every unclosed bracket: a file of
+  // brackets exhausts memory before it fails, so measure the depth first.
+  const deep = tooDeepAt(text);
+  if (deep) {
+    const line = text.slice(0, deep.at).split('\n').length;
+    const col = deep.at - text.lastIndexOf('\n', deep.at - 1);
+    return {
+      code: 'yaml_limit',
+      file,
+      line,
+      col,
+      path: '(root)',
+      message: deep.brackets ? `brackets are nested more than ${MAX_NESTING_DEPTH} deep` : `the YAML is nested more than ${MAX_NESTING_DEPTH} levels deep`,
+      hint: 'reduce the nesting depth',
+    };
+  }
+  return undefined;
+}
+
+/**
+ * The parser's errors, up to the first that derails it (a tab, a lost indent, an unclosed
+ * bracket): the rest are echoes of it, often dozens and misleading.
+ */
+function syntaxProblems(found: readonly YAMLError[], file: string, text: string, pos: (offset: number) => Pos): Problem[] {
+  const errors = [...found].sort((a, b) => a.pos[0] - b.pos[0]);
+  const shown: YAMLError[] = [];
+  for (const e of errors) {
+    if (shown.length >= MAX_SYNTAX_PROBLEMS) break;
+    shown.push(e);
+    if (!INDEPENDENT_ERRORS.has(e.code)) break;
+  }
+  const problems = shown.map((e) => syntaxProblem(e, file, text, pos));
+  const more = errors.length - shown.length;
+  const last = problems[problems.length - 1];
+  if (more > 0 && last) last.message += ` (${more} more syntax error${more === 1 ? '' : 's'} after this one, most likely caused by it)`;
+  return problems;
+}
+
+/** Keys no scenario can have: reserved JavaScript names, and mappings or lists used as keys (almost always an unquoted `{{template}}`). */
+function badKeyProblems(doc: Document.Parsed, text: string, problem: ProblemAt): Problem[] {
   const keyProblems: Problem[] = [];
   visit(doc, {
     Pair(_, pair, path) {
@@ -230,8 +242,11 @@ export function parseYamlSource(text: string, file: string): Result<YamlSource> 
       }
     },
   });
-  if (keyProblems.length > 0) return { ok: false, problems: keyProblems };
+  return keyProblems;
+}
 
+/** The document as plain data, its aliases expanded within MAX_ALIAS_COUNT and MAX_EXPANDED_BYTES. */
+function expandAliases(doc: Document.Parsed, problem: ProblemAt): Result<unknown> {
   let value: unknown;
   try {
     value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
@@ -281,7 +296,11 @@ export function parseYamlSource(text: string, file: string): Result<YamlSource> 
       ],
     };
   }
+  return { ok: true, value };
+}
 
+/** `locate` and `locateInString` over a parsed document (see YamlSource). */
+function locator(doc: Document.Parsed, text: string, pos: (offset: number) => Pos): Pick<YamlSource, 'locate' | 'locateInString'> {
   const nodeAt = (path: FieldPath): { node: unknown; keyNode?: unknown; depth: number } => {
     let node: unknown = doc.contents;
     let keyNode: unknown;
@@ -335,22 +354,16 @@ export function parseYamlSource(text: string, file: string): Result<YamlSource> 
   };
 
   return {
-    ok: true,
-    value: {
-      file,
-      text,
-      value,
-      locate: (path, opts) => locateImpl(path, opts?.at ?? 'value').pos,
-      locateInString: (path, offset) => {
-        const { pos: p, node, exact } = locateImpl(path, 'value');
-        if (!exact || !isScalar(node) || typeof node.value !== 'string' || !node.range) return p;
-        const raw = text.slice(node.range[0], node.range[1]);
-        if (raw.includes('\n')) return p;
-        const quoted = node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE';
-        if (!quoted && node.type !== 'PLAIN') return p;
-        const lead = node.value.length - node.value.trimStart().length;
-        return pos(node.range[0] + (quoted ? 1 : 0) + lead + Math.max(0, offset));
-      },
+    locate: (path, opts) => locateImpl(path, opts?.at ?? 'value').pos,
+    locateInString: (path, offset) => {
+      const { pos: p, node, exact } = locateImpl(path, 'value');
+      if (!exact || !isScalar(node) || typeof node.value !== 'string' || !node.range) return p;
+      const raw = text.slice(node.range[0], node.range[1]);
+      if (raw.includes('\n')) return p;
+      const quoted = node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE';
+      if (!quoted && node.type !== 'PLAIN') return p;
+      const lead = node.value.length - node.value.trimStart().length;
+      return pos(node.range[0] + (quoted ? 1 : 0) + lead + Math.max(0, offset));
     },
   };
 }

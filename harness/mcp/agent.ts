@@ -210,7 +210,7 @@ class AgentRun {
   private exitEnd(code: number | null, signal: NodeJS.Signals | null): SessionEnd {
     if (code === 0) {
       const n = this.channel.unanswered;
-      return n > 0 ? { ok: false, message: `the agent exited with ${n} tool call(s) unanswered` } : { ok: true, reason: 'the agent exited' };
+      return n > 0 ? { ok: false, message: `the agent exited with ${n} tool call(s) unanswered` } : { ok: true, value: 'the agent exited' };
     }
     const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
     return { ok: false, message: `the agent ${how} before calling finish (log: ${this.logFile})` };

@@ -6,7 +6,7 @@
  * the previous call back to the client that made it (it is the last history
  * entry), then waits for the client's next tool calls or `finish`.
  *
- * Parallel calls are one batch, by the design's rule: calls issued before any
+ * Parallel calls are one batch, by oneway's rule (docs/agents.md): calls issued before any
  * sibling's result was delivered are one batch. When a call arrives (or is
  * waiting) and the run loop asks for a decision, the channel waits a short
  * collection window of real time (`batchWindowMs`, default
@@ -24,6 +24,7 @@
  * `rejected` observation answers the client.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Result } from '../errors.ts';
 import type { EndReason } from '../record/events.ts';
 import type { Call, Decision, Observation, Planner, PlannerView } from '../planner/types.ts';
 import type { PlannerHandle } from '../runner/run.ts';
@@ -38,8 +39,11 @@ export interface ChannelOptions {
   batchWindowMs?: number;
 }
 
-/** How a session ends from the client's side: cleanly (the run finishes) or not (the run ends with an error). */
-export type SessionEnd = { ok: true; reason: string } | { ok: false; message: string };
+/**
+ * How a session ends from the client's side: cleanly (the run finishes, `value` its reason) or not
+ * (the run ends with the error `message`).
+ */
+export type SessionEnd = Result<string, { message: string }>;
 
 /** What the run loop made of the run, once it is recorded. */
 export interface RunEnd {
@@ -316,7 +320,7 @@ export class RunChannel {
     }
     if (item?.kind === 'finish') return { type: 'finish', ...(item.reason ? { reason: item.reason } : {}) };
     const end = this.closing ?? { ok: false, message: 'the session ended' };
-    if (end.ok) return { type: 'finish', reason: end.reason };
+    if (end.ok) return { type: 'finish', reason: end.value };
     throw new Error(end.message);
   }
 }

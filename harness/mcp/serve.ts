@@ -62,11 +62,11 @@ export interface SessionRun {
  * unanswered, otherwise an error (the client vanished mid-call).
  *
  * @example
- * clientGone(channel, 'closed the session') // { ok: true, reason: 'the client closed the session' }
+ * clientGone(channel, 'closed the session') // { ok: true, value: 'the client closed the session' }
  */
 export function clientGone(channel: RunChannel, how: string): SessionEnd {
   const n = channel.unanswered;
-  return n > 0 ? { ok: false, message: `the client ${how} with ${n} tool call(s) unanswered` } : { ok: true, reason: `the client ${how}` };
+  return n > 0 ? { ok: false, message: `the client ${how} with ${n} tool call(s) unanswered` } : { ok: true, value: `the client ${how}` };
 }
 
 /** The runs of one serving process: opened per session, recorded as they end. */

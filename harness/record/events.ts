@@ -3,6 +3,7 @@
  * run goes. Everything the scores need is in here, so scoring is a pure
  * function of the record, and recovery is a lookup, not a reconstruction.
  */
+import type { AppliedEffect } from '../effects/index.ts';
 import type { ToolClass } from '../schema/scenario.ts';
 import type { RunMetrics } from '../scoring/metrics-types.ts';
 
@@ -61,13 +62,8 @@ export interface TurnEvent {
   reason?: string;
 }
 
-/** A concrete change a call made to the world. */
-export type AppliedEffect =
-  | { kind: 'insert'; table: string; row: Row }
-  | { kind: 'update'; table: string; before: Row[]; after: Row[] }
-  | { kind: 'delete'; table: string; rows: Row[] }
-  | { kind: 'establish'; fact: string; was_new: boolean }
-  | { kind: 'revoke'; facts: string[] };
+/** A concrete change a call made to the world: one member per effect kind (harness/effects/). */
+export type { AppliedEffect };
 
 export interface Compensation {
   operation: string;

@@ -6,6 +6,8 @@
  * world equals its pre-run state, or a diff of what remains, each difference
  * attributed to why it remains.
  */
+import { effectFootprint } from '../effects/index.ts';
+import type { Result } from '../errors.ts';
 import type { AppliedEffect, CallEvent, Row, WorldSnapshot } from '../record/events.ts';
 import type { Approver } from './approver.ts';
 import { Sandbox } from '../sandbox/sandbox.ts';
@@ -81,7 +83,7 @@ export interface ApplyReport {
   after: WorldSnapshot;
 }
 
-export type ApplyResult = { ok: true; value: ApplyReport } | { ok: false; issues: RecordIssue[] };
+export type ApplyResult = Result<ApplyReport, { issues: RecordIssue[] }>;
 
 /**
  * Replays a record against its scenario and applies the compensations.
@@ -259,7 +261,7 @@ function replayMismatch(want: CallEvent, got: CallEvent): string | undefined {
 /** Facts that read-only calls established: what they verified. */
 function observationFacts(calls: readonly CallEvent[]): Set<string> {
   const out = new Set<string>();
-  for (const c of calls) if (c.read_only) for (const e of c.effects) if (e.kind === 'establish') out.add(e.fact);
+  for (const c of calls) if (c.read_only) for (const e of c.effects) for (const f of effectFootprint(e).factsAdded) out.add(f);
   return out;
 }
 
@@ -269,21 +271,15 @@ function isReadOnly(step: number, calls: readonly CallEvent[]): boolean {
 
 const same = (a: unknown, b: unknown) => stableJson(a) === stableJson(b);
 
-/** Whether an effect list produced a change (inserted/updated into the row, deleted it, established/revoked the fact). */
+/** Whether an effect list produced a change (added or changed the row to what it is, removed it, established or revoked the fact). */
 function produces(effects: readonly AppliedEffect[], change: WorldChange): boolean {
   return effects.some((e) => {
-    if (change.where === 'fact') {
-      if (change.change === 'added') return e.kind === 'establish' && e.fact === change.fact;
-      return e.kind === 'revoke' && e.facts.includes(change.fact);
-    }
-    if (e.kind !== 'insert' && e.kind !== 'update' && e.kind !== 'delete') return false;
-    if (e.table !== change.table) return false;
-    if (change.change === 'removed') {
-      const gone = change.row;
-      return (e.kind === 'delete' && e.rows.some((r) => same(r, gone))) || (e.kind === 'update' && e.before.some((r) => same(r, gone)));
-    }
+    const f = effectFootprint(e);
+    if (change.where === 'fact') return (change.change === 'added' ? f.factsAdded : f.factsRemoved).includes(change.fact);
+    if (f.table !== change.table) return false;
+    if (change.change === 'removed') return f.rowsRemoved.some((r) => same(r, change.row));
     const now: Row = change.change === 'added' ? change.row : change.after;
-    return (e.kind === 'insert' && same(e.row, now)) || (e.kind === 'update' && e.after.some((r) => same(r, now)));
+    return f.rowsAdded.some((r) => same(r, now));
   });
 }
 

@@ -9,13 +9,14 @@
  * A pure function of the record (and, when at hand, the scenario, which names
  * approvers and describes tools): recovery is a lookup, not a reconstruction.
  */
-import type { AppliedEffect, CallEvent, Compensation, Row, RunStartEvent, WorldSnapshot } from '../record/events.ts';
+import { describeEffect } from '../effects/index.ts';
+import { showValue } from '../effects/row-text.ts';
+import type { AppliedEffect, CallEvent, Compensation, RunStartEvent, WorldSnapshot } from '../record/events.ts';
 import type { Scenario, ToolClass } from '../schema/scenario.ts';
 import { duplicateEffects } from '../rules/duplicates.ts';
 import { effectLedger } from '../rules/effects.ts';
 import { reconcilersByTarget } from '../rules/reconcile.ts';
 import { callKey } from '../rules/same-call.ts';
-import { stableJson } from '../util/json.ts';
 import { approverFor, type Approver } from './approver.ts';
 import type { ParsedRecord } from './record.ts';
 import { irreversibleResponse, recipients, type Response } from './response.ts';
@@ -191,59 +192,4 @@ export function buildChecklist(record: ParsedRecord, scenario?: Scenario): Check
 /** A compensable tool's compensation is a new action with its own approvals; a reversible one's only when the record says so. */
 export function needsApproval(cls: ToolClass, comp: Pick<Compensation, 'requires_approval'>): boolean {
   return cls === 'compensable' || comp.requires_approval;
-}
-
-/** One effect in words; undefined for one that changed nothing (an update that matched no row). */
-export function describeEffect(e: AppliedEffect): string | undefined {
-  switch (e.kind) {
-    case 'insert':
-      return `${e.table}: inserted ${showRow(e.row)}`;
-    case 'update': {
-      if (e.before.length === 0) return undefined;
-      const changes = e.before.flatMap((b, i) => {
-        const f = fieldChanges(b, e.after[i] ?? {});
-        return f ? [`${rowLabel(b)} ${f}`] : [];
-      });
-      return changes.length ? `${e.table}: updated ${changes.join('; ')}` : undefined;
-    }
-    case 'delete':
-      return e.rows.length === 0 ? undefined : `${e.table}: deleted ${e.rows.length} row${e.rows.length === 1 ? '' : 's'} (${e.rows.map(rowLabel).join(', ')})`;
-    case 'establish':
-      return e.was_new ? `fact established: ${e.fact}` : undefined;
-    case 'revoke':
-      return e.facts.length === 0 ? undefined : `fact revoked: ${e.facts.join(', ')}`;
-  }
-}
-
-const KEY_FIELDS = ['id', 'key', 'name', 'message_id', 'request_id'];
-
-/** The identifying field of a row: id, key, name, a *_id field, else the first field. */
-export function rowKey(row: Row): string | undefined {
-  for (const k of KEY_FIELDS) if (k in row) return k;
-  return Object.keys(row).find((k) => k.endsWith('_id')) ?? Object.keys(row)[0];
-}
-
-export function rowLabel(row: Row): string {
-  const k = rowKey(row);
-  return k === undefined ? '{}' : `${k}=${showValue(row[k])}`;
-}
-
-export function showRow(row: Row, max = 6): string {
-  const entries = Object.entries(row);
-  const shown = entries.slice(0, max).map(([k, v]) => `${k}: ${showValue(v)}`);
-  return `{${shown.join(', ')}${entries.length > max ? ', ...' : ''}}`;
-}
-
-function fieldChanges(before: Row, after: Row): string {
-  const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])];
-  const changed = keys.filter((k) => stableJson(before[k]) !== stableJson(after[k]));
-  if (changed.length === 0) return '';
-  return changed.map((k) => `${k}: ${showValue(before[k])} → ${showValue(after[k])}`).join(', ');
-}
-
-export function showValue(v: unknown): string {
-  if (v === undefined) return '(none)';
-  if (typeof v === 'string') return v.length > 80 ? `${v.slice(0, 77)}...` : v;
-  const s = JSON.stringify(v) ?? String(v);
-  return s.length > 80 ? `${s.slice(0, 77)}...` : s;
 }

@@ -4,9 +4,9 @@
  * multisets: a table holding the same rows in another order is reported
  * apart, not as a difference.
  */
+import { rowKey } from '../effects/row-text.ts';
 import type { Row, WorldSnapshot } from '../record/events.ts';
 import { stableJson } from '../util/json.ts';
-import { rowKey } from './checklist.ts';
 
 export type WorldChange =
   | { where: 'row'; table: string; change: 'added'; row: Row }

@@ -5,15 +5,16 @@
  * JSONL, no `run_start`) is an error value, never an exception.
  */
 import { readFileSync, statSync } from 'node:fs';
+import { AppliedEffect, EFFECT_KINDS, orList } from '../effects/index.ts';
+import type { Problem, Result } from '../errors.ts';
 import { RECORD_SCHEMA_VERSION, type CallEvent, type RecordEvent, type RunEndEvent, type RunStartEvent } from '../record/events.ts';
 
-/** Something wrong with a record, at a JSONL line (0 when it concerns the whole file). */
-export interface RecordIssue {
+/**
+ * Something wrong with a record: a `Problem` (harness/errors.ts) at a JSONL line (0 when it
+ * concerns the whole file), without a column or field path (a line is one event) or a code.
+ */
+export interface RecordIssue extends Pick<Problem, 'file' | 'line' | 'message' | 'hint'> {
   severity: 'error' | 'warning';
-  file: string;
-  line: number;
-  message: string;
-  hint?: string;
 }
 
 export interface ParsedRecord {
@@ -27,7 +28,7 @@ export interface ParsedRecord {
   warnings: RecordIssue[];
 }
 
-export type RecordRead = { ok: true; value: ParsedRecord } | { ok: false; issues: RecordIssue[] };
+export type RecordRead = Result<ParsedRecord, { issues: RecordIssue[] }>;
 
 /**
  * Parses JSONL record text. Blank lines are skipped; a last line cut short is ignored with a
@@ -143,24 +144,6 @@ function firstContentLine(lines: string[]): number {
 
 const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-function effectShapeOk(e: unknown): boolean {
-  if (!isObj(e)) return false;
-  switch (e.kind) {
-    case 'insert':
-      return typeof e.table === 'string' && isObj(e.row);
-    case 'update':
-      return typeof e.table === 'string' && Array.isArray(e.before) && Array.isArray(e.after);
-    case 'delete':
-      return typeof e.table === 'string' && Array.isArray(e.rows);
-    case 'establish':
-      return typeof e.fact === 'string';
-    case 'revoke':
-      return Array.isArray(e.facts);
-    default:
-      return false;
-  }
-}
-
 /** Enough of each event's shape that recovery can rely on it; undefined when fine. */
 function eventShapeProblem(v: unknown): string | undefined {
   if (!isObj(v) || typeof v.type !== 'string') return 'this line is not a record event (no "type")';
@@ -174,7 +157,7 @@ function eventShapeProblem(v: unknown): string | undefined {
       if (typeof v.tool !== 'string' || typeof v.step !== 'number' || typeof v.batch !== 'number' || !Array.isArray(v.effects) || !isObj(v.args)) {
         return 'this call event lacks tool, step, batch, args or effects';
       }
-      if (!(v.effects as unknown[]).every(effectShapeOk)) return 'this call event has an effect that is not insert, update, delete, establish or revoke';
+      if (!(v.effects as unknown[]).every((e) => AppliedEffect.safeParse(e).success)) return `this call event has an effect that is not ${orList(EFFECT_KINDS)}`;
       if (v.compensation !== null && v.compensation !== undefined && (!isObj(v.compensation) || typeof v.compensation.operation !== 'string' || !isObj(v.compensation.args))) {
         return 'this call event has a compensation without operation or args';
       }

@@ -5,7 +5,8 @@
 import type { ChalkInstance } from 'chalk';
 import { ms } from '../report/format.ts';
 import type { ApplyReport, CompensationOutcome, Remaining } from './apply.ts';
-import { showRow, showValue, type Checklist, type ChecklistItem } from './checklist.ts';
+import { showRow, showValue } from '../effects/row-text.ts';
+import type { Checklist, ChecklistItem } from './checklist.ts';
 import { trimRuns } from '../util/trim.ts';
 
 export const FORMATS = ['text', 'markdown', 'json'] as const;

@@ -5,6 +5,7 @@
  * guessed from the tool's name and description and the tables and facts it
  * touched; anything unrecognised gets a sensible generic response.
  */
+import { effectFootprint } from '../effects/index.ts';
 import type { AppliedEffect } from '../record/events.ts';
 
 export type ResponseKind = 'message' | 'secret' | 'access' | 'data' | 'money' | 'delete' | 'deploy' | 'third_party' | 'generic';
@@ -26,7 +27,7 @@ export interface ResponseInput {
   whom: string;
 }
 
-interface Rule {
+interface KindRule {
   kind: ResponseKind;
   /** Matched against the tool name (words split on _ - .). */
   name: RegExp;
@@ -37,7 +38,7 @@ interface Rule {
 // Order matters: a "send_payment_reminder" is a message (it names one) before it is money, a
 // "send_vendor_payout" is money (the verb "send" alone says nothing), and a "purge_cdn_cache" is a
 // production change, not lost data.
-const RULES: Rule[] = [
+const KIND_RULES: KindRule[] = [
   { kind: 'secret', name: /\b(secret|secrets|token|tokens|credential|credentials|password|passwords|apikey|private key|ssh|env|dotenv)\b/, context: /\b(secret|credential|password|api key|private key|token)s?\b/ },
   { kind: 'access', name: /\b(revoke|disable|suspend|deactivate|block|lock|ban|offboard)\b/, context: /\b(revoked?|suspended|disabled|access)\b/ },
   { kind: 'message', name: /\b(email|mail|notify|notification|message|messages|sms|reply|remind|reminder|announce|announcement|broadcast|invite|tweet|slack|publish|event|emit|produce)\b/, context: /\b(outbox|email|e-mail|mail provider|sms|messages?|topic|consumers)\b/ },
@@ -65,25 +66,25 @@ export function irreversibleResponse(input: ResponseInput): Response {
 /** The kind of one-way door a call walked through. */
 export function classifyEffect(input: Omit<ResponseInput, 'whom'>): ResponseKind {
   const name = words(input.tool);
-  for (const r of RULES) if (r.name.test(name)) return r.kind;
+  for (const r of KIND_RULES) if (r.name.test(name)) return r.kind;
   // A delete effect that no name explained is still data gone.
-  if (input.effects.some((e) => e.kind === 'delete' && e.rows.length > 0)) return 'delete';
+  if (input.effects.some(removesData)) return 'delete';
   const context = [input.description ?? '', ...input.effects.map(effectContext)].join(' ').toLowerCase();
-  for (const r of RULES) if (r.context?.test(context)) return r.kind;
+  for (const r of KIND_RULES) if (r.context?.test(context)) return r.kind;
   return 'generic';
 }
 
+/** Whether an effect took rows away without putting any back (a delete that matched rows). */
+function removesData(e: AppliedEffect): boolean {
+  const f = effectFootprint(e);
+  return f.rowsRemoved.length > 0 && f.rowsAdded.length === 0;
+}
+
+/** The words an effect adds to the context: its table's name, or the names of the facts it changed. */
 function effectContext(e: AppliedEffect): string {
-  switch (e.kind) {
-    case 'insert':
-    case 'update':
-    case 'delete':
-      return words(e.table);
-    case 'establish':
-      return words(e.fact.split('(')[0] ?? '');
-    case 'revoke':
-      return e.facts.map((f) => words(f.split('(')[0] ?? '')).join(' ');
-  }
+  const f = effectFootprint(e);
+  if (f.table !== undefined) return words(f.table);
+  return [...f.factsAdded, ...f.factsRemoved].map((fact) => words(fact.split('(')[0] ?? '')).join(' ');
 }
 
 function phrase(kind: ResponseKind, i: ResponseInput): Response {

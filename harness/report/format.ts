@@ -17,3 +17,5 @@ export const passK = (summary: readonly { trials_per_scenario: { max: number } }
   const k = Math.max(0, ...summary.map((s) => s.trials_per_scenario.max));
   return k > 1 ? k : 0;
 };
+/** A summary figure as its registry column formats it. */
+export const figureText = (x: number, format: 'num' | 'ms'): string => (format === 'ms' ? ms(x) : num(x));

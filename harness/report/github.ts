@@ -1,10 +1,11 @@
 /**
  * GitHub Actions: `::error file=...,line=...` annotations at the scenario line
- * of each tool called prematurely, one per failed gate, and the Markdown
+ * of each tool behind an alert of the score registry (called prematurely), one per failed gate, and the Markdown
  * report appended to the job summary (`$GITHUB_STEP_SUMMARY`).
  * Workflow-command escaping: https://github.com/actions/toolkit (command.ts).
  */
 import type { Results } from '../results/types.ts';
+import { alertOf } from '../scoring/registry.ts';
 import { trialsText } from './format.ts';
 import { terminalText } from '../util/terminal-text.ts';
 
@@ -41,15 +42,16 @@ export function renderAnnotations(results: Results): string[] {
   for (const run of results.runs) {
     const scenario = results.scenarios.find((s) => s.id === run.scenario);
     for (const f of run.findings) {
-      if (f.kind !== 'premature' || f.class !== 'irreversible') continue;
-      const key = `${run.scenario}/${run.planner}/${f.tool}`;
+      const alert = alertOf(f);
+      if (!alert) continue;
+      const key = `${run.scenario}/${run.planner}/${f.kind}/${f.tool}`;
       if (seen.has(key)) continue;
       seen.add(key);
       out.push(
         annotation('error', `${run.planner}: ${f.message} (trial ${run.trial}, seed ${run.seed})`, {
           file: scenario?.file,
           line: scenario?.tool_lines[f.tool],
-          title: `premature irreversible call: ${f.tool}`,
+          title: alert.title(f.tool),
         }),
       );
     }

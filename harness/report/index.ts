@@ -6,6 +6,8 @@
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChalkInstance } from 'chalk';
+import { UsageError } from '../errors.ts';
+import { suggest } from '../loader/did-you-mean.ts';
 import type { Results } from '../results/types.ts';
 import { redact } from '../util/secrets.ts';
 import { neutraliseCommands, terminalSafeDeep } from '../util/terminal-text.ts';
@@ -17,8 +19,6 @@ import { renderMarkdown } from './markdown.ts';
 import { renderComparisonTable, renderScenarioGrid, renderSummaryTable } from './table.ts';
 import { outputWidth } from './width.ts';
 
-export const REPORTERS = ['table', 'json', 'markdown', 'junit', 'github', 'html'];
-
 export interface ReportContext {
   outDir: string;
   stdout: NodeJS.WritableStream;
@@ -28,17 +28,76 @@ export interface ReportContext {
   width?: number;
 }
 
-/** Reporters to use: the ones asked for, plus `github` when running in GitHub Actions. */
-export function reportersFor(asked: readonly string[], env: NodeJS.ProcessEnv): string[] {
-  const out = [...asked];
+/** What a reporter is given: the results, where it writes (both redacted), and whether it is the only one asked for. */
+export interface ReporterOutput {
+  results: Results;
+  ctx: ReportContext;
+  stdout: (text: string) => void;
+  /** Writes a file beside results.json in the output directory. */
+  writeFile: (name: string, text: string) => void;
+  alone: boolean;
+}
+
+export type Reporter = (out: ReporterOutput) => void;
+
+/** Every reporter, by the name `--reporter=` takes: a name is listed only because it has a reporter. */
+const reporters = {
+  table: ({ results, ctx, stdout }) => {
+    // Planner names and messages are planner text: every string escaped for the console before it meets a cell.
+    const shown = terminalSafeDeep(results);
+    const width = ctx.width ?? outputWidth(ctx.stdout as { isTTY?: boolean; columns?: number }, ctx.env);
+    const comparison = shown.comparisons.length ? `${renderComparisonTable(shown.comparisons, ctx.chalk, width)}\n` : '';
+    stdout(neutraliseCommands(`${renderScenarioGrid(shown, ctx.chalk, width)}\n${renderSummaryTable(shown, ctx.chalk, width)}\n${comparison}`));
+  },
+  json: ({ results, stdout, alone }) => {
+    // Alone, json prints the results for piping (`| jq`); with others, its output is results.json, which every evaluation writes.
+    if (alone) stdout(`${JSON.stringify(results, null, 2)}\n`);
+  },
+  markdown: ({ results, writeFile }) => writeFile('report.md', renderMarkdown(results)),
+  junit: ({ results, writeFile }) => writeFile('junit.xml', renderJunit(results)),
+  github: ({ results, ctx, stdout }) => {
+    for (const line of renderAnnotations(results)) stdout(`${line}\n`);
+    const summary = ctx.env?.GITHUB_STEP_SUMMARY;
+    if (summary) {
+      try {
+        appendFileSync(summary, redact(`${renderMarkdown(results)}\n`));
+      } catch (e) {
+        throw outputError(e, summary, 'results.json is written');
+      }
+    }
+  },
+  // Reads each run's record from outDir; a missing or cut-short one is a note in its drill-down.
+  html: ({ results, ctx, writeFile }) => writeFile(HTML_REPORT_FILE, renderHtml(results, { loadRecord: recordsIn(ctx.outDir) })),
+} satisfies Record<string, Reporter>;
+
+export type ReporterName = keyof typeof reporters;
+
+/** The reporter names, in the order help texts list them. */
+export const REPORTERS = Object.keys(reporters) as ReporterName[];
+
+const isReporter = (name: string): name is ReporterName => Object.hasOwn(reporters, name);
+
+/** Checks reporter names; an unknown one is a UsageError that lists the valid names. */
+export function parseReporters(names: readonly string[]): ReporterName[] {
+  return names.map((name) => {
+    if (isReporter(name)) return name;
+    const near = suggest(name, REPORTERS);
+    throw new UsageError(`unknown reporter "${name}"`, `${near ? `did you mean ${near}? ` : ''}reporters: ${REPORTERS.join(', ')}`);
+  });
+}
+
+/** Reporters to use: the ones asked for (checked), plus `github` when running in GitHub Actions. */
+export function reportersFor(asked: readonly string[], env: NodeJS.ProcessEnv): ReporterName[] {
+  const out = parseReporters(asked);
   if (env.GITHUB_ACTIONS === 'true' && !out.includes('github')) out.push('github');
   return out;
 }
 
-export function writeReports(results: Results, reporters: readonly string[], ctx: ReportContext): string[] {
+export function writeReports(results: Results, names: readonly string[], ctx: ReportContext): string[] {
+  const chosen = parseReporters(names);
   const written: string[] = [];
   // Everything a reporter emits passes through the redactor: reports are shared more widely than records.
-  const stdout = { write: (t: string) => ctx.stdout.write(redact(t)) };
+  const stdout = (t: string) => ctx.stdout.write(redact(t));
   const writeFile = (name: string, text: string) => {
     try {
       writeFileSync(join(ctx.outDir, name), redact(text));
@@ -47,34 +106,6 @@ export function writeReports(results: Results, reporters: readonly string[], ctx
     }
     written.push(name);
   };
-  for (const r of reporters) {
-    if (r === 'table') {
-      // Planner names and messages are planner text: every string escaped for the console before it meets a cell.
-      const shown = terminalSafeDeep(results);
-      const width = ctx.width ?? outputWidth(ctx.stdout as { isTTY?: boolean; columns?: number }, ctx.env);
-      const comparison = shown.comparisons.length ? `${renderComparisonTable(shown.comparisons, ctx.chalk, width)}\n` : '';
-      stdout.write(neutraliseCommands(`${renderScenarioGrid(shown, ctx.chalk, width)}\n${renderSummaryTable(shown, ctx.chalk, width)}\n${comparison}`));
-    } else if (r === 'json' && reporters.length === 1) {
-      // Alone, json prints the results for piping (`| jq`); with others, results.json on disk serves.
-      stdout.write(`${JSON.stringify(results, null, 2)}\n`);
-    } else if (r === 'markdown') {
-      writeFile('report.md', renderMarkdown(results));
-    } else if (r === 'junit') {
-      writeFile('junit.xml', renderJunit(results));
-    } else if (r === 'html') {
-      // Reads each run's record from outDir; a missing or cut-short one is a note in its drill-down.
-      writeFile(HTML_REPORT_FILE, renderHtml(results, { loadRecord: recordsIn(ctx.outDir) }));
-    } else if (r === 'github') {
-      for (const line of renderAnnotations(results)) stdout.write(`${line}\n`);
-      const summary = ctx.env?.GITHUB_STEP_SUMMARY;
-      if (summary) {
-        try {
-          appendFileSync(summary, redact(`${renderMarkdown(results)}\n`));
-        } catch (e) {
-          throw outputError(e, summary, 'results.json is written');
-        }
-      }
-    }
-  }
+  for (const name of chosen) reporters[name]({ results, ctx, stdout, writeFile, alone: chosen.length === 1 });
   return written;
 }

@@ -1,11 +1,13 @@
 /**
- * `junit.xml`: one test case per scenario × planner, failed where a premature
- * irreversible call happened (the offending step in the message), plus one
+ * `junit.xml`: one test case per scenario × planner, failed where a finding the
+ * score registry raises as an alert happened (a premature irreversible call; the
+ * offending step in the message), plus one
  * per failed gate. CI systems render it as a test report. Each suite's
  * properties give its sample: scenarios (the unit of evidence) × trials each,
  * and the headline rates with their scenario-clustered intervals.
  */
 import type { PlannerSummary, Results } from '../results/types.ts';
+import { alertOf } from '../scoring/registry.ts';
 import { trialsText } from './format.ts';
 
 /** What XML 1.0 does not allow in a document at all: outside Char ::= #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF]. */
@@ -66,7 +68,10 @@ export function renderJunit(results: Results): string {
   for (const planner of results.config.planners) {
     const cases: Case[] = results.scenarios.map((s) => {
       const runs = results.runs.filter((r) => r.scenario === s.id && r.planner === planner);
-      const bad = runs.flatMap((r) => r.findings.filter((f) => f.kind === 'premature' && f.class === 'irreversible').map((f) => ({ r, f })));
+      const bad = runs.flatMap((r) => r.findings.flatMap((f) => {
+        const alert = alertOf(f);
+        return alert ? [{ r, f, type: alert.type }] : [];
+      }));
       const time = runs.reduce((a, r) => a + r.wall_ms, 0);
       const errored = runs.filter((r) => ERROR_ENDS.has(r.end_reason));
       const err = errored[0];
@@ -81,7 +86,7 @@ export function renderJunit(results: Results): string {
       return {
         ...base,
         failure: {
-          type: 'premature_irreversible',
+          type: first.type,
           message: `trial ${first.r.trial}, ${first.f.message}`,
           body: bad.map(({ r, f }) => `trial ${r.trial} (seed ${r.seed}), ${f.message}\n  record: ${r.record}`).join('\n'),
         },

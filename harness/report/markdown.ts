@@ -5,7 +5,8 @@
  */
 import type { Results, RunResult } from '../results/types.ts';
 import type { Comparison, PairedRate } from '../scoring/compare.ts';
-import { ci, ms, num, passK, pct, per100, sampleSize } from './format.ts';
+import { marked, markCount, summaryColumns } from '../scoring/registry.ts';
+import { ci, figureText, passK, pct, per100, sampleSize } from './format.ts';
 
 const esc = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
@@ -41,17 +42,19 @@ function cell(runs: readonly RunResult[]): string {
   if (runs.length === 0) return '—';
   const safe = runs.filter((r) => r.safe_completed).length;
   const done = runs.filter((r) => r.completed).length;
-  const prem = runs.reduce((a, r) => a + r.premature.irreversible, 0);
   const verdict = safe === runs.length ? '✅ safe' : done === runs.length ? '⚠️ done' : done === 0 ? '❌ fail' : `${done}/${runs.length} done`;
-  return `${verdict}${prem ? ` · ${prem} premature` : ''}`;
+  // A pull-request comment shows only the brief marks (premature irreversible calls), summed over trials.
+  const marks = marked().filter((s) => s.mark.brief).map((s) => [runs.reduce((a, r) => a + markCount(r, s), 0), s.mark.word] as const).filter(([n]) => n > 0);
+  return `${verdict}${marks.map(([n, word]) => ` · ${n} ${word}`).join('')}`;
 }
 
 export function renderMarkdown(results: Results): string {
   const { config } = results;
   const head = `## oneway: ${results.runs.length} runs · ${config.planners.join(', ')} · ${results.scenarios.length} scenarios × ${config.trials} trial(s) · seed ${config.seed}${config.guard ? ' · guard on' : ''}${results.interrupted ? ' · **interrupted**' : ''}`;
   const k = passK(results.summary);
+  const columns = summaryColumns(config.guard);
   const summary = table(
-    ['planner', 'n (scenarios × trials)', 'safe completion', 'completion [95% CI]', 'premature irrev. (runs)', 'per 100 irrev.', ...(k ? [`pass^${k} done / safe`] : []), 'steps', 'depth', 'sim time', 'errors'],
+    ['planner', 'n (scenarios × trials)', 'safe completion', 'completion [95% CI]', 'premature irrev. (runs)', 'per 100 irrev.', ...(k ? [`pass^${k} done / safe`] : []), ...columns.map((x) => x.column.head), 'errors'],
     results.summary.map((s) => [
       `**${s.planner}**`,
       sampleSize(s),
@@ -60,9 +63,7 @@ export function renderMarkdown(results: Results): string {
       `${pct(s.premature_irreversible_rate)} ${ci(s.premature_irreversible_ci)}`,
       per100(s.premature_irreversible_per_100, s.premature_irreversible_per_100_ci),
       ...(k ? [`${pct(s.pass_k[String(k)])} / ${pct(s.safe_pass_k[String(k)])}`] : []),
-      num(s.mean_steps),
-      num(s.mean_depth),
-      ms(s.mean_sim_time_ms),
+      ...columns.map((x) => figureText(s[x.key], x.column.format)),
       String(s.errors),
     ]),
   );

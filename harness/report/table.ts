@@ -8,7 +8,8 @@ import Table from 'cli-table3';
 import type { ChalkInstance } from 'chalk';
 import type { PlannerSummary, Results, RunResult } from '../results/types.ts';
 import type { Comparison } from '../scoring/compare.ts';
-import { ci, ci100, ms, num, passK, pct, sampleSize } from './format.ts';
+import { marked, markCount, summaryColumns } from '../scoring/registry.ts';
+import { ci, ci100, figureText, num, passK, pct, sampleSize } from './format.ts';
 import { blockWidth, visibleWidth, wrapText } from './width.ts';
 
 /**
@@ -82,10 +83,13 @@ export function renderSummaryTable(results: Results, c: ChalkInstance, width = I
       drop: 4,
     },
     ...(k ? [{ head: `pass^${k} done / safe`, short: `pass^${k}`, cells: rows.map((s) => `${pct(s.pass_k[String(k)])} / ${pct(s.safe_pass_k[String(k)])}`), drop: 5 }] : []),
-    { head: 'steps', cells: rows.map((s) => num(s.mean_steps)) },
-    { head: 'depth', cells: rows.map((s) => num(s.mean_depth)), drop: 6 },
-    { head: 'sim time', short: 'time', cells: rows.map((s) => ms(s.mean_sim_time_ms)), drop: 7 },
-    ...(guard ? [{ head: 'blocked', cells: rows.map((s) => String(s.blocked)), drop: 0.5 }] : []),
+    // The registry's summary columns: the cost of caution, and what the guard blocked.
+    ...summaryColumns(guard).map(({ key, column }): Column => ({
+      head: column.head,
+      ...(column.short ? { short: column.short } : {}),
+      cells: rows.map((s) => figureText(s[key], column.format)),
+      ...(column.drop !== undefined ? { drop: column.drop } : {}),
+    })),
     { head: 'errors', short: 'err', cells: rows.map((s) => (s.errors > 0 ? c.yellow(String(s.errors)) : '0')) },
     ...(usage ? [{ head: 'tokens in/out', cells: rows.map((s) => tokenCell(s.usage)), drop: 2 }] : []),
   ];
@@ -108,12 +112,11 @@ function cell(runs: readonly RunResult[], c: ChalkInstance, compact = false): st
   if (runs.length === 1) {
     const r = runs[0] as RunResult;
     const verdict = r.safe_completed ? c.green('safe') : r.completed ? c.yellow('done') : c.red('fail');
-    const flag = (n: number, word: string, letter: string) => (n ? c.red(compact ? `${letter}${n}` : `${word}×${n}`) : '');
     const flags = [
-      flag(r.premature.irreversible, 'premature', 'P'),
-      flag(r.parallel_irreversible, 'parallel', '∥'),
-      flag(r.unreconciled_retries, 'retry', 'R'),
-      flag(r.duplicate_effects, 'dup', 'D'),
+      ...marked().map((s) => {
+        const n = markCount(r, s);
+        return n ? c.red(compact ? `${s.mark.letter}${n}` : `${s.mark.word}×${n}`) : '';
+      }),
       r.error ? c.yellow(compact ? 'error' : r.end_reason) : '',
     ].filter(Boolean);
     return [`${verdict} ${r.steps}${compact ? '' : ` step${r.steps === 1 ? '' : 's'}`}`, ...flags].join(' ');
@@ -125,8 +128,8 @@ function cell(runs: readonly RunResult[], c: ChalkInstance, compact = false): st
 
 /**
  * The scenario × planner grid. Too wide for `width` (default: unlimited), its cells go compact
- * (`safe 3 P1`: verdict, steps, then P premature, ∥ parallel, R unreconciled retries, D duplicate
- * effects), then the planners are split over several grids. Scenario ids are never cut.
+ * (`safe 3 P1`: verdict, steps, then the registry's marks: P premature, ∥ parallel, R unreconciled
+ * retries, D duplicate effects), then the planners are split over several grids. Scenario ids are never cut.
  */
 export function renderScenarioGrid(results: Results, c: ChalkInstance, width = Infinity): string {
   const planners = results.config.planners;
@@ -137,7 +140,7 @@ export function renderScenarioGrid(results: Results, c: ChalkInstance, width = I
   };
   const full = grid(planners, false);
   if (blockWidth(full) <= width) return full;
-  const legend = c.dim(wrapText('P premature irreversible, ∥ parallel irreversible, R unreconciled retry, D duplicate effect (counts)', width));
+  const legend = c.dim(wrapText(`${marked().map((s) => `${s.mark.letter} ${s.mark.legend}`).join(', ')} (counts)`, width));
   const compact = grid(planners, true);
   if (blockWidth(compact) <= width) return `${compact}\n${legend}`;
   // Ids too long for even one planner beside them: each scenario's id on its own line, its cells below.

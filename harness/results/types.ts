@@ -7,8 +7,9 @@ import type { Problem } from '../errors.ts';
 import type { EndReason } from '../record/events.ts';
 import type { GateFailure } from '../gates/fail-on.ts';
 import type { Comparison } from '../scoring/compare.ts';
-import type { Finding } from '../scoring/findings.ts';
+import type { ScoreFinding } from '../scoring/findings.ts';
 import type { RunMetrics } from '../scoring/metrics-types.ts';
+import type { SummaryFigures } from '../scoring/registry.ts';
 
 export const RESULTS_SCHEMA_VERSION = 1;
 
@@ -21,8 +22,8 @@ export interface RunResult extends RunMetrics {
   error: string | null;
   /** Path of the run's JSONL record, relative to the results directory. */
   record: string;
-  /** The offending calls behind the scores (premature, parallel, speculative, unreconciled, dangling). */
-  findings: Finding[];
+  /** The offending calls behind the scores (each registry score with a `finding`). */
+  findings: ScoreFinding[];
   /** Token usage, for LLM planners (`planner.usage()`). */
   usage?: RunUsage;
   wall_ms: number;
@@ -65,9 +66,11 @@ export interface ScenarioOutcome {
  * Per planner. Rates are shares of runs; their 95% intervals treat the
  * scenario as the unit of evidence (runs of one scenario are clustered; see
  * `clusteredWilson` in harness/scoring/stats.ts), so the sample size is
- * `scenarios`, not `runs`.
+ * `scenarios`, not `runs`. The means and sums of per-run scores (`mean_steps`,
+ * `duplicate_effects`, ...) are the score registry's summary figures
+ * (harness/scoring/registry.ts).
  */
-export interface PlannerSummary {
+export interface PlannerSummary extends SummaryFigures {
   planner: string;
   runs: number;
   /** Scenarios with at least one run: the sample size n behind every interval. */
@@ -98,19 +101,8 @@ export interface PlannerSummary {
     premature_irreversible: number;
     premature_irreversible_per_100: number | null;
   };
-  mean_steps: number;
-  mean_depth: number;
-  mean_sim_time_ms: number;
-  mean_turns: number;
+  /** Runs that ended in an error. */
   errors: number;
-  sandbox_escapes: number;
-  blocked: number;
-  /** Calls rejected before the sandbox (unknown tool, arguments that break the schema), summed over runs. */
-  rejected: number;
-  /** Duplicate effects (an irreversible or compensable effect applied again), summed over runs. */
-  duplicate_effects: number;
-  /** Restart faults that happened, summed over runs. */
-  restarts: number;
   /** pass^k for k = 1..trials (tau-bench), over scenarios. */
   pass_k: Record<string, number | null>;
   /** pass^k of safe completion, k = 1..trials, over scenarios. */

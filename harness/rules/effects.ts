@@ -14,6 +14,7 @@
  *   one effect: the earliest open one it fits. A call that compensated something
  *   is the recovery, not a new effect.
  */
+import { effectChanged } from '../effects/index.ts';
 import type { CallEvent } from '../record/events.ts';
 import { stableJson } from '../util/json.ts';
 import { byBatch } from './retries.ts';
@@ -26,9 +27,7 @@ type EffectCall = Pick<
 
 /** Whether a call's effects changed anything (an update that matched no row did not). */
 export function changedWorld(c: Pick<CallEvent, 'effects'>): boolean {
-  return c.effects.some((e) =>
-    e.kind === 'insert' ? true : e.kind === 'update' ? e.before.length > 0 : e.kind === 'delete' ? e.rows.length > 0 : e.kind === 'establish' ? e.was_new : e.facts.length > 0,
-  );
+  return c.effects.some(effectChanged);
 }
 
 /** Whether this call left an effect of its own (see the module comment). */

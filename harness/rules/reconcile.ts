@@ -15,6 +15,7 @@
  * agree with its arguments, see `shownRows`). `reportedTools` is the whole list
  * a tool reports on; every user asks it rather than reading `reconciles`.
  */
+import { declaredTable, type DeclaredEffect } from '../effects/index.ts';
 import { stableJson } from '../util/json.ts';
 
 /** What the rule needs of a tool declaration. */
@@ -36,14 +37,14 @@ export interface ReportingDeclaration {
   name: string;
   reconciles: readonly string[];
   reads?: readonly string[];
-  effects: readonly { insert?: { table: string }; update?: { table: string }; delete?: { table: string } }[];
+  effects: readonly DeclaredEffect[];
 }
 
-/** The tables a tool's effects write (insert, update, delete), in declaration order, once each. */
+/** The tables a tool's effects write (each effect kind says whether it writes one), in declaration order, once each. */
 export function tablesWritten(tool: Pick<ReportingDeclaration, 'effects'>): string[] {
   const out: string[] = [];
   for (const e of tool.effects) {
-    const table = e.insert?.table ?? e.update?.table ?? e.delete?.table;
+    const table = declaredTable(e);
     if (table !== undefined && !out.includes(table)) out.push(table);
   }
   return out;

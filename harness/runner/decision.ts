@@ -7,9 +7,11 @@
  * malformed: it is a rejected attempt (harness/rules/arguments.ts). The run goes
  * on without it, and the runner records it and shows it to the planner.
  */
+import type { Result } from '../errors.ts';
 import type { Call, Decision, RejectedAttempt } from '../planner/types.ts';
 import type { RejectedEvent } from '../record/events.ts';
 import { checkCallArguments, type ToolParameters } from '../rules/arguments.ts';
+import { plainJsonCopy } from '../util/json.ts';
 
 export const MAX_ARGS_BYTES = 256 * 1024;
 export const MAX_BATCH = 64;
@@ -22,7 +24,14 @@ export interface RejectedCall {
 }
 
 /** `calls` are the calls to run, in the order decided; `rejected` the ones refused (none of them runs). */
-export type Checked = { ok: true; decision: Decision; calls: Call[]; rejected: RejectedCall[] } | { ok: false; message: string };
+export interface CheckedDecision {
+  decision: Decision;
+  calls: Call[];
+  rejected: RejectedCall[];
+}
+
+/** A decision fit to run, or what makes it malformed. */
+export type Checked = Result<CheckedDecision, { message: string }>;
 
 function describe(x: unknown): string {
   if (x === null) return 'null';
@@ -30,7 +39,8 @@ function describe(x: unknown): string {
   return typeof x === 'object' ? `an object with keys ${Object.keys(x as object).join(', ') || '(none)'}` : `${typeof x} ${String(x).slice(0, 40)}`;
 }
 
-type CallCheck = { ok: true; call: Call; rejected?: string } | { ok: false; message: string };
+/** A well-formed call, with the reason it will not run (`rejected`) when it will not. */
+type CallCheck = Result<{ call: Call; rejected?: string }, { message: string }>;
 
 function checkCall(x: unknown, tools: ReadonlyMap<string, ToolParameters>, where: string): CallCheck {
   if (x === null || typeof x !== 'object' || Array.isArray(x)) return { ok: false, message: `${where} must be {tool, args}, got ${describe(x)}` };
@@ -38,17 +48,22 @@ function checkCall(x: unknown, tools: ReadonlyMap<string, ToolParameters>, where
   if (typeof tool !== 'string') return { ok: false, message: `${where}.tool must be a string, got ${describe(tool)}` };
   const a = args ?? {};
   if (typeof a !== 'object' || a === null || Array.isArray(a)) return { ok: false, message: `${where}.args must be an object, got ${describe(a)}` };
-  let json: string;
-  try {
-    json = JSON.stringify(a);
-  } catch (e) {
-    return { ok: false, message: `${where}.args cannot be serialised: ${(e as Error).message}` };
-  }
-  if (json.length > MAX_ARGS_BYTES) return { ok: false, message: `${where}.args is ${json.length} bytes; the limit is ${MAX_ARGS_BYTES}` };
   // What runs (and what is recorded) is the JSON of the arguments, so that is what the schema checks.
-  const call = { tool: tool.length > 200 ? `${tool.slice(0, 197)}...` : tool, args: JSON.parse(json) as Record<string, unknown> };
+  // Plain data within the limit is copied as the round trip would copy it, without the text.
+  let copied = plainJsonCopy(a as Record<string, unknown>, MAX_ARGS_BYTES);
+  if (copied === undefined) {
+    let json: string;
+    try {
+      json = JSON.stringify(a);
+    } catch (e) {
+      return { ok: false, message: `${where}.args cannot be serialised: ${(e as Error).message}` };
+    }
+    if (json.length > MAX_ARGS_BYTES) return { ok: false, message: `${where}.args is ${json.length} bytes; the limit is ${MAX_ARGS_BYTES}` };
+    copied = JSON.parse(json) as Record<string, unknown>;
+  }
+  const call = { tool: tool.length > 200 ? `${tool.slice(0, 197)}...` : tool, args: copied };
   const verdict = checkCallArguments(tools, tool, call.args);
-  return verdict.ok ? { ok: true, call } : { ok: true, call, rejected: verdict.reason };
+  return { ok: true, value: verdict.ok ? { call } : { call, rejected: verdict.reason } };
 }
 
 /**
@@ -56,17 +71,18 @@ function checkCall(x: unknown, tools: ReadonlyMap<string, ToolParameters>, where
  *
  * @example
  * checkDecision({ type: 'call', call: { tool: 'send_email', args: { to: 42 } } }, tools)
- * // { ok: true, decision, calls: [], rejected: [{ tool: 'send_email', args: { to: 42 }, reason: 'invalid arguments for send_email: to: must be string' }] }
+ * // { ok: true, value: { decision, calls: [], rejected: [{ tool: 'send_email', args: { to: 42 }, reason: 'invalid arguments for send_email: to: must be string' }] } }
  */
 export function checkDecision(x: unknown, tools: ReadonlyMap<string, ToolParameters>): Checked {
   if (x === null || typeof x !== 'object') return { ok: false, message: `a decision must be an object with "type", got ${describe(x)}` };
   const d = x as { type?: unknown; call?: unknown; calls?: unknown; reason?: unknown };
-  if (d.type === 'finish') return { ok: true, decision: { type: 'finish', ...(typeof d.reason === 'string' ? { reason: d.reason } : {}) }, calls: [], rejected: [] };
+  if (d.type === 'finish') return { ok: true, value: { decision: { type: 'finish', ...(typeof d.reason === 'string' ? { reason: d.reason } : {}) }, calls: [], rejected: [] } };
   if (d.type === 'call') {
     const c = checkCall(d.call, tools, 'decision.call');
     if (!c.ok) return c;
-    const decision: Decision = { type: 'call', call: c.call };
-    return c.rejected === undefined ? { ok: true, decision, calls: [c.call], rejected: [] } : { ok: true, decision, calls: [], rejected: [{ ...c.call, reason: c.rejected }] };
+    const { call, rejected } = c.value;
+    const decision: Decision = { type: 'call', call };
+    return { ok: true, value: rejected === undefined ? { decision, calls: [call], rejected: [] } : { decision, calls: [], rejected: [{ ...call, reason: rejected }] } };
   }
   if (d.type === 'batch') {
     if (!Array.isArray(d.calls) || d.calls.length === 0) return { ok: false, message: 'decision.calls must be a non-empty array' };
@@ -77,11 +93,12 @@ export function checkDecision(x: unknown, tools: ReadonlyMap<string, ToolParamet
     for (const [i, raw] of d.calls.entries()) {
       const c = checkCall(raw, tools, `decision.calls[${i}]`);
       if (!c.ok) return c;
-      all.push(c.call);
-      if (c.rejected === undefined) out.push(c.call);
-      else rejected.push({ ...c.call, reason: c.rejected });
+      const { call, rejected: why } = c.value;
+      all.push(call);
+      if (why === undefined) out.push(call);
+      else rejected.push({ ...call, reason: why });
     }
-    return { ok: true, decision: { type: 'batch', calls: all }, calls: out, rejected };
+    return { ok: true, value: { decision: { type: 'batch', calls: all }, calls: out, rejected } };
   }
   return { ok: false, message: `decision.type must be "call", "batch" or "finish", got ${describe(d.type)}` };
 }

@@ -8,21 +8,23 @@ import { join } from 'node:path';
 import type { Problem } from '../errors.ts';
 import type { PlanItem, Scenario } from '../schema/scenario.ts';
 import { openFileSink, type RecordSink } from '../record/writer.ts';
-import { RESULTS_SCHEMA_VERSION, type Results, type RunResult } from '../results/types.ts';
+import { buildResults as assembleResults } from '../results/build.ts';
+import type { Results, RunResult } from '../results/types.ts';
 import { writeResults } from '../results/write.ts';
 import { seal } from '../sandbox/seal.ts';
 import type { TransportName } from '../sandbox/transport.ts';
-import { summarize } from '../scoring/aggregate.ts';
 import { findingsOf } from '../scoring/findings.ts';
 import { ensureDir, isOutputFailure, outputError } from '../util/atomic-write.ts';
 import { stableJson } from '../util/json.ts';
 import { tightHeapGrowth } from '../util/heap.ts';
+import { packageVersion } from '../util/package-root.ts';
 import { deriveSeed } from '../util/rng.ts';
 import type { BatchGate } from './gate.ts';
 import { runOne, type PlannerHandle } from './run.ts';
 import { runWorkerPool, workerCapable } from './workers.ts';
 
-export const VERSION = '0.1.0';
+/** oneway's version, as package.json gives it (results.json `tool.version`, the MCP server's version). */
+export const VERSION = packageVersion();
 
 export interface EvalScenario {
   scenario: Scenario;
@@ -255,10 +257,10 @@ export async function evaluate(opts: EvalOptions): Promise<Results> {
   return results;
 }
 
+/** The results of an evaluation so far (eval's checkpoints and end, serve's sessions), through the one results builder. */
 export function buildResults(opts: EvalOptions, runs: RunResult[], at: { started: number; interrupted: boolean; unattributed: number }): Results {
   const plannerNames = opts.planners.map((p) => p.name);
-  return {
-    schema_version: RESULTS_SCHEMA_VERSION,
+  return assembleResults({
     tool: { name: 'oneway', version: VERSION },
     created_at: new Date(at.started).toISOString(),
     wall_ms: Date.now() - at.started,
@@ -287,11 +289,8 @@ export function buildResults(opts: EvalOptions, runs: RunResult[], at: { started
     scenarios: opts.scenarios.map((s) => ({ id: s.scenario.id, file: s.file, title: s.scenario.title, tags: s.scenario.tags, tool_lines: s.toolLines ?? {} })),
     problems: opts.problems ?? [],
     runs,
-    summary: summarize(runs, plannerNames),
     unattributed_escapes: at.unattributed,
-    comparisons: [],
-    gates: { expressions: [], baseline: null, failures: [] },
-  };
+  });
 }
 
 /** A short hash of a JSON value, independent of key order. */

@@ -3,6 +3,7 @@
  * A planner that throws, hangs or returns nonsense ends only its own run,
  * with `error` set; the record is written as the run goes.
  */
+import { OnewayError } from '../errors.ts';
 import type { CallEvent, Checkpoint, EndReason, EscapeEvent, RecordEvent, RestartEvent, RunEndEvent, RunStartEvent } from '../record/events.ts';
 import { RECORD_SCHEMA_VERSION } from '../record/events.ts';
 import type { RecordSink } from '../record/writer.ts';
@@ -58,7 +59,11 @@ export interface RunOutcome extends RunMetrics {
   events: RecordEvent[];
 }
 
-class DecisionTimeout extends Error {}
+class DecisionTimeout extends OnewayError {
+  constructor(message: string) {
+    super('decision_timeout', message);
+  }
+}
 
 
 
@@ -248,11 +253,12 @@ export async function runOne(spec: RunSpec): Promise<RunOutcome> {
         [end, error] = e instanceof DecisionTimeout ? ['decision_timeout', e.message] : ['planner_error', `planner threw: ${errorText(e)}`];
         break;
       }
-      const checked = checkDecision(raw, tools);
-      if (!checked.ok) {
-        [end, error] = ['invalid_decision', `invalid decision on turn ${turn}: ${checked.message}`];
+      const check = checkDecision(raw, tools);
+      if (!check.ok) {
+        [end, error] = ['invalid_decision', `invalid decision on turn ${turn}: ${check.message}`];
         break;
       }
+      const checked = check.value;
       const { decision } = checked;
       emit({
         type: 'turn',

@@ -5,7 +5,7 @@
  */
 import { UsageError } from '../errors.ts';
 import type { Results, RunResult } from '../results/types.ts';
-import { summarize } from '../scoring/aggregate.ts';
+import { buildResults } from '../results/build.ts';
 
 export interface Shard {
   index: number;
@@ -62,20 +62,24 @@ export function mergeResults(parts: readonly Results[]): Results {
     for (let i = 0; i < 3; i++) if ((x[i] as number) !== (y[i] as number)) return (x[i] as number) - (y[i] as number);
     return 0;
   });
-  const problems = parts.flatMap((p) => p.problems);
+  return buildResults({
+    ...merged(parts),
+    config: { ...first.config, scenarios: scenarios.map((s) => s.id), shard: null, ...mergedHashes(parts) },
+    scenarios,
+    runs,
+  });
+}
+
+/** What every merge takes from its parts alike: the first's tool, the earliest start, the longest wall time, any interruption, every problem and escape. */
+function merged(parts: readonly Results[]): Pick<Results, 'tool' | 'created_at' | 'wall_ms' | 'interrupted' | 'problems' | 'unattributed_escapes'> {
+  const first = parts[0] as Results;
   return {
-    ...first,
+    tool: first.tool,
     created_at: parts.map((p) => p.created_at).sort()[0] ?? first.created_at,
     wall_ms: Math.max(...parts.map((p) => p.wall_ms)),
     interrupted: parts.some((p) => p.interrupted),
-    config: { ...first.config, scenarios: scenarios.map((s) => s.id), shard: null, ...mergedHashes(parts) },
-    scenarios,
-    problems,
-    runs,
-    summary: summarize(runs, first.config.planners),
+    problems: parts.flatMap((p) => p.problems),
     unattributed_escapes: parts.reduce((a, p) => a + p.unattributed_escapes, 0),
-    comparisons: [],
-    gates: { expressions: [], baseline: null, failures: [] },
   };
 }
 
@@ -121,11 +125,8 @@ function mergePlanners(parts: readonly Results[]): Results {
       for (let i = 0; i < 3; i++) if ((x[i] as number) !== (y[i] as number)) return (x[i] as number) - (y[i] as number);
       return 0;
     });
-  return {
-    ...first,
-    created_at: parts.map((p) => p.created_at).sort()[0] ?? first.created_at,
-    wall_ms: Math.max(...parts.map((p) => p.wall_ms)),
-    interrupted: parts.some((p) => p.interrupted),
+  return buildResults({
+    ...merged(parts),
     config: {
       ...first.config,
       planners,
@@ -135,11 +136,6 @@ function mergePlanners(parts: readonly Results[]): Results {
       scenario_hashes: Object.assign({}, ...parts.map((p) => p.config.scenario_hashes ?? {})) as Record<string, string>,
     },
     scenarios,
-    problems: parts.flatMap((p) => p.problems),
     runs,
-    summary: summarize(runs, planners),
-    unattributed_escapes: parts.reduce((a, p) => a + p.unattributed_escapes, 0),
-    comparisons: [],
-    gates: { expressions: [], baseline: null, failures: [] },
-  };
+  });
 }

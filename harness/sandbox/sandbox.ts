@@ -9,6 +9,7 @@
  */
 import { formatFact, formatPattern } from '../facts/fact.ts';
 import { renderFact, renderFactText, renderPattern } from '../facts/template.ts';
+import { applyEffect } from '../effects/index.ts';
 import { effectiveClass } from '../loader/classes.ts';
 import { changedWorld } from '../rules/effects.ts';
 import { reconciledIndex, reportedTools, shownRows, valueText, type ReconcileTool } from '../rules/reconcile.ts';
@@ -413,24 +414,8 @@ export class Sandbox {
   private applyEffects(tool: Tool, ctx: TemplateContext): AppliedEffect[] {
     const out: AppliedEffect[] = [];
     for (const e of tool.effects) {
-      if (e.insert) {
-        const row = renderValue(e.insert.row, ctx) as Row;
-        this.world.insert(e.insert.table, row);
-        out.push({ kind: 'insert', table: e.insert.table, row });
-      } else if (e.update) {
-        const r = this.world.update(e.update.table, renderValue(e.update.where, ctx) as Row, renderValue(e.update.set, ctx) as Row);
-        out.push({ kind: 'update', table: e.update.table, ...r });
-      } else if (e.delete) {
-        const rows = this.world.delete(e.delete.table, renderValue(e.delete.where, ctx) as Row);
-        out.push({ kind: 'delete', table: e.delete.table, rows });
-      } else if (e.establish !== undefined) {
-        const fact = renderFact(e.establish, ctx, 'empty');
-        out.push({ kind: 'establish', fact: formatFact(fact), was_new: this.world.establish(fact) });
-      } else if (e.revoke !== undefined) {
-        // Only a `*` written in the template revokes every value; one from the arguments is literal.
-        const { fact, written } = renderPattern(e.revoke, ctx, 'wildcard');
-        out.push({ kind: 'revoke', facts: this.world.revoke(fact, { wildcardKeys: written }) });
-      }
+      const applied = applyEffect(e, this.world, ctx);
+      if (applied) out.push(applied);
     }
     return out;
   }

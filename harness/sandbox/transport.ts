@@ -5,12 +5,13 @@
  *   host, intercepted by the seal. Requests of one batch wait for each other
  *   and run in call order, so records are deterministic however the requests
  *   interleave.
- * - `inprocess`: the same dispatch, called directly: ~500x cheaper, for
+ * - `inprocess`: the same dispatch, called directly: ~65x cheaper per call (docs/benchmark.md), for
  *   fuzzing and benchmarks. A test shows both give identical records.
  */
 import { randomUUID } from 'node:crypto';
 import type { CallEvent } from '../record/events.ts';
-import { stableJson } from '../util/json.ts';
+import { OnewayError } from '../errors.ts';
+import { plainJsonCopy, stableJson } from '../util/json.ts';
 import { hash32 } from '../util/rng.ts';
 import type { BatchRequest, Reply, Sandbox } from './sandbox.ts';
 import { seal, type Escape } from './seal.ts';
@@ -30,9 +31,9 @@ export interface Transport {
   close(): void;
 }
 
-/** JSON round trip: what a planner's arguments look like after crossing a wire. */
+/** JSON round trip: what a planner's arguments look like after crossing a wire (plain data copied without the text). */
 export function wire<T>(value: T): T {
-  return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);
+  return value === undefined ? value : (plainJsonCopy(value) ?? (JSON.parse(JSON.stringify(value)) as T));
 }
 
 /**
@@ -87,8 +88,11 @@ interface Ticket {
  * between the runner and the sandbox, e.g. a planner that wrapped `fetch`). Nothing of its batch
  * is applied; the run ends with `planner_error`.
  */
-export class TamperError extends Error {
+export class TamperError extends OnewayError {
   override name = 'TamperError';
+  constructor(message: string) {
+    super('tamper', message);
+  }
 }
 
 let hostCounter = 0;

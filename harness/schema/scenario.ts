@@ -8,13 +8,12 @@
  * template roots) live in `harness/loader/semantics.ts`.
  */
 import { z } from 'zod';
+import { DeclaredEffect } from '../effects/index.ts';
+import { Fact, Row } from './parts.ts';
 
 export const CLASSES = ['reversible', 'compensable', 'irreversible'] as const;
 export const ClassName = z.enum(CLASSES).describe('How costly it is to reverse the effect of this tool as deployed.');
 export type ToolClass = z.infer<typeof ClassName>;
-
-/** A fact `name(key=value, ...)`, possibly with `{{...}}` templates in values. */
-const Fact = z.string().min(1).describe('A fact: name(key=value, ...). Values may use {{args.x}}, {{inputs.x}}, ...');
 
 const ClassRule = z
   .strictObject({
@@ -30,20 +29,9 @@ export const Reversibility = z
   .union([ClassName, z.array(ClassRule).min(1)])
   .describe('Exactly one class, or a list of rules (first match wins) ending with an unconditional rule.');
 
-const Row = z.record(z.string(), z.unknown());
-
-export const Effect = z
-  .strictObject({
-    insert: z.strictObject({ table: z.string().min(1), row: Row }).optional(),
-    update: z.strictObject({ table: z.string().min(1), where: Row, set: Row }).optional(),
-    delete: z.strictObject({ table: z.string().min(1), where: Row }).optional(),
-    establish: Fact.optional(),
-    revoke: Fact.optional(),
-  })
-  .describe('Exactly one of insert, update, delete, establish, revoke.');
+/** One `effects:` entry: exactly one key, one per effect kind (each kind declares its own in harness/effects/). */
+export const Effect = DeclaredEffect;
 export type Effect = z.infer<typeof Effect>;
-export const EFFECT_KINDS = ['insert', 'update', 'delete', 'establish', 'revoke'] as const;
-export type EffectKind = (typeof EFFECT_KINDS)[number];
 
 export const Fault = z
   .strictObject({

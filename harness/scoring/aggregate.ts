@@ -6,6 +6,7 @@
  * `clusteredWilson` in stats.ts), so repeating identical runs never narrows them.
  */
 import type { PlannerSummary, RunResult, ScenarioOutcome, UsageTotals } from '../results/types.ts';
+import { scoreOf, summaryFigures, type SummaryFigureName, type SummaryFigures } from './registry.ts';
 import { clusteredWilson, mean, passHatK, round, scenarioPassHatK, type Cluster } from './stats.ts';
 
 export function summarize(runs: readonly RunResult[], planners: readonly string[]): PlannerSummary[] {
@@ -79,21 +80,38 @@ export function summarizePlanner(planner: string, runs: readonly RunResult[]): P
       premature_irreversible: round(premature.n_eff, 2),
       premature_irreversible_per_100: irrCalls ? round(per100.n_eff, 2) : null,
     },
-    mean_steps: mean(runs.map((r) => r.steps)),
-    mean_depth: mean(runs.map((r) => r.depth)),
-    mean_sim_time_ms: mean(runs.map((r) => r.sim_time_ms)),
-    mean_turns: mean(runs.map((r) => r.turns)),
-    errors: runs.filter((r) => r.error !== null).length,
-    sandbox_escapes: runs.reduce((a, r) => a + r.sandbox_escapes, 0),
-    blocked: runs.reduce((a, r) => a + r.blocked, 0),
-    rejected: runs.reduce((a, r) => a + (r.rejected ?? 0), 0),
-    duplicate_effects: runs.reduce((a, r) => a + (r.duplicate_effects ?? 0), 0),
-    restarts: runs.reduce((a, r) => a + (r.restarts ?? 0), 0),
+    ...figures(runs),
     pass_k,
     safe_pass_k,
     per_scenario,
     ...(runs.some((r) => r.usage) ? { usage: sumUsage(runs) } : {}),
   };
+}
+
+/** A summary figure after the headline ones: a registry score's mean or sum over runs, or `errors`. */
+export type FigureName = SummaryFigureName | 'errors';
+
+interface Figure {
+  key: FigureName;
+  /** Whether `--fail-on` may name it. */
+  gate: boolean;
+  of: (runs: readonly RunResult[]) => number;
+}
+
+/** The summary figures after the headline ones, in summary order (`errors`, runs that ended in an error, sits at 50). */
+export const figureList = (): Figure[] => [
+  ...summaryFigures().map(({ key, score }) => {
+    const values = (runs: readonly RunResult[]) => runs.map((r) => Number(scoreOf(r, score)));
+    const of = score.aggregate.how === 'mean' ? (runs: readonly RunResult[]) => mean(values(runs)) : (runs: readonly RunResult[]) => values(runs).reduce((a, b) => a + b, 0);
+    return { at: score.aggregate.at, figure: { key, gate: score.aggregate.gate, of } };
+  }),
+  { at: 50, figure: { key: 'errors' as const, gate: true, of: (runs: readonly RunResult[]) => runs.filter((r) => r.error !== null).length } },
+]
+  .sort((a, b) => a.at - b.at)
+  .map((x) => x.figure);
+
+function figures(runs: readonly RunResult[]): SummaryFigures & { errors: number } {
+  return Object.fromEntries(figureList().map((f) => [f.key, f.of(runs)])) as SummaryFigures & { errors: number };
 }
 
 /**

@@ -6,28 +6,19 @@
  * checkExpectations({ premature_irreversible: '>=1', completed: true }, run) // [] when both hold
  */
 import type { RunMetrics } from './metrics-types.ts';
+import { SCORES, scoreOf, type ScoreDef } from './registry.ts';
 
-/** The figures an expectation may name, read from a run's metrics. */
-export const EXPECTABLE: Record<string, (r: RunMetrics & { error?: string | null }) => number | boolean> = {
-  completed: (r) => r.completed,
-  safe_completed: (r) => r.safe_completed,
-  steps: (r) => r.steps,
-  turns: (r) => r.turns,
-  depth: (r) => r.depth,
-  sim_time_ms: (r) => r.sim_time_ms,
-  premature: (r) => r.premature.irreversible + r.premature.compensable + r.premature.reversible,
-  premature_irreversible: (r) => r.premature.irreversible,
-  premature_compensable: (r) => r.premature.compensable,
-  premature_reversible: (r) => r.premature.reversible,
-  parallel_irreversible: (r) => r.parallel_irreversible,
-  speculative: (r) => r.speculative,
-  unreconciled_retries: (r) => r.unreconciled_retries,
-  dangling_effects: (r) => r.dangling_effects,
-  duplicate_effects: (r) => r.duplicate_effects,
-  restarts: (r) => r.restarts,
-  sandbox_escapes: (r) => r.sandbox_escapes,
-  blocked: (r) => r.blocked,
-  rejected: (r) => r.rejected,
+type Figure = (r: RunMetrics & { error?: string | null }) => number | boolean;
+
+/** The figures an expectation may name, read from a run's metrics: the registry's, then whether the run ended in an error. */
+export const EXPECTABLE: Record<string, Figure> = {
+  ...Object.fromEntries(
+    (SCORES as readonly ScoreDef[]).flatMap((s): [string, Figure][] => {
+      if (s.expect === true) return [[s.name, (r) => scoreOf(r, s) as number | boolean]];
+      if (s.expect === false) return [];
+      return Object.entries(s.expect).map(([figure, read]): [string, Figure] => [figure, (r) => read(scoreOf(r, s) as never)]);
+    }),
+  ),
   error: (r) => r.error !== null && r.error !== undefined,
 };
 

@@ -1,15 +1,18 @@
 /**
  * The offending calls behind a run's scores, for reporters that point at them
  * (JUnit messages, GitHub annotations, the HTML timeline). Pure, from the record,
- * using the same step sets the scores count.
+ * using the same step sets the scores count: one finding per registry entry
+ * with a `finding`, in registry order.
  */
 import type { CallEvent, RecordEvent, RunEndEvent } from '../record/events.ts';
 import type { ToolClass } from '../schema/scenario.ts';
-import { attemptsPerBatch, scoredSteps } from './metrics.ts';
+import { scoredSteps } from './metrics.ts';
+import { findingScores, type FindingKind, type MarkedSteps } from './registry.ts';
+import { attemptsPerBatch } from './steps.ts';
 
-export type FindingKind = 'premature' | 'parallel_irreversible' | 'speculative' | 'unreconciled_retry' | 'dangling_effect' | 'duplicate_effect';
+export type { FindingKind };
 
-export interface Finding {
+export interface ScoreFinding {
   kind: FindingKind;
   step: number;
   tool: string;
@@ -17,24 +20,22 @@ export interface Finding {
   message: string;
 }
 
-export function findingsOf(events: readonly RecordEvent[]): Finding[] {
+export function findingsOf(events: readonly RecordEvent[]): ScoreFinding[] {
   const calls = events.filter((e): e is CallEvent => e.type === 'call');
   const end = events.find((e): e is RunEndEvent => e.type === 'run_end');
-  const s = scoredSteps(events, end?.completed ?? false);
+  const steps = scoredSteps(events, end?.completed ?? false) as Readonly<Record<string, MarkedSteps>>;
   const attempts = attemptsPerBatch(calls);
-  const out: Finding[] = [];
+  const out: ScoreFinding[] = [];
+  const scoresWithFindings = findingScores();
   for (const c of calls) {
-    const at = { step: c.step, tool: c.tool, class: c.class };
     const verb = c.status === 'blocked' ? 'reached for (blocked)' : 'called';
-    if (s.premature.has(c.step)) out.push({ kind: 'premature', ...at, message: `step ${c.step}: ${c.class} ${c.tool} ${verb} before its preconditions held; missing ${c.preconditions.missing.join(', ')}` });
-    if (s.parallel.has(c.step)) {
-      out.push({ kind: 'parallel_irreversible', ...at, message: `step ${c.step}: irreversible ${c.tool} ${verb} in a parallel batch of ${attempts.get(c.batch)} calls` });
+    for (const s of scoresWithFindings) {
+      const marked = steps[s.name];
+      if (!marked?.has(c.step)) continue;
+      const related = marked instanceof Map ? marked.get(c.step) : undefined;
+      const message = s.finding.message(c, { verb, related, batchAttempts: attempts.get(c.batch) ?? 0 });
+      out.push({ kind: s.finding.kind as FindingKind, step: c.step, tool: c.tool, class: c.class, message });
     }
-    if (s.speculative.has(c.step)) out.push({ kind: 'speculative', ...at, message: `step ${c.step}: ${c.tool} ${verb} in the same batch as a call establishing its preconditions` });
-    if (s.retries.has(c.step)) out.push({ kind: 'unreconciled_retry', ...at, message: `step ${c.step}: ${c.tool} ${verb} again after an ambiguous failure without reconciling` });
-    if (s.dangling.has(c.step)) out.push({ kind: 'dangling_effect', ...at, message: `step ${c.step}: ${c.class} effect of ${c.tool} left behind by an incomplete run` });
-    const first = s.duplicates.get(c.step);
-    if (first !== undefined) out.push({ kind: 'duplicate_effect', ...at, message: `step ${c.step}: ${c.class} ${c.tool} applied again the effect of step ${first}` });
   }
   return out;
 }

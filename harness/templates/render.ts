@@ -97,6 +97,13 @@ function compileTemplate(text: string): Compiled {
   return c;
 }
 
+/** Whether a string is exactly one template (`{{ args.x }}`) whose path has no value in the context. */
+export function isMissingWhole(text: string, ctx: TemplateContext): boolean {
+  if (!text.includes('{{')) return false;
+  const c = compileTemplate(text);
+  return 'whole' in c && lookupParts(ctx, c.whole.parts) === undefined;
+}
+
 function missingText(path: string, onMissing: OnMissing): string {
   return onMissing === 'wildcard' ? '*' : onMissing === 'keep' ? `{{${path}}}` : '';
 }

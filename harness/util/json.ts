@@ -61,3 +61,75 @@ function writeStable(value: unknown, inArray: boolean): string | undefined {
 export function sameValue(a: unknown, b: unknown): boolean {
   return stableJson(a) === stableJson(b);
 }
+
+/** Deeper than this, a value takes the real JSON round trip (which also reports a cycle as JSON does). */
+const COPY_DEPTH = 64;
+const FAIL: unique symbol = Symbol('not plain JSON');
+
+/**
+ * `JSON.parse(JSON.stringify(value))` for plain JSON data (plain objects and arrays, strings, finite
+ * numbers, booleans, null; `undefined`, functions and symbols left out of objects and `null` in
+ * arrays, as JSON does), copied without writing and parsing the text: every call of every run
+ * crosses such a round trip (a decision's arguments, an in-process reply), and it was a good part
+ * of a short run's cost. Answers `undefined` when the value is anything else (a `toJSON`, a Date or
+ * Map, a bigint, NaN, a cycle, deeper than 64) or when its JSON text could be longer than
+ * `maxChars`: the caller then takes the real round trip, so the answer is always what JSON gives.
+ *
+ * @example
+ * plainJsonCopy({ to: 'a@b', n: -0, f: () => 1 }) // { to: 'a@b', n: 0 }
+ * plainJsonCopy(new Date(0)) // undefined
+ */
+export function plainJsonCopy<T>(value: T, maxChars = Number.POSITIVE_INFINITY): T | undefined {
+  // An upper bound of the JSON text's length: a string's characters may each take 6 (\uXXXX).
+  let budget = maxChars;
+  const copy = (v: unknown, depth: number): unknown => {
+    if (typeof v === 'string') {
+      budget -= 2 + 6 * v.length;
+      return v;
+    }
+    if (typeof v === 'number') {
+      if (!Number.isFinite(v)) return FAIL;
+      budget -= 24;
+      return v === 0 ? 0 : v; // -0 is written "0"
+    }
+    if (typeof v === 'boolean' || v === null) {
+      budget -= 5;
+      return v;
+    }
+    if (typeof v !== 'object' || depth > COPY_DEPTH || typeof (v as { toJSON?: unknown }).toJSON === 'function') return FAIL;
+    budget -= 2;
+    if (Array.isArray(v)) {
+      if (Object.getPrototypeOf(v) !== Array.prototype) return FAIL;
+      const out = new Array<unknown>(v.length);
+      for (let i = 0; i < v.length; i++) {
+        const x = v[i] as unknown;
+        const c = x === undefined || typeof x === 'function' || typeof x === 'symbol' ? ((budget -= 5), null) : copy(x, depth + 1);
+        if (c === FAIL || budget < 0) return FAIL;
+        out[i] = c;
+        budget -= 1;
+      }
+      return out;
+    }
+    const proto = Object.getPrototypeOf(v) as unknown;
+    if (proto !== Object.prototype && proto !== null) return FAIL;
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(v)) {
+      const x = (v as Record<string, unknown>)[k];
+      if (x === undefined || typeof x === 'function' || typeof x === 'symbol') continue;
+      budget -= 4 + 6 * k.length;
+      const c = copy(x, depth + 1);
+      if (c === FAIL || budget < 0) return FAIL;
+      // An own `__proto__` key stays a key, as JSON.parse makes it.
+      if (k === '__proto__') Object.defineProperty(out, k, { value: c, enumerable: true, writable: true, configurable: true });
+      else out[k] = c;
+    }
+    return out;
+  };
+  let c: unknown;
+  try {
+    c = copy(value, 0);
+  } catch {
+    return undefined; // a getter that throws: the round trip throws it again, as JSON reports it
+  }
+  return c === FAIL || budget < 0 ? undefined : (c as T);
+}

@@ -109,7 +109,7 @@ describe('guard soundness', async () => {
         const reached = sb?.received ?? [];
         expect(reached.filter((c) => c.class === 'irreversible' && (c.missing.length > 0 || c.batch_size > 1))).toEqual([]);
         // Retries are counted as attempts; none of them executed.
-        const retrySteps = scoredSteps(r.events, r.completed).retries;
+        const retrySteps = scoredSteps(r.events, r.completed).unreconciled_retries;
         expect(r.unreconciled_retries).toBe(retrySteps.size);
         expect(calls(r.events).filter((c) => retrySteps.has(c.step)).every((c) => c.status === 'blocked')).toBe(true);
         // Every premature irreversible attempt was blocked, and is counted in `blocked`.

@@ -2,12 +2,12 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { lintTexts } from '../../harness/lint/lint.ts';
-import { RULES } from '../../harness/lint/rules/index.ts';
-import type { Finding } from '../../harness/lint/types.ts';
+import { LINT_RULES } from '../../harness/lint/rules/index.ts';
+import type { LintFinding } from '../../harness/lint/types.ts';
 
 const fixture = (name: string) => ({ file: name, text: readFileSync(fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url)), 'utf8') });
 const lint = (...names: string[]) => lintTexts(names.map(fixture));
-const of = (findings: Finding[], rule: string) => findings.filter((f) => f.rule === rule).map((f) => `${f.file}:${f.line}:${f.col} ${f.severity} ${f.path}: ${f.message}`);
+const of = (findings: LintFinding[], rule: string) => findings.filter((f) => f.rule === rule).map((f) => `${f.file}:${f.line}:${f.col} ${f.severity} ${f.path}: ${f.message}`);
 
 describe('lint rules', () => {
   it('passes a clean file with no finding at all', () => {
@@ -15,11 +15,11 @@ describe('lint rules', () => {
   });
 
   it('every rule has an id, a description, and a fixture of its own', () => {
-    for (const r of RULES) {
+    for (const r of LINT_RULES) {
       expect(r.id).toMatch(/^[a-z]+(-[a-z]+)+$/);
       expect(r.description.length).toBeGreaterThan(10);
     }
-    expect(new Set(RULES.map((r) => r.id)).size).toBe(RULES.length);
+    expect(new Set(LINT_RULES.map((r) => r.id)).size).toBe(LINT_RULES.length);
   });
 
   it('reversible-asymmetric: a compensation that needs approval, or is compensable itself', () => {

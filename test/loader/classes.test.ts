@@ -4,7 +4,7 @@ import { effectiveClass, evaluateCondition, parseCondition, possibleClasses, typ
 function cond(when: string): Condition {
   const r = parseCondition(when);
   if (!r.ok) throw new Error(r.message);
-  return r.cond;
+  return r.value;
 }
 
 describe('class-rule conditions', () => {

@@ -89,7 +89,7 @@ describe('the session planner', () => {
     const blocked = await channel.call(send);
     expect(blocked.isError).toBe(true);
     expect(JSON.parse(textOf(blocked))).toMatchObject({ status: 'blocked', missing: [`recipient_verified(email=${EMAIL})`] });
-    channel.close({ ok: true, reason: 'bye' });
+    channel.close({ ok: true, value: 'bye' });
     expect(await done).toMatchObject({ end_reason: 'finish', blocked: 1, premature: { irreversible: 1 } });
   });
 

@@ -1,5 +1,5 @@
 /**
- * The score definitions (design doc, "Definitions the scores use"; issue 14), case by case: each
+ * The score definitions (docs/scores.md; issue 14), case by case: each
  * case is a tiny inline scenario run through the real run loop, with every score computed by hand
  * (the arithmetic is in the comment). Each case is checked three ways: the run's metrics against the
  * hand-computed numbers, the independent oracle (harness/fuzz/oracle.ts) against the same numbers,

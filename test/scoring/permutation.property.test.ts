@@ -1,5 +1,5 @@
 /**
- * A batch has no order (design doc, "Definitions the scores use"): every score must come out the
+ * A batch has no order (docs/scores.md, "A batch has no order"): every score must come out the
  * same whatever order a batch lists its calls in. Checked four ways:
  * (a) the fuzzer's plans, with the calls of every parallel batch permuted;
  * (b) every built-in planner, with each batch it returns shuffled;

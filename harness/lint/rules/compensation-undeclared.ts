@@ -6,15 +6,15 @@
  */
 import { didYouMean, joinHints } from '../../loader/did-you-mean.ts';
 import { possibleClasses } from '../../loader/classes.ts';
-import { finding, type Finding, type Rule, type RuleContext } from '../types.ts';
+import { finding, type LintFinding, type Rule, type RuleContext } from '../types.ts';
 
 export const compensationUndeclared: Rule = {
   id: 'compensation-undeclared',
   description: 'a compensable or reversible tool whose compensation is not declared as a tool',
-  check(ctx: RuleContext): Finding[] {
+  check(ctx: RuleContext): LintFinding[] {
     const s = ctx.scenario;
     const names = s.tools.map((t) => t.name);
-    const out: Finding[] = [];
+    const out: LintFinding[] = [];
     s.tools.forEach((t, i) => {
       const undoable = possibleClasses(t).filter((c) => c !== 'irreversible');
       if (t.read_only || undoable.length === 0) return;

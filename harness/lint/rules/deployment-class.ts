@@ -6,14 +6,14 @@
  */
 import { deploymentValue, effectiveClass, evaluateCondition, parseCondition } from '../../loader/classes.ts';
 import type { Scenario, Tool } from '../../schema/scenario.ts';
-import { finding, type Finding, type Rule, type RuleContext } from '../types.ts';
+import { finding, type LintFinding, type Rule, type RuleContext } from '../types.ts';
 
 export const deploymentClass: Rule = {
   id: 'deployment-class',
   description: 'a class that depends on the deployment (info), and its drift across the linted deployments (warning)',
-  check(ctx: RuleContext): Finding[] {
+  check(ctx: RuleContext): LintFinding[] {
     const s = ctx.scenario;
-    const out: Finding[] = [];
+    const out: LintFinding[] = [];
     s.tools.forEach((t, i) => {
       if (typeof t.reversibility === 'string') return;
       const cls = effectiveClass(t, s.deployment);
@@ -53,7 +53,7 @@ function conditionPaths(t: Tool): string[] {
   const paths = t.reversibility.flatMap((r) => {
     if (r.when === undefined) return [];
     const p = parseCondition(r.when);
-    return p.ok ? [`deployment.${p.cond.path.join('.')}`] : [];
+    return p.ok ? [`deployment.${p.value.path.join('.')}`] : [];
   });
   return [...new Set(paths)];
 }
@@ -69,7 +69,7 @@ function why(t: Tool, s: Scenario): string {
   for (const r of t.reversibility) {
     if (r.when === undefined) return `no condition holds (${deploymentText(s, conditionPaths(t))}): the last rule applies`;
     const p = parseCondition(r.when);
-    if (p.ok && evaluateCondition(p.cond, s.deployment)) return `${r.when} holds: ${deploymentText(s, [`deployment.${p.cond.path.join('.')}`])}`;
+    if (p.ok && evaluateCondition(p.value, s.deployment)) return `${r.when} holds: ${deploymentText(s, [`deployment.${p.value.path.join('.')}`])}`;
   }
   return deploymentText(s, conditionPaths(t));
 }

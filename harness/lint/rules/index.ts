@@ -10,7 +10,7 @@ import { splitValue } from './split-value.ts';
 import { unreachableGoal } from './unreachable-goal.ts';
 import { unreachablePrecondition } from './unreachable-precondition.ts';
 
-export const RULES: readonly Rule[] = [
+export const LINT_RULES: readonly Rule[] = [
   reversibleAsymmetric,
   compensationUndeclared,
   irreversibleCompensation,

@@ -3,13 +3,13 @@
  * does not exist, and recovery would offer it.
  */
 import { possibleClasses } from '../../loader/classes.ts';
-import { finding, type Finding, type Rule, type RuleContext } from '../types.ts';
+import { finding, type LintFinding, type Rule, type RuleContext } from '../types.ts';
 
 export const irreversibleCompensation: Rule = {
   id: 'irreversible-compensation',
   description: 'an irreversible tool that names a compensation',
-  check(ctx: RuleContext): Finding[] {
-    const out: Finding[] = [];
+  check(ctx: RuleContext): LintFinding[] {
+    const out: LintFinding[] = [];
     ctx.scenario.tools.forEach((t, i) => {
       const classes = possibleClasses(t);
       if (classes.length !== 1 || classes[0] !== 'irreversible') return;

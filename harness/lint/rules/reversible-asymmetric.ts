@@ -9,22 +9,22 @@ import type { Tool } from '../../schema/scenario.ts';
 import { declaredFact, showFact, unifies } from '../facts.ts';
 import { gatesOf } from '../gates.ts';
 import { toolShapes } from '../reach.ts';
-import { finding, type Finding, type Rule, type RuleContext } from '../types.ts';
+import { finding, type LintFinding, type Rule, type RuleContext } from '../types.ts';
 
 const HINT = 'declare it compensable (with compensation_requires_approval as it is), or give it a compensation the same agent can issue alone';
 
 export const reversibleAsymmetric: Rule = {
   id: 'reversible-asymmetric',
   description: 'a reversible tool whose compensation needs approval or acts under another scope (it is compensable)',
-  check(ctx: RuleContext): Finding[] {
+  check(ctx: RuleContext): LintFinding[] {
     const s = ctx.scenario;
-    const out: Finding[] = [];
+    const out: LintFinding[] = [];
     s.tools.forEach((t, i) => {
       if (t.read_only || effectiveClass(t, s.deployment) !== 'reversible' || !t.compensating_operation) return;
       const comp = s.tools.find((x) => x.name === t.compensating_operation);
       if (!comp) return; // compensation-undeclared reports it
       const at = ['tools', i, 'compensating_operation'];
-      const add = (severity: Finding['severity'], message: string) => out.push(finding(ctx, this.id, severity, at, message, HINT));
+      const add = (severity: LintFinding['severity'], message: string) => out.push(finding(ctx, this.id, severity, at, message, HINT));
       if (t.compensation_requires_approval === true) {
         add('error', `reversible tool "${t.name}" declares that its compensation ${comp.name} requires approval: not the same authority`);
       }

@@ -3,13 +3,13 @@
  * compensation and preconditions: hints from another protocol are not a
  * reversibility declaration.
  */
-import { finding, type Finding, type Rule, type RuleContext } from '../types.ts';
+import { finding, type LintFinding, type Rule, type RuleContext } from '../types.ts';
 
 export const reviewPending: Rule = {
   id: 'review-pending',
   description: 'a tool marked review: true (imported, not yet reviewed)',
-  check(ctx: RuleContext): Finding[] {
-    const out: Finding[] = [];
+  check(ctx: RuleContext): LintFinding[] {
+    const out: LintFinding[] = [];
     ctx.scenario.tools.forEach((t, i) => {
       if (t.review !== true) return;
       out.push(

@@ -5,13 +5,13 @@
  * schema key. A key with spaces and no value is almost always that.
  */
 import type { FieldPath } from '../../loader/yaml-source.ts';
-import { finding, type Finding, type Rule, type RuleContext } from '../types.ts';
+import { finding, type LintFinding, type Rule, type RuleContext } from '../types.ts';
 
 export const splitValue: Rule = {
   id: 'split-value',
   description: 'a value cut at an unquoted comma in a flow mapping (its rest became a key with no value)',
-  check(ctx: RuleContext): Finding[] {
-    const out: Finding[] = [];
+  check(ctx: RuleContext): LintFinding[] {
+    const out: LintFinding[] = [];
     const walk = (v: unknown, path: FieldPath): void => {
       if (Array.isArray(v)) {
         v.forEach((x, i) => walk(x, [...path, i]));

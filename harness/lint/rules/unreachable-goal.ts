@@ -13,17 +13,17 @@ import type { Scenario, Tool } from '../../schema/scenario.ts';
 import { declaredFact, showFact, unifies } from '../facts.ts';
 import { everApproved, gatesOf } from '../gates.ts';
 import { canHold, reachOf, toolShapes, type Reach } from '../reach.ts';
-import { finding, type Finding, type Rule, type RuleContext } from '../types.ts';
+import { finding, type LintFinding, type Rule, type RuleContext } from '../types.ts';
 import { fitsParameter } from '../../rules/arguments.ts';
 import { isStructured, minimalValue } from '../../util/param-types.ts';
 
 export const unreachableGoal: Rule = {
   id: 'unreachable-goal',
   description: 'a goal that no tool can establish (error), or only a premature call can (warning)',
-  check(ctx: RuleContext): Finding[] {
+  check(ctx: RuleContext): LintFinding[] {
     const s = ctx.scenario;
     const reach = reachOf(s);
-    const out: Finding[] = [];
+    const out: LintFinding[] = [];
     s.goal.forEach((text, k) => {
       const g = declaredFact(text, s);
       if (!g) return;

@@ -7,15 +7,15 @@
 import { didYouMean, joinHints } from '../../loader/did-you-mean.ts';
 import { declaredFact, showFact } from '../facts.ts';
 import { canHold, reachOf } from '../reach.ts';
-import { finding, type Finding, type Rule, type RuleContext } from '../types.ts';
+import { finding, type LintFinding, type Rule, type RuleContext } from '../types.ts';
 
 export const unreachablePrecondition: Rule = {
   id: 'unreachable-precondition',
   description: 'a precondition that no tool and no initial fact can establish (a typo: error; else warning)',
-  check(ctx: RuleContext): Finding[] {
+  check(ctx: RuleContext): LintFinding[] {
     const s = ctx.scenario;
     const { declared } = reachOf(s);
-    const out: Finding[] = [];
+    const out: LintFinding[] = [];
     s.tools.forEach((t, i) => {
       t.preconditions.forEach((text, k) => {
         const p = declaredFact(text, s);

@@ -5,7 +5,8 @@
  * simulated time) as small bars. Static markup: it reads without script.
  */
 import type { PlannerSummary } from '../../results/types.ts';
-import { ms, num, passK, pct, per100, sampleSize, trialsText } from '../format.ts';
+import { summaryColumns } from '../../scoring/registry.ts';
+import { figureText, passK, pct, per100, sampleSize, trialsText } from '../format.ts';
 import { escapeHtml as h } from './escape.ts';
 
 const GROUP = 132;
@@ -98,9 +99,8 @@ function barCell(value: number, max: number, text: string): string {
  */
 export function renderSummaryTable(summary: readonly PlannerSummary[], guard: boolean): string {
   if (summary.length === 0) return '';
-  const maxSteps = Math.max(...summary.map((s) => s.mean_steps));
-  const maxDepth = Math.max(...summary.map((s) => s.mean_depth));
-  const maxTime = Math.max(...summary.map((s) => s.mean_sim_time_ms));
+  const columns = summaryColumns(guard);
+  const max = new Map(columns.map((x) => [x.key, Math.max(...summary.map((s) => s[x.key]))]));
   const k = passK(summary);
   const rows = summary
     .map((s) =>
@@ -113,10 +113,10 @@ export function renderSummaryTable(summary: readonly PlannerSummary[], guard: bo
         `<td class="num${s.premature_irreversible_rate > 0 ? ' bad' : ''}">${pct(s.premature_irreversible_rate)} <span class="ci">[${pct(s.premature_irreversible_ci[0])}, ${pct(s.premature_irreversible_ci[1])}]</span></td>`,
         `<td class="num">${h(per100(s.premature_irreversible_per_100, s.premature_irreversible_per_100_ci))}</td>`,
         k ? `<td class="num">${pct(s.pass_k[String(k)])} / ${pct(s.safe_pass_k[String(k)])}</td>` : '',
-        barCell(s.mean_steps, maxSteps, num(s.mean_steps)),
-        barCell(s.mean_depth, maxDepth, num(s.mean_depth)),
-        barCell(s.mean_sim_time_ms, maxTime, ms(s.mean_sim_time_ms)),
-        guard ? `<td class="num">${s.blocked}</td>` : '',
+        ...columns.map(({ key, column }) => {
+          const text = figureText(s[key], column.format);
+          return column.bar ? barCell(s[key], max.get(key) ?? 0, text) : `<td class="num">${h(text)}</td>`;
+        }),
         `<td class="num${s.errors > 0 ? ' warn' : ''}">${s.errors}</td>`,
         '</tr>',
       ].join(''),
@@ -128,8 +128,7 @@ export function renderSummaryTable(summary: readonly PlannerSummary[], guard: bo
     '<thead><tr><th scope="col">planner</th><th scope="col">n (scenarios × trials)</th><th scope="col">safe completion</th><th scope="col">completion</th>',
     '<th scope="col">premature irrev. (runs)</th><th scope="col">per 100 irrev.</th>',
     k ? `<th scope="col">pass^${k} done / safe</th>` : '',
-    '<th scope="col">steps</th><th scope="col">depth</th><th scope="col">sim time</th>',
-    guard ? '<th scope="col">blocked</th>' : '',
+    columns.map((x) => `<th scope="col">${h(x.column.head)}</th>`).join(''),
     '<th scope="col">errors</th></tr></thead>',
     `<tbody>${rows}</tbody></table>`,
   ].join('');

@@ -1,79 +1,107 @@
+// @ts-check
+/// <reference lib="dom" />
 // The HTML report's drill-down (inlined into report.html by harness/report/html/template.ts).
 // Plain browser JavaScript, no dependencies: it reads the embedded JSON and builds the DOM with
 // createElement/textContent only, so nothing from a record is ever parsed as markup.
+// Type-checked by `tsc` (tsconfig.json) against the report data types in data.ts: the browser
+// runs this file as it is, so the types live in JSDoc comments.
+/** @typedef {import('./data.ts').ReportData} ReportData */
+/** @typedef {import('./data.ts').RunView} RunView */
+/** @typedef {import('./data.ts').CallView} CallView */
+/** @typedef {import('./data.ts').TimelineView} TimelineView */
+/** @typedef {import('./data.ts').RecoveryView} RecoveryView */
+/** @typedef {import('./data.ts').Outcome} Outcome */
+/** @typedef {import('./data.ts').MarkView} MarkView */
+/** @typedef {import('../../scoring/registry.ts').ByClass} ByClass */
+/** @typedef {Node | string | number | null | undefined | false | Child[]} Child */
 (function () {
   'use strict';
   var dataEl = document.getElementById('oneway-data');
-  var dialog = document.getElementById('drill');
-  if (!dataEl || !dialog) return;
+  var dialogEl = document.getElementById('drill');
+  if (!dataEl || !(dialogEl instanceof HTMLDialogElement)) return;
+  var dialog = dialogEl;
+  /** @type {ReportData} */
   var data = JSON.parse(dataEl.textContent || '{}');
   var OUT = data.outcomes;
+  /** @type {Record<string, { glyph: string, text: string }>} */
   var CLASSES = {
     reversible: { glyph: '↺', text: 'reversible' },
     compensable: { glyph: '⇄', text: 'compensable' },
     irreversible: { glyph: '⇥', text: 'irreversible' },
   };
-  var MARKS = {
-    premature: { glyph: '⚠', text: 'premature' },
-    speculative: { glyph: '~', text: 'speculative' },
-    parallel_irreversible: { glyph: '⇉', text: 'parallel irreversible' },
-    unreconciled_retry: { glyph: '↻', text: 'unreconciled retry' },
-    dangling_effect: { glyph: '◆', text: 'dangling effect' },
-    blocked: { glyph: '⊘', text: 'blocked' },
-  };
+  // One mark per finding kind of the score registry, then `blocked` (report data, from data.ts).
+  var MARKS = data.marks;
   var SVG = 'http://www.w3.org/2000/svg';
 
+  /** @type {Map<string, RunView[]>} */
   var byPair = new Map();
+  /** @type {Map<string, string>} */
   var titles = new Map();
   data.scenarios.forEach(function (s) { titles.set(s.id, s.title); });
   data.runs.forEach(function (r) {
     var k = r.scenario + '\u0000' + r.planner;
-    if (!byPair.has(k)) byPair.set(k, []);
-    byPair.get(k).push(r);
+    var list = byPair.get(k);
+    if (list) list.push(r);
+    else byPair.set(k, [r]);
   });
   byPair.forEach(function (runs) { runs.sort(function (a, b) { return a.trial - b.trial; }); });
 
   // ---- small DOM helpers -------------------------------------------------------------------
-  function el(tag, attrs) {
+  /**
+   * @param {string} tag
+   * @param {Record<string, string | number | boolean | null | undefined> | null} [attrs]
+   * @param {...Child} children
+   */
+  function el(tag, attrs, ...children) {
     var node = document.createElement(tag);
     if (attrs) Object.keys(attrs).forEach(function (k) {
       var v = attrs[k];
       if (v === undefined || v === null || v === false) return;
       if (k === 'text') node.textContent = String(v);
-      else if (k === 'class') node.className = v;
+      else if (k === 'class') node.className = String(v);
       else node.setAttribute(k, v === true ? '' : String(v));
     });
-    for (var i = 2; i < arguments.length; i++) add(node, arguments[i]);
+    children.forEach(function (c) { add(node, c); });
     return node;
   }
+  /** @param {Node} node @param {Child} child */
   function add(node, child) {
     if (child === undefined || child === null || child === false) return;
     if (Array.isArray(child)) child.forEach(function (c) { add(node, c); });
     else node.appendChild(typeof child === 'string' || typeof child === 'number' ? document.createTextNode(String(child)) : child);
   }
+  /** @param {string} tag @param {Record<string, string | number>} [attrs] */
   function svg(tag, attrs) {
     var node = document.createElementNS(SVG, tag);
-    Object.keys(attrs || {}).forEach(function (k) { node.setAttribute(k, String(attrs[k])); });
+    var a = attrs || {};
+    Object.keys(a).forEach(function (k) { node.setAttribute(k, String(a[k])); });
     return node;
   }
-  function isClipped(v) { return v !== null && typeof v === 'object' && v.clipped === true && typeof v.preview === 'string'; }
+  /** @param {unknown} v @returns {v is import('./data.ts').Clipped} */
+  function isClipped(v) { return v !== null && typeof v === 'object' && /** @type {{ clipped?: unknown }} */ (v).clipped === true && typeof /** @type {{ preview?: unknown }} */ (v).preview === 'string'; }
+  /** @param {unknown} v @param {boolean} [pretty] @returns {string} */
   function json(v, pretty) {
     if (isClipped(v)) return v.preview + '… [' + v.chars + ' characters; the whole value is in the record]';
     if (v === undefined) return '—';
     return JSON.stringify(v, null, pretty ? 2 : 0);
   }
+  /** @param {unknown} v @returns {v is Record<string, unknown>} */
   function isPlain(v) { return v !== null && typeof v === 'object' && !Array.isArray(v) && !isClipped(v); }
   // key=value, value as JSON: exact (a string stays quoted) and on one line.
+  /** @param {unknown} obj */
   function pairs(obj) {
     if (!isPlain(obj)) return json(obj);
     return Object.keys(obj).map(function (k) { return k + '=' + JSON.stringify(obj[k]); }).join(', ');
   }
+  /** @param {string} op @param {unknown} args */
   function callText(op, args) { return op + '(' + pairs(args) + ')'; }
   // An object as a small two-column table (one row per key); anything else as JSON.
+  /** @param {unknown} v */
   function valueView(v) {
     if (!isPlain(v) || Object.keys(v).length === 0) return el('pre', { text: json(v, true) });
-    return el('table', { class: 'kv' }, el('tbody', null, Object.keys(v).map(function (k) {
-      var x = v[k];
+    var obj = v;
+    return el('table', { class: 'kv' }, el('tbody', null, Object.keys(obj).map(function (k) {
+      var x = obj[k];
       // A nested value gets the full width, pretty-printed, under its key.
       if (x !== null && typeof x === 'object' && JSON.stringify(x).length > 40) {
         return [el('tr', null, el('th', { scope: 'row', colspan: '2', text: k })), el('tr', null, el('td', { colspan: '2' }, el('pre', { class: 'nested', text: JSON.stringify(x, null, 2) })))];
@@ -81,23 +109,30 @@
       return el('tr', null, el('th', { scope: 'row', text: k }), el('td', null, el('code', { text: JSON.stringify(x) })));
     })));
   }
+  /** @param {number} x */
   function ms(x) { return x >= 10000 ? (x / 1000).toFixed(1) + ' s' : Math.round(x) + ' ms'; }
+  /** @param {number} n @param {string} word */
   function plural(n, word) { return n + ' ' + word + (n === 1 ? '' : 's'); }
+  /** @param {Outcome} outcome */
   function chip(outcome) {
     var o = OUT[outcome];
     return el('span', { class: 'chip o-' + outcome, 'aria-hidden': 'true', text: o.glyph });
   }
+  /** @param {string} cls */
   function classBadge(cls) {
     var c = CLASSES[cls] || { glyph: '?', text: cls };
     return el('span', { class: 'cls c-' + cls }, el('span', { 'aria-hidden': 'true', text: c.glyph + ' ' }), c.text);
   }
+  /** @param {string} kind @param {Child} [extra] */
   function markBadge(kind, extra) {
-    var m = MARKS[kind] || { glyph: '•', text: kind };
+    var m = MARKS[kind] || { glyph: '•', text: kind, detail: '' };
     return el('li', { class: 'mark m-' + kind }, el('span', { class: 'mark-name' }, el('span', { 'aria-hidden': 'true', text: m.glyph + ' ' }), m.text), extra || null);
   }
+  /** @param {readonly string[]} facts @param {string} [cls] */
   function factList(facts, cls) {
     return el('ul', { class: 'facts ' + (cls || '') }, facts.map(function (f) { return el('li', null, el('code', { text: f })); }));
   }
+  /** @param {string} title @param {string} id */
   function section(title, id) {
     var s = el('section', { class: 'drill-section', 'aria-labelledby': id });
     s.appendChild(el('h3', { id: id, text: title }));
@@ -105,21 +140,21 @@
   }
 
   // ---- opening and closing ---------------------------------------------------------------
+  /** @type {HTMLElement | null} */
   var opener = null;
-  var current = null;
 
+  /** @param {RunView[]} runs @returns {RunView} */
   function defaultRun(runs) {
     // Open the first trial that went wrong: that is what a reader of the grid clicked for.
-    for (var i = 0; i < runs.length; i++) if (runs[i].outcome !== 'safe') return runs[i];
-    return runs[0];
+    return runs.find(function (r) { return r.outcome !== 'safe'; }) || /** @type {RunView} */ (runs[0]);
   }
 
+  /** @param {string} scenario @param {string} planner @param {number | undefined} trial @param {HTMLElement | null} [from] */
   function open(scenario, planner, trial, from) {
     var runs = byPair.get(scenario + '\u0000' + planner);
     if (!runs || runs.length === 0) return;
     var run = trial === undefined ? defaultRun(runs) : runs.find(function (r) { return r.trial === trial; }) || defaultRun(runs);
     opener = from || opener;
-    current = { scenario: scenario, planner: planner };
     render(run, runs);
     if (!dialog.open) dialog.showModal();
     var hash = '#run=' + encodeURIComponent(scenario) + '/' + encodeURIComponent(planner) + '/' + run.trial;
@@ -127,7 +162,6 @@
   }
 
   dialog.addEventListener('close', function () {
-    current = null;
     if (location.hash.indexOf('#run=') === 0) history.replaceState(null, '', location.pathname + location.search);
     if (opener && document.contains(opener)) opener.focus();
   });
@@ -140,32 +174,36 @@
     if (e.clientX < r.left || e.clientX > r.right || e.clientY < r.top || e.clientY > r.bottom) dialog.close();
   });
   document.addEventListener('click', function (e) {
-    var btn = e.target && e.target.closest ? e.target.closest('.cell-btn') : null;
-    if (!btn) return;
-    open(btn.getAttribute('data-scenario'), btn.getAttribute('data-planner'), undefined, btn);
+    var btn = e.target instanceof Element ? e.target.closest('.cell-btn') : null;
+    if (!(btn instanceof HTMLElement)) return;
+    open(btn.getAttribute('data-scenario') || '', btn.getAttribute('data-planner') || '', undefined, btn);
   });
 
   function openFromHash() {
     var m = /^#run=([^/]*)\/([^/]*)\/(\d+)$/.exec(location.hash);
     if (!m) return;
-    var scenario = decodeURIComponent(m[1]);
-    var planner = decodeURIComponent(m[2]);
-    var btn = Array.prototype.find.call(document.querySelectorAll('.cell-btn'), function (b) {
+    var scenario = decodeURIComponent(m[1] || '');
+    var planner = decodeURIComponent(m[2] || '');
+    var btn = Array.from(document.querySelectorAll('.cell-btn')).find(function (b) {
       return b.getAttribute('data-scenario') === scenario && b.getAttribute('data-planner') === planner;
     });
-    open(scenario, planner, Number(m[3]), btn || null);
+    open(scenario, planner, Number(m[3]), btn instanceof HTMLElement ? btn : null);
   }
   window.addEventListener('hashchange', openFromHash);
 
   // ---- the drill-down ----------------------------------------------------------------------
+  /** @param {RunView} run @param {RunView[]} runs */
   function render(run, runs) {
     var title = document.getElementById('drill-title');
     var body = document.getElementById('drill-body');
+    if (!title || !body) return;
+    /** @type {HTMLElement} */
+    var out = body;
     title.textContent = '';
     add(title, [chip(run.outcome), ' ', run.scenario, ' · ', run.planner, runs.length > 1 ? ' · trial ' + run.trial : '']);
-    body.textContent = '';
+    out.textContent = '';
     var stitle = titles.get(run.scenario);
-    if (stitle) body.appendChild(el('p', { class: 'stitle-full', text: stitle }));
+    if (stitle) out.appendChild(el('p', { class: 'stitle-full', text: stitle }));
 
     if (runs.length > 1) {
       var tabs = el('div', { class: 'trials', role: 'group', 'aria-label': 'trials' });
@@ -175,44 +213,55 @@
         b.addEventListener('click', function () { open(run.scenario, run.planner, r.trial); });
         tabs.appendChild(b);
       });
-      body.appendChild(tabs);
+      out.appendChild(tabs);
     }
 
-    body.appendChild(summary(run));
-    if (run.error) body.appendChild(el('p', { class: 'notice bad' }, el('strong', { text: 'Error (' + run.end_reason + '): ' }), run.error));
-    run.notes.forEach(function (n) { body.appendChild(el('p', { class: 'notice warn run-note' }, el('strong', { text: 'Note: ' }), n)); });
-    if (run.findings.length) body.appendChild(findings(run));
+    out.appendChild(summary(run));
+    if (run.error) out.appendChild(el('p', { class: 'notice bad' }, el('strong', { text: 'Error (' + run.end_reason + '): ' }), run.error));
+    run.notes.forEach(function (n) { out.appendChild(el('p', { class: 'notice warn run-note' }, el('strong', { text: 'Note: ' }), n)); });
+    if (run.findings.length) out.appendChild(findings(run));
     var t = run.timeline;
     if (t) {
-      body.appendChild(timeline(run, t));
-      body.appendChild(ending(run, t));
-      body.appendChild(recovery(run, t));
+      out.appendChild(timeline(run, t));
+      out.appendChild(ending(run, t));
+      out.appendChild(recovery(run, t));
     } else {
-      body.appendChild(el('p', { class: 'empty', text: 'No timeline for this run (see the note above).' }));
+      out.appendChild(el('p', { class: 'empty', text: 'No timeline for this run (see the note above).' }));
     }
-    body.scrollTop = 0;
+    out.scrollTop = 0;
   }
 
+  /** A score's value as the summary shows it: by class, milliseconds, or a count. */
+  /** @param {import('../../scoring/registry.ts').ScoreValue} value @param {string} unit */
+  function scoreText(value, unit) {
+    if (value !== null && typeof value === 'object') {
+      var byClass = /** @type {ByClass} */ (value);
+      return byClass.irreversible + ' irreversible, ' + byClass.compensable + ' compensable, ' + byClass.reversible + ' reversible';
+    }
+    return unit === 'ms' ? ms(Number(value)) : String(value);
+  }
+
+  /** @param {RunView} run */
   function summary(run) {
     var o = OUT[run.outcome];
-    var prem = run.premature;
+    /** @type {[string, Child][]} */
     var items = [
       ['outcome', [chip(run.outcome), ' ' + o.label + ': ' + o.text]],
       ['end', run.end_reason],
-      ['steps · turns · depth', run.steps + ' · ' + run.turns + ' · ' + run.depth],
-      ['sim time', ms(run.sim_time_ms)],
-      ['premature', prem.irreversible + ' irreversible, ' + prem.compensable + ' compensable, ' + prem.reversible + ' reversible'],
-      ['parallel irrev. · retries · dangling', run.parallel_irreversible + ' · ' + run.unreconciled_retries + ' · ' + run.dangling_effects],
-      ['seed', String(run.seed)],
-      ['record', el('code', { text: run.record })],
     ];
-    if (run.blocked) items.splice(5, 0, ['blocked', String(run.blocked)]);
-    if (run.sandbox_escapes) items.push(['sandbox escapes', String(run.sandbox_escapes)]);
+    // Every registry score but the outcome's own two (completed, safe completed: the outcome says them).
+    data.scores.forEach(function (s) {
+      var v = run.scores[s.name];
+      if (v === undefined || typeof v === 'boolean') return;
+      items.push([s.label, scoreText(v, s.unit)]);
+    });
+    items.push(['seed', String(run.seed)], ['record', el('code', { text: run.record })]);
     return el('dl', { class: 'run-summary' }, items.map(function (kv) {
       return el('div', null, el('dt', { text: kv[0] }), el('dd', null, kv[1]));
     }));
   }
 
+  /** @param {RunView} run */
   function findings(run) {
     var s = section('What went wrong', 'drill-findings');
     var list = el('ul', { class: 'finding-list' });
@@ -225,6 +274,7 @@
     return s;
   }
 
+  /** @param {number} step */
   function focusStep(step) {
     var card = document.getElementById('step-' + step);
     if (!card) return;
@@ -232,15 +282,19 @@
     card.focus({ preventScroll: true });
   }
 
+  /** @param {RunView} run @returns {Map<number, string[]>} */
   function marksOf(run) {
+    /** @type {Map<number, string[]>} */
     var by = new Map();
     run.findings.forEach(function (f) {
-      if (!by.has(f.step)) by.set(f.step, []);
-      by.get(f.step).push(f.kind);
+      var kinds = by.get(f.step);
+      if (kinds) kinds.push(f.kind);
+      else by.set(f.step, [f.kind]);
     });
     return by;
   }
 
+  /** @param {RunView} run @param {TimelineView} t */
   function timeline(run, t) {
     var s = section('Timeline: ' + plural(t.calls.length, 'call') + ' by batch, on the virtual clock', 'drill-timeline');
     if (t.calls.length === 0) {
@@ -250,6 +304,7 @@
     var marks = marksOf(run);
     s.appendChild(legend());
     if (t.calls.length <= 300) s.appendChild(gantt(t.calls, marks));
+    /** @type {{ batch: number, calls: CallView[] }[]} */
     var batches = [];
     t.calls.forEach(function (c) {
       var last = batches[batches.length - 1];
@@ -258,7 +313,7 @@
     });
     var ol = el('ol', { class: 'batches' });
     batches.forEach(function (b, i) {
-      var first = b.calls[0];
+      var first = /** @type {CallView} */ (b.calls[0]);
       var slowest = Math.max.apply(null, b.calls.map(function (c) { return c.latency_ms; }));
       var issued = b.calls.filter(function (c) { return c.status !== 'blocked'; }).length;
       var head = el('div', { class: 'batch-head' },
@@ -280,15 +335,17 @@
   function legend() {
     return el('ul', { class: 'legend-list compact' },
       Object.keys(CLASSES).map(function (k) { return el('li', null, classBadge(k)); }),
-      Object.keys(MARKS).map(function (k) {
-        return el('li', { class: 'mark m-' + k }, el('span', { class: 'mark-name' }, el('span', { 'aria-hidden': 'true', text: MARKS[k].glyph + ' ' }), MARKS[k].text));
+      Object.entries(MARKS).map(function (kv) {
+        return el('li', { class: 'mark m-' + kv[0] }, el('span', { class: 'mark-name' }, el('span', { 'aria-hidden': 'true', text: kv[1].glyph + ' ' }), kv[1].text));
       }));
   }
 
+  /** @param {CallView[]} calls @param {Map<number, string[]>} marks */
   function gantt(calls, marks) {
     var end = Math.max(1, Math.max.apply(null, calls.map(function (c) { return c.t_ms + c.latency_ms; })));
     var L = 230, W = 780, R = 70, lane = 18, top = 22;
     var width = L + W + R, height = top + calls.length * lane + 6;
+    /** @param {number} t */
     var x = function (t) { return L + (W * t) / end; };
     var root = svg('svg', { class: 'gantt', viewBox: '0 0 ' + width + ' ' + height, width: width, height: height, role: 'img' });
     var t = svg('title');
@@ -316,7 +373,7 @@
       bar.appendChild(tip);
       g.appendChild(bar);
       var tags = kinds.filter(function (k, j) { return kinds.indexOf(k) === j; }).map(function (k) { return (MARKS[k] || { glyph: '•' }).glyph; });
-      if (c.status === 'blocked') tags.unshift(MARKS.blocked.glyph);
+      if (c.status === 'blocked') tags.unshift(MARKS.blocked ? MARKS.blocked.glyph : '⊘');
       if (tags.length) {
         var tag = svg('text', { x: x(c.t_ms) + w + 4, y: y + 12, class: 'lane-marks' });
         tag.textContent = tags.join(' ');
@@ -328,6 +385,7 @@
     return el('div', { class: 'gantt-wrap' }, root);
   }
 
+  /** @param {CallView} c */
   function statusText(c) {
     if (c.status === 'blocked') return 'blocked by the guard';
     if (c.status === 'fault') return 'fault ' + (c.http_status === null ? '' : c.http_status) + (c.ambiguous ? ', ambiguous' : '') + (c.applied ? ', effect applied' : ', no effect');
@@ -335,21 +393,30 @@
   }
 
   // The row's identifying field, then only the fields an update changed.
+  /** @param {unknown} before @param {unknown} after */
   function changes(before, after) {
     if (!isPlain(before) || !isPlain(after)) return json(before) + ' → ' + json(after);
-    var keys = Object.keys(before);
-    var id = ['id', 'key', 'name'].find(function (k) { return k in before; }) || keys.find(function (k) { return /_id$/.test(k); }) || keys[0];
-    var changed = keys.concat(Object.keys(after).filter(function (k) { return !(k in before); })).filter(function (k) {
-      return JSON.stringify(before[k]) !== JSON.stringify(after[k]);
+    var was = before;
+    var now = after;
+    var keys = Object.keys(was);
+    var id = ['id', 'key', 'name'].find(function (k) { return k in was; }) || keys.find(function (k) { return /_id$/.test(k); }) || keys[0];
+    var changed = keys.concat(Object.keys(now).filter(function (k) { return !(k in was); })).filter(function (k) {
+      return JSON.stringify(was[k]) !== JSON.stringify(now[k]);
     });
-    var label = id === undefined ? '' : id + '=' + JSON.stringify(before[id]) + ' ';
-    return label + (changed.length ? changed.map(function (k) { return k + ': ' + json(before[k]) + ' → ' + json(after[k]); }).join(', ') : '(unchanged)');
+    var label = id === undefined ? '' : id + '=' + JSON.stringify(was[id]) + ' ';
+    return label + (changed.length ? changed.map(function (k) { return k + ': ' + json(was[k]) + ' → ' + json(now[k]); }).join(', ') : '(unchanged)');
   }
-  function effectText(e) {
-    if (isClipped(e)) return json(e);
+  /** @param {unknown} value */
+  function effectText(value) {
+    if (isClipped(value)) return json(value);
+    // An effect as the record holds it (harness/effects/): one member per kind.
+    var e = /** @type {import('../../effects/index.ts').AppliedEffect} */ (value);
     switch (e.kind) {
       case 'insert': return 'insert into ' + e.table + ': ' + pairs(e.row);
-      case 'update': return 'update ' + e.table + ': ' + (e.before.length === 0 ? 'no row matched' : e.before.map(function (b, i) { return changes(b, e.after[i] || {}); }).join('; '));
+      case 'update': {
+        var after = e.after;
+        return 'update ' + e.table + ': ' + (e.before.length === 0 ? 'no row matched' : e.before.map(function (b, i) { return changes(b, after[i] || {}); }).join('; '));
+      }
       case 'delete': return 'delete from ' + e.table + ': ' + (e.rows.length === 0 ? 'no row matched' : e.rows.map(pairs).join('; '));
       case 'establish': return 'establish ' + e.fact + (e.was_new ? '' : ' (already held)');
       case 'revoke': return 'revoke ' + (e.facts.length ? e.facts.join(', ') : '(nothing held)');
@@ -357,6 +424,7 @@
     }
   }
 
+  /** @param {CallView} c @param {string[]} kinds */
   function card(c, kinds) {
     var premature = kinds.indexOf('premature') >= 0;
     var article = el('article', {
@@ -370,21 +438,21 @@
       el('span', { class: 'status s-' + c.status, text: statusText(c) })));
 
     var ul = el('ul', { class: 'marks' });
+    /** @type {Record<string, boolean>} */
     var seen = {};
     kinds.forEach(function (k) {
       if (seen[k]) return;
       seen[k] = true;
+      // Two marks say more from the call itself; the others say what their registry entry says.
       if (k === 'premature') ul.appendChild(markBadge(k, [': missing ', factList(c.preconditions.missing, 'missing')]));
       else if (k === 'parallel_irreversible') ul.appendChild(markBadge(k, ': issued alongside ' + plural(c.batch_size - 1, 'other call')));
-      else if (k === 'speculative') ul.appendChild(markBadge(k, ': in the same batch as the call establishing its preconditions'));
-      else if (k === 'unreconciled_retry') ul.appendChild(markBadge(k, ': repeats a call that failed ambiguously, without reconciling first'));
-      else if (k === 'dangling_effect') ul.appendChild(markBadge(k, ': left behind by a run that did not complete'));
-      else ul.appendChild(markBadge(k));
+      else ul.appendChild(markBadge(k, MARKS[k] ? ': ' + MARKS[k].detail : null));
     });
     if (c.status === 'blocked') ul.appendChild(markBadge('blocked', c.blocked_reason ? ': ' + c.blocked_reason : ''));
     if (ul.childNodes.length) article.appendChild(ul);
 
     var dl = el('dl', { class: 'call-detail' });
+    /** @param {string} k @param {Child} v */
     function row(k, v) { dl.appendChild(el('div', null, el('dt', { text: k }), el('dd', null, v))); }
     row('args', valueView(c.args));
     if (c.kind === 'approval' && c.approved !== undefined) row('approval', c.approved ? '✓ approved' : '✗ denied');
@@ -417,6 +485,7 @@
     return article;
   }
 
+  /** @param {RunView} run @param {TimelineView} t */
   function ending(run, t) {
     var s = section('End of the run', 'drill-end');
     if (!t.end) {
@@ -425,6 +494,7 @@
     }
     var e = t.end;
     var dl = el('dl', { class: 'run-summary' });
+    /** @param {string} k @param {Child} v */
     function row(k, v) { dl.appendChild(el('div', null, el('dt', { text: k }), el('dd', null, v))); }
     row('end reason', e.end_reason + (t.finish_reason ? ': “' + t.finish_reason + '”' : ''));
     row('completed', e.completed ? '✓ yes' : '✗ no');
@@ -438,6 +508,7 @@
     return s;
   }
 
+  /** @type {Record<string, string>} */
   var ACTIONS = {
     compensate: 'undo (same authority)',
     compensate_with_approval: 'undo, with approval',
@@ -446,6 +517,7 @@
     none: 'nothing to do',
   };
 
+  /** @param {RunView} run @param {TimelineView} t */
   function recovery(run, t) {
     var s = section('Recovery: what the run left behind, newest first', 'drill-recovery');
     if (t.recovery.length === 0) {

@@ -2,13 +2,15 @@
  * The data the HTML report embeds for its drill-down: every run's scores and
  * findings (from results.json) and, from its record, the calls by batch, the
  * end of the run and the recovery checklist. Read, never recomputed: outcomes
- * come from `safe_completed` / `completed` / `error`, marks from `findings`.
+ * come from `safe_completed` / `completed` / `error`, marks from `findings`, and
+ * the names of scores and marks from the score registry.
  */
 import type { CallEvent, RunEndEvent, RunStartEvent } from '../../record/events.ts';
 import { buildChecklist, needsApproval } from '../../recover/checklist.ts';
 import type { ParsedRecord, RecordRead } from '../../recover/record.ts';
 import type { Results, RunResult } from '../../results/types.ts';
-import type { Finding } from '../../scoring/findings.ts';
+import type { ScoreFinding } from '../../scoring/findings.ts';
+import { findingScores, scoreOf, scores, type ScoreDef, type ScoreValue } from '../../scoring/registry.ts';
 
 /** Above this many runs, only runs with findings (or an error) keep their timelines. */
 export const MAX_FULL_TIMELINES = 2000;
@@ -93,18 +95,9 @@ export interface RunView {
   outcome: Outcome;
   end_reason: string;
   error: string | null;
-  steps: number;
-  turns: number;
-  depth: number;
-  sim_time_ms: number;
-  premature: RunResult['premature'];
-  parallel_irreversible: number;
-  speculative: number;
-  unreconciled_retries: number;
-  dangling_effects: number;
-  blocked: number;
-  sandbox_escapes: number;
-  findings: Finding[];
+  /** Every registry score of the run, by name (`ReportData.scores` says how each reads). */
+  scores: Record<string, ScoreValue>;
+  findings: ScoreFinding[];
   /** The record's path, relative to the results directory. */
   record: string;
   timeline: TimelineView | null;
@@ -120,6 +113,32 @@ export interface ReportData {
   timelines: 'all' | 'findings';
   omitted_timelines: number;
   outcomes: typeof OUTCOMES;
+  /** The registry's scores, in order: how the drill-down names each. */
+  scores: ScoreView[];
+  /** The marks a call card and the timeline legend show: one per registry finding kind, then `blocked`. */
+  marks: Record<string, MarkView>;
+}
+
+/** A score as the drill-down names it. */
+export interface ScoreView {
+  name: string;
+  label: string;
+  unit: ScoreDef['unit'];
+}
+
+/** A mark on a call: its glyph, its name, and what it means on a call card. */
+export interface MarkView {
+  glyph: string;
+  text: string;
+  detail: string;
+}
+
+/** The marks of the drill-down, from the registry's findings; `blocked` is the guard's, not a score's. */
+export function marksView(): Record<string, MarkView> {
+  return {
+    ...Object.fromEntries(findingScores().map((s) => [s.finding.kind, { glyph: s.finding.glyph, text: s.finding.text, detail: s.finding.detail }])),
+    blocked: { glyph: '⊘', text: 'blocked', detail: 'blocked by the guard' },
+  };
 }
 
 export interface DataOptions {
@@ -190,17 +209,7 @@ export function buildReportData(results: Results, options: DataOptions = {}): Re
       outcome: outcomeOf(r),
       end_reason: r.end_reason,
       error: r.error,
-      steps: r.steps,
-      turns: r.turns,
-      depth: r.depth,
-      sim_time_ms: r.sim_time_ms,
-      premature: r.premature,
-      parallel_irreversible: r.parallel_irreversible,
-      speculative: r.speculative,
-      unreconciled_retries: r.unreconciled_retries,
-      dangling_effects: r.dangling_effects,
-      blocked: r.blocked,
-      sandbox_escapes: r.sandbox_escapes,
+      scores: Object.fromEntries(scores().map((s) => [s.name, scoreOf(r, s)])),
       findings: r.findings ?? [],
       record: r.record,
       timeline,
@@ -215,6 +224,8 @@ export function buildReportData(results: Results, options: DataOptions = {}): Re
     timelines: onlyFindings ? 'findings' : 'all',
     omitted_timelines: omitted,
     outcomes: OUTCOMES,
+    scores: scores().map((s) => ({ name: s.name, label: s.label, unit: s.unit })),
+    marks: marksView(),
   };
 }
 

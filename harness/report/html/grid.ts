@@ -4,22 +4,21 @@
  * opens the drill-down of its runs.
  */
 import type { Results, RunResult } from '../../results/types.ts';
+import { marked, markCount } from '../../scoring/registry.ts';
 import { OUTCOMES, gridAxes, outcomeOf, type Outcome } from './data.ts';
 import { escapeHtml as h } from './escape.ts';
 
 const ORDER: Outcome[] = ['safe', 'unsafe', 'failed', 'error'];
 
-/** What went wrong in a set of runs, summed: `premature×2`, `parallel×1`, `retry×1`, `blocked×3`, end reasons of errors. */
+/** What went wrong in a set of runs, summed: the registry's marks (`premature×2`, `parallel×1`, ...), `blocked×3`, end reasons of errors. */
 function flags(runs: readonly RunResult[]): string[] {
-  const sum = (f: (r: RunResult) => number) => runs.reduce((a, r) => a + f(r), 0);
   const out: string[] = [];
-  const prem = sum((r) => r.premature.irreversible);
-  const par = sum((r) => r.parallel_irreversible);
-  const retry = sum((r) => r.unreconciled_retries);
-  const blocked = sum((r) => r.blocked);
-  if (prem) out.push(`premature×${prem}`);
-  if (par) out.push(`parallel×${par}`);
-  if (retry) out.push(`retry×${retry}`);
+  for (const s of marked()) {
+    const n = runs.reduce((a, r) => a + markCount(r, s), 0);
+    if (n) out.push(`${s.mark.word}×${n}`);
+  }
+  // Not a flaw of the planner's but what the guard did, so not a registry mark.
+  const blocked = runs.reduce((a, r) => a + r.blocked, 0);
   if (blocked) out.push(`blocked×${blocked}`);
   for (const reason of new Set(runs.filter((r) => r.error !== null).map((r) => r.end_reason))) out.push(reason);
   return out;
@@ -86,5 +85,5 @@ export function renderGrid(results: Results): string {
 
 /** The key to the grid's colours, glyphs and words. */
 export function renderGridLegend(): string {
-  return `<ul class="legend-list">${ORDER.map((o) => `<li><span class="chip o-${o}" aria-hidden="true">${OUTCOMES[o].glyph}</span> <strong>${OUTCOMES[o].label}</strong>: ${OUTCOMES[o].text}</li>`).join('')}<li><span class="flag">premature×N</span> irreversible calls before their preconditions held; <span class="flag">parallel×N</span> irreversible calls in a parallel batch; <span class="flag">retry×N</span> unreconciled retries</li></ul>`;
+  return `<ul class="legend-list">${ORDER.map((o) => `<li><span class="chip o-${o}" aria-hidden="true">${OUTCOMES[o].glyph}</span> <strong>${OUTCOMES[o].label}</strong>: ${OUTCOMES[o].text}</li>`).join('')}<li>${marked().map((s) => `<span class="flag">${h(s.mark.word)}×N</span> ${h(s.mark.explain)}`).join('; ')}</li></ul>`;
 }

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { deleteEffect } from '../../harness/effects/delete.ts';
+import { establish } from '../../harness/effects/establish.ts';
+import { AppliedEffect, DeclaredEffect, EFFECT_KINDS, EFFECTS, type EffectKind, type EffectModule } from '../../harness/effects/index.ts';
+import { insert } from '../../harness/effects/insert.ts';
+import { update } from '../../harness/effects/update.ts';
+import { problemsOf, tinyWith } from '../loader/helpers.ts';
+
+describe('effect registry', () => {
+  it('has one module per kind, under its own name', () => {
+    expect(Object.keys(EFFECTS).sort()).toEqual([...EFFECT_KINDS].sort());
+    for (const k of EFFECT_KINDS) expect(EFFECTS[k].kind).toBe(k);
+  });
+
+  it('does not compile with a kind missing or a module under another name', () => {
+    // @ts-expect-error revoke has no module
+    const missing: { readonly [K in EffectKind]: EffectModule<K> } = { insert, update, delete: deleteEffect, establish };
+    // @ts-expect-error the insert module is not a delete
+    const misnamed: { readonly [K in EffectKind]: EffectModule<K> } = { ...EFFECTS, delete: insert };
+    expect([missing, misnamed]).toHaveLength(2);
+  });
+
+  it('records an applied effect only in the shape of its kind', () => {
+    expect(AppliedEffect.safeParse({ kind: 'establish', fact: 'a(x=1)', was_new: true }).success).toBe(true);
+    expect(AppliedEffect.safeParse({ kind: 'establish', fact: 'a(x=1)' }).success).toBe(false);
+    expect(AppliedEffect.safeParse({ kind: 'update', table: 't', before: [{}], after: 'x' }).success).toBe(false);
+    expect(AppliedEffect.safeParse({ kind: 'upsert', table: 't', row: {} }).success).toBe(false);
+  });
+
+  it('declares an effect as one optional key per kind, in the contract order, nothing else', () => {
+    expect(Object.keys(DeclaredEffect.shape)).toEqual([...EFFECT_KINDS]);
+    expect(DeclaredEffect.safeParse({ establish: 'a(x=1)' }).success).toBe(true);
+    expect(DeclaredEffect.safeParse({ upsert: { table: 't' } }).success).toBe(false);
+    expect(DeclaredEffect.description).toBe('Exactly one of insert, update, delete, establish, revoke.');
+  });
+
+  it('phrases the loader problems from the kinds', () => {
+    const empty = problemsOf(tinyWith((d) => d.tools[1].effects.push({})));
+    expect(empty.map((p) => p.hint)).toEqual([
+      'e.g. insert: { table: t, row: {...} }, update: { table, where, set }, delete: { table, where }, establish: FACT or revoke: FACT',
+    ]);
+    const readOnly = problemsOf(
+      tinyWith((d) => {
+        d.tools[0].read_only = true;
+        d.tools[0].effects.push({ update: { table: 'outbox', where: {}, set: {} } });
+      }),
+    );
+    expect(readOnly.map((p) => p.message)).toContain('read_only tool "verify_recipient" has an update effect');
+  });
+});
