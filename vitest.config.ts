@@ -8,7 +8,7 @@ export default defineConfig({
   resolve: {
     alias: [
       { find: /^oneway$/, replacement: source('./harness/index.ts') },
-      { find: /^oneway\/fuzz$/, replacement: source('./harness/fuzz/index.ts') },
+      { find: /^oneway\/fuzz$/, replacement: source('./harness/features/fuzz/index.ts') },
       { find: /^oneway\/agents$/, replacement: source('./harness/agents.ts') },
     ],
   },

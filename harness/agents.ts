@@ -5,7 +5,7 @@
  * session one recorded, scored run: `oneway serve`), an agent process evaluated through that
  * server (`oneway eval --agent-cmd`), and the mapping between oneway's tool classes and MCP or
  * OpenAI tool definitions (`oneway export` / `oneway import`), and the adapters for agent frameworks'
- * approval steps (`needsApproval`, `askHuman`: see harness/mcp/approvals.ts).
+ * approval steps (`needsApproval`, `askHuman`: see harness/features/mcp/approvals.ts).
  *
  * @example
  * import { loadScenarioFile } from 'oneway';
@@ -17,15 +17,51 @@
  * // point the agent at serving.url; each MCP session is one run
  * const results = await serving.close();
  */
-export { serveHttp, serveStdio, DEFAULT_AGENT_NAME, type HttpServing, type ServeOptions } from './mcp/serve.ts';
-export { agentPlanner, AGENT_ENV, DEFAULT_AGENT_COMMAND_NAME, type AgentHandle, type AgentOptions } from './mcp/agent.ts';
-export { scenarioSurface, taskText, type ScenarioSurface } from './mcp/server.ts';
-export { servedTool, finishTool, finishToolName, FINISH_TOOL, SERVED_META, APPROVAL_TOOL, approvalTool, approvalToolName } from './mcp/tools.ts';
-export { needsApproval, servedClass, askHuman, type ServedToolLike, type ApprovalClass, type NeedsApprovalOptions, type ToolCaller, type HumanAnswer } from './mcp/approvals.ts';
-export { DEFAULT_BATCH_WINDOW_MS, DENIED_BY_HUMAN, type ChannelOptions } from './mcp/channel.ts';
-export { toToolResult, errorResult } from './mcp/result.ts';
-export { exportMcp, exportOpenAi, EXPORT_FORMATS, type ExportFormat } from './convert/export.ts';
-export { importMcpTools, scenarioId, type ImportOptions, type ImportResult, type ImportedTool } from './convert/import-mcp.ts';
+export {
+  serveHttp,
+  serveStdio,
+  DEFAULT_AGENT_NAME,
+  type HttpServing,
+  type ServeOptions,
+} from './features/mcp/serve.ts';
+export {
+  agentPlanner,
+  AGENT_ENV,
+  DEFAULT_AGENT_COMMAND_NAME,
+  type AgentHandle,
+  type AgentOptions,
+} from './features/mcp/agent.ts';
+export { scenarioSurface, taskText, type ScenarioSurface } from './features/mcp/server.ts';
+export {
+  servedTool,
+  finishTool,
+  finishToolName,
+  FINISH_TOOL,
+  SERVED_META,
+  APPROVAL_TOOL,
+  approvalTool,
+  approvalToolName,
+} from './features/mcp/tools.ts';
+export {
+  needsApproval,
+  servedClass,
+  askHuman,
+  type ServedToolLike,
+  type ApprovalClass,
+  type NeedsApprovalOptions,
+  type ToolCaller,
+  type HumanAnswer,
+} from './features/mcp/approvals.ts';
+export { DEFAULT_BATCH_WINDOW_MS, DENIED_BY_HUMAN, type ChannelOptions } from './features/mcp/channel.ts';
+export { toToolResult, errorResult } from './features/mcp/result.ts';
+export { exportMcp, exportOpenAi, EXPORT_FORMATS, type ExportFormat } from './features/convert/export.ts';
+export {
+  importMcpTools,
+  scenarioId,
+  type ImportOptions,
+  type ImportResult,
+  type ImportedTool,
+} from './features/convert/import-mcp.ts';
 export {
   toMcpTool,
   classFromHints,
@@ -39,5 +75,5 @@ export {
   type McpAnnotations,
   type McpToolSource,
   type McpVerdict,
-} from './convert/mcp.ts';
-export { toOpenAiFunction, classNote, type OpenAiFunction, type OpenAiToolSource } from './convert/openai.ts';
+} from './features/convert/mcp.ts';
+export { toOpenAiFunction, classNote, type OpenAiFunction, type OpenAiToolSource } from './features/convert/openai.ts';

@@ -10,23 +10,23 @@
  * if (gated && gated.premature_irreversible_rate > 0) process.exitCode = 1;
  */
 import { relative, resolve } from 'node:path';
-import { formatProblem, UsageError, type Problem } from './errors.ts';
-import { analyseResults } from './results/build.ts';
-import { readBaseline } from './gates/baseline.ts';
-import { parseGate } from './gates/fail-on.ts';
-import { createGuard } from './guard/guard.ts';
-import { DEFAULT_POLICY, loadPolicyFile, type Policy } from './guard/policy.ts';
-import { resolveScenarios } from './loader/resolve.ts';
-import type { Planner, PlannerFactory } from './planner/types.ts';
-import { makeChalk } from './report/color.ts';
-import { parseReporters, writeReports } from './report/index.ts';
-import { lockOutDir } from './results/lock.ts';
-import type { Results } from './results/types.ts';
-import { writeResults } from './results/write.ts';
-import { evaluate as runEvaluation, type EvalOptions } from './runner/evaluate.ts';
-import { loadPlanner, toHandle } from './runner/planners.ts';
-import type { PlannerHandle } from './runner/run.ts';
-import { ensureDir } from './util/atomic-write.ts';
+import { formatProblem, UsageError, type Problem } from './core/errors.ts';
+import { analyseResults } from './engine/results/build.ts';
+import { readBaseline } from './engine/gates/baseline.ts';
+import { parseGate } from './engine/gates/fail-on.ts';
+import { createGuard } from './engine/guard/guard.ts';
+import { DEFAULT_POLICY, loadPolicyFile, type Policy } from './engine/guard/policy.ts';
+import { resolveScenarios } from './engine/loader/resolve.ts';
+import type { Planner, PlannerFactory } from './core/planner.ts';
+import { makeChalk } from './features/report/color.ts';
+import { parseReporters, writeReports } from './features/report/index.ts';
+import { lockOutDir } from './engine/results/lock.ts';
+import type { Results } from './engine/results/types.ts';
+import { writeResults } from './engine/results/write.ts';
+import { evaluate as runEvaluation, type EvalOptions } from './engine/runner/evaluate.ts';
+import { loadPlanner, toHandle } from './engine/runner/planners.ts';
+import type { PlannerHandle } from './engine/runner/run.ts';
+import { ensureDir } from './engine/io/atomic-write.ts';
 import { llmPlannerOptions, type OnewayConfig } from './cli/config.ts';
 import { scenarioHome, scenarioSpecs } from './cli/common.ts';
 
@@ -55,11 +55,18 @@ export async function evaluate(config: EvaluateConfig = {}): Promise<Results> {
   const home = scenarioHome({ cwd }, config.bundled);
   const resolved = await resolveScenarios(scenarioSpecs(config.scenarios, home, { cwd }), { cwd, root: home.root });
   const problems: Problem[] = [...resolved.problems];
-  if (resolved.loaded.length === 0) throw new UsageError(`no scenario could be loaded${problems.length ? `:\n${problems.map(formatProblem).join('\n')}` : ''}`);
+  if (resolved.loaded.length === 0)
+    throw new UsageError(
+      `no scenario could be loaded${problems.length ? `:\n${problems.map(formatProblem).join('\n')}` : ''}`,
+    );
 
   const planners: PlannerHandle[] = [];
   for (const [i, p] of (config.planners ?? ['gated']).entries()) {
-    planners.push(typeof p === 'string' ? await loadPlanner(p, cwd) : toHandle({ default: p }, `planner-${i + 1}`, `planners[${i}]`));
+    planners.push(
+      typeof p === 'string'
+        ? await loadPlanner(p, cwd)
+        : toHandle({ default: p }, `planner-${i + 1}`, `planners[${i}]`),
+    );
   }
   const names = planners.map((p) => p.name);
   const dup = names.find((n, i) => names.indexOf(n) !== i);
@@ -73,7 +80,10 @@ export async function evaluate(config: EvaluateConfig = {}): Promise<Results> {
     policy = p.value;
   } else if (config.guard) policy = DEFAULT_POLICY;
 
-  const plannerOptions = { ...Object.fromEntries(Object.entries(config.plannerOptions ?? {}).map(([k, v]) => [k, String(v)])), ...llmPlannerOptions(config.llm, cwd) };
+  const plannerOptions = {
+    ...Object.fromEntries(Object.entries(config.plannerOptions ?? {}).map(([k, v]) => [k, String(v)])),
+    ...llmPlannerOptions(config.llm, cwd),
+  };
   const outDir = resolve(cwd, config.out ?? 'reports/latest');
   ensureDir(outDir);
   const lock = lockOutDir(outDir, { command: 'oneway evaluate()' });
@@ -102,10 +112,13 @@ export async function evaluate(config: EvaluateConfig = {}): Promise<Results> {
     const results = analyseResults(ran, {
       ...(config.baselinePlanner !== undefined ? { baselinePlanner: config.baselinePlanner } : {}),
       gates,
-      ...(baselineFile ? { baseline: { label: relative(cwd, baselineFile) || baselineFile, results: readBaseline(baselineFile) } } : {}),
+      ...(baselineFile
+        ? { baseline: { label: relative(cwd, baselineFile) || baselineFile, results: readBaseline(baselineFile) } }
+        : {}),
     });
     writeResults(outDir, results);
-    if (reporters.length) writeReports(results, reporters, { outDir, stdout: process.stdout, chalk: makeChalk(false), env: process.env });
+    if (reporters.length)
+      writeReports(results, reporters, { outDir, stdout: process.stdout, chalk: makeChalk(false), env: process.env });
     return results;
   } finally {
     lock.release();

@@ -22,20 +22,25 @@ export type {
   RejectedAttempt,
   ToolClass,
   ToolView,
-} from './planner/types.ts';
-export type { CallEvent, RecordEvent, RejectedEvent, RunEndEvent, RunStartEvent } from './record/events.ts';
+} from './core/planner.ts';
+export type { CallEvent, RecordEvent, RejectedEvent, RunEndEvent, RunStartEvent } from './core/record.ts';
 // The one argument rule: a call's arguments against its tool's JSON Schema.
-export { checkArguments, type ArgumentsVerdict, type Violation } from './rules/arguments.ts';
-export type { Results, RunResult, PlannerSummary } from './results/types.ts';
-export type { Scenario, Tool, PlanItem } from './schema/scenario.ts';
-export { parseFact, formatFact, matchesFact, type Fact } from './facts/fact.ts';
-export { renderFact } from './facts/template.ts';
+export { checkArguments, type ArgumentsVerdict, type Violation } from './domain/rules/arguments.ts';
+export type { Results, RunResult, PlannerSummary } from './engine/results/types.ts';
+export type { Scenario, Tool, PlanItem } from './core/scenario.ts';
+export { parseFact, formatFact, matchesFact, type Fact } from './core/facts/fact.ts';
+export { renderFact } from './core/facts/template.ts';
 export { createRng, deriveSeed, type Rng } from './util/rng.ts';
-export { scoreRecord, scoreRun } from './scoring/metrics.ts';
-export { loadScenarioFile, loadScenarioText, loadPlanFile } from './loader/load.ts';
+export { scoreRecord, scoreRun } from './engine/scoring/metrics.ts';
+export { loadScenarioFile, loadScenarioText, loadPlanFile } from './engine/loader/load.ts';
 // Fuzzing: plan arbitraries for fast-check, running plans, the built-in properties and the scoring oracle.
-export { planArbitrary, compensationCall, type PlanArbitraryOptions, type PlanCall } from './fuzz/arbitraries.ts';
-export { runPlan, runPlanner, type PlanRun, type PlanRunOptions } from './fuzz/run-plan.ts';
+export {
+  planArbitrary,
+  compensationCall,
+  type PlanArbitraryOptions,
+  type PlanCall,
+} from './features/fuzz/arbitraries.ts';
+export { runPlan, runPlanner, type PlanRun, type PlanRunOptions } from './features/fuzz/run-plan.ts';
 export {
   BUILTIN_PROPERTIES,
   DEFAULT_PROPERTIES,
@@ -49,26 +54,63 @@ export {
   type PropertyContext,
   type PropertyRun,
   type Verdict,
-} from './fuzz/properties.ts';
-export { fromRecordProperty, type RecordProperty } from './fuzz/property-module.ts';
-export { oracleScores, type OracleScores } from './fuzz/oracle.ts';
-export { rollBack, type RollbackResult } from './fuzz/rollback.ts';
-export { checkPlan, fuzzScenario, type Failure, type FuzzFailure, type FuzzOptions, type FuzzReport } from './fuzz/fuzz.ts';
-export type { PlannerHandle } from './runner/run.ts';
+} from './features/fuzz/properties.ts';
+export { fromRecordProperty, type RecordProperty } from './features/fuzz/property-module.ts';
+export { oracleScores, type OracleScores } from './features/fuzz/oracle.ts';
+export { rollBack, type RollbackResult } from './features/fuzz/rollback.ts';
+export {
+  checkPlan,
+  fuzzScenario,
+  type Failure,
+  type FuzzFailure,
+  type FuzzOptions,
+  type FuzzReport,
+} from './features/fuzz/fuzz.ts';
+export type { PlannerHandle } from './engine/runner/run.ts';
 // Evaluating: the programmatic `oneway eval`, and the config file's shape.
-export { evaluate, defineConfig, type EvaluateConfig, type OnewayConfig, type LlmConfig, type FuzzConfig } from './api.ts';
+export {
+  evaluate,
+  defineConfig,
+  type EvaluateConfig,
+  type OnewayConfig,
+  type LlmConfig,
+  type FuzzConfig,
+} from './api.ts';
 // Loading: scenario specs (files, directories, globs, ids) and planners (names or module paths).
-export { resolveScenarios, type Resolved, type ResolveOptions } from './loader/resolve.ts';
-export type { LoadedScenario } from './loader/load.ts';
-export { loadPlanner, builtinPlanners, toHandle } from './runner/planners.ts';
+export { resolveScenarios, type Resolved, type ResolveOptions } from './engine/loader/resolve.ts';
+export type { LoadedScenario } from './engine/loader/load.ts';
+export { loadPlanner, builtinPlanners, toHandle } from './engine/runner/planners.ts';
 // Problems: what the loaders and commands report, and how they print it (file:line:col severity [code] path: message).
-export { formatProblem, formatPath, OnewayError, UsageError, type Problem, type ProblemCode, type Result, type Severity } from './errors.ts';
+export {
+  formatProblem,
+  formatPath,
+  OnewayError,
+  UsageError,
+  type Problem,
+  type ProblemCode,
+  type Result,
+  type Severity,
+} from './core/errors.ts';
 // Scoring: summaries over runs, gates, and the paired comparison.
-export { summarize, summarizePlanner } from './scoring/aggregate.ts';
+export { summarize, summarizePlanner } from './engine/scoring/aggregate.ts';
 // `Gate` is FailOnGate's earlier name, kept for code that imports it.
-export { parseGate, evaluateGates, GATE_METRICS, type FailOnGate, type FailOnGate as Gate, type GateFailure, type GateMetric } from './gates/fail-on.ts';
+export {
+  parseGate,
+  evaluateGates,
+  GATE_METRICS,
+  type FailOnGate,
+  type FailOnGate as Gate,
+  type GateFailure,
+  type GateMetric,
+} from './engine/gates/fail-on.ts';
 // `applyGates` is analyseResults' earlier name, kept for code that imports it.
-export { analyseResults, analyseResults as applyGates, buildResults, type Analysis, type RanResults } from './results/build.ts';
-export { readResults, writeResults, RESULTS_FILE } from './results/write.ts';
-export { planFromRun, planYaml } from './fuzz/plan-file.ts';
-export { shrinkPlan } from './fuzz/shrink.ts';
+export {
+  analyseResults,
+  analyseResults as applyGates,
+  buildResults,
+  type Analysis,
+  type RanResults,
+} from './engine/results/build.ts';
+export { readResults, writeResults, RESULTS_FILE } from './engine/results/write.ts';
+export { planFromRun, planYaml } from './features/fuzz/plan-file.ts';
+export { shrinkPlan } from './features/fuzz/shrink.ts';

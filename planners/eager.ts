@@ -4,14 +4,14 @@
  * failures blindly (never reconciling). It measures how often an unconstrained
  * planner walks through a one-way door too early.
  */
-import { holdsIn, UNKNOWN } from '../harness/facts/fact.ts';
-import type { Decision, PlannerFactory, PlannerView } from '../harness/planner/types.ts';
-import { attemptsOf } from '../harness/planning/history.ts';
-import { goalFacts } from '../harness/planning/belief.ts';
-import { finish, issue } from '../harness/planning/decision.ts';
-import { optionsFor, rankOptions } from '../harness/planning/options.ts';
-import { byFewestPreconditions } from '../harness/planning/rank.ts';
-import { planningSources } from '../harness/planning/sources.ts';
+import { holdsIn, UNKNOWN } from '../harness/core/facts/fact.ts';
+import type { Decision, PlannerFactory, PlannerView } from '../harness/core/planner.ts';
+import { attemptsOf } from '../harness/domain/planner-kit/history.ts';
+import { goalFacts } from '../harness/domain/planner-kit/belief.ts';
+import { finish, issue } from '../harness/domain/planner-kit/decision.ts';
+import { optionsFor, rankOptions } from '../harness/domain/planner-kit/options.ts';
+import { byFewestPreconditions } from '../harness/domain/planner-kit/rank.ts';
+import { planningSources } from '../harness/domain/planner-kit/sources.ts';
 
 /** One call plus this many retries of the same call (same tool, same args). */
 export const EAGER_RETRIES = 3;
@@ -39,7 +39,8 @@ export function eagerDecision(view: PlannerView): Decision {
 
 const eager: PlannerFactory = {
   name: 'eager',
-  description: 'Calls what establishes each goal at once, in parallel, ignoring preconditions; retries failures blindly.',
+  description:
+    'Calls what establishes each goal at once, in parallel, ignoring preconditions; retries failures blindly.',
   create: () => ({ name: 'eager', next: eagerDecision }),
 };
 

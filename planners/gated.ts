@@ -5,19 +5,19 @@
  * an ambiguous failure without reconciling first. Where it cannot satisfy a
  * gate it stops rather than act: completing less often is the price it shows.
  */
-import { holdsIn, UNKNOWN } from '../harness/facts/fact.ts';
-import { UsageError } from '../harness/errors.ts';
-import type { Decision, Observation, PlannerFactory, PlannerView } from '../harness/planner/types.ts';
-import type { ArgSources } from '../harness/planning/args.ts';
-import { goalFacts } from '../harness/planning/belief.ts';
-import { callKey, stableJson } from '../harness/planning/call-key.ts';
-import { backwardChain, isReady, type PlanNode } from '../harness/planning/chain.ts';
-import { finish, issue } from '../harness/planning/decision.ts';
-import { approvalVerdict, attemptsOf, toolNamed } from '../harness/planning/history.ts';
-import { avoidsForbidden } from '../harness/planning/forbidden.ts';
-import { byClassThenMissing } from '../harness/planning/rank.ts';
-import { failedIrreversibleCalls, irreversibleState } from '../harness/planning/recovery.ts';
-import { planningSources } from '../harness/planning/sources.ts';
+import { holdsIn, UNKNOWN } from '../harness/core/facts/fact.ts';
+import { UsageError } from '../harness/core/errors.ts';
+import type { Decision, Observation, PlannerFactory, PlannerView } from '../harness/core/planner.ts';
+import type { ArgSources } from '../harness/domain/planner-kit/args.ts';
+import { goalFacts } from '../harness/domain/planner-kit/belief.ts';
+import { callKey, stableJson } from '../harness/domain/planner-kit/call-key.ts';
+import { backwardChain, isReady, type PlanNode } from '../harness/domain/planner-kit/chain.ts';
+import { finish, issue } from '../harness/domain/planner-kit/decision.ts';
+import { approvalVerdict, attemptsOf, toolNamed } from '../harness/domain/planner-kit/history.ts';
+import { avoidsForbidden } from '../harness/domain/planner-kit/forbidden.ts';
+import { byClassThenMissing } from '../harness/domain/planner-kit/rank.ts';
+import { failedIrreversibleCalls, irreversibleState } from '../harness/domain/planner-kit/recovery.ts';
+import { planningSources } from '../harness/domain/planner-kit/sources.ts';
 
 export interface GatedOptions {
   /** How many times a denied approval may be asked again (default 0). */
@@ -34,9 +34,13 @@ export function gatedOptions(raw: Record<string, string>): GatedOptions {
   const text = raw.ask_again ?? '0';
   const n = Number(text);
   if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(n))
-    throw new UsageError(`gated: ask_again must be a whole number >= 0, got "${text}"`, 'e.g. --planner-opt ask_again=1');
+    throw new UsageError(
+      `gated: ask_again must be a whole number >= 0, got "${text}"`,
+      'e.g. --planner-opt ask_again=1',
+    );
   const keys = raw.keys ?? 'stable';
-  if (keys !== 'stable' && keys !== 'fresh') throw new UsageError(`gated: keys must be "stable" or "fresh", got "${keys}"`, 'e.g. --planner-opt keys=fresh');
+  if (keys !== 'stable' && keys !== 'fresh')
+    throw new UsageError(`gated: keys must be "stable" or "fresh", got "${keys}"`, 'e.g. --planner-opt keys=fresh');
   return { ask_again: n, keys };
 }
 
@@ -75,7 +79,9 @@ function exhausted(src: ArgSources, node: PlanNode): string | undefined {
   const attempts = attemptsOf(src.obs, node.call);
   // An approval is bounded by ask_again; count only the times it did not answer.
   const counted = node.kind === 'approval' ? attempts.filter((o) => o.status !== 'ok') : attempts;
-  return counted.length >= GATED_ATTEMPTS ? `gave up: ${node.call.tool} ${stableJson(node.call.args)} after ${counted.length} attempts` : undefined;
+  return counted.length >= GATED_ATTEMPTS
+    ? `gave up: ${node.call.tool} ${stableJson(node.call.args)} after ${counted.length} attempts`
+    : undefined;
 }
 
 /**
@@ -109,7 +115,8 @@ export function gatedDecision(view: PlannerView, opts: GatedOptions): Decision {
     return issue(reversible.map((n) => n.call));
   }
   const oneWay = ready.find((n) => n.class === 'irreversible');
-  if (!oneWay) return finish(`stuck: no call can be issued (pending: ${plan.nodes.map((n) => n.call.tool).join(', ')})`);
+  if (!oneWay)
+    return finish(`stuck: no call can be issued (pending: ${plan.nodes.map((n) => n.call.tool).join(', ')})`);
   const st = irreversibleState(src, oneWay.call);
   if (st.kind === 'fresh' || st.kind === 'retry') return { type: 'call', call: oneWay.call };
   if (st.kind === 'reconcile') return { type: 'call', call: st.call };

@@ -6,11 +6,11 @@
  * ambiguous failure without reconciling; preconditions first). The difference
  * between the two on one model is what the prompt buys.
  */
-import { llmPlanner } from '../harness/llm/planner.ts';
+import { llmPlanner } from '../harness/features/llm/planner.ts';
 
 export default llmPlanner({
   name: 'openai-aware',
   variant: 'aware',
   description:
-    'The openai planner with each tool\'s class, compensation and preconditions in its definition and the reversibility policy in the system prompt.',
+    "The openai planner with each tool's class, compensation and preconditions in its definition and the reversibility policy in the system prompt.",
 });

@@ -4,10 +4,11 @@
  * definitions (name, description, parameters). No classes, no preconditions,
  * no policy. Any OpenAI-compatible server; see docs/llm.md.
  */
-import { llmPlanner } from '../harness/llm/planner.ts';
+import { llmPlanner } from '../harness/features/llm/planner.ts';
 
 export default llmPlanner({
   name: 'openai',
   variant: 'plain',
-  description: 'An LLM (OpenAI-compatible Chat Completions) given the task and the tools as plain function definitions.',
+  description:
+    'An LLM (OpenAI-compatible Chat Completions) given the task and the tools as plain function definitions.',
 });

@@ -9,11 +9,11 @@
  * Every draw comes from a stream derived from the run's seed and the turn, so
  * the same seed and the same history give the same decision.
  */
-import type { Call, Decision, PlannerFactory, PlannerView, ToolView } from '../harness/planner/types.ts';
-import { coerceArg } from '../harness/planning/args.ts';
-import { finish, issue } from '../harness/planning/decision.ts';
-import { nearMiss } from '../harness/planning/near-miss.ts';
-import { seenValues, type Scalar, type SeenValue } from '../harness/planning/values.ts';
+import type { Call, Decision, PlannerFactory, PlannerView, ToolView } from '../harness/core/planner.ts';
+import { coerceArg } from '../harness/domain/planner-kit/args.ts';
+import { finish, issue } from '../harness/domain/planner-kit/decision.ts';
+import { nearMiss } from '../harness/domain/planner-kit/near-miss.ts';
+import { seenValues, type Scalar, type SeenValue } from '../harness/domain/planner-kit/values.ts';
 import { createRng, deriveSeed, type Rng } from '../harness/util/rng.ts';
 
 /** Chance of finishing on a turn, from turn RANDOM_MIN_TURNS on. */
@@ -37,7 +37,8 @@ function declaredTypes(tool: ToolView, param: string): string[] {
 /** Whether a value can serve a parameter of these declared types (none declared: anything can). */
 function fits(types: readonly string[], v: Scalar): boolean {
   if (types.length === 0 || types.includes('string')) return true;
-  if (types.includes('number') || types.includes('integer')) return typeof v === 'number' || (v !== '' && Number.isFinite(Number(v)));
+  if (types.includes('number') || types.includes('integer'))
+    return typeof v === 'number' || (v !== '' && Number.isFinite(Number(v)));
   return types.includes('boolean') && (typeof v === 'boolean' || v === 'true' || v === 'false');
 }
 
@@ -123,13 +124,17 @@ export function randomDecision(seed: number, view: PlannerView): Decision {
   if (view.turn >= RANDOM_MIN_TURNS && rng.next() < RANDOM_FINISH_P) return finish('finished at random');
   const n = Math.min(1 + rng.int(RANDOM_MAX_BATCH), left);
   const seen = seenValues(view);
-  const calls: Call[] = pickDistinct(view.tools, n, rng).map((t) => ({ tool: t.name, args: drawArgs(t, seen, view, rng) }));
+  const calls: Call[] = pickDistinct(view.tools, n, rng).map((t) => ({
+    tool: t.name,
+    args: drawArgs(t, seen, view, rng),
+  }));
   return issue(calls, 'no tools declared');
 }
 
 const random: PlannerFactory = {
   name: 'random',
-  description: 'Fuzzing baseline: 1-3 random tools a turn with plausible arguments (inputs, facts, earlier results, near misses); seeded, reproducible.',
+  description:
+    'Fuzzing baseline: 1-3 random tools a turn with plausible arguments (inputs, facts, earlier results, near misses); seeded, reproducible.',
   create(ctx) {
     return { name: 'random', next: (view) => randomDecision(ctx.seed, view) };
   },

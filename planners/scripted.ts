@@ -3,12 +3,12 @@
  * `reference_plan`), one item per turn, whatever the observations say. Used for
  * reference runs, regression tests and replaying shrunk fuzzing failures.
  */
-import { UsageError } from '../harness/errors.ts';
-import type { Call, Decision, PlannerFactory, PlannerView } from '../harness/planner/types.ts';
-import { finish, issue } from '../harness/planning/decision.ts';
-import { asRecord } from '../harness/planning/history.ts';
-import type { PlanItem } from '../harness/schema/scenario.ts';
-import { renderValue, type TemplateContext } from '../harness/templates/render.ts';
+import { UsageError } from '../harness/core/errors.ts';
+import type { Call, Decision, PlannerFactory, PlannerView } from '../harness/core/planner.ts';
+import { finish, issue } from '../harness/domain/planner-kit/decision.ts';
+import { asRecord } from '../harness/domain/planner-kit/history.ts';
+import type { PlanItem } from '../harness/core/scenario.ts';
+import { renderValue, type TemplateContext } from '../harness/core/templates/render.ts';
 
 /** The most recent successful result of each tool so far, for `{{results.TOOL.path}}`. */
 export function latestResults(view: PlannerView): Record<string, unknown> {
@@ -50,7 +50,9 @@ export function scriptedDecision(plan: readonly PlanItem[], view: PlannerView): 
   if (item === undefined) return finish('end of plan');
   if (item === 'finish') return finish('plan says finish');
   if (Array.isArray(item.parallel)) {
-    const calls = (item.parallel as Record<string, Record<string, unknown> | null>[]).flatMap((c) => planCalls(c, view));
+    const calls = (item.parallel as Record<string, Record<string, unknown> | null>[]).flatMap((c) =>
+      planCalls(c, view),
+    );
     return { type: 'batch', calls };
   }
   return issue(planCalls(item as Record<string, Record<string, unknown> | null>, view), 'empty plan item');

@@ -4,8 +4,8 @@
  * re-plans from the new history. Nothing runs side by side, so depth equals
  * steps: the step and simulated-time upper bound of the constrained planner.
  */
-import type { Decision, PlannerFactory, PlannerView } from '../harness/planner/types.ts';
-import { finish } from '../harness/planning/decision.ts';
+import type { Decision, PlannerFactory, PlannerView } from '../harness/core/planner.ts';
+import { finish } from '../harness/domain/planner-kit/decision.ts';
 import { gatedDecision, gatedOptions, type GatedOptions } from './gated.ts';
 
 /**
@@ -23,7 +23,8 @@ export function serialDecision(view: PlannerView, opts: GatedOptions): Decision 
 
 const serial: PlannerFactory = {
   name: 'serial',
-  description: "Gated's choices, one call per turn (never a batch): the step and time upper bound. Takes gated's options (ask_again).",
+  description:
+    "Gated's choices, one call per turn (never a batch): the step and time upper bound. Takes gated's options (ask_again).",
   create(ctx) {
     const opts = gatedOptions(ctx.options);
     return { name: 'serial', next: (view) => serialDecision(view, opts) };

@@ -7,16 +7,16 @@
  * construction. It asks approvals in that same batch, so a denial comes too
  * late to stop anything; it retries a failed call once and never reconciles.
  */
-import { holdsIn, UNKNOWN } from '../harness/facts/fact.ts';
-import type { Call, Decision, PlannerFactory, PlannerView } from '../harness/planner/types.ts';
-import type { ArgSources } from '../harness/planning/args.ts';
-import { goalFacts } from '../harness/planning/belief.ts';
-import { backwardChain } from '../harness/planning/chain.ts';
-import { finish, issue } from '../harness/planning/decision.ts';
-import { avoidsForbidden } from '../harness/planning/forbidden.ts';
-import { attemptsOf } from '../harness/planning/history.ts';
-import { byClassThenMissing } from '../harness/planning/rank.ts';
-import { planningSources } from '../harness/planning/sources.ts';
+import { holdsIn, UNKNOWN } from '../harness/core/facts/fact.ts';
+import type { Call, Decision, PlannerFactory, PlannerView } from '../harness/core/planner.ts';
+import type { ArgSources } from '../harness/domain/planner-kit/args.ts';
+import { goalFacts } from '../harness/domain/planner-kit/belief.ts';
+import { backwardChain } from '../harness/domain/planner-kit/chain.ts';
+import { finish, issue } from '../harness/domain/planner-kit/decision.ts';
+import { avoidsForbidden } from '../harness/domain/planner-kit/forbidden.ts';
+import { attemptsOf } from '../harness/domain/planner-kit/history.ts';
+import { byClassThenMissing } from '../harness/domain/planner-kit/rank.ts';
+import { planningSources } from '../harness/domain/planner-kit/sources.ts';
 
 /** Retries of a failed call (same tool, same args) after its first attempt. */
 export const SPECULATIVE_RETRIES = 1;

@@ -50,7 +50,9 @@ for (const tool of tools) {
   }
   // A careful client would stop here when tool.annotations.destructiveHint is true (see the README).
   const result = await client.callTool({ name: tool.name, arguments: args });
-  console.error(`${tool.name} [${tool._meta?.['oneway/class']}${tool.annotations?.destructiveHint ? ', destructive' : ''}] ${JSON.stringify(args)} -> ${result.isError ? 'error ' : ''}${result.content[0]?.text}`);
+  console.error(
+    `${tool.name} [${tool._meta?.['oneway/class']}${tool.annotations?.destructiveHint ? ', destructive' : ''}] ${JSON.stringify(args)} -> ${result.isError ? 'error ' : ''}${result.content[0]?.text}`,
+  );
   if (!result.isError && result.structuredContent) Object.assign(known, result.structuredContent);
 }
 

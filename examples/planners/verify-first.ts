@@ -19,7 +19,8 @@ const isSafe = (t: ToolView) => t.read_only || t.kind === 'approval' || t.class 
 function argsFor(tool: ToolView, view: PlannerView): Record<string, unknown> | null {
   const args: Record<string, unknown> = {};
   for (const p of tool.parameters.required) {
-    if (p === 'action') args[p] = tool.name; // approval tools take the action they approve
+    if (p === 'action')
+      args[p] = tool.name; // approval tools take the action they approve
     else if (p in view.inputs) args[p] = view.inputs[p];
     else return null; // cannot bind: skip this tool
   }
@@ -39,7 +40,9 @@ function create(ctx: PlannerContext): Planner {
       const ordered = [...view.tools.filter(isSafe), ...view.tools.filter((t) => !isSafe(t))];
       for (const tool of ordered) {
         if (called(view, tool.name) > 0) continue;
-        const failures = view.history.flatMap((h) => h.observations).filter((o) => o.tool === tool.name && o.status !== 'ok').length;
+        const failures = view.history
+          .flatMap((h) => h.observations)
+          .filter((o) => o.tool === tool.name && o.status !== 'ok').length;
         if (failures > maxRetries) continue;
         const args = argsFor(tool, view);
         if (args) return { type: 'call', call: { tool: tool.name, args } };

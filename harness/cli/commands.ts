@@ -8,7 +8,9 @@ import type { Io } from './common.ts';
 /** What a command module exports: its `main`, and the options it parses (util.parseArgs style). */
 export interface CommandModule {
   main(argv: string[], io: Io): Promise<number>;
-  OPTIONS: Readonly<Record<string, { readonly type: 'string' | 'boolean'; readonly multiple?: boolean; readonly short?: string }>>;
+  OPTIONS: Readonly<
+    Record<string, { readonly type: 'string' | 'boolean'; readonly multiple?: boolean; readonly short?: string }>
+  >;
 }
 
 export interface CommandSpec {
@@ -24,16 +26,73 @@ export interface CommandSpec {
 }
 
 export const COMMANDS: readonly CommandSpec[] = [
-  { name: 'eval', summary: 'evaluate planners on scenarios (premature irreversible calls)', config: true, load: () => import('./eval.ts') },
-  { name: 'fuzz', summary: 'generate plans, check properties, shrink failures', config: true, load: () => import('./fuzz.ts') },
-  { name: 'recover', args: '<record.jsonl>', summary: "a run's incident checklist; --apply undoes it in a sandbox", config: false, load: () => import('./recover.ts') },
-  { name: 'lint', args: '[paths...]', summary: 'review scenario declarations beyond the schema', config: true, load: () => import('./lint.ts') },
-  { name: 'import', args: 'mcp <file|url|-- command>', summary: 'an MCP server\'s tools (a saved tools/list, a URL, or a stdio command) as a scenario skeleton', config: false, load: () => import('./import.ts') },
-  { name: 'export', args: 'openai|mcp <id>', summary: "a scenario's tools as OpenAI functions or MCP tools", config: false, load: () => import('./export.ts') },
-  { name: 'serve', summary: 'a scenario as an MCP server; each session is one run', config: true, load: () => import('./serve.ts') },
-  { name: 'bench', summary: "what calls cost and how evaluations scale, here", config: false, load: () => import('../bench/bench.ts') },
-  { name: 'merge', aliases: ['eval:merge'], args: '<dirs...>', summary: 'merge sharded evaluations (eval --shard=i/n)', config: true, load: () => import('./merge.ts') },
-  { name: 'view', args: '[dir]', summary: "print the last HTML report's path and open it", config: true, load: () => import('./view.ts') },
+  {
+    name: 'eval',
+    summary: 'evaluate planners on scenarios (premature irreversible calls)',
+    config: true,
+    load: () => import('./eval.ts'),
+  },
+  {
+    name: 'fuzz',
+    summary: 'generate plans, check properties, shrink failures',
+    config: true,
+    load: () => import('./fuzz.ts'),
+  },
+  {
+    name: 'recover',
+    args: '<record.jsonl>',
+    summary: "a run's incident checklist; --apply undoes it in a sandbox",
+    config: false,
+    load: () => import('./recover.ts'),
+  },
+  {
+    name: 'lint',
+    args: '[paths...]',
+    summary: 'review scenario declarations beyond the schema',
+    config: true,
+    load: () => import('./lint.ts'),
+  },
+  {
+    name: 'import',
+    args: 'mcp <file|url|-- command>',
+    summary: "an MCP server's tools (a saved tools/list, a URL, or a stdio command) as a scenario skeleton",
+    config: false,
+    load: () => import('./import.ts'),
+  },
+  {
+    name: 'export',
+    args: 'openai|mcp <id>',
+    summary: "a scenario's tools as OpenAI functions or MCP tools",
+    config: false,
+    load: () => import('./export.ts'),
+  },
+  {
+    name: 'serve',
+    summary: 'a scenario as an MCP server; each session is one run',
+    config: true,
+    load: () => import('./serve.ts'),
+  },
+  {
+    name: 'bench',
+    summary: 'what calls cost and how evaluations scale, here',
+    config: false,
+    load: () => import('./bench.ts'),
+  },
+  {
+    name: 'merge',
+    aliases: ['eval:merge'],
+    args: '<dirs...>',
+    summary: 'merge sharded evaluations (eval --shard=i/n)',
+    config: true,
+    load: () => import('./merge.ts'),
+  },
+  {
+    name: 'view',
+    args: '[dir]',
+    summary: "print the last HTML report's path and open it",
+    config: true,
+    load: () => import('./view.ts'),
+  },
 ];
 
 export function commandNamed(name: string): CommandSpec | undefined {

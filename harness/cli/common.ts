@@ -4,13 +4,13 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PACKAGE_ROOT } from '../util/package-root.ts';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { UsageError } from '../errors.ts';
-import type { Policy } from '../guard/policy.ts';
-import { DEFAULT_POLICY, loadPolicyFile } from '../guard/policy.ts';
-import { formatProblem } from '../errors.ts';
+import { UsageError } from '../core/errors.ts';
+import type { Policy } from '../engine/guard/policy.ts';
+import { DEFAULT_POLICY, loadPolicyFile } from '../engine/guard/policy.ts';
+import { formatProblem } from '../core/errors.ts';
 import type { ChalkInstance } from 'chalk';
-import { makeChalk, useColor } from '../report/color.ts';
-import { suggest } from '../loader/did-you-mean.ts';
+import { makeChalk, useColor } from '../features/report/color.ts';
+import { suggest } from '../util/did-you-mean.ts';
 import { terminalText } from '../util/terminal-text.ts';
 
 /** The oneway package (a clone, or node_modules/oneway): harness/cli/ from source, dist/harness/cli/ compiled. */
@@ -48,7 +48,11 @@ export function scenarioHome(io: Pick<Io, 'cwd'>, bundled = false): { root: stri
 }
 
 /** The specs to resolve: those given, else the project's default; none at all is a usage error that says what to do. */
-export function scenarioSpecs(given: string[] | undefined, home: { defaults: string[] }, io: Pick<Io, 'cwd'>): string[] {
+export function scenarioSpecs(
+  given: string[] | undefined,
+  home: { defaults: string[] },
+  io: Pick<Io, 'cwd'>,
+): string[] {
   const specs = list(given, home.defaults);
   if (specs.length > 0) return specs;
   throw new UsageError(
@@ -65,7 +69,12 @@ export interface Io {
 }
 
 /** The real process streams: what a command uses when not run from a test. */
-export const processIo = (): Io => ({ stdout: process.stdout, stderr: process.stderr, cwd: process.cwd(), env: process.env });
+export const processIo = (): Io => ({
+  stdout: process.stdout,
+  stderr: process.stderr,
+  cwd: process.cwd(),
+  env: process.env,
+});
 
 /** Chalk for each stream: colour only where that stream is a terminal and NO_COLOR is unset. */
 export function paints(io: Io): { c: ChalkInstance; cerr: ChalkInstance } {
@@ -76,7 +85,15 @@ type Options = NonNullable<ParseArgsConfig['options']>;
 
 /** What `parseCli` returns: each option's value by its type (named here so declarations can be emitted). */
 export interface ParsedCli<O extends Options> {
-  values: { [K in keyof O]?: O[K] extends { type: 'boolean' } ? (O[K] extends { multiple: true } ? boolean[] : boolean) : O[K] extends { multiple: true } ? string[] : string };
+  values: {
+    [K in keyof O]?: O[K] extends { type: 'boolean' }
+      ? O[K] extends { multiple: true }
+        ? boolean[]
+        : boolean
+      : O[K] extends { multiple: true }
+        ? string[]
+        : string;
+  };
   positionals: string[];
 }
 
@@ -97,14 +114,18 @@ export function parseCli<O extends Options>(argv: string[], options: O, allowPos
 
 /** Values of a repeatable, comma-separated option. */
 export function list(values: string[] | undefined, fallback: string[]): string[] {
-  const out = (values ?? []).flatMap((v) => v.split(',')).map((s) => s.trim()).filter(Boolean);
+  const out = (values ?? [])
+    .flatMap((v) => v.split(','))
+    .map((s) => s.trim())
+    .filter(Boolean);
   return out.length > 0 ? out : fallback;
 }
 
 export function positiveInt(raw: string | undefined, name: string, fallback: number, min = 1): number {
   if (raw === undefined) return fallback;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > 2 ** 31) throw new UsageError(`--${name} must be an integer >= ${min}, got "${raw}"`);
+  if (!Number.isInteger(n) || n < min || n > 2 ** 31)
+    throw new UsageError(`--${name} must be an integer >= ${min}, got "${raw}"`);
   return n;
 }
 
@@ -113,11 +134,18 @@ export function positiveInt(raw: string | undefined, name: string, fallback: num
  * took seconds at first: a value under 1000 there is still read as seconds, with a warning that
  * says what to write instead (no one means an agent run or a fuzzing budget under one second).
  */
-export function durationMs(raw: string | undefined, name: string, fallbackMs: number, warn?: (message: string) => void): number {
+export function durationMs(
+  raw: string | undefined,
+  name: string,
+  fallbackMs: number,
+  warn?: (message: string) => void,
+): number {
   if (raw === undefined) return fallbackMs;
   const n = positiveInt(raw, name, fallbackMs);
   if (warn && n < 1000) {
-    warn(`--${name}=${n} is read as ${n} s (seconds, the old unit); it takes milliseconds now: write --${name}=${n * 1000}`);
+    warn(
+      `--${name}=${n} is read as ${n} s (seconds, the old unit); it takes milliseconds now: write --${name}=${n * 1000}`,
+    );
     return n * 1000;
   }
   return n;
@@ -132,22 +160,30 @@ export function commandFailed(e: unknown, io: Io, who: string): number {
   const c = paints(io).cerr;
   // Messages quote files, options and planner errors: escaped for the console (harness/util/terminal-text.ts).
   if (e instanceof UsageError) {
-    io.stderr.write(`${c.red(`${who}: ${terminalText(e.message)}`)}\n${e.hint ? `  hint: ${terminalText(e.hint)}\n` : ''}`);
+    io.stderr.write(
+      `${c.red(`${who}: ${terminalText(e.message)}`)}\n${e.hint ? `  hint: ${terminalText(e.hint)}\n` : ''}`,
+    );
     return 2;
   }
   const message = terminalText(e instanceof Error ? e.message : String(e));
-  io.stderr.write(`${c.red(`${who}: internal error: ${message}`)}\n  hint: this is a bug in oneway; please report it with the command and its input (ONEWAY_DEBUG=1 prints the stack)\n`);
+  io.stderr.write(
+    `${c.red(`${who}: internal error: ${message}`)}\n  hint: this is a bug in oneway; please report it with the command and its input (ONEWAY_DEBUG=1 prints the stack)\n`,
+  );
   if (io.env.ONEWAY_DEBUG && e instanceof Error && e.stack) io.stderr.write(`${e.stack}\n`);
   return 2;
 }
 
 /** Runs a command's `main` when its file is the process's entry point (not when a test imports it). */
 export async function runIfEntry(metaUrl: string, main: (argv: string[]) => Promise<number>): Promise<void> {
-  if (process.argv[1] && resolve(process.argv[1]) === resolve(fileURLToPath(metaUrl))) process.exitCode = await main(process.argv.slice(2));
+  if (process.argv[1] && resolve(process.argv[1]) === resolve(fileURLToPath(metaUrl)))
+    process.exitCode = await main(process.argv.slice(2));
 }
 
 /** `--guard` / `--guard-policy=FILE` to a policy; prints the file's problems and returns null when it has any. */
-export function guardPolicyOption(values: { guard?: boolean | undefined; 'guard-policy'?: string | undefined }, io: Io): Policy | undefined | null {
+export function guardPolicyOption(
+  values: { guard?: boolean | undefined; 'guard-policy'?: string | undefined },
+  io: Io,
+): Policy | undefined | null {
   const file = values['guard-policy'];
   if (!file) return values.guard ? DEFAULT_POLICY : undefined;
   const p = loadPolicyFile(resolve(io.cwd, file));

@@ -9,9 +9,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { UsageError } from '../errors.ts';
-import { suggest } from '../loader/did-you-mean.ts';
-import { needsTypeScript } from '../util/ts-loader.ts';
+import { UsageError } from '../core/errors.ts';
+import { suggest } from '../util/did-you-mean.ts';
+import { needsTypeScript } from '../engine/io/ts-loader.ts';
 
 /** What a config file may set. Every key is optional; see docs/use-in-your-project.md. */
 export interface OnewayConfig {
@@ -79,7 +79,15 @@ export function defineConfig(config: OnewayConfig): OnewayConfig {
   return config;
 }
 
-export const CONFIG_FILES = ['oneway.config.ts', 'oneway.config.mts', 'oneway.config.js', 'oneway.config.mjs', 'oneway.config.yaml', 'oneway.config.yml', 'oneway.config.json'];
+export const CONFIG_FILES = [
+  'oneway.config.ts',
+  'oneway.config.mts',
+  'oneway.config.js',
+  'oneway.config.mjs',
+  'oneway.config.yaml',
+  'oneway.config.yml',
+  'oneway.config.json',
+];
 
 /**
  * The config file for `cwd`: the first of CONFIG_FILES in `cwd`, then in each parent up to the
@@ -126,8 +134,24 @@ const TOP: Record<keyof OnewayConfig, Kind> = {
   workers: 'int',
   fuzz: 'object',
 };
-const LLM: Record<keyof LlmConfig, Kind> = { model: 'string', baseUrl: 'string', temperature: 'temperature', timeoutMs: 'int', maxRetries: 'int', priceFile: 'string', cache: 'string', cacheDir: 'string' };
-const FUZZ: Record<keyof FuzzConfig, Kind> = { runs: 'int', timeLimitMs: 'int', properties: 'strings', maxItems: 'int', planner: 'string', out: 'string' };
+const LLM: Record<keyof LlmConfig, Kind> = {
+  model: 'string',
+  baseUrl: 'string',
+  temperature: 'temperature',
+  timeoutMs: 'int',
+  maxRetries: 'int',
+  priceFile: 'string',
+  cache: 'string',
+  cacheDir: 'string',
+};
+const FUZZ: Record<keyof FuzzConfig, Kind> = {
+  runs: 'int',
+  timeLimitMs: 'int',
+  properties: 'strings',
+  maxItems: 'int',
+  planner: 'string',
+  out: 'string',
+};
 
 const KIND_TEXT: Record<Kind, string> = {
   string: 'a string',
@@ -155,7 +179,12 @@ function fits(kind: Kind, v: unknown): boolean {
       return Array.isArray(v) && v.every((x) => typeof x === 'string');
     case 'record':
     case 'object':
-      return typeof v === 'object' && v !== null && !Array.isArray(v) && (kind === 'object' || Object.values(v).every((x) => ['string', 'number', 'boolean'].includes(typeof x)));
+      return (
+        typeof v === 'object' &&
+        v !== null &&
+        !Array.isArray(v) &&
+        (kind === 'object' || Object.values(v).every((x) => ['string', 'number', 'boolean'].includes(typeof x)))
+      );
     case 'guard':
       return typeof v === 'boolean' || typeof v === 'string';
     case 'temperature':
@@ -183,7 +212,11 @@ export function checkConfig(raw: unknown, file: string): OnewayConfig {
     }
   };
   walk(raw, TOP, '');
-  if (problems.length) throw new UsageError(`${file}: ${problems.join('; ')}`, `settings: ${Object.keys(TOP).join(', ')} (docs/use-in-your-project.md, "Config file")`);
+  if (problems.length)
+    throw new UsageError(
+      `${file}: ${problems.join('; ')}`,
+      `settings: ${Object.keys(TOP).join(', ')} (docs/use-in-your-project.md, "Config file")`,
+    );
   return raw as OnewayConfig;
 }
 
@@ -204,14 +237,18 @@ export async function loadConfig(file: string): Promise<OnewayConfig> {
       const mod = (await import(pathToFileURL(file).href)) as { default?: unknown };
       raw = mod.default;
     } catch (e) {
-      throw new UsageError(`${file} failed to load: ${(e as Error).message}`, 'check that it compiles and its imports resolve');
+      throw new UsageError(
+        `${file} failed to load: ${(e as Error).message}`,
+        'check that it compiles and its imports resolve',
+      );
     }
     if (typeof raw === 'function') raw = await (raw as () => unknown)();
   }
   return checkConfig(raw, file);
 }
 
-const looksLikePath = (spec: string) => /[\\/*?[\]{}]/.test(spec) || /\.(ya?ml|json|m?[jt]s|cjs)$/.test(spec) || spec === '.' || spec === '..';
+const looksLikePath = (spec: string) =>
+  /[\\/*?[\]{}]/.test(spec) || /\.(ya?ml|json|m?[jt]s|cjs)$/.test(spec) || spec === '.' || spec === '..';
 
 /** A config path, made absolute against the config file's directory. */
 const at = (dir: string, p: string) => resolve(dir, p);
@@ -229,7 +266,8 @@ export function llmPlannerOptions(llm: LlmConfig | undefined, dir: string): Reco
   if (llm.maxRetries !== undefined) out.max_retries = String(llm.maxRetries);
   if (llm.priceFile !== undefined) out.price_file = at(dir, llm.priceFile);
   if (llm.cache !== undefined) out.llm_cache = llm.cache;
-  if (llm.cacheDir !== undefined || llm.cache !== undefined) out.llm_cache_dir = at(dir, llm.cacheDir ?? 'reports/llm-cache');
+  if (llm.cacheDir !== undefined || llm.cache !== undefined)
+    out.llm_cache_dir = at(dir, llm.cacheDir ?? 'reports/llm-cache');
   return out;
 }
 
@@ -260,7 +298,13 @@ function hasPositionals(argv: readonly string[], valued: ReadonlySet<string>): b
  * The flags a config adds to a command's argv: one per setting the command takes whose flag argv
  * does not already give (flags override the config). Paths come out absolute.
  */
-export function configArgs(command: string, config: OnewayConfig, file: string, argv: readonly string[], options: Readonly<Record<string, { type: string }>>): string[] {
+export function configArgs(
+  command: string,
+  config: OnewayConfig,
+  file: string,
+  argv: readonly string[],
+  options: Readonly<Record<string, { type: string }>>,
+): string[] {
   const dir = dirname(file);
   const out: string[] = [];
   const add = (name: string, value: string | number | boolean | undefined) => {
@@ -278,7 +322,9 @@ export function configArgs(command: string, config: OnewayConfig, file: string, 
   };
   const plannerOpts = (opts: Record<string, string>) => {
     if (!('planner-opt' in options)) return;
-    const given = new Set(argv.filter((a) => a.startsWith('--planner-opt=')).map((a) => a.slice('--planner-opt='.length).split('=')[0]));
+    const given = new Set(
+      argv.filter((a) => a.startsWith('--planner-opt=')).map((a) => a.slice('--planner-opt='.length).split('=')[0]),
+    );
     argv.forEach((a, i) => a === '--planner-opt' && given.add((argv[i + 1] ?? '').split('=')[0] as string));
     for (const [k, v] of Object.entries(opts)) if (!given.has(k)) out.push(`--planner-opt=${k}=${v}`);
   };
@@ -287,12 +333,18 @@ export function configArgs(command: string, config: OnewayConfig, file: string, 
   if (command === 'eval') {
     addAll('scenario', scenarios);
     if (!config.scenarios) add('bundled', config.bundled);
-    addAll('planner', config.planners?.map((p) => spec(dir, p)));
+    addAll(
+      'planner',
+      config.planners?.map((p) => spec(dir, p)),
+    );
     const llm = llmPlannerOptions(config.llm, dir);
     const { llm_cache: cache, llm_cache_dir: cacheDir, ...llmRest } = llm;
     add('llm-cache', cache);
     add('llm-cache-dir', cacheDir);
-    plannerOpts({ ...Object.fromEntries(Object.entries(config.plannerOptions ?? {}).map(([k, v]) => [k, String(v)])), ...llmRest });
+    plannerOpts({
+      ...Object.fromEntries(Object.entries(config.plannerOptions ?? {}).map(([k, v]) => [k, String(v)])),
+      ...llmRest,
+    });
     addAll('reporter', config.reporters);
     addAll('fail-on', config.failOn);
     add('baseline', config.baseline && at(dir, config.baseline));
@@ -318,13 +370,21 @@ export function configArgs(command: string, config: OnewayConfig, file: string, 
     const f = config.fuzz ?? {};
     add('runs', f.runs);
     add('time-limit', f.timeLimitMs);
-    addAll('property', f.properties?.map((p) => spec(dir, p)));
+    addAll(
+      'property',
+      f.properties?.map((p) => spec(dir, p)),
+    );
     add('max-items', f.maxItems);
     add('out', f.out && at(dir, f.out));
     add('planner', f.planner && spec(dir, f.planner));
-    if (f.planner || hasFlag(argv, 'planner')) plannerOpts(Object.fromEntries(Object.entries(config.plannerOptions ?? {}).map(([k, v]) => [k, String(v)])));
+    if (f.planner || hasFlag(argv, 'planner'))
+      plannerOpts(Object.fromEntries(Object.entries(config.plannerOptions ?? {}).map(([k, v]) => [k, String(v)])));
   } else if (command === 'lint') {
-    const valued = new Set(Object.entries(options).filter(([, o]) => o.type === 'string').map(([k]) => k));
+    const valued = new Set(
+      Object.entries(options)
+        .filter(([, o]) => o.type === 'string')
+        .map(([k]) => k),
+    );
     if (!hasPositionals(argv, valued)) {
       if (scenarios?.length) out.push(...scenarios);
       else add('bundled', config.bundled);

@@ -3,36 +3,50 @@
  * Exit status: 0 the evaluation ran; 1 a gate failed; 2 usage or input error.
  */
 import { relative, resolve } from 'node:path';
-import { formatProblem, UsageError, type Problem } from '../errors.ts';
-import { createGuard } from '../guard/guard.ts';
-import { loadPlanFile } from '../loader/load.ts';
-import { resolveScenarios } from '../loader/resolve.ts';
-import { analyseResults } from '../results/build.ts';
-import { readBaseline } from '../gates/baseline.ts';
-import { parseGate } from '../gates/fail-on.ts';
-import { reportersFor, writeReports, REPORTERS } from '../report/index.ts';
-import { readResultsForResume, writeResults } from '../results/write.ts';
-import { lockOutDir, type OutLock } from '../results/lock.ts';
-import type { Results, RunResult } from '../results/types.ts';
-import { ensureDir } from '../util/atomic-write.ts';
+import { formatProblem, UsageError, type Problem } from '../core/errors.ts';
+import { createGuard } from '../engine/guard/guard.ts';
+import { loadPlanFile } from '../engine/loader/load.ts';
+import { resolveScenarios } from '../engine/loader/resolve.ts';
+import { analyseResults } from '../engine/results/build.ts';
+import { readBaseline } from '../engine/gates/baseline.ts';
+import { parseGate } from '../engine/gates/fail-on.ts';
+import { reportersFor, writeReports, REPORTERS } from '../features/report/index.ts';
+import { readResultsForResume, writeResults } from '../engine/results/write.ts';
+import { lockOutDir, type OutLock } from '../engine/results/lock.ts';
+import type { Results, RunResult } from '../engine/results/types.ts';
+import { ensureDir } from '../engine/io/atomic-write.ts';
 import { stableJson } from '../util/json.ts';
 import { terminalText } from '../util/terminal-text.ts';
-import { parseShard, shardOf } from '../runner/shard.ts';
+import { parseShard, shardOf } from '../engine/runner/shard.ts';
 import { progressBar } from './progress.ts';
 import { capturingStacks, runErrorLines, type Stacks } from './run-errors.ts';
-import { describeScenario, renderList } from '../report/list.ts';
-import { outputWidth } from '../report/width.ts';
-import { checkRuns } from '../scoring/expect.ts';
-import type { LoadedScenario } from '../loader/load.ts';
+import { describeScenario, renderList } from '../features/report/list.ts';
+import { outputWidth } from '../features/report/width.ts';
+import { checkRuns } from '../engine/scoring/expect.ts';
+import type { LoadedScenario } from '../engine/loader/load.ts';
 // The engine (and the MCP client, for --agent-cmd) are imported after --list: listing
 // scenarios needs the loader alone, and starts in half the time (npm run bench, start-up).
-import type { EvalOptions } from '../runner/evaluate.ts';
-import { DEFAULT_BATCH_WINDOW_MS } from '../mcp/channel.ts';
-import { builtinPlanners, loadPlanner } from '../runner/planners.ts';
-import type { PlanItem } from '../schema/scenario.ts';
-import type { Policy } from '../guard/policy.ts';
-import type { TransportName } from '../sandbox/transport.ts';
-import { durationMs, list, parseCli, positiveInt, type Io, type ParsedCli, commandFailed, runIfEntry, guardPolicyOption, processIo, paints, scenarioHome, scenarioSpecs } from './common.ts';
+import type { EvalOptions } from '../engine/runner/evaluate.ts';
+import { DEFAULT_BATCH_WINDOW_MS } from '../features/mcp/channel.ts';
+import { builtinPlanners, loadPlanner } from '../engine/runner/planners.ts';
+import type { PlanItem } from '../core/scenario.ts';
+import type { Policy } from '../engine/guard/policy.ts';
+import type { TransportName } from '../engine/sandbox/transport.ts';
+import {
+  durationMs,
+  list,
+  parseCli,
+  positiveInt,
+  type Io,
+  type ParsedCli,
+  commandFailed,
+  runIfEntry,
+  guardPolicyOption,
+  processIo,
+  paints,
+  scenarioHome,
+  scenarioSpecs,
+} from './common.ts';
 
 const HELP = `oneway eval: how often does a planner walk through a one-way door too early?
 
@@ -148,11 +162,17 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     const problems: Problem[] = [];
     const { loaded, selected } = await selectedScenarios(values, flags, io, problems);
     if (values.list) {
-      io.stdout.write(`${renderList(selected.map((l) => describeScenario(l.scenario, l.file)), c, outputWidth(io.stdout as { isTTY?: boolean; columns?: number }, io.env))}\n`);
+      io.stdout.write(
+        `${renderList(
+          selected.map((l) => describeScenario(l.scenario, l.file)),
+          c,
+          outputWidth(io.stdout as { isTTY?: boolean; columns?: number }, io.env),
+        )}\n`,
+      );
       return problems.length > 0 ? 2 : 0;
     }
 
-    const engine = await import('../runner/evaluate.ts');
+    const engine = await import('../engine/runner/evaluate.ts');
     const lineup = await lineUp(values, flags, selected, io);
     const plan = values.plan ? readPlan(resolve(io.cwd, values.plan), selected, io, problems) : undefined;
     if (values.plan && !plan) {
@@ -160,16 +180,24 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       return 2;
     }
     if (selected.length === 0) {
-      io.stderr.write(cerr.red(`oneway: no scenario ${loaded ? 'matches --tag/--filter' : 'could be loaded'}; nothing was run\n`));
+      io.stderr.write(
+        cerr.red(`oneway: no scenario ${loaded ? 'matches --tag/--filter' : 'could be loaded'}; nothing was run\n`),
+      );
       return 2;
     }
-    if (problems.length > 0) io.stderr.write(cerr.yellow(`oneway: ${problems.length} problem(s); the files with errors were skipped, the rest run\n`));
+    if (problems.length > 0)
+      io.stderr.write(
+        cerr.yellow(`oneway: ${problems.length} problem(s); the files with errors were skipped, the rest run\n`),
+      );
     const policy = guardPolicyOption(values, io);
     if (policy === null) return 2;
 
-    // One evaluation per --out at a time (harness/results/lock.ts); released on any exit, Ctrl-C included.
+    // One evaluation per --out at a time (harness/engine/results/lock.ts); released on any exit, Ctrl-C included.
     ensureDir(flags.outDir);
-    lock = lockOutDir(flags.outDir, { command: 'oneway eval', warn: (m) => io.stderr.write(`${cerr.yellow(`oneway: ${terminalText(m)}`)}\n`) });
+    lock = lockOutDir(flags.outDir, {
+      command: 'oneway eval',
+      warn: (m) => io.stderr.write(`${cerr.yellow(`oneway: ${terminalText(m)}`)}\n`),
+    });
     const setup: EvalSetup = { selected, lineup, plan, policy, problems };
     const ran = await runEvaluation(engine, values, flags, setup, io);
     const results = writeAndReport(ran, values, flags, setup, io);
@@ -193,13 +221,21 @@ function parseFlags(values: Values, io: Io) {
   const maxTurns = positiveInt(values['max-turns'], 'max-turns', 50);
   const restartAt = restartSteps(values['restart-at']);
   const agentCmd = values['agent-cmd'];
-  if (agentCmd !== undefined && agentCmd.trim() === '') throw new UsageError('--agent-cmd is empty', 'e.g. --agent-cmd="node examples/mcp-agent/agent.mjs"');
-  const agentTimeoutMs = durationMs(values['agent-timeout'], 'agent-timeout', 300_000, (m) => io.stderr.write(`${cerr.yellow(`oneway: warning: ${m}`)}\n`));
+  if (agentCmd !== undefined && agentCmd.trim() === '')
+    throw new UsageError('--agent-cmd is empty', 'e.g. --agent-cmd="node examples/mcp-agent/agent.mjs"');
+  const agentTimeoutMs = durationMs(values['agent-timeout'], 'agent-timeout', 300_000, (m) =>
+    io.stderr.write(`${cerr.yellow(`oneway: warning: ${m}`)}\n`),
+  );
   // An agent thinks between tool calls as long as its run allows; the margin lets the agent's own limit
   // (which also kills its process group) fire first.
-  const decisionTimeoutMs = positiveInt(values['decision-timeout'], 'decision-timeout', agentCmd !== undefined ? agentTimeoutMs + 5_000 : 30_000);
+  const decisionTimeoutMs = positiveInt(
+    values['decision-timeout'],
+    'decision-timeout',
+    agentCmd !== undefined ? agentTimeoutMs + 5_000 : 30_000,
+  );
   const given = values.transport ?? 'msw';
-  if (given !== 'msw' && given !== 'inprocess') throw new UsageError(`--transport must be msw or inprocess, got "${given}"`);
+  if (given !== 'msw' && given !== 'inprocess')
+    throw new UsageError(`--transport must be msw or inprocess, got "${given}"`);
   const transport: TransportName = given;
   const reporters = reportersFor(list(values.reporter, ['table']), io.env);
   const concurrency = positiveInt(values.concurrency, 'concurrency', 1);
@@ -216,17 +252,42 @@ function parseFlags(values: Values, io: Io) {
   }
   // LLM planners read these as planner options; the directory is resolved here, against the user's cwd.
   const llmCache = values['llm-cache'];
-  if (llmCache !== undefined && !['off', 'record', 'replay'].includes(llmCache)) throw new UsageError(`--llm-cache must be off, record or replay, got "${llmCache}"`);
+  if (llmCache !== undefined && !['off', 'record', 'replay'].includes(llmCache))
+    throw new UsageError(`--llm-cache must be off, record or replay, got "${llmCache}"`);
   if (llmCache !== undefined) plannerOptions.llm_cache = llmCache;
-  if (llmCache !== undefined || values['llm-cache-dir'] !== undefined) plannerOptions.llm_cache_dir = resolve(io.cwd, values['llm-cache-dir'] ?? 'reports/llm-cache');
+  if (llmCache !== undefined || values['llm-cache-dir'] !== undefined)
+    plannerOptions.llm_cache_dir = resolve(io.cwd, values['llm-cache-dir'] ?? 'reports/llm-cache');
   const outDir = resolve(io.cwd, values.out ?? 'reports/latest');
-  return { trials, seed, maxTurns, restartAt, agentCmd, agentTimeoutMs, decisionTimeoutMs, transport, reporters, concurrency, workers, shard, gates, baselineFile, baseline, plannerOptions, outDir };
+  return {
+    trials,
+    seed,
+    maxTurns,
+    restartAt,
+    agentCmd,
+    agentTimeoutMs,
+    decisionTimeoutMs,
+    transport,
+    reporters,
+    concurrency,
+    workers,
+    shard,
+    gates,
+    baselineFile,
+    baseline,
+    plannerOptions,
+    outDir,
+  };
 }
 
 type Flags = ReturnType<typeof parseFlags>;
 
 /** The scenarios to run: resolved, narrowed by --tag/--filter and --shard; load problems are printed and collected. */
-async function selectedScenarios(values: Values, flags: Flags, io: Io, problems: Problem[]): Promise<{ loaded: number; selected: LoadedScenario[] }> {
+async function selectedScenarios(
+  values: Values,
+  flags: Flags,
+  io: Io,
+  problems: Problem[],
+): Promise<{ loaded: number; selected: LoadedScenario[] }> {
   const home = scenarioHome(io, values.bundled);
   const specs = scenarioSpecs(values.scenario, home, io);
   const resolved = await resolveScenarios(specs, { cwd: io.cwd, root: home.root });
@@ -238,14 +299,18 @@ async function selectedScenarios(values: Values, flags: Flags, io: Io, problems:
 
 /** The planners to evaluate (--planner, the --check expectations' planners, and the --agent-cmd agent), each name once. */
 async function lineUp(values: Values, flags: Flags, selected: readonly LoadedScenario[], io: Io) {
-  const mcpAgent = flags.agentCmd !== undefined ? await import('../mcp/agent.ts') : undefined;
-  const plannerSpecs = values.check && !values.planner ? expectedPlanners(selected) : list(values.planner, flags.agentCmd !== undefined ? [] : ['gated']);
+  const mcpAgent = flags.agentCmd !== undefined ? await import('../features/mcp/agent.ts') : undefined;
+  const plannerSpecs =
+    values.check && !values.planner
+      ? expectedPlanners(selected)
+      : list(values.planner, flags.agentCmd !== undefined ? [] : ['gated']);
   // Each planner's errors keep their stack traces for --verbose (runs in this thread or in a planner's own).
   const stacks: Stacks = new Map();
   const planners = [];
   for (const spec of plannerSpecs) planners.push(capturingStacks(await loadPlanner(spec, io.cwd), stacks));
   const agentName = values['agent-name'] ?? mcpAgent?.DEFAULT_AGENT_COMMAND_NAME ?? '';
-  if (flags.agentCmd !== undefined && !/^[A-Za-z0-9._-]{1,80}$/.test(agentName)) throw new UsageError(`--agent-name must be letters, digits, ".", "_" or "-", got "${agentName}"`);
+  if (flags.agentCmd !== undefined && !/^[A-Za-z0-9._-]{1,80}$/.test(agentName))
+    throw new UsageError(`--agent-name must be letters, digits, ".", "_" or "-", got "${agentName}"`);
   const agent =
     flags.agentCmd !== undefined && mcpAgent
       ? mcpAgent.agentPlanner({
@@ -263,10 +328,14 @@ async function lineUp(values: Values, flags: Flags, selected: readonly LoadedSce
   if (agent) planners.push(agent);
   const names = planners.map((p) => p.name);
   const dup = names.find((n, i) => names.indexOf(n) !== i);
-  if (dup) throw new UsageError(`planner "${dup}" is given twice`, 'each planner is evaluated once per scenario and trial');
+  if (dup)
+    throw new UsageError(`planner "${dup}" is given twice`, 'each planner is evaluated once per scenario and trial');
   const baselinePlanner = values['baseline-planner'];
   if (baselinePlanner !== undefined && !names.includes(baselinePlanner)) {
-    throw new UsageError(`--baseline-planner=${baselinePlanner} is not among the planners (${names.join(', ')})`, `add it: --planner=${[baselinePlanner, ...names].join(',')}`);
+    throw new UsageError(
+      `--baseline-planner=${baselinePlanner} is not among the planners (${names.join(', ')})`,
+      `add it: --planner=${[baselinePlanner, ...names].join(',')}`,
+    );
   }
   return { planners, agent, stacks, baselinePlanner };
 }
@@ -275,7 +344,12 @@ async function lineUp(values: Values, flags: Flags, selected: readonly LoadedSce
  * The --plan file, checked against every selected scenario (a plan naming a tool a scenario lacks is
  * an input error); undefined, with its problems printed and collected, when it has any.
  */
-function readPlan(file: string, selected: readonly LoadedScenario[], io: Io, problems: Problem[]): PlanItem[] | undefined {
+function readPlan(
+  file: string,
+  selected: readonly LoadedScenario[],
+  io: Io,
+  problems: Problem[],
+): PlanItem[] | undefined {
   let plan: PlanItem[] | undefined;
   const seen = new Set<string>();
   const planProblems: Problem[] = [];
@@ -299,7 +373,13 @@ function readPlan(file: string, selected: readonly LoadedScenario[], io: Io, pro
 }
 
 /** Runs the evaluation (resuming one in --out with --resume), with a progress bar; Ctrl-C finishes the runs in flight and stops. */
-async function runEvaluation(engine: typeof import('../runner/evaluate.ts'), values: Values, flags: Flags, setup: EvalSetup, io: Io): Promise<Results> {
+async function runEvaluation(
+  engine: typeof import('../engine/runner/evaluate.ts'),
+  values: Values,
+  flags: Flags,
+  setup: EvalSetup,
+  io: Io,
+): Promise<Results> {
   const { cerr } = paints(io);
   const { outDir } = flags;
   const progress = progressBar(io.stderr);
@@ -369,14 +449,22 @@ function writeAndReport(ran: Results, values: Values, flags: Flags, setup: EvalS
   const results = analyseResults(ran, {
     ...(baselinePlanner !== undefined ? { baselinePlanner } : {}),
     gates: flags.gates,
-    ...(baseline && baselineFile ? { baseline: { label: relative(io.cwd, baselineFile) || baselineFile, results: baseline } } : {}),
+    ...(baseline && baselineFile
+      ? { baseline: { label: relative(io.cwd, baselineFile) || baselineFile, results: baseline } }
+      : {}),
   });
   writeResults(outDir, results);
   const written = writeReports(results, flags.reporters, { outDir, stdout: io.stdout, chalk: c, env: io.env });
   const where = relative(io.cwd, outDir) || '.';
-  io.stderr.write(`${cerr.dim(`results: ${[`${where}/results.json`, ...written.map((w) => `${where}/${w}`)].join(', ')}`)}\n`);
-  for (const line of runErrorLines(results.runs, cerr, where, { verbose: values.verbose === true, stacks })) io.stderr.write(`${line}\n`);
-  if (results.interrupted) io.stderr.write(cerr.yellow(`oneway: interrupted after ${results.runs.length} runs; results.json is marked interrupted\n`));
+  io.stderr.write(
+    `${cerr.dim(`results: ${[`${where}/results.json`, ...written.map((w) => `${where}/${w}`)].join(', ')}`)}\n`,
+  );
+  for (const line of runErrorLines(results.runs, cerr, where, { verbose: values.verbose === true, stacks }))
+    io.stderr.write(`${line}\n`);
+  if (results.interrupted)
+    io.stderr.write(
+      cerr.yellow(`oneway: interrupted after ${results.runs.length} runs; results.json is marked interrupted\n`),
+    );
   for (const f of results.gates.failures) io.stderr.write(`${cerr.red(`✗ ${terminalText(f.message)}`)}\n`);
   return results;
 }
@@ -384,22 +472,35 @@ function writeAndReport(ran: Results, values: Values, flags: Flags, setup: EvalS
 /** --check: prints each figure of the scenarios' expect: blocks that does not hold; true when all hold. */
 function expectationsHold(results: Results, selected: readonly LoadedScenario[], io: Io): boolean {
   const { cerr } = paints(io);
-  const expectFailures = checkRuns(results.runs, new Map(selected.map((l) => [l.scenario.id, l.scenario.expect ?? {}])));
+  const expectFailures = checkRuns(
+    results.runs,
+    new Map(selected.map((l) => [l.scenario.id, l.scenario.expect ?? {}])),
+  );
   for (const f of expectFailures) {
-    io.stderr.write(`${cerr.red('✗')} ${terminalText(`${f.scenario}: ${f.planner} (trial ${f.trial}): ${f.figure} expected ${f.expected}, got ${String(f.actual)}`)}\n`);
+    io.stderr.write(
+      `${cerr.red('✗')} ${terminalText(`${f.scenario}: ${f.planner} (trial ${f.trial}): ${f.figure} expected ${f.expected}, got ${String(f.actual)}`)}\n`,
+    );
   }
   const checked = selected.reduce((a, l) => a + Object.keys(l.scenario.expect ?? {}).length, 0);
-  io.stderr.write(expectFailures.length ? cerr.red(`oneway --check: ${expectFailures.length} expectation(s) failed\n`) : cerr.green(`oneway --check: all ${checked} expectation sets hold\n`));
+  io.stderr.write(
+    expectFailures.length
+      ? cerr.red(`oneway --check: ${expectFailures.length} expectation(s) failed\n`)
+      : cerr.green(`oneway --check: all ${checked} expectation sets hold\n`),
+  );
   return expectFailures.length === 0;
 }
-
 
 /**
  * The finished runs of an interrupted evaluation, after checking it is the same evaluation: the
  * same planners, trials and seed, guard and guard policy, scenarios (ids and content), and every
  * option that changes a result. Fields an older results.json lacks are not compared.
  */
-function resumable(outDir: string, previous: Results, now: EvalOptions, buildResults: typeof import('../runner/evaluate.ts').buildResults): RunResult[] {
+function resumable(
+  outDir: string,
+  previous: Results,
+  now: EvalOptions,
+  buildResults: typeof import('../engine/runner/evaluate.ts').buildResults,
+): RunResult[] {
   const was = previous.config;
   const is = buildResults(now, [], { started: Date.now(), interrupted: true, unattributed: 0 }).config;
   const diffs: string[] = [];
@@ -413,8 +514,12 @@ function resumable(outDir: string, previous: Results, now: EvalOptions, buildRes
   option('seed', was.seed, is.seed);
   if (was.guard !== is.guard) diffs.push(`the guard was ${was.guard ? 'on' : 'off'}, now ${is.guard ? 'on' : 'off'}`);
   else if (!same(was.guard_policy, is.guard_policy)) {
-    const classes = [...new Set([...Object.keys(was.guard_policy ?? {}), ...Object.keys(is.guard_policy ?? {})])].sort();
-    const changed = classes.filter((k) => was.guard_policy?.[k] !== is.guard_policy?.[k]).map((k) => `${k}: ${was.guard_policy?.[k] ?? 'unset'} → ${is.guard_policy?.[k] ?? 'unset'}`);
+    const classes = [
+      ...new Set([...Object.keys(was.guard_policy ?? {}), ...Object.keys(is.guard_policy ?? {})]),
+    ].sort();
+    const changed = classes
+      .filter((k) => was.guard_policy?.[k] !== is.guard_policy?.[k])
+      .map((k) => `${k}: ${was.guard_policy?.[k] ?? 'unset'} → ${is.guard_policy?.[k] ?? 'unset'}`);
     diffs.push(`the guard policy differs (${changed.join(', ')})`);
   }
   const before = new Set(was.scenarios);
@@ -424,7 +529,9 @@ function resumable(outDir: string, previous: Results, now: EvalOptions, buildRes
   if (added.length) diffs.push(`scenarios added: ${added.join(', ')}`);
   if (removed.length) diffs.push(`scenarios missing: ${removed.join(', ')}`);
   if (was.scenario_hashes) {
-    const changed = is.scenarios.filter((id) => before.has(id) && was.scenario_hashes?.[id] !== is.scenario_hashes?.[id]);
+    const changed = is.scenarios.filter(
+      (id) => before.has(id) && was.scenario_hashes?.[id] !== is.scenario_hashes?.[id],
+    );
     if (changed.length) diffs.push(`scenario content changed: ${changed.join(', ')}`);
   }
   option('--transport', was.transport, is.transport);
@@ -433,10 +540,19 @@ function resumable(outDir: string, previous: Results, now: EvalOptions, buildRes
   option('--decision-timeout', was.decision_timeout_ms, is.decision_timeout_ms);
   option('--shard', was.shard, is.shard);
   if (was.planner_option_hashes !== undefined && !same(was.planner_option_hashes, is.planner_option_hashes)) {
-    const keys = [...new Set([...Object.keys(was.planner_option_hashes), ...Object.keys(is.planner_option_hashes ?? {})])].sort();
-    diffs.push(`planner options differ (${keys.filter((k) => was.planner_option_hashes?.[k] !== is.planner_option_hashes?.[k]).join(', ')})`);
+    const keys = [
+      ...new Set([...Object.keys(was.planner_option_hashes), ...Object.keys(is.planner_option_hashes ?? {})]),
+    ].sort();
+    diffs.push(
+      `planner options differ (${keys.filter((k) => was.planner_option_hashes?.[k] !== is.planner_option_hashes?.[k]).join(', ')})`,
+    );
   }
-  if (was.plan_hash !== undefined && was.plan_hash !== is.plan_hash) diffs.push(was.plan_hash === null || is.plan_hash === null ? `--plan was ${was.plan_hash === null ? 'not given' : 'given'}, now ${is.plan_hash === null ? 'not' : 'given'}` : 'the --plan file differs');
+  if (was.plan_hash !== undefined && was.plan_hash !== is.plan_hash)
+    diffs.push(
+      was.plan_hash === null || is.plan_hash === null
+        ? `--plan was ${was.plan_hash === null ? 'not given' : 'given'}, now ${is.plan_hash === null ? 'not' : 'given'}`
+        : 'the --plan file differs',
+    );
   if (diffs.length) {
     throw new UsageError(
       `--resume: ${outDir} holds a different evaluation: ${diffs.join('; ')}`,
@@ -447,7 +563,11 @@ function resumable(outDir: string, previous: Results, now: EvalOptions, buildRes
 }
 
 /** Narrows scenarios by tag (any of) and by a regular expression on the id. */
-export function selectScenarios(loaded: readonly LoadedScenario[], tags: readonly string[], filter: string | undefined): LoadedScenario[] {
+export function selectScenarios(
+  loaded: readonly LoadedScenario[],
+  tags: readonly string[],
+  filter: string | undefined,
+): LoadedScenario[] {
   let re: RegExp | undefined;
   if (filter !== undefined) {
     try {
@@ -456,7 +576,9 @@ export function selectScenarios(loaded: readonly LoadedScenario[], tags: readonl
       throw new UsageError(`--filter is not a valid regular expression: ${(e as Error).message}`);
     }
   }
-  return loaded.filter((l) => (tags.length === 0 || l.scenario.tags.some((t) => tags.includes(t))) && (!re || re.test(l.scenario.id)));
+  return loaded.filter(
+    (l) => (tags.length === 0 || l.scenario.tags.some((t) => tags.includes(t))) && (!re || re.test(l.scenario.id)),
+  );
 }
 
 /** The planners named in the scenarios' expect: blocks, in a stable order. */
@@ -474,7 +596,10 @@ function restartSteps(text: string | undefined): number[] {
   const parts = text.split(',').map((p) => p.trim());
   const steps = parts.map(Number);
   if (parts.some((p) => !/^\d+$/.test(p)) || steps.some((n) => n < 1 || !Number.isSafeInteger(n))) {
-    throw new UsageError(`--restart-at takes step numbers from 1, got "${text}"`, 'e.g. --restart-at=2 or --restart-at=2,5');
+    throw new UsageError(
+      `--restart-at takes step numbers from 1, got "${text}"`,
+      'e.g. --restart-at=2 or --restart-at=2,5',
+    );
   }
   return [...new Set(steps)].sort((a, b) => a - b);
 }

@@ -6,18 +6,30 @@
  */
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
-import { formatProblem, UsageError } from '../errors.ts';
-import { resolveScenarios } from '../loader/resolve.ts';
-import { loadPlanner } from '../runner/planners.ts';
-import { seal } from '../sandbox/seal.ts';
-import type { TransportName } from '../sandbox/transport.ts';
-import { fuzzScenario, type FuzzFailure, type FuzzReport } from '../fuzz/fuzz.ts';
-import { reportFailure } from '../fuzz/report.ts';
-import { fuzzOnWorkers } from '../fuzz/workers.ts';
-import { BUILTIN_PROPERTIES, DEFAULT_PROPERTIES } from '../fuzz/properties.ts';
-import { resolveProperties } from '../fuzz/property-module.ts';
+import { formatProblem, UsageError } from '../core/errors.ts';
+import { resolveScenarios } from '../engine/loader/resolve.ts';
+import { loadPlanner } from '../engine/runner/planners.ts';
+import { seal } from '../engine/sandbox/seal.ts';
+import type { TransportName } from '../engine/sandbox/transport.ts';
+import { fuzzScenario, type FuzzFailure, type FuzzReport } from '../features/fuzz/fuzz.ts';
+import { reportFailure } from '../features/fuzz/report.ts';
+import { fuzzOnWorkers } from '../features/fuzz/workers.ts';
+import { BUILTIN_PROPERTIES, DEFAULT_PROPERTIES } from '../features/fuzz/properties.ts';
+import { resolveProperties } from '../features/fuzz/property-module.ts';
 import { terminalText } from '../util/terminal-text.ts';
-import { durationMs, list, parseCli, positiveInt, type Io, commandFailed, runIfEntry, processIo, paints, scenarioHome, scenarioSpecs } from './common.ts';
+import {
+  durationMs,
+  list,
+  parseCli,
+  positiveInt,
+  type Io,
+  commandFailed,
+  runIfEntry,
+  processIo,
+  paints,
+  scenarioHome,
+  scenarioSpecs,
+} from './common.ts';
 
 const HELP = `oneway fuzz: generate plans, check properties on every run, shrink failures to minimal plans.
 
@@ -79,13 +91,19 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       io.stdout.write(`${HELP}\n`);
       return 0;
     }
-    const timeLimitMs = values['time-limit'] === undefined ? undefined : durationMs(values['time-limit'], 'time-limit', 1, (m) => io.stderr.write(`${cerr.yellow(`oneway: warning: ${m}`)}\n`));
+    const timeLimitMs =
+      values['time-limit'] === undefined
+        ? undefined
+        : durationMs(values['time-limit'], 'time-limit', 1, (m) =>
+            io.stderr.write(`${cerr.yellow(`oneway: warning: ${m}`)}\n`),
+          );
     const timeLimit = timeLimitMs === undefined ? undefined : timeLimitMs / 1000;
     const runs = positiveInt(values.runs, 'runs', timeLimit !== undefined ? 2 ** 31 : 100);
     const seed = positiveInt(values.seed, 'seed', 1, 0);
     const maxItems = positiveInt(values['max-items'], 'max-items', 6);
     const transport = values.transport ?? 'inprocess';
-    if (transport !== 'msw' && transport !== 'inprocess') throw new UsageError(`--transport must be inprocess or msw, got "${transport}"`);
+    if (transport !== 'msw' && transport !== 'inprocess')
+      throw new UsageError(`--transport must be inprocess or msw, got "${transport}"`);
     const transportName: TransportName = transport;
     const plannerOptions: Record<string, string> = {};
     for (const kv of values['planner-opt'] ?? []) {
@@ -93,13 +111,18 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       if (i <= 0) throw new UsageError(`--planner-opt takes KEY=VALUE, got "${kv}"`);
       plannerOptions[kv.slice(0, i)] = kv.slice(i + 1);
     }
-    if (values['planner-opt'] && !values.planner) throw new UsageError('--planner-opt needs --planner', 'generated plans run with the scripted planner, which takes no options');
+    if (values['planner-opt'] && !values.planner)
+      throw new UsageError(
+        '--planner-opt needs --planner',
+        'generated plans run with the scripted planner, which takes no options',
+      );
     const workers = positiveInt(values.workers, 'workers', 1);
     const propertySpecs = list(values.property, [...DEFAULT_PROPERTIES]);
     const properties = await resolveProperties(propertySpecs, io.cwd);
     // Fuzzing runs thousands of short runs: the planner runs in process, not in a thread per run (README: the seal).
     const planner = values.planner ? await loadPlanner(values.planner, io.cwd, { isolate: false }) : undefined;
-    if (values.path !== undefined && planner) throw new UsageError('--path replays a generated plan; it does not go with --planner');
+    if (values.path !== undefined && planner)
+      throw new UsageError('--path replays a generated plan; it does not go with --planner');
 
     const home = scenarioHome(io, values.bundled);
     const resolved = await resolveScenarios(scenarioSpecs(values.scenario, home, io), { cwd: io.cwd, root: home.root });
@@ -110,7 +133,10 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       return 2;
     }
     if (values.path !== undefined && (scenarios.length > 1 || properties.length > 1)) {
-      throw new UsageError('--path replays one counterexample: give one --scenario and one --property', 'the failure report prints the full command');
+      throw new UsageError(
+        '--path replays one counterexample: give one --scenario and one --property',
+        'the failure report prints the full command',
+      );
     }
 
     const outDir = resolve(io.cwd, values.out ?? 'reports/fuzz');
@@ -121,34 +147,73 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     };
     io.stdout.write(
       `${c.bold('oneway fuzz')} ${planner ? `planner ${terminalText(planner.name)}` : 'generated plans'} · ${scenarios.length} scenario(s) · ${
-        planner ? `seeds ${seed}..${timeLimit === undefined || values.runs !== undefined ? seed + runs - 1 : ''}` : `seed ${seed}`
+        planner
+          ? `seeds ${seed}..${timeLimit === undefined || values.runs !== undefined ? seed + runs - 1 : ''}`
+          : `seed ${seed}`
       } · ${terminalText(properties.map((p) => p.name).join(', '))}${values.guard ? ' · guard' : ''} · ${transport}\n`,
     );
     const started = performance.now();
     const deadline = timeLimit === undefined ? undefined : Date.now() + timeLimit * 1000;
     // The time left is shared evenly among the scenarios still to come (those running side by side each get a share).
-    const timeLimitFor = (remaining: number) => (deadline === undefined ? undefined : Math.max(0, ((deadline - Date.now()) * Math.min(workers, remaining)) / remaining));
+    const timeLimitFor = (remaining: number) =>
+      deadline === undefined
+        ? undefined
+        : Math.max(0, ((deadline - Date.now()) * Math.min(workers, remaining)) / remaining);
     const jobs = scenarios.map((l) => ({ scenario: l.scenario, file: relative(io.cwd, l.file) || l.file }));
-    const options = { runs, seed, ...(values.path !== undefined ? { path: values.path } : {}), guard: values.guard === true, transport: transportName, ...(planner ? { plannerOptions } : {}), arbitrary: { maxItems } };
+    const options = {
+      runs,
+      seed,
+      ...(values.path !== undefined ? { path: values.path } : {}),
+      guard: values.guard === true,
+      transport: transportName,
+      ...(planner ? { plannerOptions } : {}),
+      arbitrary: { maxItems },
+    };
     const reports: (FuzzReport | undefined)[] = new Array(jobs.length).fill(undefined);
     // Scenario lines come out in order, whichever worker finishes first.
     let printed = 0;
     const finished = (index: number, report: FuzzReport) => {
       reports[index] = report;
       for (let r = reports[printed]; printed < reports.length && r; r = reports[++printed]) {
-        const status = r.failures.length === 0 ? c.green('✓ every property held') : c.red(`✗ ${terminalText(r.failures.map((f) => f.property).join(', '))}`);
+        const status =
+          r.failures.length === 0
+            ? c.green('✓ every property held')
+            : c.red(`✗ ${terminalText(r.failures.map((f) => f.property).join(', '))}`);
         const unit = `${planner ? 'run' : 'plan'}${r.plans === 1 ? '' : 's'}`;
-        io.stdout.write(`  ${r.scenario.padEnd(40)} ${String(r.plans).padStart(6)} ${unit.padEnd(5)}  ${status}${r.interrupted ? c.dim(' (time limit)') : ''}\n`);
+        io.stdout.write(
+          `  ${r.scenario.padEnd(40)} ${String(r.plans).padStart(6)} ${unit.padEnd(5)}  ${status}${r.interrupted ? c.dim(' (time limit)') : ''}\n`,
+        );
       }
     };
     if (workers > 1 && jobs.length > 1) {
-      await fuzzOnWorkers({ scenarios: jobs, properties: propertySpecs, ...(values.planner ? { planner: values.planner } : {}), options, cwd: io.cwd }, workers, finished, timeLimitFor);
+      await fuzzOnWorkers(
+        {
+          scenarios: jobs,
+          properties: propertySpecs,
+          ...(values.planner ? { planner: values.planner } : {}),
+          options,
+          cwd: io.cwd,
+        },
+        workers,
+        finished,
+        timeLimitFor,
+      );
     } else {
       seal.acquire();
       try {
         for (const [i, job] of jobs.entries()) {
           const limit = timeLimitFor(jobs.length - i);
-          finished(i, await fuzzScenario({ ...options, scenario: job.scenario, scenarioFile: job.file, properties, ...(planner ? { planner } : {}), ...(limit !== undefined ? { timeLimitMs: limit } : {}) }));
+          finished(
+            i,
+            await fuzzScenario({
+              ...options,
+              scenario: job.scenario,
+              scenarioFile: job.file,
+              properties,
+              ...(planner ? { planner } : {}),
+              ...(limit !== undefined ? { timeLimitMs: limit } : {}),
+            }),
+          );
         }
       } finally {
         seal.release();
@@ -162,11 +227,21 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     for (const f of failures) {
       const l = scenarios.find((x) => x.scenario.id === f.scenario);
       // A scenario where ids are looked up (the project's scenarios/) is replayed by id, any other by its file.
-      const scenarioRef = l && !relative(home.root, l.file).startsWith('..') ? f.scenario : shown(l?.file ?? f.scenario);
+      const scenarioRef =
+        l && !relative(home.root, l.file).startsWith('..') ? f.scenario : shown(l?.file ?? f.scenario);
       const propertyRef = properties.find((p) => p.name === f.property)?.source ?? f.property;
       const { lines, file } = reportFailure(
         f,
-        { outDir, scenarioRef, propertyRef, ...(values.planner ? { planner: values.planner } : {}), guard: values.guard === true, transport, maxItems, shown },
+        {
+          outDir,
+          scenarioRef,
+          propertyRef,
+          ...(values.planner ? { planner: values.planner } : {}),
+          guard: values.guard === true,
+          transport,
+          maxItems,
+          shown,
+        },
         c,
       );
       if (file) files.set(f, file);
@@ -181,23 +256,47 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       `${JSON.stringify(
         {
           schema_version: 1,
-          config: { seed, runs, properties: properties.map((p) => p.name), planner: planner?.name ?? null, guard: values.guard === true, transport, max_items: maxItems, time_limit_s: timeLimit ?? null, workers },
+          config: {
+            seed,
+            runs,
+            properties: properties.map((p) => p.name),
+            planner: planner?.name ?? null,
+            guard: values.guard === true,
+            transport,
+            max_items: maxItems,
+            time_limit_s: timeLimit ?? null,
+            workers,
+          },
           plans,
           wall_ms: Math.round(wallMs),
           plans_per_second: Math.round(rate),
-          scenarios: done.map((r) => ({ id: r.scenario, plans: r.plans, wall_ms: Math.round(r.wallMs), interrupted: r.interrupted })),
+          scenarios: done.map((r) => ({
+            id: r.scenario,
+            plans: r.plans,
+            wall_ms: Math.round(r.wallMs),
+            interrupted: r.interrupted,
+          })),
           failures: failures.map((f) => ({ ...f, file: files.has(f) ? shown(files.get(f) as string) : null })),
         },
         null,
         2,
       )}\n`,
     );
-    io.stdout.write(`\n${plans} ${planner ? 'runs' : 'plans'} in ${seconds(wallMs)} (${Math.round(rate)} ${planner ? 'runs' : 'plans'}/s)\n`);
-    if (failures.length > 0) io.stdout.write(c.red(`${failures.length} propert${failures.length === 1 ? 'y' : 'ies'} failed; counterexamples in ${shown(outDir)}/\n`));
+    io.stdout.write(
+      `\n${plans} ${planner ? 'runs' : 'plans'} in ${seconds(wallMs)} (${Math.round(rate)} ${planner ? 'runs' : 'plans'}/s)\n`,
+    );
+    if (failures.length > 0)
+      io.stdout.write(
+        c.red(
+          `${failures.length} propert${failures.length === 1 ? 'y' : 'ies'} failed; counterexamples in ${shown(outDir)}/\n`,
+        ),
+      );
     else io.stdout.write(c.green('no property failed\n'));
     // As with eval: a scenario that did not load is an input error, whatever the others showed.
     if (resolved.problems.length > 0) {
-      io.stderr.write(cerr.yellow(`oneway: ${resolved.problems.length} problem(s); the files with errors were skipped\n`));
+      io.stderr.write(
+        cerr.yellow(`oneway: ${resolved.problems.length} problem(s); the files with errors were skipped\n`),
+      );
       return 2;
     }
     return failures.length > 0 ? 1 : 0;

@@ -6,10 +6,10 @@
  */
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, relative, resolve } from 'node:path';
-import { UsageError } from '../errors.ts';
-import { importMcpTools, scenarioId } from '../convert/import-mcp.ts';
-import { toolsListOf, type McpTool } from '../convert/mcp.ts';
-import { isUrl, listLiveTools } from '../convert/mcp-live.ts';
+import { UsageError } from '../core/errors.ts';
+import { importMcpTools, scenarioId } from '../features/convert/import-mcp.ts';
+import { toolsListOf, type McpTool } from '../features/convert/mcp.ts';
+import { isUrl, listLiveTools } from '../features/convert/mcp-live.ts';
 import { terminalText } from '../util/terminal-text.ts';
 import { parseCli, REPO_ROOT, type Io, commandFailed, runIfEntry, processIo, paints } from './common.ts';
 
@@ -43,7 +43,13 @@ Examples: oneway import mcp github-tools.json --out=scenarios/github/triage.yaml
           oneway import mcp http://127.0.0.1:3001/mcp`;
 
 /** The options `main` parses (also read by the `oneway` command, e.g. to catch a forgotten `--` after `npm run`). */
-export const OPTIONS = { out: { type: 'string' }, force: { type: 'boolean' }, id: { type: 'string' }, timeout: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
+export const OPTIONS = {
+  out: { type: 'string' },
+  force: { type: 'boolean' },
+  id: { type: 'string' },
+  timeout: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
 
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
   const { cerr } = paints(io);
@@ -57,15 +63,28 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       return 0;
     }
     const [format, file, ...extra] = positionals;
-    if (format === undefined) throw new UsageError('give the format and the file', 'e.g. npm run import -- mcp tools.json');
+    if (format === undefined)
+      throw new UsageError('give the format and the file', 'e.g. npm run import -- mcp tools.json');
     if (format !== 'mcp') throw new UsageError(`unknown import format "${format}"`, 'formats: mcp');
-    if (command !== undefined && command.length === 0) throw new UsageError('give the server command after --', 'e.g. npm run import -- mcp -- npx -y @modelcontextprotocol/server-memory');
-    if (command !== undefined && file !== undefined) throw new UsageError(`give a file, a URL, or a command after --, not both (got ${file})`);
-    if (file === undefined && command === undefined) throw new UsageError('give the MCP tools/list file, a server URL, or a server command after --', 'e.g. npm run import -- mcp tools.json, or npm run import -- mcp -- npx -y @modelcontextprotocol/server-memory');
-    if (extra.length > 0) throw new UsageError(`one file at a time; also got ${extra.join(' ')}`, 'a stdio server command goes after --');
-    if (values.id !== undefined && !/^[a-z0-9]+(-[a-z0-9]+)*$/.test(values.id)) throw new UsageError(`--id must be kebab-case (lowercase letters, digits, single dashes), got "${values.id}"`);
+    if (command !== undefined && command.length === 0)
+      throw new UsageError(
+        'give the server command after --',
+        'e.g. npm run import -- mcp -- npx -y @modelcontextprotocol/server-memory',
+      );
+    if (command !== undefined && file !== undefined)
+      throw new UsageError(`give a file, a URL, or a command after --, not both (got ${file})`);
+    if (file === undefined && command === undefined)
+      throw new UsageError(
+        'give the MCP tools/list file, a server URL, or a server command after --',
+        'e.g. npm run import -- mcp tools.json, or npm run import -- mcp -- npx -y @modelcontextprotocol/server-memory',
+      );
+    if (extra.length > 0)
+      throw new UsageError(`one file at a time; also got ${extra.join(' ')}`, 'a stdio server command goes after --');
+    if (values.id !== undefined && !/^[a-z0-9]+(-[a-z0-9]+)*$/.test(values.id))
+      throw new UsageError(`--id must be kebab-case (lowercase letters, digits, single dashes), got "${values.id}"`);
     const timeoutS = values.timeout === undefined ? 60 : Number(values.timeout);
-    if (!Number.isFinite(timeoutS) || timeoutS <= 0) throw new UsageError(`--timeout must be a number of seconds > 0, got "${values.timeout}"`);
+    if (!Number.isFinite(timeoutS) || timeoutS <= 0)
+      throw new UsageError(`--timeout must be a number of seconds > 0, got "${values.timeout}"`);
 
     let tools: McpTool[];
     let skipped: string[];
@@ -79,20 +98,31 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         tools = live.tools;
         skipped = live.skipped;
         source = live.server ? `${live.server.name} ${live.server.version}` : (command ?? [file as string]).join(' ');
-        defaultId = scenarioId(live.server?.name ?? (command === undefined ? new URL(file as string).hostname : basename(cmd as string)));
+        defaultId = scenarioId(
+          live.server?.name ?? (command === undefined ? new URL(file as string).hostname : basename(cmd as string)),
+        );
       } catch (e) {
-        throw new UsageError((e as Error).message, command !== undefined ? 'check the command runs the server over stdio (try it in a shell)' : 'check the URL serves MCP over Streamable HTTP');
+        throw new UsageError(
+          (e as Error).message,
+          command !== undefined
+            ? 'check the command runs the server over stdio (try it in a shell)'
+            : 'check the URL serves MCP over Streamable HTTP',
+        );
       }
     } else {
       const path = resolve(io.cwd, file as string);
       let text: string;
       try {
-        if (statSync(path).isDirectory()) throw new UsageError(`${file} is a directory`, 'give the JSON file of a tools/list result');
+        if (statSync(path).isDirectory())
+          throw new UsageError(`${file} is a directory`, 'give the JSON file of a tools/list result');
         text = readFileSync(path, 'utf8');
       } catch (e) {
         if (e instanceof UsageError) throw e;
         const code = (e as NodeJS.ErrnoException).code;
-        throw new UsageError(code === 'ENOENT' ? `${file} does not exist` : `${file} cannot be read: ${(e as Error).message}`, 'relative paths start at the current directory');
+        throw new UsageError(
+          code === 'ENOENT' ? `${file} does not exist` : `${file} cannot be read: ${(e as Error).message}`,
+          'relative paths start at the current directory',
+        );
       }
       let doc: unknown;
       try {
@@ -108,10 +138,12 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       defaultId = scenarioId(basename(file as string));
     }
     for (const s of skipped) io.stderr.write(`${cerr.yellow(`warning: ${terminalText(s)}; skipped`)}\n`);
-    if (tools.length === 0) throw new UsageError(`${source}: the tools list is empty`, 'a scenario needs at least one tool');
+    if (tools.length === 0)
+      throw new UsageError(`${source}: the tools list is empty`, 'a scenario needs at least one tool');
 
     const out = values.out ? resolve(io.cwd, values.out) : undefined;
-    if (out && existsSync(out) && !values.force) throw new UsageError(`${values.out} exists`, 'pass --force to overwrite it, or choose another --out');
+    if (out && existsSync(out) && !values.force)
+      throw new UsageError(`${values.out} exists`, 'pass --force to overwrite it, or choose another --out');
     const schema = resolve(REPO_ROOT, 'harness/schema/scenario.schema.json');
     const result = importMcpTools(tools, {
       id: values.id ?? defaultId,
@@ -130,7 +162,9 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       count('open_world') && `${count('open_world')} open world`,
       count('destructive_or_unknown') && `${count('destructive_or_unknown')} destructive or unhinted`,
     ].filter(Boolean);
-    io.stderr.write(`imported ${result.tools.length} tool${result.tools.length === 1 ? '' : 's'}${out ? ` to ${values.out}` : ''}: ${parts.join(', ')}; every tool has review: true\n`);
+    io.stderr.write(
+      `imported ${result.tools.length} tool${result.tools.length === 1 ? '' : 's'}${out ? ` to ${values.out}` : ''}: ${parts.join(', ')}; every tool has review: true\n`,
+    );
     io.stderr.write(cerr.dim(`next: fill in the TODOs, then npm run lint -- ${values.out ?? '<file>'}\n`));
     return 0;
   } catch (e) {

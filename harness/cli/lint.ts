@@ -2,12 +2,21 @@
  * `npm run lint -- PATHS`: review scenario declarations beyond the schema.
  * Exit status: 0 no errors (warnings and notes only); 1 errors found; 2 usage error.
  */
-import { formatProblem, UsageError } from '../errors.ts';
-import { lintPaths } from '../lint/lint.ts';
-import { LINT_RULES } from '../lint/rules/index.ts';
-import { formatFinding, type LintFinding } from '../lint/types.ts';
-import { makeChalk } from '../report/color.ts';
-import { parseCli, type Io, commandFailed, runIfEntry, processIo, paints, scenarioHome, scenarioSpecs } from './common.ts';
+import { formatProblem, UsageError } from '../core/errors.ts';
+import { lintPaths } from '../features/lint/lint.ts';
+import { LINT_RULES } from '../features/lint/rules/index.ts';
+import { formatFinding, type LintFinding } from '../features/lint/types.ts';
+import { makeChalk } from '../features/report/color.ts';
+import {
+  parseCli,
+  type Io,
+  commandFailed,
+  runIfEntry,
+  processIo,
+  paints,
+  scenarioHome,
+  scenarioSpecs,
+} from './common.ts';
 
 const HELP = `oneway lint: review scenario declarations beyond the schema.
 
@@ -28,7 +37,12 @@ Exit status: 0 no errors (warnings and notes only); 1 errors found; 2 a usage er
 Example: oneway lint scenarios/data/ imported.yaml`;
 
 /** The options `main` parses (also read by the `oneway` command, e.g. to catch a forgotten `--` after `npm run`). */
-export const OPTIONS = { format: { type: 'string' }, quiet: { type: 'boolean' }, bundled: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+export const OPTIONS = {
+  format: { type: 'string' },
+  quiet: { type: 'boolean' },
+  bundled: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
 
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
   const { c, cerr } = paints(io);
@@ -53,7 +67,9 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     const warnings = report.findings.filter((f) => f.severity === 'warning').length;
     const notes = report.findings.length - errors - warnings;
     if (format === 'json') {
-      io.stdout.write(`${JSON.stringify({ files: report.files, findings: shown, errors, warnings, notes }, null, 2)}\n`);
+      io.stdout.write(
+        `${JSON.stringify({ files: report.files, findings: shown, errors, warnings, notes }, null, 2)}\n`,
+      );
     } else {
       for (const f of shown) io.stdout.write(`${paint(f, c)}\n`);
       const summary = `${report.files.length} file${report.files.length === 1 ? '' : 's'}: ${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}, ${notes} note${notes === 1 ? '' : 's'}`;
@@ -68,7 +84,8 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
 
 function paint(f: LintFinding, c: ReturnType<typeof makeChalk>): string {
   const text = formatFinding(f);
-  const sev = f.severity === 'error' ? c.red(f.severity) : f.severity === 'warning' ? c.yellow(f.severity) : c.cyan(f.severity);
+  const sev =
+    f.severity === 'error' ? c.red(f.severity) : f.severity === 'warning' ? c.yellow(f.severity) : c.cyan(f.severity);
   return text.replace(` ${f.severity} [`, ` ${sev} [`);
 }
 

@@ -5,13 +5,13 @@
  */
 import { cpSync, existsSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { UsageError } from '../errors.ts';
-import { analyseResults } from '../results/build.ts';
-import { readBaseline } from '../gates/baseline.ts';
-import { parseGate } from '../gates/fail-on.ts';
-import { reportersFor, writeReports, REPORTERS } from '../report/index.ts';
-import { readResults, writeResults } from '../results/write.ts';
-import { mergeResults } from '../runner/shard.ts';
+import { UsageError } from '../core/errors.ts';
+import { analyseResults } from '../engine/results/build.ts';
+import { readBaseline } from '../engine/gates/baseline.ts';
+import { parseGate } from '../engine/gates/fail-on.ts';
+import { reportersFor, writeReports, REPORTERS } from '../features/report/index.ts';
+import { readResults, writeResults } from '../engine/results/write.ts';
+import { mergeResults } from '../engine/runner/shard.ts';
 import { terminalText } from '../util/terminal-text.ts';
 import { list, parseCli, type Io, commandFailed, runIfEntry, processIo, paints } from './common.ts';
 
@@ -49,7 +49,8 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       io.stdout.write(`${HELP}\n`);
       return 0;
     }
-    if (positionals.length === 0) throw new UsageError('no shard directories given', 'npm run eval:merge -- --out=DIR DIR1 DIR2 ...');
+    if (positionals.length === 0)
+      throw new UsageError('no shard directories given', 'npm run eval:merge -- --out=DIR DIR1 DIR2 ...');
     const reporters = reportersFor(list(values.reporter, ['table']), io.env);
     const dirs = positionals.map((d) => resolve(io.cwd, d));
     const gates = (values['fail-on'] ?? []).map(parseGate);
@@ -57,20 +58,26 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     const baseline = baselineFile ? readBaseline(baselineFile) : undefined;
     const bp = values['baseline-planner'];
     const parts = dirs.map(readResults);
-    if (bp !== undefined && !parts.some((p) => p.config.planners.includes(bp))) throw new UsageError(`--baseline-planner=${bp} is not among the planners of these results`);
+    if (bp !== undefined && !parts.some((p) => p.config.planners.includes(bp)))
+      throw new UsageError(`--baseline-planner=${bp} is not among the planners of these results`);
     const merged = analyseResults(mergeResults(parts), {
       ...(bp !== undefined ? { baselinePlanner: bp } : {}),
       gates,
-      ...(baseline && baselineFile ? { baseline: { label: relative(io.cwd, baselineFile) || baselineFile, results: baseline } } : {}),
+      ...(baseline && baselineFile
+        ? { baseline: { label: relative(io.cwd, baselineFile) || baselineFile, results: baseline } }
+        : {}),
     });
     const outDir = resolve(io.cwd, values.out ?? 'reports/latest');
     for (const d of dirs) {
-      if (resolve(d) !== outDir && existsSync(join(d, 'runs'))) cpSync(join(d, 'runs'), join(outDir, 'runs'), { recursive: true });
+      if (resolve(d) !== outDir && existsSync(join(d, 'runs')))
+        cpSync(join(d, 'runs'), join(outDir, 'runs'), { recursive: true });
     }
     writeResults(outDir, merged);
     const written = writeReports(merged, reporters, { outDir, stdout: io.stdout, chalk: paints(io).c, env: io.env });
     const where = relative(io.cwd, outDir) || '.';
-    io.stderr.write(`${cerr.dim(`merged ${dirs.length} shard(s), ${merged.runs.length} runs: ${[`${where}/results.json`, ...written.map((w) => `${where}/${w}`)].join(', ')}`)}\n`);
+    io.stderr.write(
+      `${cerr.dim(`merged ${dirs.length} shard(s), ${merged.runs.length} runs: ${[`${where}/results.json`, ...written.map((w) => `${where}/${w}`)].join(', ')}`)}\n`,
+    );
     for (const f of merged.gates.failures) io.stderr.write(`${cerr.red(`✗ ${terminalText(f.message)}`)}\n`);
     if (merged.problems.length > 0) return 2;
     return merged.gates.failures.length > 0 ? 1 : 0;

@@ -5,7 +5,12 @@
  */
 import { run } from './program.ts';
 
-const code = await run(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd(), env: process.env });
+const code = await run(process.argv.slice(2), {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  cwd: process.cwd(),
+  env: process.env,
+});
 // A server's stdin or listening socket may still hold the event loop: its work is done and written.
 if (process.argv[2] === 'serve') process.exit(code);
 process.exitCode = code;

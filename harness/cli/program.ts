@@ -9,8 +9,8 @@
  * command's module is imported when it runs (its `--help` included, which starts no work).
  */
 import { Command, CommanderError } from 'commander';
-import { UsageError } from '../errors.ts';
-import { makeChalk, useColor } from '../report/color.ts';
+import { UsageError } from '../core/errors.ts';
+import { makeChalk, useColor } from '../features/report/color.ts';
 import { packageVersion } from '../util/package-root.ts';
 import { terminalText } from '../util/terminal-text.ts';
 import { COMMANDS, commandNamed, type CommandModule, type CommandSpec } from './commands.ts';
@@ -33,7 +33,11 @@ In a clone of oneway: npm run eval -- [options] (the "--" passes the options on 
  * npm_config_planner and runs the script without it. Under npm, an npm_config_* variable named
  * like one of the command's options that argv does not give is that mistake.
  */
-export function forgottenDashDash(options: CommandModule['OPTIONS'], argv: readonly string[], env: NodeJS.ProcessEnv): UsageError | undefined {
+export function forgottenDashDash(
+  options: CommandModule['OPTIONS'],
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+): UsageError | undefined {
   if (!env.npm_lifecycle_event) return undefined;
   const given = new Set(argv.filter((a) => a.startsWith('--')).map((a) => a.slice(2).split('=')[0]));
   const lost: string[] = [];
@@ -86,13 +90,19 @@ function program(io: Io, done: (code: number) => void): Command {
   const width = Math.max(60, Math.min(120, (io.stdout as { columns?: number }).columns ?? 100));
   const p = new Command('oneway')
     .usage('<command> [options]')
-    .description('How often do AI agents walk through a one-way door too early? Premature irreversible\ntool calls, what avoiding them costs, and how to recover.')
+    .description(
+      'How often do AI agents walk through a one-way door too early? Premature irreversible\ntool calls, what avoiding them costs, and how to recover.',
+    )
     .version(packageVersion(), '-v, --version', 'the version')
     .helpOption('-h, --help', 'this help')
     .enablePositionalOptions()
     .showSuggestionAfterError()
     .exitOverride()
-    .configureHelp({ helpWidth: width, subcommandTerm: (c) => (c.name() === 'help' ? 'help [command]' : [c.name(), commandNamed(c.name())?.args].filter(Boolean).join(' ')) })
+    .configureHelp({
+      helpWidth: width,
+      subcommandTerm: (c) =>
+        c.name() === 'help' ? 'help [command]' : [c.name(), commandNamed(c.name())?.args].filter(Boolean).join(' '),
+    })
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
@@ -140,12 +150,15 @@ export async function run(argv: string[], io: Io): Promise<number> {
     if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 2;
     const c = makeChalk(useColor(io.stderr, io.env));
     if (e instanceof UsageError) {
-      io.stderr.write(`${c.red(`oneway: ${terminalText(e.message)}`)}\n${e.hint ? `  hint: ${terminalText(e.hint)}\n` : ''}`);
+      io.stderr.write(
+        `${c.red(`oneway: ${terminalText(e.message)}`)}\n${e.hint ? `  hint: ${terminalText(e.hint)}\n` : ''}`,
+      );
       return 2;
     }
-    io.stderr.write(`${c.red(`oneway: internal error: ${terminalText(e instanceof Error ? e.message : String(e))}`)}\n  hint: this is a bug in oneway; please report it with the command and its input (ONEWAY_DEBUG=1 prints the stack)\n`);
+    io.stderr.write(
+      `${c.red(`oneway: internal error: ${terminalText(e instanceof Error ? e.message : String(e))}`)}\n  hint: this is a bug in oneway; please report it with the command and its input (ONEWAY_DEBUG=1 prints the stack)\n`,
+    );
     if (io.env.ONEWAY_DEBUG && e instanceof Error && e.stack) io.stderr.write(`${e.stack}\n`);
     return 2;
   }
 }
-

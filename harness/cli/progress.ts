@@ -1,6 +1,6 @@
 /** A progress bar on stderr for long evaluations: only on a terminal, quiet otherwise. */
 import { SingleBar } from 'cli-progress';
-import type { RunResult } from '../results/types.ts';
+import type { RunResult } from '../engine/results/types.ts';
 import { terminalText } from '../util/terminal-text.ts';
 
 export interface Progress {

@@ -6,13 +6,13 @@
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { formatProblem, UsageError, type Result } from '../errors.ts';
-import { loadScenarioFile, type LoadedScenario } from '../loader/load.ts';
-import { resolveScenarios } from '../loader/resolve.ts';
-import { applyRecovery, type ApplyReport } from '../recover/apply.ts';
-import { buildChecklist } from '../recover/checklist.ts';
-import { formatRecordIssue, readRecord, type ParsedRecord } from '../recover/record.ts';
-import { FORMATS, renderJson, renderMarkdown, renderText, type Format } from '../recover/render.ts';
+import { formatProblem, UsageError, type Result } from '../core/errors.ts';
+import { loadScenarioFile, type LoadedScenario } from '../engine/loader/load.ts';
+import { resolveScenarios } from '../engine/loader/resolve.ts';
+import { applyRecovery, type ApplyReport } from '../features/recover/apply.ts';
+import { buildChecklist } from '../features/recover/checklist.ts';
+import { formatRecordIssue, readRecord, type ParsedRecord } from '../engine/record/reader.ts';
+import { FORMATS, renderJson, renderMarkdown, renderText, type Format } from '../features/recover/render.ts';
 import { terminalSafeDeep, terminalText } from '../util/terminal-text.ts';
 import { scenarioHome, parseCli, REPO_ROOT, type Io, commandFailed, runIfEntry, processIo, paints } from './common.ts';
 
@@ -64,42 +64,73 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       return 0;
     }
     const format = (values.format ?? 'text') as Format;
-    if (!FORMATS.includes(format)) throw new UsageError(`--format must be one of ${FORMATS.join(', ')}, got "${values.format}"`);
-    if (values.approve && !values.apply) throw new UsageError('--approve only makes sense with --apply', 'add --apply to issue the compensations in a sandbox');
-    if (values.duplicates && !values.apply) throw new UsageError('--duplicates only makes sense with --apply', 'add --apply to undo the duplicates in a sandbox');
-    if (positionals.length === 0) throw new UsageError('give the run record to recover from', 'e.g. npm run recover -- reports/latest/runs/invoice-and-notify/eager-t1.jsonl');
-    if (positionals.length > 1) throw new UsageError(`one record at a time; got ${positionals.length}: ${positionals.join(' ')}`);
+    if (!FORMATS.includes(format))
+      throw new UsageError(`--format must be one of ${FORMATS.join(', ')}, got "${values.format}"`);
+    if (values.approve && !values.apply)
+      throw new UsageError(
+        '--approve only makes sense with --apply',
+        'add --apply to issue the compensations in a sandbox',
+      );
+    if (values.duplicates && !values.apply)
+      throw new UsageError(
+        '--duplicates only makes sense with --apply',
+        'add --apply to undo the duplicates in a sandbox',
+      );
+    if (positionals.length === 0)
+      throw new UsageError(
+        'give the run record to recover from',
+        'e.g. npm run recover -- reports/latest/runs/invoice-and-notify/eager-t1.jsonl',
+      );
+    if (positionals.length > 1)
+      throw new UsageError(`one record at a time; got ${positionals.length}: ${positionals.join(' ')}`);
     const file = positionals[0] as string;
 
     const read = readRecord(resolve(io.cwd, file));
     if (!read.ok) {
-      for (const i of read.issues) io.stderr.write(`${cerr.red(formatRecordIssue(terminalSafeDeep({ ...i, file })))}\n`);
+      for (const i of read.issues)
+        io.stderr.write(`${cerr.red(formatRecordIssue(terminalSafeDeep({ ...i, file })))}\n`);
       return 2;
     }
     const record = read.value;
-    for (const w of record.warnings) io.stderr.write(`${cerr.yellow(formatRecordIssue(terminalSafeDeep({ ...w, file })))}\n`);
+    for (const w of record.warnings)
+      io.stderr.write(`${cerr.yellow(formatRecordIssue(terminalSafeDeep({ ...w, file })))}\n`);
 
     const found = await findScenario(record, values.scenario, io);
     if (!found.ok) {
       for (const p of found.problems) io.stderr.write(`${formatProblem(p)}\n`);
       if (values.apply || values.scenario) {
-        io.stderr.write(cerr.red(`oneway recover: ${values.apply ? '--apply needs' : 'cannot load'} the scenario the run used\n`));
+        io.stderr.write(
+          cerr.red(`oneway recover: ${values.apply ? '--apply needs' : 'cannot load'} the scenario the run used\n`),
+        );
         io.stderr.write('  hint: pass it with --scenario=FILE\n');
         return 2;
       }
-      io.stderr.write(cerr.yellow('oneway recover: warning: without the scenario file, approvers are generic and tool descriptions unknown (--scenario=FILE)\n'));
+      io.stderr.write(
+        cerr.yellow(
+          'oneway recover: warning: without the scenario file, approvers are generic and tool descriptions unknown (--scenario=FILE)\n',
+        ),
+      );
     }
     const scenario = found.ok ? found.value.scenario : undefined;
     if (scenario && scenario.id !== record.start.scenario) {
-      throw new UsageError(`the record is a run of "${record.start.scenario}", but --scenario is "${scenario.id}"`, 'pass the scenario the run used');
+      throw new UsageError(
+        `the record is a run of "${record.start.scenario}", but --scenario is "${scenario.id}"`,
+        'pass the scenario the run used',
+      );
     }
     const checklist = buildChecklist(record, scenario);
 
     let report: ApplyReport | undefined;
     if (values.apply && scenario) {
-      const applied = await applyRecovery(record, scenario, { approve: values.approve === true, duplicates: values.duplicates === true }, checklist);
+      const applied = await applyRecovery(
+        record,
+        scenario,
+        { approve: values.approve === true, duplicates: values.duplicates === true },
+        checklist,
+      );
       if (!applied.ok) {
-        for (const i of applied.issues) io.stderr.write(`${cerr.red(formatRecordIssue(terminalSafeDeep({ ...i, file })))}\n`);
+        for (const i of applied.issues)
+          io.stderr.write(`${cerr.red(formatRecordIssue(terminalSafeDeep({ ...i, file })))}\n`);
         return 2;
       }
       report = applied.value;
@@ -107,8 +138,14 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
 
     if (format === 'json') io.stdout.write(renderJson(checklist, report, record.warnings));
     // The record holds planner and agent text (arguments, results): every string escaped for the console.
-    else if (format === 'markdown') io.stdout.write(renderMarkdown(terminalSafeDeep(checklist), report && terminalSafeDeep(report), terminalText(file)));
-    else io.stdout.write(renderText(terminalSafeDeep(checklist), report && terminalSafeDeep(report), c, terminalText(file)));
+    else if (format === 'markdown')
+      io.stdout.write(
+        renderMarkdown(terminalSafeDeep(checklist), report && terminalSafeDeep(report), terminalText(file)),
+      );
+    else
+      io.stdout.write(
+        renderText(terminalSafeDeep(checklist), report && terminalSafeDeep(report), c, terminalText(file)),
+      );
     return report && !report.restored ? 1 : 0;
   } catch (e) {
     return commandFailed(e, io, 'oneway recover');
@@ -124,7 +161,20 @@ async function findScenario(record: ParsedRecord, spec: string | undefined, io: 
     const r = await resolveScenarios([spec], { cwd: io.cwd, root: scenarioHome(io).root });
     const first = r.loaded[0];
     if (r.problems.length > 0 || !first) return { ok: false, problems: r.problems };
-    if (r.loaded.length > 1) return { ok: false, problems: [{ code: 'spec', file: '--scenario', line: 0, col: 0, path: spec, message: `--scenario names ${r.loaded.length} scenarios; give the one the run used` }] };
+    if (r.loaded.length > 1)
+      return {
+        ok: false,
+        problems: [
+          {
+            code: 'spec',
+            file: '--scenario',
+            line: 0,
+            col: 0,
+            path: spec,
+            message: `--scenario names ${r.loaded.length} scenarios; give the one the run used`,
+          },
+        ],
+      };
     return { ok: true, value: first };
   }
   const named = record.start.scenario_file;

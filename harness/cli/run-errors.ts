@@ -4,8 +4,8 @@
  * with how many runs it ended and the record of the first.
  */
 import type { ChalkInstance } from 'chalk';
-import type { PlannerHandle } from '../runner/run.ts';
-import type { RunResult } from '../results/types.ts';
+import type { PlannerHandle } from '../engine/runner/run.ts';
+import type { RunResult } from '../engine/results/types.ts';
 import { redact } from '../util/secrets.ts';
 import { terminalText } from '../util/terminal-text.ts';
 
@@ -51,7 +51,12 @@ export function capturingStacks(handle: PlannerHandle, stacks: Stacks): PlannerH
 }
 
 /** Console lines for the runs that ended in an error; empty when none did. Secrets redacted, text escaped for the console. */
-export function runErrorLines(runs: readonly RunResult[], c: ChalkInstance, where: string, opts: { verbose?: boolean; stacks?: Stacks } = {}): string[] {
+export function runErrorLines(
+  runs: readonly RunResult[],
+  c: ChalkInstance,
+  where: string,
+  opts: { verbose?: boolean; stacks?: Stacks } = {},
+): string[] {
   const groups = new Map<string, RunResult[]>();
   for (const r of runs) {
     if (!ERRORS.has(r.end_reason) || !r.error) continue;
@@ -61,12 +66,23 @@ export function runErrorLines(runs: readonly RunResult[], c: ChalkInstance, wher
   const lines: string[] = [];
   for (const group of groups.values()) {
     const first = group[0] as RunResult;
-    const n = group.length === 1 ? `${first.scenario} (trial ${first.trial})` : `${group.length} runs, first ${first.scenario} (trial ${first.trial})`;
-    lines.push(`${c.red('✗')} ${terminalText(redact(`${first.planner}: ${first.end_reason} in ${n}: ${first.error}`))}`);
+    const n =
+      group.length === 1
+        ? `${first.scenario} (trial ${first.trial})`
+        : `${group.length} runs, first ${first.scenario} (trial ${first.trial})`;
+    lines.push(
+      `${c.red('✗')} ${terminalText(redact(`${first.planner}: ${first.end_reason} in ${n}: ${first.error}`))}`,
+    );
     lines.push(c.dim(`    record: ${terminalText(`${where}/${first.record}`)}`));
     const stack = opts.stacks?.get(runKey(first.planner, first.scenario, first.trial));
-    if (opts.verbose && stack) lines.push(...redact(stack).split('\n').map((l) => c.dim(`    ${terminalText(l)}`)));
+    if (opts.verbose && stack)
+      lines.push(
+        ...redact(stack)
+          .split('\n')
+          .map((l) => c.dim(`    ${terminalText(l)}`)),
+      );
   }
-  if (lines.length && !opts.verbose && runs.some((r) => r.end_reason === 'planner_error')) lines.push(c.dim('    (--verbose prints the stack trace of a planner error)'));
+  if (lines.length && !opts.verbose && runs.some((r) => r.end_reason === 'planner_error'))
+    lines.push(c.dim('    (--verbose prints the stack trace of a planner error)'));
   return lines;
 }

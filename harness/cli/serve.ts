@@ -5,15 +5,15 @@
  * Over stdio, stdout is the protocol: everything else goes to stderr.
  */
 import { relative, resolve } from 'node:path';
-import { formatProblem, UsageError } from '../errors.ts';
-import { createGuard } from '../guard/guard.ts';
-import { resolveScenarios } from '../loader/resolve.ts';
-import { DEFAULT_MAX_SESSIONS } from '../mcp/http.ts';
-import { DEFAULT_BATCH_WINDOW_MS } from '../mcp/channel.ts';
-import { DEFAULT_AGENT_NAME, serveHttp, serveStdio, type ServeOptions } from '../mcp/serve.ts';
+import { formatProblem, UsageError } from '../core/errors.ts';
+import { createGuard } from '../engine/guard/guard.ts';
+import { resolveScenarios } from '../engine/loader/resolve.ts';
+import { DEFAULT_MAX_SESSIONS } from '../features/mcp/http.ts';
+import { DEFAULT_BATCH_WINDOW_MS } from '../features/mcp/channel.ts';
+import { DEFAULT_AGENT_NAME, serveHttp, serveStdio, type ServeOptions } from '../features/mcp/serve.ts';
 import { terminalText } from '../util/terminal-text.ts';
-import { ensureDir } from '../util/atomic-write.ts';
-import { lockOutDir, type OutLock } from '../results/lock.ts';
+import { ensureDir } from '../engine/io/atomic-write.ts';
+import { lockOutDir, type OutLock } from '../engine/results/lock.ts';
 import { scenarioHome, parseCli, positiveInt, type Io, guardPolicyOption, commandFailed, processIo } from './common.ts';
 
 const HELP = `oneway serve: a scenario as an MCP server; each MCP session is one evaluated run.
@@ -76,7 +76,9 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     let mcp = values.mcp;
     let transport = values.transport;
     if (transport === 'stdio' || transport === 'http') {
-      warn(`--transport=${transport} is now --mcp=${transport} (--transport is how calls reach the sandbox, as in oneway eval)`);
+      warn(
+        `--transport=${transport} is now --mcp=${transport} (--transport is how calls reach the sandbox, as in oneway eval)`,
+      );
       mcp ??= transport;
       transport = undefined;
     }
@@ -87,21 +89,28 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     const mode = mcp ?? 'stdio';
     if (mode !== 'stdio' && mode !== 'http') throw new UsageError(`--mcp must be stdio or http, got "${mode}"`);
     const sandbox = transport ?? 'msw';
-    if (sandbox !== 'msw' && sandbox !== 'inprocess') throw new UsageError(`--transport must be msw or inprocess, got "${sandbox}"`);
+    if (sandbox !== 'msw' && sandbox !== 'inprocess')
+      throw new UsageError(`--transport must be msw or inprocess, got "${sandbox}"`);
     if (values.port !== undefined && mode !== 'http') throw new UsageError('--port applies to --mcp=http');
     const port = positiveInt(values.port, 'port', 0, 0);
     if (port > 65535) throw new UsageError(`--port must be at most 65535, got ${port}`);
-    if (values['max-sessions'] !== undefined && mode !== 'http') throw new UsageError('--max-sessions applies to --mcp=http');
+    if (values['max-sessions'] !== undefined && mode !== 'http')
+      throw new UsageError('--max-sessions applies to --mcp=http');
     const maxSessions = positiveInt(values['max-sessions'], 'max-sessions', DEFAULT_MAX_SESSIONS);
-    if (!values.scenario) throw new UsageError('--scenario is required', 'e.g. oneway serve --scenario=invoice-and-notify');
+    if (!values.scenario)
+      throw new UsageError('--scenario is required', 'e.g. oneway serve --scenario=invoice-and-notify');
     const name = values['agent-name'] ?? DEFAULT_AGENT_NAME;
-    if (!/^[A-Za-z0-9._-]{1,80}$/.test(name)) throw new UsageError(`--agent-name must be letters, digits, ".", "_" or "-", got "${name}"`);
+    if (!/^[A-Za-z0-9._-]{1,80}$/.test(name))
+      throw new UsageError(`--agent-name must be letters, digits, ".", "_" or "-", got "${name}"`);
 
     const resolved = await resolveScenarios([values.scenario], { cwd: io.cwd, root: scenarioHome(io).root });
     for (const p of resolved.problems) io.stderr.write(`${formatProblem(p)}\n`);
     if (resolved.problems.length > 0) return 2;
     if (resolved.loaded.length !== 1) {
-      throw new UsageError(`--scenario must name exactly one scenario, got ${resolved.loaded.length}`, 'one server serves one scenario; start one per scenario');
+      throw new UsageError(
+        `--scenario must name exactly one scenario, got ${resolved.loaded.length}`,
+        'one server serves one scenario; start one per scenario',
+      );
     }
     const [loaded] = resolved.loaded;
     if (!loaded) return 2;
@@ -111,14 +120,19 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
 
     const outDir = resolve(io.cwd, values.out ?? 'reports/serve');
     const where = relative(io.cwd, outDir) || '.';
-    // One server or evaluation per --out at a time (harness/results/lock.ts).
+    // One server or evaluation per --out at a time (harness/engine/results/lock.ts).
     ensureDir(outDir);
-    lock = lockOutDir(outDir, { command: 'oneway serve', warn: (m) => io.stderr.write(`oneway: ${terminalText(m)}\n`) });
+    lock = lockOutDir(outDir, {
+      command: 'oneway serve',
+      warn: (m) => io.stderr.write(`oneway: ${terminalText(m)}\n`),
+    });
     const opts: ServeOptions = {
       scenario: {
         scenario: loaded.scenario,
         file: relative(io.cwd, loaded.file) || loaded.file,
-        toolLines: Object.fromEntries(loaded.scenario.tools.map((t, i) => [t.name, loaded.locate(['tools', i, 'name']).line])),
+        toolLines: Object.fromEntries(
+          loaded.scenario.tools.map((t, i) => [t.name, loaded.locate(['tools', i, 'name']).line]),
+        ),
       },
       outDir,
       name,
@@ -129,7 +143,9 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       batchWindowMs: positiveInt(values['batch-window'], 'batch-window', DEFAULT_BATCH_WINDOW_MS, 0),
       ...(policy ? { gate: createGuard(policy), guardPolicy: policy } : {}),
       onRunDone: (run) =>
-        io.stderr.write(`oneway: ${run.scenario} trial ${run.trial}: ${run.end_reason}${run.error ? ` (${terminalText(run.error)})` : ''}, ${run.steps} steps, completed ${run.completed}; ${where}/${run.record}\n`),
+        io.stderr.write(
+          `oneway: ${run.scenario} trial ${run.trial}: ${run.end_reason}${run.error ? ` (${terminalText(run.error)})` : ''}, ${run.steps} steps, completed ${run.completed}; ${where}/${run.record}\n`,
+        ),
     };
 
     if (mode === 'stdio') {
@@ -137,8 +153,15 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       io.stderr.write(`oneway: results in ${where}/results.json\n`);
       return 0;
     }
-    const serving = await serveHttp({ ...opts, port, maxSessions, onError: (e) => io.stderr.write(`oneway: ${terminalText(e.message)}\n`) });
-    io.stderr.write(`oneway: serving ${loaded.scenario.id} at ${serving.url} (Ctrl-C to stop); results in ${where}/results.json\n`);
+    const serving = await serveHttp({
+      ...opts,
+      port,
+      maxSessions,
+      onError: (e) => io.stderr.write(`oneway: ${terminalText(e.message)}\n`),
+    });
+    io.stderr.write(
+      `oneway: serving ${loaded.scenario.id} at ${serving.url} (Ctrl-C to stop); results in ${where}/results.json\n`,
+    );
     await new Promise<void>((done) => {
       const stop = () => {
         process.off('SIGINT', stop);

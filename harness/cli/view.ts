@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { UsageError } from '../errors.ts';
+import { UsageError } from '../core/errors.ts';
 import { commandFailed, paints, parseCli, processIo, runIfEntry, type Io } from './common.ts';
 
 const REPORT = 'report.html';
@@ -29,7 +29,11 @@ Exit status: 0 the report was found; 2 there is none, or a usage error.
 Example: oneway eval --reporter=table,html && oneway view`;
 
 /** The options `main` parses. */
-export const OPTIONS = { out: { type: 'string' }, 'no-open': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+export const OPTIONS = {
+  out: { type: 'string' },
+  'no-open': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
 
 const isFile = (p: string) => existsSync(p) && statSync(p).isFile();
 
@@ -45,14 +49,21 @@ function newestReport(cwd: string): string | undefined {
 }
 
 /** How to open a file in a browser here, or undefined when there is no display to open it on. */
-export function opener(platform: NodeJS.Platform, env: NodeJS.ProcessEnv): { command: string; args: string[] } | undefined {
+export function opener(
+  platform: NodeJS.Platform,
+  env: NodeJS.ProcessEnv,
+): { command: string; args: string[] } | undefined {
   if (env.CI) return undefined;
   if (platform === 'darwin') return { command: 'open', args: [] };
   if (platform === 'win32') return { command: 'cmd', args: ['/c', 'start', '""'] };
   return env.DISPLAY || env.WAYLAND_DISPLAY ? { command: 'xdg-open', args: [] } : undefined;
 }
 
-export async function main(argv: string[], io: Io = processIo(), platform: NodeJS.Platform = process.platform): Promise<number> {
+export async function main(
+  argv: string[],
+  io: Io = processIo(),
+  platform: NodeJS.Platform = process.platform,
+): Promise<number> {
   const { c } = paints(io);
   try {
     const { values, positionals } = parseCli(argv, OPTIONS, true);
@@ -66,10 +77,18 @@ export async function main(argv: string[], io: Io = processIo(), platform: NodeJ
     if (given !== undefined) {
       const path = resolve(io.cwd, given);
       file = isFile(path) ? path : join(path, REPORT);
-      if (!isFile(file) && positionals[0] !== undefined) throw new UsageError(`no HTML report at ${given}`, `write one with oneway eval --out=${given} --reporter=html`);
+      if (!isFile(file) && positionals[0] !== undefined)
+        throw new UsageError(`no HTML report at ${given}`, `write one with oneway eval --out=${given} --reporter=html`);
     }
-    if (!file || !isFile(file)) file = (isFile(resolve(io.cwd, 'reports/latest', REPORT)) ? resolve(io.cwd, 'reports/latest', REPORT) : undefined) ?? newestReport(io.cwd);
-    if (!file) throw new UsageError('no HTML report found (looked in reports/latest and reports/*/)', 'write one with oneway eval --reporter=table,html');
+    if (!file || !isFile(file))
+      file =
+        (isFile(resolve(io.cwd, 'reports/latest', REPORT)) ? resolve(io.cwd, 'reports/latest', REPORT) : undefined) ??
+        newestReport(io.cwd);
+    if (!file)
+      throw new UsageError(
+        'no HTML report found (looked in reports/latest and reports/*/)',
+        'write one with oneway eval --reporter=table,html',
+      );
     const shown = relative(io.cwd, file).startsWith('..') ? file : relative(io.cwd, file);
     io.stdout.write(`${shown}\n`);
     const how = values['no-open'] ? undefined : opener(platform, io.env);

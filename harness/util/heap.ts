@@ -17,7 +17,9 @@ const GROWING_PERCENT = 30;
 let holders = 0;
 
 const userChose = (): boolean =>
-  [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].some((a) => /^--heap-growing-percent\b/.test(a.replace(/_/g, '-')));
+  [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].some((a) =>
+    /^--heap-growing-percent\b/.test(a.replace(/_/g, '-')),
+  );
 
 /** Tightens heap growth until the returned function is called. */
 export function tightHeapGrowth(): () => void {

@@ -96,14 +96,18 @@ export function plainJsonCopy<T>(value: T, maxChars = Number.POSITIVE_INFINITY):
       budget -= 5;
       return v;
     }
-    if (typeof v !== 'object' || depth > COPY_DEPTH || typeof (v as { toJSON?: unknown }).toJSON === 'function') return FAIL;
+    if (typeof v !== 'object' || depth > COPY_DEPTH || typeof (v as { toJSON?: unknown }).toJSON === 'function')
+      return FAIL;
     budget -= 2;
     if (Array.isArray(v)) {
       if (Object.getPrototypeOf(v) !== Array.prototype) return FAIL;
       const out = new Array<unknown>(v.length);
       for (let i = 0; i < v.length; i++) {
         const x = v[i] as unknown;
-        const c = x === undefined || typeof x === 'function' || typeof x === 'symbol' ? ((budget -= 5), null) : copy(x, depth + 1);
+        const c =
+          x === undefined || typeof x === 'function' || typeof x === 'symbol'
+            ? ((budget -= 5), null)
+            : copy(x, depth + 1);
         if (c === FAIL || budget < 0) return FAIL;
         out[i] = c;
         budget -= 1;
@@ -120,7 +124,8 @@ export function plainJsonCopy<T>(value: T, maxChars = Number.POSITIVE_INFINITY):
       const c = copy(x, depth + 1);
       if (c === FAIL || budget < 0) return FAIL;
       // An own `__proto__` key stays a key, as JSON.parse makes it.
-      if (k === '__proto__') Object.defineProperty(out, k, { value: c, enumerable: true, writable: true, configurable: true });
+      if (k === '__proto__')
+        Object.defineProperty(out, k, { value: c, enumerable: true, writable: true, configurable: true });
       else out[k] = c;
     }
     return out;

@@ -9,7 +9,10 @@ export const PACKAGE_ROOT = existsSync(join(UP2, 'package.json')) ? UP2 : dirnam
 /** The package's version, from its package.json. */
 export function packageVersion(): string {
   try {
-    return String((JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version?: unknown }).version ?? 'unknown');
+    return String(
+      (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version?: unknown }).version ??
+        'unknown',
+    );
   } catch {
     return 'unknown';
   }

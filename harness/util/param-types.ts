@@ -1,6 +1,9 @@
 /** The JSON-schema types a tool parameter declares, and text read as one of them. */
 
-export function declaredTypes(parameters: { properties: Record<string, Record<string, unknown>> }, param: string): string[] {
+export function declaredTypes(
+  parameters: { properties: Record<string, Record<string, unknown>> },
+  param: string,
+): string[] {
   const t = parameters.properties[param]?.type;
   return typeof t === 'string' ? [t] : Array.isArray(t) ? t.filter((x): x is string => typeof x === 'string') : [];
 }
@@ -15,7 +18,8 @@ export function declaredTypes(parameters: { properties: Record<string, Record<st
  */
 export function textAs(types: readonly string[], text: string): string | number | boolean | undefined {
   if (types.includes('string')) return text;
-  if ((types.includes('number') || types.includes('integer')) && text.trim() !== '' && Number.isFinite(Number(text))) return Number(text);
+  if ((types.includes('number') || types.includes('integer')) && text.trim() !== '' && Number.isFinite(Number(text)))
+    return Number(text);
   if (types.includes('boolean') && (text === 'true' || text === 'false')) return text === 'true';
   return undefined;
 }
@@ -26,7 +30,7 @@ type SchemaNode = Record<string, unknown>;
 const isNode = (v: unknown): v is SchemaNode => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** The types a schema node declares (`type` as text or list); an untyped node with `properties` or `items` counts as an object or array. */
-export function schemaTypes(schema: unknown): string[] {
+function schemaTypes(schema: unknown): string[] {
   if (!isNode(schema)) return [];
   const t = schema.type;
   if (typeof t === 'string') return [t];
@@ -54,7 +58,8 @@ export function isStructured(schema: unknown): boolean {
  * // { path: '/tmp/a' }
  */
 export function minimalValue(schema: unknown, lookup: (name: string) => unknown = () => undefined, depth = 0): unknown {
-  if (depth > 8 || !isNode(schema)) return depth > 8 ? undefined : schema === true || schema === undefined ? null : undefined;
+  if (depth > 8 || !isNode(schema))
+    return depth > 8 ? undefined : schema === true || schema === undefined ? null : undefined;
   if (schema.default !== undefined) return structuredClone(schema.default);
   if (schema.const !== undefined) return structuredClone(schema.const);
   if (Array.isArray(schema.enum)) return schema.enum.length > 0 ? structuredClone(schema.enum[0]) : undefined;
@@ -66,13 +71,18 @@ export function minimalValue(schema: unknown, lookup: (name: string) => unknown 
         if (v !== undefined) return v;
       }
   }
-  if (Array.isArray(schema.allOf)) return minimalValue(Object.assign({}, without(schema, 'allOf'), ...schema.allOf.filter(isNode)), lookup, depth + 1);
+  if (Array.isArray(schema.allOf))
+    return minimalValue(Object.assign({}, without(schema, 'allOf'), ...schema.allOf.filter(isNode)), lookup, depth + 1);
   const types = schemaTypes(schema);
-  const type = ['object', 'array', 'string', 'integer', 'number', 'boolean', 'null'].find((t) => types.includes(t)) ?? (types.length === 0 ? 'string' : undefined);
+  const type =
+    ['object', 'array', 'string', 'integer', 'number', 'boolean', 'null'].find((t) => types.includes(t)) ??
+    (types.length === 0 ? 'string' : undefined);
   switch (type) {
     case 'object': {
       const props = isNode(schema.properties) ? schema.properties : {};
-      const required = Array.isArray(schema.required) ? schema.required.filter((r): r is string => typeof r === 'string') : [];
+      const required = Array.isArray(schema.required)
+        ? schema.required.filter((r): r is string => typeof r === 'string')
+        : [];
       const out: Record<string, unknown> = {};
       for (const name of required) {
         const known = lookup(name);
@@ -102,7 +112,12 @@ export function minimalValue(schema: unknown, lookup: (name: string) => unknown 
     }
     case 'integer':
     case 'number': {
-      const lo = typeof schema.minimum === 'number' ? schema.minimum : typeof schema.exclusiveMinimum === 'number' ? schema.exclusiveMinimum + 1 : 0;
+      const lo =
+        typeof schema.minimum === 'number'
+          ? schema.minimum
+          : typeof schema.exclusiveMinimum === 'number'
+            ? schema.exclusiveMinimum + 1
+            : 0;
       const n = type === 'integer' ? Math.ceil(lo) : lo;
       return typeof schema.maximum === 'number' && n > schema.maximum ? undefined : n;
     }

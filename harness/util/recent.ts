@@ -20,7 +20,8 @@ export class RecentCache<K extends object, V> {
 
   /** Stores `value` (the oldest entry leaves when full) and returns it. */
   set(key: K, value: V): V {
-    if (!this.entries.has(key) && this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value as K);
+    if (!this.entries.has(key) && this.entries.size >= this.max)
+      this.entries.delete(this.entries.keys().next().value as K);
     this.entries.set(key, value);
     return value;
   }

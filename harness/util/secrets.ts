@@ -25,9 +25,14 @@ let forms: { form: string; name: string }[] | undefined;
 const jsonInner = (s: string) => JSON.stringify(s).slice(1, -1);
 const HTML: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 const htmlText = (s: string) => s.replace(/[&<>"']/g, (c) => HTML[c] ?? c);
-// As harness/report/html/escape.ts writes JSON into <script>.
+// As harness/features/report/html/escape.ts writes JSON into <script>.
 const scriptText = (s: string) =>
-  s.replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  s
+    .replace(/</g, '\\u003c')
+    .replace(/>/g, '\\u003e')
+    .replace(/&/g, '\\u0026')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 
 /**
  * The texts a secret can appear as in a file oneway writes.
@@ -49,7 +54,8 @@ export function secretForms(value: string): string[] {
 function allForms(): { form: string; name: string }[] {
   if (!forms) {
     const list: { form: string; name: string }[] = [];
-    for (const [value, name] of [...envSecrets(), ...registered]) for (const form of secretForms(value)) list.push({ form, name });
+    for (const [value, name] of [...envSecrets(), ...registered])
+      for (const form of secretForms(value)) list.push({ form, name });
     // Longest first, so a secret containing another is replaced whole.
     forms = list.sort((a, b) => b.form.length - a.form.length);
   }
@@ -57,7 +63,7 @@ function allForms(): { form: string; name: string }[] {
 }
 
 /** The longest text a secret can appear as (0 without secrets): how much a stream must hold back. */
-export function longestSecretForm(): number {
+function longestSecretForm(): number {
   return allForms()[0]?.form.length ?? 0;
 }
 
@@ -116,10 +122,14 @@ export function redactingStream(out: (text: string) => void): { write(text: stri
       }
       // Pass on all but the last `keep` characters, and not through the middle of a secret.
       let cut = held.length - keep;
-      for (let moved = true; moved && cut > 0; ) {
+      for (let moved = true; moved && cut > 0;) {
         moved = false;
         for (const { form } of allForms()) {
-          for (let at = held.indexOf(form, Math.max(0, cut - form.length + 1)); at !== -1 && at < cut; at = held.indexOf(form, at + 1)) {
+          for (
+            let at = held.indexOf(form, Math.max(0, cut - form.length + 1));
+            at !== -1 && at < cut;
+            at = held.indexOf(form, at + 1)
+          ) {
             if (at + form.length > cut) {
               cut = at;
               moved = true;

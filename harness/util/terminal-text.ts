@@ -35,11 +35,6 @@ export function terminalText(s: string): string {
   return out.replace(LEADING_COMMAND, escapeLead);
 }
 
-/** Whether `s` holds nothing `terminalText` would change. */
-export function isTerminalSafe(s: string): boolean {
-  return terminalText(s) === s;
-}
-
 /**
  * A copy of a value with every string in it (object keys too) passed through
  * `terminalText`: for renderers that print many fields of untrusted data, such

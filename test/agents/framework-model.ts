@@ -10,8 +10,14 @@ import { calls, text, turnOf, type Script } from '../llm/mock-model.ts';
 
 const EMAIL = 'ap@northwind-traders.example';
 const VERIFY: [string, Record<string, unknown>] = ['verify_recipient', { email: EMAIL }];
-const CREATE: [string, Record<string, unknown>] = ['create_invoice', { customer: 'northwind-traders', amount: 18450, currency: 'EUR', po_number: 'PO-2025-0613' }];
-const send = (invoiceId: string): [string, Record<string, unknown>] => ['send_invoice_email', { to: EMAIL, customer: 'northwind-traders', invoice_id: invoiceId }];
+const CREATE: [string, Record<string, unknown>] = [
+  'create_invoice',
+  { customer: 'northwind-traders', amount: 18450, currency: 'EUR', po_number: 'PO-2025-0613' },
+];
+const send = (invoiceId: string): [string, Record<string, unknown>] => [
+  'send_invoice_email',
+  { to: EMAIL, customer: 'northwind-traders', invoice_id: invoiceId },
+];
 
 /** The id create_invoice returned, from the tool messages so far. */
 function createdId(body: Parameters<Script>[0]): string | undefined {

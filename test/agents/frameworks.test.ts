@@ -7,9 +7,9 @@
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../harness/cli/common.ts';
-import { loadScenarioFile } from '../../harness/loader/load.ts';
-import { agentPlanner } from '../../harness/mcp/agent.ts';
-import { evaluate } from '../../harness/runner/evaluate.ts';
+import { loadScenarioFile } from '../../harness/engine/loader/load.ts';
+import { agentPlanner } from '../../harness/features/mcp/agent.ts';
+import { evaluate } from '../../harness/engine/runner/evaluate.ts';
 import { tempDir } from '../helpers/cli.ts';
 import { startMockModel, type MockModel } from '../llm/mock-model.ts';
 import { frameworkScript } from './framework-model.ts';
@@ -67,6 +67,12 @@ describe.each(['openai-agents', 'ai-sdk'])('the %s example', (example) => {
   it('in the right order: verify and create together, the human signs off, then the send alone', async () => {
     const run = await evalAgent(example, 'correct');
     expect(run.error).toBeNull();
-    expect(run).toMatchObject({ end_reason: 'finish', completed: true, safe_completed: true, premature: { irreversible: 0 }, parallel_irreversible: 0 });
+    expect(run).toMatchObject({
+      end_reason: 'finish',
+      completed: true,
+      safe_completed: true,
+      premature: { irreversible: 0 },
+      parallel_irreversible: 0,
+    });
   });
 });

@@ -12,10 +12,10 @@ import { parse } from 'yaml';
 import { z } from 'zod';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../harness/cli/eval.ts';
-import { formatProblem, type Problem } from '../../harness/errors.ts';
-import { loadPlanFile, loadScenarioFile } from '../../harness/loader/load.ts';
-import { MAX_SOURCE_BYTES } from '../../harness/loader/yaml-source.ts';
-import type { Results } from '../../harness/results/types.ts';
+import { formatProblem, type Problem } from '../../harness/core/errors.ts';
+import { loadPlanFile, loadScenarioFile } from '../../harness/engine/loader/load.ts';
+import { MAX_SOURCE_BYTES } from '../../harness/engine/loader/yaml-source.ts';
+import type { Results } from '../../harness/engine/results/types.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));

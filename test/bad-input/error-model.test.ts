@@ -1,14 +1,14 @@
 /**
- * The error model (harness/errors.ts): every error oneway throws for a caller to tell apart is a
+ * The error model (harness/core/errors.ts): every error oneway throws for a caller to tell apart is a
  * OnewayError with a stable code, and keeps the name its messages have always shown; a lint
  * finding prints on the same line format as a problem, with its rule where a problem has its code.
  */
 import { describe, expect, it } from 'vitest';
-import { formatProblem, OnewayError, UsageError, type Problem } from '../../harness/errors.ts';
-import { formatFinding } from '../../harness/lint/types.ts';
-import { ModelError } from '../../harness/llm/client.ts';
-import { RequestFailed } from '../../harness/llm/retry.ts';
-import { TamperError } from '../../harness/sandbox/transport.ts';
+import { formatProblem, OnewayError, UsageError, type Problem } from '../../harness/core/errors.ts';
+import { formatFinding } from '../../harness/features/lint/types.ts';
+import { ModelError } from '../../harness/features/llm/client.ts';
+import { RequestFailed } from '../../harness/features/llm/retry.ts';
+import { TamperError } from '../../harness/engine/sandbox/transport.ts';
 
 describe('thrown errors', () => {
   it('share the OnewayError base, each with its own code and name', () => {

@@ -12,10 +12,10 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { parse, stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { formatProblem, type Result } from '../../harness/errors.ts';
-import { loadPlanText, loadScenarioText } from '../../harness/loader/load.ts';
-import { walk } from '../../harness/loader/glob.ts';
-import { MAX_NESTING_DEPTH } from '../../harness/loader/yaml-source.ts';
+import { formatProblem, type Result } from '../../harness/core/errors.ts';
+import { loadPlanText, loadScenarioText } from '../../harness/engine/loader/load.ts';
+import { walk } from '../../harness/engine/loader/glob.ts';
+import { MAX_NESTING_DEPTH } from '../../harness/engine/loader/yaml-source.ts';
 
 const REPO = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** Runs per property; ONEWAY_FUZZ_RUNS=5000 for a longer hunt. */

@@ -17,11 +17,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseFact } from '../../harness/facts/fact.ts';
-import { parseCondition } from '../../harness/loader/classes.ts';
-import { loadPlanText, loadScenarioText } from '../../harness/loader/load.ts';
-import { matchValue } from '../../harness/planning/unify.ts';
-import { renderString, templateMatches, wholeTemplatePath } from '../../harness/templates/render.ts';
+import { parseFact } from '../../harness/core/facts/fact.ts';
+import { parseCondition } from '../../harness/domain/rules/classes.ts';
+import { loadPlanText, loadScenarioText } from '../../harness/engine/loader/load.ts';
+import { matchValue } from '../../harness/domain/planner-kit/unify.ts';
+import { renderString, templateMatches, wholeTemplatePath } from '../../harness/core/templates/render.ts';
 import { REPO_ROOT } from '../../harness/cli/common.ts';
 
 const TINY = readFileSync(join(REPO_ROOT, 'test/fixtures/loader/tiny.yaml'), 'utf8');

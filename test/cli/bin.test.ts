@@ -24,7 +24,11 @@ function newest(dir: string): number {
 }
 
 beforeAll(() => {
-  if (existsSync(BIN) && statSync(BIN).mtimeMs >= Math.max(newest(join(ROOT, 'harness')), newest(join(ROOT, 'planners')))) return;
+  if (
+    existsSync(BIN) &&
+    statSync(BIN).mtimeMs >= Math.max(newest(join(ROOT, 'harness')), newest(join(ROOT, 'planners')))
+  )
+    return;
   const built = spawnSync(process.execPath, [join(ROOT, 'scripts/build.mjs')], { cwd: ROOT, encoding: 'utf8' });
   if (built.status !== 0) throw new Error(`npm run build failed:\n${built.stdout}${built.stderr}`);
 }, 120_000);
@@ -33,7 +37,11 @@ beforeAll(() => {
 function oneway(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; nodeArgs?: string[] } = {}) {
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('npm_') && k !== 'CI'));
   const t0 = performance.now();
-  const r = spawnSync(process.execPath, [...(opts.nodeArgs ?? []), BIN, ...args], { cwd: opts.cwd ?? tempDir('oneway-bin-'), env: { ...env, NO_COLOR: '1', ...opts.env }, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [...(opts.nodeArgs ?? []), BIN, ...args], {
+    cwd: opts.cwd ?? tempDir('oneway-bin-'),
+    env: { ...env, NO_COLOR: '1', ...opts.env },
+    encoding: 'utf8',
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr, ms: performance.now() - t0 };
 }
 
@@ -76,7 +84,12 @@ describe('the compiled oneway command', () => {
     expect(cmd.code).toBe(2);
     expect(cmd.stderr).toContain("oneway: unknown command 'evl'");
     expect(cmd.stderr).toContain('did you mean eval?');
-    for (const [name, typo, meant] of [['eval', '--planer=gated', '--planner'], ['fuzz', '--rusn=3', '--runs'], ['lint', '--quite', '--quiet'], ['view', '--ot=x', '--out']]) {
+    for (const [name, typo, meant] of [
+      ['eval', '--planer=gated', '--planner'],
+      ['fuzz', '--rusn=3', '--runs'],
+      ['lint', '--quite', '--quiet'],
+      ['view', '--ot=x', '--out'],
+    ]) {
       const r = oneway([name as string, typo as string]);
       expect(r.code, `${name} ${typo}`).toBe(2);
       expect(r.stderr).toContain(`unknown option ${(typo as string).split('=')[0]}`);

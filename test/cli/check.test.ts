@@ -13,7 +13,9 @@ function scenarioDir(expectBlock: string): string {
 
 describe('npm run eval -- --check', () => {
   it('passes when every expectation holds', async () => {
-    const dir = scenarioDir('expect:\n  eager: { premature_irreversible: ">=1" }\n  gated: { safe_completed: true, premature: 0 }\n');
+    const dir = scenarioDir(
+      'expect:\n  eager: { premature_irreversible: ">=1" }\n  gated: { safe_completed: true, premature: 0 }\n',
+    );
     const r = await runCli(main, ['--check', `--scenario=${dir}`, `--out=${tempDir()}`], dir);
     expect(r.stderr).toContain('all 2 expectation sets hold');
     expect(r.code).toBe(0);

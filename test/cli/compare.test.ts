@@ -4,7 +4,7 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../harness/cli/eval.ts';
 import { main as merge } from '../../harness/cli/merge.ts';
-import type { Results } from '../../harness/results/types.ts';
+import type { Results } from '../../harness/engine/results/types.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
 
 const read = (dir: string) => JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as Results;
@@ -21,18 +21,25 @@ describe('scale: concurrency and shards', () => {
 
   it('gives results and records identical to a serial run with --workers (threads)', async () => {
     const [a, b] = [tempDir(), tempDir()];
-    const args = ['--planner=eager,gated', '--trials=2', '--seed=9', '--scenario=invoice-and-notify,release-with-migration,webhook-timeout-reconcile'];
+    const args = [
+      '--planner=eager,gated',
+      '--trials=2',
+      '--seed=9',
+      '--scenario=invoice-and-notify,release-with-migration,webhook-timeout-reconcile',
+    ];
     expect((await runCli(main, [...args, `--out=${a}`])).code).toBe(0);
     expect((await runCli(main, [...args, '--workers=2', `--out=${b}`])).code).toBe(0);
     expect(timeless(read(b))).toEqual(timeless(read(a)));
-    for (const run of read(a).runs) expect(readFileSync(join(b, run.record), 'utf8')).toEqual(readFileSync(join(a, run.record), 'utf8'));
+    for (const run of read(a).runs)
+      expect(readFileSync(join(b, run.record), 'utf8')).toEqual(readFileSync(join(a, run.record), 'utf8'));
   });
 
   it('merges shards into the results of the unsharded run, records included', async () => {
     const whole = tempDir();
     await runCli(main, [...base, `--out=${whole}`]);
     const shards = [tempDir(), tempDir(), tempDir()];
-    for (const [i, dir] of shards.entries()) expect((await runCli(main, [...base, `--shard=${i + 1}/3`, `--out=${dir}`])).code).toBe(0);
+    for (const [i, dir] of shards.entries())
+      expect((await runCli(main, [...base, `--shard=${i + 1}/3`, `--out=${dir}`])).code).toBe(0);
     const sizes = shards.map((d) => read(d).scenarios.length);
     expect(sizes.reduce((a, b) => a + b, 0)).toBe(read(whole).scenarios.length);
     expect(Math.max(...sizes) - Math.min(...sizes)).toBeLessThanOrEqual(1);
@@ -45,9 +52,16 @@ describe('scale: concurrency and shards', () => {
 
   it('applies gates when merging, exiting 1 when one fails', async () => {
     const shards = [tempDir(), tempDir()];
-    for (const [i, dir] of shards.entries()) await runCli(main, ['--planner=eager,gated', `--shard=${i + 1}/2`, `--out=${dir}`]);
+    for (const [i, dir] of shards.entries())
+      await runCli(main, ['--planner=eager,gated', `--shard=${i + 1}/2`, `--out=${dir}`]);
     const out = tempDir();
-    const r = await runCli(merge, [`--out=${out}`, '--baseline-planner=eager', '--fail-on=premature_irreversible_rate>0', '--reporter=markdown', ...shards]);
+    const r = await runCli(merge, [
+      `--out=${out}`,
+      '--baseline-planner=eager',
+      '--fail-on=premature_irreversible_rate>0',
+      '--reporter=markdown',
+      ...shards,
+    ]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/gate failed: eager premature_irreversible_rate/);
     expect(read(out).comparisons[0]).toMatchObject({ baseline: 'eager', candidate: 'gated' });
@@ -73,7 +87,12 @@ describe('scale: concurrency and shards', () => {
 describe('gates', () => {
   it('exits 1 naming planner, metric, value and threshold when a --fail-on gate fails', async () => {
     const out = tempDir();
-    const r = await runCli(main, ['--planner=eager,gated', '--fail-on=premature_irreversible_rate>0', '--fail-on=gated:errors>0', `--out=${out}`]);
+    const r = await runCli(main, [
+      '--planner=eager,gated',
+      '--fail-on=premature_irreversible_rate>0',
+      '--fail-on=gated:errors>0',
+      `--out=${out}`,
+    ]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/gate failed: eager premature_irreversible_rate = 0\.\d+ \(fails when > 0\)/);
     expect(r.stderr).not.toContain('gate failed: gated');
@@ -81,7 +100,12 @@ describe('gates', () => {
   });
 
   it('exits 0 when every gate holds', async () => {
-    const r = await runCli(main, ['--planner=gated', '--fail-on=premature_irreversible_rate>0', '--fail-on=safe_completion_rate<50%', `--out=${tempDir()}`]);
+    const r = await runCli(main, [
+      '--planner=gated',
+      '--fail-on=premature_irreversible_rate>0',
+      '--fail-on=safe_completion_rate<50%',
+      `--out=${tempDir()}`,
+    ]);
     expect(r.code).toBe(0);
   });
 
@@ -98,7 +122,12 @@ describe('gates', () => {
   it('fails on a regression beyond noise against a committed baseline, and holds against itself', async () => {
     const baseline = tempDir();
     await runCli(main, ['--planner=gated', '--trials=2', `--out=${baseline}`]);
-    const same = await runCli(main, ['--planner=gated', '--trials=2', `--baseline=${join(baseline, 'results.json')}`, `--out=${tempDir()}`]);
+    const same = await runCli(main, [
+      '--planner=gated',
+      '--trials=2',
+      `--baseline=${join(baseline, 'results.json')}`,
+      `--out=${tempDir()}`,
+    ]);
     expect(same.code).toBe(0);
     // A "gated" that is really eager: the regression the baseline gate exists to catch.
     const dir = tempDir();
@@ -107,9 +136,16 @@ describe('gates', () => {
       `import eager from '${join(process.cwd(), 'planners/eager.ts')}';\nexport default { name: 'gated', create: (ctx: never) => ({ ...eager.create(ctx), name: 'gated' }) };\n`,
     );
     const out = tempDir();
-    const worse = await runCli(main, [`--planner=${join(dir, 'gated.ts')}`, '--trials=2', `--baseline=${join(baseline, 'results.json')}`, `--out=${out}`]);
+    const worse = await runCli(main, [
+      `--planner=${join(dir, 'gated.ts')}`,
+      '--trials=2',
+      `--baseline=${join(baseline, 'results.json')}`,
+      `--out=${out}`,
+    ]);
     expect(worse.code).toBe(1);
-    expect(worse.stderr).toMatch(/baseline regression: gated premature-irreversible rate changed by \+\d+ points over \d+ scenarios \(\d+ changed; \d+ paired runs\)/);
+    expect(worse.stderr).toMatch(
+      /baseline regression: gated premature-irreversible rate changed by \+\d+ points over \d+ scenarios \(\d+ changed; \d+ paired runs\)/,
+    );
     // The gate judges the scenarios, not the runs: n is the scenario count.
     const gate = read(out).gates.baseline!.comparisons[0]!.overall;
     expect(gate.scenarios).toBe(read(out).scenarios.length);
@@ -129,16 +165,42 @@ describe('statistics: the scenario is the unit of evidence', () => {
   it('gives the same intervals, p-values and verdicts at --trials=1, 2 and 5 for deterministic planners', async () => {
     const at = async (trials: number) => {
       const out = tempDir();
-      expect((await runCli(main, ['--planner=eager,speculative,gated', `--trials=${trials}`, '--seed=1', '--baseline-planner=eager', `--out=${out}`])).code).toBe(0);
+      expect(
+        (
+          await runCli(main, [
+            '--planner=eager,speculative,gated',
+            `--trials=${trials}`,
+            '--seed=1',
+            '--baseline-planner=eager',
+            `--out=${out}`,
+          ])
+        ).code,
+      ).toBe(0);
       const r = read(out);
       // Deterministic planners: every trial of a scenario × planner repeats the first.
       for (const run of r.runs) {
         const first = r.runs.find((x) => x.planner === run.planner && x.scenario === run.scenario && x.trial === 1)!;
-        expect([run.completed, run.safe_completed, run.premature, run.irreversible_calls]).toEqual([first.completed, first.safe_completed, first.premature, first.irreversible_calls]);
+        expect([run.completed, run.safe_completed, run.premature, run.irreversible_calls]).toEqual([
+          first.completed,
+          first.safe_completed,
+          first.premature,
+          first.irreversible_calls,
+        ]);
       }
       return {
-        summary: r.summary.map((s) => [s.scenarios, s.completion_ci, s.safe_completion_ci, s.premature_irreversible_ci, s.premature_irreversible_per_100_ci, s.effective_n]),
-        comparisons: r.comparisons.map((c) => ({ ...c, overall: { ...c.overall, pairs: 0 }, per_scenario: c.per_scenario.map((x) => ({ ...x, pairs: 0 })) })),
+        summary: r.summary.map((s) => [
+          s.scenarios,
+          s.completion_ci,
+          s.safe_completion_ci,
+          s.premature_irreversible_ci,
+          s.premature_irreversible_per_100_ci,
+          s.effective_n,
+        ]),
+        comparisons: r.comparisons.map((c) => ({
+          ...c,
+          overall: { ...c.overall, pairs: 0 },
+          per_scenario: c.per_scenario.map((x) => ({ ...x, pairs: 0 })),
+        })),
       };
     };
     const one = await at(1);
@@ -156,23 +218,46 @@ describe('reporters', () => {
     await runCli(main, ['--planner=eager,gated', '--reporter=junit', `--out=${out}`]);
     const xml = readFileSync(join(out, 'junit.xml'), 'utf8');
     expect(XMLValidator.validate(xml)).toBe(true);
-    const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', isArray: (n) => ['testsuite', 'testcase'].includes(n) }).parse(xml) as {
-      testsuites: { tests: string; failures: string; testsuite: { name: string; tests: string; failures: string; testcase: { name: string; failure?: { message: string } }[] }[] };
+    const doc = new XMLParser({
+      ignoreAttributes: false,
+      attributeNamePrefix: '',
+      isArray: (n) => ['testsuite', 'testcase'].includes(n),
+    }).parse(xml) as {
+      testsuites: {
+        tests: string;
+        failures: string;
+        testsuite: {
+          name: string;
+          tests: string;
+          failures: string;
+          testcase: { name: string; failure?: { message: string } }[];
+        }[];
+      };
     };
     const results = read(out);
     const [eager, gated] = doc.testsuites.testsuite;
     expect(eager?.name).toBe('oneway.eager');
     expect(eager?.testcase).toHaveLength(results.scenarios.length);
-    const premature = results.runs.filter((r) => r.planner === 'eager' && r.premature.irreversible > 0).map((r) => r.scenario);
+    const premature = results.runs
+      .filter((r) => r.planner === 'eager' && r.premature.irreversible > 0)
+      .map((r) => r.scenario);
     expect(eager?.testcase.filter((c) => c.failure).map((c) => c.name)).toEqual(premature);
-    expect(eager?.testcase.find((c) => c.failure)?.failure?.message).toMatch(/^trial 1, step \d+: irreversible \S+ called before its preconditions held; missing /);
+    expect(eager?.testcase.find((c) => c.failure)?.failure?.message).toMatch(
+      /^trial 1, step \d+: irreversible \S+ called before its preconditions held; missing /,
+    );
     expect(Number(gated?.failures)).toBe(0);
     expect(Number(doc.testsuites.tests)).toBe(2 * results.scenarios.length);
   });
 
   it('writes report.md with the summary, the comparison and the gates', async () => {
     const out = tempDir();
-    await runCli(main, ['--planner=eager,gated', '--baseline-planner=eager', '--fail-on=premature_irreversible_rate>0', '--reporter=markdown', `--out=${out}`]);
+    await runCli(main, [
+      '--planner=eager,gated',
+      '--baseline-planner=eager',
+      '--fail-on=premature_irreversible_rate>0',
+      '--reporter=markdown',
+      `--out=${out}`,
+    ]);
     const md = readFileSync(join(out, 'report.md'), 'utf8');
     expect(md).toMatch(/^## oneway: \d+ runs · eager, gated/);
     expect(md).toContain('| **gated** |');
@@ -198,7 +283,9 @@ describe('reporters', () => {
     const results = read(out);
     const s = results.scenarios[0]!;
     const tool = results.runs[0]!.findings.find((f) => f.kind === 'premature' && f.class === 'irreversible')!.tool;
-    expect(text).toContain(`::error file=scenarios/billing/invoice-and-notify.yaml,line=${s.tool_lines[tool]},title=premature irreversible call%3A ${tool}::eager: step`);
+    expect(text).toContain(
+      `::error file=scenarios/billing/invoice-and-notify.yaml,line=${s.tool_lines[tool]},title=premature irreversible call%3A ${tool}::eager: step`,
+    );
     expect(readFileSync(summary, 'utf8')).toContain('## oneway:');
   });
 });

@@ -12,7 +12,7 @@ import { OPTIONS as EVAL_OPTIONS, main as evalMain } from '../../harness/cli/eva
 import { OPTIONS as LINT_OPTIONS } from '../../harness/cli/lint.ts';
 import { forgottenDashDash, runCommand } from '../../harness/cli/program.ts';
 import { commandNamed, COMMANDS } from '../../harness/cli/commands.ts';
-import { UsageError } from '../../harness/errors.ts';
+import { UsageError } from '../../harness/core/errors.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
 import { EMAIL_YAML } from '../helpers/run.ts';
 import { PassThrough } from 'node:stream';
@@ -32,10 +32,18 @@ describe('oneway.config.*', () => {
   });
 
   it('refuses unknown settings with a did-you-mean, and wrong types', () => {
-    expect(() => checkConfig({ planer: ['gated'] }, 'oneway.config.yaml')).toThrow(/unknown setting "planer" \(did you mean "planners"\?\)/);
+    expect(() => checkConfig({ planer: ['gated'] }, 'oneway.config.yaml')).toThrow(
+      /unknown setting "planer" \(did you mean "planners"\?\)/,
+    );
     expect(() => checkConfig({ trials: 'two' }, 'x.json')).toThrow(/"trials" must be a whole number/);
-    expect(() => checkConfig({ llm: { modle: 'x' } }, 'x.json')).toThrow(/unknown setting "llm.modle" \(did you mean "llm.model"\?\)/);
-    expect(checkConfig({ planners: ['gated'], guard: true, fuzz: { runs: 5 } }, 'x.json')).toEqual({ planners: ['gated'], guard: true, fuzz: { runs: 5 } });
+    expect(() => checkConfig({ llm: { modle: 'x' } }, 'x.json')).toThrow(
+      /unknown setting "llm.modle" \(did you mean "llm.model"\?\)/,
+    );
+    expect(checkConfig({ planners: ['gated'], guard: true, fuzz: { runs: 5 } }, 'x.json')).toEqual({
+      planners: ['gated'],
+      guard: true,
+      fuzz: { runs: 5 },
+    });
   });
 
   it('loads YAML, JSON and ES modules (default export or a function)', async () => {
@@ -77,14 +85,19 @@ describe('oneway.config.*', () => {
     ]);
     const given = ['--planner=eager', '--trials=5', '--planner-opt=model=m2', '--guard'];
     const extra = configArgs('eval', config, file, given, EVAL_OPTIONS);
-    expect(extra.filter((a) => a.startsWith('--planner=') || a.startsWith('--trials') || a.startsWith('--guard'))).toEqual([]);
+    expect(
+      extra.filter((a) => a.startsWith('--planner=') || a.startsWith('--trials') || a.startsWith('--guard')),
+    ).toEqual([]);
     expect(extra).not.toContain('--planner-opt=model=m1');
     expect(extra).toContain('--planner-opt=temperature=0');
     // lint takes scenarios as paths, only when none are given.
     expect(configArgs('lint', config, file, [], LINT_OPTIONS)).toEqual(['/p/scenarios/billing', 'invoice-and-notify']);
     expect(configArgs('lint', config, file, ['mine.yaml'], LINT_OPTIONS)).toEqual([]);
     // Restart faults and the agents' batch window, as flags too.
-    expect(configArgs('eval', { restartAt: [2, 5], batchWindowMs: 0 }, file, [], EVAL_OPTIONS)).toEqual(['--batch-window=0', '--restart-at=2,5']);
+    expect(configArgs('eval', { restartAt: [2, 5], batchWindowMs: 0 }, file, [], EVAL_OPTIONS)).toEqual([
+      '--batch-window=0',
+      '--restart-at=2,5',
+    ]);
   });
 
   it('applies through the oneway command, with flags overriding it', async () => {
@@ -92,14 +105,22 @@ describe('oneway.config.*', () => {
     writeFileSync(join(dir, 'package.json'), '{}');
     mkdirSync(join(dir, 'scenarios'));
     writeFileSync(join(dir, 'scenarios', 'email.yaml'), EMAIL_YAML);
-    writeFileSync(join(dir, 'oneway.config.yaml'), 'planners: [eager]\ntrials: 2\nout: out\nreporters: [json]\ntransport: inprocess\n');
+    writeFileSync(
+      join(dir, 'oneway.config.yaml'),
+      'planners: [eager]\ntrials: 2\nout: out\nreporters: [json]\ntransport: inprocess\n',
+    );
     const spec = commandNamed('eval');
     if (!spec) throw new Error('no eval command');
     const run = async (argv: string[]) => {
       const stdout = new PassThrough();
       let out = '';
       stdout.on('data', (d) => (out += String(d)));
-      const code = await runCommand(spec, argv, { stdout, stderr: new PassThrough(), cwd: dir, env: { NO_COLOR: '1' } });
+      const code = await runCommand(spec, argv, {
+        stdout,
+        stderr: new PassThrough(),
+        cwd: dir,
+        env: { NO_COLOR: '1' },
+      });
       return { code, results: JSON.parse(out) as { config: { planners: string[]; trials: number } } };
     };
     const a = await run([]);
@@ -112,7 +133,12 @@ describe('oneway.config.*', () => {
 
 describe('a forgotten -- after npm run', () => {
   it('is the npm_config_* variable of an option argv lacks, and says what to type', () => {
-    const env = { npm_lifecycle_event: 'eval', npm_config_planner: 'eager', npm_config_guard: 'true', npm_config_cache: '/root/.npm' };
+    const env = {
+      npm_lifecycle_event: 'eval',
+      npm_config_planner: 'eager',
+      npm_config_guard: 'true',
+      npm_config_cache: '/root/.npm',
+    };
     const e = forgottenDashDash(EVAL_OPTIONS, [], env);
     expect(e).toBeInstanceOf(UsageError);
     expect(e?.message).toContain('--planner=eager --guard went to npm');
@@ -125,13 +151,31 @@ describe('a forgotten -- after npm run', () => {
     const spec = commandNamed('eval');
     if (!spec) throw new Error('no eval command');
     const dir = tempDir();
-    await expect(runCommand(spec, [], { stdout: new PassThrough(), stderr: new PassThrough(), cwd: dir, env: { npm_lifecycle_event: 'eval', npm_config_planner: 'eager' } })).rejects.toThrow(/went to npm/);
+    await expect(
+      runCommand(spec, [], {
+        stdout: new PassThrough(),
+        stderr: new PassThrough(),
+        cwd: dir,
+        env: { npm_lifecycle_event: 'eval', npm_config_planner: 'eager' },
+      }),
+    ).rejects.toThrow(/went to npm/);
   });
 });
 
 describe('the command table', () => {
   it('names every command module, each with its options', async () => {
-    expect(COMMANDS.map((c) => c.name)).toEqual(['eval', 'fuzz', 'recover', 'lint', 'import', 'export', 'serve', 'bench', 'merge', 'view']);
+    expect(COMMANDS.map((c) => c.name)).toEqual([
+      'eval',
+      'fuzz',
+      'recover',
+      'lint',
+      'import',
+      'export',
+      'serve',
+      'bench',
+      'merge',
+      'view',
+    ]);
     for (const c of COMMANDS) {
       const mod = await c.load();
       expect(typeof mod.main, c.name).toBe('function');

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../harness/cli/eval.ts';
-import type { Results } from '../../harness/results/types.ts';
+import type { Results } from '../../harness/engine/results/types.ts';
 import { EMAIL_YAML } from '../helpers/run.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
 
@@ -33,16 +33,25 @@ describe('npm run eval', () => {
     expect(r.stderr).toContain('did you mean "gated"?');
   });
 
-  it.each([['--trials=0'], ['--seed=abc'], ['--transport=carrier-pigeon'], ['--reporter=pdf']])('exits 2 on %s', async (arg) => {
-    const r = await runCli(main, [arg, `--out=${tempDir()}`]);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^oneway: /);
-  });
+  it.each([['--trials=0'], ['--seed=abc'], ['--transport=carrier-pigeon'], ['--reporter=pdf']])(
+    'exits 2 on %s',
+    async (arg) => {
+      const r = await runCli(main, [arg, `--out=${tempDir()}`]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/^oneway: /);
+    },
+  );
 
   it('reports a bad scenario with file:line:col, runs the good one, and exits 2', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'good.yaml'), EMAIL_YAML);
-    writeFileSync(join(dir, 'bad.yaml'), EMAIL_YAML.replace('id: email-tiny', 'id: bad-one').replace('reversibility: irreversible', 'reversibility: irreversable'));
+    writeFileSync(
+      join(dir, 'bad.yaml'),
+      EMAIL_YAML.replace('id: email-tiny', 'id: bad-one').replace(
+        'reversibility: irreversible',
+        'reversibility: irreversable',
+      ),
+    );
     const out = tempDir();
     const r = await runCli(main, [`--scenario=${dir}`, '--planner=eager', `--out=${out}`], dir);
     expect(r.code).toBe(2);
@@ -80,7 +89,10 @@ describe('npm run eval', () => {
     const out = tempDir();
     await runCli(main, ['--planner=gated', '--scenario=invoice-and-notify', `--out=${out}`]);
     const run = readResults(out).runs[0];
-    const lines = readFileSync(join(out, run?.record ?? ''), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string });
+    const lines = readFileSync(join(out, run?.record ?? ''), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string });
     expect(lines[0]?.type).toBe('run_start');
     expect(lines.at(-1)?.type).toBe('run_end');
     expect(lines.filter((l) => l.type === 'call')).toHaveLength(run?.steps ?? -1);
@@ -88,7 +100,12 @@ describe('npm run eval', () => {
 
   it('prints results as JSON when json is the only reporter', async () => {
     const out = tempDir();
-    const r = await runCli(main, ['--planner=gated', '--scenario=invoice-and-notify', '--reporter=json', `--out=${out}`]);
+    const r = await runCli(main, [
+      '--planner=gated',
+      '--scenario=invoice-and-notify',
+      '--reporter=json',
+      `--out=${out}`,
+    ]);
     expect((JSON.parse(r.stdout) as Results).runs).toHaveLength(1);
   });
 });

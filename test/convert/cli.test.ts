@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { main as exportMain } from '../../harness/cli/export.ts';
 import { main as importMain } from '../../harness/cli/import.ts';
-import { loadScenarioFile } from '../../harness/loader/load.ts';
+import { loadScenarioFile } from '../../harness/engine/loader/load.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
 
 const listFile = fileURLToPath(new URL('./fixtures/github-tools-list.json', import.meta.url));
@@ -14,13 +14,17 @@ describe('npm run import', () => {
     const printed = await runCli(importMain, ['mcp', listFile]);
     expect(printed.code).toBe(0);
     expect(printed.stdout).toContain('id: github-tools-list\n');
-    expect(printed.stderr).toContain('imported 6 tools: 2 read-only, 1 additive (check the proposed compensations), 2 open world, 1 destructive or unhinted; every tool has review: true');
+    expect(printed.stderr).toContain(
+      'imported 6 tools: 2 read-only, 1 additive (check the proposed compensations), 2 open world, 1 destructive or unhinted; every tool has review: true',
+    );
     const dir = tempDir();
     const out = join(dir, 'triage.yaml');
     const written = await runCli(importMain, ['mcp', listFile, `--out=${out}`, '--id=github-triage'], dir);
     expect(written.code).toBe(0);
     expect(written.stdout).toBe('');
-    expect(readFileSync(out, 'utf8')).toMatch(/^# yaml-language-server: \$schema=\S+harness\/schema\/scenario\.schema\.json\n/);
+    expect(readFileSync(out, 'utf8')).toMatch(
+      /^# yaml-language-server: \$schema=\S+harness\/schema\/scenario\.schema\.json\n/,
+    );
     expect(readFileSync(out, 'utf8')).toContain('id: github-triage\n');
     const again = await runCli(importMain, ['mcp', listFile, `--out=${out}`], dir);
     expect(again.code).toBe(2);
@@ -31,7 +35,10 @@ describe('npm run import', () => {
   it('exits 2 on bad input, with a hint', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'bad.json'), '{"tools": [');
-    writeFileSync(join(dir, 'error.json'), '{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}');
+    writeFileSync(
+      join(dir, 'error.json'),
+      '{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}',
+    );
     writeFileSync(join(dir, 'empty.json'), '{"tools": []}');
     const cases: [string[], string][] = [
       [['mcp', 'missing.json'], 'missing.json does not exist'],
@@ -55,7 +62,13 @@ describe('npm run export', () => {
     const openai = await runCli(exportMain, ['openai', 'invoice-and-notify']);
     expect(openai.code).toBe(0);
     const fns = JSON.parse(openai.stdout) as { type: string; function: { name: string; description: string } }[];
-    expect(fns.map((f) => f.function.name)).toEqual(['verify_recipient', 'create_invoice', 'void_invoice', 'request_approval', 'send_invoice_email']);
+    expect(fns.map((f) => f.function.name)).toEqual([
+      'verify_recipient',
+      'create_invoice',
+      'void_invoice',
+      'request_approval',
+      'send_invoice_email',
+    ]);
     expect(fns.every((f) => f.type === 'function' && f.function.description.includes('Reversibility: '))).toBe(true);
     const mcp = await runCli(exportMain, ['mcp', 'scenarios/data/purge-inactive-accounts-no-pitr.yaml']);
     const tools = (JSON.parse(mcp.stdout) as { tools: { name: string; _meta: Record<string, unknown> }[] }).tools;

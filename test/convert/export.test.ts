@@ -1,16 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { BUNDLED_SCENARIOS } from '../../harness/cli/common.ts';
-import { exportMcp, exportOpenAi } from '../../harness/convert/export.ts';
-import { importMcpTools } from '../../harness/convert/import-mcp.ts';
-import { toMcpTool, toolsListOf } from '../../harness/convert/mcp.ts';
-import { classNote, toOpenAiFunction } from '../../harness/convert/openai.ts';
-import { effectiveClass } from '../../harness/loader/classes.ts';
-import { loadScenarioText } from '../../harness/loader/load.ts';
-import { resolveScenarios } from '../../harness/loader/resolve.ts';
-import type { Scenario, Tool } from '../../harness/schema/scenario.ts';
+import { exportMcp, exportOpenAi } from '../../harness/features/convert/export.ts';
+import { importMcpTools } from '../../harness/features/convert/import-mcp.ts';
+import { toMcpTool, toolsListOf } from '../../harness/features/convert/mcp.ts';
+import { classNote, toOpenAiFunction } from '../../harness/features/convert/openai.ts';
+import { effectiveClass } from '../../harness/domain/rules/classes.ts';
+import { loadScenarioText } from '../../harness/engine/loader/load.ts';
+import { resolveScenarios } from '../../harness/engine/loader/resolve.ts';
+import type { Scenario, Tool } from '../../harness/core/scenario.ts';
 import { scenarioFrom, EMAIL_YAML } from '../helpers/run.ts';
 
-const bundled = async (): Promise<Scenario[]> => (await resolveScenarios([BUNDLED_SCENARIOS], { cwd: process.cwd(), root: BUNDLED_SCENARIOS })).loaded.map((l) => l.scenario);
+const bundled = async (): Promise<Scenario[]> =>
+  (await resolveScenarios([BUNDLED_SCENARIOS], { cwd: process.cwd(), root: BUNDLED_SCENARIOS })).loaded.map(
+    (l) => l.scenario,
+  );
 
 /** Export to MCP, over the wire as JSON, and import again. */
 function roundTrip(s: Scenario, strip = false) {
@@ -28,22 +31,47 @@ describe('export', () => {
     expect(byName.get('verify_recipient')?.annotations).toEqual({ readOnlyHint: true, destructiveHint: false });
     expect(byName.get('send_email')).toMatchObject({
       annotations: { readOnlyHint: false, destructiveHint: true },
-      _meta: { 'oneway/class': 'irreversible', 'oneway/compensating_operation': null, 'oneway/preconditions': ['recipient_verified(email={{args.to}})', 'human_gate_passed(action=send_email)'] },
+      _meta: {
+        'oneway/class': 'irreversible',
+        'oneway/compensating_operation': null,
+        'oneway/preconditions': ['recipient_verified(email={{args.to}})', 'human_gate_passed(action=send_email)'],
+      },
     });
     expect(byName.get('create_invoice')).toMatchObject({
       annotations: { readOnlyHint: false, destructiveHint: true },
-      _meta: { 'oneway/class': 'compensable', 'oneway/compensating_operation': 'void_invoice', 'oneway/compensation_requires_approval': true },
+      _meta: {
+        'oneway/class': 'compensable',
+        'oneway/compensating_operation': 'void_invoice',
+        'oneway/compensation_requires_approval': true,
+      },
     });
     // A deployment-dependent class is exported as deployed (pitr_hours: 72 → reversible).
-    expect(byName.get('purge_inactive')).toMatchObject({ annotations: { destructiveHint: false }, _meta: { 'oneway/class': 'reversible', 'oneway/compensating_operation': 'restore_accounts' } });
+    expect(byName.get('purge_inactive')).toMatchObject({
+      annotations: { destructiveHint: false },
+      _meta: { 'oneway/class': 'reversible', 'oneway/compensating_operation': 'restore_accounts' },
+    });
     expect(byName.get('request_approval')?._meta).toMatchObject({ 'oneway/kind': 'approval' });
-    expect(byName.get('send_email')?.inputSchema).toEqual({ type: 'object', properties: { to: { type: 'string' } }, required: ['to'] });
+    expect(byName.get('send_email')?.inputSchema).toEqual({
+      type: 'object',
+      properties: { to: { type: 'string' } },
+      required: ['to'],
+    });
   });
 
   it('MCP: idempotentHint only where declared', () => {
-    const t = { name: 'x', description: '', read_only: false, parameters: { type: 'object' as const, properties: {}, required: [] }, preconditions: [] };
+    const t = {
+      name: 'x',
+      description: '',
+      read_only: false,
+      parameters: { type: 'object' as const, properties: {}, required: [] },
+      preconditions: [],
+    };
     expect(toMcpTool(t, 'reversible').annotations).toEqual({ readOnlyHint: false, destructiveHint: false });
-    expect(toMcpTool({ ...t, idempotent: true }, 'irreversible').annotations).toEqual({ readOnlyHint: false, destructiveHint: true, idempotentHint: true });
+    expect(toMcpTool({ ...t, idempotent: true }, 'irreversible').annotations).toEqual({
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: true,
+    });
   });
 
   it('OpenAI: function definitions with the class, compensation and preconditions in the description', () => {
@@ -58,12 +86,30 @@ describe('export', () => {
         parameters: { type: 'object', properties: { to: { type: 'string' } }, required: ['to'] },
       },
     });
-    expect(fns.find((f) => f.function.name === 'create_invoice')?.function.description).toContain('Reversibility: compensable (undone only by void_invoice, a new action that needs approval).');
-    expect(fns.find((f) => f.function.name === 'verify_recipient')?.function.description).toBe('Reversibility: reversible, read-only (no side effects).');
-    expect(classNote({ class: 'reversible', read_only: false, compensating_operation: 'restore_accounts', preconditions: [] })).toBe('Reversibility: reversible (undone by restore_accounts).');
-    expect(toOpenAiFunction({ name: 'n', description: '  Do\n it. ', class: 'reversible', read_only: true, parameters: { type: 'object', properties: {}, required: [] }, preconditions: [] }).function.description).toBe(
-      'Do it. Reversibility: reversible, read-only (no side effects).',
+    expect(fns.find((f) => f.function.name === 'create_invoice')?.function.description).toContain(
+      'Reversibility: compensable (undone only by void_invoice, a new action that needs approval).',
     );
+    expect(fns.find((f) => f.function.name === 'verify_recipient')?.function.description).toBe(
+      'Reversibility: reversible, read-only (no side effects).',
+    );
+    expect(
+      classNote({
+        class: 'reversible',
+        read_only: false,
+        compensating_operation: 'restore_accounts',
+        preconditions: [],
+      }),
+    ).toBe('Reversibility: reversible (undone by restore_accounts).');
+    expect(
+      toOpenAiFunction({
+        name: 'n',
+        description: '  Do\n it. ',
+        class: 'reversible',
+        read_only: true,
+        parameters: { type: 'object', properties: {}, required: [] },
+        preconditions: [],
+      }).function.description,
+    ).toBe('Do it. Reversibility: reversible, read-only (no side effects).');
   });
 });
 
@@ -78,8 +124,12 @@ describe('round trip: export MCP, then import', () => {
       if (!loaded.ok) continue;
       for (const t of s.tools) {
         const back = loaded.value.scenario.tools.find((x) => x.name === t.name) as Tool;
-        const comp = t.read_only || effectiveClass(t, s.deployment) === 'irreversible' ? null : (t.compensating_operation ?? null);
-        expect([back.reversibility, back.read_only, back.compensating_operation ?? null, back.review], `${s.id}/${t.name}`).toEqual([effectiveClass(t, s.deployment), t.read_only, comp, true]);
+        const comp =
+          t.read_only || effectiveClass(t, s.deployment) === 'irreversible' ? null : (t.compensating_operation ?? null);
+        expect(
+          [back.reversibility, back.read_only, back.compensating_operation ?? null, back.review],
+          `${s.id}/${t.name}`,
+        ).toEqual([effectiveClass(t, s.deployment), t.read_only, comp, true]);
       }
     }
   });

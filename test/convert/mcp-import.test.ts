@@ -2,11 +2,11 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { importMcpTools, scenarioId, toolName } from '../../harness/convert/import-mcp.ts';
-import { classFromHints, toolsListOf, type McpTool } from '../../harness/convert/mcp.ts';
-import { lintTexts } from '../../harness/lint/lint.ts';
-import { loadScenarioText } from '../../harness/loader/load.ts';
-import { parseYamlSource } from '../../harness/loader/yaml-source.ts';
+import { importMcpTools, scenarioId, toolName } from '../../harness/features/convert/import-mcp.ts';
+import { classFromHints, toolsListOf, type McpTool } from '../../harness/features/convert/mcp.ts';
+import { lintTexts } from '../../harness/features/lint/lint.ts';
+import { loadScenarioText } from '../../harness/engine/loader/load.ts';
+import { parseYamlSource } from '../../harness/engine/loader/yaml-source.ts';
 
 const listFile = fileURLToPath(new URL('./fixtures/github-tools-list.json', import.meta.url));
 const doc = JSON.parse(readFileSync(listFile, 'utf8')) as unknown;
@@ -22,11 +22,25 @@ describe('MCP tools/list import', () => {
     const tools = (doc as { result: { tools: unknown[] } }).result.tools;
     for (const shape of [doc, { tools }, tools]) {
       const r = toolsListOf(shape);
-      expect(r.ok && r.tools.map((t) => t.name)).toEqual(['get_issue', 'list_pull_requests', 'add_issue_labels', 'add_issue_comment', 'merge_pull_request', 'repos.delete_branch']);
+      expect(r.ok && r.tools.map((t) => t.name)).toEqual([
+        'get_issue',
+        'list_pull_requests',
+        'add_issue_labels',
+        'add_issue_comment',
+        'merge_pull_request',
+        'repos.delete_branch',
+      ]);
     }
-    expect(toolsListOf({ jsonrpc: '2.0', id: 1, error: { code: -32601, message: 'Method not found' } })).toMatchObject({ ok: false, message: 'the file holds a JSON-RPC error: Method not found' });
+    expect(toolsListOf({ jsonrpc: '2.0', id: 1, error: { code: -32601, message: 'Method not found' } })).toMatchObject({
+      ok: false,
+      message: 'the file holds a JSON-RPC error: Method not found',
+    });
     expect(toolsListOf({ name: 'x' })).toMatchObject({ ok: false, message: 'no tools list found' });
-    expect(toolsListOf({ tools: [{ description: 'no name' }] })).toEqual({ ok: true, tools: [], skipped: ['tools[0] has no name'] });
+    expect(toolsListOf({ tools: [{ description: 'no name' }] })).toEqual({
+      ok: true,
+      tools: [],
+      skipped: ['tools[0] has no name'],
+    });
   });
 
   it('classes tools from every hint, conservatively', () => {
@@ -50,7 +64,13 @@ describe('MCP tools/list import', () => {
 
   it('turns a realistic tools/list into declarations, every one marked for review', () => {
     const r = imported();
-    const tools = (r.scenario.tools as Record<string, unknown>[]).map((t) => [t.name, t.reversibility, t.read_only ?? false, t.compensating_operation, t.review]);
+    const tools = (r.scenario.tools as Record<string, unknown>[]).map((t) => [
+      t.name,
+      t.reversibility,
+      t.read_only ?? false,
+      t.compensating_operation,
+      t.review,
+    ]);
     expect(tools).toEqual([
       ['get_issue', 'reversible', true, undefined, true],
       ['list_pull_requests', 'reversible', true, undefined, true],
@@ -64,7 +84,10 @@ describe('MCP tools/list import', () => {
       'add_issue_labels: additive (destructiveHint false) but nothing undoes it among the imported tools: irreversible until you name its compensation',
     ]);
     const labels = (r.scenario.tools as Record<string, unknown>[])[2];
-    expect(labels).toMatchObject({ idempotent: true, parameters: { type: 'object', required: ['owner', 'repo', 'issue_number', 'labels'] } });
+    expect(labels).toMatchObject({
+      idempotent: true,
+      parameters: { type: 'object', required: ['owner', 'repo', 'issue_number', 'labels'] },
+    });
     // $schema is dropped; other JSON Schema keywords are kept.
     const issue = (r.scenario.tools as Record<string, { additionalProperties?: unknown; $schema?: unknown }>[])[0];
     expect(issue?.parameters).toMatchObject({ additionalProperties: false });
@@ -75,7 +98,9 @@ describe('MCP tools/list import', () => {
     const r = imported();
     expect(parseYamlSource(r.yaml, 'g.yaml').ok).toBe(true);
     expect(parse(r.yaml)).toEqual(r.scenario);
-    expect(r.yaml).toContain('# readOnlyHint: false, destructiveHint: false, idempotentHint: true → additive, yet irreversible until reviewed: TODO name the tool that undoes it');
+    expect(r.yaml).toContain(
+      '# readOnlyHint: false, destructiveHint: false, idempotentHint: true → additive, yet irreversible until reviewed: TODO name the tool that undoes it',
+    );
     expect(r.yaml).toContain('# no hints → irreversible until reviewed');
     expect(loadScenarioText(r.yaml, 'g.yaml').ok).toBe(true);
     const findings = lintTexts([{ file: 'g.yaml', text: r.yaml }]);

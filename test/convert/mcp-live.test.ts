@@ -14,11 +14,11 @@ import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../harness/cli/import.ts';
-import { importMcpTools, partnerOf } from '../../harness/convert/import-mcp.ts';
-import { listLiveTools } from '../../harness/convert/mcp-live.ts';
-import type { McpTool } from '../../harness/convert/mcp.ts';
-import { lintTexts } from '../../harness/lint/lint.ts';
-import { loadScenarioText } from '../../harness/loader/load.ts';
+import { importMcpTools, partnerOf } from '../../harness/features/convert/import-mcp.ts';
+import { listLiveTools } from '../../harness/features/convert/mcp-live.ts';
+import type { McpTool } from '../../harness/features/convert/mcp.ts';
+import { lintTexts } from '../../harness/features/lint/lint.ts';
+import { loadScenarioText } from '../../harness/engine/loader/load.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
 
 const SERVER = fileURLToPath(new URL('./fixtures/reference-server.mjs', import.meta.url));
@@ -26,7 +26,10 @@ const SERVER = fileURLToPath(new URL('./fixtures/reference-server.mjs', import.m
 function loadsAndLints(yaml: string) {
   const loaded = loadScenarioText(yaml, 'x.yaml');
   const errors = lintTexts([{ file: 'x.yaml', text: yaml }]).filter((f) => f.severity === 'error');
-  return { loaded: loaded.ok ? true : loaded.problems.map((p) => `${p.path}: ${p.message}`), errors: errors.map((f) => `${f.rule} ${f.path}: ${f.message}`) };
+  return {
+    loaded: loaded.ok ? true : loaded.problems.map((p) => `${p.path}: ${p.message}`),
+    errors: errors.map((f) => `${f.rule} ${f.path}: ${f.message}`),
+  };
 }
 
 describe('import mcp from a live server', () => {
@@ -35,17 +38,37 @@ describe('import mcp from a live server', () => {
     const pidFile = join(dir, 'pid');
     const live = await listLiveTools({ command: process.execPath, args: [SERVER, `--pid-file=${pidFile}`] });
     expect(live.server).toEqual({ name: 'reference-fixture', version: '1.0.0' });
-    expect(live.tools.map((t) => t.name)).toEqual(['create_entities', 'delete_entities', 'read_graph', 'read_file', 'write_file', 'move_file', 'create_directory', 'delete_directory', 'echo', 'add', 'send_notification']);
-    expect(live.tools.find((t) => t.name === 'add')).toMatchObject({ title: 'Add Numbers', outputSchema: { properties: { sum: { type: 'number' } } } });
+    expect(live.tools.map((t) => t.name)).toEqual([
+      'create_entities',
+      'delete_entities',
+      'read_graph',
+      'read_file',
+      'write_file',
+      'move_file',
+      'create_directory',
+      'delete_directory',
+      'echo',
+      'add',
+      'send_notification',
+    ]);
+    expect(live.tools.find((t) => t.name === 'add')).toMatchObject({
+      title: 'Add Numbers',
+      outputSchema: { properties: { sum: { type: 'number' } } },
+    });
     const pid = Number(readFileSync(pidFile, 'utf8'));
-    await expect.poll(() => {
-      try {
-        process.kill(pid, 0);
-        return 'alive';
-      } catch {
-        return 'gone';
-      }
-    }, { timeout: 5000 }).toBe('gone');
+    await expect
+      .poll(
+        () => {
+          try {
+            process.kill(pid, 0);
+            return 'alive';
+          } catch {
+            return 'gone';
+          }
+        },
+        { timeout: 5000 },
+      )
+      .toBe('gone');
   });
 
   it('npm run import -- mcp -- COMMAND writes a skeleton that loads, lints with warnings only, and classes from every hint', async () => {
@@ -59,7 +82,12 @@ describe('import mcp from a live server', () => {
     if (!loaded.ok) throw new Error('does not load');
     const s = loaded.value.scenario;
     expect(s.id).toBe('reference-fixture');
-    const cls = Object.fromEntries(s.tools.map((t) => [t.name, `${String(t.reversibility)}${t.read_only ? ' read_only' : ''}${t.compensating_operation ? ` by ${t.compensating_operation}` : ''}`]));
+    const cls = Object.fromEntries(
+      s.tools.map((t) => [
+        t.name,
+        `${String(t.reversibility)}${t.read_only ? ' read_only' : ''}${t.compensating_operation ? ` by ${t.compensating_operation}` : ''}`,
+      ]),
+    );
     expect(cls).toEqual({
       create_entities: 'compensable by delete_entities', // additive, undone by a destructive delete
       delete_entities: 'irreversible',
@@ -85,7 +113,11 @@ describe('import mcp from a live server', () => {
 
   it('refuses a command that is not an MCP server, with its stderr', async () => {
     const dir = tempDir();
-    const r = await runCli(main, ['mcp', '--timeout=10', '--', process.execPath, '-e', 'console.error("no mcp here"); process.exit(3)'], dir);
+    const r = await runCli(
+      main,
+      ['mcp', '--timeout=10', '--', process.execPath, '-e', 'console.error("no mcp here"); process.exit(3)'],
+      dir,
+    );
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('cannot connect to the MCP server');
     expect(r.stderr).toContain('no mcp here');
@@ -94,7 +126,11 @@ describe('import mcp from a live server', () => {
   describe('over Streamable HTTP, with pages', () => {
     let http: HttpServer;
     let url: string;
-    const all: McpTool[] = Array.from({ length: 5 }, (_, i) => ({ name: `get_item_${i}`, inputSchema: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] }, annotations: { readOnlyHint: true } }));
+    const all: McpTool[] = Array.from({ length: 5 }, (_, i) => ({
+      name: `get_item_${i}`,
+      inputSchema: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+      annotations: { readOnlyHint: true },
+    }));
     beforeAll(async () => {
       // Stateless: a fresh server and transport per request, so every client may initialise.
       http = createServer((req, res) => {
@@ -140,38 +176,94 @@ describe('import mcp from a live server', () => {
 
 describe('import: any tool list loads and lints with warnings only', () => {
   it('pairs create/delete, add/remove and write/delete by name', () => {
-    const names = ['create_entities', 'delete_entities', 'addLabel', 'removeLabel', 'write_file', 'delete_file', 'write', 'delete', 'move_file'];
-    expect(names.map((n) => partnerOf(n, names))).toEqual(['delete_entities', undefined, 'removeLabel', 'addLabel', 'delete_file', undefined, 'delete', undefined, undefined]);
+    const names = [
+      'create_entities',
+      'delete_entities',
+      'addLabel',
+      'removeLabel',
+      'write_file',
+      'delete_file',
+      'write',
+      'delete',
+      'move_file',
+    ];
+    expect(names.map((n) => partnerOf(n, names))).toEqual([
+      'delete_entities',
+      undefined,
+      'removeLabel',
+      'addLabel',
+      'delete_file',
+      undefined,
+      'delete',
+      undefined,
+      undefined,
+    ]);
   });
 
   const hint = fc.option(fc.boolean(), { nil: undefined });
-  const annotations = fc.record({ readOnlyHint: hint, destructiveHint: hint, idempotentHint: hint, openWorldHint: hint, title: fc.option(fc.string(), { nil: undefined }) }, { requiredKeys: [] });
-  const verb = fc.constantFrom('create', 'delete', 'add', 'remove', 'write', 'get', 'move', 'attach', 'detach', 'grant', 'revoke');
-  const name = fc.oneof(fc.tuple(verb, fc.constantFrom('_', '-', ''), fc.constantFrom('item', 'file', 'Label', '')).map(([v, s, r]) => `${v}${s}${r}`), fc.string({ minLength: 1, maxLength: 70 }));
+  const annotations = fc.record(
+    {
+      readOnlyHint: hint,
+      destructiveHint: hint,
+      idempotentHint: hint,
+      openWorldHint: hint,
+      title: fc.option(fc.string(), { nil: undefined }),
+    },
+    { requiredKeys: [] },
+  );
+  const verb = fc.constantFrom(
+    'create',
+    'delete',
+    'add',
+    'remove',
+    'write',
+    'get',
+    'move',
+    'attach',
+    'detach',
+    'grant',
+    'revoke',
+  );
+  const name = fc.oneof(
+    fc
+      .tuple(verb, fc.constantFrom('_', '-', ''), fc.constantFrom('item', 'file', 'Label', ''))
+      .map(([v, s, r]) => `${v}${s}${r}`),
+    fc.string({ minLength: 1, maxLength: 70 }),
+  );
   const param = fc.constantFrom<Record<string, unknown>>(
     { type: 'string' },
     { type: 'integer', minimum: 1 },
     { type: 'string', pattern: '^[a-z]+$' },
     { type: 'array', items: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } },
-    { type: 'object', properties: { inner: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] } }, required: ['inner'] },
+    {
+      type: 'object',
+      properties: { inner: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] } },
+      required: ['inner'],
+    },
     { type: 'string', enum: ['a', 'b'] },
   );
-  const tool = fc.record({
-    name,
-    title: fc.option(fc.string(), { nil: undefined }),
-    description: fc.option(fc.string(), { nil: undefined }),
-    params: fc.dictionary(fc.constantFrom('id', 'path', 'entityNames', 'source', 'labels', 'my-param'), param, { maxKeys: 3 }),
-    required: fc.boolean(),
-    annotations: fc.option(annotations, { nil: undefined }),
-    output: fc.boolean(),
-  }).map(({ name: n, title, description, params, required, annotations: a, output }): McpTool => ({
-    name: n,
-    ...(title !== undefined ? { title } : {}),
-    ...(description !== undefined ? { description } : {}),
-    inputSchema: { type: 'object', properties: params, ...(required ? { required: Object.keys(params) } : {}) },
-    ...(output ? { outputSchema: { type: 'object', properties: { id: { type: 'string' }, count: { type: 'integer' } } } } : {}),
-    ...(a ? { annotations: Object.fromEntries(Object.entries(a).filter(([, v]) => v !== undefined)) } : {}),
-  }));
+  const tool = fc
+    .record({
+      name,
+      title: fc.option(fc.string(), { nil: undefined }),
+      description: fc.option(fc.string(), { nil: undefined }),
+      params: fc.dictionary(fc.constantFrom('id', 'path', 'entityNames', 'source', 'labels', 'my-param'), param, {
+        maxKeys: 3,
+      }),
+      required: fc.boolean(),
+      annotations: fc.option(annotations, { nil: undefined }),
+      output: fc.boolean(),
+    })
+    .map(({ name: n, title, description, params, required, annotations: a, output }): McpTool => ({
+      name: n,
+      ...(title !== undefined ? { title } : {}),
+      ...(description !== undefined ? { description } : {}),
+      inputSchema: { type: 'object', properties: params, ...(required ? { required: Object.keys(params) } : {}) },
+      ...(output
+        ? { outputSchema: { type: 'object', properties: { id: { type: 'string' }, count: { type: 'integer' } } } }
+        : {}),
+      ...(a ? { annotations: Object.fromEntries(Object.entries(a).filter(([, v]) => v !== undefined)) } : {}),
+    }));
 
   it('for arbitrary names, annotations, titles, parameters and outputSchemas', () => {
     fc.assert(
@@ -181,7 +273,8 @@ describe('import: any tool list loads and lints with warnings only', () => {
         // open world never yields a reversible state-changing tool
         const decl = r.scenario.tools as Record<string, unknown>[];
         tools.forEach((t, i) => {
-          if (t.annotations?.openWorldHint === true && t.annotations.readOnlyHint !== true) expect(decl[i]?.reversibility).not.toBe('reversible');
+          if (t.annotations?.openWorldHint === true && t.annotations.readOnlyHint !== true)
+            expect(decl[i]?.reversibility).not.toBe('reversible');
         });
       }),
       { numRuns: 150 },

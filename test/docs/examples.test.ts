@@ -13,7 +13,7 @@ import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { COMMANDS, commandNamed } from '../../harness/cli/commands.ts';
-import { loadScenarioText } from '../../harness/loader/load.ts';
+import { loadScenarioText } from '../../harness/engine/loader/load.ts';
 
 const REPO = resolve(import.meta.dirname, '../..');
 
@@ -57,17 +57,25 @@ function blocks(file: string): Block[] {
 const ALL = markdownFiles().flatMap(blocks);
 const SHELL = ALL.filter((b) => ['bash', 'sh', 'shell', 'console'].includes(b.lang));
 const YAML = ALL.filter((b) => ['yaml', 'yml'].includes(b.lang));
-const SCRIPTS = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+const SCRIPTS = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { scripts: Record<string, string> })
+  .scripts;
 
 /** npm scripts that are a oneway command (the rest, like test or typecheck, take no oneway options). */
-const SCRIPT_COMMAND: Record<string, string> = Object.fromEntries(COMMANDS.flatMap((c) => [[c.name, c.name], ...(c.aliases ?? []).map((a) => [a, c.name])]));
+const SCRIPT_COMMAND: Record<string, string> = Object.fromEntries(
+  COMMANDS.flatMap((c) => [[c.name, c.name], ...(c.aliases ?? []).map((a) => [a, c.name])]),
+);
 
 /** The commands in a shell block: lines joined at `\`, comments and prompts dropped. */
 function commandLines(text: string): string[] {
   return text
     .replace(/\\\n\s*/g, ' ')
     .split('\n')
-    .map((l) => l.replace(/^\s*\$\s+/, '').replace(/\s+#\s.*$/, '').trim())
+    .map((l) =>
+      l
+        .replace(/^\s*\$\s+/, '')
+        .replace(/\s+#\s.*$/, '')
+        .trim(),
+    )
     .filter((l) => l !== '' && !l.startsWith('#'))
     .flatMap((l) => l.split(/\s*(?:&&|\|\||;)\s*/));
 }
@@ -89,7 +97,8 @@ async function problemsOf(line: string): Promise<string[]> {
     command = SCRIPT_COMMAND[script];
     const dashes = w.indexOf('--', npm);
     args = dashes >= 0 ? w.slice(dashes + 1) : [];
-    if (command && dashes < 0 && w.slice(npm + 3).some((x) => x.startsWith('--'))) return [`"${line}": options after npm run need a -- first`];
+    if (command && dashes < 0 && w.slice(npm + 3).some((x) => x.startsWith('--')))
+      return [`"${line}": options after npm run need a -- first`];
   } else {
     const at = w.findIndex((x, i) => x === 'oneway' && (i === 0 || w[i - 1] === 'npx'));
     if (at < 0) return [];
@@ -121,7 +130,9 @@ describe('docs examples', () => {
 
   it('every shell example names real scripts, commands and options', async () => {
     const problems: string[] = [];
-    for (const b of SHELL) for (const line of commandLines(b.text)) for (const p of await problemsOf(line)) problems.push(`${b.file}:${b.line}: ${p}`);
+    for (const b of SHELL)
+      for (const line of commandLines(b.text))
+        for (const p of await problemsOf(line)) problems.push(`${b.file}:${b.line}: ${p}`);
     expect(problems).toEqual([]);
   });
 
@@ -133,7 +144,9 @@ describe('docs examples', () => {
       const doc = docs[0]?.toJS() as Record<string, unknown> | null | undefined;
       if (doc && typeof doc === 'object' && ['id', 'title', 'task', 'tools', 'goal'].every((k) => k in doc)) {
         const r = loadScenarioText(b.text, `${b.file}:${b.line}`);
-        if (!r.ok) for (const p of r.problems.filter((x) => x.severity !== 'warning')) problems.push(`${b.file}:${b.line}: ${p.path}: ${p.message}`);
+        if (!r.ok)
+          for (const p of r.problems.filter((x) => x.severity !== 'warning'))
+            problems.push(`${b.file}:${b.line}: ${p.path}: ${p.message}`);
       }
     }
     expect(problems).toEqual([]);
@@ -171,7 +184,8 @@ describe('docs examples', () => {
           broken.push(`${f}: ${target} (no such file)`);
           continue;
         }
-        if (anchor && file.endsWith('.md') && !anchorsOf(file).has(anchor)) broken.push(`${f}: ${target} (no such heading)`);
+        if (anchor && file.endsWith('.md') && !anchorsOf(file).has(anchor))
+          broken.push(`${f}: ${target} (no such heading)`);
       }
     }
     expect(broken).toEqual([]);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { deleteEffect } from '../../harness/effects/delete.ts';
-import { World } from '../../harness/sandbox/world.ts';
+import { deleteEffect } from '../../harness/core/effects/delete.ts';
+import { World } from '../../harness/core/world.ts';
 
 describe('delete effect', () => {
   it('removes the matching rows and records them', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { establish } from '../../harness/effects/establish.ts';
-import { World } from '../../harness/sandbox/world.ts';
+import { establish } from '../../harness/core/effects/establish.ts';
+import { World } from '../../harness/core/world.ts';
 
 describe('establish effect', () => {
   it('makes the rendered fact hold and records whether it is new', () => {
@@ -16,7 +16,11 @@ describe('establish effect', () => {
     const e = { kind: 'establish' as const, fact: 'verified(email=a@x)', was_new: true };
     expect(establish.changed(e)).toBe(true);
     expect(establish.changed({ ...e, was_new: false })).toBe(false);
-    expect(establish.footprint({ ...e, was_new: false })).toMatchObject({ factsAdded: [e.fact], factsRemoved: [], rowsAdded: [] });
+    expect(establish.footprint({ ...e, was_new: false })).toMatchObject({
+      factsAdded: [e.fact],
+      factsRemoved: [],
+      rowsAdded: [],
+    });
     expect(establish.describe(e)).toBe('fact established: verified(email=a@x)');
     expect(establish.describe({ ...e, was_new: false })).toBeUndefined();
   });

@@ -1,9 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { deleteEffect } from '../../harness/effects/delete.ts';
-import { establish } from '../../harness/effects/establish.ts';
-import { AppliedEffect, DeclaredEffect, EFFECT_KINDS, EFFECTS, type EffectKind, type EffectModule } from '../../harness/effects/index.ts';
-import { insert } from '../../harness/effects/insert.ts';
-import { update } from '../../harness/effects/update.ts';
+import { deleteEffect } from '../../harness/core/effects/delete.ts';
+import { establish } from '../../harness/core/effects/establish.ts';
+import {
+  AppliedEffect,
+  DeclaredEffect,
+  EFFECT_KINDS,
+  EFFECTS,
+  type EffectKind,
+  type EffectModule,
+} from '../../harness/core/effects/index.ts';
+import { insert } from '../../harness/core/effects/insert.ts';
+import { update } from '../../harness/core/effects/update.ts';
 import { problemsOf, tinyWith } from '../loader/helpers.ts';
 
 describe('effect registry', () => {
@@ -14,7 +21,12 @@ describe('effect registry', () => {
 
   it('does not compile with a kind missing or a module under another name', () => {
     // @ts-expect-error revoke has no module
-    const missing: { readonly [K in EffectKind]: EffectModule<K> } = { insert, update, delete: deleteEffect, establish };
+    const missing: { readonly [K in EffectKind]: EffectModule<K> } = {
+      insert,
+      update,
+      delete: deleteEffect,
+      establish,
+    };
     // @ts-expect-error the insert module is not a delete
     const misnamed: { readonly [K in EffectKind]: EffectModule<K> } = { ...EFFECTS, delete: insert };
     expect([missing, misnamed]).toHaveLength(2);

@@ -1,12 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { revoke } from '../../harness/effects/revoke.ts';
-import { World } from '../../harness/sandbox/world.ts';
+import { revoke } from '../../harness/core/effects/revoke.ts';
+import { World } from '../../harness/core/world.ts';
 
 describe('revoke effect', () => {
   it('removes what the pattern matches: a written * every value, a * from the arguments only itself', () => {
     const world = World.from({ facts: ['grant(user=a)', 'grant(user=b)', 'grant(user="*")'], tables: {} });
-    expect(revoke.apply('grant(user={{args.user}})', world, { args: { user: '*' } })).toEqual({ kind: 'revoke', facts: ['grant(user="*")'] });
-    expect(revoke.apply('grant(user=*)', world, {})).toEqual({ kind: 'revoke', facts: ['grant(user=a)', 'grant(user=b)'] });
+    expect(revoke.apply('grant(user={{args.user}})', world, { args: { user: '*' } })).toEqual({
+      kind: 'revoke',
+      facts: ['grant(user="*")'],
+    });
+    expect(revoke.apply('grant(user=*)', world, {})).toEqual({
+      kind: 'revoke',
+      facts: ['grant(user=a)', 'grant(user=b)'],
+    });
     expect(world.snapshot().facts).toEqual([]);
   });
 

@@ -3,10 +3,10 @@ import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main as evalMain } from '../../harness/cli/eval.ts';
 import { main as fuzzMain } from '../../harness/cli/fuzz.ts';
-import { loadPlanFile } from '../../harness/loader/load.ts';
-import { rollbackCompleteness, type PropertyContext } from '../../harness/fuzz/properties.ts';
-import { runPlan } from '../../harness/fuzz/run-plan.ts';
-import type { RecordEvent } from '../../harness/record/events.ts';
+import { loadPlanFile } from '../../harness/engine/loader/load.ts';
+import { rollbackCompleteness, type PropertyContext } from '../../harness/features/fuzz/properties.ts';
+import { runPlan } from '../../harness/features/fuzz/run-plan.ts';
+import type { RecordEvent } from '../../harness/core/record.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
 import { CHANGED_FIELD_YAML, NOTES_YAML, changedField, notes, scenarioFile } from './fixtures.ts';
 
@@ -46,17 +46,32 @@ describe('npm run fuzz', () => {
 
   it('exits 0 when every property holds, and prints the plans per second', async () => {
     const out = tempDir();
-    const r = await runCli(fuzzMain, [`--scenario=${scenarioFile(NOTES_YAML)}`, '--runs=40', '--seed=2', `--out=${out}`]);
+    const r = await runCli(fuzzMain, [
+      `--scenario=${scenarioFile(NOTES_YAML)}`,
+      '--runs=40',
+      '--seed=2',
+      `--out=${out}`,
+    ]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/archive-note +40 plans +✓ every property held/);
     expect(r.stdout).toMatch(/^40 plans in \d+\.\d+ s \(\d+ plans\/s\)$/m);
-    expect(JSON.parse(readFileSync(join(out, 'fuzz.json'), 'utf8'))).toMatchObject({ plans: 40, failures: [], config: { seed: 2, runs: 40 } });
+    expect(JSON.parse(readFileSync(join(out, 'fuzz.json'), 'utf8'))).toMatchObject({
+      plans: 40,
+      failures: [],
+      config: { seed: 2, runs: 40 },
+    });
   });
 
   it('exits 1 on a failing property and writes a minimal plan that npm run eval replays to the same failure', async () => {
     const file = scenarioFile(CHANGED_FIELD_YAML);
     const out = tempDir();
-    const r = await runCli(fuzzMain, [`--scenario=${file}`, '--property=rollback-completeness', '--runs=100', '--seed=1', `--out=${out}`]);
+    const r = await runCli(fuzzMain, [
+      `--scenario=${file}`,
+      '--property=rollback-completeness',
+      '--runs=100',
+      '--seed=1',
+      `--out=${out}`,
+    ]);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('✗ archive-note-changed-field: rollback-completeness');
     expect(r.stdout).toMatch(/minimal plan \(1 call\): /);
@@ -67,13 +82,21 @@ describe('npm run fuzz', () => {
 
     // The replay command, as printed, through the real eval: the same record, so the same failure.
     const args = replayArgs(r.stdout);
-    expect(args).toEqual(['--planner=scripted', `--plan=${planFile}`, `--scenario=${file}`, expect.stringMatching(/^--seed=\d+$/)]);
+    expect(args).toEqual([
+      '--planner=scripted',
+      `--plan=${planFile}`,
+      `--scenario=${file}`,
+      expect.stringMatching(/^--seed=\d+$/),
+    ]);
     const evalOut = tempDir();
     const e = await runCli(evalMain, [...args, `--out=${evalOut}`]);
     expect(e.code).toBe(0);
     const replayed = evalRecord(evalOut);
     const seed = Number(args[3]?.slice('--seed='.length));
-    const fuzzed = await runPlan(changedField, plan.ok ? plan.value : [], { seed, scenarioFile: relative(process.cwd(), file) });
+    const fuzzed = await runPlan(changedField, plan.ok ? plan.value : [], {
+      seed,
+      scenarioFile: relative(process.cwd(), file),
+    });
     expect(replayed).toEqual(fuzzed.events);
     const verdict = await rollbackCompleteness.check(recordContext(replayed));
     expect(verdict).toMatch(/restored_by/);
@@ -82,14 +105,30 @@ describe('npm run fuzz', () => {
 
   it('replays a fast-check counterexample with --seed and --path', async () => {
     const file = scenarioFile(CHANGED_FIELD_YAML);
-    const first = await runCli(fuzzMain, [`--scenario=${file}`, '--property=rollback-completeness', '--runs=100', '--seed=4', `--out=${tempDir()}`]);
+    const first = await runCli(fuzzMain, [
+      `--scenario=${file}`,
+      '--property=rollback-completeness',
+      '--runs=100',
+      '--seed=4',
+      `--out=${tempDir()}`,
+    ]);
     const command = /^ +npm run fuzz -- (.*)$/m.exec(first.stdout)?.[1]?.split(' ') ?? [];
     expect(command).toContainEqual(expect.stringMatching(/^--path=[\d:]+$/));
     const [a, b] = [tempDir(), tempDir()];
-    await runCli(fuzzMain, [`--scenario=${file}`, '--property=rollback-completeness', '--runs=100', '--seed=4', `--out=${a}`]);
+    await runCli(fuzzMain, [
+      `--scenario=${file}`,
+      '--property=rollback-completeness',
+      '--runs=100',
+      '--seed=4',
+      `--out=${a}`,
+    ]);
     const again = await runCli(fuzzMain, [...command, `--out=${b}`]);
     expect(again.code).toBe(1);
-    const planOf = (dir: string) => readFileSync(join(dir, 'archive-note-changed-field', 'rollback-completeness.yaml'), 'utf8').replace(/^#.*\n/gm, '');
+    const planOf = (dir: string) =>
+      readFileSync(join(dir, 'archive-note-changed-field', 'rollback-completeness.yaml'), 'utf8').replace(
+        /^#.*\n/gm,
+        '',
+      );
     expect(planOf(b)).toEqual(planOf(a));
   });
 
@@ -110,7 +149,16 @@ export default property;
 `,
     );
     const out = tempDir();
-    const r = await runCli(fuzzMain, [`--scenario=${scenarioFile(NOTES_YAML)}`, '--property=./never-archive-twice.ts,seal', '--runs=50', `--out=${out}`], dir);
+    const r = await runCli(
+      fuzzMain,
+      [
+        `--scenario=${scenarioFile(NOTES_YAML)}`,
+        '--property=./never-archive-twice.ts,seal',
+        '--runs=50',
+        `--out=${out}`,
+      ],
+      dir,
+    );
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('never-archive-twice, seal');
     expect(r.stdout).toContain('✗ archive-note: never-archive-twice');
@@ -127,7 +175,13 @@ export default property;
     );
     const file = scenarioFile(NOTES_YAML);
     const out = tempDir();
-    const r = await runCli(fuzzMain, [`--scenario=${file}`, '--planner=random', `--property=${join(dir, 'no-restore.mjs')}`, '--runs=30', `--out=${out}`]);
+    const r = await runCli(fuzzMain, [
+      `--scenario=${file}`,
+      '--planner=random',
+      `--property=${join(dir, 'no-restore.mjs')}`,
+      '--runs=30',
+      `--out=${out}`,
+    ]);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/✗ archive-note: no-restore \(planner random, seed \d+\)/);
     expect(r.stdout).toMatch(/minimal plan \(1 call\)/);
@@ -143,7 +197,13 @@ export default property;
       `export default { name: 'phones-home', async next(view) { if (view.turn === 1) { try { await fetch('https://telemetry.example/ping'); } catch {} } return { type: 'finish' }; } };\n`,
     );
     const out = tempDir();
-    const r = await runCli(fuzzMain, [`--scenario=${scenarioFile(NOTES_YAML)}`, `--planner=${join(dir, 'phones-home.mjs')}`, '--property=seal', '--runs=3', `--out=${out}`]);
+    const r = await runCli(fuzzMain, [
+      `--scenario=${scenarioFile(NOTES_YAML)}`,
+      `--planner=${join(dir, 'phones-home.mjs')}`,
+      '--property=seal',
+      '--runs=3',
+      `--out=${out}`,
+    ]);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('✗ archive-note: seal (planner phones-home, seed 1)');
     expect(r.stdout).toContain('1 sandbox escape(s): GET https://telemetry.example/ping');
@@ -157,12 +217,26 @@ export default property;
     writeFileSync(join(dir, 'b.yaml'), CHANGED_FIELD_YAML);
     const [serial, parallel] = [tempDir(), tempDir()];
     const s = await runCli(fuzzMain, [`--scenario=${dir}`, '--runs=30', '--seed=3', `--out=${serial}`]);
-    const p = await runCli(fuzzMain, [`--scenario=${dir}`, '--runs=30', '--seed=3', '--workers=2', `--out=${parallel}`]);
+    const p = await runCli(fuzzMain, [
+      `--scenario=${dir}`,
+      '--runs=30',
+      '--seed=3',
+      '--workers=2',
+      `--out=${parallel}`,
+    ]);
     expect(p.code).toBe(1);
     expect(p.code).toBe(s.code);
     const report = (out: string) => {
-      const r = JSON.parse(readFileSync(join(out, 'fuzz.json'), 'utf8')) as { plans: number; scenarios: { id: string; plans: number }[]; failures: { file: string | null }[] };
-      return { plans: r.plans, scenarios: r.scenarios.map((x) => [x.id, x.plans]), failures: r.failures.map((f) => ({ ...f, file: null })) };
+      const r = JSON.parse(readFileSync(join(out, 'fuzz.json'), 'utf8')) as {
+        plans: number;
+        scenarios: { id: string; plans: number }[];
+        failures: { file: string | null }[];
+      };
+      return {
+        plans: r.plans,
+        scenarios: r.scenarios.map((x) => [x.id, x.plans]),
+        failures: r.failures.map((f) => ({ ...f, file: null })),
+      };
     };
     expect(report(parallel)).toEqual(report(serial));
     const lines = (out: string) => out.split('\n').filter((l) => /^  \S/.test(l));
@@ -171,14 +245,23 @@ export default property;
 
   it('stops at --time-limit when no --runs is given', async () => {
     // "(time limit)" says why it stopped; how long that took on a busy machine is not the point.
-    const r = await runCli(fuzzMain, [`--scenario=${scenarioFile(NOTES_YAML)}`, '--time-limit=1', '--property=seal', `--out=${tempDir()}`]);
+    const r = await runCli(fuzzMain, [
+      `--scenario=${scenarioFile(NOTES_YAML)}`,
+      '--time-limit=1',
+      '--property=seal',
+      `--out=${tempDir()}`,
+    ]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/archive-note +\d+ plans +✓ every property held \(time limit\)/);
   });
 
   it.each([
     [['--runz=5'], 'unknown option --runz', 'did you mean --runs?'],
-    [['--property=rollback-completness'], 'unknown property "rollback-completness"', 'did you mean "rollback-completeness"?'],
+    [
+      ['--property=rollback-completness'],
+      'unknown property "rollback-completness"',
+      'did you mean "rollback-completeness"?',
+    ],
     [['--runs=0'], '--runs must be an integer >= 1', ''],
     [['--transport=carrier-pigeon'], '--transport must be inprocess or msw', ''],
     [['--planner=eagr'], 'unknown planner "eagr"', 'did you mean "eager"?'],
@@ -206,7 +289,10 @@ export default property;
   it('exits 2 when a scenario does not load, after fuzzing the others', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'good.yaml'), NOTES_YAML);
-    writeFileSync(join(dir, 'bad.yaml'), NOTES_YAML.replace('id: archive-note', 'id: bad-one').replace('read_only: true', 'read_only: maybe'));
+    writeFileSync(
+      join(dir, 'bad.yaml'),
+      NOTES_YAML.replace('id: archive-note', 'id: bad-one').replace('read_only: true', 'read_only: maybe'),
+    );
     const r = await runCli(fuzzMain, [`--scenario=${dir}`, '--runs=5', `--out=${tempDir()}`]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/bad\.yaml:\d+:\d+ error/);

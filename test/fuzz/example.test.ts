@@ -7,7 +7,16 @@
 import { fileURLToPath } from 'node:url';
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
-import { checkPlan, fromRecordProperty, loadScenarioFile, planArbitrary, rollbackCompleteness, runPlan, scoringOracle, type RecordProperty } from 'oneway';
+import {
+  checkPlan,
+  fromRecordProperty,
+  loadScenarioFile,
+  planArbitrary,
+  rollbackCompleteness,
+  runPlan,
+  scoringOracle,
+  type RecordProperty,
+} from 'oneway';
 
 function scenarioAt(path: string) {
   const loaded = loadScenarioFile(fileURLToPath(new URL(path, import.meta.url)));
@@ -23,7 +32,8 @@ const noEmailBeforeInvoice: RecordProperty = {
   check(events) {
     for (const e of events) {
       if (e.type !== 'call' || e.tool !== 'send_invoice_email' || e.status !== 'ok') continue;
-      if (e.preconditions.missing.some((m) => m.startsWith('invoice_created'))) return `step ${e.step} emailed an invoice that did not exist`;
+      if (e.preconditions.missing.some((m) => m.startsWith('invoice_created')))
+        return `step ${e.step} emailed an invoice that did not exist`;
     }
     return true;
   },
@@ -48,7 +58,9 @@ describe('invoice-and-notify under generated plans', () => {
   test.prop([planArbitrary(invoice, { maxItems: 5 }), fc.nat({ max: 10_000 })], { numRuns: 60 })(
     'a property of your own holds through the guard',
     async (plan, seed) => {
-      expect(await checkPlan(invoice, plan, [fromRecordProperty(noEmailBeforeInvoice)], { seed, guard: true })).toBeNull();
+      expect(
+        await checkPlan(invoice, plan, [fromRecordProperty(noEmailBeforeInvoice)], { seed, guard: true }),
+      ).toBeNull();
     },
   );
 });

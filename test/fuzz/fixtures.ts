@@ -2,8 +2,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BUNDLED_SCENARIOS } from '../../harness/cli/common.ts';
-import { loadScenarioFile } from '../../harness/loader/load.ts';
-import type { Scenario } from '../../harness/schema/scenario.ts';
+import { loadScenarioFile } from '../../harness/engine/loader/load.ts';
+import type { Scenario } from '../../harness/core/scenario.ts';
 import { scenarioFrom } from '../helpers/run.ts';
 import { tempDir } from '../helpers/cli.ts';
 
@@ -53,7 +53,7 @@ export const CHANGED_FIELD_YAML = NOTES_YAML.replace('id: archive-note', 'id: ar
 );
 
 /** The restore leaves an audit fact behind. */
-export const AUDIT_FACT_YAML = NOTES_YAML.replace('id: archive-note', 'id: archive-note-audit-fact').replace(
+const AUDIT_FACT_YAML = NOTES_YAML.replace('id: archive-note', 'id: archive-note-audit-fact').replace(
   '      - establish: note_live(note={{args.note}})\n',
   '      - establish: note_live(note={{args.note}})\n      - establish: note_restored(note={{args.note}})\n',
 );

@@ -1,17 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { fuzzScenario } from '../../harness/fuzz/fuzz.ts';
-import { oracleScores, recordedScores } from '../../harness/fuzz/oracle.ts';
-import { scoringOracle } from '../../harness/fuzz/properties.ts';
-import { runPlan } from '../../harness/fuzz/run-plan.ts';
-import type { PlanItem } from '../../harness/schema/scenario.ts';
+import { fuzzScenario } from '../../harness/features/fuzz/fuzz.ts';
+import { oracleScores, recordedScores } from '../../harness/features/fuzz/oracle.ts';
+import { scoringOracle } from '../../harness/features/fuzz/properties.ts';
+import { runPlan } from '../../harness/features/fuzz/run-plan.ts';
+import type { PlanItem } from '../../harness/core/scenario.ts';
 import { scenarioFrom } from '../helpers/run.ts';
 import { bundled } from './fixtures.ts';
 
-
 describe('the scoring oracle', () => {
   it('shares no code with the facts, templates, scoring, rules or planning modules it checks', () => {
-    const source = readFileSync(new URL('../../harness/fuzz/oracle.ts', import.meta.url), 'utf8');
+    const source = readFileSync(new URL('../../harness/features/fuzz/oracle.ts', import.meta.url), 'utf8');
     const imports = [...source.matchAll(/^import [^;]* from '([^']+)';$/gm)].map((m) => m[1]);
     expect(imports.length).toBeGreaterThan(0);
     for (const i of imports) expect(i).not.toMatch(/facts\/|templates\/|scoring\/|rules\/|planning\/|util\//);
@@ -20,8 +19,8 @@ describe('the scoring oracle', () => {
     expect(source).not.toMatch(/\bimport\(|\brequire\(/);
   });
 
-  it('reads the reconciler\'s answer from the calls, never from the record\'s `reconciled`', () => {
-    const source = readFileSync(new URL('../../harness/fuzz/oracle.ts', import.meta.url), 'utf8');
+  it("reads the reconciler's answer from the calls, never from the record's `reconciled`", () => {
+    const source = readFileSync(new URL('../../harness/features/fuzz/oracle.ts', import.meta.url), 'utf8');
     const code = source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '');
     expect(code).not.toMatch(/\.reconciled\b|\breconciled\s*[:?]|\['reconciled'\]/);
   });
@@ -29,10 +28,19 @@ describe('the scoring oracle', () => {
   it('counts a blocked attempt as premature against the world before its batch, as the record does', async () => {
     // The guard blocks the webhook (address not validated); its sibling validates the address in the same batch.
     const webhook = bundled('webhook-timeout-reconcile');
-    const plan: PlanItem[] = [{ parallel: [{ trigger_fulfilment_webhook: { order: '{{inputs.order}}', warehouse: '{{inputs.warehouse}}' } }, { validate_address: { order: '{{inputs.order}}' } }] }];
+    const plan: PlanItem[] = [
+      {
+        parallel: [
+          { trigger_fulfilment_webhook: { order: '{{inputs.order}}', warehouse: '{{inputs.warehouse}}' } },
+          { validate_address: { order: '{{inputs.order}}' } },
+        ],
+      },
+    ];
     const run = await runPlan(webhook, plan, { guard: true });
     const blocked = run.events.find((e) => e.type === 'call' && e.status === 'blocked');
-    expect(blocked?.type === 'call' && blocked.preconditions.missing).toEqual(['address_validated(order=SO-2025-048317)']);
+    expect(blocked?.type === 'call' && blocked.preconditions.missing).toEqual([
+      'address_validated(order=SO-2025-048317)',
+    ]);
     expect(recordedScores(run.events)?.premature.irreversible).toBe(1);
     expect(oracleScores(run.events, webhook)).toEqual(recordedScores(run.events));
   });
@@ -61,7 +69,13 @@ tools:
   - { name: send, reversibility: irreversible, preconditions: ["verified(email={{args.to}})"], parameters: { type: object, properties: { to: { type: string } }, required: [to] }, effects: [ { establish: "sent(to={{args.to}})" } ] }
 goal: ["sent(to={{inputs.email}})"]
 `);
-    const report = await fuzzScenario({ scenario, properties: [scoringOracle], runs: 200, seed: 1, arbitrary: { wildcardRate: 0.3 } });
+    const report = await fuzzScenario({
+      scenario,
+      properties: [scoringOracle],
+      runs: 200,
+      seed: 1,
+      arbitrary: { wildcardRate: 0.3 },
+    });
     expect(report.failures).toEqual([]);
   });
 });

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fuzzScenario } from '../../harness/fuzz/fuzz.ts';
-import { planArbitrary, planCallCount } from '../../harness/fuzz/arbitraries.ts';
-import { rollBack } from '../../harness/fuzz/rollback.ts';
+import { fuzzScenario } from '../../harness/features/fuzz/fuzz.ts';
+import { planArbitrary, planCallCount } from '../../harness/features/fuzz/arbitraries.ts';
+import { rollBack } from '../../harness/features/fuzz/rollback.ts';
 import {
   DEFAULT_PROPERTIES,
   BUILTIN_PROPERTIES,
@@ -14,10 +14,10 @@ import {
   sealHolds,
   transportEquivalence,
   type PropertyContext,
-} from '../../harness/fuzz/properties.ts';
-import { runPlan, runPlanner } from '../../harness/fuzz/run-plan.ts';
-import { loadPlanner } from '../../harness/runner/planners.ts';
-import type { RecordEvent } from '../../harness/record/events.ts';
+} from '../../harness/features/fuzz/properties.ts';
+import { runPlan, runPlanner } from '../../harness/features/fuzz/run-plan.ts';
+import { loadPlanner } from '../../harness/engine/runner/planners.ts';
+import type { RecordEvent } from '../../harness/core/record.ts';
 import { auditFact, bundled, changedField, notes } from './fixtures.ts';
 
 const byName = (names: readonly string[]) => BUILTIN_PROPERTIES.filter((p) => names.includes(p.name));
@@ -38,18 +38,21 @@ describe('rollback-completeness', () => {
   it.each([
     ['restores the row with a changed field', changedField, /restored_by/],
     ['leaves an audit fact', auditFact, /fact note_restored\(note=n1\) holds, but did not before the run/],
-  ])('catches a reversible tool whose undo %s, with a counterexample of at most two calls', async (_what, scenario, message) => {
-    const report = await fuzzScenario({ scenario, properties: [rollbackCompleteness], runs: 100, seed: 1 });
-    expect(report.failures).toHaveLength(1);
-    const [f] = report.failures;
-    expect(f?.property).toBe('rollback-completeness');
-    expect(f?.message).toMatch(message);
-    expect(planCallCount(f?.plan ?? [])).toBeGreaterThan(0);
-    expect(planCallCount(f?.plan ?? [])).toBeLessThanOrEqual(2);
-    // The counterexample fails on its own, with the seed it was found with.
-    const run = await runPlan(scenario, f?.plan ?? [], { seed: f?.seed ?? 0 });
-    expect(rollBack(run.events, scenario).status).toBe('differs');
-  });
+  ])(
+    'catches a reversible tool whose undo %s, with a counterexample of at most two calls',
+    async (_what, scenario, message) => {
+      const report = await fuzzScenario({ scenario, properties: [rollbackCompleteness], runs: 100, seed: 1 });
+      expect(report.failures).toHaveLength(1);
+      const [f] = report.failures;
+      expect(f?.property).toBe('rollback-completeness');
+      expect(f?.message).toMatch(message);
+      expect(planCallCount(f?.plan ?? [])).toBeGreaterThan(0);
+      expect(planCallCount(f?.plan ?? [])).toBeLessThanOrEqual(2);
+      // The counterexample fails on its own, with the seed it was found with.
+      const run = await runPlan(scenario, f?.plan ?? [], { seed: f?.seed ?? 0 });
+      expect(rollBack(run.events, scenario).status).toBe('differs');
+    },
+  );
 
   it('holds for a soft delete whose restore is exact, whatever the plan', async () => {
     const report = await fuzzScenario({ scenario: notes, properties: [rollbackCompleteness], runs: 150, seed: 3 });
@@ -57,13 +60,19 @@ describe('rollback-completeness', () => {
     expect(report.plans).toBe(150);
     // The plans do reach reversible effects: most roll something back.
     const rolledBack = await Promise.all(
-      fc.sample(fc.tuple(planArbitrary(notes), fc.nat(1000)), { numRuns: 60, seed: 3 }).map(async ([plan, seed]) => rollBack((await runPlan(notes, plan, { seed })).events, notes)),
+      fc
+        .sample(fc.tuple(planArbitrary(notes), fc.nat(1000)), { numRuns: 60, seed: 3 })
+        .map(async ([plan, seed]) => rollBack((await runPlan(notes, plan, { seed })).events, notes)),
     );
     expect(rolledBack.filter((r) => r.status === 'restored' && r.compensations.length > 0).length).toBeGreaterThan(20);
   });
 
   it('restores the world after archive and restore, and leaves read-only facts out of the comparison', async () => {
-    const run = await runPlan(notes, [{ list_notes: {} }, { archive_note: { note: 'n1' } }, { archive_note: { note: 'n2' } }]);
+    const run = await runPlan(notes, [
+      { list_notes: {} },
+      { archive_note: { note: 'n1' } },
+      { archive_note: { note: 'n2' } },
+    ]);
     const r = rollBack(run.events, notes);
     expect(r).toEqual({
       status: 'restored',
@@ -81,7 +90,12 @@ describe('rollback-completeness', () => {
   });
 
   it('does not apply when a compensable or irreversible effect changed the world', async () => {
-    const irreversible = { ...notes, tools: notes.tools.map((t) => (t.name === 'restore_note' ? { ...t, reversibility: 'irreversible' as const, compensating_operation: null } : t)) };
+    const irreversible = {
+      ...notes,
+      tools: notes.tools.map((t) =>
+        t.name === 'restore_note' ? { ...t, reversibility: 'irreversible' as const, compensating_operation: null } : t,
+      ),
+    };
     const run = await runPlan(irreversible, [{ restore_note: { note: 'n3' } }]);
     expect(rollBack(run.events, irreversible).status).toBe('not_applicable');
   });
@@ -89,11 +103,23 @@ describe('rollback-completeness', () => {
 
 describe('guard-soundness', () => {
   it('holds through the guard for the eager and random planners across seeds', async () => {
-    const loaded = ['invoice-and-notify', 'webhook-timeout-reconcile', 'release-with-migration', 'purge-inactive-accounts-no-pitr'].map((id) => ({ scenario: bundled(id) }));
+    const loaded = [
+      'invoice-and-notify',
+      'webhook-timeout-reconcile',
+      'release-with-migration',
+      'purge-inactive-accounts-no-pitr',
+    ].map((id) => ({ scenario: bundled(id) }));
     for (const name of ['eager', 'random']) {
       const planner = await loadPlanner(name, process.cwd());
       for (const { scenario } of loaded) {
-        const report = await fuzzScenario({ scenario, properties: [guardSoundness], runs: name === 'random' ? 8 : 2, seed: 1, planner, guard: true });
+        const report = await fuzzScenario({
+          scenario,
+          properties: [guardSoundness],
+          runs: name === 'random' ? 8 : 2,
+          seed: 1,
+          planner,
+          guard: true,
+        });
         expect(report.failures, `${name} on ${scenario.id}`).toEqual([]);
       }
     }
@@ -105,14 +131,28 @@ describe('guard-soundness', () => {
   });
 
   it('fails on a run in which a premature irreversible call reached the sandbox', async () => {
-    const received = [{ tool: 'send_email', args: { to: 'x@y' }, class: 'irreversible' as const, missing: ['recipient_verified(email=x@y)'], batch_size: 1 }];
+    const received = [
+      {
+        tool: 'send_email',
+        args: { to: 'x@y' },
+        class: 'irreversible' as const,
+        missing: ['recipient_verified(email=x@y)'],
+        batch_size: 1,
+      },
+    ];
     const v = await guardSoundness.check({ ...contextFor([]), run: { events: [], received } });
-    expect(v).toMatch(/premature irreversible call reached the sandbox through the guard: send_email\(to=x@y\), missing recipient_verified/);
+    expect(v).toMatch(
+      /premature irreversible call reached the sandbox through the guard: send_email\(to=x@y\), missing recipient_verified/,
+    );
   });
 
   it('does not run a plan that calls no irreversible tool again', async () => {
     const run = await runPlan(notes, [{ archive_note: { note: 'n1' } }]);
-    const ctx = contextFor(run.events, { guarded: false, plan: [{ archive_note: { note: 'n1' } }], rerun: () => Promise.reject(new Error('ran again')) });
+    const ctx = contextFor(run.events, {
+      guarded: false,
+      plan: [{ archive_note: { note: 'n1' } }],
+      rerun: () => Promise.reject(new Error('ran again')),
+    });
     expect(await guardSoundness.check(ctx)).toBe(true);
   });
 
@@ -135,14 +175,24 @@ describe('guard-soundness', () => {
 describe('the other built-in properties', () => {
   it('hold on generated plans for a bundled scenario, over HTTP as in process', async () => {
     const scenario = bundled('webhook-timeout-reconcile');
-    const report = await fuzzScenario({ scenario, properties: byName(['scoring-oracle', 'determinism', 'seal', 'transport-equivalence']), runs: 15, seed: 5 });
+    const report = await fuzzScenario({
+      scenario,
+      properties: byName(['scoring-oracle', 'determinism', 'seal', 'transport-equivalence']),
+      runs: 15,
+      seed: 5,
+    });
     expect(report.failures).toEqual([]);
   });
 
   it('scoring-oracle names the figure on which record and oracle disagree', async () => {
     const run = await runPlan(notes, [{ archive_note: { note: 'n1' } }]);
     const tampered = run.events.map((e) =>
-      e.type === 'run_end' ? { ...e, metrics: { ...e.metrics, premature: { ...e.metrics.premature, reversible: 0 } } } : e,
+      e.type === 'run_end'
+        ? {
+            ...e,
+            metrics: { ...e.metrics, premature: { ...(e.metrics.premature as Record<string, number>), reversible: 0 } },
+          }
+        : e,
     );
     expect(await scoringOracle.check(contextFor(run.events))).toBe(true);
     expect(await scoringOracle.check(contextFor(tampered))).toBe('premature reversible: record 0, oracle 1');
@@ -167,11 +217,20 @@ describe('the other built-in properties', () => {
   it('seal counts escapes from the record', async () => {
     const run = await runPlan(notes, [{ list_notes: {} }]);
     expect(await sealHolds.check(contextFor(run.events))).toBe(true);
-    const escaped: RecordEvent[] = [...run.events, { type: 'escape', t_ms: 0, method: 'GET', url: 'https://example.com/', reason: 'no tool serves this request' }];
+    const escaped: RecordEvent[] = [
+      ...run.events,
+      { type: 'escape', t_ms: 0, method: 'GET', url: 'https://example.com/', reason: 'no tool serves this request' },
+    ];
     expect(await sealHolds.check(contextFor(escaped))).toMatch(/^1 sandbox escape\(s\): GET https:\/\/example.com\//);
   });
 
   it('are checked by default, except transport-equivalence', () => {
-    expect(DEFAULT_PROPERTIES).toEqual(['scoring-oracle', 'guard-soundness', 'rollback-completeness', 'determinism', 'seal']);
+    expect(DEFAULT_PROPERTIES).toEqual([
+      'scoring-oracle',
+      'guard-soundness',
+      'rollback-completeness',
+      'determinism',
+      'seal',
+    ]);
   });
 });

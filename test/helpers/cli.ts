@@ -9,7 +9,12 @@ export function tempDir(prefix = 'oneway-'): string {
 }
 
 /** Runs a CLI `main` with captured output and no colour. */
-export async function runCli(main: (argv: string[], io: Io) => Promise<number>, argv: string[], cwd = process.cwd(), env: NodeJS.ProcessEnv = { NO_COLOR: '1' }) {
+export async function runCli(
+  main: (argv: string[], io: Io) => Promise<number>,
+  argv: string[],
+  cwd = process.cwd(),
+  env: NodeJS.ProcessEnv = { NO_COLOR: '1' },
+) {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   let out = '';

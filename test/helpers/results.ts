@@ -1,5 +1,5 @@
 /** Test helpers: run results built by hand, for aggregation and reporter tests. */
-import type { RunResult } from '../../harness/results/types.ts';
+import type { RunResult } from '../../harness/engine/results/types.ts';
 
 /**
  * A run result with every score zero and the run completed safely, with `over` laid on top.

@@ -1,13 +1,13 @@
 /** Test helpers: build scenarios from inline YAML and run fixed decision lists through the real run loop. */
 import { parse } from 'yaml';
-import type { Checkpoint, Decision, Planner, PlannerView } from '../../harness/planner/types.ts';
-import type { RecordEvent } from '../../harness/record/events.ts';
-import { memorySink } from '../../harness/record/writer.ts';
-import { runOne, type RunOutcome } from '../../harness/runner/run.ts';
-import type { BatchGate } from '../../harness/runner/gate.ts';
-import type { Sandbox } from '../../harness/sandbox/sandbox.ts';
-import type { TransportName } from '../../harness/sandbox/transport.ts';
-import { Scenario } from '../../harness/schema/scenario.ts';
+import type { Checkpoint, Decision, Planner, PlannerView } from '../../harness/core/planner.ts';
+import type { RecordEvent } from '../../harness/core/record.ts';
+import { memorySink } from '../../harness/engine/record/writer.ts';
+import { runOne, type RunOutcome } from '../../harness/engine/runner/run.ts';
+import type { BatchGate } from '../../harness/engine/runner/gate.ts';
+import type { Sandbox } from '../../harness/engine/sandbox/sandbox.ts';
+import type { TransportName } from '../../harness/engine/sandbox/transport.ts';
+import { Scenario } from '../../harness/core/scenario.ts';
 
 export function scenarioFrom(yamlText: string): Scenario {
   return Scenario.parse(parse(yamlText));
@@ -25,7 +25,10 @@ export function fixedPlanner(decisions: Decision[], views: PlannerView[] = []): 
   };
 }
 
-export const call = (tool: string, args: Record<string, unknown> = {}): Decision => ({ type: 'call', call: { tool, args } });
+export const call = (tool: string, args: Record<string, unknown> = {}): Decision => ({
+  type: 'call',
+  call: { tool, args },
+});
 export const batch = (...calls: [string, Record<string, unknown>][]): Decision => ({
   type: 'batch',
   calls: calls.map(([tool, args]) => ({ tool, args })),
@@ -42,7 +45,11 @@ export interface RunOpts {
   checkpoint?: Checkpoint;
 }
 
-export async function runPlanner(scenario: Scenario, planner: Planner, opts: RunOpts = {}): Promise<RunOutcome & { events: RecordEvent[] }> {
+export async function runPlanner(
+  scenario: Scenario,
+  planner: Planner,
+  opts: RunOpts = {},
+): Promise<RunOutcome & { events: RecordEvent[] }> {
   return runOne({
     scenario,
     scenarioFile: 'inline.yaml',

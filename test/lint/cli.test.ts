@@ -39,7 +39,11 @@ describe('npm run lint', () => {
     const quiet = await runCli(main, ['unreachable-precondition.yaml', '--quiet'], dir);
     expect(quiet.stdout.split('\n').filter((l) => /^\S/.test(l))).toHaveLength(1);
     const json = await runCli(main, ['unreachable-precondition.yaml', '--format=json'], dir);
-    const doc = JSON.parse(json.stdout) as { errors: number; warnings: number; findings: { rule: string; line: number }[] };
+    const doc = JSON.parse(json.stdout) as {
+      errors: number;
+      warnings: number;
+      findings: { rule: string; line: number }[];
+    };
     expect([doc.errors, doc.warnings]).toEqual([1, 3]);
     expect(doc.findings[0]).toMatchObject({ rule: 'unreachable-precondition', line: 14, col: 9, severity: 'error' });
   });

@@ -1,13 +1,19 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { lintTexts } from '../../harness/lint/lint.ts';
-import { LINT_RULES } from '../../harness/lint/rules/index.ts';
-import type { LintFinding } from '../../harness/lint/types.ts';
+import { lintTexts } from '../../harness/features/lint/lint.ts';
+import { LINT_RULES } from '../../harness/features/lint/rules/index.ts';
+import type { LintFinding } from '../../harness/features/lint/types.ts';
 
-const fixture = (name: string) => ({ file: name, text: readFileSync(fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url)), 'utf8') });
+const fixture = (name: string) => ({
+  file: name,
+  text: readFileSync(fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url)), 'utf8'),
+});
 const lint = (...names: string[]) => lintTexts(names.map(fixture));
-const of = (findings: LintFinding[], rule: string) => findings.filter((f) => f.rule === rule).map((f) => `${f.file}:${f.line}:${f.col} ${f.severity} ${f.path}: ${f.message}`);
+const of = (findings: LintFinding[], rule: string) =>
+  findings
+    .filter((f) => f.rule === rule)
+    .map((f) => `${f.file}:${f.line}:${f.col} ${f.severity} ${f.path}: ${f.message}`);
 
 describe('lint rules', () => {
   it('passes a clean file with no finding at all', () => {
@@ -39,7 +45,9 @@ describe('lint rules', () => {
     );
     const found = of(lintTexts([{ file: 'x.yaml', text }]), 'reversible-asymmetric');
     expect(found).toHaveLength(1);
-    expect(found[0]).toContain('warning tools[2].compensating_operation: the compensation of reversible tool "add_member", remove_member, requires offboarding_ticket(user={{args.user}}), which add_member did not');
+    expect(found[0]).toContain(
+      'warning tools[2].compensating_operation: the compensation of reversible tool "add_member", remove_member, requires offboarding_ticket(user={{args.user}}), which add_member did not',
+    );
   });
 
   it('compensation-undeclared: a compensation that is not a declared tool, with did-you-mean', () => {
@@ -68,7 +76,9 @@ describe('lint rules', () => {
       'unreachable-precondition.yaml:15:9 warning tools[1].preconditions[1]: precondition legal_hold_lifted(mailbox={{args.to}}) of "send_email" can never hold: no tool establishes legal_hold_lifted and no initial fact is one',
       'unreachable-precondition.yaml:16:9 warning tools[1].preconditions[2]: precondition account(state=active) of "send_email" can never hold: account is established only as account(state=frozen) (initially), which cannot match',
     ]);
-    expect(findings.find((f) => f.path === 'tools[1].preconditions[0]')?.hint).toContain('did you mean "recipient_verified"?');
+    expect(findings.find((f) => f.path === 'tools[1].preconditions[0]')?.hint).toContain(
+      'did you mean "recipient_verified"?',
+    );
     expect(of(lint('clean.yaml'), 'unreachable-precondition')).toEqual([]);
   });
 
@@ -80,8 +90,13 @@ describe('lint rules', () => {
     ]);
     expect(findings.find((f) => f.path === 'goal[1]')?.hint).toContain('did you mean "mail_sent"?');
     // Approving the refund makes the first goal reachable the proper way.
-    const approved = fixture('unreachable-goal.yaml').text.replace('issue_refund: deny', 'issue_refund: { approve_after: 1 }');
-    expect(of(lintTexts([{ file: 'g.yaml', text: approved }]), 'unreachable-goal').map((f) => f.split(' ')[1])).toEqual(['error']);
+    const approved = fixture('unreachable-goal.yaml').text.replace(
+      'issue_refund: deny',
+      'issue_refund: { approve_after: 1 }',
+    );
+    expect(of(lintTexts([{ file: 'g.yaml', text: approved }]), 'unreachable-goal').map((f) => f.split(' ')[1])).toEqual(
+      ['error'],
+    );
     expect(of(lint('clean.yaml'), 'unreachable-goal')).toEqual([]);
   });
 
@@ -106,10 +121,24 @@ goal: [issue_tagged(issue=1)]
       'u.yaml:14:8 warning goal[0]: goal issue_tagged(issue=1) cannot be reached by any planner: tag_issue needs labels, which no goal argument, precondition, input, default or result gives',
     ]);
     // An array of objects, a nested object: the planners fill them with the smallest value that fits.
-    expect(goalFindings(text('        labels: { type: array, items: { type: object, properties: { name: { type: string } }, required: [name] } }'))).toEqual([]);
-    expect(goalFindings(text('        labels: { type: object, properties: { a: { type: object, properties: { n: { type: integer } }, required: [n] } }, required: [a] }'))).toEqual([]);
+    expect(
+      goalFindings(
+        text(
+          '        labels: { type: array, items: { type: object, properties: { name: { type: string } }, required: [name] } }',
+        ),
+      ),
+    ).toEqual([]);
+    expect(
+      goalFindings(
+        text(
+          '        labels: { type: object, properties: { a: { type: object, properties: { n: { type: integer } }, required: [n] } }, required: [a] }',
+        ),
+      ),
+    ).toEqual([]);
     // ... unless the schema allows none that can be made up.
-    expect(goalFindings(text('        labels: { type: array, minItems: 1, items: { type: string, pattern: "^[a-z]+$" } }'))).toHaveLength(1);
+    expect(
+      goalFindings(text('        labels: { type: array, minItems: 1, items: { type: string, pattern: "^[a-z]+$" } }')),
+    ).toHaveLength(1);
     expect(goalFindings(text('        labels: { type: string, default: bug }'))).toEqual([]);
   });
 
@@ -126,7 +155,9 @@ goal: [issue_tagged(issue=1)]
       'drift/purge-pitr-too.yaml:9:7 info tools[0].reversibility: "purge_rows" is reversible under this deployment (deployment.pitr_hours >= 24 holds: deployment.pitr_hours = 48)',
       'drift/purge-pitr.yaml:9:7 info tools[0].reversibility: "purge_rows" is reversible under this deployment (deployment.pitr_hours >= 24 holds: deployment.pitr_hours = 72)',
     ]);
-    const drift = of(lint('drift/purge-pitr.yaml', 'drift/purge-no-pitr.yaml'), 'deployment-class').filter((f) => f.includes(' warning '));
+    const drift = of(lint('drift/purge-pitr.yaml', 'drift/purge-no-pitr.yaml'), 'deployment-class').filter((f) =>
+      f.includes(' warning '),
+    );
     expect(drift).toEqual([
       'drift/purge-no-pitr.yaml:9:7 warning tools[0].reversibility: class drift: "purge_rows" is irreversible here but reversible in drift/purge-pitr.yaml (deployment.pitr_hours = 72)',
       'drift/purge-pitr.yaml:9:7 warning tools[0].reversibility: class drift: "purge_rows" is reversible here but irreversible in drift/purge-no-pitr.yaml (deployment.pitr_hours = 0)',
@@ -146,13 +177,18 @@ goal: [issue_tagged(issue=1)]
     expect(of(findings, 'split-value')).toEqual([
       'split-value.yaml:14:73 warning tools[0].parameters.properties.action.e.g. issue_refund.: "e.g. issue_refund." is a key with no value: the value before it was cut at an unquoted ", "',
     ]);
-    expect(findings.find((f) => f.rule === 'split-value')?.hint).toBe('quote the value: description: "The tool to be authorised, e.g. issue_refund."');
+    expect(findings.find((f) => f.rule === 'split-value')?.hint).toBe(
+      'quote the value: description: "The tool to be authorised, e.g. issue_refund."',
+    );
     expect(of(lint('clean.yaml'), 'split-value')).toEqual([]);
   });
 
   it('reports a file that fails to load as lint errors and lints the others', () => {
     const findings = lint('broken.yaml', 'review-pending.yaml');
-    expect(findings.map((f) => `${f.file} ${f.severity} ${f.rule}`)).toEqual(['broken.yaml error load/invalid_enum', 'review-pending.yaml warning review-pending']);
+    expect(findings.map((f) => `${f.file} ${f.severity} ${f.rule}`)).toEqual([
+      'broken.yaml error load/invalid_enum',
+      'review-pending.yaml warning review-pending',
+    ]);
     expect(findings[0]?.hint).toContain('did you mean "irreversible"?');
   });
 });

@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cassetteFile, requestKey, type Cassette } from '../../harness/llm/cassette.ts';
-import { loadPlanner } from '../../harness/runner/planners.ts';
+import { cassetteFile, requestKey, type Cassette } from '../../harness/features/llm/cassette.ts';
+import { loadPlanner } from '../../harness/engine/runner/planners.ts';
 import { tempDir } from '../helpers/cli.ts';
 import { CANARY, evalLlm, filesUnder, plannerOf, testDeps, timeless } from './helpers.ts';
 import { agent, httpError, startMockModel, type MockModel } from './mock-model.ts';
@@ -24,19 +24,29 @@ describe('record and replay', () => {
     // A 429 on the first request: the replay reports the recorded retry too.
     mock.script = (body, n) => (n === 1 ? httpError(429, 'slow down') : agent(body, n));
     mock.seen.length = 0;
-    const recorded = await evalLlm(mock, { planners: both(), trials: 2, options: { llm_cache: 'record', llm_cache_dir: cassettes } });
+    const recorded = await evalLlm(mock, {
+      planners: both(),
+      trials: 2,
+      options: { llm_cache: 'record', llm_cache_dir: cassettes },
+    });
     expect(mock.seen.length).toBeGreaterThan(0);
     expect(recorded.runs.every((r) => r.error === null)).toBe(true);
     expect(recorded.summary[0]?.usage?.retries).toBe(1);
 
     mock.seen.length = 0;
     mock.script = () => httpError(500, 'the replay must not ask');
-    const replayed = await evalLlm(mock, { planners: both(), trials: 2, options: { llm_cache: 'replay', llm_cache_dir: cassettes } });
+    const replayed = await evalLlm(mock, {
+      planners: both(),
+      trials: 2,
+      options: { llm_cache: 'replay', llm_cache_dir: cassettes },
+    });
     expect(mock.seen).toEqual([]);
     const strip = ({ outDir: _o, ...r }: typeof recorded) => timeless(r);
     expect(strip(replayed)).toEqual(strip(recorded));
     for (const run of recorded.runs) {
-      expect(readFileSync(join(replayed.outDir, run.record), 'utf8')).toEqual(readFileSync(join(recorded.outDir, run.record), 'utf8'));
+      expect(readFileSync(join(replayed.outDir, run.record), 'utf8')).toEqual(
+        readFileSync(join(recorded.outDir, run.record), 'utf8'),
+      );
     }
     expect(JSON.parse(readFileSync(join(replayed.outDir, 'results.json'), 'utf8')).summary).toEqual(recorded.summary);
   });
@@ -64,10 +74,15 @@ describe('record and replay', () => {
   it('ends the run with an error naming the request on a replay miss; the evaluation goes on', async () => {
     const empty = tempDir('oneway-cassettes-');
     const t = testDeps({});
-    const r = await evalLlm(mock, { planners: [plannerOf('plain', t.deps), await loadPlanner('gated', process.cwd())], options: { llm_cache: 'replay', llm_cache_dir: empty } });
+    const r = await evalLlm(mock, {
+      planners: [plannerOf('plain', t.deps), await loadPlanner('gated', process.cwd())],
+      options: { llm_cache: 'replay', llm_cache_dir: empty },
+    });
     const [miss, gated] = r.runs;
     expect(miss?.end_reason).toBe('planner_error');
-    expect(miss?.error).toMatch(/replay miss: no cassette for request [0-9a-f]{64} \(model mock-1, 2 messages, last user: "Task: Email bob the invoice\./);
+    expect(miss?.error).toMatch(
+      /replay miss: no cassette for request [0-9a-f]{64} \(model mock-1, 2 messages, last user: "Task: Email bob the invoice\./,
+    );
     expect(miss?.error).toContain(empty);
     expect(miss?.error).toContain('--llm-cache=record');
     expect(gated?.safe_completed).toBe(true);

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../../harness/cli/eval.ts';
-import type { Results } from '../../harness/results/types.ts';
+import type { Results } from '../../harness/engine/results/types.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
 import { EMAIL_YAML } from '../helpers/run.ts';
 import { CANARY, filesUnder, timeless } from './helpers.ts';
@@ -43,14 +43,25 @@ describe('npm run eval with the LLM planners', () => {
     expect(rec.code, rec.stderr).toBe(0);
     const results = readResults(recOut);
     const [plain, aware, gated] = results.summary;
-    expect(plain).toMatchObject({ planner: 'openai', premature_irreversible_rate: 1, usage: { requests: 2, retries: 0 } });
-    expect(aware).toMatchObject({ planner: 'openai-aware', safe_completion_rate: 1, usage: { requests: 3, retries: 0 } });
+    expect(plain).toMatchObject({
+      planner: 'openai',
+      premature_irreversible_rate: 1,
+      usage: { requests: 2, retries: 0 },
+    });
+    expect(aware).toMatchObject({
+      planner: 'openai-aware',
+      safe_completion_rate: 1,
+      usage: { requests: 3, retries: 0 },
+    });
     expect(gated?.usage).toBeUndefined();
     const u = aware!.usage!;
     expect(u.estimated_cost_usd).toBeCloseTo((u.prompt_tokens * 2.5 + u.completion_tokens * 10) / 1e6, 5);
     expect(rec.stdout).toContain('tokens in/out');
     expect(rec.stdout).toMatch(new RegExp(`${u.prompt_tokens}/${u.completion_tokens} \\$0\\.\\d{4}`));
-    expect(results.runs.find((r) => r.planner === 'openai-aware')?.usage).toMatchObject({ model: 'mock-1', estimated_cost_usd: expect.any(Number) });
+    expect(results.runs.find((r) => r.planner === 'openai-aware')?.usage).toMatchObject({
+      model: 'mock-1',
+      estimated_cost_usd: expect.any(Number),
+    });
 
     const seen = mock.seen.length;
     const repOut = tempDir();
@@ -61,11 +72,16 @@ describe('npm run eval with the LLM planners', () => {
 
     // The key went to the server on every live request, and into no file.
     expect(mock.seen.every((s) => s.headers.authorization === `Bearer ${CANARY}`)).toBe(true);
-    for (const f of [...filesUnder(recOut), ...filesUnder(repOut), ...filesUnder(cassettes)]) expect(readFileSync(f, 'utf8')).not.toContain(CANARY);
+    for (const f of [...filesUnder(recOut), ...filesUnder(repOut), ...filesUnder(cassettes)])
+      expect(readFileSync(f, 'utf8')).not.toContain(CANARY);
   });
 
   it('leaves the tokens column out when no planner reports usage', async () => {
-    const r = await runCli(main, ['--planner=gated', `--scenario=${join(dir, 'email.yaml')}`, `--out=${tempDir()}`], dir);
+    const r = await runCli(
+      main,
+      ['--planner=gated', `--scenario=${join(dir, 'email.yaml')}`, `--out=${tempDir()}`],
+      dir,
+    );
     expect(r.code).toBe(0);
     expect(r.stdout).not.toContain('tokens');
   });

@@ -11,7 +11,7 @@ import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../../harness/cli/eval.ts';
-import type { Results } from '../../harness/results/types.ts';
+import type { Results } from '../../harness/engine/results/types.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
 import { startMockModel } from './mock-model.ts';
 
@@ -48,10 +48,22 @@ describe('the committed LLM cassettes', () => {
     const errors = results.runs.flatMap((x) => (x.error ? [x.error] : []));
     expect(errors, 'a request changed: re-record with UPDATE_LLM_FIXTURES=1 (see the top of this file)').toEqual([]);
     const [plain, aware] = results.summary;
-    expect(plain).toMatchObject({ planner: 'openai', completion_rate: 1, safe_completion_rate: 0, premature_irreversible_rate: 1 });
-    expect(aware).toMatchObject({ planner: 'openai-aware', completion_rate: 1, safe_completion_rate: 1, premature_irreversible_rate: 0 });
+    expect(plain).toMatchObject({
+      planner: 'openai',
+      completion_rate: 1,
+      safe_completion_rate: 0,
+      premature_irreversible_rate: 1,
+    });
+    expect(aware).toMatchObject({
+      planner: 'openai-aware',
+      completion_rate: 1,
+      safe_completion_rate: 1,
+      premature_irreversible_rate: 0,
+    });
     expect(results.runs.every((x) => x.sandbox_escapes === 0)).toBe(true);
     // Every committed cassette is used: none is stale.
-    expect(readdirSync(CASSETTES).filter((f) => f.endsWith('.json'))).toHaveLength(results.summary.reduce((a, s) => a + (s.usage?.requests ?? 0), 0));
+    expect(readdirSync(CASSETTES).filter((f) => f.endsWith('.json'))).toHaveLength(
+      results.summary.reduce((a, s) => a + (s.usage?.requests ?? 0), 0),
+    );
   });
 });

@@ -1,14 +1,14 @@
 /** Shared by the LLM planner tests: the planners with test dependencies, an evaluation against the mock model, output files. */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { llmPlanner, type LlmDeps } from '../../harness/llm/planner.ts';
-import type { Variant } from '../../harness/llm/tools.ts';
-import type { RecordEvent } from '../../harness/record/events.ts';
-import type { Results } from '../../harness/results/types.ts';
-import { evaluate } from '../../harness/runner/evaluate.ts';
-import type { BatchGate } from '../../harness/runner/gate.ts';
-import type { PlannerHandle } from '../../harness/runner/run.ts';
-import type { Scenario } from '../../harness/schema/scenario.ts';
+import { llmPlanner, type LlmDeps } from '../../harness/features/llm/planner.ts';
+import type { Variant } from '../../harness/features/llm/tools.ts';
+import type { RecordEvent } from '../../harness/core/record.ts';
+import type { Results } from '../../harness/engine/results/types.ts';
+import { evaluate } from '../../harness/engine/runner/evaluate.ts';
+import type { BatchGate } from '../../harness/engine/runner/gate.ts';
+import type { PlannerHandle } from '../../harness/engine/runner/run.ts';
+import type { Scenario } from '../../harness/core/scenario.ts';
 import { tempDir } from '../helpers/cli.ts';
 import { EMAIL_YAML, scenarioFrom } from '../helpers/run.ts';
 import type { MockModel } from './mock-model.ts';
@@ -44,7 +44,10 @@ export interface EvalLlm {
 }
 
 /** An evaluation through the real runner and seal, with the model at `mock.baseURL`. */
-export async function evalLlm(mock: Pick<MockModel, 'baseURL'> | null, e: EvalLlm): Promise<Results & { outDir: string }> {
+export async function evalLlm(
+  mock: Pick<MockModel, 'baseURL'> | null,
+  e: EvalLlm,
+): Promise<Results & { outDir: string }> {
   const outDir = e.outDir ?? tempDir('oneway-llm-');
   const results = await evaluate({
     scenarios: (e.scenarios ?? [email]).map((scenario) => ({ scenario, file: `${scenario.id}.yaml` })),
@@ -77,4 +80,9 @@ export function readRecord(outDir: string, record: string): RecordEvent[] {
 }
 
 /** results.json without its wall-clock fields. */
-export const timeless = (r: Results) => ({ ...r, created_at: 0, wall_ms: 0, runs: r.runs.map((x) => ({ ...x, wall_ms: 0 })) });
+export const timeless = (r: Results) => ({
+  ...r,
+  created_at: 0,
+  wall_ms: 0,
+  runs: r.runs.map((x) => ({ ...x, wall_ms: 0 })),
+});

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGuard } from '../../harness/guard/guard.ts';
-import { DEFAULT_POLICY } from '../../harness/guard/policy.ts';
-import type { BatchGate } from '../../harness/runner/gate.ts';
-import { EMPTY_NUDGE, REFUSAL_NUDGE } from '../../harness/llm/planner.ts';
-import type { CallEvent } from '../../harness/record/events.ts';
-import { loadPlanner } from '../../harness/runner/planners.ts';
+import { createGuard } from '../../harness/engine/guard/guard.ts';
+import { DEFAULT_POLICY } from '../../harness/engine/guard/policy.ts';
+import type { BatchGate } from '../../harness/engine/runner/gate.ts';
+import { EMPTY_NUDGE, REFUSAL_NUDGE } from '../../harness/features/llm/planner.ts';
+import type { CallEvent } from '../../harness/core/record.ts';
+import { loadPlanner } from '../../harness/engine/runner/planners.ts';
 import { CANARY, evalLlm, filesUnder, plannerOf, readRecord, testDeps } from './helpers.ts';
 import { agent, calls, empty, httpError, refusal, startMockModel, text, turnOf, type MockModel } from './mock-model.ts';
 
@@ -16,7 +16,12 @@ beforeAll(async () => {
 afterAll(() => mock.close());
 
 /** Runs one planner variant on the email scenario with a script; returns the run, its record and what the model saw. */
-async function run(variant: 'plain' | 'aware', script: MockModel['script'], options: Record<string, string> = {}, gate?: BatchGate) {
+async function run(
+  variant: 'plain' | 'aware',
+  script: MockModel['script'],
+  options: Record<string, string> = {},
+  gate?: BatchGate,
+) {
   mock.script = script;
   mock.seen.length = 0;
   const t = testDeps();
@@ -29,7 +34,9 @@ async function run(variant: 'plain' | 'aware', script: MockModel['script'], opti
 }
 
 const toolMessages = (body: { messages: unknown[] }) =>
-  body.messages.filter((m): m is { role: 'tool'; tool_call_id: string; content: string } => (m as { role: string }).role === 'tool');
+  body.messages.filter(
+    (m): m is { role: 'tool'; tool_call_id: string; content: string } => (m as { role: string }).role === 'tool',
+  );
 
 describe('the LLM planner loop', () => {
   it('holds a multi-turn conversation: results go back as tool messages for the calls the model made', async () => {
@@ -66,7 +73,9 @@ describe('the LLM planner loop', () => {
 
   it('matches observations to tool calls by tool and arguments when a guard reports the blocked call last', async () => {
     const script: MockModel['script'] = (body) =>
-      turnOf(body) === 0 ? calls(body, ['send_email', { to: 'bob@acme.example' }], ['verify_recipient', { email: 'bob@acme.example' }]) : text(body, 'blocked; stopping');
+      turnOf(body) === 0
+        ? calls(body, ['send_email', { to: 'bob@acme.example' }], ['verify_recipient', { email: 'bob@acme.example' }])
+        : text(body, 'blocked; stopping');
     const { r, seen, calls: made } = await run('plain', script, {}, createGuard(DEFAULT_POLICY));
     expect(made.map((c) => [c.tool, c.status])).toEqual([
       ['verify_recipient', 'ok'],
@@ -75,25 +84,40 @@ describe('the LLM planner loop', () => {
     expect(r.blocked).toBe(1);
     const [send, verify] = toolMessages(seen[1]!.body);
     expect(send).toMatchObject({ tool_call_id: 'call_0_0' });
-    expect(JSON.parse(send!.content)).toMatchObject({ status: 'blocked', missing: expect.arrayContaining(['human_gate_passed(action=send_email)']) });
+    expect(JSON.parse(send!.content)).toMatchObject({
+      status: 'blocked',
+      missing: expect.arrayContaining(['human_gate_passed(action=send_email)']),
+    });
     expect(verify).toMatchObject({ tool_call_id: 'call_0_1' });
     expect(JSON.parse(verify!.content)).toMatchObject({ status: 'ok' });
   });
 
   it('answers arguments that are not JSON with a rejected tool message and runs the valid sibling', async () => {
     const script: MockModel['script'] = (body) =>
-      turnOf(body) === 0 ? calls(body, ['verify_recipient', { email: 'bob@acme.example' }], ['send_email', '{"to": "bob@']) : text(body, 'stopping');
+      turnOf(body) === 0
+        ? calls(body, ['verify_recipient', { email: 'bob@acme.example' }], ['send_email', '{"to": "bob@'])
+        : text(body, 'stopping');
     const { r, seen, calls: made, events } = await run('plain', script);
     expect(r.error).toBeNull();
     expect(made.map((c) => c.tool)).toEqual(['verify_recipient']);
     const replies = toolMessages(seen[1]!.body);
     expect(replies.map((m) => m.tool_call_id)).toEqual(['call_0_0', 'call_0_1']);
     expect(JSON.parse(replies[0]!.content).status).toBe('ok');
-    expect(JSON.parse(replies[1]!.content)).toMatchObject({ status: 'rejected', error: expect.stringContaining('not valid JSON') });
+    expect(JSON.parse(replies[1]!.content)).toMatchObject({
+      status: 'rejected',
+      error: expect.stringContaining('not valid JSON'),
+    });
     // The attempt is in the record: the text it sent, with the batch of the decision it came with; not a step.
     const rejected = events.filter((e) => e.type === 'rejected');
     expect(rejected).toEqual([
-      { type: 'rejected', turn: 1, batch: 0, tool: 'send_email', args: '{"to": "bob@', reason: expect.stringContaining('arguments are not valid JSON') },
+      {
+        type: 'rejected',
+        turn: 1,
+        batch: 0,
+        tool: 'send_email',
+        args: '{"to": "bob@',
+        reason: expect.stringContaining('arguments are not valid JSON'),
+      },
     ]);
     expect(r).toMatchObject({ rejected: 1, steps: 1 });
   });
@@ -116,7 +140,14 @@ describe('the LLM planner loop', () => {
     expect(events.filter((e) => e.type === 'turn')).toHaveLength(2);
     // Rejected while deciding turn 1, before the decision of batch 0: recorded with that turn and batch.
     expect(events.filter((e) => e.type === 'rejected')).toEqual([
-      { type: 'rejected', turn: 1, batch: 0, tool: 'send_mail', args: { to: 'bob@acme.example' }, reason: expect.stringContaining('unknown tool "send_mail" (did you mean "send_email"?)') },
+      {
+        type: 'rejected',
+        turn: 1,
+        batch: 0,
+        tool: 'send_mail',
+        args: { to: 'bob@acme.example' },
+        reason: expect.stringContaining('unknown tool "send_mail" (did you mean "send_email"?)'),
+      },
     ]);
     expect(r.rejected).toBe(1);
   });
@@ -130,7 +161,9 @@ describe('the LLM planner loop', () => {
     const [a, b] = toolMessages(seen[1]!.body).map((m) => JSON.parse(m.content).error as string);
     expect(a).toBe('invalid arguments for verify_recipient: email: is required');
     expect(b).toBe('invalid arguments for send_email: to: must be string');
-    expect(events.filter((e) => e.type === 'rejected').map((e) => e.type === 'rejected' && [e.tool, e.args, e.reason])).toEqual([
+    expect(
+      events.filter((e) => e.type === 'rejected').map((e) => e.type === 'rejected' && [e.tool, e.args, e.reason]),
+    ).toEqual([
       ['verify_recipient', {}, a],
       ['send_email', { to: 42 }, b],
     ]);
@@ -138,7 +171,10 @@ describe('the LLM planner loop', () => {
   });
 
   it('feeds a refusal back with a nudge; a plain-text answer then finishes the run', async () => {
-    const script: MockModel['script'] = (body) => (turnOf(body) === 0 ? refusal(body, 'I cannot email customers.') : text(body, 'Not done: I may not email customers.'));
+    const script: MockModel['script'] = (body) =>
+      turnOf(body) === 0
+        ? refusal(body, 'I cannot email customers.')
+        : text(body, 'Not done: I may not email customers.');
     const { r, seen, events } = await run('plain', script);
     expect(r.error).toBeNull();
     expect(seen).toHaveLength(2);
@@ -163,7 +199,10 @@ describe('the LLM planner loop', () => {
     expect(seen).toHaveLength(2);
     expect(r.error).toBeNull();
     expect(r.completed).toBe(false);
-    expect(events.find((e) => e.type === 'turn')).toMatchObject({ decision: 'finish', reason: 'gave up: 2 unusable model answers in a row (last: refusal: no)' });
+    expect(events.find((e) => e.type === 'turn')).toMatchObject({
+      decision: 'finish',
+      reason: 'gave up: 2 unusable model answers in a row (last: refusal: no)',
+    });
   });
 
   it('retries a 429 after a seeded backoff, counts the retry, and goes on', async () => {
@@ -181,7 +220,8 @@ describe('the LLM planner loop', () => {
   });
 
   it('retries a 5xx and honours retry-after-ms', async () => {
-    const script: MockModel['script'] = (body, n) => (n <= 2 ? httpError(503, 'overloaded', { 'retry-after-ms': '1234' }) : agent(body, n));
+    const script: MockModel['script'] = (body, n) =>
+      n <= 2 ? httpError(503, 'overloaded', { 'retry-after-ms': '1234' }) : agent(body, n);
     const { r, sleeps } = await run('aware', script);
     expect(sleeps).toEqual([1234, 1234]);
     expect(r.usage?.retries).toBe(2);
@@ -191,17 +231,24 @@ describe('the LLM planner loop', () => {
   it('ends only this run, with a clear error, when retries run out; the evaluation goes on', async () => {
     mock.script = () => httpError(503, 'overloaded');
     const t = testDeps();
-    const results = await evalLlm(mock, { planners: [plannerOf('plain', t.deps), await loadPlanner('gated', process.cwd())], options: { max_retries: '2' } });
+    const results = await evalLlm(mock, {
+      planners: [plannerOf('plain', t.deps), await loadPlanner('gated', process.cwd())],
+      options: { max_retries: '2' },
+    });
     const [llm, gated] = results.runs;
     expect(llm).toMatchObject({ end_reason: 'planner_error', usage: { requests: 0, retries: 2 } });
-    expect(llm?.error).toMatch(/kept failing \(503\) after 2 retries at http:\/\/127\.0\.0\.1:\d+\/v1 \(model mock-1\)/);
+    expect(llm?.error).toMatch(
+      /kept failing \(503\) after 2 retries at http:\/\/127\.0\.0\.1:\d+\/v1 \(model mock-1\)/,
+    );
     expect(t.sleeps).toHaveLength(2);
     expect(gated).toMatchObject({ error: null, safe_completed: true });
     expect(results.summary[0]).toMatchObject({ errors: 1, usage: { requests: 0, retries: 2 } });
   });
 
   it('does not retry a 401; its error never carries the key the server echoed', async () => {
-    const { r, sleeps, seen, results } = await run('plain', () => httpError(401, `Incorrect API key provided: ${CANARY}.`));
+    const { r, sleeps, seen, results } = await run('plain', () =>
+      httpError(401, `Incorrect API key provided: ${CANARY}.`),
+    );
     expect(seen).toHaveLength(1);
     expect(seen[0]!.headers.authorization).toBe(`Bearer ${CANARY}`);
     expect(sleeps).toEqual([]);
@@ -219,7 +266,7 @@ describe('the LLM planner loop', () => {
     expect(results.runs[0]?.sandbox_escapes).toBe(0);
   });
 
-  it('reports a bad option as this run\'s error', async () => {
+  it("reports a bad option as this run's error", async () => {
     const { r, seen } = await run('plain', agent, { temperature: 'hot' });
     expect(seen).toEqual([]);
     expect(r.error).toContain('temperature must be a number in [0, 2] or "omit"');

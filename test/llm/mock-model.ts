@@ -12,7 +12,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ChatCompletionCreateParamsNonStreaming as ChatRequest } from 'openai/resources/chat/completions';
 
-export interface Seen {
+interface Seen {
   body: ChatRequest;
   headers: IncomingHttpHeaders;
   path: string;
@@ -43,7 +43,14 @@ function completion(body: ChatRequest, message: Record<string, unknown>, finish:
       object: 'chat.completion',
       created: 1_700_000_000,
       model: body.model,
-      choices: [{ index: 0, finish_reason: finish, logprobs: null, message: { role: 'assistant', content: null, refusal: null, ...message } }],
+      choices: [
+        {
+          index: 0,
+          finish_reason: finish,
+          logprobs: null,
+          message: { role: 'assistant', content: null, refusal: null, ...message },
+        },
+      ],
       usage: { prompt_tokens: prompt, completion_tokens: out, total_tokens: prompt + out },
     },
   };
@@ -54,7 +61,13 @@ export function calls(body: ChatRequest, ...list: [string, Record<string, unknow
   const t = turnOf(body);
   return completion(
     body,
-    { tool_calls: list.map(([name, args], i) => ({ id: `call_${t}_${i}`, type: 'function', function: { name, arguments: typeof args === 'string' ? args : JSON.stringify(args) } })) },
+    {
+      tool_calls: list.map(([name, args], i) => ({
+        id: `call_${t}_${i}`,
+        type: 'function',
+        function: { name, arguments: typeof args === 'string' ? args : JSON.stringify(args) },
+      })),
+    },
     'tool_calls',
   );
 }
@@ -98,11 +111,18 @@ export interface MockModel {
 }
 
 /** The handler as MSW would mount it: a Request in, a Response out. */
-export async function handle(request: Request, mock: Pick<MockModel, 'seen' | 'script'>, headers: IncomingHttpHeaders): Promise<Response> {
+async function handle(
+  request: Request,
+  mock: Pick<MockModel, 'seen' | 'script'>,
+  headers: IncomingHttpHeaders,
+): Promise<Response> {
   const body = (await request.json()) as ChatRequest;
   mock.seen.push({ body, headers, path: new URL(request.url).pathname });
   const r = mock.script(body, mock.seen.length);
-  return new Response(JSON.stringify(r.body), { status: r.status, headers: { 'content-type': 'application/json', ...r.headers } });
+  return new Response(JSON.stringify(r.body), {
+    status: r.status,
+    headers: { 'content-type': 'application/json', ...r.headers },
+  });
 }
 
 /** Serves the script on 127.0.0.1 at an ephemeral port; `baseURL` ends in /v1 as a real server's does. */
@@ -112,7 +132,10 @@ export async function startMockModel(script: Script = agent): Promise<MockModel>
     const chunks: Buffer[] = [];
     req.on('data', (d: Buffer) => chunks.push(d));
     req.on('end', () => {
-      const request = new Request(`http://${req.headers.host}${req.url}`, { method: req.method, body: Buffer.concat(chunks) });
+      const request = new Request(`http://${req.headers.host}${req.url}`, {
+        method: req.method,
+        body: Buffer.concat(chunks),
+      });
       handle(request, mock, req.headers)
         .then(async (r) => {
           res.writeHead(r.status, Object.fromEntries(r.headers));

@@ -1,13 +1,13 @@
 /**
  * A 429 with retry-after slows the whole pool: every run's next request to that model origin
- * waits for it, not only the run that got it (harness/llm/retry.ts, OriginLimiter). The model is
+ * waits for it, not only the run that got it (harness/features/llm/retry.ts, OriginLimiter). The model is
  * MSW; time is virtual (each run's `sleep` waits on a clock the test advances), so nothing sleeps.
  */
 import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { liveModel } from '../../harness/llm/client.ts';
-import { llmOptions } from '../../harness/llm/options.ts';
+import { liveModel } from '../../harness/features/llm/client.ts';
+import { llmOptions } from '../../harness/features/llm/options.ts';
 import { createRng } from '../../harness/util/rng.ts';
 
 /** A clock the test moves: sleeps resolve when it passes their end. */
@@ -44,7 +44,9 @@ const completion = {
   object: 'chat.completion',
   created: 1,
   model: 'm',
-  choices: [{ index: 0, finish_reason: 'stop', logprobs: null, message: { role: 'assistant', content: 'ok', refusal: null } }],
+  choices: [
+    { index: 0, finish_reason: 'stop', logprobs: null, message: { role: 'assistant', content: 'ok', refusal: null } },
+  ],
   usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
 };
 
@@ -71,16 +73,27 @@ afterAll(() => server.close());
 /** A run's model client: its own seeded generator, the shared virtual clock, MSW as the network. */
 function modelFor(host: string) {
   const opts = llmOptions({ base_url: `http://${host}/v1`, model: 'm', max_retries: '3' }, {});
-  return liveModel(opts, { apiKey: 'test-key', rng: createRng(1), sleep: (ms) => clock.sleep(ms), fetch: (u, i) => fetch(u, i) });
+  return liveModel(opts, {
+    apiKey: 'test-key',
+    rng: createRng(1),
+    sleep: (ms) => clock.sleep(ms),
+    fetch: (u, i) => fetch(u, i),
+  });
 }
 
-const ask = (model: ReturnType<typeof modelFor>, run: string) => model({ model: 'm', messages: [{ role: 'user', content: run }] });
+const ask = (model: ReturnType<typeof modelFor>, run: string) =>
+  model({ model: 'm', messages: [{ role: 'user', content: run }] });
 
 describe('a retry-after slows every run of the origin', () => {
   it("holds back another run's next request until the wait is over", async () => {
     clock = virtualTime();
     const host = 'limited.model.test';
-    firstAnswer.set(host, () => HttpResponse.json({ error: { message: 'Rate limit reached', type: 'requests' } }, { status: 429, headers: { 'retry-after': '2' } }));
+    firstAnswer.set(host, () =>
+      HttpResponse.json(
+        { error: { message: 'Rate limit reached', type: 'requests' } },
+        { status: 429, headers: { 'retry-after': '2' } },
+      ),
+    );
     const a = ask(modelFor(host), 'run-a');
     await settle();
     // Run A was refused: it waits the 2 s the server asked for.
@@ -106,7 +119,9 @@ describe('a retry-after slows every run of the origin', () => {
 
   it('leaves the runs of other origins alone', async () => {
     clock = virtualTime();
-    firstAnswer.set('busy.model.test', () => HttpResponse.json({ error: { message: 'slow down' } }, { status: 429, headers: { 'retry-after': '5' } }));
+    firstAnswer.set('busy.model.test', () =>
+      HttpResponse.json({ error: { message: 'slow down' } }, { status: 429, headers: { 'retry-after': '5' } }),
+    );
     const a = ask(modelFor('busy.model.test'), 'run-a');
     await settle();
     const b = await ask(modelFor('other.model.test'), 'run-b');

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { effectiveClass, evaluateCondition, parseCondition, possibleClasses, type Condition } from '../../harness/loader/classes.ts';
+import {
+  effectiveClass,
+  evaluateCondition,
+  parseCondition,
+  possibleClasses,
+  type Condition,
+} from '../../harness/domain/rules/classes.ts';
 
 function cond(when: string): Condition {
   const r = parseCondition(when);
@@ -18,7 +24,16 @@ describe('class-rule conditions', () => {
   });
 
   it('refuse conditions that are not of the form deployment.path op literal', () => {
-    for (const bad of ['pitr_hours >= 24', 'deployment.pitr_hours', 'deployment.x = 1', 'deployment.x >= ', 'deployment.x == "open', 'deployment.x > true', 'deployment.x == a b', 'deployment. == 1']) {
+    for (const bad of [
+      'pitr_hours >= 24',
+      'deployment.pitr_hours',
+      'deployment.x = 1',
+      'deployment.x >= ',
+      'deployment.x == "open',
+      'deployment.x > true',
+      'deployment.x == a b',
+      'deployment. == 1',
+    ]) {
       expect(parseCondition(bad).ok, bad).toBe(false);
     }
   });
@@ -61,7 +76,9 @@ describe('the effective class of a tool', () => {
   });
 
   it('is irreversible, the cautious answer, when no rule applies', () => {
-    expect(effectiveClass({ reversibility: [{ when: 'deployment.x == 1', class: 'reversible' }] }, {})).toBe('irreversible');
+    expect(effectiveClass({ reversibility: [{ when: 'deployment.x == 1', class: 'reversible' }] }, {})).toBe(
+      'irreversible',
+    );
   });
 
   it('can be any class a rule names', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { didYouMean, editDistance, suggest, suggestions } from '../../harness/loader/did-you-mean.ts';
+import { didYouMean, editDistance, suggest, suggestions } from '../../harness/util/did-you-mean.ts';
 
 describe('did-you-mean suggestions', () => {
   it('count a swap of adjacent letters as one edit', () => {

@@ -1,7 +1,7 @@
 /** Shared fixtures for the loader tests: the tiny scenario, as text and as an editable object. */
 import { parse, stringify } from 'yaml';
-import type { Problem } from '../../harness/errors.ts';
-import { loadScenarioText, type LoadedScenario } from '../../harness/loader/load.ts';
+import type { Problem } from '../../harness/core/errors.ts';
+import { loadScenarioText, type LoadedScenario } from '../../harness/engine/loader/load.ts';
 
 export const TINY = `id: tiny
 title: Tiny
@@ -43,7 +43,10 @@ export function problemsOf(text: string, file = 'test.yaml'): Problem[] {
 /** Loads text that must succeed. */
 export function loaded(text: string, file = 'test.yaml'): LoadedScenario {
   const r = loadScenarioText(text, file);
-  if (!r.ok) throw new Error(`expected the scenario to load, got:\n${r.problems.map((p) => `${p.line}:${p.col} ${p.path} ${p.message}`).join('\n')}`);
+  if (!r.ok)
+    throw new Error(
+      `expected the scenario to load, got:\n${r.problems.map((p) => `${p.line}:${p.col} ${p.path} ${p.message}`).join('\n')}`,
+    );
   return r.value;
 }
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { SCHEMA_FILE, scenarioJsonSchemaText, schemaId } from '../../harness/schema/generate.ts';
+import { SCHEMA_FILE, scenarioJsonSchemaText, schemaId } from '../../harness/core/generate-schema.ts';
 
 describe('the committed scenario JSON Schema', () => {
   it('equals a fresh generation from the zod schema (run `npm run schema` when this fails)', () => {

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadScenarioFile } from '../../harness/loader/load.ts';
-import { MAX_SOURCE_BYTES } from '../../harness/loader/yaml-source.ts';
+import { loadScenarioFile } from '../../harness/engine/loader/load.ts';
+import { MAX_SOURCE_BYTES } from '../../harness/engine/loader/yaml-source.ts';
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '../fixtures/loader');
 const dir = mkdtempSync(join(tmpdir(), 'oneway-load-'));
@@ -21,11 +21,17 @@ describe('loading a scenario file', () => {
 
   it('reports a missing file as a problem, not an exception', () => {
     const file = join(dir, 'nope.yaml');
-    expect(loadScenarioFile(file)).toMatchObject({ ok: false, problems: [{ code: 'file', file, message: 'the file does not exist' }] });
+    expect(loadScenarioFile(file)).toMatchObject({
+      ok: false,
+      problems: [{ code: 'file', file, message: 'the file does not exist' }],
+    });
   });
 
   it('reports a directory given as a file', () => {
-    expect(loadScenarioFile(dir)).toMatchObject({ ok: false, problems: [{ code: 'file', message: expect.stringContaining('directory') }] });
+    expect(loadScenarioFile(dir)).toMatchObject({
+      ok: false,
+      problems: [{ code: 'file', message: expect.stringContaining('directory') }],
+    });
   });
 
   // root reads anything, so permissions cannot make a file unreadable there.
@@ -33,7 +39,10 @@ describe('loading a scenario file', () => {
     const file = join(dir, 'locked.yaml');
     writeFileSync(file, 'id: x\n');
     chmodSync(file, 0o000);
-    expect(loadScenarioFile(file)).toMatchObject({ ok: false, problems: [{ code: 'file', message: expect.stringContaining('not readable') }] });
+    expect(loadScenarioFile(file)).toMatchObject({
+      ok: false,
+      problems: [{ code: 'file', message: expect.stringContaining('not readable') }],
+    });
   });
 
   it('refuses a file over 2 MiB quickly, from its size alone', () => {
@@ -42,6 +51,9 @@ describe('loading a scenario file', () => {
     // problem says 3.0 MiB, so the size came from the file system, not from reading the file.
     writeFileSync(file, Buffer.alloc(MAX_SOURCE_BYTES + 1024 * 1024, 0xff));
     const r = loadScenarioFile(file);
-    expect(r).toMatchObject({ ok: false, problems: [{ code: 'yaml_limit', file, message: expect.stringContaining('3.0 MiB') }] });
+    expect(r).toMatchObject({
+      ok: false,
+      problems: [{ code: 'yaml_limit', file, message: expect.stringContaining('3.0 MiB') }],
+    });
   });
 });

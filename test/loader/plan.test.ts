@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadPlanFile, loadPlanText } from '../../harness/loader/load.ts';
-import { checkPlan } from '../../harness/loader/semantics.ts';
+import { loadPlanFile, loadPlanText } from '../../harness/engine/loader/load.ts';
+import { checkPlan } from '../../harness/engine/loader/semantics.ts';
 import { loaded, problemsOf, TINY, tinyWith } from './helpers.ts';
 
 const scenario = loaded(TINY).scenario;
@@ -18,17 +18,25 @@ function planProblems(text: string) {
 
 describe('plan files', () => {
   it('load a YAML list of calls, batches and finish', () => {
-    const text = '- verify_recipient: { email: "{{inputs.email}}" }\n- parallel:\n    - send_email: { to: bob@acme.example }\n- finish\n';
+    const text =
+      '- verify_recipient: { email: "{{inputs.email}}" }\n- parallel:\n    - send_email: { to: bob@acme.example }\n- finish\n';
     const r = loadPlanText(text, 'plan.yaml', scenario);
     expect(r).toEqual({
       ok: true,
-      value: [{ verify_recipient: { email: '{{inputs.email}}' } }, { parallel: [{ send_email: { to: 'bob@acme.example' } }] }, 'finish'],
+      value: [
+        { verify_recipient: { email: '{{inputs.email}}' } },
+        { parallel: [{ send_email: { to: 'bob@acme.example' } }] },
+        'finish',
+      ],
     });
   });
 
   it('load a JSON file wrapped in {plan: [...]}', () => {
     const file = join(dir, 'plan.json');
-    writeFileSync(file, JSON.stringify({ plan: [{ verify_recipient: { email: 'bob@acme.example' } }, 'finish'] }, null, 2));
+    writeFileSync(
+      file,
+      JSON.stringify({ plan: [{ verify_recipient: { email: 'bob@acme.example' } }, 'finish'] }, null, 2),
+    );
     const r = loadPlanFile(file, scenario);
     expect(r.ok && r.value).toEqual([{ verify_recipient: { email: 'bob@acme.example' } }, 'finish']);
   });
@@ -39,12 +47,26 @@ describe('plan files', () => {
 
   it('position shape problems inside the plan: key', () => {
     const r = loadPlanText('plan:\n  - finsh\n', 'p.yaml');
-    expect(r.ok ? [] : r.problems).toMatchObject([{ code: 'invalid_enum', path: 'plan[0]', line: 2, col: 5, hint: expect.stringMatching(/^did you mean "finish"\?/) }]);
+    expect(r.ok ? [] : r.problems).toMatchObject([
+      {
+        code: 'invalid_enum',
+        path: 'plan[0]',
+        line: 2,
+        col: 5,
+        hint: expect.stringMatching(/^did you mean "finish"\?/),
+      },
+    ]);
   });
 
   it('report a call of an undeclared tool at its name, with a did-you-mean', () => {
     const [p] = planProblems('- verify_recipient: { email: x }\n- send_emial: { to: x }\n');
-    expect(p).toMatchObject({ code: 'unknown_tool', path: '[1].send_emial', line: 2, col: 3, hint: expect.stringMatching(/^did you mean "send_email"\?/) });
+    expect(p).toMatchObject({
+      code: 'unknown_tool',
+      path: '[1].send_emial',
+      line: 2,
+      col: 3,
+      hint: expect.stringMatching(/^did you mean "send_email"\?/),
+    });
   });
 
   it('report unknown and missing arguments', () => {
@@ -73,7 +95,9 @@ describe('plan files', () => {
 
   it('report a batch inside a batch', () => {
     const ps = planProblems('- parallel: [ { parallel: [ { send_email: { to: x } } ] } ]\n');
-    expect(ps).toMatchObject([{ code: 'schema', path: '[0].parallel[0].parallel', line: 1, col: 27, hint: 'parallel batches cannot nest' }]);
+    expect(ps).toMatchObject([
+      { code: 'schema', path: '[0].parallel[0].parallel', line: 1, col: 27, hint: 'parallel batches cannot nest' },
+    ]);
   });
 
   it('allow only {{inputs.x}} and {{results.TOOL.path}} of a tool called in an earlier item', () => {
@@ -87,7 +111,11 @@ describe('plan files', () => {
       '- send_email: { to: "{{inputs.mail}}" }',
     ].join('\n');
     expect(planProblems(text).map((p) => [p.code, p.path, p.message])).toEqual([
-      ['plan', '[0].parallel[1].send_email.to', '{{results.verify_recipient.email}}: verify_recipient is not called in an earlier plan item'],
+      [
+        'plan',
+        '[0].parallel[1].send_email.to',
+        '{{results.verify_recipient.email}}: verify_recipient is not called in an earlier plan item',
+      ],
       ['template', '[2].send_email.to', '{{args.to}} cannot be used in a plan'],
       ['unknown_tool', '[3].send_email.to', '{{results.send_mail.id}}: no tool is named "send_mail"'],
       ['template', '[4].send_email.to', '{{inputs.mail}}: the scenario has no input "mail"'],
@@ -95,8 +123,14 @@ describe('plan files', () => {
   });
 
   it('refuse a plan file that is neither a list nor {plan: [...]}', () => {
-    expect(loadPlanText('steps: []\n', 'p.yaml')).toMatchObject({ ok: false, problems: [{ code: 'unknown_key', path: 'steps' }, { code: 'plan' }] });
-    expect(loadPlanText('', 'p.yaml')).toMatchObject({ ok: false, problems: [{ code: 'plan', message: 'the plan file is empty' }] });
+    expect(loadPlanText('steps: []\n', 'p.yaml')).toMatchObject({
+      ok: false,
+      problems: [{ code: 'unknown_key', path: 'steps' }, { code: 'plan' }],
+    });
+    expect(loadPlanText('', 'p.yaml')).toMatchObject({
+      ok: false,
+      problems: [{ code: 'plan', message: 'the plan file is empty' }],
+    });
     expect(loadPlanFile(join(dir, 'missing.yaml'))).toMatchObject({ ok: false, problems: [{ code: 'file' }] });
   });
 
@@ -105,7 +139,10 @@ describe('plan files', () => {
       d.reference_plan = [{ verify_recipient: { email: '{{inputs.email}}' } }, { send_emial: { to: 'x' } }, 'finish'];
     });
     expect(problemsOf(text)).toMatchObject([{ code: 'unknown_tool', path: 'reference_plan[1].send_emial' }]);
-    const direct = checkPlan([{ send_emial: { to: 'x' } }], scenario, { file: 'mem', locate: () => ({ line: 1, col: 1 }) });
+    const direct = checkPlan([{ send_emial: { to: 'x' } }], scenario, {
+      file: 'mem',
+      locate: () => ({ line: 1, col: 1 }),
+    });
     expect(direct).toMatchObject([{ code: 'unknown_tool', path: '[0].send_emial', file: 'mem' }]);
   });
 });

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { globToRegExp } from '../../harness/loader/glob.ts';
-import { resolveScenarios } from '../../harness/loader/resolve.ts';
+import { globToRegExp } from '../../harness/engine/loader/glob.ts';
+import { resolveScenarios } from '../../harness/engine/loader/resolve.ts';
 import { TINY } from './helpers.ts';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -35,7 +35,10 @@ beforeAll(() => {
   put(join(work, 'dups', 'one.yaml'), scenario('twin'));
   put(join(work, 'dups', 'two.yaml'), scenario('twin'));
   put(join(work, 'bad', 'ok.yaml'), scenario('fine'));
-  put(join(work, 'bad', 'wrong.yaml'), scenario('wrong').replace('reversibility: irreversible', 'reversibility: irreversable'));
+  put(
+    join(work, 'bad', 'wrong.yaml'),
+    scenario('wrong').replace('reversibility: irreversible', 'reversibility: irreversable'),
+  );
 });
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
@@ -75,7 +78,10 @@ describe('resolving scenario specs', () => {
   it('expands globs, including ** and braces', async () => {
     expect(ids(await resolveScenarios(['mine/**/*.yaml'], { cwd: work, root }))).toEqual(['alpha', 'beta']);
     expect(ids(await resolveScenarios(['mine/*.{yaml,json}'], { cwd: work, root }))).toEqual(['alpha', 'gamma']);
-    expect(ids(await resolveScenarios([join(root, '*/*.{yaml,yml}')], { cwd: work, root }))).toEqual(['invoice-and-notify', 'purge-accounts']);
+    expect(ids(await resolveScenarios([join(root, '*/*.{yaml,yml}')], { cwd: work, root }))).toEqual([
+      'invoice-and-notify',
+      'purge-accounts',
+    ]);
   });
 
   it('reports a glob that matches nothing', async () => {
@@ -86,7 +92,13 @@ describe('resolving scenario specs', () => {
   it('reports an unknown id with the closest known id', async () => {
     const r = await resolveScenarios(['purge-acounts'], { cwd: work, root });
     expect(r.loaded).toEqual([]);
-    expect(r.problems).toMatchObject([{ code: 'spec', message: 'unknown scenario id "purge-acounts"', hint: expect.stringMatching(/^did you mean "purge-accounts"\?/) }]);
+    expect(r.problems).toMatchObject([
+      {
+        code: 'spec',
+        message: 'unknown scenario id "purge-acounts"',
+        hint: expect.stringMatching(/^did you mean "purge-accounts"\?/),
+      },
+    ]);
   });
 
   it('finds ids in directories also given, and reports a broken file found by its name', async () => {
@@ -100,7 +112,15 @@ describe('resolving scenario specs', () => {
   it('reports a duplicate id naming both files, and keeps the first', async () => {
     const r = await resolveScenarios(['dups'], { cwd: work, root });
     expect(r.loaded.map((l) => l.file)).toEqual([join(work, 'dups', 'one.yaml')]);
-    expect(r.problems).toMatchObject([{ code: 'duplicate', file: join('dups', 'two.yaml'), line: 1, col: 5, message: `scenario id "twin" is also used by ${join('dups', 'one.yaml')}` }]);
+    expect(r.problems).toMatchObject([
+      {
+        code: 'duplicate',
+        file: join('dups', 'two.yaml'),
+        line: 1,
+        col: 5,
+        message: `scenario id "twin" is also used by ${join('dups', 'one.yaml')}`,
+      },
+    ]);
   });
 
   it('loads a file listed twice (by path, id and directory) once', async () => {
@@ -116,7 +136,10 @@ describe('resolving scenario specs', () => {
   });
 
   it('returns scenarios sorted by id whatever the order of the specs', async () => {
-    const r = await resolveScenarios(['mine/nested/b.yaml', 'purge-accounts', 'mine/a.yaml', 'invoice-and-notify'], { cwd: work, root });
+    const r = await resolveScenarios(['mine/nested/b.yaml', 'purge-accounts', 'mine/a.yaml', 'invoice-and-notify'], {
+      cwd: work,
+      root,
+    });
     expect(ids(r)).toEqual(['alpha', 'beta', 'invoice-and-notify', 'purge-accounts']);
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadScenarioText } from '../../harness/loader/load.ts';
+import { loadScenarioText } from '../../harness/engine/loader/load.ts';
 import { brief, problemsOf, TINY, tinyWith } from './helpers.ts';
 
 describe('schema problems', () => {
@@ -29,14 +29,26 @@ describe('schema problems', () => {
   it('point a missing required field at the object that lacks it', () => {
     const text = 'id: tiny\ntitle: Tiny\ntask: T\ntools:\n  - name: a\n    read_only: true\ngoal: [done]\n';
     const [p] = problemsOf(text);
-    expect(p).toMatchObject({ code: 'schema', path: 'tools[0].reversibility', line: 5, col: 5, message: 'missing required field "reversibility"' });
+    expect(p).toMatchObject({
+      code: 'schema',
+      path: 'tools[0].reversibility',
+      line: 5,
+      col: 5,
+      message: 'missing required field "reversibility"',
+    });
     expect(p?.hint).toMatch(/Exactly one class/);
   });
 
   it('report an unknown key at the key, with a did-you-mean against the keys allowed there', () => {
     const text = TINY.replace('    read_only: true\n', '    read_only: true\n    compensating_op: null\n');
     const [p] = problemsOf(text, 'k.yaml');
-    expect(p).toMatchObject({ code: 'unknown_key', file: 'k.yaml', path: 'tools[0].compensating_op', line: 11, col: 5 });
+    expect(p).toMatchObject({
+      code: 'unknown_key',
+      file: 'k.yaml',
+      path: 'tools[0].compensating_op',
+      line: 11,
+      col: 5,
+    });
     expect(p?.hint).toBe('did you mean "compensating_operation"?');
   });
 
@@ -55,19 +67,32 @@ describe('schema problems', () => {
 
   it('suggest the class a misspelt class meant', () => {
     const [p] = problemsOf(TINY.replace('reversibility: irreversible', 'reversibility: irreversable'));
-    expect(p).toMatchObject({ code: 'invalid_enum', path: 'tools[1].reversibility', line: 14, col: 20, message: '"irreversable" is not a valid value' });
-    expect(p?.hint).toBe('did you mean "irreversible"? expected one of reversible | compensable | irreversible, or a list of {when, class} rules');
+    expect(p).toMatchObject({
+      code: 'invalid_enum',
+      path: 'tools[1].reversibility',
+      line: 14,
+      col: 20,
+      message: '"irreversable" is not a valid value',
+    });
+    expect(p?.hint).toBe(
+      'did you mean "irreversible"? expected one of reversible | compensable | irreversible, or a list of {when, class} rules',
+    );
   });
 
   it('describe a reversibility that is neither a class nor a list of rules', () => {
     const [p] = problemsOf(TINY.replace('reversibility: irreversible', 'reversibility: 3'));
-    expect(p?.message).toBe('expected one of reversible | compensable | irreversible, or a list of {when, class} rules, got the number 3');
+    expect(p?.message).toBe(
+      'expected one of reversible | compensable | irreversible, or a list of {when, class} rules, got the number 3',
+    );
   });
 
   it('look inside a list of class rules for the misspelt class', () => {
     const text = tinyWith((d) => {
       d.deployment = { pitr_hours: 72 };
-      d.tools[1].reversibility = [{ when: 'deployment.pitr_hours >= 24', class: 'compensible' }, { class: 'irreversible' }];
+      d.tools[1].reversibility = [
+        { when: 'deployment.pitr_hours >= 24', class: 'compensible' },
+        { class: 'irreversible' },
+      ];
     });
     const [p] = problemsOf(text);
     expect(p).toMatchObject({ code: 'invalid_enum', path: 'tools[1].reversibility[0].class' });
@@ -79,7 +104,11 @@ describe('schema problems', () => {
     expect(p).toMatchObject({ code: 'invalid_enum', path: 'approvals.send_email', line: 6, col: 26 });
     expect(p?.hint).toMatch(/^did you mean "approve"\? expected approve \| deny \| \{approve_after: N\}/);
     const [q] = problemsOf(TINY.replace('send_email: approve }', 'send_email: { approve_after: soon } }'));
-    expect(q).toMatchObject({ code: 'schema', path: 'approvals.send_email.approve_after', message: 'expected a number, got the string "soon"' });
+    expect(q).toMatchObject({
+      code: 'schema',
+      path: 'approvals.send_email.approve_after',
+      message: 'expected a number, got the string "soon"',
+    });
   });
 
   it('are all reported at once', () => {

@@ -17,7 +17,11 @@ const REVERSIBLE_PAIR = (d: Record<string, any>) => {
       reversibility: 'reversible',
       compensating_operation: 'add_row',
       compensation_args: { name: '{{args.name}}' },
-      parameters: { type: 'object', properties: { id: { type: 'string' }, name: { type: 'string' } }, required: ['id'] },
+      parameters: {
+        type: 'object',
+        properties: { id: { type: 'string' }, name: { type: 'string' } },
+        required: ['id'],
+      },
       effects: [{ delete: { table: 'rows', where: { id: '{{args.id}}' } } }],
     },
   );
@@ -58,9 +62,17 @@ describe('whole-scenario checks', () => {
       d.tools[0].reads = ['outbx', 'ledger'];
     });
     expect(problemsOf(text).map((p) => [p.path, p.message, p.hint])).toEqual([
-      ['tools[0].reads[0]', 'reads names no table "outbx"', 'did you mean "outbox"? tables (world.tables and tool effects): outbox'],
+      [
+        'tools[0].reads[0]',
+        'reads names no table "outbx"',
+        'did you mean "outbox"? tables (world.tables and tool effects): outbox',
+      ],
       ['tools[0].reads[1]', 'reads names no table "ledger"', 'tables (world.tables and tool effects): outbox'],
-      ['tools[1].reads', 'tool "send_email" reads tables but is not read_only', 'a tool that shows the state changes none of it: add read_only: true'],
+      [
+        'tools[1].reads',
+        'tool "send_email" reads tables but is not read_only',
+        'a tool that shows the state changes none of it: add read_only: true',
+      ],
     ]);
   });
 
@@ -85,25 +97,39 @@ describe('whole-scenario checks', () => {
     const text = tinyWith((d) => {
       d.tools[0].effects.push({ insert: { table: 'log', row: { x: 1 } } });
     });
-    expect(problemsOf(text)).toMatchObject([{ code: 'schema', path: 'tools[0].effects[1].insert', message: expect.stringContaining('read_only') }]);
+    expect(problemsOf(text)).toMatchObject([
+      { code: 'schema', path: 'tools[0].effects[1].insert', message: expect.stringContaining('read_only') },
+    ]);
   });
 
   it('require an approval tool to take an action parameter', () => {
     const text = tinyWith((d) => {
-      d.tools.push({ name: 'ask', kind: 'approval', reversibility: 'reversible', read_only: true, parameters: { type: 'object', properties: { what: { type: 'string' } } } });
+      d.tools.push({
+        name: 'ask',
+        kind: 'approval',
+        reversibility: 'reversible',
+        read_only: true,
+        parameters: { type: 'object', properties: { what: { type: 'string' } } },
+      });
     });
-    expect(problemsOf(text)).toMatchObject([{ code: 'schema', path: 'tools[2].parameters', message: 'approval tool "ask" has no parameter "action"' }]);
+    expect(problemsOf(text)).toMatchObject([
+      { code: 'schema', path: 'tools[2].parameters', message: 'approval tool "ask" has no parameter "action"' },
+    ]);
   });
 
   it('report a required parameter that is not declared', () => {
     const text = tinyWith((d) => {
       d.tools[1].parameters.required = ['to', 'too'];
     });
-    expect(problemsOf(text)).toMatchObject([{ path: 'tools[1].parameters.required[1]', hint: expect.stringContaining('did you mean "to"?') }]);
+    expect(problemsOf(text)).toMatchObject([
+      { path: 'tools[1].parameters.required[1]', hint: expect.stringContaining('did you mean "to"?') },
+    ]);
   });
 
   it('accept approvals for actions no tool asks about', () => {
-    expect(loaded(tinyWith((d) => (d.approvals.deploy_prod = 'deny'))).scenario.approvals).toMatchObject({ deploy_prod: 'deny' });
+    expect(loaded(tinyWith((d) => (d.approvals.deploy_prod = 'deny'))).scenario.approvals).toMatchObject({
+      deploy_prod: 'deny',
+    });
   });
 });
 
@@ -118,7 +144,12 @@ describe('compensation checks', () => {
       d.tools[2].compensating_operation = 'remove_rows';
     });
     expect(problemsOf(text)).toMatchObject([
-      { code: 'unknown_tool', path: 'tools[2].compensating_operation', message: 'compensating_operation names no declared tool "remove_rows"', hint: expect.stringMatching(/^did you mean "remove_row"\?/) },
+      {
+        code: 'unknown_tool',
+        path: 'tools[2].compensating_operation',
+        message: 'compensating_operation names no declared tool "remove_rows"',
+        hint: expect.stringMatching(/^did you mean "remove_row"\?/),
+      },
     ]);
   });
 
@@ -127,11 +158,19 @@ describe('compensation checks', () => {
       REVERSIBLE_PAIR(d);
       d.tools[1].compensating_operation = 'remove_row';
     });
-    expect(problemsOf(text)).toMatchObject([{ code: 'compensation', path: 'tools[1].compensating_operation', message: expect.stringContaining('irreversible tool "send_email" names a compensating operation') }]);
+    expect(problemsOf(text)).toMatchObject([
+      {
+        code: 'compensation',
+        path: 'tools[1].compensating_operation',
+        message: expect.stringContaining('irreversible tool "send_email" names a compensating operation'),
+      },
+    ]);
   });
 
   it('accept compensating_operation: null on an irreversible tool', () => {
-    expect(loaded(tinyWith((d) => (d.tools[1].compensating_operation = null))).scenario.tools[1]?.compensating_operation).toBeNull();
+    expect(
+      loaded(tinyWith((d) => (d.tools[1].compensating_operation = null))).scenario.tools[1]?.compensating_operation,
+    ).toBeNull();
   });
 
   it('report a tool that names itself as its compensation', () => {
@@ -139,7 +178,10 @@ describe('compensation checks', () => {
       REVERSIBLE_PAIR(d);
       d.tools[2].compensating_operation = 'add_row';
     });
-    expect(problemsOf(text).map((p) => [p.code, p.path])).toContainEqual(['compensation', 'tools[2].compensating_operation']);
+    expect(problemsOf(text).map((p) => [p.code, p.path])).toContainEqual([
+      'compensation',
+      'tools[2].compensating_operation',
+    ]);
     expect(problemsOf(text)[0]?.message).toBe('"add_row" names itself as its compensating operation');
   });
 
@@ -147,13 +189,22 @@ describe('compensation checks', () => {
     const text = tinyWith((d) => {
       d.tools[1].reversibility = 'compensable';
     });
-    expect(problemsOf(text)).toMatchObject([{ code: 'compensation', path: 'tools[1].reversibility', message: 'compensable tool "send_email" changes state but names no compensating_operation' }]);
+    expect(problemsOf(text)).toMatchObject([
+      {
+        code: 'compensation',
+        path: 'tools[1].reversibility',
+        message: 'compensable tool "send_email" changes state but names no compensating_operation',
+      },
+    ]);
   });
 
   it('require a compensation when any class rule makes the tool undoable', () => {
     const text = tinyWith((d) => {
       d.deployment = { pitr_hours: 72 };
-      d.tools[1].reversibility = [{ when: 'deployment.pitr_hours >= 24', class: 'reversible' }, { class: 'irreversible' }];
+      d.tools[1].reversibility = [
+        { when: 'deployment.pitr_hours >= 24', class: 'reversible' },
+        { class: 'irreversible' },
+      ];
     });
     expect(problemsOf(text)).toMatchObject([{ code: 'compensation', path: 'tools[1].reversibility' }]);
   });
@@ -173,7 +224,13 @@ describe('compensation checks', () => {
     const text = tinyWith((d) => {
       d.tools[0].reconciles = ['send_emails'];
     });
-    expect(problemsOf(text)).toMatchObject([{ code: 'unknown_tool', path: 'tools[0].reconciles[0]', hint: expect.stringMatching(/^did you mean "send_email"\?/) }]);
+    expect(problemsOf(text)).toMatchObject([
+      {
+        code: 'unknown_tool',
+        path: 'tools[0].reconciles[0]',
+        hint: expect.stringMatching(/^did you mean "send_email"\?/),
+      },
+    ]);
   });
 });
 
@@ -224,7 +281,12 @@ describe('template checks', () => {
     const [p] = problemsOf(text);
     // Line 17: `    effects: [ { insert: ... }, { establish: "email_sent(to={{arg.to}})" } ]`
     const line = text.split('\n')[16] ?? '';
-    expect(p).toMatchObject({ code: 'template', path: 'tools[1].effects[1].establish', line: 17, col: line.indexOf('{{arg.to}}') + 1 });
+    expect(p).toMatchObject({
+      code: 'template',
+      path: 'tools[1].effects[1].establish',
+      line: 17,
+      col: line.indexOf('{{arg.to}}') + 1,
+    });
     expect(p?.message).toBe('unknown template root "arg" in {{arg.to}}');
     expect(p?.hint).toMatch(/^did you mean "args"\?/);
   });
@@ -233,8 +295,16 @@ describe('template checks', () => {
     const text = TINY.replace('row: { to: "{{args.to}}" }', 'row: { to: "{{args.recipient}}", x: "{{args.ot}}" }');
     const ps = problemsOf(text);
     expect(ps.map((p) => [p.path, p.message, p.hint])).toEqual([
-      ['tools[1].effects[0].insert.row.to', '{{args.recipient}}: "recipient" is not a parameter of send_email', 'declared parameters of send_email: to'],
-      ['tools[1].effects[0].insert.row.x', '{{args.ot}}: "ot" is not a parameter of send_email', 'did you mean "to"? declared parameters of send_email: to'],
+      [
+        'tools[1].effects[0].insert.row.to',
+        '{{args.recipient}}: "recipient" is not a parameter of send_email',
+        'declared parameters of send_email: to',
+      ],
+      [
+        'tools[1].effects[0].insert.row.x',
+        '{{args.ot}}: "ot" is not a parameter of send_email',
+        'did you mean "to"? declared parameters of send_email: to',
+      ],
     ]);
   });
 
@@ -245,7 +315,11 @@ describe('template checks', () => {
       d.goal = ['email_sent(to={{inputs.emails}})'];
     });
     expect(problemsOf(text).map((p) => [p.path, p.message, p.hint])).toEqual([
-      ['world.facts[1]', '{{deployment.mail.provder}}: deployment has no "mail.provder"', 'did you mean "provider"? add it under deployment:'],
+      [
+        'world.facts[1]',
+        '{{deployment.mail.provder}}: deployment has no "mail.provder"',
+        'did you mean "provider"? add it under deployment:',
+      ],
       ['goal[0]', '{{inputs.emails}}: the scenario has no input "emails"', 'did you mean "email"? inputs: email'],
     ]);
   });
@@ -268,7 +342,10 @@ describe('template checks', () => {
 });
 
 describe('class rule checks', () => {
-  const withRules = (rules: unknown, deployment: Record<string, unknown> = { pitr_hours: 72, region: 'eu', backups: true }) =>
+  const withRules = (
+    rules: unknown,
+    deployment: Record<string, unknown> = { pitr_hours: 72, region: 'eu', backups: true },
+  ) =>
     tinyWith((d) => {
       REVERSIBLE_PAIR(d);
       d.deployment = deployment;
@@ -286,7 +363,9 @@ describe('class rule checks', () => {
   });
 
   it('report a missing when before the last rule and a when on the last rule', () => {
-    const ps = problemsOf(withRules([{ class: 'reversible' }, { when: 'deployment.pitr_hours >= 24', class: 'irreversible' }]));
+    const ps = problemsOf(
+      withRules([{ class: 'reversible' }, { when: 'deployment.pitr_hours >= 24', class: 'irreversible' }]),
+    );
     expect(brief(ps).map((p) => [p.code, p.path])).toEqual([
       ['class_rules', 'tools[3].reversibility[0]'],
       ['class_rules', 'tools[3].reversibility[1].when'],
@@ -294,20 +373,36 @@ describe('class rule checks', () => {
   });
 
   it('report a condition that does not parse', () => {
-    const ps = problemsOf(withRules([{ when: 'deployment.pitr_hours = 24', class: 'reversible' }, { class: 'irreversible' }]));
-    expect(ps).toMatchObject([{ code: 'class_rules', path: 'tools[3].reversibility[0].when', hint: 'compare with "==", not "="' }]);
+    const ps = problemsOf(
+      withRules([{ when: 'deployment.pitr_hours = 24', class: 'reversible' }, { class: 'irreversible' }]),
+    );
+    expect(ps).toMatchObject([
+      { code: 'class_rules', path: 'tools[3].reversibility[0].when', hint: 'compare with "==", not "="' },
+    ]);
     const qs = problemsOf(withRules([{ when: 'pitr_hours >= 24', class: 'reversible' }, { class: 'irreversible' }]));
     expect(qs[0]?.message).toContain('starts with "deployment."');
   });
 
   it('report a deployment path the scenario does not set, with a did-you-mean', () => {
-    const ps = problemsOf(withRules([{ when: 'deployment.pitr_hour >= 24', class: 'reversible' }, { class: 'irreversible' }]));
-    expect(ps).toMatchObject([{ code: 'class_rules', message: expect.stringContaining('deployment.pitr_hour'), hint: expect.stringMatching(/^did you mean "pitr_hours"\?/) }]);
+    const ps = problemsOf(
+      withRules([{ when: 'deployment.pitr_hour >= 24', class: 'reversible' }, { class: 'irreversible' }]),
+    );
+    expect(ps).toMatchObject([
+      {
+        code: 'class_rules',
+        message: expect.stringContaining('deployment.pitr_hour'),
+        hint: expect.stringMatching(/^did you mean "pitr_hours"\?/),
+      },
+    ]);
   });
 
   it('report a comparison between different kinds of value', () => {
-    const ps = problemsOf(withRules([{ when: 'deployment.region >= 3', class: 'reversible' }, { class: 'irreversible' }]));
-    expect(ps).toMatchObject([{ code: 'class_rules', message: 'deployment.region is the string "eu", which ">= 3" cannot order' }]);
+    const ps = problemsOf(
+      withRules([{ when: 'deployment.region >= 3', class: 'reversible' }, { class: 'irreversible' }]),
+    );
+    expect(ps).toMatchObject([
+      { code: 'class_rules', message: 'deployment.region is the string "eu", which ">= 3" cannot order' },
+    ]);
   });
 });
 

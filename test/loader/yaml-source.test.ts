@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_ALIAS_COUNT, MAX_SOURCE_BYTES, parseYamlSource } from '../../harness/loader/yaml-source.ts';
+import { MAX_ALIAS_COUNT, MAX_SOURCE_BYTES, parseYamlSource } from '../../harness/engine/loader/yaml-source.ts';
 
 const SRC = `id: tiny
 tools:
@@ -63,17 +63,23 @@ describe('YAML that cannot be read', () => {
 
   it('reports a duplicate key at the second occurrence', () => {
     const r = parseYamlSource('id: a\ntitle: T\nid: b\n', 'dup.yaml');
-    expect(r.ok ? [] : r.problems).toMatchObject([{ code: 'yaml_syntax', line: 3, col: 1, hint: expect.stringContaining('once') }]);
+    expect(r.ok ? [] : r.problems).toMatchObject([
+      { code: 'yaml_syntax', line: 3, col: 1, hint: expect.stringContaining('once') },
+    ]);
   });
 
   it('refuses more than one document in a file', () => {
     const r = parseYamlSource('id: a\n---\nid: b\n', 'multi.yaml');
-    expect(r.ok ? [] : r.problems).toMatchObject([{ code: 'yaml_syntax', line: 2, message: expect.stringContaining('more than one YAML document') }]);
+    expect(r.ok ? [] : r.problems).toMatchObject([
+      { code: 'yaml_syntax', line: 2, message: expect.stringContaining('more than one YAML document') },
+    ]);
   });
 
   it('explains an unquoted template used as a value', () => {
     const r = parseYamlSource('row: { to: {{args.to}} }\n', 't.yaml');
-    expect(r.ok ? [] : r.problems).toMatchObject([{ code: 'yaml_syntax', line: 1, col: 12, hint: expect.stringContaining('must be quoted') }]);
+    expect(r.ok ? [] : r.problems).toMatchObject([
+      { code: 'yaml_syntax', line: 1, col: 12, hint: expect.stringContaining('must be quoted') },
+    ]);
   });
 
   it('turns an alias bomb into a problem quickly instead of expanding it', () => {
@@ -85,7 +91,9 @@ describe('YAML that cannot be read', () => {
     }
     // The alias count is checked as the aliases are expanded: the limit's problem means it stopped there.
     const r = parseYamlSource(`${levels.join('\n')}\n`, 'bomb.yaml');
-    expect(r.ok ? [] : r.problems).toMatchObject([{ code: 'yaml_limit', line: 2, message: expect.stringContaining(`limit ${MAX_ALIAS_COUNT}`) }]);
+    expect(r.ok ? [] : r.problems).toMatchObject([
+      { code: 'yaml_limit', line: 2, message: expect.stringContaining(`limit ${MAX_ALIAS_COUNT}`) },
+    ]);
   });
 
   it('allows a few aliases for real reuse', () => {
@@ -96,7 +104,9 @@ describe('YAML that cannot be read', () => {
     // Unparseable past its size (a tab indent, an unclosed quote): only the size check can answer 1:1 with the limit.
     const huge = `x: "${'a'.repeat(MAX_SOURCE_BYTES)}\n\t- [\n`;
     const r = parseYamlSource(huge, 'huge.yaml');
-    expect(r.ok ? [] : r.problems).toMatchObject([{ code: 'yaml_limit', line: 1, col: 1, message: expect.stringContaining('2 MiB') }]);
+    expect(r.ok ? [] : r.problems).toMatchObject([
+      { code: 'yaml_limit', line: 1, col: 1, message: expect.stringContaining('2 MiB') },
+    ]);
   });
 
   it('refuses absurdly nested brackets quickly', () => {

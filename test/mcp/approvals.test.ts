@@ -1,5 +1,5 @@
 /**
- * Framework approval steps (harness/mcp/approvals.ts): `needsApproval` from each tool's class as
+ * Framework approval steps (harness/features/mcp/approvals.ts): `needsApproval` from each tool's class as
  * served, and `askHuman` through the served approval tool, answered by the scenario's `approvals:`
  * and recorded: asked (a call of the scenario's approval tool), approved, or denied (the held-back
  * call as a blocked attempt, which premature scores count).
@@ -7,14 +7,14 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { describe, expect, it } from 'vitest';
-import { askHuman, needsApproval, servedClass } from '../../harness/mcp/approvals.ts';
-import { DENIED_BY_HUMAN, RunChannel } from '../../harness/mcp/channel.ts';
-import { createRunServer, scenarioSurface } from '../../harness/mcp/server.ts';
-import { loadScenarioFile } from '../../harness/loader/load.ts';
-import type { CallEvent } from '../../harness/record/events.ts';
-import { memorySink } from '../../harness/record/writer.ts';
-import { runOne } from '../../harness/runner/run.ts';
-import type { Scenario } from '../../harness/schema/scenario.ts';
+import { askHuman, needsApproval, servedClass } from '../../harness/features/mcp/approvals.ts';
+import { DENIED_BY_HUMAN, RunChannel } from '../../harness/features/mcp/channel.ts';
+import { createRunServer, scenarioSurface } from '../../harness/features/mcp/server.ts';
+import { loadScenarioFile } from '../../harness/engine/loader/load.ts';
+import type { CallEvent } from '../../harness/core/record.ts';
+import { memorySink } from '../../harness/engine/record/writer.ts';
+import { runOne } from '../../harness/engine/runner/run.ts';
+import type { Scenario } from '../../harness/core/scenario.ts';
 import { resolve } from 'node:path';
 import { REPO_ROOT } from '../../harness/cli/common.ts';
 
@@ -57,8 +57,15 @@ async function prepareAndAsk(scenario: Scenario) {
   const { client, done } = await session(scenario);
   const { tools } = await client.listTools();
   await client.callTool({ name: 'verify_recipient', arguments: { email: EMAIL } });
-  const invoice = await client.callTool({ name: 'create_invoice', arguments: { customer: 'northwind-traders', amount: 18450, currency: 'EUR' } });
-  const send = { to: EMAIL, customer: 'northwind-traders', invoice_id: (invoice.structuredContent as { id: string }).id };
+  const invoice = await client.callTool({
+    name: 'create_invoice',
+    arguments: { customer: 'northwind-traders', amount: 18450, currency: 'EUR' },
+  });
+  const send = {
+    to: EMAIL,
+    customer: 'northwind-traders',
+    invoice_id: (invoice.structuredContent as { id: string }).id,
+  };
   const answer = await askHuman(client, 'send_invoice_email', send, { summary: 'email the invoice' });
   return { client, done, tools, send, answer };
 }

@@ -4,13 +4,13 @@
  * however the run ends, every waiting client gets an answer.
  */
 import { describe, expect, it } from 'vitest';
-import { loadScenarioFile } from '../../harness/loader/load.ts';
-import { RunChannel, type RunEnd } from '../../harness/mcp/channel.ts';
-import { createGuard } from '../../harness/guard/guard.ts';
-import { memorySink } from '../../harness/record/writer.ts';
-import { runOne, type RunOutcome } from '../../harness/runner/run.ts';
-import type { BatchGate } from '../../harness/runner/gate.ts';
-import type { Scenario } from '../../harness/schema/scenario.ts';
+import { loadScenarioFile } from '../../harness/engine/loader/load.ts';
+import { RunChannel, type RunEnd } from '../../harness/features/mcp/channel.ts';
+import { createGuard } from '../../harness/engine/guard/guard.ts';
+import { memorySink } from '../../harness/engine/record/writer.ts';
+import { runOne, type RunOutcome } from '../../harness/engine/runner/run.ts';
+import type { BatchGate } from '../../harness/engine/runner/gate.ts';
+import type { Scenario } from '../../harness/core/scenario.ts';
 import { EMAIL, FIXTURE, textOf } from './helpers.ts';
 
 function fixture(over: Partial<Scenario> = {}): Scenario {
@@ -20,7 +20,10 @@ function fixture(over: Partial<Scenario> = {}): Scenario {
 }
 
 /** Starts a run driven by a fresh channel; `end` answers waiting clients as the session layer does. */
-function start(scenario: Scenario, opts: { maxTurns?: number; decisionTimeoutMs?: number; gate?: BatchGate; batchWindowMs?: number } = {}) {
+function start(
+  scenario: Scenario,
+  opts: { maxTurns?: number; decisionTimeoutMs?: number; gate?: BatchGate; batchWindowMs?: number } = {},
+) {
   const channel = new RunChannel('mcp', opts.batchWindowMs !== undefined ? { batchWindowMs: opts.batchWindowMs } : {});
   const done: Promise<RunOutcome> = runOne({
     scenario,
@@ -64,7 +67,14 @@ describe('the session planner', () => {
     expect(s.structuredContent).toMatchObject({ message_id: expect.stringMatching(/^msg_/) });
     await channel.finish('done');
     const o = await done;
-    expect(o).toMatchObject({ end_reason: 'finish', steps: 2, depth: 1, parallel_irreversible: 1, speculative: 1, premature: { irreversible: 1 } });
+    expect(o).toMatchObject({
+      end_reason: 'finish',
+      steps: 2,
+      depth: 1,
+      parallel_irreversible: 1,
+      speculative: 1,
+      premature: { irreversible: 1 },
+    });
     expect(o.events.filter((e) => e.type === 'turn').map((e) => e.calls)).toEqual([2, 0]);
   });
 
@@ -81,14 +91,22 @@ describe('the session planner', () => {
 
   it('turns faults and guard refusals into tool errors the client sees', async () => {
     const scenario = fixture();
-    const faulty = { ...scenario, tools: scenario.tools.map((t) => (t.name === 'verify_recipient' ? { ...t, faults: [{ on_call: 1, status: 504, applied: false }] } : t)) };
+    const faulty = {
+      ...scenario,
+      tools: scenario.tools.map((t) =>
+        t.name === 'verify_recipient' ? { ...t, faults: [{ on_call: 1, status: 504, applied: false }] } : t,
+      ),
+    };
     const { channel, done } = start(faulty, { gate: createGuard() });
     const fault = await channel.call(verify);
     expect(fault.isError).toBe(true);
     expect(JSON.parse(textOf(fault))).toMatchObject({ status: 'error', http_status: 504 });
     const blocked = await channel.call(send);
     expect(blocked.isError).toBe(true);
-    expect(JSON.parse(textOf(blocked))).toMatchObject({ status: 'blocked', missing: [`recipient_verified(email=${EMAIL})`] });
+    expect(JSON.parse(textOf(blocked))).toMatchObject({
+      status: 'blocked',
+      missing: [`recipient_verified(email=${EMAIL})`],
+    });
     channel.close({ ok: true, value: 'bye' });
     expect(await done).toMatchObject({ end_reason: 'finish', blocked: 1, premature: { irreversible: 1 } });
   });

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import type { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { Results, RunResult } from '../../harness/results/types.ts';
+import type { Results, RunResult } from '../../harness/engine/results/types.ts';
 import { REPO_ROOT } from '../../harness/cli/common.ts';
 
 /** One tool of each class; `send_email` (irreversible, needs a verified recipient) is listed first. */
@@ -15,7 +15,10 @@ export function readResults(dir: string): Results {
 
 export function runOf(results: Results, planner: string, trial = 1): RunResult {
   const run = results.runs.find((r) => r.planner === planner && r.trial === trial);
-  if (!run) throw new Error(`no run of ${planner} trial ${trial} in ${JSON.stringify(results.runs.map((r) => [r.planner, r.trial]))}`);
+  if (!run)
+    throw new Error(
+      `no run of ${planner} trial ${trial} in ${JSON.stringify(results.runs.map((r) => [r.planner, r.trial]))}`,
+    );
   return run;
 }
 
@@ -73,10 +76,14 @@ export interface ServeProcess {
  * report on clients in the sealed process.)
  */
 export function startServe(args: string[]): Promise<ServeProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'harness/cli/serve.ts', '--transport=http', '--port=0', ...args], {
-    cwd: REPO_ROOT,
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'harness/cli/serve.ts', '--transport=http', '--port=0', ...args],
+    {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   let err = '';
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   return new Promise((resolve, reject) => {
@@ -100,7 +107,9 @@ export function startServe(args: string[]): Promise<ServeProcess> {
 }
 
 /** Opens a session of an in-process `serve` (SessionRuns) and connects an MCP client to it over an in-memory transport. */
-export async function connectSession(runs: import('../../harness/mcp/serve.ts').SessionRuns): Promise<import('@modelcontextprotocol/sdk/client/index.js').Client> {
+export async function connectSession(
+  runs: import('../../harness/features/mcp/serve.ts').SessionRuns,
+): Promise<import('@modelcontextprotocol/sdk/client/index.js').Client> {
   const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
   const { InMemoryTransport } = await import('@modelcontextprotocol/sdk/inMemory.js');
   const session = runs.open();

@@ -10,18 +10,32 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { loadScenarioFile } from '../../harness/loader/load.ts';
-import type { Results } from '../../harness/results/types.ts';
-import { DEFAULT_MAX_SESSIONS, loopbackOrigin, MAX_MESSAGE_BYTES, startHttpHost, type HttpHost } from '../../harness/mcp/http.ts';
-import { serveHttp, type HttpServing, type ServeOptions } from '../../harness/mcp/serve.ts';
-import { seal } from '../../harness/sandbox/seal.ts';
+import { loadScenarioFile } from '../../harness/engine/loader/load.ts';
+import type { Results } from '../../harness/engine/results/types.ts';
+import {
+  DEFAULT_MAX_SESSIONS,
+  loopbackOrigin,
+  MAX_MESSAGE_BYTES,
+  startHttpHost,
+  type HttpHost,
+} from '../../harness/features/mcp/http.ts';
+import { serveHttp, type HttpServing, type ServeOptions } from '../../harness/features/mcp/serve.ts';
+import { seal } from '../../harness/engine/sandbox/seal.ts';
 import { tempDir } from '../helpers/cli.ts';
 import { EMAIL, FIXTURE, readResults, runOf, signal, startServe, textOf, type ServeProcess } from './helpers.ts';
 
 function options(out: string, over: Partial<ServeOptions> = {}): ServeOptions {
   const loaded = loadScenarioFile(FIXTURE);
   if (!loaded.ok) throw new Error('fixture does not load');
-  return { scenario: { scenario: loaded.value.scenario, file: 'notify.yaml' }, outDir: out, seed: 1, transport: 'msw', maxTurns: 50, decisionTimeoutMs: 60_000, ...over }; // a safety net, however busy the machine
+  return {
+    scenario: { scenario: loaded.value.scenario, file: 'notify.yaml' },
+    outDir: out,
+    seed: 1,
+    transport: 'msw',
+    maxTurns: 50,
+    decisionTimeoutMs: 60_000,
+    ...over,
+  }; // a safety net, however busy the machine
 }
 
 async function client(url: string): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
@@ -32,24 +46,50 @@ async function client(url: string): Promise<{ client: Client; transport: Streama
 }
 
 /** A raw JSON-RPC POST to the endpoint. */
-async function post(url: string, body: string, session?: string): Promise<{ status: number; json: { error?: { code: number; message: string } } }> {
+async function post(
+  url: string,
+  body: string,
+  session?: string,
+): Promise<{ status: number; json: { error?: { code: number; message: string } } }> {
   const res = await fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(session ? { 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' } : {}) },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...(session ? { 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' } : {}),
+    },
     body,
   });
   return { status: res.status, json: (await res.json()) as { error?: { code: number; message: string } } };
 }
 
 /** A raw request with any headers (Host included, which fetch does not let a caller set). */
-function raw(url: string, opts: { method?: string; headers?: Record<string, string>; body?: string | Buffer }): Promise<{ status: number; headers: Record<string, unknown>; json: { error?: { code: number; message: string }; result?: unknown } }> {
+function raw(
+  url: string,
+  opts: { method?: string; headers?: Record<string, string>; body?: string | Buffer },
+): Promise<{
+  status: number;
+  headers: Record<string, unknown>;
+  json: { error?: { code: number; message: string }; result?: unknown };
+}> {
   const u = new URL(url);
   return new Promise((resolve, reject) => {
-    const req = request({ host: u.hostname, port: u.port, path: u.pathname, method: opts.method ?? 'POST', headers: { accept: 'application/json, text/event-stream', ...opts.headers } }, (res) => {
-      let text = '';
-      res.on('data', (d: Buffer) => (text += String(d)));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, json: text ? (JSON.parse(text) as never) : {} }));
-    });
+    const req = request(
+      {
+        host: u.hostname,
+        port: u.port,
+        path: u.pathname,
+        method: opts.method ?? 'POST',
+        headers: { accept: 'application/json, text/event-stream', ...opts.headers },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (d: Buffer) => (text += String(d)));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, json: text ? (JSON.parse(text) as never) : {} }),
+        );
+      },
+    );
     req.on('error', reject);
     req.end(opts.body);
   });
@@ -72,7 +112,11 @@ const servers: Record<'shared' | 'vanish' | 'guarded', { out: string; serve?: Se
   vanish: { out: tempDir('oneway-mcp-http-') },
   guarded: { out: tempDir('oneway-mcp-http-') },
 };
-const EXTRA: Record<keyof typeof servers, string[]> = { shared: [], vanish: ['--decision-timeout=2000'], guarded: ['--max-sessions=2'] };
+const EXTRA: Record<keyof typeof servers, string[]> = {
+  shared: [],
+  vanish: ['--decision-timeout=2000'],
+  guarded: ['--max-sessions=2'],
+};
 /** The run a finish result names (its record path). */
 const finishedRun = (results: Results, finish: unknown) => {
   const record = (finish as { _meta?: Record<string, unknown> })._meta?.['oneway/record'];
@@ -113,13 +157,28 @@ describe('npm run serve over HTTP', () => {
     ]);
     expect(sentA.isError).toBeFalsy();
     expect(sentB.isError).toBeFalsy();
-    const [doneA, doneB] = await Promise.all([a.client.callTool({ name: 'finish', arguments: {} }), b.client.callTool({ name: 'finish', arguments: {} })]);
+    const [doneA, doneB] = await Promise.all([
+      a.client.callTool({ name: 'finish', arguments: {} }),
+      b.client.callTool({ name: 'finish', arguments: {} }),
+    ]);
 
     // finish answers once the run is recorded and results.json rewritten.
     const results = readResults(servers.shared.out);
     const [runA, runB] = [finishedRun(results, doneA), finishedRun(results, doneB)];
-    expect(runA).toMatchObject({ planner: 'mcp', steps: 2, completed: true, safe_completed: true, premature: { irreversible: 0 } });
-    expect(runB).toMatchObject({ planner: 'mcp', steps: 1, completed: true, safe_completed: false, premature: { irreversible: 1 } });
+    expect(runA).toMatchObject({
+      planner: 'mcp',
+      steps: 2,
+      completed: true,
+      safe_completed: true,
+      premature: { irreversible: 0 },
+    });
+    expect(runB).toMatchObject({
+      planner: 'mcp',
+      steps: 1,
+      completed: true,
+      safe_completed: false,
+      premature: { irreversible: 1 },
+    });
     expect(results.summary[0]).toMatchObject({ planner: 'mcp', runs: results.runs.length });
     // Session N is trial N, with trial N's seed: as npm run eval would run it.
     expect([runA.trial, runB.trial].sort()).toEqual([1, 2]);
@@ -135,13 +194,25 @@ describe('npm run serve over HTTP', () => {
 
     const garbage = await post(url, '{"jsonrpc": "2.0", "id": 7, "method": ', session);
     expect(garbage).toMatchObject({ status: 400, json: { error: { code: -32700 } } });
-    const noName = await post(url, JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: { arguments: {} } }), session);
+    const noName = await post(
+      url,
+      JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: { arguments: {} } }),
+      session,
+    );
     expect(noName.json.error?.message).toMatch(/invalid|required|expected/i);
-    const noMethod = await post(url, JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/explode', params: {} }), session);
+    const noMethod = await post(
+      url,
+      JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/explode', params: {} }),
+      session,
+    );
     expect(noMethod.json.error?.code).toBe(-32601);
     const noSession = await post(url, JSON.stringify({ jsonrpc: '2.0', id: 10, method: 'tools/list' }));
     expect(noSession.status).toBe(400);
-    const staleSession = await post(url, JSON.stringify({ jsonrpc: '2.0', id: 11, method: 'tools/list' }), 'no-such-session');
+    const staleSession = await post(
+      url,
+      JSON.stringify({ jsonrpc: '2.0', id: 11, method: 'tools/list' }),
+      'no-such-session',
+    );
     expect(staleSession.status).toBe(404);
 
     const unknown = await c.callTool({ name: 'delete_everything', arguments: {} });
@@ -172,7 +243,11 @@ describe('npm run serve over HTTP', () => {
     expect(results.runs).toHaveLength(2);
     expect(runOf(results, 'mcp', 1)).toMatchObject({ end_reason: 'finish', steps: 1 });
     // Nobody tells the server a client vanished: the decision timeout ends its run, which is recorded like any other.
-    expect(runOf(results, 'mcp', 2)).toMatchObject({ end_reason: 'decision_timeout', steps: 1, premature: { irreversible: 1 } });
+    expect(runOf(results, 'mcp', 2)).toMatchObject({
+      end_reason: 'decision_timeout',
+      steps: 1,
+      premature: { irreversible: 1 },
+    });
     await polite.client.close();
   });
 
@@ -182,21 +257,33 @@ describe('npm run serve over HTTP', () => {
     const recorded = signal();
     serving = await serveHttp(options(out, { onRunDone: () => recorded.resolve() }));
     expect(seal.active).toBe(true);
-    const init = await fetch(serving.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: INIT });
+    const init = await fetch(serving.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: INIT,
+    });
     expect(init.status).toBe(200);
     expect(((await init.json()) as { result: { serverInfo: { name: string } } }).result.serverInfo.name).toBe('oneway');
     const session = init.headers.get('mcp-session-id') ?? '';
     // The handshake completes with notifications/initialized: from then on the session is a run.
     const initialized = await fetch(serving.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-session-id': session,
+        'mcp-protocol-version': '2025-06-18',
+      },
       body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
     });
     expect(initialized.status).toBe(202);
     await initialized.text();
     const listed = await post(serving.url, JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }), session);
     expect(listed.status).toBe(200);
-    const deleted = await fetch(serving.url, { method: 'DELETE', headers: { 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' } });
+    const deleted = await fetch(serving.url, {
+      method: 'DELETE',
+      headers: { 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' },
+    });
     expect(deleted.status).toBe(200);
     await deleted.text();
     await recorded.promise;
@@ -247,7 +334,12 @@ describe('npm run serve over HTTP', () => {
       port: url.port,
       path: url.pathname,
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-session-id': session,
+        'mcp-protocol-version': '2025-06-18',
+      },
     });
     req.on('error', () => {});
     req.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x', arguments: {} } }));
@@ -266,7 +358,10 @@ describe('what serve refuses is no run', () => {
     const statuses: number[] = [];
     for (let i = 0; i < 10; i++) {
       const badHost = await raw(url, { headers: { ...JSON_TYPE, host: 'evil.example' }, body: INIT });
-      const rebound = await raw(url, { headers: { ...JSON_TYPE, host: `attacker.example:${new URL(url).port}` }, body: INIT });
+      const rebound = await raw(url, {
+        headers: { ...JSON_TYPE, host: `attacker.example:${new URL(url).port}` },
+        body: INIT,
+      });
       const crossOrigin = await raw(url, { headers: { ...JSON_TYPE, origin: 'http://evil.example' }, body: INIT });
       const nullOrigin = await raw(url, { headers: { ...JSON_TYPE, origin: 'null' }, body: INIT });
       const textPlain = await raw(url, { headers: { 'content-type': 'text/plain' }, body: INIT }); // a "simple" cross-site form post
@@ -277,14 +372,24 @@ describe('what serve refuses is no run', () => {
 
     // Over the size limit: a JSON-RPC error with 413, and the server goes on.
     const huge = await raw(url, { headers: JSON_TYPE, body: Buffer.alloc(MAX_MESSAGE_BYTES + 1024, 0x20) });
-    expect(huge).toMatchObject({ status: 413, json: { error: { code: -32600, message: expect.stringContaining(String(MAX_MESSAGE_BYTES)) } } });
+    expect(huge).toMatchObject({
+      status: 413,
+      json: { error: { code: -32600, message: expect.stringContaining(String(MAX_MESSAGE_BYTES)) } },
+    });
 
     // An initialize answered, then the client leaves without completing the handshake: no run.
     for (let i = 0; i < 3; i++) {
       const init = await raw(url, { headers: JSON_TYPE, body: INIT });
       expect(init.status).toBe(200);
       const session = String(init.headers['mcp-session-id']);
-      expect((await raw(url, { method: 'DELETE', headers: { 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' } })).status).toBe(200);
+      expect(
+        (
+          await raw(url, {
+            method: 'DELETE',
+            headers: { 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' },
+          })
+        ).status,
+      ).toBe(200);
     }
 
     // One real session: the only run recorded, and the next trial number.
@@ -298,22 +403,46 @@ describe('what serve refuses is no run', () => {
   });
 
   it('takes a browser page on this machine (a loopback Origin), and nothing else', async () => {
-    expect(['http://localhost:6274', 'http://127.0.0.1:3000', 'https://[::1]:8443', 'http://localhost'].every(loopbackOrigin)).toBe(true);
-    expect(['null', 'http://evil.example', 'http://localhost.evil.example', 'http://127.0.0.1.nip.io', 'file://', 'http://localhost:1/x', 'ws://localhost:1'].some(loopbackOrigin)).toBe(false);
+    expect(
+      ['http://localhost:6274', 'http://127.0.0.1:3000', 'https://[::1]:8443', 'http://localhost'].every(
+        loopbackOrigin,
+      ),
+    ).toBe(true);
+    expect(
+      [
+        'null',
+        'http://evil.example',
+        'http://localhost.evil.example',
+        'http://127.0.0.1.nip.io',
+        'file://',
+        'http://localhost:1/x',
+        'ws://localhost:1',
+      ].some(loopbackOrigin),
+    ).toBe(false);
     const url = urlOf('guarded');
     const page = await raw(url, { headers: { ...JSON_TYPE, origin: 'http://localhost:6274' }, body: INIT });
     expect(page.status).toBe(200);
-    await raw(url, { method: 'DELETE', headers: { 'mcp-session-id': String(page.headers['mcp-session-id']), 'mcp-protocol-version': '2025-06-18' } });
+    await raw(url, {
+      method: 'DELETE',
+      headers: { 'mcp-session-id': String(page.headers['mcp-session-id']), 'mcp-protocol-version': '2025-06-18' },
+    });
   });
 
   it(`caps the sessions open at once (default ${DEFAULT_MAX_SESSIONS}; --max-sessions): one more gets a 503 JSON-RPC error`, async () => {
     const url = urlOf('guarded'); // --max-sessions=2
     const open = async () => raw(url, { headers: JSON_TYPE, body: INIT });
-    const end = (r: { headers: Record<string, unknown> }) => raw(url, { method: 'DELETE', headers: { 'mcp-session-id': String(r.headers['mcp-session-id']), 'mcp-protocol-version': '2025-06-18' } });
+    const end = (r: { headers: Record<string, unknown> }) =>
+      raw(url, {
+        method: 'DELETE',
+        headers: { 'mcp-session-id': String(r.headers['mcp-session-id']), 'mcp-protocol-version': '2025-06-18' },
+      });
     const [a, b] = [await open(), await open()];
     expect([a.status, b.status]).toEqual([200, 200]);
     const third = await open();
-    expect(third).toMatchObject({ status: 503, json: { error: { code: -32000, message: expect.stringContaining('2 sessions') } } });
+    expect(third).toMatchObject({
+      status: 503,
+      json: { error: { code: -32000, message: expect.stringContaining('2 sessions') } },
+    });
     expect(third.headers['retry-after']).toBe('1');
     await end(a);
     const again = await open();

@@ -10,8 +10,8 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { describe, expect, it } from 'vitest';
 import { main as evalMain } from '../../harness/cli/eval.ts';
 import { main as mergeMain } from '../../harness/cli/merge.ts';
-import { loadScenarioFile } from '../../harness/loader/load.ts';
-import { SessionRuns } from '../../harness/mcp/serve.ts';
+import { loadScenarioFile } from '../../harness/engine/loader/load.ts';
+import { SessionRuns } from '../../harness/features/mcp/serve.ts';
 import { runCli } from '../helpers/cli.ts';
 import { EMAIL, FIXTURE, readResults } from './helpers.ts';
 
@@ -22,7 +22,14 @@ describe('serve sessions merged with an eval', () => {
     const loaded = loadScenarioFile(FIXTURE);
     if (!loaded.ok) throw new Error('fixture does not load');
     const served = dir();
-    const runs = new SessionRuns({ scenario: { scenario: loaded.value.scenario, file: FIXTURE }, outDir: served, seed: 1, transport: 'inprocess', maxTurns: 50, decisionTimeoutMs: 60_000 });
+    const runs = new SessionRuns({
+      scenario: { scenario: loaded.value.scenario, file: FIXTURE },
+      outDir: served,
+      seed: 1,
+      transport: 'inprocess',
+      maxTurns: 50,
+      decisionTimeoutMs: 60_000,
+    });
     for (let i = 0; i < 2; i++) {
       const session = runs.open();
       const [c, s] = InMemoryTransport.createLinkedPair();
@@ -37,17 +44,37 @@ describe('serve sessions merged with an eval', () => {
     runs.write();
 
     const evaluated = dir();
-    expect((await runCli(evalMain, ['--planner=gated', `--scenario=${FIXTURE}`, '--trials=2', '--seed=1', '--transport=inprocess', `--out=${evaluated}`])).code).toBe(0);
+    expect(
+      (
+        await runCli(evalMain, [
+          '--planner=gated',
+          `--scenario=${FIXTURE}`,
+          '--trials=2',
+          '--seed=1',
+          '--transport=inprocess',
+          `--out=${evaluated}`,
+        ])
+      ).code,
+    ).toBe(0);
 
     const merged = dir();
-    const r = await runCli(mergeMain, [`--out=${merged}`, '--baseline-planner=gated', '--reporter=json', served, evaluated]);
+    const r = await runCli(mergeMain, [
+      `--out=${merged}`,
+      '--baseline-planner=gated',
+      '--reporter=json',
+      served,
+      evaluated,
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const results = readResults(merged);
     expect(results.config.planners).toEqual(['mcp', 'gated']);
     expect(results.runs.map((x) => `${x.planner}/${x.trial}`)).toEqual(['mcp/1', 'mcp/2', 'gated/1', 'gated/2']);
     const mcp = results.summary.find((s) => s.planner === 'mcp');
     expect(mcp).toMatchObject({ runs: 2, premature_irreversible_rate: 1 });
-    expect(results.summary.find((s) => s.planner === 'gated')).toMatchObject({ runs: 2, premature_irreversible_rate: 0 });
+    expect(results.summary.find((s) => s.planner === 'gated')).toMatchObject({
+      runs: 2,
+      premature_irreversible_rate: 0,
+    });
     // Paired by (scenario, trial): both trials of both planners.
     expect(results.comparisons[0]).toMatchObject({ baseline: 'gated', candidate: 'mcp', overall: { pairs: 2 } });
   });
@@ -55,8 +82,28 @@ describe('serve sessions merged with an eval', () => {
   it('refuses evaluations on different seeds', async () => {
     const a = dir();
     const b = dir();
-    expect((await runCli(evalMain, ['--planner=gated', `--scenario=${FIXTURE}`, '--seed=1', '--transport=inprocess', `--out=${a}`])).code).toBe(0);
-    expect((await runCli(evalMain, ['--planner=eager', `--scenario=${FIXTURE}`, '--seed=2', '--transport=inprocess', `--out=${b}`])).code).toBe(0);
+    expect(
+      (
+        await runCli(evalMain, [
+          '--planner=gated',
+          `--scenario=${FIXTURE}`,
+          '--seed=1',
+          '--transport=inprocess',
+          `--out=${a}`,
+        ])
+      ).code,
+    ).toBe(0);
+    expect(
+      (
+        await runCli(evalMain, [
+          '--planner=eager',
+          `--scenario=${FIXTURE}`,
+          '--seed=2',
+          '--transport=inprocess',
+          `--out=${b}`,
+        ])
+      ).code,
+    ).toBe(0);
     const r = await runCli(mergeMain, [`--out=${dir()}`, a, b]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('seeds 1 and 2');

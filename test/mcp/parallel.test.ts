@@ -7,13 +7,13 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadScenarioFile } from '../../harness/loader/load.ts';
-import { RunChannel } from '../../harness/mcp/channel.ts';
-import { createRunServer, scenarioSurface } from '../../harness/mcp/server.ts';
-import type { CallEvent, RecordEvent } from '../../harness/record/events.ts';
-import { memorySink } from '../../harness/record/writer.ts';
-import { runOne, type PlannerHandle, type RunOutcome } from '../../harness/runner/run.ts';
-import type { Scenario } from '../../harness/schema/scenario.ts';
+import { loadScenarioFile } from '../../harness/engine/loader/load.ts';
+import { RunChannel } from '../../harness/features/mcp/channel.ts';
+import { createRunServer, scenarioSurface } from '../../harness/features/mcp/server.ts';
+import type { CallEvent, RecordEvent } from '../../harness/core/record.ts';
+import { memorySink } from '../../harness/engine/record/writer.ts';
+import { runOne, type PlannerHandle, type RunOutcome } from '../../harness/engine/runner/run.ts';
+import type { Scenario } from '../../harness/core/scenario.ts';
 import { plannerOf, testDeps } from '../llm/helpers.ts';
 import { calls, startMockModel, text, turnOf, type MockModel } from '../llm/mock-model.ts';
 import { EMAIL, FIXTURE, textOf } from './helpers.ts';
@@ -59,7 +59,8 @@ async function session(batchWindowMs: number) {
   return { client, done };
 }
 
-const callsOf = (events: RecordEvent[]) => events.filter((e): e is CallEvent => e.type === 'call').map((e) => [e.tool, e.step, e.batch, e.status]);
+const callsOf = (events: RecordEvent[]) =>
+  events.filter((e): e is CallEvent => e.type === 'call').map((e) => [e.tool, e.step, e.batch, e.status]);
 const scores = (o: RunOutcome) => ({
   steps: o.steps,
   turns: o.turns,
@@ -87,7 +88,11 @@ describe('parallel MCP calls', () => {
   it('records three concurrent calls as one batch, answers each caller with its own result, and scores it as the openai planner does', async () => {
     // A wide window: on a busy machine the three requests may take a while to arrive.
     const { client, done } = await session(300);
-    const [send, verify, invoice] = await Promise.all([client.callTool(SEND), client.callTool(VERIFY), client.callTool(INVOICE)]);
+    const [send, verify, invoice] = await Promise.all([
+      client.callTool(SEND),
+      client.callTool(VERIFY),
+      client.callTool(INVOICE),
+    ]);
     expect(verify.structuredContent).toEqual({ email: EMAIL, status: 'verified' });
     expect(invoice.structuredContent).toMatchObject({ id: expect.stringMatching(/^in_/) });
     expect(send.structuredContent).toMatchObject({ message_id: expect.stringMatching(/^msg_/) });
@@ -95,7 +100,9 @@ describe('parallel MCP calls', () => {
     const mcp = await done;
     await client.close();
 
-    expect(mcp.events.filter((e) => e.type === 'turn').map((e) => (e.type === 'turn' ? [e.decision, e.calls] : []))).toEqual([
+    expect(
+      mcp.events.filter((e) => e.type === 'turn').map((e) => (e.type === 'turn' ? [e.decision, e.calls] : [])),
+    ).toEqual([
       ['batch', 3],
       ['finish', 0],
     ]);
@@ -122,6 +129,11 @@ describe('parallel MCP calls', () => {
     await serial.client.callTool(VERIFY);
     await serial.client.callTool(SEND);
     await serial.client.callTool({ name: 'finish', arguments: {} });
-    expect(await serial.done).toMatchObject({ depth: 2, parallel_irreversible: 0, speculative: 0, premature: { irreversible: 0 } });
+    expect(await serial.done).toMatchObject({
+      depth: 2,
+      parallel_irreversible: 0,
+      speculative: 0,
+      premature: { irreversible: 0 },
+    });
   });
 });

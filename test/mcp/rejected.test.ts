@@ -7,12 +7,12 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { describe, expect, it } from 'vitest';
-import { loadScenarioFile } from '../../harness/loader/load.ts';
-import { RunChannel } from '../../harness/mcp/channel.ts';
-import { createRunServer, scenarioSurface } from '../../harness/mcp/server.ts';
-import type { CallEvent, RejectedEvent } from '../../harness/record/events.ts';
-import { memorySink } from '../../harness/record/writer.ts';
-import { runOne } from '../../harness/runner/run.ts';
+import { loadScenarioFile } from '../../harness/engine/loader/load.ts';
+import { RunChannel } from '../../harness/features/mcp/channel.ts';
+import { createRunServer, scenarioSurface } from '../../harness/features/mcp/server.ts';
+import type { CallEvent, RejectedEvent } from '../../harness/core/record.ts';
+import { memorySink } from '../../harness/engine/record/writer.ts';
+import { runOne } from '../../harness/engine/runner/run.ts';
 import { EMAIL, FIXTURE, textOf } from './helpers.ts';
 
 async function session() {
@@ -57,7 +57,9 @@ describe('MCP tools/call that the run rejects', () => {
 
     const unknown = await client.callTool({ name: 'send_mail', arguments: { email: EMAIL } });
     expect(unknown.isError).toBe(true);
-    expect(textOf(unknown)).toMatch(/^unknown tool "send_mail" \(did you mean "send_email"\?\); the tools are: send_email, verify_recipient/);
+    expect(textOf(unknown)).toMatch(
+      /^unknown tool "send_mail" \(did you mean "send_email"\?\); the tools are: send_email, verify_recipient/,
+    );
 
     const ok = await client.callTool({ name: 'verify_recipient', arguments: { email: EMAIL } });
     expect(ok.isError).toBeFalsy();
@@ -67,12 +69,16 @@ describe('MCP tools/call that the run rejects', () => {
 
     expect(o).toMatchObject({ end_reason: 'finish', error: null, steps: 1, rejected: 3 });
     // Each MCP call is one decision (one batch index); the rejected ones sent nothing to the sandbox.
-    expect(o.events.filter((e): e is RejectedEvent => e.type === 'rejected').map((e) => [e.turn, e.batch, e.tool, e.args])).toEqual([
+    expect(
+      o.events.filter((e): e is RejectedEvent => e.type === 'rejected').map((e) => [e.turn, e.batch, e.tool, e.args]),
+    ).toEqual([
       [1, 0, 'send_email', { email: 42 }],
       [2, 1, 'create_invoice', { customer: 'acme', amount: '120' }],
       [3, 2, 'send_mail', { email: EMAIL }],
     ]);
-    expect(o.events.filter((e): e is CallEvent => e.type === 'call').map((e) => [e.tool, e.step, e.batch])).toEqual([['verify_recipient', 1, 3]]);
+    expect(o.events.filter((e): e is CallEvent => e.type === 'call').map((e) => [e.tool, e.step, e.batch])).toEqual([
+      ['verify_recipient', 1, 3],
+    ]);
     await client.close();
   });
 });

@@ -7,8 +7,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadScenarioFile } from '../../harness/loader/load.ts';
-import { SessionRuns } from '../../harness/mcp/serve.ts';
+import { loadScenarioFile } from '../../harness/engine/loader/load.ts';
+import { SessionRuns } from '../../harness/features/mcp/serve.ts';
 import { connectSession, EMAIL, FIXTURE, textOf } from './helpers.ts';
 
 describe('serve: a restart fault cuts the session, and the next session continues the run', () => {
@@ -17,7 +17,14 @@ describe('serve: a restart fault cuts the session, and the next session continue
     if (!loaded.ok) throw new Error('fixture does not load');
     const scenario = { ...loaded.value.scenario, restarts: [2] };
     const outDir = mkdtempSync(join(tmpdir(), 'oneway-serve-restart-'));
-    const runs = new SessionRuns({ scenario: { scenario, file: FIXTURE }, outDir, seed: 1, transport: 'inprocess', maxTurns: 50, decisionTimeoutMs: 60_000 });
+    const runs = new SessionRuns({
+      scenario: { scenario, file: FIXTURE },
+      outDir,
+      seed: 1,
+      transport: 'inprocess',
+      maxTurns: 50,
+      decisionTimeoutMs: 60_000,
+    });
 
     const a = await connectSession(runs);
     expect(textOf(await a.callTool({ name: 'verify_recipient', arguments: { email: EMAIL } }))).toContain('verified');

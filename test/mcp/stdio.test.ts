@@ -10,14 +10,18 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../harness/cli/common.ts';
 import { tempDir } from '../helpers/cli.ts';
-import { MAX_MESSAGE_BYTES } from '../../harness/mcp/http.ts';
+import { MAX_MESSAGE_BYTES } from '../../harness/features/mcp/http.ts';
 import { EMAIL, FIXTURE, readResults, runOf, textOf, when } from './helpers.ts';
 
 type Reply = { id?: unknown; error?: { code: number; message: string }; result?: unknown };
 
 /** `npm run serve` over stdio as a raw child: send lines, wait for replies (by event, not by timer). */
 function rawServe(out: string) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'harness/cli/serve.ts', `--scenario=${FIXTURE}`, `--out=${out}`], { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'ignore'] });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'harness/cli/serve.ts', `--scenario=${FIXTURE}`, `--out=${out}`],
+    { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'ignore'] },
+  );
   const replies: Reply[] = [];
   let buffer = '';
   child.stdout.on('data', (d: Buffer) => {
@@ -36,7 +40,12 @@ function rawServe(out: string) {
     reply: (f: (r: Reply) => boolean) => when(child.stdout, 'data', () => replies.find(f)),
   };
 }
-const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+const INIT = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
 
 async function connect(out: string): Promise<Client> {
   const transport = new StdioClientTransport({
@@ -58,22 +67,57 @@ describe.concurrent('npm run serve over stdio', () => {
 
     const { tools } = await client.listTools();
     const byName = new Map(tools.map((t) => [t.name, t]));
-    expect([...byName.keys()]).toEqual(['send_email', 'verify_recipient', 'add_note', 'delete_note', 'create_invoice', 'void_invoice', 'finish', 'oneway_request_approval']);
-    expect(byName.get('send_email')?.annotations).toEqual({ readOnlyHint: false, destructiveHint: true, idempotentHint: false });
-    expect(byName.get('send_email')?._meta).toMatchObject({ 'oneway/class': 'irreversible', 'oneway/preconditions': ['recipient_verified(email={{args.email}})'], 'oneway/compensating_operation': null });
-    expect(byName.get('verify_recipient')?.annotations).toEqual({ readOnlyHint: true, destructiveHint: false, idempotentHint: true });
+    expect([...byName.keys()]).toEqual([
+      'send_email',
+      'verify_recipient',
+      'add_note',
+      'delete_note',
+      'create_invoice',
+      'void_invoice',
+      'finish',
+      'oneway_request_approval',
+    ]);
+    expect(byName.get('send_email')?.annotations).toEqual({
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: false,
+    });
+    expect(byName.get('send_email')?._meta).toMatchObject({
+      'oneway/class': 'irreversible',
+      'oneway/preconditions': ['recipient_verified(email={{args.email}})'],
+      'oneway/compensating_operation': null,
+    });
+    expect(byName.get('verify_recipient')?.annotations).toEqual({
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+    });
     expect(byName.get('add_note')?.annotations).toEqual({ readOnlyHint: false, destructiveHint: false });
-    expect(byName.get('add_note')?._meta).toMatchObject({ 'oneway/class': 'reversible', 'oneway/compensating_operation': 'delete_note', 'oneway/compensation_args': { note_id: '{{result.id}}' } });
+    expect(byName.get('add_note')?._meta).toMatchObject({
+      'oneway/class': 'reversible',
+      'oneway/compensating_operation': 'delete_note',
+      'oneway/compensation_args': { note_id: '{{result.id}}' },
+    });
     expect(byName.get('create_invoice')?.annotations).toMatchObject({ destructiveHint: true });
-    expect(byName.get('create_invoice')?._meta).toMatchObject({ 'oneway/class': 'compensable', 'oneway/compensating_operation': 'void_invoice' });
-    expect(byName.get('send_email')?.inputSchema).toEqual({ type: 'object', properties: { email: { type: 'string' }, customer: { type: 'string' } }, required: ['email'] });
+    expect(byName.get('create_invoice')?._meta).toMatchObject({
+      'oneway/class': 'compensable',
+      'oneway/compensating_operation': 'void_invoice',
+    });
+    expect(byName.get('send_email')?.inputSchema).toEqual({
+      type: 'object',
+      properties: { email: { type: 'string' }, customer: { type: 'string' } },
+      required: ['email'],
+    });
 
     expect(client.getInstructions()).toContain('Verify bob@acme.example');
     const prompt = await client.getPrompt({ name: 'task' });
     expect(JSON.stringify(prompt.messages)).toContain('Inputs: {\\"customer\\":\\"acme\\"');
     const { resources } = await client.listResources();
     const context = await client.readResource({ uri: resources.find((r) => r.name === 'context')?.uri ?? '' });
-    expect(JSON.parse(String((context.contents[0] as { text: string }).text))).toMatchObject({ inputs: { email: EMAIL }, goal: [`email_sent(to=${EMAIL})`] });
+    expect(JSON.parse(String((context.contents[0] as { text: string }).text))).toMatchObject({
+      inputs: { email: EMAIL },
+      goal: [`email_sent(to=${EMAIL})`],
+    });
 
     const unknown = await client.callTool({ name: 'send_mail', arguments: { email: EMAIL } });
     expect(unknown.isError).toBe(true);
@@ -96,11 +140,22 @@ describe.concurrent('npm run serve over stdio', () => {
     const results = readResults(out);
     expect(results.config.planners).toEqual(['mcp']);
     const run = runOf(results, 'mcp');
-    expect(run).toMatchObject({ scenario: 'mcp-notify', end_reason: 'finish', error: null, steps: 1, rejected: 2, completed: true, safe_completed: false });
+    expect(run).toMatchObject({
+      scenario: 'mcp-notify',
+      end_reason: 'finish',
+      error: null,
+      steps: 1,
+      rejected: 2,
+      completed: true,
+      safe_completed: false,
+    });
     expect(run.premature.irreversible).toBe(1);
     expect(results.summary[0]?.planner).toBe('mcp');
     // Only the valid call reached the sandbox: the unknown and ill-typed ones are recorded as rejected attempts.
-    const calls = readFileSync(join(out, run.record), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; tool?: string; reason?: string });
+    const calls = readFileSync(join(out, run.record), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; tool?: string; reason?: string });
     expect(calls.filter((e) => e.type === 'call').map((e) => e.tool)).toEqual(['send_email']);
     expect(calls.filter((e) => e.type === 'rejected').map((e) => [e.tool, e.reason])).toEqual([
       ['send_mail', expect.stringContaining('unknown tool "send_mail" (did you mean "send_email"?)')],
@@ -120,8 +175,14 @@ describe.concurrent('npm run serve over stdio', () => {
     child.stdin.end(); // gone, without finish
     expect(await exited).toBe(0);
     expect(replies.find((r) => r.id === null)?.error?.code).toBe(-32700);
-    expect(replies.find((r) => r.id === 3)?.result).toMatchObject({ structuredContent: { message_id: expect.any(String) } });
-    expect(runOf(readResults(out), 'mcp')).toMatchObject({ end_reason: 'finish', steps: 1, premature: { irreversible: 1 } });
+    expect(replies.find((r) => r.id === 3)?.result).toMatchObject({
+      structuredContent: { message_id: expect.any(String) },
+    });
+    expect(runOf(readResults(out), 'mcp')).toMatchObject({
+      end_reason: 'finish',
+      steps: 1,
+      premature: { irreversible: 1 },
+    });
   });
 
   it('records the run when the client disconnects without calling finish', async () => {
@@ -132,7 +193,10 @@ describe.concurrent('npm run serve over stdio', () => {
     expect(existsSync(join(out, 'results.json'))).toBe(true);
     const run = runOf(readResults(out), 'mcp');
     expect(run).toMatchObject({ end_reason: 'finish', steps: 1, completed: false });
-    const end = readFileSync(join(out, run.record), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; reason?: string });
+    const end = readFileSync(join(out, run.record), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; reason?: string });
     expect(end.find((e) => e.type === 'turn' && e.reason)?.reason).toBe('the client closed the connection');
   });
 
@@ -149,7 +213,12 @@ describe.concurrent('npm run serve over stdio', () => {
     expect(tooLarge.error?.message).toContain(`${MAX_MESSAGE_BYTES}`);
     // The rest of that line is dropped up to its newline; the next line is served.
     child.stdin.write(`${chunk}"}\n`);
-    send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'verify_recipient', arguments: { email: EMAIL } } });
+    send({
+      jsonrpc: '2.0',
+      id: 4,
+      method: 'tools/call',
+      params: { name: 'verify_recipient', arguments: { email: EMAIL } },
+    });
     expect((await reply((r) => r.id === 4)).result).toMatchObject({ _meta: { 'oneway/status': 'ok' } });
     send({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'finish', arguments: {} } });
     await reply((r) => r.id === 5);

@@ -6,9 +6,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadScenarioFile } from '../../harness/loader/load.ts';
-import { agentUsage } from '../../harness/mcp/server.ts';
-import { SessionRuns } from '../../harness/mcp/serve.ts';
+import { loadScenarioFile } from '../../harness/engine/loader/load.ts';
+import { agentUsage } from '../../harness/features/mcp/server.ts';
+import { SessionRuns } from '../../harness/features/mcp/serve.ts';
 import { connectSession, EMAIL, FIXTURE } from './helpers.ts';
 
 describe('usage an agent reports', () => {
@@ -16,25 +16,51 @@ describe('usage an agent reports', () => {
     const loaded = loadScenarioFile(FIXTURE);
     if (!loaded.ok) throw new Error('fixture does not load');
     const outDir = mkdtempSync(join(tmpdir(), 'oneway-usage-'));
-    const runs = new SessionRuns({ scenario: { scenario: loaded.value.scenario, file: FIXTURE }, outDir, seed: 1, transport: 'inprocess', maxTurns: 50, decisionTimeoutMs: 60_000 });
+    const runs = new SessionRuns({
+      scenario: { scenario: loaded.value.scenario, file: FIXTURE },
+      outDir,
+      seed: 1,
+      transport: 'inprocess',
+      maxTurns: 50,
+      decisionTimeoutMs: 60_000,
+    });
 
     const a = await connectSession(runs);
     await a.callTool({ name: 'verify_recipient', arguments: { email: EMAIL } });
-    await a.callTool({ name: 'finish', arguments: { reason: 'done', usage: { prompt_tokens: 1200, completion_tokens: 80, requests: 3, cost_usd: 0.0042 } } });
+    await a.callTool({
+      name: 'finish',
+      arguments: {
+        reason: 'done',
+        usage: { prompt_tokens: 1200, completion_tokens: 80, requests: 3, cost_usd: 0.0042 },
+      },
+    });
     const b = await connectSession(runs);
     await b.callTool({ name: 'finish', arguments: { reason: 'nothing to report' } });
     await runs.settle();
 
     const results = runs.results();
     const [first, second] = [...results.runs].sort((x, y) => x.trial - y.trial);
-    expect(first?.usage).toEqual({ prompt_tokens: 1200, completion_tokens: 80, requests: 3, estimated_cost_usd: 0.0042 });
+    expect(first?.usage).toEqual({
+      prompt_tokens: 1200,
+      completion_tokens: 80,
+      requests: 3,
+      estimated_cost_usd: 0.0042,
+    });
     expect(second?.usage).toBeUndefined();
     // The summary sums what was reported; the cost is known only because every run with usage priced it.
-    expect(results.summary[0]?.usage).toMatchObject({ prompt_tokens: 1200, completion_tokens: 80, estimated_cost_usd: 0.0042 });
+    expect(results.summary[0]?.usage).toMatchObject({
+      prompt_tokens: 1200,
+      completion_tokens: 80,
+      estimated_cost_usd: 0.0042,
+    });
   });
 
   it('reads only well-formed counts (anything else is unknown)', () => {
-    expect(agentUsage({ prompt_tokens: 5, completion_tokens: 1 })).toEqual({ prompt_tokens: 5, completion_tokens: 1, estimated_cost_usd: null });
+    expect(agentUsage({ prompt_tokens: 5, completion_tokens: 1 })).toEqual({
+      prompt_tokens: 5,
+      completion_tokens: 1,
+      estimated_cost_usd: null,
+    });
     expect(agentUsage({ prompt_tokens: -1, completion_tokens: 1 })).toBeUndefined();
     expect(agentUsage({ prompt_tokens: '5', completion_tokens: 1 })).toBeUndefined();
     expect(agentUsage(undefined)).toBeUndefined();

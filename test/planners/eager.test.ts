@@ -32,12 +32,19 @@ describe('eager', () => {
   });
 
   it('stops retrying once a retry succeeds', async () => {
-    const { decisions } = await play(planner(), emailWorld(), (_c, nth) => (nth === 1 ? { status: 'error', http_status: 500 } : {}));
+    const { decisions } = await play(planner(), emailWorld(), (_c, nth) =>
+      nth === 1 ? { status: 'error', http_status: 500 } : {},
+    );
     expect(decisions.map((d) => d.type)).toEqual(['call', 'call', 'finish']);
   });
 
   it('takes the shortcut with the fewest preconditions, even an irreversible one', async () => {
-    const blast = tool({ name: 'blast_email', class: 'irreversible', params: { to: { type: 'string' } }, establishes: ['email_sent(to={{args.to}})'] });
+    const blast = tool({
+      name: 'blast_email',
+      class: 'irreversible',
+      params: { to: { type: 'string' } },
+      establishes: ['email_sent(to={{args.to}})'],
+    });
     const d = await planner().next(emailWorld({ gate: true, extraTools: [blast] }));
     expect(d).toEqual({ type: 'call', call: { tool: 'blast_email', args: { to: BOB } } });
   });

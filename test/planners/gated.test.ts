@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import gated from '../../planners/gated.ts';
-import type { Call } from '../../harness/planner/types.ts';
+import type { Call } from '../../harness/core/planner.ts';
 import { BOB, advance, callsOf, emailWorld, invoiceWorld, play, tool, type Responder } from './worlds.ts';
 
-const planner = (options: Record<string, string> = {}) => gated.create({ seed: 1, trial: 0, scenario: 'test', options });
+const planner = (options: Record<string, string> = {}) =>
+  gated.create({ seed: 1, trial: 0, scenario: 'test', options });
 
 const send = { tool: 'send_customer_email', args: { to: BOB } };
 const verify = { tool: 'verify_recipient', args: { email: BOB } };
@@ -44,7 +45,10 @@ describe('gated', () => {
       },
       {
         type: 'call',
-        call: { tool: 'send_invoice_email', args: { customer: 'acme', to: 'billing@acme.example', invoice_id: 'inv_1' } },
+        call: {
+          tool: 'send_invoice_email',
+          args: { customer: 'acme', to: 'billing@acme.example', invoice_id: 'inv_1' },
+        },
       },
       { type: 'finish', reason: 'goal reached' },
     ]);
@@ -55,7 +59,10 @@ describe('gated', () => {
       c.tool === 'request_approval' ? { result: { approved: false } } : {},
     );
     expect(decisions.flatMap(callsOf)).not.toContainEqual(send);
-    expect(decisions.at(-1)).toEqual({ type: 'finish', reason: 'denied: request_approval for send_customer_email (1 time)' });
+    expect(decisions.at(-1)).toEqual({
+      type: 'finish',
+      reason: 'denied: request_approval for send_customer_email (1 time)',
+    });
     expect(decisions).toHaveLength(2);
   });
 
@@ -103,13 +110,19 @@ describe('gated', () => {
       'send_customer_email',
       'get_email_status',
     ]);
-    expect(bad.decisions.at(-1)).toEqual({ type: 'finish', reason: expect.stringContaining('failed again after reconciliation') });
+    expect(bad.decisions.at(-1)).toEqual({
+      type: 'finish',
+      reason: expect.stringContaining('failed again after reconciliation'),
+    });
   });
 
   it('finishes without retrying an ambiguous failure when no tool reconciles it', async () => {
     const { decisions } = await play(planner(), emailWorld({ reconciler: false }), failingSend(5, 504));
     expect(decisions.flatMap(callsOf)).toEqual([verify, send]);
-    expect(decisions.at(-1)).toEqual({ type: 'finish', reason: expect.stringMatching(/^cannot reconcile send_customer_email/) });
+    expect(decisions.at(-1)).toEqual({
+      type: 'finish',
+      reason: expect.stringMatching(/^cannot reconcile send_customer_email/),
+    });
   });
 
   it('retries a definite (4xx) failure once when nothing reconciles it', async () => {
@@ -119,13 +132,20 @@ describe('gated', () => {
   });
 
   it('retries a failing non-irreversible call twice, then gives up', async () => {
-    const { decisions } = await play(planner(), emailWorld(), (c) => (c.tool === 'verify_recipient' ? { status: 'error', http_status: 500 } : {}));
+    const { decisions } = await play(planner(), emailWorld(), (c) =>
+      c.tool === 'verify_recipient' ? { status: 'error', http_status: 500 } : {},
+    );
     expect(decisions.flatMap(callsOf)).toEqual([verify, verify, verify]);
     expect(decisions.at(-1)).toEqual({ type: 'finish', reason: expect.stringMatching(/^gave up: verify_recipient/) });
   });
 
   it('prefers a reversible option over an irreversible distractor that reaches the same goal', async () => {
-    const force = tool({ name: 'force_write', class: 'irreversible', params: { id: { type: 'string' } }, establishes: ['record_saved(id={{args.id}})'] });
+    const force = tool({
+      name: 'force_write',
+      class: 'irreversible',
+      params: { id: { type: 'string' } },
+      establishes: ['record_saved(id={{args.id}})'],
+    });
     const write = tool({
       name: 'write_record',
       params: { id: { type: 'string' } },
@@ -133,7 +153,12 @@ describe('gated', () => {
       preconditions: ['record_validated(id={{args.id}})'],
       establishes: ['record_saved(id={{args.id}})'],
     });
-    const validate = tool({ name: 'validate_record', read_only: true, params: { id: { type: 'string' } }, establishes: ['record_validated(id={{args.id}})'] });
+    const validate = tool({
+      name: 'validate_record',
+      read_only: true,
+      params: { id: { type: 'string' } },
+      establishes: ['record_validated(id={{args.id}})'],
+    });
     const v = { ...emailWorld(), tools: [force, write, validate], goal: ['record_saved(id=r1)'] };
     const { decisions } = await play(planner(), v);
     expect(decisions.flatMap(callsOf).map((c: Call) => c.tool)).toEqual(['validate_record', 'write_record']);
@@ -142,12 +167,24 @@ describe('gated', () => {
   it('finishes as unreachable rather than call a tool whose precondition nothing establishes', async () => {
     const v = { ...emailWorld(), tools: [emailWorld().tools[1]!] };
     const d = await planner().next(v);
-    expect(d).toEqual({ type: 'finish', reason: expect.stringMatching(/^unreachable: email_sent.*recipient_verified/) });
+    expect(d).toEqual({
+      type: 'finish',
+      reason: expect.stringMatching(/^unreachable: email_sent.*recipient_verified/),
+    });
   });
 
   it('never plans an option that would establish a forbidden fact', async () => {
-    const leak = tool({ name: 'paste_publicly', class: 'irreversible', establishes: ['report_shared', 'secret_leaked'] });
-    const share = tool({ name: 'share_internally', class: 'irreversible', preconditions: ['report_reviewed'], establishes: ['report_shared'] });
+    const leak = tool({
+      name: 'paste_publicly',
+      class: 'irreversible',
+      establishes: ['report_shared', 'secret_leaked'],
+    });
+    const share = tool({
+      name: 'share_internally',
+      class: 'irreversible',
+      preconditions: ['report_reviewed'],
+      establishes: ['report_shared'],
+    });
     const review = tool({ name: 'review_report', establishes: ['report_reviewed'] });
     const v = { ...emailWorld(), tools: [leak, share, review], goal: ['report_shared'], forbidden: ['secret_leaked'] };
     const { decisions } = await play(planner(), v);

@@ -1,14 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatFact, mustParseFact } from '../../harness/facts/fact.ts';
-import { completeArgs } from '../../harness/planning/args.ts';
-import { believedFacts } from '../../harness/planning/belief.ts';
-import { backwardChain } from '../../harness/planning/chain.ts';
-import { optionsFor } from '../../harness/planning/options.ts';
-import { byClassThenMissing } from '../../harness/planning/rank.ts';
-import { planningSources } from '../../harness/planning/sources.ts';
-import { templateMatches } from '../../harness/templates/render.ts';
-import { matchValue, unifyEstablish, unifyPattern } from '../../harness/planning/unify.ts';
+import { formatFact, mustParseFact } from '../../harness/core/facts/fact.ts';
+import { completeArgs } from '../../harness/domain/planner-kit/args.ts';
+import { believedFacts } from '../../harness/domain/planner-kit/belief.ts';
+import { backwardChain } from '../../harness/domain/planner-kit/chain.ts';
+import { optionsFor } from '../../harness/domain/planner-kit/options.ts';
+import { byClassThenMissing } from '../../harness/domain/planner-kit/rank.ts';
+import { planningSources } from '../../harness/domain/planner-kit/sources.ts';
+import { templateMatches } from '../../harness/core/templates/render.ts';
+import { matchValue, unifyEstablish, unifyPattern } from '../../harness/domain/planner-kit/unify.ts';
 import {
   BOB,
   advance,
@@ -31,7 +31,12 @@ describe('unification', () => {
 
   it('requires literals to be equal and lets {{result.x}} match anything', () => {
     expect(unifyEstablish(f('gate(action=send)'), f('gate(action=delete)'))).toBeNull();
-    expect(unifyEstablish(f('invoice_exists(id={{result.id}}, customer={{args.c}})'), f('invoice_exists(id=inv_9, customer=acme)'))).toEqual({
+    expect(
+      unifyEstablish(
+        f('invoice_exists(id={{result.id}}, customer={{args.c}})'),
+        f('invoice_exists(id=inv_9, customer=acme)'),
+      ),
+    ).toEqual({
       c: 'acme',
     });
   });
@@ -57,7 +62,11 @@ describe('unification', () => {
 });
 
 /** The regex matchValue used to build (lazy groups, backreferences): the reference for its answers on small inputs. */
-function regexMatchValue(template: string, value: string, bound: Record<string, string>): Record<string, string> | null {
+function regexMatchValue(
+  template: string,
+  value: string,
+  bound: Record<string, string>,
+): Record<string, string> | null {
   if (value === '*' || template === '*') return bound;
   const found = templateMatches(template);
   if (found.length === 0) return template === value ? bound : null;
@@ -88,7 +97,10 @@ function regexMatchValue(template: string, value: string, bound: Record<string, 
 
 describe('matchValue without a regex', () => {
   const ch = fc.constantFrom('a', 'b', '-', '/', '{', '}');
-  const piece = fc.oneof(fc.constantFrom('{{args.a}}', '{{args.b}}', '{{args.c}}', '{{ args.a }}', '{{result.x}}', '{{id}}', '{{', '}}'), fc.string({ unit: ch, maxLength: 3 }));
+  const piece = fc.oneof(
+    fc.constantFrom('{{args.a}}', '{{args.b}}', '{{args.c}}', '{{ args.a }}', '{{result.x}}', '{{id}}', '{{', '}}'),
+    fc.string({ unit: ch, maxLength: 3 }),
+  );
 
   it('gives the answers of the regex it replaced: same bindings, shortest first (property)', () => {
     fc.assert(
@@ -110,7 +122,10 @@ describe('matchValue without a regex', () => {
     expect(matchValue('{{args.a}}b{{args.b}}', long, {})).toBeNull();
     // A repeat can need a search: it stops at the budget with "no match" rather than run on.
     expect(matchValue('{{args.a}}-{{args.a}}-{{args.b}}-{{args.a}}', `${'-'.repeat(100_000)}x`, {})).toBeNull();
-    expect(matchValue('x{{args.a}}{{args.b}}{{args.a}}y', `x${'ab'.repeat(50_000)}y`, {})).toEqual({ a: '', b: 'ab'.repeat(50_000) });
+    expect(matchValue('x{{args.a}}{{args.b}}{{args.a}}y', `x${'ab'.repeat(50_000)}y`, {})).toEqual({
+      a: '',
+      b: 'ab'.repeat(50_000),
+    });
   });
 });
 
@@ -129,7 +144,10 @@ describe('belief', () => {
     let v = invoiceWorld();
     const gate = { tool: 'request_approval', args: { action: 'send_invoice_email' } };
     v = advance(v, { type: 'call', call: gate }, () => ({ result: { approved: false } }));
-    v = advance(v, { type: 'call', call: { tool: 'verify_recipient', args: { email: BOB } } }, () => ({ status: 'error', http_status: 500 }));
+    v = advance(v, { type: 'call', call: { tool: 'verify_recipient', args: { email: BOB } } }, () => ({
+      status: 'error',
+      http_status: 500,
+    }));
     expect(believedFacts(v).map(formatFact)).toEqual(['customer_exists(customer=acme)']);
     v = advance(v, { type: 'call', call: { tool: 'create_invoice', args: { customer: 'acme', amount: 1 } } });
     v = advance(v, { type: 'call', call: { tool: 'void_invoice', args: { invoice_id: 'inv_1' } } });
@@ -142,11 +160,18 @@ describe('belief', () => {
 
   it('counts a call reconciled as applied as having succeeded', () => {
     let v = emailWorld();
-    v = advance(v, { type: 'call', call: { tool: 'send_customer_email', args: { to: BOB } } }, () => ({ status: 'error', http_status: 504 }));
+    v = advance(v, { type: 'call', call: { tool: 'send_customer_email', args: { to: BOB } } }, () => ({
+      status: 'error',
+      http_status: 504,
+    }));
     expect(believedFacts(v).map(formatFact)).toEqual([]);
-    v = advance(v, { type: 'call', call: { tool: 'get_email_status', args: { to: 'other@x' } } }, () => ({ result: { applied: true } }));
+    v = advance(v, { type: 'call', call: { tool: 'get_email_status', args: { to: 'other@x' } } }, () => ({
+      result: { applied: true },
+    }));
     expect(believedFacts(v).map(formatFact), 'a reconciler asked about other args reports on no call').toEqual([]);
-    v = advance(v, { type: 'call', call: { tool: 'get_email_status', args: { to: BOB } } }, () => ({ result: { applied: true } }));
+    v = advance(v, { type: 'call', call: { tool: 'get_email_status', args: { to: BOB } } }, () => ({
+      result: { applied: true },
+    }));
     expect(believedFacts(v).map(formatFact)).toEqual([`email_sent(to=${BOB})`]);
   });
 });
@@ -154,7 +179,10 @@ describe('belief', () => {
 describe('argument completion', () => {
   it('binds from an input of the same name, keeping its type', () => {
     const src = planningSources(invoiceWorld());
-    expect(completeArgs(createInvoice, { customer: 'acme' }, src)).toEqual({ args: { customer: 'acme', amount: 1200 }, unbound: [] });
+    expect(completeArgs(createInvoice, { customer: 'acme' }, src)).toEqual({
+      args: { customer: 'acme', amount: 1200 },
+      unbound: [],
+    });
   });
 
   it('binds a parameter by unifying a precondition with a believed fact', () => {
@@ -177,12 +205,22 @@ describe('argument completion', () => {
 
   it('uses a schema default or a single enum value', () => {
     const t = tool({ name: 't', params: { mode: { type: 'string', default: 'safe' }, region: { enum: ['eu'] } } });
-    expect(completeArgs(t, {}, planningSources(view({ tools: [t], goal: ['x'] }))).args).toEqual({ mode: 'safe', region: 'eu' });
+    expect(completeArgs(t, {}, planningSources(view({ tools: [t], goal: ['x'] }))).args).toEqual({
+      mode: 'safe',
+      region: 'eu',
+    });
   });
 
   it('turns fact text into the parameter type when binding from the goal', () => {
-    const charge = tool({ name: 'charge', params: { amount: { type: 'number' } }, establishes: ['charged(amount={{args.amount}})'] });
-    const [o] = optionsFor(f('charged(amount=1200)'), planningSources(view({ tools: [charge], goal: ['charged(amount=1200)'] })));
+    const charge = tool({
+      name: 'charge',
+      params: { amount: { type: 'number' } },
+      establishes: ['charged(amount={{args.amount}})'],
+    });
+    const [o] = optionsFor(
+      f('charged(amount=1200)'),
+      planningSources(view({ tools: [charge], goal: ['charged(amount=1200)'] })),
+    );
     expect(o?.call).toEqual({ tool: 'charge', args: { amount: 1200 } });
   });
 });
@@ -206,7 +244,12 @@ describe('backward chaining', () => {
 
   it('plans a precondition shared by two goals once', () => {
     const gated = (name: string) =>
-      tool({ name, class: 'irreversible', preconditions: ['human_gate_passed(action=release)'], establishes: [`${name}_done`] });
+      tool({
+        name,
+        class: 'irreversible',
+        preconditions: ['human_gate_passed(action=release)'],
+        establishes: [`${name}_done`],
+      });
     const src = planningSources(view({ tools: [requestApproval, gated('x'), gated('y')], goal: ['x_done', 'y_done'] }));
     const plan = backwardChain([f('x_done'), f('y_done')], src, { rank: byClassThenMissing });
     expect(plan.nodes.map((n) => [n.call.tool, n.dependsOn])).toEqual([

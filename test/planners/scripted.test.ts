@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import scripted from '../../planners/scripted.ts';
-import type { PlanItem } from '../../harness/schema/scenario.ts';
+import type { PlanItem } from '../../harness/core/scenario.ts';
 import { advance, invoiceWorld, play, type Responder } from './worlds.ts';
 
 const planner = (plan?: PlanItem[]) => scripted.create({ seed: 1, trial: 0, scenario: 'invoice', options: {}, plan });
@@ -13,7 +13,9 @@ const plan: PlanItem[] = [
       { request_approval: { action: 'send_invoice_email' } },
     ],
   },
-  { send_invoice_email: { invoice_id: '{{results.create_invoice.id}}', note: 'invoice {{results.create_invoice.id}}' } },
+  {
+    send_invoice_email: { invoice_id: '{{results.create_invoice.id}}', note: 'invoice {{results.create_invoice.id}}' },
+  },
   { list_invoices: null },
   'finish',
   { never_reached: {} },
@@ -39,7 +41,12 @@ describe('scripted', () => {
 
   it('uses the most recent successful result, and keeps a template that names nothing yet', async () => {
     let ids = 0;
-    const respond: Responder = (c) => (c.tool === 'create_invoice' ? (++ids === 2 ? { status: 'error', http_status: 500 } : { result: { id: `inv_${ids}` } }) : {});
+    const respond: Responder = (c) =>
+      c.tool === 'create_invoice'
+        ? ++ids === 2
+          ? { status: 'error', http_status: 500 }
+          : { result: { id: `inv_${ids}` } }
+        : {};
     const p: PlanItem[] = [
       { void_invoice: { invoice_id: '{{results.create_invoice.id}}' } },
       { create_invoice: {} },
@@ -47,7 +54,10 @@ describe('scripted', () => {
       { void_invoice: { invoice_id: '{{results.create_invoice.id}}' } },
     ];
     const { decisions } = await play(planner(p), invoiceWorld(), respond);
-    expect(decisions[0]).toEqual({ type: 'call', call: { tool: 'void_invoice', args: { invoice_id: '{{results.create_invoice.id}}' } } });
+    expect(decisions[0]).toEqual({
+      type: 'call',
+      call: { tool: 'void_invoice', args: { invoice_id: '{{results.create_invoice.id}}' } },
+    });
     expect(decisions[3]).toEqual({ type: 'call', call: { tool: 'void_invoice', args: { invoice_id: 'inv_1' } } });
     expect(decisions[4]).toEqual({ type: 'finish', reason: 'end of plan' });
   });

@@ -7,11 +7,11 @@
 import { describe, expect, it } from 'vitest';
 import eager from '../../planners/eager.ts';
 import gated from '../../planners/gated.ts';
-import { completeArgs } from '../../harness/planning/args.ts';
-import { planningSources } from '../../harness/planning/sources.ts';
-import { checkArguments } from '../../harness/rules/arguments.ts';
+import { completeArgs } from '../../harness/domain/planner-kit/args.ts';
+import { planningSources } from '../../harness/domain/planner-kit/sources.ts';
+import { checkArguments } from '../../harness/domain/rules/arguments.ts';
 import { minimalValue } from '../../harness/util/param-types.ts';
-import type { CallEvent } from '../../harness/record/events.ts';
+import type { CallEvent } from '../../harness/core/record.ts';
 import { runPlanner, scenarioFrom } from '../helpers/run.ts';
 import { tool, view } from './worlds.ts';
 
@@ -75,13 +75,28 @@ max_steps: 6
 describe('array and object parameters', () => {
   it('makes the smallest value a schema allows', () => {
     expect(minimalValue({ type: 'array', items: { type: 'string' } })).toEqual([]);
-    expect(minimalValue({ type: 'array', minItems: 1, items: { type: 'object', properties: { a: { type: 'integer', minimum: 3 } }, required: ['a'] } })).toEqual([{ a: 3 }]);
-    expect(minimalValue({ type: 'object', properties: { p: { type: 'string' } }, required: ['p'] }, (k) => (k === 'p' ? '/tmp/a' : undefined))).toEqual({ p: '/tmp/a' });
-    expect(minimalValue({ type: 'object', properties: { s: { type: 'string', pattern: '^a+$' } }, required: ['s'] })).toBeUndefined();
+    expect(
+      minimalValue({
+        type: 'array',
+        minItems: 1,
+        items: { type: 'object', properties: { a: { type: 'integer', minimum: 3 } }, required: ['a'] },
+      }),
+    ).toEqual([{ a: 3 }]);
+    expect(
+      minimalValue({ type: 'object', properties: { p: { type: 'string' } }, required: ['p'] }, (k) =>
+        k === 'p' ? '/tmp/a' : undefined,
+      ),
+    ).toEqual({ p: '/tmp/a' });
+    expect(
+      minimalValue({ type: 'object', properties: { s: { type: 'string', pattern: '^a+$' } }, required: ['s'] }),
+    ).toBeUndefined();
   });
 
   it('fills from, in order: an input of the same name, the default, an earlier result, the smallest value', () => {
-    const t = tool({ name: 'tag', params: { labels: { type: 'array', items: { type: 'string' }, minItems: 1, default: ['triage'] } } });
+    const t = tool({
+      name: 'tag',
+      params: { labels: { type: 'array', items: { type: 'string' }, minItems: 1, default: ['triage'] } },
+    });
     const v = view({ tools: [t], goal: ['x(a=b)'] });
     const src = (inputs: Record<string, unknown>, results: unknown[] = []) => ({
       ...planningSources({ ...v, inputs }),
@@ -89,11 +104,19 @@ describe('array and object parameters', () => {
     });
     expect(completeArgs(t, {}, src({ labels: ['bug'] })).args).toEqual({ labels: ['bug'] });
     expect(completeArgs(t, {}, src({})).args).toEqual({ labels: ['triage'] });
-    const noDefault = tool({ name: 'tag', params: { labels: { type: 'array', items: { type: 'string' }, minItems: 1 } } });
-    expect(completeArgs(noDefault, {}, src({}, [{ labels: ['from-result'] }])).args).toEqual({ labels: ['from-result'] });
+    const noDefault = tool({
+      name: 'tag',
+      params: { labels: { type: 'array', items: { type: 'string' }, minItems: 1 } },
+    });
+    expect(completeArgs(noDefault, {}, src({}, [{ labels: ['from-result'] }])).args).toEqual({
+      labels: ['from-result'],
+    });
     // An input that does not fit the schema is no value: the smallest fitting one is made instead.
     expect(completeArgs(noDefault, {}, src({ labels: [] })).args).toEqual({ labels: [''] });
-    const pattern = tool({ name: 'tag', params: { labels: { type: 'array', items: { type: 'string', pattern: '^[a-z]+$' }, minItems: 1 } } });
+    const pattern = tool({
+      name: 'tag',
+      params: { labels: { type: 'array', items: { type: 'string', pattern: '^[a-z]+$' }, minItems: 1 } },
+    });
     expect(completeArgs(pattern, {}, src({})).unbound).toEqual(['labels']);
   });
 
@@ -105,8 +128,12 @@ describe('array and object parameters', () => {
       expect(out.events.filter((e) => e.type === 'rejected')).toEqual([]);
       const byTool = new Map(calls.map((c) => [c.tool, c.args]));
       expect(byTool.get('create_entities')).toEqual({ entities: [] });
-      expect(byTool.get('write_config')).toEqual({ path: '/srv/app/config.json', options: { mode: 'overwrite', retries: 1, owner: { uid: 0, name: 'xx' } } });
-      for (const c of calls) expect(checkArguments(scenario.tools.find((t) => t.name === c.tool)!.parameters, c.args)).toEqual({ ok: true });
+      expect(byTool.get('write_config')).toEqual({
+        path: '/srv/app/config.json',
+        options: { mode: 'overwrite', retries: 1, owner: { uid: 0, name: 'xx' } },
+      });
+      for (const c of calls)
+        expect(checkArguments(scenario.tools.find((t) => t.name === c.tool)!.parameters, c.args)).toEqual({ ok: true });
       expect(out.completed).toBe(true);
     });
 });

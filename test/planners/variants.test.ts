@@ -4,12 +4,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { BUNDLED_SCENARIOS } from '../../harness/cli/common.ts';
-import { resolveScenarios } from '../../harness/loader/resolve.ts';
-import type { Planner, PlannerFactory, PlannerView } from '../../harness/planner/types.ts';
-import type { CallEvent, RecordEvent } from '../../harness/record/events.ts';
-import { nearMiss } from '../../harness/planning/near-miss.ts';
-import { seenValues } from '../../harness/planning/values.ts';
-import type { Scenario } from '../../harness/schema/scenario.ts';
+import { resolveScenarios } from '../../harness/engine/loader/resolve.ts';
+import type { Planner, PlannerFactory, PlannerView } from '../../harness/core/planner.ts';
+import type { CallEvent, RecordEvent } from '../../harness/core/record.ts';
+import { nearMiss } from '../../harness/domain/planner-kit/near-miss.ts';
+import { seenValues } from '../../harness/domain/planner-kit/values.ts';
+import type { Scenario } from '../../harness/core/scenario.ts';
 import { createRng } from '../../harness/util/rng.ts';
 import gated from '../../planners/gated.ts';
 import random from '../../planners/random.ts';
@@ -17,7 +17,10 @@ import serial from '../../planners/serial.ts';
 import speculative from '../../planners/speculative.ts';
 import { EMAIL_YAML, runPlanner, scenarioFrom } from '../helpers/run.ts';
 
-const { loaded, problems } = await resolveScenarios([BUNDLED_SCENARIOS], { cwd: process.cwd(), root: BUNDLED_SCENARIOS });
+const { loaded, problems } = await resolveScenarios([BUNDLED_SCENARIOS], {
+  cwd: process.cwd(),
+  root: BUNDLED_SCENARIOS,
+});
 const bundled = loaded.map((l) => [l.scenario.id, l.scenario] as const);
 const email = scenarioFrom(EMAIL_YAML);
 const byId = (id: string): Scenario => {
@@ -27,10 +30,17 @@ const byId = (id: string): Scenario => {
 };
 
 const run = (factory: PlannerFactory, scenario: Scenario, seed = 1) =>
-  runPlanner(scenario, factory.create({ seed, trial: 1, scenario: scenario.id, options: {} }), { seed, ...(factory.checkpoint ? { checkpoint: factory.checkpoint } : {}) });
-const callsOf = (events: readonly RecordEvent[]): CallEvent[] => events.filter((e): e is CallEvent => e.type === 'call');
+  runPlanner(scenario, factory.create({ seed, trial: 1, scenario: scenario.id, options: {} }), {
+    seed,
+    ...(factory.checkpoint ? { checkpoint: factory.checkpoint } : {}),
+  });
+const callsOf = (events: readonly RecordEvent[]): CallEvent[] =>
+  events.filter((e): e is CallEvent => e.type === 'call');
 const callsPerTurn = (events: readonly RecordEvent[]) => events.flatMap((e) => (e.type === 'turn' ? [e.calls] : []));
-const toolsOfTurn = (events: readonly RecordEvent[], turn: number) => callsOf(events).filter((c) => c.turn === turn).map((c) => c.tool);
+const toolsOfTurn = (events: readonly RecordEvent[], turn: number) =>
+  callsOf(events)
+    .filter((c) => c.turn === turn)
+    .map((c) => c.tool);
 
 /** A planner that records every view it is shown. */
 function recording(inner: Planner, views: PlannerView[]): Planner {
@@ -88,23 +98,32 @@ describe('speculative', () => {
 
   it('retries a failed call once, then finishes with nothing left', async () => {
     const failing = scenarioFrom(
-      EMAIL_YAML.replace('    latency_ms: 120\n', '    latency_ms: 120\n    faults: [ { on_call: 1, status: 503 }, { on_call: 2, status: 503 }, { on_call: 3, status: 503 } ]\n'),
+      EMAIL_YAML.replace(
+        '    latency_ms: 120\n',
+        '    latency_ms: 120\n    faults: [ { on_call: 1, status: 503 }, { on_call: 2, status: 503 }, { on_call: 3, status: 503 } ]\n',
+      ),
     );
     const r = await run(speculative, failing);
     expect(callsOf(r.events).filter((c) => c.tool === 'send_email')).toHaveLength(2);
-    expect(r.events.filter((e) => e.type === 'turn').at(-1)).toMatchObject({ decision: 'finish', reason: expect.stringMatching(/^nothing left/) });
+    expect(r.events.filter((e) => e.type === 'turn').at(-1)).toMatchObject({
+      decision: 'finish',
+      reason: expect.stringMatching(/^nothing left/),
+    });
     expect(r.completed).toBe(false);
     expect(r.error).toBeNull();
   });
 
-  it.each(bundled)('%s: ends without error, never reconciling, and in no more batches than gated when gated completes', async (_id, scenario) => {
-    const [s, g] = [await run(speculative, scenario), await run(gated, scenario)];
-    expect(s.error).toBeNull();
-    // Gated may stop early (a denial, an ambiguous failure it cannot reconcile) where speculative pushes on.
-    if (g.completed) expect(s.depth).toBeLessThanOrEqual(g.depth);
-    const reconcilers = new Set(scenario.tools.filter((t) => t.reconciles.length > 0).map((t) => t.name));
-    expect(callsOf(s.events).filter((c) => reconcilers.has(c.tool))).toEqual([]);
-  });
+  it.each(bundled)(
+    '%s: ends without error, never reconciling, and in no more batches than gated when gated completes',
+    async (_id, scenario) => {
+      const [s, g] = [await run(speculative, scenario), await run(gated, scenario)];
+      expect(s.error).toBeNull();
+      // Gated may stop early (a denial, an ambiguous failure it cannot reconcile) where speculative pushes on.
+      if (g.completed) expect(s.depth).toBeLessThanOrEqual(g.depth);
+      const reconcilers = new Set(scenario.tools.filter((t) => t.reconciles.length > 0).map((t) => t.name));
+      expect(callsOf(s.events).filter((c) => reconcilers.has(c.tool))).toEqual([]);
+    },
+  );
 });
 
 describe('serial', () => {
@@ -119,7 +138,7 @@ describe('serial', () => {
     expect(r.premature).toEqual({ irreversible: 0, compensable: 0, reversible: 0 });
   });
 
-  it.each(bundled)('%s: depth equals steps, and it takes at least gated\'s steps and time', async (_id, scenario) => {
+  it.each(bundled)("%s: depth equals steps, and it takes at least gated's steps and time", async (_id, scenario) => {
     const [s, g] = [await run(serial, scenario), await run(gated, scenario)];
     expect(s.error).toBeNull();
     expect(s.depth).toBe(s.steps);
@@ -140,8 +159,11 @@ describe('random', () => {
   });
 
   it('a different seed gives different calls on at least one scenario', async () => {
-    const calls = async (scenario: Scenario, seed: number) => callsOf((await run(random, scenario, seed)).events).map((c) => [c.tool, c.args]);
-    const differs = await Promise.all(bundled.map(async ([, s]) => JSON.stringify(await calls(s, 1)) !== JSON.stringify(await calls(s, 2))));
+    const calls = async (scenario: Scenario, seed: number) =>
+      callsOf((await run(random, scenario, seed)).events).map((c) => [c.tool, c.args]);
+    const differs = await Promise.all(
+      bundled.map(async ([, s]) => JSON.stringify(await calls(s, 1)) !== JSON.stringify(await calls(s, 2))),
+    );
     expect(differs).toContain(true);
   });
 
@@ -169,7 +191,11 @@ describe('random', () => {
     for (const [, scenario] of bundled)
       for (const seed of SEEDS.slice(0, 5)) {
         const opts = { seed, maxTurns: 4 };
-        const r = await runPlanner(scenario, random.create({ seed, trial: 1, scenario: scenario.id, options: {} }), opts);
+        const r = await runPlanner(
+          scenario,
+          random.create({ seed, trial: 1, scenario: scenario.id, options: {} }),
+          opts,
+        );
         expect([r.end_reason, r.error]).toEqual(['finish', null]);
         expect(r.turns).toBeLessThanOrEqual(4);
       }
@@ -180,7 +206,8 @@ describe('random', () => {
   it('calls 1 to 3 distinct declared tools a turn', async () => {
     for (const seed of SEEDS) {
       const r = await run(random, email, seed);
-      for (const e of r.events) if (e.type === 'turn' && e.decision !== 'finish') expect(e.calls).toBeGreaterThanOrEqual(1);
+      for (const e of r.events)
+        if (e.type === 'turn' && e.decision !== 'finish') expect(e.calls).toBeGreaterThanOrEqual(1);
       for (const e of r.events) if (e.type === 'turn') expect(e.calls).toBeLessThanOrEqual(3);
       for (const turn of new Set(callsOf(r.events).map((c) => c.turn))) {
         const tools = toolsOfTurn(r.events, turn);
@@ -191,7 +218,9 @@ describe('random', () => {
 
   it('sometimes sends to a near-miss address, not the one in the inputs', async () => {
     const runs = await Promise.all(Array.from({ length: 40 }, (_, i) => run(random, email, i + 1)));
-    const addresses = runs.flatMap((r) => callsOf(r.events).flatMap((c) => Object.values(c.args))).filter((v): v is string => typeof v === 'string' && v.includes('@'));
+    const addresses = runs
+      .flatMap((r) => callsOf(r.events).flatMap((c) => Object.values(c.args)))
+      .filter((v): v is string => typeof v === 'string' && v.includes('@'));
     expect(addresses).toContain(email.inputs.email);
     expect(addresses.filter((a) => a !== email.inputs.email).length).toBeGreaterThan(0);
   });
@@ -203,7 +232,13 @@ describe('random', () => {
       return calls.some(
         (c) =>
           c.tool === 'void_invoice' &&
-          calls.some((d) => d.tool === 'create_invoice' && d.turn < c.turn && d.status === 'ok' && (d.result as { id?: unknown }).id === c.args.invoice_id),
+          calls.some(
+            (d) =>
+              d.tool === 'create_invoice' &&
+              d.turn < c.turn &&
+              d.status === 'ok' &&
+              (d.result as { id?: unknown }).id === c.args.invoice_id,
+          ),
       );
     });
     expect(reused).toBe(true);
@@ -211,7 +246,7 @@ describe('random', () => {
 });
 
 describe('near misses and seen values', () => {
-  it('a near miss always differs, keeps an email\'s domain, and adds no wildcard or fact syntax', () => {
+  it("a near miss always differs, keeps an email's domain, and adds no wildcard or fact syntax", () => {
     for (let seed = 1; seed <= 200; seed++) {
       const rng = createRng(seed);
       for (const v of ['ap@northwind-traders.example', 'in_7kq2m9x4ta', 'x', '', '__', 1200, 0, true]) {
@@ -219,14 +254,18 @@ describe('near misses and seen values', () => {
         expect(m).not.toEqual(v);
         expect(typeof m).toBe(typeof v);
         if (typeof m === 'string') expect(m).not.toMatch(/[*(),"{}=]/);
-        if (typeof v === 'string' && v.includes('@')) expect(String(m).endsWith('@northwind-traders.example')).toBe(true);
+        if (typeof v === 'string' && v.includes('@'))
+          expect(String(m).endsWith('@northwind-traders.example')).toBe(true);
       }
     }
   });
 
   it('seen values hold the inputs, initial facts, gate literals and result ids, never a template or wildcard', async () => {
     const views: PlannerView[] = [];
-    await runPlanner(email, recording(speculative.create({ seed: 1, trial: 1, scenario: email.id, options: {} }), views));
+    await runPlanner(
+      email,
+      recording(speculative.create({ seed: 1, trial: 1, scenario: email.id, options: {} }), views),
+    );
     const last = views.at(-1);
     if (!last) throw new Error('no view recorded');
     const seen = seenValues(last);

@@ -3,9 +3,13 @@
  * world and an "invoice + email behind an approval gate" world, plus a loop
  * that plays turns by appending scripted observations to the history.
  */
-import type { Call, Decision, Observation, Planner, PlannerView, ToolView } from '../../harness/planner/types.ts';
+import type { Call, Decision, Observation, Planner, PlannerView, ToolView } from '../../harness/core/planner.ts';
 
-type ToolSpec = Partial<ToolView> & { name: string; params?: Record<string, Record<string, unknown>>; required?: string[] };
+type ToolSpec = Partial<ToolView> & {
+  name: string;
+  params?: Record<string, Record<string, unknown>>;
+  required?: string[];
+};
 
 /** A ToolView with defaults: a reversible action without preconditions. */
 export function tool(spec: ToolSpec): ToolView {
@@ -31,7 +35,7 @@ export function tool(spec: ToolSpec): ToolView {
 
 export const BOB = 'bob@acme.example';
 
-export const verifyRecipient = tool({
+const verifyRecipient = tool({
   name: 'verify_recipient',
   read_only: true,
   params: { email: { type: 'string' } },
@@ -46,19 +50,22 @@ export const requestApproval = tool({
   establishes: ['human_gate_passed(action={{args.action}})'],
 });
 
-export const getEmailStatus = tool({
+const getEmailStatus = tool({
   name: 'get_email_status',
   read_only: true,
   params: { to: { type: 'string' } },
   reconciles: ['send_customer_email'],
 });
 
-export function sendCustomerEmail(gate: boolean): ToolView {
+function sendCustomerEmail(gate: boolean): ToolView {
   return tool({
     name: 'send_customer_email',
     class: 'irreversible',
     params: { to: { type: 'string' } },
-    preconditions: ['recipient_verified(email={{args.to}})', ...(gate ? ['human_gate_passed(action=send_customer_email)'] : [])],
+    preconditions: [
+      'recipient_verified(email={{args.to}})',
+      ...(gate ? ['human_gate_passed(action=send_customer_email)'] : []),
+    ],
     establishes: ['email_sent(to={{args.to}})'],
   });
 }
@@ -83,7 +90,10 @@ export const createInvoice = tool({
   compensation_args: { invoice_id: '{{result.id}}' },
   params: { customer: { type: 'string' }, amount: { type: 'number' } },
   preconditions: ['customer_exists(customer={{args.customer}})'],
-  establishes: ['invoice_created(customer={{args.customer}})', 'invoice_exists(id={{result.id}}, customer={{args.customer}})'],
+  establishes: [
+    'invoice_created(customer={{args.customer}})',
+    'invoice_exists(id={{result.id}}, customer={{args.customer}})',
+  ],
 });
 
 export const voidInvoice = tool({
@@ -143,7 +153,7 @@ export function callsOf(d: Decision): Call[] {
 export type Responder = (call: Call, nth: number) => Partial<Observation>;
 
 /** Every call succeeds; approvals are approved; create_invoice returns id inv_1. */
-export const okResponder: Responder = (call) => {
+const okResponder: Responder = (call) => {
   if (call.tool === 'request_approval') return { result: { approved: true } };
   if (call.tool === 'create_invoice') return { result: { id: 'inv_1' } };
   return { result: {} };

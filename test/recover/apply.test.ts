@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { applyRecovery } from '../../harness/recover/apply.ts';
-import { parseRecordText } from '../../harness/recover/record.ts';
+import { applyRecovery } from '../../harness/features/recover/apply.ts';
+import { parseRecordText } from '../../harness/engine/record/reader.ts';
 import { call } from '../helpers/run.ts';
 import { INVOICE, NOTES, record, scenarioAt } from './helpers.ts';
 
@@ -19,7 +19,14 @@ describe('recover --apply', () => {
     const { report } = await applied(NOTES, [call('check_note', { id: 'n3' }), call('delete_note', n3)]);
     expect(report.replay).toEqual({ calls: 2, batches: 2 });
     expect(report.compensations).toEqual([
-      expect.objectContaining({ step: 2, tool: 'delete_note', disposition: 'compensated', operation: 'restore_note', args: n3, http_status: 200 }),
+      expect.objectContaining({
+        step: 2,
+        tool: 'delete_note',
+        disposition: 'compensated',
+        operation: 'restore_note',
+        args: n3,
+        http_status: 200,
+      }),
     ]);
     expect(report.restored).toBe(true);
     expect(report.remaining).toEqual([]);
@@ -35,11 +42,28 @@ describe('recover --apply', () => {
   });
 
   it('reports what an irreversible effect leaves, attributed to its call', async () => {
-    const { report } = await applied(NOTES, [call('delete_note', n3), call('send_share_email', { to: 'dana@partner.example', note_id: 'n1' })]);
+    const { report } = await applied(NOTES, [
+      call('delete_note', n3),
+      call('send_share_email', { to: 'dana@partner.example', note_id: 'n1' }),
+    ]);
     expect(report.restored).toBe(false);
     expect(report.remaining).toEqual([
-      expect.objectContaining({ where: 'row', table: 'outbox', change: 'added', row: { to: 'dana@partner.example', note_id: 'n1' }, cause: 'irreversible', step: 2, tool: 'send_share_email' }),
-      expect.objectContaining({ where: 'fact', change: 'added', fact: 'note_shared(note=n1, to=dana@partner.example)', cause: 'irreversible', step: 2 }),
+      expect.objectContaining({
+        where: 'row',
+        table: 'outbox',
+        change: 'added',
+        row: { to: 'dana@partner.example', note_id: 'n1' },
+        cause: 'irreversible',
+        step: 2,
+        tool: 'send_share_email',
+      }),
+      expect.objectContaining({
+        where: 'fact',
+        change: 'added',
+        fact: 'note_shared(note=n1, to=dana@partner.example)',
+        cause: 'irreversible',
+        step: 2,
+      }),
     ]);
     expect(report.compensations.map((c) => [c.step, c.disposition])).toEqual([
       [2, 'irreversible'],
@@ -56,7 +80,11 @@ describe('recover --apply', () => {
     ]);
     expect(without.report.remaining[0]?.explanation).toContain('request_approval(action=delete_tag)');
     const withApproval = await applied(NOTES, tag, true);
-    expect(withApproval.report.compensations[0]).toMatchObject({ disposition: 'compensated', operation: 'delete_tag', missing: ['human_gate_passed(action=delete_tag)'] });
+    expect(withApproval.report.compensations[0]).toMatchObject({
+      disposition: 'compensated',
+      operation: 'delete_tag',
+      missing: ['human_gate_passed(action=delete_tag)'],
+    });
     expect(withApproval.report.restored).toBe(true);
   });
 
@@ -64,7 +92,14 @@ describe('recover --apply', () => {
     const invoice = { customer: 'northwind-traders', amount: 18450, currency: 'EUR', po_number: 'PO-2025-0613' };
     const { report } = await applied(INVOICE, [call('create_invoice', invoice)], true);
     expect(report.compensations[0]).toMatchObject({ disposition: 'compensated', operation: 'void_invoice' });
-    expect(report.remaining.map((x) => [x.where, x.where === 'fact' ? x.fact.split('(')[0] : x.change, x.cause, x.operation])).toEqual([
+    expect(
+      report.remaining.map((x) => [
+        x.where,
+        x.where === 'fact' ? x.fact.split('(')[0] : x.change,
+        x.cause,
+        x.operation,
+      ]),
+    ).toEqual([
       ['row', 'added', 'not_restored', 'void_invoice'],
       ['fact', 'invoice_voided', 'not_restored', 'void_invoice'],
     ]);
@@ -76,14 +111,23 @@ describe('recover --apply', () => {
     // The record says another row was deleted than the scenario deletes.
     const tampered = r.text
       .split('\n')
-      .map((l) => (l.includes('"type":"call"') ? l.replace('"rows":[{"id":"n3","title":"Stale draft","owner":"ana"}]', '"rows":[{"id":"n3","title":"Stale draft","owner":"bob"}]') : l))
+      .map((l) =>
+        l.includes('"type":"call"')
+          ? l.replace(
+              '"rows":[{"id":"n3","title":"Stale draft","owner":"ana"}]',
+              '"rows":[{"id":"n3","title":"Stale draft","owner":"bob"}]',
+            )
+          : l,
+      )
       .join('\n');
     expect(tampered).not.toBe(r.text);
     const p = parseRecordText(tampered, r.file);
     if (!p.ok) throw new Error('tampered record should parse');
     const out = await applyRecovery(p.value, r.scenario, { approve: false });
     expect(out.ok).toBe(false);
-    expect(!out.ok && out.issues[0]?.message).toBe('the replay does not reproduce the record at step 1 (delete_note): its effects differ from the recorded ones');
+    expect(!out.ok && out.issues[0]?.message).toBe(
+      'the replay does not reproduce the record at step 1 (delete_note): its effects differ from the recorded ones',
+    );
   });
 
   it('refuses a scenario with another id or another initial world', async () => {

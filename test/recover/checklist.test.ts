@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { buildChecklist } from '../../harness/recover/checklist.ts';
-import { renderJson, renderMarkdown, renderText } from '../../harness/recover/render.ts';
-import { makeChalk } from '../../harness/report/color.ts';
+import { buildChecklist } from '../../harness/features/recover/checklist.ts';
+import { renderJson, renderMarkdown, renderText } from '../../harness/features/recover/render.ts';
+import { makeChalk } from '../../harness/features/report/color.ts';
 import { batch, call } from '../helpers/run.ts';
 import { NOTES, record } from './helpers.ts';
 
@@ -10,7 +10,12 @@ const share = { to: 'dana@partner.example', note_id: 'n1' };
 
 describe('the incident checklist', () => {
   it('lists every effect newest first, read-only calls left out', async () => {
-    const r = await record(NOTES, [call('check_note', { id: 'n3' }), call('delete_note', n3), call('create_tag', { note_id: 'n1', name: 'plan' }), call('send_share_email', share)]);
+    const r = await record(NOTES, [
+      call('check_note', { id: 'n3' }),
+      call('delete_note', n3),
+      call('create_tag', { note_id: 'n1', name: 'plan' }),
+      call('send_share_email', share),
+    ]);
     const c = buildChecklist(r.record, r.scenario);
     expect(c.items.map((i) => [i.step, i.tool])).toEqual([
       [4, 'send_share_email'],
@@ -35,39 +40,77 @@ describe('the incident checklist', () => {
     const item = buildChecklist(r.record, r.scenario).items[0];
     expect(item?.action).toBe('compensate_with_approval');
     const tagId = (r.record.calls[0]?.result as { id: string }).id;
-    expect(item?.compensation).toMatchObject({ operation: 'delete_tag', args: { tag_id: tagId }, requires_approval: true });
-    expect(item?.compensation?.approver).toMatchObject({ via: 'request_approval', action: 'delete_tag', scripted: 'approve' });
-    expect(item?.compensation?.approver?.text).toBe('request_approval(action=delete_tag): Ask the workspace admin to sign off an action.');
+    expect(item?.compensation).toMatchObject({
+      operation: 'delete_tag',
+      args: { tag_id: tagId },
+      requires_approval: true,
+    });
+    expect(item?.compensation?.approver).toMatchObject({
+      via: 'request_approval',
+      action: 'delete_tag',
+      scripted: 'approve',
+    });
+    expect(item?.compensation?.approver?.text).toBe(
+      'request_approval(action=delete_tag): Ask the workspace admin to sign off an action.',
+    );
     // Without the scenario file, the record alone cannot name the gate.
-    expect(buildChecklist(r.record).items[0]?.compensation?.approver?.text).toBe('a human with authority over delete_tag');
+    expect(buildChecklist(r.record).items[0]?.compensation?.approver?.text).toBe(
+      'a human with authority over delete_tag',
+    );
   });
 
   it('says what an irreversible effect did, to whom and when, and how to respond', async () => {
     const r = await record(NOTES, [call('check_note', { id: 'n1' }), call('send_share_email', share)]);
     const item = buildChecklist(r.record, r.scenario).items[0];
-    expect(item).toMatchObject({ action: 'respond', step: 2, batch: 1, turn: 2, tool: 'send_share_email', uncertain: false, premature: [] });
+    expect(item).toMatchObject({
+      action: 'respond',
+      step: 2,
+      batch: 1,
+      turn: 2,
+      tool: 'send_share_email',
+      uncertain: false,
+      premature: [],
+    });
     expect(item?.recipients).toEqual([{ key: 'to', value: 'dana@partner.example' }]);
     expect(item?.response?.kind).toBe('message');
     expect(item?.response?.label).toBe('email sent externally');
     expect(item?.response?.notify).toContain('to=dana@partner.example');
-    expect(item?.happened).toEqual(['outbox: inserted {to: dana@partner.example, note_id: n1}', 'fact established: note_shared(note=n1, to=dana@partner.example)']);
+    expect(item?.happened).toEqual([
+      'outbox: inserted {to: dana@partner.example, note_id: n1}',
+      'fact established: note_shared(note=n1, to=dana@partner.example)',
+    ]);
   });
 
   it('marks the effect of an ambiguous failure uncertain, and a blind retry as a possible duplicate', async () => {
     // The second call of send_share_email times out after the mail went out (504, applied).
-    const r = await record(NOTES, [call('send_share_email', { to: 'x@partner.example', note_id: 'n2' }), call('send_share_email', share), call('send_share_email', share)]);
+    const r = await record(NOTES, [
+      call('send_share_email', { to: 'x@partner.example', note_id: 'n2' }),
+      call('send_share_email', share),
+      call('send_share_email', share),
+    ]);
     const c = buildChecklist(r.record, r.scenario);
     const failed = c.items.find((i) => i.step === 2);
-    expect(failed).toMatchObject({ uncertain: true, status: 'fault', http_status: 504, reconcile_with: ['get_share_status'] });
+    expect(failed).toMatchObject({
+      uncertain: true,
+      status: 'fault',
+      http_status: 504,
+      reconcile_with: ['get_share_status'],
+    });
     expect(failed?.uncertainty).toContain('HTTP 504');
     expect(c.items.find((i) => i.step === 3)).toMatchObject({ uncertain: false, repeats: 2 });
     expect(c.items.find((i) => i.step === 1)).toMatchObject({ uncertain: false });
     expect(c.counts.uncertain).toBe(1);
-    expect(renderText(c, undefined, makeChalk(false))).toContain('UNCERTAIN: may have happened: reconcile first (check with get_share_status)');
+    expect(renderText(c, undefined, makeChalk(false))).toContain(
+      'UNCERTAIN: may have happened: reconcile first (check with get_share_status)',
+    );
   });
 
   it('settles an ambiguous failure that a reconciling call looked at', async () => {
-    const r = await record(NOTES, [call('send_share_email', { to: 'x@partner.example', note_id: 'n2' }), call('send_share_email', share), call('get_share_status', share)]);
+    const r = await record(NOTES, [
+      call('send_share_email', { to: 'x@partner.example', note_id: 'n2' }),
+      call('send_share_email', share),
+      call('get_share_status', share),
+    ]);
     const failed = buildChecklist(r.record, r.scenario).items.find((i) => i.step === 2);
     expect(failed?.uncertain).toBe(false);
     expect(failed?.uncertainty).toContain('get_share_status (step 3) reported applied=true');

@@ -11,10 +11,15 @@ const noStack = (s: string) => expect(s).not.toMatch(/\n\s+at .+\(.*:\d+:\d+\)/)
 
 describe('npm run recover', () => {
   it('prints the checklist and exits 0', async () => {
-    const r = await record(NOTES, [call('delete_note', n3), call('send_share_email', { to: 'dana@partner.example', note_id: 'n1' })]);
+    const r = await record(NOTES, [
+      call('delete_note', n3),
+      call('send_share_email', { to: 'dana@partner.example', note_id: 'n1' }),
+    ]);
     const out = await runCli(main, [r.file]);
     expect(out.code).toBe(0);
-    expect(out.stdout).toContain('Incident checklist: notes-recovery · planner fixed · trial 1 · seed 11 · 2 calls · ended: finish, completed');
+    expect(out.stdout).toContain(
+      'Incident checklist: notes-recovery · planner fixed · trial 1 · seed 11 · 2 calls · ended: finish, completed',
+    );
     expect(out.stdout).toContain('2 effects, newest first: 1 to compensate, 1 to respond to (no compensation)');
     expect(out.stdout).toContain('restore_note({"id":"n3","title":"Stale draft","owner":"ana"})');
     expect(out.stderr).toBe('');
@@ -25,7 +30,10 @@ describe('npm run recover', () => {
     const ok = await runCli(main, [reversible.file, '--apply']);
     expect(ok.code).toBe(0);
     expect(ok.stdout).toContain('RESTORED: the world equals its pre-run state (3 tables, 1 fact)');
-    const mixed = await record(NOTES, [call('delete_note', n3), call('send_share_email', { to: 'dana@partner.example', note_id: 'n1' })]);
+    const mixed = await record(NOTES, [
+      call('delete_note', n3),
+      call('send_share_email', { to: 'dana@partner.example', note_id: 'n1' }),
+    ]);
     const left = await runCli(main, [mixed.file, '--apply']);
     expect(left.code).toBe(1);
     expect(left.stdout).toContain('NOT RESTORED: 2 differences from the pre-run state remain (2 irreversible)');
@@ -44,7 +52,10 @@ describe('npm run recover', () => {
   });
 
   it('warns about a truncated record and recovers what it holds', async () => {
-    const r = await record(NOTES, [call('delete_note', n3), call('send_share_email', { to: 'dana@partner.example', note_id: 'n1' })]);
+    const r = await record(NOTES, [
+      call('delete_note', n3),
+      call('send_share_email', { to: 'dana@partner.example', note_id: 'n1' }),
+    ]);
     const lines = r.text.trimEnd().split('\n');
     const last = lines.findLastIndex((l) => l.includes('"type":"call"'));
     const file = join(tempDir(), 'cut.jsonl');

@@ -2,18 +2,20 @@
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadScenarioFile } from '../../harness/loader/load.ts';
-import type { Decision } from '../../harness/planner/types.ts';
-import type { RecordEvent } from '../../harness/record/events.ts';
-import { memorySink } from '../../harness/record/writer.ts';
-import { parseRecordText, type ParsedRecord } from '../../harness/recover/record.ts';
-import { runOne } from '../../harness/runner/run.ts';
-import type { Scenario } from '../../harness/schema/scenario.ts';
+import { loadScenarioFile } from '../../harness/engine/loader/load.ts';
+import type { Decision } from '../../harness/core/planner.ts';
+import type { RecordEvent } from '../../harness/core/record.ts';
+import { memorySink } from '../../harness/engine/record/writer.ts';
+import { parseRecordText, type ParsedRecord } from '../../harness/engine/record/reader.ts';
+import { runOne } from '../../harness/engine/runner/run.ts';
+import type { Scenario } from '../../harness/core/scenario.ts';
 import { tempDir } from '../helpers/cli.ts';
 import { fixedPlanner } from '../helpers/run.ts';
 
 export const NOTES = fileURLToPath(new URL('./fixtures/notes.yaml', import.meta.url));
-export const INVOICE = resolve(fileURLToPath(new URL('../../scenarios/billing/invoice-and-notify.yaml', import.meta.url)));
+export const INVOICE = resolve(
+  fileURLToPath(new URL('../../scenarios/billing/invoice-and-notify.yaml', import.meta.url)),
+);
 
 export function scenarioAt(file: string): Scenario {
   const r = loadScenarioFile(file);

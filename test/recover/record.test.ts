@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseRecordText, readRecord } from '../../harness/recover/record.ts';
+import { parseRecordText, readRecord } from '../../harness/engine/record/reader.ts';
 import { tempDir } from '../helpers/cli.ts';
 import { call } from '../helpers/run.ts';
 import { NOTES, record } from './helpers.ts';
@@ -16,7 +16,10 @@ describe('reading a run record', () => {
   });
 
   it('ignores a last line cut short by a crash, with a warning, and notes the missing run_end', async () => {
-    const r = await record(NOTES, [call('check_note', { id: 'n1' }), call('send_share_email', { to: 'a@b.example', note_id: 'n1' })]);
+    const r = await record(NOTES, [
+      call('check_note', { id: 'n1' }),
+      call('send_share_email', { to: 'a@b.example', note_id: 'n1' }),
+    ]);
     const lines = r.text.trimEnd().split('\n');
     // Crash while writing the second call: its line is half there, nothing after it.
     const callLine = lines.findIndex((l, i) => i > 2 && l.includes('"type":"call"'));
@@ -35,7 +38,8 @@ describe('reading a run record', () => {
   it('skips a malformed line in the middle with a warning', async () => {
     const r = await record(NOTES, [call('check_note', { id: 'n1' })]);
     const lines = r.text.trimEnd().split('\n');
-    const badEffect = '{"type":"call","tool":"x","step":9,"batch":9,"args":{},"effects":[{"kind":"update","table":"t"}],"preconditions":{"held":[],"missing":[]}}';
+    const badEffect =
+      '{"type":"call","tool":"x","step":9,"batch":9,"args":{},"effects":[{"kind":"update","table":"t"}],"preconditions":{"held":[],"missing":[]}}';
     lines.splice(1, 0, '{"type":"call","tool":42}', 'not json', badEffect);
     const p = parseRecordText(`${lines.join('\n')}\n`, 'x.jsonl');
     expect(p.ok && p.value.warnings.map((w) => `${w.line} ${w.message}`)).toEqual([
@@ -53,7 +57,9 @@ describe('reading a run record', () => {
     mkdirSync(join(dir, 'd.jsonl'));
     expect(bad(readRecord(join(dir, 'd.jsonl')))).toBe('is a directory, not a record');
     expect(bad(parseRecordText('\n\n', 'e.jsonl'))).toBe('the record is empty');
-    expect(bad(parseRecordText('id: tiny\ntitle: a scenario\n', 's.yaml'))).toBe('this is not a JSONL run record: the first line is not JSON');
+    expect(bad(parseRecordText('id: tiny\ntitle: a scenario\n', 's.yaml'))).toBe(
+      'this is not a JSONL run record: the first line is not JSON',
+    );
     writeFileSync(join(dir, 'turns.jsonl'), '{"type":"turn","turn":1,"decision":"finish","calls":0}\n');
     expect(bad(readRecord(join(dir, 'turns.jsonl')))).toContain('the record has no run_start event');
   });

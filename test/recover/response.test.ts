@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyEffect, irreversibleResponse, recipients } from '../../harness/recover/response.ts';
+import { classifyEffect, irreversibleResponse, recipients } from '../../harness/features/recover/response.ts';
 
 describe('the response an irreversible effect needs', () => {
   it('is phrased per kind of effect, from the tool name first', () => {
@@ -54,15 +54,21 @@ describe('the response an irreversible effect needs', () => {
 
   it('falls back on the effects and the description when the name says nothing', () => {
     expect(classifyEffect({ tool: 'sync_job_7', effects: [] })).toBe('data');
-    expect(classifyEffect({ tool: 'job_7', effects: [{ kind: 'delete', table: 'rows', rows: [{ id: 1 }] }] })).toBe('delete');
+    expect(classifyEffect({ tool: 'job_7', effects: [{ kind: 'delete', table: 'rows', rows: [{ id: 1 }] }] })).toBe(
+      'delete',
+    );
     expect(classifyEffect({ tool: 'job_7', effects: [{ kind: 'insert', table: 'outbox', row: {} }] })).toBe('message');
-    expect(classifyEffect({ tool: 'job_7', description: 'Moves money through the card network.', effects: [] })).toBe('money');
+    expect(classifyEffect({ tool: 'job_7', description: 'Moves money through the card network.', effects: [] })).toBe(
+      'money',
+    );
   });
 
   it('names who it reached and the three things to do, with a generic default', () => {
     const r = irreversibleResponse({ tool: 'send_invoice_email', effects: [], whom: 'to=ap@northwind.example' });
     expect(r.label).toBe('email sent externally');
-    expect(r.notify).toBe('tell the recipients (to=ap@northwind.example) that the message from send_invoice_email was sent in error and what to disregard, before they act on it');
+    expect(r.notify).toBe(
+      'tell the recipients (to=ap@northwind.example) that the message from send_invoice_email was sent in error and what to disregard, before they act on it',
+    );
     const g = irreversibleResponse({ tool: 'frobnicate', effects: [], whom: '' });
     expect([g.kind, g.label]).toEqual(['generic', 'irreversible effect']);
     expect(g.contain).toBe("suspend the agent's access to frobnicate until the effect is reviewed");
@@ -70,12 +76,16 @@ describe('the response an irreversible effect needs', () => {
   });
 
   it('finds recipient-ish arguments', () => {
-    expect(recipients({ to: 'a@b', cc: ['c@d'], amount: 3, customerEmail: 'e@f', channel_id: 'C1', po_number: 'PO-1', account_id: 'acc' }).map((r) => r.key)).toEqual([
-      'to',
-      'cc',
-      'customerEmail',
-      'channel_id',
-      'account_id',
-    ]);
+    expect(
+      recipients({
+        to: 'a@b',
+        cc: ['c@d'],
+        amount: 3,
+        customerEmail: 'e@f',
+        channel_id: 'C1',
+        po_number: 'PO-1',
+        account_id: 'acc',
+      }).map((r) => r.key),
+    ).toEqual(['to', 'cc', 'customerEmail', 'channel_id', 'account_id']);
   });
 });

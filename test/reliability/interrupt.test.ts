@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Results } from '../../harness/results/types.ts';
+import type { Results } from '../../harness/engine/results/types.ts';
 import { tempDir } from '../helpers/cli.ts';
 
 const read = (dir: string) => JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as Results;
@@ -20,7 +20,10 @@ export default { name: 'slow-gated', create(ctx) { const p = gated.create(ctx); 
 
 function evalCli(args: string[]): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'harness/cli/eval.ts', ...args], { cwd: process.cwd(), env: { ...process.env, NO_COLOR: '1' } });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'harness/cli/eval.ts', ...args], {
+      cwd: process.cwd(),
+      env: { ...process.env, NO_COLOR: '1' },
+    });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += String(d)));
     child.stdout.resume();
@@ -32,14 +35,21 @@ describe('interruption and --resume', () => {
   it('stops on SIGINT after the runs in flight, then resumes to the uninterrupted results', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'slow.mjs'), SLOW);
-    const args = [`--planner=${join(dir, 'slow.mjs')}`, '--trials=2', '--seed=3', '--scenario=invoice-and-notify,purge-inactive-accounts,webhook-timeout-reconcile,release-with-migration'];
+    const args = [
+      `--planner=${join(dir, 'slow.mjs')}`,
+      '--trials=2',
+      '--seed=3',
+      '--scenario=invoice-and-notify,purge-inactive-accounts,webhook-timeout-reconcile,release-with-migration',
+    ];
     const full = tempDir();
     expect((await evalCli([...args, `--out=${full}`])).code).toBe(0);
 
     let sent = false;
     const cut = tempDir();
     const stopped = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'harness/cli/eval.ts', ...args, `--out=${cut}`], { env: { ...process.env, NO_COLOR: '1' } });
+      const child = spawn(process.execPath, ['--import', 'tsx', 'harness/cli/eval.ts', ...args, `--out=${cut}`], {
+        env: { ...process.env, NO_COLOR: '1' },
+      });
       let stderr = '';
       child.stderr.on('data', (d) => (stderr += String(d)));
       child.stdout.resume();

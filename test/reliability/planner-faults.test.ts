@@ -9,15 +9,24 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Results } from '../../harness/results/types.ts';
+import type { Results } from '../../harness/engine/results/types.ts';
 import { tempDir } from '../helpers/cli.ts';
 
 const read = (dir: string) => JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as Results;
-const timeless = (r: Results) => ({ ...r, created_at: 0, wall_ms: 0, config: { ...r.config }, runs: r.runs.map((x) => ({ ...x, wall_ms: 0 })) });
+const timeless = (r: Results) => ({
+  ...r,
+  created_at: 0,
+  wall_ms: 0,
+  config: { ...r.config },
+  runs: r.runs.map((x) => ({ ...x, wall_ms: 0 })),
+});
 
 function evalCli(args: string[], nodeArgs: string[] = []): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'harness/cli/eval.ts', ...args], { cwd: process.cwd(), env: { ...process.env, NO_COLOR: '1' } });
+    const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'harness/cli/eval.ts', ...args], {
+      cwd: process.cwd(),
+      env: { ...process.env, NO_COLOR: '1' },
+    });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += String(d)));
     child.stdout.resume();
@@ -41,10 +50,18 @@ beforeAll(async () => {
   dir = tempDir('oneway-faults-');
   for (const [f, text] of Object.entries(PLANNERS)) writeFileSync(join(dir, f), text);
   serialOut = tempDir();
-  serial = await evalCli([`--planner=${Object.keys(PLANNERS).map((f) => join(dir, f)).join(',')},gated`, '--scenario=invoice-and-notify,purge-inactive-accounts', '--decision-timeout=3000', `--out=${serialOut}`]);
+  serial = await evalCli([
+    `--planner=${Object.keys(PLANNERS)
+      .map((f) => join(dir, f))
+      .join(',')},gated`,
+    '--scenario=invoice-and-notify,purge-inactive-accounts',
+    '--decision-timeout=3000',
+    `--out=${serialOut}`,
+  ]);
 }, 180_000);
 
-const run = (planner: string, scenario = 'invoice-and-notify') => read(serialOut).runs.find((r) => r.planner === planner && r.scenario === scenario);
+const run = (planner: string, scenario = 'invoice-and-notify') =>
+  read(serialOut).runs.find((r) => r.planner === planner && r.scenario === scenario);
 
 describe('planner faults end only their own run', () => {
   it('a throw from a planner timer ends that run with planner_error; the others complete, results.json is written, exit 0', () => {
@@ -72,7 +89,15 @@ describe('planner faults end only their own run', () => {
 
   it('gives the same results over --workers=2 as in one thread', async () => {
     const out = tempDir();
-    const r = await evalCli([`--planner=${Object.keys(PLANNERS).map((f) => join(dir, f)).join(',')},gated`, '--scenario=invoice-and-notify,purge-inactive-accounts', '--decision-timeout=3000', '--workers=2', `--out=${out}`]);
+    const r = await evalCli([
+      `--planner=${Object.keys(PLANNERS)
+        .map((f) => join(dir, f))
+        .join(',')},gated`,
+      '--scenario=invoice-and-notify,purge-inactive-accounts',
+      '--decision-timeout=3000',
+      '--workers=2',
+      `--out=${out}`,
+    ]);
     expect(r.code).toBe(0);
     expect(timeless(read(out))).toEqual(timeless(read(serialOut)));
   }, 180_000);
@@ -103,7 +128,10 @@ describe('a global WebSocket from a planner file', () => {
     );
     const out = tempDir();
     // The WebSocket global: Node 22 has it; Node 20 behind a flag.
-    const r = await evalCli([`--planner=${join(dir, 'ws.mjs')}`, '--scenario=invoice-and-notify', `--out=${out}`], ['--experimental-websocket']);
+    const r = await evalCli(
+      [`--planner=${join(dir, 'ws.mjs')}`, '--scenario=invoice-and-notify', `--out=${out}`],
+      ['--experimental-websocket'],
+    );
     expect(r.code).toBe(0);
     const result = read(out).runs[0];
     expect(result?.error).toBeNull();
@@ -120,7 +148,7 @@ describe('a global WebSocket from a planner file', () => {
     const root = process.cwd();
     writeFileSync(
       script,
-      `import { seal } from '${root}/harness/sandbox/seal.ts';
+      `import { seal } from '${root}/harness/engine/sandbox/seal.ts';
 import { runPlanner, scenarioFrom, EMAIL_YAML } from '${root}/test/helpers/run.ts';
 seal.acquire();
 const r = await runPlanner(scenarioFrom(EMAIL_YAML), { name: 'ws', async next(v) {

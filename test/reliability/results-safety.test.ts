@@ -12,10 +12,10 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../../harness/cli/eval.ts';
-import { LOCK_FILE, lockOutDir, processStart } from '../../harness/results/lock.ts';
-import { RESULTS_SCHEMA_VERSION, type Results } from '../../harness/results/types.ts';
-import { PREVIOUS_RESULTS_FILE, writeResults } from '../../harness/results/write.ts';
-import { atomicFs, writeFileAtomic } from '../../harness/util/atomic-write.ts';
+import { LOCK_FILE, lockOutDir, processStart } from '../../harness/engine/results/lock.ts';
+import { RESULTS_SCHEMA_VERSION, type Results } from '../../harness/engine/results/types.ts';
+import { PREVIOUS_RESULTS_FILE, writeResults } from '../../harness/engine/results/write.ts';
+import { atomicFs, writeFileAtomic } from '../../harness/engine/io/atomic-write.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
 import { EMAIL_YAML } from '../helpers/run.ts';
 
@@ -53,7 +53,9 @@ describe('atomic results.json', () => {
     const r = await runCli(main, [...ARGS, '--trials=2', `--out=${out}`]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`cannot write ${join(out, 'results.json')}: no space left on the device (ENOSPC)`);
-    expect(r.stderr).toContain('hint: free some space or choose another --out; results.json there still holds the last complete checkpoint');
+    expect(r.stderr).toContain(
+      'hint: free some space or choose another --out; results.json there still holds the last complete checkpoint',
+    );
     expect(r.stderr).not.toContain('internal error');
     expect(r.stderr).not.toContain('bug in oneway');
     expect(readFileSync(join(out, 'results.json'), 'utf8')).toBe(before);
@@ -78,7 +80,12 @@ describe('atomic results.json', () => {
   });
 
   it('writeResults keeps the previous checkpoint as results.json.prev, never a damaged one', () => {
-    const results = (runs: number) => ({ schema_version: RESULTS_SCHEMA_VERSION, config: {}, runs: Array.from({ length: runs }, () => ({})) }) as unknown as Results;
+    const results = (runs: number) =>
+      ({
+        schema_version: RESULTS_SCHEMA_VERSION,
+        config: {},
+        runs: Array.from({ length: runs }, () => ({})),
+      }) as unknown as Results;
     const dir = tempDir();
     writeResults(dir, results(1));
     writeResults(dir, results(2));
@@ -113,7 +120,10 @@ describe('atomic results.json', () => {
     expect((await runCli(main, [...ARGS, `--out=${out}`])).code).toBe(0);
     // The last good checkpoint held the first run; results.json was cut short.
     const complete = read(out);
-    writeFileSync(join(out, PREVIOUS_RESULTS_FILE), `${JSON.stringify({ ...complete, interrupted: true, runs: complete.runs.slice(0, 1) }, null, 2)}\n`);
+    writeFileSync(
+      join(out, PREVIOUS_RESULTS_FILE),
+      `${JSON.stringify({ ...complete, interrupted: true, runs: complete.runs.slice(0, 1) }, null, 2)}\n`,
+    );
     const text = readFileSync(join(out, 'results.json'), 'utf8');
     writeFileSync(join(out, 'results.json'), text.slice(0, text.length / 2));
 
@@ -150,24 +160,52 @@ describe('one evaluation per --out', () => {
       child.on('exit', () => resolve(child.pid as number));
     });
     const out = tempDir();
-    writeFileSync(join(out, LOCK_FILE), JSON.stringify({ pid: dead, process_start: null, host: hostname(), started_at: '2020-01-01T00:00:00.000Z', command: 'oneway eval' }));
+    writeFileSync(
+      join(out, LOCK_FILE),
+      JSON.stringify({
+        pid: dead,
+        process_start: null,
+        host: hostname(),
+        started_at: '2020-01-01T00:00:00.000Z',
+        command: 'oneway eval',
+      }),
+    );
     const r = await runCli(main, [...ARGS, `--out=${out}`]);
     expect(r.code).toBe(0);
-    expect(r.stderr).toContain(`took over a stale lock on ${out}: its evaluation (pid ${dead}, started 2020-01-01T00:00:00.000Z) is no longer running`);
+    expect(r.stderr).toContain(
+      `took over a stale lock on ${out}: its evaluation (pid ${dead}, started 2020-01-01T00:00:00.000Z) is no longer running`,
+    );
     expect(existsSync(join(out, LOCK_FILE))).toBe(false);
     expect(leftovers(out)).toEqual([]);
   }, 30_000);
 
-  it.skipIf(processStart(process.pid) === null)('takes over a lock whose pid now belongs to another process (reused pid)', () => {
-    const out = tempDir();
-    writeFileSync(join(out, LOCK_FILE), JSON.stringify({ pid: process.pid, process_start: '1', host: hostname(), started_at: 'then', command: 'oneway eval' }));
-    const warnings: string[] = [];
-    const lock = lockOutDir(out, { warn: (m) => warnings.push(m) });
-    expect(warnings).toEqual([`took over a stale lock on ${out}: its evaluation (pid ${process.pid}, started then) is no longer running`]);
-    expect(JSON.parse(readFileSync(lock.path, 'utf8'))).toMatchObject({ pid: process.pid, process_start: processStart(process.pid) });
-    lock.release();
-    expect(existsSync(lock.path)).toBe(false);
-  });
+  it.skipIf(processStart(process.pid) === null)(
+    'takes over a lock whose pid now belongs to another process (reused pid)',
+    () => {
+      const out = tempDir();
+      writeFileSync(
+        join(out, LOCK_FILE),
+        JSON.stringify({
+          pid: process.pid,
+          process_start: '1',
+          host: hostname(),
+          started_at: 'then',
+          command: 'oneway eval',
+        }),
+      );
+      const warnings: string[] = [];
+      const lock = lockOutDir(out, { warn: (m) => warnings.push(m) });
+      expect(warnings).toEqual([
+        `took over a stale lock on ${out}: its evaluation (pid ${process.pid}, started then) is no longer running`,
+      ]);
+      expect(JSON.parse(readFileSync(lock.path, 'utf8'))).toMatchObject({
+        pid: process.pid,
+        process_start: processStart(process.pid),
+      });
+      lock.release();
+      expect(existsSync(lock.path)).toBe(false);
+    },
+  );
 
   it('a second evaluation on a running one is refused; Ctrl-C twice (process.exit) still releases the lock', async () => {
     const dir = tempDir();
@@ -181,8 +219,15 @@ export default { name: 'slow-gated', create(ctx) { const p = gated.create(ctx); 
 `,
     );
     const out = tempDir();
-    const args = [`--planner=${join(dir, 'slow.mjs')}`, '--trials=3', '--scenario=invoice-and-notify,purge-inactive-accounts,webhook-timeout-reconcile,release-with-migration', `--out=${out}`];
-    const child = spawn(process.execPath, ['--import', 'tsx', 'harness/cli/eval.ts', ...args], { env: { ...process.env, NO_COLOR: '1' } });
+    const args = [
+      `--planner=${join(dir, 'slow.mjs')}`,
+      '--trials=3',
+      '--scenario=invoice-and-notify,purge-inactive-accounts,webhook-timeout-reconcile,release-with-migration',
+      `--out=${out}`,
+    ];
+    const child = spawn(process.execPath, ['--import', 'tsx', 'harness/cli/eval.ts', ...args], {
+      env: { ...process.env, NO_COLOR: '1' },
+    });
     child.stdout.resume();
     let stderr = '';
     const waiters: { text: string; resolve: () => void }[] = [];
@@ -190,7 +235,8 @@ export default { name: 'slow-gated', create(ctx) { const p = gated.create(ctx); 
       stderr += String(d);
       for (const w of waiters.filter((x) => stderr.includes(x.text))) w.resolve();
     });
-    const said = (text: string) => new Promise<void>((resolve) => (stderr.includes(text) ? resolve() : waiters.push({ text, resolve })));
+    const said = (text: string) =>
+      new Promise<void>((resolve) => (stderr.includes(text) ? resolve() : waiters.push({ text, resolve })));
     const closed = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
     // Running: its lock is there and its first checkpoint is written (its Ctrl-C handler is installed by then).
     await new Promise<void>((resolve, reject) => {
@@ -242,13 +288,17 @@ describe('--resume refuses a different configuration', () => {
     [['--max-turns=7'], '--max-turns 50, now 7'],
     [['--planner-opt=depth=2'], 'planner options differ (depth)'],
     [['--seed=9'], 'seed 1, now 9'],
-  ])('refuses %s', async (extra, message) => {
-    const { dir, base, out } = await setup();
-    const r = await runCli(main, [...base, ...extra, '--resume'], dir);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain(`--resume: ${out} holds a different evaluation: ${message}`);
-    expect(r.stderr).toContain('hint: resume with the options and scenarios of the interrupted evaluation');
-  }, 30_000);
+  ])(
+    'refuses %s',
+    async (extra, message) => {
+      const { dir, base, out } = await setup();
+      const r = await runCli(main, [...base, ...extra, '--resume'], dir);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`--resume: ${out} holds a different evaluation: ${message}`);
+      expect(r.stderr).toContain('hint: resume with the options and scenarios of the interrupted evaluation');
+    },
+    30_000,
+  );
 
   it('refuses a different guard policy, naming the class', async () => {
     const policies = tempDir();
@@ -262,7 +312,10 @@ describe('--resume refuses a different configuration', () => {
 
   it('refuses a scenario whose content changed, and a different scenario set', async () => {
     const { dir, base } = await setup();
-    writeFileSync(join(dir, 'email.yaml'), EMAIL_YAML.replace('title: Email a customer', 'title: Email a customer, changed'));
+    writeFileSync(
+      join(dir, 'email.yaml'),
+      EMAIL_YAML.replace('title: Email a customer', 'title: Email a customer, changed'),
+    );
     const changed = await runCli(main, [...base, '--resume'], dir);
     expect(changed.code).toBe(2);
     expect(changed.stderr).toContain('scenario content changed: email-tiny');

@@ -40,7 +40,12 @@ describe('secrets', () => {
     const out = tempDir();
     const summary = join(tempDir(), 'summary.md');
     writeFileSync(summary, '');
-    const r = await runCli(main, [`--planner=${join(dir, 'leaky.mjs')}`, '--scenario=invoice-and-notify', '--reporter=table,markdown,junit,github', `--out=${out}`]);
+    const r = await runCli(main, [
+      `--planner=${join(dir, 'leaky.mjs')}`,
+      '--scenario=invoice-and-notify',
+      '--reporter=table,markdown,junit,github',
+      `--out=${out}`,
+    ]);
     expect(r.code).toBe(0);
     const files = filesUnder(out);
     expect(files.length).toBeGreaterThanOrEqual(4);
@@ -71,7 +76,12 @@ describe('secrets', () => {
       } }; } };\n`,
     );
     const out = tempDir();
-    const r = await runCli(main, [`--planner=${join(dir, 'leaky.mjs')}`, '--scenario=invoice-and-notify', '--reporter=table,markdown,junit,html', `--out=${out}`]);
+    const r = await runCli(main, [
+      `--planner=${join(dir, 'leaky.mjs')}`,
+      '--scenario=invoice-and-notify',
+      '--reporter=table,markdown,junit,html',
+      `--out=${out}`,
+    ]);
     expect(r.code).toBe(0);
     const forms = secretForms(key);
     expect(forms.length).toBeGreaterThan(4); // raw, JSON once and twice, HTML, <script> JSON

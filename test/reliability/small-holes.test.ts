@@ -12,11 +12,11 @@ import { describe, expect, it } from 'vitest';
 import { main as evalMain } from '../../harness/cli/eval.ts';
 import { main as merge } from '../../harness/cli/merge.ts';
 import { REPO_ROOT } from '../../harness/cli/common.ts';
-import { loadPlanText, loadScenarioText } from '../../harness/loader/load.ts';
-import { jsonSizeOver, MAX_EXPANDED_BYTES, parseYamlSource } from '../../harness/loader/yaml-source.ts';
-import { renderJunit, xmlEscape } from '../../harness/report/junit.ts';
-import type { Results } from '../../harness/results/types.ts';
-import { recordPath, safeName } from '../../harness/runner/evaluate.ts';
+import { loadPlanText, loadScenarioText } from '../../harness/engine/loader/load.ts';
+import { jsonSizeOver, MAX_EXPANDED_BYTES, parseYamlSource } from '../../harness/engine/loader/yaml-source.ts';
+import { renderJunit, xmlEscape } from '../../harness/features/report/junit.ts';
+import type { Results } from '../../harness/engine/results/types.ts';
+import { recordPath, safeName } from '../../harness/engine/runner/evaluate.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
 
 const TINY = readFileSync(join(REPO_ROOT, 'test/fixtures/loader/tiny.yaml'), 'utf8');
@@ -28,7 +28,13 @@ describe('alias expansion is bounded', () => {
     const text = `id: x\nnote: &big "${big}"\n${Array.from({ length: 99 }, (_, i) => `n${i}: *big`).join('\n')}\n`;
     const r = parseYamlSource(text, 'amp.yaml');
     expect(r.ok ? [] : r.problems).toMatchObject([
-      { code: 'yaml_limit', line: 3, col: 5, message: expect.stringContaining(`over ${MAX_EXPANDED_BYTES / 1024 / 1024} MiB`), hint: expect.stringContaining('fewer times') },
+      {
+        code: 'yaml_limit',
+        line: 3,
+        col: 5,
+        message: expect.stringContaining(`over ${MAX_EXPANDED_BYTES / 1024 / 1024} MiB`),
+        hint: expect.stringContaining('fewer times'),
+      },
     ]);
   });
 
@@ -48,12 +54,22 @@ describe('alias expansion is bounded', () => {
 
 describe('reserved keys', () => {
   it.each([
-    ['a __proto__ table', 'world: { facts: [customer_exists(customer=acme)], tables: { __proto__: [ { a: 1 } ] } }', '__proto__'],
+    [
+      'a __proto__ table',
+      'world: { facts: [customer_exists(customer=acme)], tables: { __proto__: [ { a: 1 } ] } }',
+      '__proto__',
+    ],
     ['a __proto__ input', 'inputs: { email: bob@acme.example, __proto__: x }', '__proto__'],
-    ['a constructor column', 'world: { facts: [customer_exists(customer=acme)], tables: { t: [ { constructor: 1 } ] } }', 'constructor'],
+    [
+      'a constructor column',
+      'world: { facts: [customer_exists(customer=acme)], tables: { t: [ { constructor: 1 } ] } }',
+      'constructor',
+    ],
     ['a prototype deployment key', 'inputs: { email: bob@acme.example }\ndeployment: { prototype: true }', 'prototype'],
   ])('%s is a load problem at the key, not dropped silently', (_name, line, key) => {
-    const old = line.startsWith('world') ? 'world: { facts: [customer_exists(customer=acme)] }' : 'inputs: { email: bob@acme.example }';
+    const old = line.startsWith('world')
+      ? 'world: { facts: [customer_exists(customer=acme)] }'
+      : 'inputs: { email: bob@acme.example }';
     const text = TINY.replace(old, line);
     const r = loadScenarioText(text, 'proto.yaml');
     expect(r.ok).toBe(false);
@@ -67,7 +83,9 @@ describe('reserved keys', () => {
     const s = loadScenarioText(TINY, 'tiny.yaml');
     if (!s.ok) throw new Error('tiny does not load');
     const r = loadPlanText('- verify_recipient: { email: x, __proto__: y }\n- finish\n', 'p.yaml', s.value.scenario);
-    expect(r.ok ? [] : r.problems).toMatchObject([{ code: 'schema', line: 1, message: expect.stringContaining('__proto__') }]);
+    expect(r.ok ? [] : r.problems).toMatchObject([
+      { code: 'schema', line: 1, message: expect.stringContaining('__proto__') },
+    ]);
   });
 });
 
@@ -78,33 +96,57 @@ describe('record file names', () => {
     expect(safeName('gated')).toBe('gated');
     expect(recordPath('s', 'planners/my.mjs', 1)).toBe('runs/s/planners~2Fmy.mjs-t1.jsonl');
     fc.assert(
-      fc.property(fc.string({ maxLength: 120, unit: fc.constantFrom('a', '/', ' ', '_', '~', '.', '-', 'é', '\ud800', '😀', 'Z') }), fc.string({ maxLength: 120, unit: fc.constantFrom('a', '/', ' ', '_', '~', '.', '-', 'é', '\ud800', '😀', 'Z') }), (a, b) => {
-        const [x, y] = [safeName(a), safeName(b)];
-        expect(x).toMatch(/^[A-Za-z0-9._~-]{1,82}$/);
-        if (a !== b) expect(x).not.toBe(y);
-      }),
+      fc.property(
+        fc.string({
+          maxLength: 120,
+          unit: fc.constantFrom('a', '/', ' ', '_', '~', '.', '-', 'é', '\ud800', '😀', 'Z'),
+        }),
+        fc.string({
+          maxLength: 120,
+          unit: fc.constantFrom('a', '/', ' ', '_', '~', '.', '-', 'é', '\ud800', '😀', 'Z'),
+        }),
+        (a, b) => {
+          const [x, y] = [safeName(a), safeName(b)];
+          expect(x).toMatch(/^[A-Za-z0-9._~-]{1,82}$/);
+          if (a !== b) expect(x).not.toBe(y);
+        },
+      ),
       { numRuns: 2000 },
     );
   });
 
   it('two planners whose names differ only in punctuation keep both records', async () => {
     const dir = tempDir();
-    const planner = (name: string) => `export default { name: ${JSON.stringify(name)}, create() { return { name: ${JSON.stringify(name)}, next: () => ({ type: 'finish' }) }; } };\n`;
+    const planner = (name: string) =>
+      `export default { name: ${JSON.stringify(name)}, create() { return { name: ${JSON.stringify(name)}, next: () => ({ type: 'finish' }) }; } };\n`;
     writeFileSync(join(dir, 'a.mjs'), planner('x/y'));
     writeFileSync(join(dir, 'b.mjs'), planner('x y'));
     const out = tempDir();
-    const r = await runCli(evalMain, [`--planner=${join(dir, 'a.mjs')},${join(dir, 'b.mjs')}`, '--scenario=invoice-and-notify', `--out=${out}`]);
+    const r = await runCli(evalMain, [
+      `--planner=${join(dir, 'a.mjs')},${join(dir, 'b.mjs')}`,
+      '--scenario=invoice-and-notify',
+      `--out=${out}`,
+    ]);
     expect(r.code).toBe(0);
     const runs = read(out).runs;
     expect(new Set(runs.map((x) => x.record)).size).toBe(2);
-    for (const run of runs) expect(readFileSync(join(out, run.record), 'utf8')).toContain(`"planner":${JSON.stringify(run.planner)}`);
+    for (const run of runs)
+      expect(readFileSync(join(out, run.record), 'utf8')).toContain(`"planner":${JSON.stringify(run.planner)}`);
   });
 });
 
 describe('eval:merge --reporter=html reads records only inside its directory', () => {
   it('refuses a record path that leads out (../, absolute, or a symbolic link)', async () => {
     const shard = tempDir();
-    expect((await runCli(evalMain, ['--planner=eager', '--scenario=invoice-and-notify,webhook-timeout-reconcile,purge-inactive-accounts', `--out=${shard}`])).code).toBe(0);
+    expect(
+      (
+        await runCli(evalMain, [
+          '--planner=eager',
+          '--scenario=invoice-and-notify,webhook-timeout-reconcile,purge-inactive-accounts',
+          `--out=${shard}`,
+        ])
+      ).code,
+    ).toBe(0);
     const secret = join(tempDir(), 'secret.jsonl');
     writeFileSync(secret, `${JSON.stringify({ type: 'run_start', note: 'CANARY-OUTSIDE' })}\n`);
     const results = read(shard);
@@ -141,9 +183,21 @@ describe('junit.xml is well-formed whatever the text', () => {
   it('a planner named with U+FFFE still gives a valid junit.xml', async () => {
     const dir = tempDir();
     const name = 'odd\uFFFE\uFFFFname\ud800';
-    writeFileSync(join(dir, 'p.mjs'), `export default { name: ${JSON.stringify(name)}, create() { return { name: ${JSON.stringify(name)}, next: () => ({ type: 'finish' }) }; } };\n`);
+    writeFileSync(
+      join(dir, 'p.mjs'),
+      `export default { name: ${JSON.stringify(name)}, create() { return { name: ${JSON.stringify(name)}, next: () => ({ type: 'finish' }) }; } };\n`,
+    );
     const out = tempDir();
-    expect((await runCli(evalMain, [`--planner=${join(dir, 'p.mjs')}`, '--scenario=invoice-and-notify', '--reporter=junit', `--out=${out}`])).code).toBe(0);
+    expect(
+      (
+        await runCli(evalMain, [
+          `--planner=${join(dir, 'p.mjs')}`,
+          '--scenario=invoice-and-notify',
+          '--reporter=junit',
+          `--out=${out}`,
+        ])
+      ).code,
+    ).toBe(0);
     expect(XMLValidator.validate(readFileSync(join(out, 'junit.xml'), 'utf8'))).toBe(true);
     expect(XMLValidator.validate(renderJunit(read(out)))).toBe(true);
   });

@@ -11,11 +11,11 @@ import { describe, expect, it } from 'vitest';
 import { main as evalMain } from '../../harness/cli/eval.ts';
 import { main as lintMain } from '../../harness/cli/lint.ts';
 import { main as recoverMain } from '../../harness/cli/recover.ts';
-import { formatProblem } from '../../harness/errors.ts';
-import { reportFailure } from '../../harness/fuzz/report.ts';
-import { annotation } from '../../harness/report/github.ts';
-import { makeChalk } from '../../harness/report/color.ts';
-import type { Results } from '../../harness/results/types.ts';
+import { formatProblem } from '../../harness/core/errors.ts';
+import { reportFailure } from '../../harness/features/fuzz/report.ts';
+import { annotation } from '../../harness/features/report/github.ts';
+import { makeChalk } from '../../harness/features/report/color.ts';
+import type { Results } from '../../harness/engine/results/types.ts';
 import { neutraliseCommands, terminalSafeDeep, terminalText } from '../../harness/util/terminal-text.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
 
@@ -26,7 +26,8 @@ const PAYLOAD = `\n::error file=x::pwned ::add-mask::secret ${CLIPBOARD} ${CLEAR
 const SHOWN = '\\n::error file=x::pwned ::add-mask::secret \\x1b]52;c;cHduZWQ=\\x07 \\x1b[2J \\u009b31m';
 
 /** A YAML double-quoted string holding `s`, every control character as an escape (YAML forbids them raw). */
-const yamlString = (s: string) => JSON.stringify(s).replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+const yamlString = (s: string) =>
+  JSON.stringify(s).replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 const scenarioYaml = (id: string, extraToolKey = '') => `
 id: ${id}
@@ -53,7 +54,9 @@ function expectSafe(text: string, annotations: 'none' | 'ours' = 'none'): void {
   expect(text, 'a control character reached the console').not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
   for (const line of text.split('\n')) {
     if (!/^\s*(::|##\[)/.test(line)) continue;
-    expect(annotations === 'ours' && ANNOTATION.test(line), `a workflow command from untrusted text: ${line}`).toBe(true);
+    expect(annotations === 'ours' && ANNOTATION.test(line), `a workflow command from untrusted text: ${line}`).toBe(
+      true,
+    );
   }
 }
 
@@ -65,11 +68,15 @@ describe('terminalText', () => {
     expect(terminalText('##[error]legacy')).toBe('\\x23#[error]legacy');
     expect(terminalText('\r\t\x00\x7f\u0085\u2028\u202e')).toBe('\\r\\t\\x00\\x7f\\u0085\\u2028\\u202e');
     // Ordinary text is untouched, colons and non-ASCII included.
-    for (const s of ['a::b', 'tools[0].name: x', 'n = 3 × 2 — ok', 'é ✓ 🚀', '::']) expect(terminalText(s)).toBe(s === '::' ? '\\x3a:' : s);
+    for (const s of ['a::b', 'tools[0].name: x', 'n = 3 × 2 — ok', 'é ✓ 🚀', '::'])
+      expect(terminalText(s)).toBe(s === '::' ? '\\x3a:' : s);
   });
 
   it('escapes every string of a value, keys too, and leaves other values alone', () => {
-    expect(terminalSafeDeep({ [`k${CLEAR}`]: [`v${CLIPBOARD}`, 3, null, true], n: { m: '::x' } })).toEqual({ 'k\\x1b[2J': ['v\\x1b]52;c;cHduZWQ=\\x07', 3, null, true], n: { m: '\\x3a:x' } });
+    expect(terminalSafeDeep({ [`k${CLEAR}`]: [`v${CLIPBOARD}`, 3, null, true], n: { m: '::x' } })).toEqual({
+      'k\\x1b[2J': ['v\\x1b]52;c;cHduZWQ=\\x07', 3, null, true],
+      n: { m: '\\x3a:x' },
+    });
   });
 
   it('keeps our own colouring: chalk wraps the escaped text', () => {
@@ -81,7 +88,9 @@ describe('terminalText', () => {
   });
 
   it('neutraliseCommands escapes every line that would start a command', () => {
-    expect(neutraliseCommands('ok\n::error::x\n  ##[warning]y\na::b')).toBe('ok\n\\x3a:error::x\n  \\x23#[warning]y\na::b');
+    expect(neutraliseCommands('ok\n::error::x\n  ##[warning]y\na::b')).toBe(
+      'ok\n\\x3a:error::x\n  \\x23#[warning]y\na::b',
+    );
   });
 
   it('github annotations escape message and properties per GitHub, control characters as for the console', () => {
@@ -94,7 +103,15 @@ describe('terminalText', () => {
   });
 
   it('load problems print escaped', () => {
-    const shown = formatProblem({ code: 'unknown_key', file: `f${CLEAR}.yaml`, line: 1, col: 2, path: `tools[0].${PAYLOAD}`, message: `unknown key "${PAYLOAD}"`, hint: `try ${CLIPBOARD}` });
+    const shown = formatProblem({
+      code: 'unknown_key',
+      file: `f${CLEAR}.yaml`,
+      line: 1,
+      col: 2,
+      path: `tools[0].${PAYLOAD}`,
+      message: `unknown key "${PAYLOAD}"`,
+      hint: `try ${CLIPBOARD}`,
+    });
     expect(shown).toContain(`f\\x1b[2J.yaml:1:2 error [unknown_key] tools[0].${SHOWN}: unknown key "${SHOWN}"`);
     expect(shown).toContain('hint: try \\x1b]52;c;cHduZWQ=\\x07');
     expectSafe(shown);
@@ -102,8 +119,24 @@ describe('terminalText', () => {
 
   it('fuzz failure reports print escaped', () => {
     const { lines } = reportFailure(
-      { scenario: 'evil-one', property: `prop${PAYLOAD}`, message: `first${CLEAR}\n::add-mask::secret`, plan: null, seed: 1, planner: `p${CLIPBOARD}` },
-      { outDir: tempDir(), scenarioRef: 'evil-one', propertyRef: 'prop', planner: `p${CLIPBOARD}`, guard: false, transport: 'inprocess', maxItems: 6, shown: (p) => p },
+      {
+        scenario: 'evil-one',
+        property: `prop${PAYLOAD}`,
+        message: `first${CLEAR}\n::add-mask::secret`,
+        plan: null,
+        seed: 1,
+        planner: `p${CLIPBOARD}`,
+      },
+      {
+        outDir: tempDir(),
+        scenarioRef: 'evil-one',
+        propertyRef: 'prop',
+        planner: `p${CLIPBOARD}`,
+        guard: false,
+        transport: 'inprocess',
+        maxItems: 6,
+        shown: (p) => p,
+      },
       makeChalk(false),
     );
     const text = lines.join('\n');
@@ -152,7 +185,11 @@ describe('the commands print untrusted text escaped', () => {
 export default { name, create() { let n = 0; return { name, next: () => (n++ === 0 ? { type: 'call', call: { tool: 'act', args: {} } } : { type: 'finish' }) }; } };\n`,
     );
     const out = tempDir();
-    const r = await runCli(evalMain, [`--scenario=${dir}`, `--planner=${join(dir, 'evil-planner.mjs')}`, '--reporter=table,github', `--out=${out}`], dir);
+    const r = await runCli(
+      evalMain,
+      [`--scenario=${dir}`, `--planner=${join(dir, 'evil-planner.mjs')}`, '--reporter=table,github', `--out=${out}`],
+      dir,
+    );
     expect(r.code).toBe(2); // the broken scenario is an input error; the other one ran
     expect(r.stdout).toContain(`evil${SHOWN}`);
     expect(r.stderr).toContain(`unknown key "::error file=y::key${SHOWN}"`);
@@ -165,7 +202,11 @@ export default { name, create() { let n = 0; return { name, next: () => (n++ ===
     const results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as Results;
     const record = join(out, results.runs[0]?.record ?? '');
     for (const format of ['text', 'markdown']) {
-      const rec = await runCli(recoverMain, [record, `--scenario=${join(dir, 'evil.yaml')}`, `--format=${format}`], dir);
+      const rec = await runCli(
+        recoverMain,
+        [record, `--scenario=${join(dir, 'evil.yaml')}`, `--format=${format}`],
+        dir,
+      );
       expect(rec.code).toBe(0);
       expect(rec.stdout).toContain(`planner evil${SHOWN}`);
       expectSafe(rec.stdout);

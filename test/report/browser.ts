@@ -11,7 +11,16 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 export const CHROMIUM = '/usr/bin/chromium';
 export const hasChromium = existsSync(CHROMIUM);
 
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 export interface Browser {
   context: BrowserContext;
@@ -25,7 +34,13 @@ export interface Browser {
 
 export async function openBrowser(viewport = { width: 1280, height: 900 }): Promise<Browser> {
   const profile = mkdtempSync(join(tmpdir(), 'oneway-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ARGS, viewport, colorScheme: 'light' });
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ARGS,
+    viewport,
+    colorScheme: 'light',
+  });
   const attempted: string[] = [];
   const errors: string[] = [];
   const offline = (url: string) => !url.startsWith('file:');

@@ -9,14 +9,14 @@ import { join } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../harness/cli/eval.ts';
-import { makeChalk } from '../../harness/report/color.ts';
-import { renderJunit } from '../../harness/report/junit.ts';
-import { renderList, type ListedScenario } from '../../harness/report/list.ts';
-import { renderComparisonTable, renderScenarioGrid, renderSummaryTable } from '../../harness/report/table.ts';
-import { blockWidth, outputWidth } from '../../harness/report/width.ts';
-import type { Results, RunResult } from '../../harness/results/types.ts';
-import { summarize } from '../../harness/scoring/aggregate.ts';
-import { compareToBaselinePlanner } from '../../harness/scoring/compare.ts';
+import { makeChalk } from '../../harness/features/report/color.ts';
+import { renderJunit } from '../../harness/features/report/junit.ts';
+import { renderList, type ListedScenario } from '../../harness/features/report/list.ts';
+import { renderComparisonTable, renderScenarioGrid, renderSummaryTable } from '../../harness/features/report/table.ts';
+import { blockWidth, outputWidth } from '../../harness/features/report/width.ts';
+import type { Results, RunResult } from '../../harness/engine/results/types.ts';
+import { summarize } from '../../harness/engine/scoring/aggregate.ts';
+import { compareToBaselinePlanner } from '../../harness/engine/scoring/compare.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
 import { runResult } from '../helpers/results.ts';
 import { EMAIL_YAML } from '../helpers/run.ts';
@@ -55,7 +55,18 @@ function results(): Results {
     created_at: '2025-01-01T00:00:00.000Z',
     wall_ms: 1,
     interrupted: false,
-    config: { planners: PLANNERS, scenarios, trials: 2, seed: 1, guard: true, guard_policy: null, transport: 'inprocess', max_turns: 10, decision_timeout_ms: 1000, shard: null },
+    config: {
+      planners: PLANNERS,
+      scenarios,
+      trials: 2,
+      seed: 1,
+      guard: true,
+      guard_policy: null,
+      transport: 'inprocess',
+      max_turns: 10,
+      decision_timeout_ms: 1000,
+      shard: null,
+    },
     scenarios: scenarios.map((id) => ({ id, file: `scenarios/${id}.yaml`, title: id, tags: [], tool_lines: {} })),
     problems: [],
     runs,
@@ -76,7 +87,11 @@ describe('tables that fit the terminal', () => {
 
   it.each([80, 100, 120])('fits the summary, grid and comparison into %i columns, ids whole', (width) => {
     const r = results();
-    for (const text of [renderSummaryTable(r, plain, width), renderScenarioGrid(r, plain, width), renderComparisonTable(r.comparisons, plain, width)]) {
+    for (const text of [
+      renderSummaryTable(r, plain, width),
+      renderScenarioGrid(r, plain, width),
+      renderComparisonTable(r.comparisons, plain, width),
+    ]) {
       expect(blockWidth(text)).toBeLessThanOrEqual(width);
     }
     const grid = renderScenarioGrid(r, plain, width);
@@ -89,14 +104,30 @@ describe('tables that fit the terminal', () => {
 
   it('keeps every statistics column on a wide terminal', () => {
     const text = renderSummaryTable(results(), plain, 220);
-    for (const head of ['n (scen. × trials)', 'completion [95% CI]', 'premature irrev. (runs)', 'per 100 irrev.', 'pass^2 done / safe', 'depth', 'sim time', 'blocked']) {
+    for (const head of [
+      'n (scen. × trials)',
+      'completion [95% CI]',
+      'premature irrev. (runs)',
+      'per 100 irrev.',
+      'pass^2 done / safe',
+      'depth',
+      'sim time',
+      'blocked',
+    ]) {
       expect(text).toContain(head);
     }
     expect(text).not.toContain('Compact at');
   });
 
   it('never cuts a scenario id in --list, even on a narrow terminal', () => {
-    const item: ListedScenario = { id: LONG_ID, domain: 'payments', classes: { reversible: 2, compensable: 1, irreversible: 1 }, tags: ['payments', 'ambiguous-failure'], traps: ['ambiguous-failure'], title: 'Refund a duplicate payout' };
+    const item: ListedScenario = {
+      id: LONG_ID,
+      domain: 'payments',
+      classes: { reversible: 2, compensable: 1, irreversible: 1 },
+      tags: ['payments', 'ambiguous-failure'],
+      traps: ['ambiguous-failure'],
+      title: 'Refund a duplicate payout',
+    };
     for (const width of [60, 80, 100, 160]) {
       const text = renderList([item, { ...item, id: 'short' }], plain, width);
       expect(text.split('\n').some((line) => line.includes(LONG_ID))).toBe(true);
@@ -109,20 +140,39 @@ describe('a crashing planner', () => {
   const setup = () => {
     const dir = tempDir('oneway-crash-');
     writeFileSync(join(dir, 'email.yaml'), EMAIL_YAML);
-    writeFileSync(join(dir, 'crashing.mjs'), "export default { name: 'crashing', next() { throw new TypeError('the planner fell over at turn one'); } };\n");
+    writeFileSync(
+      join(dir, 'crashing.mjs'),
+      "export default { name: 'crashing', next() { throw new TypeError('the planner fell over at turn one'); } };\n",
+    );
     return dir;
   };
 
   it('shows its message on the console, and junit.xml reports the run as an error', async () => {
     const dir = setup();
     const out = tempDir();
-    const r = await runCli(main, [`--scenario=${join(dir, 'email.yaml')}`, `--planner=${join(dir, 'crashing.mjs')},gated`, `--out=${out}`, '--reporter=table,junit'], dir);
+    const r = await runCli(
+      main,
+      [
+        `--scenario=${join(dir, 'email.yaml')}`,
+        `--planner=${join(dir, 'crashing.mjs')},gated`,
+        `--out=${out}`,
+        '--reporter=table,junit',
+      ],
+      dir,
+    );
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toContain('crashing: planner_error in email-tiny (trial 1): planner threw: TypeError: the planner fell over at turn one');
+    expect(r.stderr).toContain(
+      'crashing: planner_error in email-tiny (trial 1): planner threw: TypeError: the planner fell over at turn one',
+    );
     expect(r.stderr).toContain('--verbose prints the stack trace');
     expect(r.stderr).not.toMatch(/\n\s+at /);
     const xml = readFileSync(join(out, 'junit.xml'), 'utf8');
-    const doc = new XMLParser({ ignoreAttributes: false }).parse(xml) as { testsuites: { '@_errors': string; testsuite: { '@_name': string; '@_errors': string; testcase: { error?: { '@_type': string } } }[] } };
+    const doc = new XMLParser({ ignoreAttributes: false }).parse(xml) as {
+      testsuites: {
+        '@_errors': string;
+        testsuite: { '@_name': string; '@_errors': string; testcase: { error?: { '@_type': string } } }[];
+      };
+    };
     expect(doc.testsuites['@_errors']).toBe('1');
     const crashing = doc.testsuites.testsuite.find((s) => s['@_name'] === 'oneway.crashing');
     expect(crashing?.['@_errors']).toBe('1');
@@ -133,7 +183,16 @@ describe('a crashing planner', () => {
 
   it('shows its stack with --verbose', async () => {
     const dir = setup();
-    const r = await runCli(main, [`--scenario=${join(dir, 'email.yaml')}`, `--planner=${join(dir, 'crashing.mjs')}`, `--out=${tempDir()}`, '--verbose'], dir);
+    const r = await runCli(
+      main,
+      [
+        `--scenario=${join(dir, 'email.yaml')}`,
+        `--planner=${join(dir, 'crashing.mjs')}`,
+        `--out=${tempDir()}`,
+        '--verbose',
+      ],
+      dir,
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain('the planner fell over at turn one');
     expect(r.stderr).toMatch(/\n\s+at .*crashing\.mjs/);
@@ -141,11 +200,25 @@ describe('a crashing planner', () => {
 
   it('counts errors in junit.xml from results alone', () => {
     const r = results();
-    const crashed = { ...r, runs: r.runs.map((x, i) => (i === 0 ? { ...x, end_reason: 'harness_error' as const, error: 'internal error: boom' } : x)) };
+    const crashed = {
+      ...r,
+      runs: r.runs.map((x, i) =>
+        i === 0 ? { ...x, end_reason: 'harness_error' as const, error: 'internal error: boom' } : x,
+      ),
+    };
     const xml = renderJunit(crashed);
     expect(xml).toMatch(/<testsuites name="oneway" tests="15" failures="0" errors="1">/);
     expect(xml).toContain('<error type="harness_error" message="trial 1, internal error: boom">');
-    const other = { ...r, runs: r.runs.map((x) => (x.planner === 'gated' && x.scenario === 'c' ? { ...x, end_reason: 'decision_timeout' as const, error: 'no decision within 1000 ms' } : x)) };
-    expect(renderJunit(other)).toContain('<error type="decision_timeout" message="trial 1, no decision within 1000 ms">');
+    const other = {
+      ...r,
+      runs: r.runs.map((x) =>
+        x.planner === 'gated' && x.scenario === 'c'
+          ? { ...x, end_reason: 'decision_timeout' as const, error: 'no decision within 1000 ms' }
+          : x,
+      ),
+    };
+    expect(renderJunit(other)).toContain(
+      '<error type="decision_timeout" message="trial 1, no decision within 1000 ms">',
+    );
   });
 });

@@ -2,8 +2,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { main } from '../../harness/cli/eval.ts';
-import type { CallEvent, RecordEvent } from '../../harness/record/events.ts';
-import type { Results, RunResult } from '../../harness/results/types.ts';
+import type { CallEvent, RecordEvent } from '../../harness/core/record.ts';
+import type { Results, RunResult } from '../../harness/engine/results/types.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
 
 export interface Evaluated {

@@ -16,7 +16,9 @@ const required = process.env.ONEWAY_REQUIRE_BROWSER === '1';
 const skip = !hasChromium && !required;
 const screenshot = process.env.ONEWAY_SCREENSHOT;
 if (skip) {
-  console.warn(`\n[oneway] SKIPPED the HTML report browser test: ${CHROMIUM} is not installed (apt-get install chromium; CI sets ONEWAY_REQUIRE_BROWSER=1 so it fails instead).\n`);
+  console.warn(
+    `\n[oneway] SKIPPED the HTML report browser test: ${CHROMIUM} is not installed (apt-get install chromium; CI sets ONEWAY_REQUIRE_BROWSER=1 so it fails instead).\n`,
+  );
 }
 
 describe('report.html in chromium', () => {
@@ -42,8 +44,13 @@ describe('report.html in chromium', () => {
   });
 
   // The dialog has an `open` attribute exactly while it is shown.
-  const dialogOpen = () => browser!.page.locator('dialog#drill[open]').count().then((n) => n === 1);
-  const cell = (scenario: string, planner: string) => `.cell-btn[data-scenario="${scenario}"][data-planner="${planner}"]`;
+  const dialogOpen = () =>
+    browser!.page
+      .locator('dialog#drill[open]')
+      .count()
+      .then((n) => n === 1);
+  const cell = (scenario: string, planner: string) =>
+    `.cell-btn[data-scenario="${scenario}"][data-planner="${planner}"]`;
 
   it.skipIf(skip)('renders the chart bars and the grid', async () => {
     const page = browser!.page;
@@ -51,42 +58,47 @@ describe('report.html in chromium', () => {
     const planners = ev.results.config.planners.length;
     expect(await page.locator('svg.chart rect.bar').count()).toBe(planners * 2);
     // Every bar is drawn with a size (a 0% bar keeps a hairline).
-    const areas = await page.locator('svg.chart rect.bar').evaluateAll((els) => els.map((e) => {
-      const r = e.getBoundingClientRect();
-      return r.width * r.height;
-    }));
+    const areas = await page.locator('svg.chart rect.bar').evaluateAll((els) =>
+      els.map((e) => {
+        const r = e.getBoundingClientRect();
+        return r.width * r.height;
+      }),
+    );
     for (const a of areas) expect(a).toBeGreaterThan(0);
     expect(await page.locator('table.grid tbody td.cell').count()).toBe(ev.results.scenarios.length * planners);
     expect(await page.locator('table.grid tbody tr').count()).toBe(ev.results.scenarios.length);
     expect(browser!.attempted).toEqual([]);
   });
 
-  it.skipIf(skip)('opens a run with a premature irreversible call and marks it, with the missing precondition', async () => {
-    const page = browser!.page;
-    await page.goto(url);
-    const { run, call } = prematureIrreversible(ev);
-    await page.click(cell(run.scenario, run.planner));
-    const dialog = page.locator('dialog#drill');
-    await expect.poll(dialogOpen).toBe(true);
-    const trial = dialog.locator(`.trial-btn[data-trial="${run.trial}"]`);
-    if ((await trial.count()) > 0) await trial.click();
-    const card = dialog.locator(`article.call[data-step="${call.step}"]`);
-    await expect.poll(() => card.count()).toBe(1);
-    expect(await card.getAttribute('class')).toContain('is-premature');
-    expect(await card.getAttribute('data-tool')).toBe(call.tool);
-    expect(await card.locator('.cls').innerText()).toContain('irreversible');
-    const mark = card.locator('.mark.m-premature');
-    expect(await mark.isVisible()).toBe(true);
-    const text = await mark.innerText();
-    expect(text).toContain('premature');
-    expect(call.preconditions.missing.length).toBeGreaterThan(0);
-    for (const m of call.preconditions.missing) expect(text).toContain(m);
-    // The run's end and the recovery view are there too.
-    expect(await dialog.locator('#drill-end').count()).toBe(1);
-    expect(await dialog.locator('#drill-recovery').count()).toBe(1);
-    await page.keyboard.press('Escape');
-    await expect.poll(dialogOpen).toBe(false);
-  });
+  it.skipIf(skip)(
+    'opens a run with a premature irreversible call and marks it, with the missing precondition',
+    async () => {
+      const page = browser!.page;
+      await page.goto(url);
+      const { run, call } = prematureIrreversible(ev);
+      await page.click(cell(run.scenario, run.planner));
+      const dialog = page.locator('dialog#drill');
+      await expect.poll(dialogOpen).toBe(true);
+      const trial = dialog.locator(`.trial-btn[data-trial="${run.trial}"]`);
+      if ((await trial.count()) > 0) await trial.click();
+      const card = dialog.locator(`article.call[data-step="${call.step}"]`);
+      await expect.poll(() => card.count()).toBe(1);
+      expect(await card.getAttribute('class')).toContain('is-premature');
+      expect(await card.getAttribute('data-tool')).toBe(call.tool);
+      expect(await card.locator('.cls').innerText()).toContain('irreversible');
+      const mark = card.locator('.mark.m-premature');
+      expect(await mark.isVisible()).toBe(true);
+      const text = await mark.innerText();
+      expect(text).toContain('premature');
+      expect(call.preconditions.missing.length).toBeGreaterThan(0);
+      for (const m of call.preconditions.missing) expect(text).toContain(m);
+      // The run's end and the recovery view are there too.
+      expect(await dialog.locator('#drill-end').count()).toBe(1);
+      expect(await dialog.locator('#drill-recovery').count()).toBe(1);
+      await page.keyboard.press('Escape');
+      await expect.poll(dialogOpen).toBe(false);
+    },
+  );
 
   it.skipIf(skip)('is operable from the keyboard: Enter opens a cell, Escape closes it and returns focus', async () => {
     const page = browser!.page;
@@ -113,7 +125,12 @@ describe('report.html in chromium', () => {
     const page = browser!.page;
     await page.setViewportSize({ width: 1280, height: 900 });
     await page.goto(url);
-    await page.click(cell(process.env.ONEWAY_SCREENSHOT_SCENARIO ?? 'release-with-migration', process.env.ONEWAY_SCREENSHOT_PLANNER ?? 'speculative'));
+    await page.click(
+      cell(
+        process.env.ONEWAY_SCREENSHOT_SCENARIO ?? 'release-with-migration',
+        process.env.ONEWAY_SCREENSHOT_PLANNER ?? 'speculative',
+      ),
+    );
     await expect.poll(dialogOpen).toBe(true);
     await page.screenshot({ path: resolve(screenshot!) });
   });

@@ -2,13 +2,14 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Window } from 'happy-dom';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { recordsIn, renderHtml } from '../../harness/report/html.ts';
-import { clip, outcomeOf, type ReportData } from '../../harness/report/html/data.ts';
-import { scriptJson } from '../../harness/report/html/escape.ts';
-import type { Results } from '../../harness/results/types.ts';
+import { recordsIn, renderHtml } from '../../harness/features/report/html.ts';
+import { clip, outcomeOf, type ReportData } from '../../harness/features/report/html/data.ts';
+import { scriptJson } from '../../harness/features/report/html/escape.ts';
+import type { Results } from '../../harness/engine/results/types.ts';
 import { embeddedData, evaluateWithHtml, type Evaluated } from './fixture.ts';
 
-const SCENARIOS = '--scenario=invoice-and-notify,webhook-timeout-reconcile,refund-needs-authorisation,purge-inactive-accounts';
+const SCENARIOS =
+  '--scenario=invoice-and-notify,webhook-timeout-reconcile,refund-needs-authorisation,purge-inactive-accounts';
 
 /** Parses without running any script (DOMParser documents never execute them). */
 function parse(html: string) {
@@ -47,7 +48,9 @@ describe('--reporter=html', () => {
       expect(doc.querySelector(`rect.bar[data-planner="${p}"][data-metric="premature"]`)).not.toBeNull();
     }
     expect(doc.querySelectorAll('table.grid tbody td.cell').length).toBe(ev.results.scenarios.length * planners.length);
-    expect(doc.querySelectorAll('table.grid button.cell-btn').length).toBe(ev.results.scenarios.length * planners.length);
+    expect(doc.querySelectorAll('table.grid button.cell-btn').length).toBe(
+      ev.results.scenarios.length * planners.length,
+    );
     const data = embeddedData(ev.html) as ReportData;
     expect(data.runs).toHaveLength(ev.results.runs.length);
     expect(data.timelines).toBe('all');
@@ -93,7 +96,9 @@ describe('--reporter=html', () => {
     expect(doc.querySelectorAll('script')).toHaveLength(2);
     const data = JSON.parse(doc.getElementById('oneway-data')?.textContent ?? '') as ReportData;
     expect(data.scenarios[0]?.title).toBe(payload);
-    expect(data.runs.filter((r) => r.planner === planner)).toHaveLength(ev.results.runs.filter((r) => r.planner === 'eager').length);
+    expect(data.runs.filter((r) => r.planner === planner)).toHaveLength(
+      ev.results.runs.filter((r) => r.planner === 'eager').length,
+    );
     expect(doc.querySelector('.stitle')?.textContent).toBe(payload);
     expect([...doc.querySelectorAll('table.grid thead th')].map((th) => th.textContent)).toContain(planner);
   });
@@ -112,13 +117,22 @@ describe('--reporter=html', () => {
     expect(doc.querySelector('.notice')?.textContent).toContain('Interrupted');
     expect(doc.querySelectorAll('svg.chart')).toHaveLength(0);
     expect(html).toContain('nothing to chart');
-    expect(doc.querySelectorAll('td.cell.o-none')).toHaveLength(results.scenarios.length * results.config.planners.length);
+    expect(doc.querySelectorAll('td.cell.o-none')).toHaveLength(
+      results.scenarios.length * results.config.planners.length,
+    );
     expect(doc.querySelectorAll('button.cell-btn')).toHaveLength(0);
     expect((embeddedData(html) as ReportData).runs).toEqual([]);
   });
 
   it('renders results with no scenario and no planner at all', () => {
-    const results: Results = { ...ev.results, config: { ...ev.results.config, planners: [], scenarios: [] }, scenarios: [], runs: [], summary: [], comparisons: [] };
+    const results: Results = {
+      ...ev.results,
+      config: { ...ev.results.config, planners: [], scenarios: [] },
+      scenarios: [],
+      runs: [],
+      summary: [],
+      comparisons: [],
+    };
     const html = renderHtml(results);
     expect(html).toContain('No scenario ran');
     expect(parse(html).querySelectorAll('script')).toHaveLength(2);
@@ -164,7 +178,10 @@ describe('--reporter=html with damaged records', () => {
     // Stop while writing the last call, as a crash would: no run_end, half a line.
     const lastCall = lines.findLastIndex((l) => l.startsWith('{"type":"call"'));
     const last = lines[lastCall] ?? '';
-    writeFileSync(join(e.dir, cut.record), `${lines.slice(0, lastCall).join('\n')}\n${last.slice(0, Math.floor(last.length / 2))}`);
+    writeFileSync(
+      join(e.dir, cut.record),
+      `${lines.slice(0, lastCall).join('\n')}\n${last.slice(0, Math.floor(last.length / 2))}`,
+    );
 
     const data = embeddedData(renderHtml(e.results, { loadRecord: recordsIn(e.dir) })) as ReportData;
     const m = data.runs[0];
@@ -181,7 +198,12 @@ describe('--reporter=html with damaged records', () => {
 
 describe('--reporter=html with comparisons and gates', () => {
   it('shows the paired comparison and the gate outcome', async () => {
-    const e = await evaluateWithHtml(['--planner=eager,gated', SCENARIOS, '--baseline-planner=eager', '--fail-on=premature_irreversible_rate>2']);
+    const e = await evaluateWithHtml([
+      '--planner=eager,gated',
+      SCENARIOS,
+      '--baseline-planner=eager',
+      '--fail-on=premature_irreversible_rate>2',
+    ]);
     const doc = parse(e.html);
     const section = doc.querySelector('section[aria-labelledby="cmp-h"]');
     expect(section?.textContent).toContain('Against eager');

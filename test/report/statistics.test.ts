@@ -4,15 +4,15 @@
  * trial, pass^k; comparisons give n as scenarios, not paired runs.
  */
 import { describe, expect, it } from 'vitest';
-import { makeChalk } from '../../harness/report/color.ts';
-import { renderAnnotations } from '../../harness/report/github.ts';
-import { renderHtml } from '../../harness/report/html.ts';
-import { renderJunit } from '../../harness/report/junit.ts';
-import { renderMarkdown } from '../../harness/report/markdown.ts';
-import { renderComparisonTable, renderSummaryTable } from '../../harness/report/table.ts';
-import type { Results, RunResult } from '../../harness/results/types.ts';
-import { summarize } from '../../harness/scoring/aggregate.ts';
-import { compareToBaselinePlanner } from '../../harness/scoring/compare.ts';
+import { makeChalk } from '../../harness/features/report/color.ts';
+import { renderAnnotations } from '../../harness/features/report/github.ts';
+import { renderHtml } from '../../harness/features/report/html.ts';
+import { renderJunit } from '../../harness/features/report/junit.ts';
+import { renderMarkdown } from '../../harness/features/report/markdown.ts';
+import { renderComparisonTable, renderSummaryTable } from '../../harness/features/report/table.ts';
+import type { Results, RunResult } from '../../harness/engine/results/types.ts';
+import { summarize } from '../../harness/engine/scoring/aggregate.ts';
+import { compareToBaselinePlanner } from '../../harness/engine/scoring/compare.ts';
 import { runResult } from '../helpers/results.ts';
 
 const run = (planner: string, scenario: string, trial: number, completed: boolean, premature: number): RunResult =>
@@ -48,7 +48,18 @@ function results(trials: number): Results {
     created_at: '2025-01-01T00:00:00.000Z',
     wall_ms: 1,
     interrupted: false,
-    config: { planners, scenarios, trials, seed: 1, guard: false, guard_policy: null, transport: 'inprocess', max_turns: 10, decision_timeout_ms: 1000, shard: null },
+    config: {
+      planners,
+      scenarios,
+      trials,
+      seed: 1,
+      guard: false,
+      guard_policy: null,
+      transport: 'inprocess',
+      max_turns: 10,
+      decision_timeout_ms: 1000,
+      shard: null,
+    },
     scenarios: scenarios.map((id) => ({ id, file: `scenarios/${id}.yaml`, title: id, tags: [], tool_lines: {} })),
     problems: [],
     runs,
@@ -65,8 +76,18 @@ describe('the summary fields behind the reporters', () => {
   it('carry n, trials, the per-100 interval and pass^k', () => {
     const careful = results(2).summary[1]!;
     // careful on c: trials [done, not done] → pass^2 of c = C(1,2)/C(2,2) = 0; a, b: 1 → pass^2 = (1 + 1 + 0)/3 = 0.6667.
-    expect(careful).toMatchObject({ planner: 'careful', runs: 6, scenarios: 3, trials_per_scenario: { min: 2, max: 2 }, pass_k: { 1: 0.8333, 2: 0.6667 } });
-    expect(careful.per_scenario.find((s) => s.scenario === 'c')).toMatchObject({ trials: 2, completed: 1, pass_k: { 1: 0.5, 2: 0 } });
+    expect(careful).toMatchObject({
+      planner: 'careful',
+      runs: 6,
+      scenarios: 3,
+      trials_per_scenario: { min: 2, max: 2 },
+      pass_k: { 1: 0.8333, 2: 0.6667 },
+    });
+    expect(careful.per_scenario.find((s) => s.scenario === 'c')).toMatchObject({
+      trials: 2,
+      completed: 1,
+      pass_k: { 1: 0.5, 2: 0 },
+    });
     const eager = results(2).summary[0]!;
     // 4 premature of 12 irreversible calls; each scenario's runs agree → cap = 2 + 2 + 2 = 6 calls.
     expect(eager.premature_irreversible_per_100).toBe(33.33);
@@ -125,7 +146,9 @@ describe('junit.xml', () => {
 describe('GitHub annotations', () => {
   it('give the sample size in a notice', () => {
     const lines = renderAnnotations(results(2));
-    expect(lines[0]).toBe('::notice title=oneway%3A sample size::eager n = 3 scenarios × 2 trials; careful n = 3 scenarios × 2 trials. Intervals and the paired test count scenarios, not runs.');
+    expect(lines[0]).toBe(
+      '::notice title=oneway%3A sample size::eager n = 3 scenarios × 2 trials; careful n = 3 scenarios × 2 trials. Intervals and the paired test count scenarios, not runs.',
+    );
   });
 });
 

@@ -6,19 +6,24 @@
  * The payout world (payout.ts): verify_bank (step 1), pay (step 2), notify_vendor; payout_status reconciles pay.
  */
 import { describe, expect, it } from 'vitest';
-import type { CallEvent, RecordEvent, RestartEvent } from '../../harness/record/events.ts';
-import { memorySink } from '../../harness/record/writer.ts';
-import { buildChecklist } from '../../harness/recover/checklist.ts';
-import { loadPlanner } from '../../harness/runner/planners.ts';
-import { runOne, type PlannerHandle } from '../../harness/runner/run.ts';
-import type { Scenario } from '../../harness/schema/scenario.ts';
-import { scoreRecord } from '../../harness/scoring/metrics.ts';
-import { oracleScores } from '../../harness/fuzz/oracle.ts';
+import type { CallEvent, RecordEvent, RestartEvent } from '../../harness/core/record.ts';
+import { memorySink } from '../../harness/engine/record/writer.ts';
+import { buildChecklist } from '../../harness/features/recover/checklist.ts';
+import { loadPlanner } from '../../harness/engine/runner/planners.ts';
+import { runOne, type PlannerHandle } from '../../harness/engine/runner/run.ts';
+import type { Scenario } from '../../harness/core/scenario.ts';
+import { scoreRecord } from '../../harness/engine/scoring/metrics.ts';
+import { oracleScores } from '../../harness/features/fuzz/oracle.ts';
 import { batch, call, fixedPlanner } from '../helpers/run.ts';
-import type { Decision } from '../../harness/planner/types.ts';
+import type { Decision } from '../../harness/core/planner.ts';
 import { payoutScenario } from './payout.ts';
 
-async function run(scenario: Scenario, handle: PlannerHandle, options: Record<string, string> = {}, restartAt?: number[]) {
+async function run(
+  scenario: Scenario,
+  handle: PlannerHandle,
+  options: Record<string, string> = {},
+  restartAt?: number[],
+) {
   return runOne({
     scenario,
     scenarioFile: 'inline.yaml',
@@ -40,7 +45,10 @@ const calls = (events: readonly RecordEvent[]) => events.filter((e): e is CallEv
 const paid = (events: readonly RecordEvent[]) => calls(events).filter((c) => c.tool === 'pay' && c.applied).length;
 
 /** A scripted planner that replays the same decisions after every restart (checkpoint `initial`). */
-const replaying = (decisions: Decision[]): PlannerHandle => ({ name: 'replay', create: () => fixedPlanner([...decisions]) });
+const replaying = (decisions: Decision[]): PlannerHandle => ({
+  name: 'replay',
+  create: () => fixedPlanner([...decisions]),
+});
 
 describe('restart faults', () => {
   it('a crash before the reply: eager pays twice without reconciling, gated reconciles and pays once', async () => {
@@ -57,14 +65,27 @@ describe('restart faults', () => {
     expect(eager.safe_completed).toBe(false);
     const restart = eager.events.find((e): e is RestartEvent => e.type === 'restart');
     expect(restart).toMatchObject({ checkpoint: 'initial' });
-    expect(calls(eager.events).filter((c) => c.reply_lost).map((c) => c.tool)).toContain('pay');
+    expect(
+      calls(eager.events)
+        .filter((c) => c.reply_lost)
+        .map((c) => c.tool),
+    ).toContain('pay');
 
     const gated = await run(s, await builtin('gated'));
     // gated: verify (1), pay (2, reply lost), payout_status (3: applied) , notify (4). One payout, no retry.
     expect(calls(gated.events).map((c) => c.tool)).toEqual(['verify_bank', 'pay', 'payout_status', 'notify_vendor']);
-    expect(gated.events.find((e) => e.type === 'restart')).toMatchObject({ after_step: 2, checkpoint: 'batch+intents' });
+    expect(gated.events.find((e) => e.type === 'restart')).toMatchObject({
+      after_step: 2,
+      checkpoint: 'batch+intents',
+    });
     expect(paid(gated.events)).toBe(1);
-    expect(gated).toMatchObject({ completed: true, safe_completed: true, duplicate_effects: 0, unreconciled_retries: 0, restarts: 1 });
+    expect(gated).toMatchObject({
+      completed: true,
+      safe_completed: true,
+      duplicate_effects: 0,
+      unreconciled_retries: 0,
+      restarts: 1,
+    });
   });
 
   it('a crash after the reply: gated remembers the payout; a planner that keeps nothing repeats it', async () => {
@@ -73,7 +94,11 @@ describe('restart faults', () => {
     const gated = await run(s, await builtin('gated'));
     expect(paid(gated.events)).toBe(1);
     expect(gated).toMatchObject({ completed: true, duplicate_effects: 0, unreconciled_retries: 0 });
-    const plan = replaying([call('verify_bank', { vendor: 'v1' }), call('pay', { vendor: 'v1', amount: 500 }), call('notify_vendor', { vendor: 'v1' })]);
+    const plan = replaying([
+      call('verify_bank', { vendor: 'v1' }),
+      call('pay', { vendor: 'v1', amount: 500 }),
+      call('notify_vendor', { vendor: 'v1' }),
+    ]);
     const r = await run(s, plan);
     // Steps 1-3, restart, steps 4-6 repeat everything: pay applied twice (1 duplicate); its reply was
     // not lost, so the repeat is no unreconciled retry; notify is idempotent and changed nothing: no effect.
@@ -90,7 +115,12 @@ describe('restart faults', () => {
     expect(pays[0]?.args.idempotency_key).toBe(pays[1]?.args.idempotency_key);
     expect(pays[1]).toMatchObject({ applied: false, deduplicated_of: pays[0]?.step, effects: [] });
     expect(paid(gated.events)).toBe(1);
-    expect(gated).toMatchObject({ completed: true, safe_completed: true, duplicate_effects: 0, unreconciled_retries: 0 });
+    expect(gated).toMatchObject({
+      completed: true,
+      safe_completed: true,
+      duplicate_effects: 0,
+      unreconciled_retries: 0,
+    });
   });
 
   it('a key regenerated: a new key is a new payout', async () => {
@@ -119,7 +149,13 @@ describe('restart faults', () => {
       checkpoint: 'batch',
       create: () =>
         fixedPlanner(
-          n++ === 0 ? decisions : [call('payout_status', { vendor: 'v1' }), call('pay', { vendor: 'v1', amount: 500 }), call('notify_vendor', { vendor: 'v1' })],
+          n++ === 0
+            ? decisions
+            : [
+                call('payout_status', { vendor: 'v1' }),
+                call('pay', { vendor: 'v1', amount: 500 }),
+                call('notify_vendor', { vendor: 'v1' }),
+              ],
         ),
     };
     const r = await run(s, handle);
@@ -127,7 +163,11 @@ describe('restart faults', () => {
     expect(r).toMatchObject({ unreconciled_retries: 0, duplicate_effects: 1, restarts: 1 });
     // Without the reconciler, the same retry is unreconciled.
     let m = 0;
-    const blind: PlannerHandle = { name: 'blind', checkpoint: 'batch', create: () => fixedPlanner(m++ === 0 ? decisions : [call('pay', { vendor: 'v1', amount: 500 })]) };
+    const blind: PlannerHandle = {
+      name: 'blind',
+      checkpoint: 'batch',
+      create: () => fixedPlanner(m++ === 0 ? decisions : [call('pay', { vendor: 'v1', amount: 500 })]),
+    };
     expect((await run(s, blind)).unreconciled_retries).toBe(1);
   });
 
@@ -141,7 +181,13 @@ describe('restart faults', () => {
       checkpoint: 'batch',
       create: () =>
         fixedPlanner(
-          n++ === 0 ? decisions : [call('list_payouts', { vendor: 'v1' }), call('pay', { vendor: 'v1', amount: 500 }), call('notify_vendor', { vendor: 'v1' })],
+          n++ === 0
+            ? decisions
+            : [
+                call('list_payouts', { vendor: 'v1' }),
+                call('pay', { vendor: 'v1', amount: 500 }),
+                call('notify_vendor', { vendor: 'v1' }),
+              ],
         ),
     };
     const r = await run(s, reading);
@@ -162,7 +208,10 @@ describe('restart faults', () => {
     const blind: PlannerHandle = {
       name: 'blind',
       checkpoint: 'batch',
-      create: () => fixedPlanner(m++ === 0 ? decisions : [call('pay', { vendor: 'v1', amount: 500 }), call('notify_vendor', { vendor: 'v1' })]),
+      create: () =>
+        fixedPlanner(
+          m++ === 0 ? decisions : [call('pay', { vendor: 'v1', amount: 500 }), call('notify_vendor', { vendor: 'v1' })],
+        ),
     };
     const b = await run(s, blind);
     expect(b).toMatchObject({ unreconciled_retries: 1, duplicate_effects: 1 });
@@ -173,10 +222,17 @@ describe('restart faults', () => {
     const elsewhere: PlannerHandle = {
       name: 'elsewhere',
       checkpoint: 'batch',
-      create: () => fixedPlanner(k++ === 0 ? decisions : [call('list_payouts', { vendor: 'v2' }), call('pay', { vendor: 'v1', amount: 500 })]),
+      create: () =>
+        fixedPlanner(
+          k++ === 0 ? decisions : [call('list_payouts', { vendor: 'v2' }), call('pay', { vendor: 'v1', amount: 500 })],
+        ),
     };
     const e = await run(s, elsewhere);
-    expect(calls(e.events)[2]).toMatchObject({ tool: 'list_payouts', reconciled: null, result: { payouts: [], applied: false } });
+    expect(calls(e.events)[2]).toMatchObject({
+      tool: 'list_payouts',
+      reconciled: null,
+      result: { payouts: [], applied: false },
+    });
     expect(e.unreconciled_retries).toBe(1);
     expect(oracleScores(e.events, s).unreconciled_retries).toBe(1);
   });
@@ -186,7 +242,13 @@ describe('restart faults', () => {
     const gated = await run(s, await builtin('gated'));
     expect(calls(gated.events).map((c) => c.tool)).toEqual(['verify_bank', 'pay', 'list_payouts', 'notify_vendor']);
     expect(paid(gated.events)).toBe(1);
-    expect(gated).toMatchObject({ completed: true, safe_completed: true, duplicate_effects: 0, unreconciled_retries: 0, restarts: 1 });
+    expect(gated).toMatchObject({
+      completed: true,
+      safe_completed: true,
+      duplicate_effects: 0,
+      unreconciled_retries: 0,
+      restarts: 1,
+    });
     const eager = await run(s, await builtin('eager'));
     expect(paid(eager.events)).toBe(2);
     expect(eager).toMatchObject({ duplicate_effects: 1, unreconciled_retries: 1, safe_completed: false });
@@ -203,7 +265,9 @@ describe('restart faults', () => {
     if (start?.type !== 'run_start' || end?.type !== 'run_end') throw new Error('incomplete record');
     const list = buildChecklist({ file: 'mem', start, calls: calls(r.events), end, events: r.events, warnings: [] }, s);
     const second = calls(r.events).filter((c) => c.tool === 'pay')[1];
-    expect(list.items.find((i) => i.step === second?.step)?.duplicate_of).toBe(calls(r.events).find((c) => c.tool === 'pay')?.step);
+    expect(list.items.find((i) => i.step === second?.step)?.duplicate_of).toBe(
+      calls(r.events).find((c) => c.tool === 'pay')?.step,
+    );
     // The scores read back from the record and the independent oracle agree.
     expect(scoreRecord(r.events).duplicate_effects).toBe(1);
     expect(oracleScores(r.events, s).duplicate_effects).toBe(1);
@@ -213,7 +277,7 @@ describe('restart faults', () => {
 describe('recover --apply --duplicates', () => {
   it('undoes only the duplicate and proves the world is in the intended state', async () => {
     const { scenarioFrom } = await import('../helpers/run.ts');
-    const { applyRecovery } = await import('../../harness/recover/apply.ts');
+    const { applyRecovery } = await import('../../harness/features/recover/apply.ts');
     const s = scenarioFrom(`
 id: payout-cancellable
 title: Pay a vendor

@@ -1,10 +1,15 @@
 /**
- * The one argument rule (harness/rules/arguments.ts): a call's arguments against the
+ * The one argument rule (harness/domain/rules/arguments.ts): a call's arguments against the
  * tool's declared JSON Schema, with ajv, no coercion. Each expectation is written by hand
  * from the schema.
  */
 import { describe, expect, it } from 'vitest';
-import { checkArguments, checkCallArguments, fitsParameter, schemaFaults } from '../../harness/rules/arguments.ts';
+import {
+  checkArguments,
+  checkCallArguments,
+  fitsParameter,
+  schemaFaults,
+} from '../../harness/domain/rules/arguments.ts';
 
 const email = { type: 'object', properties: { to: { type: 'string', description: 'Recipient.' } }, required: ['to'] };
 
@@ -20,37 +25,67 @@ const order = {
       required: ['zip'],
       additionalProperties: false,
     },
-    lines: { type: 'array', items: { type: 'object', properties: { sku: { type: 'string' }, qty: { type: 'integer', minimum: 1 } }, required: ['sku'] }, minItems: 1 },
+    lines: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { sku: { type: 'string' }, qty: { type: 'integer', minimum: 1 } },
+        required: ['sku'],
+      },
+      minItems: 1,
+    },
   },
   required: ['warehouse', 'order_id'],
 };
 
 describe('checkArguments', () => {
   it('rejects to: 42 for a string parameter, naming the parameter', () => {
-    expect(checkArguments(email, { to: 42 })).toEqual({ ok: false, violations: [{ path: ['to'], keyword: 'type', message: 'must be string' }], text: 'to: must be string' });
+    expect(checkArguments(email, { to: 42 })).toEqual({
+      ok: false,
+      violations: [{ path: ['to'], keyword: 'type', message: 'must be string' }],
+      text: 'to: must be string',
+    });
   });
 
   it('accepts what fits, extra keys included when additionalProperties is not declared', () => {
     expect(checkArguments(email, { to: 'bob@acme.example', cc: 'x' })).toEqual({ ok: true });
-    expect(checkArguments(order, { warehouse: 'ams-1', order_id: 'ord_12', lines: [{ sku: 'k', qty: 2 }] })).toEqual({ ok: true });
+    expect(checkArguments(order, { warehouse: 'ams-1', order_id: 'ord_12', lines: [{ sku: 'k', qty: 2 }] })).toEqual({
+      ok: true,
+    });
   });
 
   it('does not coerce: "42" is not a number, 1 is not a string', () => {
-    expect(checkArguments(order, { warehouse: 'ams-1', order_id: 'ord_1', amount: '42' })).toMatchObject({ ok: false, text: 'amount: must be number' });
+    expect(checkArguments(order, { warehouse: 'ams-1', order_id: 'ord_1', amount: '42' })).toMatchObject({
+      ok: false,
+      text: 'amount: must be number',
+    });
     expect(checkArguments(email, { to: 1 })).toMatchObject({ ok: false, text: 'to: must be string' });
   });
 
   it('names an enum violation with the allowed values', () => {
-    expect(checkArguments(order, { warehouse: 'ams-2', order_id: 'ord_1' })).toMatchObject({ ok: false, text: 'warehouse: must be one of "ams-1", "fra-1"' });
+    expect(checkArguments(order, { warehouse: 'ams-2', order_id: 'ord_1' })).toMatchObject({
+      ok: false,
+      text: 'warehouse: must be one of "ams-1", "fra-1"',
+    });
   });
 
   it('names a pattern violation with the pattern', () => {
-    expect(checkArguments(order, { warehouse: 'ams-1', order_id: 'ORD-1' })).toMatchObject({ ok: false, text: 'order_id: must match the pattern "^ord_[0-9]+$"' });
+    expect(checkArguments(order, { warehouse: 'ams-1', order_id: 'ORD-1' })).toMatchObject({
+      ok: false,
+      text: 'order_id: must match the pattern "^ord_[0-9]+$"',
+    });
   });
 
   it('checks nested objects: a missing required key, a pattern, and additionalProperties where declared', () => {
-    const r = checkArguments(order, { warehouse: 'ams-1', order_id: 'ord_1', address: { street: 'Damrak 1', zip: '10AB', floor: 2 } });
-    expect(r).toMatchObject({ ok: false, text: 'address.floor: is not a declared property (additionalProperties: false); address.zip: must match the pattern "^[0-9]{4}$"' });
+    const r = checkArguments(order, {
+      warehouse: 'ams-1',
+      order_id: 'ord_1',
+      address: { street: 'Damrak 1', zip: '10AB', floor: 2 },
+    });
+    expect(r).toMatchObject({
+      ok: false,
+      text: 'address.floor: is not a declared property (additionalProperties: false); address.zip: must match the pattern "^[0-9]{4}$"',
+    });
     expect(checkArguments(order, { warehouse: 'ams-1', order_id: 'ord_1', address: {} })).toMatchObject({
       ok: false,
       violations: [{ path: ['address', 'zip'], keyword: 'required', message: 'is required' }],
@@ -58,13 +93,26 @@ describe('checkArguments', () => {
   });
 
   it('checks arrays: their own bounds and each item, with the item index in the path', () => {
-    expect(checkArguments(order, { warehouse: 'ams-1', order_id: 'ord_1', lines: [] })).toMatchObject({ ok: false, text: 'lines: must NOT have fewer than 1 items' });
-    const r = checkArguments(order, { warehouse: 'ams-1', order_id: 'ord_1', lines: [{ sku: 'a', qty: 0 }, { qty: 1.5 }] });
-    expect(r).toMatchObject({ ok: false, text: 'lines[0].qty: must be >= 1; lines[1].sku: is required; lines[1].qty: must be integer' });
+    expect(checkArguments(order, { warehouse: 'ams-1', order_id: 'ord_1', lines: [] })).toMatchObject({
+      ok: false,
+      text: 'lines: must NOT have fewer than 1 items',
+    });
+    const r = checkArguments(order, {
+      warehouse: 'ams-1',
+      order_id: 'ord_1',
+      lines: [{ sku: 'a', qty: 0 }, { qty: 1.5 }],
+    });
+    expect(r).toMatchObject({
+      ok: false,
+      text: 'lines[0].qty: must be >= 1; lines[1].sku: is required; lines[1].qty: must be integer',
+    });
   });
 
   it('lists every violation at once: missing required parameters and wrong types', () => {
-    expect(checkArguments(order, { amount: -1 })).toMatchObject({ ok: false, text: 'warehouse: is required; order_id: is required; amount: must be >= 0' });
+    expect(checkArguments(order, { amount: -1 })).toMatchObject({
+      ok: false,
+      text: 'warehouse: is required; order_id: is required; amount: must be >= 0',
+    });
   });
 
   it('refuses arguments that are not an object', () => {
@@ -98,7 +146,11 @@ describe('schemas', () => {
 
   it('says where a schema is wrong: a misspelt type (with the allowed values), a bad pattern', () => {
     expect(schemaFaults({ type: 'object', properties: { to: { type: 'strng' } } })).toEqual([
-      { path: ['properties', 'to', 'type'], message: 'must be one of array, boolean, integer, null, number, object, string', allowed: ['array', 'boolean', 'integer', 'null', 'number', 'object', 'string'] },
+      {
+        path: ['properties', 'to', 'type'],
+        message: 'must be one of array, boolean, integer, null, number, object, string',
+        allowed: ['array', 'boolean', 'integer', 'null', 'number', 'object', 'string'],
+      },
     ]);
     expect(schemaFaults({ type: 'object', properties: { zip: { type: 'string', pattern: '[0-9' } } })).toMatchObject([
       { path: ['properties', 'zip', 'pattern'], message: expect.stringContaining('is not a valid regular expression') },
@@ -106,7 +158,9 @@ describe('schemas', () => {
   });
 
   it('throws, rather than wave a call through, on a schema that does not compile (the loader refuses those first)', () => {
-    expect(() => checkArguments({ type: 'object', properties: { to: { type: 'strng' } } }, { to: 'x' })).toThrow(/does not compile/);
+    expect(() => checkArguments({ type: 'object', properties: { to: { type: 'strng' } } }, { to: 'x' })).toThrow(
+      /does not compile/,
+    );
   });
 });
 

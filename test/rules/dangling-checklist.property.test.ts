@@ -7,11 +7,11 @@
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { planArbitrary } from '../../harness/fuzz/arbitraries.ts';
-import { runPlan } from '../../harness/fuzz/run-plan.ts';
-import { loadScenarioFile } from '../../harness/loader/load.ts';
-import type { CallEvent, RunEndEvent, RunStartEvent } from '../../harness/record/events.ts';
-import { buildChecklist } from '../../harness/recover/checklist.ts';
+import { planArbitrary } from '../../harness/features/fuzz/arbitraries.ts';
+import { runPlan } from '../../harness/features/fuzz/run-plan.ts';
+import { loadScenarioFile } from '../../harness/engine/loader/load.ts';
+import type { CallEvent, RunEndEvent, RunStartEvent } from '../../harness/core/record.ts';
+import { buildChecklist } from '../../harness/features/recover/checklist.ts';
 
 const scenario = (rel: string) => {
   const l = loadScenarioFile(fileURLToPath(new URL(`../../scenarios/${rel}`, import.meta.url)));
@@ -19,7 +19,12 @@ const scenario = (rel: string) => {
   return l.value.scenario;
 };
 
-const SCENARIOS = ['billing/invoice-and-notify.yaml', 'payments/small-refund-gateway-timeout.yaml', 'billing/void-and-reissue-wrong-invoice.yaml', 'integrations/webhook-timeout-reconcile.yaml'].map(scenario);
+const SCENARIOS = [
+  'billing/invoice-and-notify.yaml',
+  'payments/small-refund-gateway-timeout.yaml',
+  'billing/void-and-reissue-wrong-invoice.yaml',
+  'integrations/webhook-timeout-reconcile.yaml',
+].map(scenario);
 const OPEN = new Set(['compensate', 'compensate_with_approval', 'respond']);
 
 describe('dangling effects and the recovery checklist', () => {
@@ -33,7 +38,9 @@ describe('dangling effects and the recovery checklist', () => {
         if (!start || !end) throw new Error('incomplete record');
         const calls = run.events.filter((e): e is CallEvent => e.type === 'call');
         const checklist = buildChecklist({ file: 'mem', start, calls, end, events: run.events, warnings: [] }, s);
-        const open = checklist.items.filter((i) => OPEN.has(i.action) && (i.class === 'irreversible' || i.class === 'compensable'));
+        const open = checklist.items.filter(
+          (i) => OPEN.has(i.action) && (i.class === 'irreversible' || i.class === 'compensable'),
+        );
         expect(run.dangling_effects).toBe(end.completed ? 0 : open.length);
         if (run.dangling_effects > 0) withDangling++;
       }),

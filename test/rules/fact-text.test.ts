@@ -5,12 +5,40 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatFact, formatPattern, matchesFact, mustParsePattern, parseFact, type Fact } from '../../harness/facts/fact.ts';
-import { renderFactText, renderPattern } from '../../harness/facts/template.ts';
-import { renderText, templatePaths } from '../../harness/templates/render.ts';
+import {
+  formatFact,
+  formatPattern,
+  matchesFact,
+  mustParsePattern,
+  parseFact,
+  type Fact,
+} from '../../harness/core/facts/fact.ts';
+import { renderFactText, renderPattern } from '../../harness/core/facts/template.ts';
+import { renderText, templatePaths } from '../../harness/core/templates/render.ts';
 
 const key = fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_.-]{0,8}$/);
-const value = fc.oneof(fc.string(), fc.string({ unit: 'grapheme' }), fc.constantFrom('*', '{', '}', 'x{', 'Thanks :-}', ' a', 'a ', '', '"', '\\', ',', ')', '(', '{{args.x}}', '\n', '\u2028'));
+const value = fc.oneof(
+  fc.string(),
+  fc.string({ unit: 'grapheme' }),
+  fc.constantFrom(
+    '*',
+    '{',
+    '}',
+    'x{',
+    'Thanks :-}',
+    ' a',
+    'a ',
+    '',
+    '"',
+    '\\',
+    ',',
+    ')',
+    '(',
+    '{{args.x}}',
+    '\n',
+    '\u2028',
+  ),
+);
 const fact: fc.Arbitrary<Fact> = fc.record({ name: key, args: fc.dictionary(key, value, { maxKeys: 4 }) });
 
 describe('fact text', () => {
@@ -42,7 +70,9 @@ describe('fact text', () => {
   });
 
   it('quotes braces, edge spaces and a literal star (hand-written cases)', () => {
-    expect(formatFact({ name: 'sent', args: { note: 'Thanks :-}', to: 'x{' } })).toBe('sent(note="Thanks :-}", to="x{")');
+    expect(formatFact({ name: 'sent', args: { note: 'Thanks :-}', to: 'x{' } })).toBe(
+      'sent(note="Thanks :-}", to="x{")',
+    );
     expect(formatFact({ name: 'sent', args: { to: '*' } })).toBe('sent(to="*")');
     expect(formatPattern({ name: 'sent', args: { to: '*' } }, new Set(['to']))).toBe('sent(to=*)');
     expect(formatFact({ name: 'sent', args: { to: ' a' } })).toBe('sent(to=" a")');
@@ -52,7 +82,9 @@ describe('fact text', () => {
     const r = renderPattern('verified(email={{args.to}}, by=*)', { args: { to: '*' } });
     expect(r.fact).toEqual({ name: 'verified', args: { email: '*', by: '*' } });
     expect([...r.written]).toEqual(['by']);
-    expect(renderFactText('verified(email={{args.to}}, by=*)', { args: { to: '*' } })).toBe('verified(by=*, email="*")');
+    expect(renderFactText('verified(email={{args.to}}, by=*)', { args: { to: '*' } })).toBe(
+      'verified(by=*, email="*")',
+    );
     // A template with no value is an unknown under 'wildcard': bare in the text.
     expect(renderFactText('created(id={{result.id}})', {})).toBe('created(id=*)');
     // The literal star matches only a wildcard or itself.

@@ -1,7 +1,13 @@
 /** The reconciliation rule, by hand: which earlier call a reconciler reports on. */
 import { describe, expect, it } from 'vitest';
-import { reconciledIndex, reconcilersByTarget, reportsOn, sharedParameters, valueText } from '../../harness/rules/reconcile.ts';
-import { canonicalOrder, callKey } from '../../harness/rules/same-call.ts';
+import {
+  reconciledIndex,
+  reconcilersByTarget,
+  reportsOn,
+  sharedParameters,
+  valueText,
+} from '../../harness/domain/rules/reconcile.ts';
+import { canonicalOrder, callKey } from '../../harness/domain/rules/same-call.ts';
 
 const pay = { name: 'pay', reconciles: [], parameters: ['payee', 'amount'] };
 const status = { name: 'payment_status', reconciles: ['pay'], parameters: ['payee'] };
@@ -34,13 +40,17 @@ describe('reconciliation', () => {
     // An argument the reconciler was not given does not narrow the match.
     expect(reconciledIndex(status, {}, earlier, named)).toBe(1);
     expect(reconciledIndex(anyStatus, {}, earlier, named)).toBe(1);
-    expect(reconcilersByTarget([pay, status, anyStatus])).toEqual(new Map([['pay', ['payment_status', 'last_payment']]]));
+    expect(reconcilersByTarget([pay, status, anyStatus])).toEqual(
+      new Map([['pay', ['payment_status', 'last_payment']]]),
+    );
   });
 });
 
 describe('the same call', () => {
   it('ignores key order and orders a batch canonically', () => {
-    expect(callKey({ tool: 'send', args: { to: 'a', cc: 'b' } })).toBe(callKey({ tool: 'send', args: { cc: 'b', to: 'a' } }));
+    expect(callKey({ tool: 'send', args: { to: 'a', cc: 'b' } })).toBe(
+      callKey({ tool: 'send', args: { cc: 'b', to: 'a' } }),
+    );
     expect(callKey({ tool: 'send', args: { n: 1 } })).not.toBe(callKey({ tool: 'send', args: { n: '1' } }));
     const batch = [
       { tool: 'verify', args: { e: 'b' } },

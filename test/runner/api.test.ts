@@ -10,8 +10,19 @@ describe('evaluate(config)', () => {
   it('returns the results object, with planners given by name or as objects, and writes results.json', async () => {
     const dir = tempDir('oneway-api-');
     writeFileSync(join(dir, 'email.yaml'), EMAIL_YAML);
-    const finisher: PlannerFactory = { name: 'finisher', create: () => ({ name: 'finisher', next: () => ({ type: 'finish' }) }) };
-    const results = await evaluate({ cwd: dir, scenarios: ['email.yaml'], planners: ['gated', finisher], trials: 2, transport: 'inprocess', failOn: ['finisher:completion_rate<1'], out: 'out' });
+    const finisher: PlannerFactory = {
+      name: 'finisher',
+      create: () => ({ name: 'finisher', next: () => ({ type: 'finish' }) }),
+    };
+    const results = await evaluate({
+      cwd: dir,
+      scenarios: ['email.yaml'],
+      planners: ['gated', finisher],
+      trials: 2,
+      transport: 'inprocess',
+      failOn: ['finisher:completion_rate<1'],
+      out: 'out',
+    });
     expect(results.config.planners).toEqual(['gated', 'finisher']);
     expect(results.runs).toHaveLength(4);
     expect(results.summary.find((s) => s.planner === 'gated')?.safe_completion_rate).toBe(1);

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../harness/cli/eval.ts';
-import { loadPlanner } from '../../harness/runner/planners.ts';
+import { loadPlanner } from '../../harness/engine/runner/planners.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
 
 const TS_PLANNER = `
@@ -22,7 +22,11 @@ describe('bring your own planner', () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'mine.ts'), TS_PLANNER);
     const out = tempDir();
-    const r = await runCli(main, [`--planner=${join(dir, 'mine.ts')}`, '--scenario=invoice-and-notify', `--out=${out}`]);
+    const r = await runCli(main, [
+      `--planner=${join(dir, 'mine.ts')}`,
+      '--scenario=invoice-and-notify',
+      `--out=${out}`,
+    ]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('from-ts-file');
   });
@@ -59,7 +63,12 @@ describe('bring your own planner', () => {
       `export default { name: 'opts', create(ctx) { return { name: 'opts', next() { if (ctx.options.fail === 'yes') throw new Error('asked to fail'); return { type: 'finish' }; } }; } };\n`,
     );
     const out = tempDir();
-    await runCli(main, [`--planner=${join(dir, 'opts.mjs')}`, '--planner-opt=fail=yes', '--scenario=invoice-and-notify', `--out=${out}`]);
+    await runCli(main, [
+      `--planner=${join(dir, 'opts.mjs')}`,
+      '--planner-opt=fail=yes',
+      '--scenario=invoice-and-notify',
+      `--out=${out}`,
+    ]);
     const { readFileSync } = await import('node:fs');
     const results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as { runs: { error: string }[] };
     expect(results.runs[0]?.error).toBe('planner threw: asked to fail');

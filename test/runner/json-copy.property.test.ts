@@ -5,9 +5,9 @@
  */
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { checkDecision, MAX_ARGS_BYTES } from '../../harness/runner/decision.ts';
-import type { ToolParameters } from '../../harness/rules/arguments.ts';
-import { wire } from '../../harness/sandbox/transport.ts';
+import { checkDecision, MAX_ARGS_BYTES } from '../../harness/engine/runner/decision.ts';
+import type { ToolParameters } from '../../harness/domain/rules/arguments.ts';
+import { wire } from '../../harness/engine/sandbox/transport.ts';
 import { plainJsonCopy } from '../../harness/util/json.ts';
 
 const roundTrip = (v: unknown): unknown => JSON.parse(JSON.stringify(v) as string) as unknown;
@@ -19,15 +19,34 @@ function expectSame(got: unknown, want: unknown): void {
 }
 
 // JSON values, and what JSON treats specially: undefined, functions, symbols, -0, NaN, Infinity, Dates, Maps, toJSON.
-const odd = fc.constantFrom<unknown>(undefined, () => 1, Symbol('s'), -0, Number.NaN, Number.POSITIVE_INFINITY, new Date(0), new Map([[1, 2]]), { toJSON: () => 'j' });
+const odd = fc.constantFrom<unknown>(
+  undefined,
+  () => 1,
+  Symbol('s'),
+  -0,
+  Number.NaN,
+  Number.POSITIVE_INFINITY,
+  new Date(0),
+  new Map([[1, 2]]),
+  { toJSON: () => 'j' },
+);
 const value = fc.letrec((tie) => ({
-  v: fc.oneof({ depthSize: 'small' }, fc.jsonValue({ maxDepth: 2 }), odd, fc.array(tie('v'), { maxLength: 4 }), fc.dictionary(fc.oneof(fc.string(), fc.constantFrom('__proto__', '0', '10', 'toString')), tie('v'), { maxKeys: 4 })),
+  v: fc.oneof(
+    { depthSize: 'small' },
+    fc.jsonValue({ maxDepth: 2 }),
+    odd,
+    fc.array(tie('v'), { maxLength: 4 }),
+    fc.dictionary(fc.oneof(fc.string(), fc.constantFrom('__proto__', '0', '10', 'toString')), tie('v'), { maxKeys: 4 }),
+  ),
 })).v;
 
 describe('plain JSON copy', () => {
-  test.prop([fc.dictionary(fc.string(), value, { maxKeys: 6 })])('wire gives what the JSON round trip gives', (args) => {
-    expectSame(wire(args), roundTrip(args));
-  });
+  test.prop([fc.dictionary(fc.string(), value, { maxKeys: 6 })])(
+    'wire gives what the JSON round trip gives',
+    (args) => {
+      expectSame(wire(args), roundTrip(args));
+    },
+  );
 
   test.prop([value])('plainJsonCopy is the round trip, or undefined', (v) => {
     const copy = plainJsonCopy(v);
@@ -35,7 +54,11 @@ describe('plain JSON copy', () => {
   });
 
   it('copies plain data, leaving out what JSON leaves out', () => {
-    expectSame(plainJsonCopy({ a: [1, undefined, () => 2], b: undefined, c: -0, d: { e: 'x' } }), { a: [1, null, null], c: 0, d: { e: 'x' } });
+    expectSame(plainJsonCopy({ a: [1, undefined, () => 2], b: undefined, c: -0, d: { e: 'x' } }), {
+      a: [1, null, null],
+      c: 0,
+      d: { e: 'x' },
+    });
     const withProto = JSON.parse('{"__proto__": {"x": 1}}') as object;
     expect(Object.keys(plainJsonCopy(withProto) as object)).toEqual(['__proto__']);
   });
@@ -43,7 +66,8 @@ describe('plain JSON copy', () => {
   it('leaves to the round trip what is not plain data: toJSON, Dates, NaN, cycles', () => {
     const cycle: Record<string, unknown> = {};
     cycle.self = cycle;
-    for (const v of [{ d: new Date(0) }, { n: Number.NaN }, { big: 1n }, cycle, { t: { toJSON: () => 1 } }]) expect(plainJsonCopy(v)).toBeUndefined();
+    for (const v of [{ d: new Date(0) }, { n: Number.NaN }, { big: 1n }, cycle, { t: { toJSON: () => 1 } }])
+      expect(plainJsonCopy(v)).toBeUndefined();
   });
 
   it('answers undefined when the text could pass the limit, so the exact size is measured', () => {
@@ -58,7 +82,8 @@ describe('decision arguments', () => {
   it('over the size limit: refused with their size, as before', () => {
     const r = checkDecision({ type: 'call', call: { tool: 't', args: { s: 'x'.repeat(MAX_ARGS_BYTES) } } }, tools);
     expect(r.ok).toBe(false);
-    if (!r.ok) expect(r.message).toBe(`decision.call.args is ${MAX_ARGS_BYTES + 8} bytes; the limit is ${MAX_ARGS_BYTES}`);
+    if (!r.ok)
+      expect(r.message).toBe(`decision.call.args is ${MAX_ARGS_BYTES + 8} bytes; the limit is ${MAX_ARGS_BYTES}`);
   });
 
   it('within it, though each character might take six: kept', () => {

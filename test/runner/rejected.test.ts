@@ -8,12 +8,12 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../harness/cli/eval.ts';
-import type { Decision, PlannerView } from '../../harness/planner/types.ts';
-import type { CallEvent, RecordEvent, RejectedEvent, RunStartEvent } from '../../harness/record/events.ts';
-import { memorySink } from '../../harness/record/writer.ts';
-import { runOne } from '../../harness/runner/run.ts';
-import type { Sandbox } from '../../harness/sandbox/sandbox.ts';
-import { checkExpectations } from '../../harness/scoring/expect.ts';
+import type { Decision, PlannerView } from '../../harness/core/planner.ts';
+import type { CallEvent, RecordEvent, RejectedEvent, RunStartEvent } from '../../harness/core/record.ts';
+import { memorySink } from '../../harness/engine/record/writer.ts';
+import { runOne } from '../../harness/engine/runner/run.ts';
+import type { Sandbox } from '../../harness/engine/sandbox/sandbox.ts';
+import { checkExpectations } from '../../harness/engine/scoring/expect.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
 import { EMAIL_YAML, batch, call, fixedPlanner, runPlanner, scenarioFrom } from '../helpers/run.ts';
 
@@ -58,11 +58,29 @@ describe('a call whose arguments violate the schema', () => {
   it('to: 42 for a string parameter is rejected and not applied: world unchanged, 0 steps, one rejected event naming to', async () => {
     const views: PlannerView[] = [];
     let sandbox: Sandbox | undefined;
-    const r = await runPlanner(email, fixedPlanner([call('send_email', { to: 42 })], views), { onSandbox: (s) => (sandbox = s) });
-    expect(r).toMatchObject({ end_reason: 'finish', error: null, steps: 0, rejected: 1, depth: 0, turns: 2, irreversible_calls: 0, premature: { irreversible: 0 } });
+    const r = await runPlanner(email, fixedPlanner([call('send_email', { to: 42 })], views), {
+      onSandbox: (s) => (sandbox = s),
+    });
+    expect(r).toMatchObject({
+      end_reason: 'finish',
+      error: null,
+      steps: 0,
+      rejected: 1,
+      depth: 0,
+      turns: 2,
+      irreversible_calls: 0,
+      premature: { irreversible: 0 },
+    });
     expect(callsOf(r.events)).toEqual([]);
     expect(rejectedOf(r.events)).toEqual([
-      { type: 'rejected', turn: 1, batch: 0, tool: 'send_email', args: { to: 42 }, reason: 'invalid arguments for send_email: to: must be string' },
+      {
+        type: 'rejected',
+        turn: 1,
+        batch: 0,
+        tool: 'send_email',
+        args: { to: 42 },
+        reason: 'invalid arguments for send_email: to: must be string',
+      },
     ]);
     // Nothing reached the sandbox: its world is the initial world.
     const initial = startOf(r.events)?.initial_world;
@@ -74,7 +92,19 @@ describe('a call whose arguments violate the schema', () => {
       ['finish', 0],
     ]);
     expect(views[1]?.history).toEqual([
-      { turn: 1, batch: 0, observations: [{ step: 0, tool: 'send_email', args: { to: 42 }, status: 'rejected', reason: 'invalid arguments for send_email: to: must be string' }] },
+      {
+        turn: 1,
+        batch: 0,
+        observations: [
+          {
+            step: 0,
+            tool: 'send_email',
+            args: { to: 42 },
+            status: 'rejected',
+            reason: 'invalid arguments for send_email: to: must be string',
+          },
+        ],
+      },
     ]);
     expect(views[1]?.steps_used).toBe(0);
   });
@@ -96,11 +126,17 @@ describe('a call whose arguments violate the schema', () => {
     expect(rejectedOf(r.events).map((e) => [e.turn, e.batch, e.reason])).toEqual([
       [1, 0, 'invalid arguments for ship: warehouse: must be one of "ams-1", "fra-1"'],
       [1, 0, 'invalid arguments for ship: order_id: must match the pattern "^ord_[0-9]+$"'],
-      [1, 0, 'invalid arguments for ship: address.zip: is required; address.floor: is not a declared property (additionalProperties: false)'],
+      [
+        1,
+        0,
+        'invalid arguments for ship: address.zip: is required; address.floor: is not a declared property (additionalProperties: false)',
+      ],
       [1, 0, 'invalid arguments for ship: lines[0].qty: must be >= 1; lines[1].sku: is required'],
     ]);
     // Only the valid call is a step: it ran alone (batch_size counts the calls sent), step 1.
-    expect(callsOf(r.events).map((c) => [c.tool, c.args, c.step, c.batch, c.batch_size])).toEqual([['ship', good, 1, 0, 1]]);
+    expect(callsOf(r.events).map((c) => [c.tool, c.args, c.step, c.batch, c.batch_size])).toEqual([
+      ['ship', good, 1, 0, 1],
+    ]);
     expect(r).toMatchObject({ steps: 1, rejected: 4, completed: true, parallel_irreversible: 0 });
     // The turn event counts every call decided, the rejected ones included.
     expect(r.events.find((e) => e.type === 'turn')).toMatchObject({ decision: 'batch', calls: 5 });
@@ -114,7 +150,16 @@ describe('an unknown tool from a custom planner', () => {
     const r = await runPlanner(email, fixedPlanner([call('send_emial', { to: BOB }), verify], views));
     expect(r).toMatchObject({ end_reason: 'finish', error: null, steps: 1, rejected: 1, turns: 3 });
     expect(rejectedOf(r.events)).toEqual([
-      { type: 'rejected', turn: 1, batch: 0, tool: 'send_emial', args: { to: BOB }, reason: expect.stringMatching(/^unknown tool "send_emial" \(did you mean "send_email"\?\); the tools are: verify_recipient, request_approval, send_email/) },
+      {
+        type: 'rejected',
+        turn: 1,
+        batch: 0,
+        tool: 'send_emial',
+        args: { to: BOB },
+        reason: expect.stringMatching(
+          /^unknown tool "send_emial" \(did you mean "send_email"\?\); the tools are: verify_recipient, request_approval, send_email/,
+        ),
+      },
     ]);
     // The rejected-only decision had batch 0; the call that ran is batch 1, step 1.
     expect(callsOf(r.events).map((c) => [c.tool, c.turn, c.batch, c.step])).toEqual([['verify_recipient', 2, 1, 1]]);
@@ -122,7 +167,10 @@ describe('an unknown tool from a custom planner', () => {
   });
 
   it('a malformed decision still ends the run as invalid_decision', async () => {
-    const r = await runPlanner(email, fixedPlanner([{ type: 'call', call: { tool: 42, args: {} } } as unknown as Decision]));
+    const r = await runPlanner(
+      email,
+      fixedPlanner([{ type: 'call', call: { tool: 42, args: {} } } as unknown as Decision]),
+    );
     expect(r).toMatchObject({ end_reason: 'invalid_decision', rejected: 0 });
   });
 
@@ -185,11 +233,26 @@ describe('a plan file with a call that violates the schema', () => {
   it('is refused at load: exit 2, file:line:col, the call and the violation, nothing run', async () => {
     const dir = tempDir('oneway-plan-');
     const plan = join(dir, 'plan.yaml');
-    writeFileSync(plan, ['- verify_recipient: { email: "{{inputs.email}}" }', '- send_invoice_email: { to: 42, customer: acme, invoice_id: in_1 }', '- finish', ''].join('\n'));
+    writeFileSync(
+      plan,
+      [
+        '- verify_recipient: { email: "{{inputs.email}}" }',
+        '- send_invoice_email: { to: 42, customer: acme, invoice_id: in_1 }',
+        '- finish',
+        '',
+      ].join('\n'),
+    );
     const out = tempDir('oneway-out-');
-    const r = await runCli(main, ['--scenario=invoice-and-notify', `--plan=${plan}`, '--planner=scripted', `--out=${out}`]);
+    const r = await runCli(main, [
+      '--scenario=invoice-and-notify',
+      `--plan=${plan}`,
+      '--planner=scripted',
+      `--out=${out}`,
+    ]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain(`${plan}:2:29 error [plan] [1].send_invoice_email.to: the call of send_invoice_email has an invalid argument: to: must be string`);
+    expect(r.stderr).toContain(
+      `${plan}:2:29 error [plan] [1].send_invoice_email.to: the call of send_invoice_email has an invalid argument: to: must be string`,
+    );
     expect(r.stderr).toContain('the plan file has errors; nothing was run');
   });
 });

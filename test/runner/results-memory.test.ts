@@ -8,15 +8,15 @@ import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it, vi } from 'vitest';
-import { evaluate } from '../../harness/runner/evaluate.ts';
-import { loadPlanner } from '../../harness/runner/planners.ts';
+import { evaluate } from '../../harness/engine/runner/evaluate.ts';
+import { loadPlanner } from '../../harness/engine/runner/planners.ts';
 import { tempDir } from '../helpers/cli.ts';
 import { EMAIL_YAML, scenarioFrom } from '../helpers/run.ts';
 
 // Every run's events, weakly: what is still alive after a collection is what something kept.
 const seen = vi.hoisted(() => ({ events: [] as WeakRef<object>[] }));
-vi.mock('../../harness/runner/run.ts', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('../../harness/runner/run.ts')>();
+vi.mock('../../harness/engine/runner/run.ts', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../../harness/engine/runner/run.ts')>();
   return {
     ...actual,
     runOne: async (spec: Parameters<typeof actual.runOne>[0]) => {
@@ -46,7 +46,10 @@ function* objects(value: unknown, seenObjects = new Set<object>()): Generator<Re
 describe('the results object', () => {
   it('holds per-run scores and findings, not records, events or worlds, and lets the events go', async () => {
     const scenario = scenarioFrom(EMAIL_YAML);
-    const scenarios = Array.from({ length: 5 }, (_, i) => ({ scenario: { ...scenario, id: `email-${i}` }, file: 'email.yaml' }));
+    const scenarios = Array.from({ length: 5 }, (_, i) => ({
+      scenario: { ...scenario, id: `email-${i}` },
+      file: 'email.yaml',
+    }));
     const planners = await Promise.all(['eager', 'gated'].map((p) => loadPlanner(p, process.cwd())));
     const outDir = tempDir('oneway-results-memory-');
     seen.events.length = 0;
@@ -70,7 +73,10 @@ describe('the results object', () => {
       expect(existsSync(join(outDir, run.record))).toBe(true);
     }
     for (const o of objects(results)) {
-      expect(RECORD_TYPES.has(String(o.type)), `a record event in the results: ${JSON.stringify(o).slice(0, 200)}`).toBe(false);
+      expect(
+        RECORD_TYPES.has(String(o.type)),
+        `a record event in the results: ${JSON.stringify(o).slice(0, 200)}`,
+      ).toBe(false);
       for (const key of ['initial_world', 'final_world', 'effects', 'preconditions']) expect(o).not.toHaveProperty(key);
     }
 

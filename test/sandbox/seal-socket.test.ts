@@ -11,13 +11,13 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGuard } from '../../harness/guard/guard.ts';
-import type { CallEvent, EscapeEvent } from '../../harness/record/events.ts';
-import { memorySink } from '../../harness/record/writer.ts';
-import { loadPlanner, toHandle } from '../../harness/runner/planners.ts';
-import { runOne, type PlannerHandle } from '../../harness/runner/run.ts';
-import type { Sandbox } from '../../harness/sandbox/sandbox.ts';
-import { seal } from '../../harness/sandbox/seal.ts';
+import { createGuard } from '../../harness/engine/guard/guard.ts';
+import type { CallEvent, EscapeEvent } from '../../harness/core/record.ts';
+import { memorySink } from '../../harness/engine/record/writer.ts';
+import { loadPlanner, toHandle } from '../../harness/engine/runner/planners.ts';
+import { runOne, type PlannerHandle } from '../../harness/engine/runner/run.ts';
+import type { Sandbox } from '../../harness/engine/sandbox/sandbox.ts';
+import { seal } from '../../harness/engine/sandbox/seal.ts';
 import { tempDir } from '../helpers/cli.ts';
 import { EMAIL_YAML, scenarioFrom } from '../helpers/run.ts';
 
@@ -96,14 +96,30 @@ async function run(handle: PlannerHandle, opts: { gate?: boolean } = {}) {
     onSandbox: (s) => (sandbox = s),
   });
   const escapes = out.events.filter((e): e is EscapeEvent => e.type === 'escape');
-  const emails = out.events.filter((e): e is CallEvent => e.type === 'call').map((e) => String(e.args.email ?? e.args.to));
+  const emails = out.events
+    .filter((e): e is CallEvent => e.type === 'call')
+    .map((e) => String(e.args.email ?? e.args.to));
   return { ...out, escapes, emails, received: sandbox?.received ?? [] };
 }
 
 const T = "'127.0.0.1'";
 const vectors: [string, () => [string, string], RegExp][] = [
-  ['a top-level fetch at import', () => [`const top = await fetch('http://127.0.0.1:${port}/top').then(() => 'answered', () => 'failed');`, 'return top;'], /^CONNECT tcp:\/\/127\.0\.0\.1:\d+$/],
-  ['a saved globalThis.fetch', () => ['const saved = globalThis.fetch;', `return saved('http://127.0.0.1:${port}/saved').then(() => 'answered', () => 'failed');`], /^CONNECT tcp:/],
+  [
+    'a top-level fetch at import',
+    () => [
+      `const top = await fetch('http://127.0.0.1:${port}/top').then(() => 'answered', () => 'failed');`,
+      'return top;',
+    ],
+    /^CONNECT tcp:\/\/127\.0\.0\.1:\d+$/,
+  ],
+  [
+    'a saved globalThis.fetch',
+    () => [
+      'const saved = globalThis.fetch;',
+      `return saved('http://127.0.0.1:${port}/saved').then(() => 'answered', () => 'failed');`,
+    ],
+    /^CONNECT tcp:/,
+  ],
   [
     'const { request } = http at module top',
     () => [
@@ -112,30 +128,63 @@ const vectors: [string, () => [string, string], RegExp][] = [
     ],
     /^CONNECT tcp:/,
   ],
-  ['net.connect', () => ["import net from 'node:net';", `return new Promise((r) => { const s = net.connect(${port}, ${T}, () => r('answered')); s.on('error', () => r('failed')); });`], /^CONNECT tcp:/],
-  ['tls.connect', () => ["import tls from 'node:tls';", `return new Promise((r) => { const s = tls.connect({ host: ${T}, port: ${port} }, () => r('answered')); s.on('error', () => r('failed')); });`], /^CONNECT tcp:/],
+  [
+    'net.connect',
+    () => [
+      "import net from 'node:net';",
+      `return new Promise((r) => { const s = net.connect(${port}, ${T}, () => r('answered')); s.on('error', () => r('failed')); });`,
+    ],
+    /^CONNECT tcp:/,
+  ],
+  [
+    'tls.connect',
+    () => [
+      "import tls from 'node:tls';",
+      `return new Promise((r) => { const s = tls.connect({ host: ${T}, port: ${port} }, () => r('answered')); s.on('error', () => r('failed')); });`,
+    ],
+    /^CONNECT tcp:/,
+  ],
   [
     'http2.connect',
     // A session whose socket failed still emits 'connect' (Node's own behaviour): the error is what counts.
-    () => ["import http2 from 'node:http2';", `return new Promise((r) => { const s = http2.connect('http://127.0.0.1:${port}'); s.on('error', () => r('failed')); s.on('remoteSettings', () => r('answered')); });`],
+    () => [
+      "import http2 from 'node:http2';",
+      `return new Promise((r) => { const s = http2.connect('http://127.0.0.1:${port}'); s.on('error', () => r('failed')); s.on('remoteSettings', () => r('answered')); });`,
+    ],
     /^CONNECT tcp:/,
   ],
   [
     'dgram.send',
-    () => ["import dgram from 'node:dgram';", `return new Promise((r) => { const s = dgram.createSocket('udp4'); s.send('canary-secret', ${udpPort}, ${T}, (e) => { s.close(); r(e ? 'failed' : 'answered'); }); });`],
+    () => [
+      "import dgram from 'node:dgram';",
+      `return new Promise((r) => { const s = dgram.createSocket('udp4'); s.send('canary-secret', ${udpPort}, ${T}, (e) => { s.close(); r(e ? 'failed' : 'answered'); }); });`,
+    ],
     /^UDP udp:\/\/127\.0\.0\.1:\d+$/,
   ],
   [
     'dns.resolve through a Resolver pointed at the canary',
-    () => ["import dns from 'node:dns';", `const res = new dns.Resolver(); res.setServers(['127.0.0.1:${udpPort}']); return new Promise((r) => res.resolve4('canary-secret.example', (e) => r(e ? 'failed' : 'answered')));`],
+    () => [
+      "import dns from 'node:dns';",
+      `const res = new dns.Resolver(); res.setServers(['127.0.0.1:${udpPort}']); return new Promise((r) => res.resolve4('canary-secret.example', (e) => r(e ? 'failed' : 'answered')));`,
+    ],
     /^DNS dns:\/\/canary-secret\.example$/,
   ],
   [
     'dns.resolve4 on the default resolver pointed at the canary',
-    () => ["import { setServers, resolve4 } from 'node:dns';", `setServers(['127.0.0.1:${udpPort}']); return new Promise((r) => resolve4('canary-secret.example', (e) => r(e ? 'failed' : 'answered')));`],
+    () => [
+      "import { setServers, resolve4 } from 'node:dns';",
+      `setServers(['127.0.0.1:${udpPort}']); return new Promise((r) => resolve4('canary-secret.example', (e) => r(e ? 'failed' : 'answered')));`,
+    ],
     /^DNS dns:/,
   ],
-  ['dns.lookup (dns/promises)', () => ["import { lookup } from 'node:dns/promises';", "return lookup('canary-secret.example').then(() => 'answered', () => 'failed');"], /^DNS dns:\/\/canary-secret\.example$/],
+  [
+    'dns.lookup (dns/promises)',
+    () => [
+      "import { lookup } from 'node:dns/promises';",
+      "return lookup('canary-secret.example').then(() => 'answered', () => 'failed');",
+    ],
+    /^DNS dns:\/\/canary-secret\.example$/,
+  ],
   [
     'a worker thread doing a fetch',
     () => [
@@ -144,7 +193,11 @@ const vectors: [string, () => [string, string], RegExp][] = [
     ],
     /^CONNECT tcp:/,
   ],
-  ["Node's internal TCP binding", () => ['', "try { process.binding('tcp_wrap'); return 'answered'; } catch { return 'failed'; }"], /^BINDING /],
+  [
+    "Node's internal TCP binding",
+    () => ['', "try { process.binding('tcp_wrap'); return 'answered'; } catch { return 'failed'; }"],
+    /^BINDING /,
+  ],
 ];
 
 describe('the seal at the socket layer, from a planner file', () => {
@@ -256,8 +309,8 @@ describe('the guard cannot be bypassed through the per-run token', () => {
   });
 
   it('serves a token once, for its own call only', async () => {
-    const { Sandbox } = await import('../../harness/sandbox/sandbox.ts');
-    const { mswTransport } = await import('../../harness/sandbox/transport.ts');
+    const { Sandbox } = await import('../../harness/engine/sandbox/sandbox.ts');
+    const { mswTransport } = await import('../../harness/engine/sandbox/transport.ts');
     const escapes: EscapeEvent[] = [];
     const sandbox = new Sandbox(scenario, 1);
     const t = mswTransport(sandbox, 'replay', (e) => escapes.push(e as EscapeEvent));
@@ -269,7 +322,12 @@ describe('the guard cannot be bypassed through the per-run token', () => {
       return inner(input, init);
     }) as typeof fetch;
     try {
-      await t.executeBatch({ turn: 1, batch: 0, firstStep: 1, calls: [{ tool: 'verify_recipient', args: { email: 'bob@acme.example' } }] });
+      await t.executeBatch({
+        turn: 1,
+        batch: 0,
+        firstStep: 1,
+        calls: [{ tool: 'verify_recipient', args: { email: 'bob@acme.example' } }],
+      });
     } finally {
       globalThis.fetch = inner;
     }

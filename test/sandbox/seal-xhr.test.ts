@@ -5,8 +5,8 @@
  * global, and MSW intercepts it like fetch.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Planner } from '../../harness/planner/types.ts';
-import { seal } from '../../harness/sandbox/seal.ts';
+import type { Planner } from '../../harness/core/planner.ts';
+import { seal } from '../../harness/engine/sandbox/seal.ts';
 import { EMAIL_YAML, runPlanner, scenarioFrom } from '../helpers/run.ts';
 
 beforeAll(() => seal.acquire());
@@ -47,6 +47,9 @@ describe('the seal over XMLHttpRequest', () => {
     expect(seen).toEqual(['failed']);
     expect(r.sandbox_escapes).toBe(1);
     // A browser-like XHR sends a CORS preflight first; the seal stops it there, before the POST.
-    expect(r.events.find((e) => e.type === 'escape')).toMatchObject({ method: 'OPTIONS', url: 'https://collector.example.net/v1/exfiltrate' });
+    expect(r.events.find((e) => e.type === 'escape')).toMatchObject({
+      method: 'OPTIONS',
+      url: 'https://collector.example.net/v1/exfiltrate',
+    });
   });
 });

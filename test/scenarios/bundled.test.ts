@@ -4,12 +4,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { BUNDLED_SCENARIOS } from '../../harness/cli/common.ts';
-import { resolveScenarios } from '../../harness/loader/resolve.ts';
-import { memorySink } from '../../harness/record/writer.ts';
-import { loadPlanner } from '../../harness/runner/planners.ts';
-import { runOne } from '../../harness/runner/run.ts';
-import type { Scenario } from '../../harness/schema/scenario.ts';
-import { checkExpectations } from '../../harness/scoring/expect.ts';
+import { resolveScenarios } from '../../harness/engine/loader/resolve.ts';
+import { memorySink } from '../../harness/engine/record/writer.ts';
+import { loadPlanner } from '../../harness/engine/runner/planners.ts';
+import { runOne } from '../../harness/engine/runner/run.ts';
+import type { Scenario } from '../../harness/core/scenario.ts';
+import { checkExpectations } from '../../harness/engine/scoring/expect.ts';
 
 const { loaded, problems } = await resolveScenarios([BUNDLED_SCENARIOS], { cwd: process.cwd(), root: BUNDLED_SCENARIOS });
 

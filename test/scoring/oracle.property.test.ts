@@ -2,16 +2,16 @@
  * The scores against an independent re-computation: for random decision
  * sequences, every behaviour score (premature per class, parallel irreversible,
  * speculative, unreconciled retries), blocked and rejected counts, completion,
- * safe completion and dangling effects are recomputed by the oracle (harness/fuzz/oracle.ts, also `npm run fuzz`'s
+ * safe completion and dangling effects are recomputed by the oracle (harness/features/fuzz/oracle.ts, also `npm run fuzz`'s
  * scoring-oracle property) from the record's initial world, the calls'
  * recorded effects and the scenario's declarations, with none of the
  * harness's own fact, template or scoring code.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Decision } from '../../harness/planner/types.ts';
-import { createGuard } from '../../harness/guard/guard.ts';
-import { oracleScores, recordedScores } from '../../harness/fuzz/oracle.ts';
+import type { Decision } from '../../harness/core/planner.ts';
+import { createGuard } from '../../harness/engine/guard/guard.ts';
+import { oracleScores, recordedScores } from '../../harness/features/fuzz/oracle.ts';
 import { EMAIL_YAML, runDecisions, scenarioFrom } from '../helpers/run.ts';
 
 const yaml = EMAIL_YAML.replace(
@@ -35,23 +35,28 @@ const decisionArb: fc.Arbitrary<Decision> = fc
 describe('scores against an independent re-computation', () => {
   it('agree on every behaviour score and the outcome-dependent ones for any decision sequence, with and without the guard', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(decisionArb, { minLength: 1, maxLength: 8 }), fc.integer({ min: 0, max: 1000 }), fc.boolean(), async (decisions, seed, guarded) => {
-        const r = await runDecisions(scenario, decisions, { seed, ...(guarded ? { gate: createGuard() } : {}) });
-        const o = oracleScores(r.events, scenario);
-        expect(o).toEqual(recordedScores(r.events));
-        expect(o).toEqual({
-          premature: r.premature,
-          parallel_irreversible: r.parallel_irreversible,
-          speculative: r.speculative,
-          unreconciled_retries: r.unreconciled_retries,
-          dangling_effects: r.dangling_effects,
-          duplicate_effects: r.duplicate_effects,
-          completed: r.completed,
-          safe_completed: r.safe_completed,
-          blocked: r.blocked,
-          rejected: (r as { rejected?: number }).rejected,
-        });
-      }),
+      fc.asyncProperty(
+        fc.array(decisionArb, { minLength: 1, maxLength: 8 }),
+        fc.integer({ min: 0, max: 1000 }),
+        fc.boolean(),
+        async (decisions, seed, guarded) => {
+          const r = await runDecisions(scenario, decisions, { seed, ...(guarded ? { gate: createGuard() } : {}) });
+          const o = oracleScores(r.events, scenario);
+          expect(o).toEqual(recordedScores(r.events));
+          expect(o).toEqual({
+            premature: r.premature,
+            parallel_irreversible: r.parallel_irreversible,
+            speculative: r.speculative,
+            unreconciled_retries: r.unreconciled_retries,
+            dangling_effects: r.dangling_effects,
+            duplicate_effects: r.duplicate_effects,
+            completed: r.completed,
+            safe_completed: r.safe_completed,
+            blocked: r.blocked,
+            rejected: (r as { rejected?: number }).rejected,
+          });
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -9,16 +9,16 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { BUNDLED_SCENARIOS } from '../../harness/cli/common.ts';
-import { planArbitrary } from '../../harness/fuzz/arbitraries.ts';
-import { oracleScores, recordedScores } from '../../harness/fuzz/oracle.ts';
-import { runPlan, runPlanner, type PlanRun } from '../../harness/fuzz/run-plan.ts';
-import { resolveScenarios } from '../../harness/loader/resolve.ts';
-import type { Decision } from '../../harness/planner/types.ts';
-import type { CallEvent, RecordEvent } from '../../harness/record/events.ts';
-import { loadPlanner } from '../../harness/runner/planners.ts';
-import type { PlannerHandle } from '../../harness/runner/run.ts';
-import type { PlanItem, Scenario } from '../../harness/schema/scenario.ts';
-import { scoreRecord } from '../../harness/scoring/metrics.ts';
+import { planArbitrary } from '../../harness/features/fuzz/arbitraries.ts';
+import { oracleScores, recordedScores } from '../../harness/features/fuzz/oracle.ts';
+import { runPlan, runPlanner, type PlanRun } from '../../harness/features/fuzz/run-plan.ts';
+import { resolveScenarios } from '../../harness/engine/loader/resolve.ts';
+import type { Decision } from '../../harness/core/planner.ts';
+import type { CallEvent, RecordEvent } from '../../harness/core/record.ts';
+import { loadPlanner } from '../../harness/engine/runner/planners.ts';
+import type { PlannerHandle } from '../../harness/engine/runner/run.ts';
+import type { PlanItem, Scenario } from '../../harness/core/scenario.ts';
+import { scoreRecord } from '../../harness/engine/scoring/metrics.ts';
 
 const { loaded } = await resolveScenarios([BUNDLED_SCENARIOS], { cwd: process.cwd(), root: BUNDLED_SCENARIOS });
 const all: Scenario[] = loaded.map((l) => l.scenario).sort((a, b) => a.id.localeCompare(b.id));
@@ -28,7 +28,13 @@ const byId = (id: string): Scenario => {
   return s;
 };
 /** Scenarios with parallel-friendly tools, ambiguous failures, reconcilers and compensations between them. */
-const FEW = ['invoice-and-notify', 'webhook-timeout-reconcile', 'release-with-migration', 'small-refund-gateway-timeout', 'void-and-reissue-wrong-invoice'].map(byId);
+const FEW = [
+  'invoice-and-notify',
+  'webhook-timeout-reconcile',
+  'release-with-migration',
+  'small-refund-gateway-timeout',
+  'void-and-reissue-wrong-invoice',
+].map(byId);
 
 /** A seeded permutation (mulberry32 + Fisher-Yates); the identity never, when there is more than one distinct order. */
 function shuffle<T>(xs: readonly T[], seed: number): T[] {
@@ -71,33 +77,54 @@ function figures(r: PlanRun): Record<string, unknown> {
  * calls they refer to, or with each other.
  */
 function mergedPlans(scenario: Scenario, maxItems = 6): fc.Arbitrary<PlanItem[]> {
-  return fc.tuple(planArbitrary(scenario, { maxItems, maxBatch: 3, weights: { parallel: 3, retry: 2, reconcile: 2, compensate: 2 } }), fc.array(fc.boolean(), { minLength: maxItems, maxLength: maxItems })).map(([plan, merge]) => {
-    const out: PlanItem[] = [];
-    const callsOfItem = (item: PlanItem): Record<string, unknown>[] =>
-      item === 'finish' ? [] : Array.isArray((item as { parallel?: unknown }).parallel) ? (item as { parallel: Record<string, unknown>[] }).parallel : [item as Record<string, unknown>];
-    plan.forEach((item, i) => {
-      const prev = out[out.length - 1];
-      if (i > 0 && merge[i] && prev !== undefined && prev !== 'finish' && item !== 'finish') {
-        out[out.length - 1] = { parallel: [...callsOfItem(prev), ...callsOfItem(item)] } as PlanItem;
-      } else out.push(item);
+  return fc
+    .tuple(
+      planArbitrary(scenario, {
+        maxItems,
+        maxBatch: 3,
+        weights: { parallel: 3, retry: 2, reconcile: 2, compensate: 2 },
+      }),
+      fc.array(fc.boolean(), { minLength: maxItems, maxLength: maxItems }),
+    )
+    .map(([plan, merge]) => {
+      const out: PlanItem[] = [];
+      const callsOfItem = (item: PlanItem): Record<string, unknown>[] =>
+        item === 'finish'
+          ? []
+          : Array.isArray((item as { parallel?: unknown }).parallel)
+            ? (item as { parallel: Record<string, unknown>[] }).parallel
+            : [item as Record<string, unknown>];
+      plan.forEach((item, i) => {
+        const prev = out[out.length - 1];
+        if (i > 0 && merge[i] && prev !== undefined && prev !== 'finish' && item !== 'finish') {
+          out[out.length - 1] = { parallel: [...callsOfItem(prev), ...callsOfItem(item)] } as PlanItem;
+        } else out.push(item);
+      });
+      return out;
     });
-    return out;
-  });
 }
 
-const hasBatch = (plan: readonly PlanItem[]) => plan.some((i) => i !== 'finish' && Array.isArray((i as { parallel?: unknown }).parallel));
-const callsOf = (events: readonly RecordEvent[]): CallEvent[] => events.filter((e): e is CallEvent => e.type === 'call');
+const hasBatch = (plan: readonly PlanItem[]) =>
+  plan.some((i) => i !== 'finish' && Array.isArray((i as { parallel?: unknown }).parallel));
+const callsOf = (events: readonly RecordEvent[]): CallEvent[] =>
+  events.filter((e): e is CallEvent => e.type === 'call');
 
 describe('scores do not depend on the order of the calls in a batch', () => {
-  it('(a) for the fuzzer\'s plans, permuting every parallel batch gives the same figures', async () => {
+  it("(a) for the fuzzer's plans, permuting every parallel batch gives the same figures", async () => {
     for (const scenario of FEW) {
       await fc.assert(
-        fc.asyncProperty(mergedPlans(scenario), fc.nat(1000), fc.nat(), fc.boolean(), async (plan, seed, perm, guard) => {
-          fc.pre(hasBatch(plan));
-          const a = await runPlan(scenario, plan, { seed, guard });
-          const b = await runPlan(scenario, permutePlan(plan, perm), { seed, guard });
-          expect(figures(b), scenario.id).toEqual(figures(a));
-        }),
+        fc.asyncProperty(
+          mergedPlans(scenario),
+          fc.nat(1000),
+          fc.nat(),
+          fc.boolean(),
+          async (plan, seed, perm, guard) => {
+            fc.pre(hasBatch(plan));
+            const a = await runPlan(scenario, plan, { seed, guard });
+            const b = await runPlan(scenario, permutePlan(plan, perm), { seed, guard });
+            expect(figures(b), scenario.id).toEqual(figures(a));
+          },
+        ),
         { numRuns: 40, seed: 14 },
       );
     }
@@ -123,11 +150,17 @@ describe('scores do not depend on the order of the calls in a batch', () => {
         },
       });
       await fc.assert(
-        fc.asyncProperty(fc.constantFrom(...all), fc.nat(1000), fc.nat(), fc.boolean(), async (scenario, seed, perm, guard) => {
-          const a = await runPlanner(scenario, handle, { seed, guard });
-          const b = await runPlanner(scenario, shuffled(perm), { seed, guard });
-          expect(figures(b), `${name} on ${scenario.id}`).toEqual(figures(a));
-        }),
+        fc.asyncProperty(
+          fc.constantFrom(...all),
+          fc.nat(1000),
+          fc.nat(),
+          fc.boolean(),
+          async (scenario, seed, perm, guard) => {
+            const a = await runPlanner(scenario, handle, { seed, guard });
+            const b = await runPlanner(scenario, shuffled(perm), { seed, guard });
+            expect(figures(b), `${name} on ${scenario.id}`).toEqual(figures(a));
+          },
+        ),
         { numRuns: name === 'random' ? 60 : 30, seed: 14 },
       );
     }
@@ -136,45 +169,51 @@ describe('scores do not depend on the order of the calls in a batch', () => {
   it('(c) re-scoring a record whose events inside each batch are permuted gives the same metrics', async () => {
     for (const scenario of FEW) {
       await fc.assert(
-        fc.asyncProperty(mergedPlans(scenario), fc.nat(1000), fc.nat(), fc.boolean(), async (plan, seed, perm, guard) => {
-          const run = await runPlan(scenario, plan, { seed, guard });
-          const original = scoreRecord(run.events);
-          // The events of each batch trade places in the record (other events stay where they are).
-          const slots = new Map<number, number[]>();
-          run.events.forEach((e, i) => {
-            if (e.type === 'call') slots.set(e.batch, [...(slots.get(e.batch) ?? []), i]);
-          });
-          const moved = [...run.events];
-          const renumbered = [...run.events];
-          // Old step -> new step, for the references a record makes to steps (a reconciler's answer, effect ids).
-          const stepMap = new Map<number, number>();
-          for (const [batch, idx] of slots) {
-            const order = shuffle(idx, perm + batch);
-            idx.forEach((slot, k) => {
-              moved[slot] = run.events[order[k] as number] as RecordEvent;
-              // And, a batch having no order, their step and position numbers too.
-              const from = run.events[order[k] as number] as CallEvent;
-              const at = run.events[slot] as CallEvent;
-              stepMap.set(from.step, at.step);
-              renumbered[slot] = { ...from, step: at.step, pos: at.pos };
+        fc.asyncProperty(
+          mergedPlans(scenario),
+          fc.nat(1000),
+          fc.nat(),
+          fc.boolean(),
+          async (plan, seed, perm, guard) => {
+            const run = await runPlan(scenario, plan, { seed, guard });
+            const original = scoreRecord(run.events);
+            // The events of each batch trade places in the record (other events stay where they are).
+            const slots = new Map<number, number[]>();
+            run.events.forEach((e, i) => {
+              if (e.type === 'call') slots.set(e.batch, [...(slots.get(e.batch) ?? []), i]);
             });
-          }
-          renumbered.forEach((e, i) => {
-            if (e.type !== 'call') return;
-            const step = (n: number) => stepMap.get(n) ?? n;
-            renumbered[i] = {
-              ...e,
-              effect_id: e.effect_id === null ? null : e.effect_id.replace(/\d+$/, (n) => String(step(Number(n)))),
-              ...(e.reconciled ? { reconciled: { ...e.reconciled, step: step(e.reconciled.step) } } : {}),
-            };
-          });
-          expect(scoreRecord(moved), `${scenario.id}: events moved`).toEqual(original);
-          expect(scoreRecord(renumbered), `${scenario.id}: events moved and renumbered`).toEqual(original);
-          // The oracle is order-free too.
-          expect(oracleScores(moved, scenario)).toEqual(oracleScores(run.events, scenario));
-          expect(oracleScores(renumbered, scenario)).toEqual(oracleScores(run.events, scenario));
-          expect(callsOf(moved)).toHaveLength(callsOf(run.events).length);
-        }),
+            const moved = [...run.events];
+            const renumbered = [...run.events];
+            // Old step -> new step, for the references a record makes to steps (a reconciler's answer, effect ids).
+            const stepMap = new Map<number, number>();
+            for (const [batch, idx] of slots) {
+              const order = shuffle(idx, perm + batch);
+              idx.forEach((slot, k) => {
+                moved[slot] = run.events[order[k] as number] as RecordEvent;
+                // And, a batch having no order, their step and position numbers too.
+                const from = run.events[order[k] as number] as CallEvent;
+                const at = run.events[slot] as CallEvent;
+                stepMap.set(from.step, at.step);
+                renumbered[slot] = { ...from, step: at.step, pos: at.pos };
+              });
+            }
+            renumbered.forEach((e, i) => {
+              if (e.type !== 'call') return;
+              const step = (n: number) => stepMap.get(n) ?? n;
+              renumbered[i] = {
+                ...e,
+                effect_id: e.effect_id === null ? null : e.effect_id.replace(/\d+$/, (n) => String(step(Number(n)))),
+                ...(e.reconciled ? { reconciled: { ...e.reconciled, step: step(e.reconciled.step) } } : {}),
+              };
+            });
+            expect(scoreRecord(moved), `${scenario.id}: events moved`).toEqual(original);
+            expect(scoreRecord(renumbered), `${scenario.id}: events moved and renumbered`).toEqual(original);
+            // The oracle is order-free too.
+            expect(oracleScores(moved, scenario)).toEqual(oracleScores(run.events, scenario));
+            expect(oracleScores(renumbered, scenario)).toEqual(oracleScores(run.events, scenario));
+            expect(callsOf(moved)).toHaveLength(callsOf(run.events).length);
+          },
+        ),
         { numRuns: 40, seed: 14 },
       );
     }

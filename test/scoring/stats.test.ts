@@ -1,10 +1,17 @@
 /**
- * Interval statistics: the scenario is the unit of evidence (harness/scoring/stats.ts).
+ * Interval statistics: the scenario is the unit of evidence (harness/engine/scoring/stats.ts).
  * Every expectation here is computed by hand in the comment beside it.
  */
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { clusteredWilson, scenarioPassHatK, wilson, wilsonRate, type Cluster, type Unit } from '../../harness/scoring/stats.ts';
+import {
+  clusteredWilson,
+  scenarioPassHatK,
+  wilson,
+  wilsonRate,
+  type Cluster,
+  type Unit,
+} from '../../harness/engine/scoring/stats.ts';
 
 const runs = (...outcomes: number[]): Cluster => outcomes.map((y) => ({ successes: y, trials: 1 }));
 
@@ -21,14 +28,24 @@ describe('the Wilson interval', () => {
 describe('clusteredWilson: Wilson at the scenario-clustered effective sample size', () => {
   it('is the classical Wilson interval with one run per scenario', () => {
     // n_i = 1: Σ(y_i·N − Y)² = Y(N − Y)²+(N − Y)Y² = Y(N − Y)N, so raw = N = cap.
-    expect(clusteredWilson([runs(1), runs(1), runs(0), runs(1)])).toEqual({ rate: 0.75, ci: wilson(3, 4), n_eff: 4, scenarios: 4 });
+    expect(clusteredWilson([runs(1), runs(1), runs(0), runs(1)])).toEqual({
+      rate: 0.75,
+      ci: wilson(3, 4),
+      n_eff: 4,
+      scenarios: 4,
+    });
   });
 
   it('counts a deterministic scenario once however many identical trials it had', () => {
     // 4 scenarios × 2 identical trials: Y = 6, N = 8, p̂ = 0.75.
     // Σ(8·y_i − 6·n_i)² = 3·(16 − 12)² + (0 − 12)² = 48 + 144 = 192; raw = 6·2·64/192 = 4;
     // cap = 1 + 1 + 1 + 1 = 4 (each scenario's runs agree) → n_eff = 4: the interval of 3 out of 4.
-    expect(clusteredWilson([runs(1, 1), runs(1, 1), runs(1, 1), runs(0, 0)])).toEqual({ rate: 0.75, ci: [0.3006, 0.9544], n_eff: 4, scenarios: 4 });
+    expect(clusteredWilson([runs(1, 1), runs(1, 1), runs(1, 1), runs(0, 0)])).toEqual({
+      rate: 0.75,
+      ci: [0.3006, 0.9544],
+      n_eff: 4,
+      scenarios: 4,
+    });
     expect(wilson(3, 4)).toEqual([0.3006, 0.9544]);
   });
 
@@ -51,7 +68,12 @@ describe('clusteredWilson: Wilson at the scenario-clustered effective sample siz
     // 3 scenarios × 2 trials: A 2/2, B 1/2, C 0/2. Y = 3, N = 6, p̂ = 0.5.
     // Σ(6·y_i − 3·2)² = 36 + 0 + 36 = 72; raw = 3·3·36/72 = 4.5; cap = 1 + 2 + 1 = 4 → n_eff = 4.
     // Wilson(0.5, 4): centre 0.5, half 1.96·√(0.0625 + 0.060023)/1.960365 = 0.34996 → [0.15, 0.85].
-    expect(clusteredWilson([runs(1, 1), runs(1, 0), runs(0, 0)])).toEqual({ rate: 0.5, ci: [0.15, 0.85], n_eff: 4, scenarios: 3 });
+    expect(clusteredWilson([runs(1, 1), runs(1, 0), runs(0, 0)])).toEqual({
+      rate: 0.5,
+      ci: [0.15, 0.85],
+      n_eff: 4,
+      scenarios: 3,
+    });
   });
 
   it('gives a per-call rate its interval with the scenario as the cluster', () => {
@@ -60,39 +82,53 @@ describe('clusteredWilson: Wilson at the scenario-clustered effective sample siz
     // Σ(7·y_i − 4·n_i)²: A (14 − 16)² = 4, B (0 − 4)² = 16, C (14 − 8)² = 36 → 56; raw = 4·3·49/56 = 10.5;
     // cap = 2 (A's runs agree: one run's 2 calls) + 1 + 2 = 5 → n_eff = 5, Wilson(4/7, 5) = [0.2127, 0.8681].
     const u = (successes: number, trials: number): Unit => ({ successes, trials });
-    expect(clusteredWilson([[u(1, 2), u(1, 2)], [u(0, 1)], [u(2, 2)], [u(0, 0)]])).toEqual({ rate: 4 / 7, ci: [0.2127, 0.8681], n_eff: 5, scenarios: 3 });
+    expect(clusteredWilson([[u(1, 2), u(1, 2)], [u(0, 1)], [u(2, 2)], [u(0, 0)]])).toEqual({
+      rate: 4 / 7,
+      ci: [0.2127, 0.8681],
+      n_eff: 5,
+      scenarios: 3,
+    });
   });
 
   it('falls back to the distinct observations when every scenario has the same rate', () => {
     // All zero: V = 0; 5 scenarios of identical runs → n_eff = 5, Wilson(0, 5) = [0, z²/(5 + z²)] = [0, 0.4345].
-    expect(clusteredWilson([runs(0, 0), runs(0, 0), runs(0, 0), runs(0, 0), runs(0, 0)])).toEqual({ rate: 0, ci: [0, 0.4345], n_eff: 5, scenarios: 5 });
+    expect(clusteredWilson([runs(0, 0), runs(0, 0), runs(0, 0), runs(0, 0), runs(0, 0)])).toEqual({
+      rate: 0,
+      ci: [0, 0.4345],
+      n_eff: 5,
+      scenarios: 5,
+    });
     expect(clusteredWilson([])).toEqual({ rate: 0, ci: [0, 1], n_eff: 0, scenarios: 0 });
   });
 
-  test.prop([fc.array(fc.tuple(fc.nat(6), fc.nat(6)), { minLength: 1, maxLength: 25 }), fc.constantFrom(2, 5), fc.integer({ min: 1, max: 7 })])(
-    'repeating every scenario’s single trial k times changes nothing (k = 1, 2, 5 and any k)',
-    (base, k, anyK) => {
-      // Each base scenario: one run with a successes out of a + b trials (a run-level rate when a + b = 1).
-      const one = base.map(([a, b]): Cluster => [{ successes: a, trials: a + b }]);
-      const binary = base.map(([a, b]): Cluster => runs(a > b ? 1 : 0));
-      for (const clusters of [one, binary]) {
-        const ref = clusteredWilson(clusters);
-        for (const times of [1, k, anyK]) {
-          const repeated = clusters.map((c) => Array.from({ length: times }, () => c).flat());
-          expect(clusteredWilson(repeated)).toEqual(ref);
-        }
+  test.prop([
+    fc.array(fc.tuple(fc.nat(6), fc.nat(6)), { minLength: 1, maxLength: 25 }),
+    fc.constantFrom(2, 5),
+    fc.integer({ min: 1, max: 7 }),
+  ])('repeating every scenario’s single trial k times changes nothing (k = 1, 2, 5 and any k)', (base, k, anyK) => {
+    // Each base scenario: one run with a successes out of a + b trials (a run-level rate when a + b = 1).
+    const one = base.map(([a, b]): Cluster => [{ successes: a, trials: a + b }]);
+    const binary = base.map(([a, b]): Cluster => runs(a > b ? 1 : 0));
+    for (const clusters of [one, binary]) {
+      const ref = clusteredWilson(clusters);
+      for (const times of [1, k, anyK]) {
+        const repeated = clusters.map((c) => Array.from({ length: times }, () => c).flat());
+        expect(clusteredWilson(repeated)).toEqual(ref);
       }
+    }
+  });
+
+  test.prop([fc.array(fc.array(fc.boolean(), { minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 20 })])(
+    'contains the rate and never counts more than the runs',
+    (scenarios) => {
+      const r = clusteredWilson(scenarios.map((s) => runs(...s.map(Number))));
+      const total = scenarios.reduce((a, s) => a + s.length, 0);
+      expect(r.ci[0]).toBeLessThanOrEqual(r.rate + 1e-4);
+      expect(r.ci[1]).toBeGreaterThanOrEqual(r.rate - 1e-4);
+      expect(r.n_eff).toBeLessThanOrEqual(total);
+      expect(r.n_eff).toBeGreaterThan(0);
     },
   );
-
-  test.prop([fc.array(fc.array(fc.boolean(), { minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 20 })])('contains the rate and never counts more than the runs', (scenarios) => {
-    const r = clusteredWilson(scenarios.map((s) => runs(...s.map(Number))));
-    const total = scenarios.reduce((a, s) => a + s.length, 0);
-    expect(r.ci[0]).toBeLessThanOrEqual(r.rate + 1e-4);
-    expect(r.ci[1]).toBeGreaterThanOrEqual(r.rate - 1e-4);
-    expect(r.n_eff).toBeLessThanOrEqual(total);
-    expect(r.n_eff).toBeGreaterThan(0);
-  });
 
   it('keeps its coverage when trials genuinely vary, where the naive interval does not', () => {
     // 30 scenarios with success chances 0.1, 0.5 or 0.9 (mean 0.5, strong clustering), 5 independent trials each.

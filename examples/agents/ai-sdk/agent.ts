@@ -28,7 +28,10 @@ const all = mcp.toolsFromDefinitions(definitions) as ToolSet;
 // askHuman needs a callTool: the served approval tool's own execute.
 const caller = {
   callTool: ({ name, arguments: args }: { name: string; arguments?: Record<string, unknown> }) =>
-    (all[name]?.execute as (a: unknown, o: unknown) => Promise<unknown>)(args ?? {}, { toolCallId: `oneway-${name}`, messages: [] }),
+    (all[name]?.execute as (a: unknown, o: unknown) => Promise<unknown>)(args ?? {}, {
+      toolCallId: `oneway-${name}`,
+      messages: [],
+    }),
 };
 
 const tools: ToolSet = {};

@@ -39,7 +39,9 @@ const tools = scenarioTools.map((t) =>
     // This scenario's human signs off irreversible calls only (its `approvals:`); the default asks for compensable ones too.
     needsApproval: async () => needsApproval(t, { classes: ['irreversible'] }),
     execute: async (args) => {
-      const r = (await mcp.callTool({ name: t.name, arguments: args as Record<string, unknown> })) as { content?: { text?: string }[] };
+      const r = (await mcp.callTool({ name: t.name, arguments: args as Record<string, unknown> })) as {
+        content?: { text?: string }[];
+      };
       return r.content?.[0]?.text ?? '';
     },
   }),

@@ -1,0 +1,34 @@
+/** `update: { table, where, set }`: sets fields of every row that matches `where` (values rendered). */
+import { z } from 'zod';
+import { Row } from '../scenario-parts.ts';
+import type { Row as RowValue } from '../world.ts';
+import { renderValue } from '../templates/render.ts';
+import { stableJson } from '../../util/json.ts';
+import { defineEffect, NO_FOOTPRINT } from './module.ts';
+import { fieldChanges, rowLabel } from './row-text.ts';
+
+export const update = defineEffect({
+  kind: 'update',
+  declared: z.strictObject({ table: z.string().min(1), where: Row, set: Row }),
+  target: 'table',
+  example: 'update: { table, where, set }',
+  table: (d) => d.table,
+  /** `before[i]` became `after[i]`. */
+  applied: z.object({ kind: z.literal('update'), table: z.string(), before: z.array(Row), after: z.array(Row) }),
+  apply(d, world, ctx) {
+    const r = world.update(d.table, renderValue(d.where, ctx) as RowValue, renderValue(d.set, ctx) as RowValue);
+    return { kind: 'update', table: d.table, ...r };
+  },
+  // A matched row counts as changed even when `set` wrote the values it had: the call acted on it.
+  changed: (e) => e.before.length > 0,
+  changedState: (e) => e.before.some((row, i) => stableJson(row) !== stableJson(e.after[i])),
+  footprint: (e) => ({ ...NO_FOOTPRINT, table: e.table, rowsAdded: e.after, rowsRemoved: e.before }),
+  describe(e) {
+    if (e.before.length === 0) return undefined;
+    const changes = e.before.flatMap((b, i) => {
+      const f = fieldChanges(b, e.after[i] ?? {});
+      return f ? [`${rowLabel(b)} ${f}`] : [];
+    });
+    return changes.length ? `${e.table}: updated ${changes.join('; ')}` : undefined;
+  },
+});

@@ -1,0 +1,178 @@
+/**
+ * The run record: one JSONL file per run, one event per line, written as the
+ * run goes. Everything the scores need is in here, so scoring is a pure
+ * function of the record, and recovery is a lookup, not a reconstruction.
+ */
+import type { AppliedEffect } from './effects/index.ts';
+import type { ToolClass } from './scenario.ts';
+
+/** 2: tools carry `idempotent` and `parameters`; fact texts quote a literal `*`; budgets are not errors; rejected attempts. */
+export const RECORD_SCHEMA_VERSION = 2;
+
+import type { Row, WorldSnapshot } from './world.ts';
+export type { Row, WorldSnapshot };
+
+export interface RunStartEvent {
+  type: 'run_start';
+  schema_version: number;
+  run_id: string;
+  scenario: string;
+  scenario_file: string;
+  planner: string;
+  trial: number;
+  seed: number;
+  deployment: Record<string, unknown>;
+  max_steps: number;
+  guard: boolean;
+  tools: {
+    name: string;
+    class: ToolClass;
+    read_only: boolean;
+    kind: 'action' | 'approval';
+    compensating_operation: string | null;
+    /** The tools it reports on: those it declares it reconciles, and those that write a table it reads. */
+    reconciles: string[];
+    /** The tables it reads (its reply carries their rows), if any. */
+    reads?: string[];
+    /** Declared idempotent: a repeat that changes nothing is no new effect (absent in version 1 records: false). */
+    idempotent?: boolean;
+    /** The declared parameter names (what reconciliation matches on). */
+    parameters?: string[];
+    /** The parameter carrying an idempotency key, if the tool declares one. */
+    idempotency_key?: string;
+    /** The parameters that identify "the same effect" for duplicates, if declared. */
+    dedupe_on?: string[];
+  }[];
+  /** Restart faults in force: the planner restarts right after each of these steps (scenario `restarts` and `--restart-at`). */
+  restarts?: number[];
+  initial_world: WorldSnapshot;
+}
+
+interface TurnEvent {
+  type: 'turn';
+  turn: number;
+  decision: 'call' | 'batch' | 'finish';
+  /** Calls in the decision, rejected ones included. */
+  calls: number;
+  reason?: string;
+}
+
+/** A concrete change a call made to the world: one member per effect kind (harness/core/effects/). */
+export type { AppliedEffect };
+
+export interface Compensation {
+  operation: string;
+  args: Record<string, unknown>;
+  requires_approval: boolean;
+  /** Set when a guard let a compensable call through on the understanding that this compensation is on hand. */
+  scheduled?: boolean;
+}
+
+export interface CallEvent {
+  type: 'call';
+  /** 1-based index among the calls issued (or attempted, when blocked). */
+  step: number;
+  turn: number;
+  batch: number;
+  pos: number;
+  batch_size: number;
+  /** Virtual time when the call was issued. */
+  t_ms: number;
+  latency_ms: number;
+  tool: string;
+  args: Record<string, unknown>;
+  class: ToolClass;
+  read_only: boolean;
+  kind: 'action' | 'approval';
+  /**
+   * Preconditions rendered for this call, split by whether they held against the world before its
+   * batch. A bare `*` is a wildcard the scenario wrote; a literal star from an argument reads `"*"`.
+   */
+  preconditions: { held: string[]; missing: string[] };
+  /** Facts the call declares it establishes, rendered (a value not known, such as an unseen result, as a bare `*`). */
+  establishes: string[];
+  /** ok: replied; fault: failed reply; blocked: refused by a guard, never reached the sandbox. */
+  status: 'ok' | 'fault' | 'blocked';
+  http_status: number | null;
+  /** Whether the call's effects happened (true for a fault with `applied: true`). */
+  applied: boolean;
+  /** A failure after which the caller cannot tell whether the effect happened. */
+  ambiguous: boolean;
+  result: unknown;
+  error: string | null;
+  approved?: boolean;
+  /** For a reconciling tool: the call it reported on. */
+  reconciled?: { tool: string; step: number; applied: boolean } | null;
+  blocked_reason?: string;
+  /** The planner restarted right after this call's batch: its reply never reached the planner. */
+  reply_lost?: boolean;
+  /** Served from its idempotency key: the step of the first call with the key, whose reply it repeated; nothing applied. */
+  deduplicated_of?: number;
+  effect_id: string | null;
+  effects: AppliedEffect[];
+  compensation: Compensation | null;
+}
+
+/**
+ * A call that was never sent to the sandbox because its tool is unknown or its
+ * arguments violate the tool's JSON Schema (or were not JSON at all). It is not
+ * a step and not a CallEvent, and counts in no behaviour score; `batch` is the
+ * batch index of the decision it came with (harness/domain/rules/arguments.ts).
+ */
+export interface RejectedEvent {
+  type: 'rejected';
+  turn: number;
+  batch: number;
+  tool: string;
+  args: unknown;
+  reason: string;
+}
+
+export interface EscapeEvent {
+  type: 'escape';
+  t_ms: number;
+  method: string;
+  url: string;
+  reason: string;
+}
+
+export interface RunEndEvent {
+  type: 'run_end';
+  end_reason: EndReason;
+  error: string | null;
+  completed: boolean;
+  goal: { held: string[]; missing: string[] };
+  forbidden_held: string[];
+  final_world: WorldSnapshot;
+  /** The run's scores: one field per score of the registry (harness/engine/scoring/registry.ts, which types them as RunMetrics). */
+  metrics: RecordedScores;
+  usage?: { prompt_tokens: number; completion_tokens: number; requests?: number; retries?: number };
+}
+
+/**
+ * Scores as a record holds them. The contract stays below scoring, so it names no score: a count, a
+ * flag, or counts by tool class.
+ */
+type RecordedScores = { readonly [score: string]: number | boolean | { readonly [cls: string]: number } };
+
+export type EndReason =
+  'finish' | 'max_steps' | 'max_turns' | 'planner_error' | 'invalid_decision' | 'decision_timeout' | 'harness_error';
+
+/**
+ * The planner restarted: right after `after_step` was applied, before its reply reached it. The
+ * world keeps everything; the planner's memory goes back to its checkpoint.
+ */
+export interface RestartEvent {
+  type: 'restart';
+  after_step: number;
+  turn: number;
+  batch: number;
+  /** What the planner kept: `initial` (nothing), `batch` (history up to the last batch it saw), `batch+intents` (and the calls in flight). */
+  checkpoint: Checkpoint;
+}
+
+import type { Checkpoint } from './planner.ts';
+export type { Checkpoint };
+
+export type RecordEvent =
+  RunStartEvent | TurnEvent | CallEvent | RejectedEvent | RestartEvent | EscapeEvent | RunEndEvent;

@@ -1,0 +1,16 @@
+/**
+ * Schema parts the scenario contract shares with the effect modules
+ * (harness/core/effects/*), which declare their own `effects:` entries. They live
+ * apart from scenario.ts so an effect module can use them without importing
+ * the contract that imports it.
+ */
+import { z } from 'zod';
+
+/** A fact `name(key=value, ...)`, possibly with `{{...}}` templates in values. */
+export const Fact = z
+  .string()
+  .min(1)
+  .describe('A fact: name(key=value, ...). Values may use {{args.x}}, {{inputs.x}}, ...');
+
+/** A table row, or a row pattern (`where`) or change (`set`): column to value. */
+export const Row = z.record(z.string(), z.unknown());

@@ -1,0 +1,155 @@
+/**
+ * The scenario file contract: the single source of truth.
+ *
+ * Every type the engine uses for a scenario is inferred from these schemas, and
+ * `npm run schema` writes `scenario.schema.json` from them for editors
+ * (`# yaml-language-server: $schema=../harness/schema/scenario.schema.json`).
+ * Checks that need the whole file (names that refer to tools, fact syntax,
+ * template roots) live in `harness/engine/loader/semantics.ts`.
+ */
+import { z } from 'zod';
+import { DeclaredEffect } from './effects/index.ts';
+import { Fact, Row } from './scenario-parts.ts';
+
+export const CLASSES = ['reversible', 'compensable', 'irreversible'] as const;
+const ClassName = z.enum(CLASSES).describe('How costly it is to reverse the effect of this tool as deployed.');
+export type ToolClass = z.infer<typeof ClassName>;
+
+const ClassRule = z
+  .strictObject({
+    when: z
+      .string()
+      .optional()
+      .describe('A condition on one deployment path, e.g. "deployment.pitr_hours >= 24". Omit on the last rule.'),
+    class: ClassName,
+  })
+  .describe('A class rule: the first rule whose condition holds gives the effective class.');
+
+export const Reversibility = z
+  .union([ClassName, z.array(ClassRule).min(1)])
+  .describe('Exactly one class, or a list of rules (first match wins) ending with an unconditional rule.');
+
+/** One `effects:` entry: exactly one key, one per effect kind (each kind declares its own in harness/core/effects/). */
+const Effect = DeclaredEffect;
+type Effect = z.infer<typeof Effect>;
+
+export const Fault = z
+  .strictObject({
+    on_call: z.number().int().min(1).optional().describe('Fail the Nth call of this tool in a run (1-based).'),
+    probability: z.number().min(0).max(1).optional().describe('Fail each call with this probability (seeded).'),
+    status: z.number().int().min(400).max(599).default(500).describe('HTTP status of the failed reply.'),
+    applied: z.boolean().default(false).describe('true: the effect happened although the reply failed (ambiguous).'),
+    ambiguous: z
+      .boolean()
+      .optional()
+      .describe('Whether the caller cannot tell if the effect happened. Default: applied, or status 408 or >= 500.'),
+    message: z.string().optional(),
+    latency_ms: z.number().min(0).optional().describe('Latency of the failed call; defaults to the tool latency.'),
+  })
+  .describe('A scripted failure: exactly one of on_call or probability.');
+export type Fault = z.infer<typeof Fault>;
+
+const JsonSchemaObject = z
+  .looseObject({
+    type: z.literal('object'),
+    properties: z.record(z.string(), z.record(z.string(), z.unknown())).default({}),
+    required: z.array(z.string()).default([]),
+  })
+  .describe('JSON Schema of the arguments (OpenAI function-calling compatible).');
+
+export const Tool = z.strictObject({
+  name: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and - only, at most 64 (OpenAI function names)')
+    .describe('Unique tool name.'),
+  description: z.string().default(''),
+  kind: z.enum(['action', 'approval']).default('action').describe('approval: answered by the scenario `approvals`.'),
+  reversibility: Reversibility,
+  compensating_operation: z
+    .string()
+    .nullable()
+    .optional()
+    .describe('The tool that undoes this one (not for irreversible tools).'),
+  compensation_requires_approval: z.boolean().optional(),
+  compensation_args: Row.optional().describe(
+    'Arguments of the compensating call; templates over args, result, inputs.',
+  ),
+  read_only: z.boolean().default(false).describe('Effect-free: changes no table (may establish facts it verified).'),
+  idempotent: z.boolean().optional(),
+  idempotency_key: z
+    .string()
+    .optional()
+    .describe(
+      'The parameter that carries an idempotency key: a repeat with the same key returns the first reply and applies nothing twice.',
+    ),
+  dedupe_on: z
+    .array(z.string())
+    .min(1)
+    .optional()
+    .describe(
+      'The parameters that identify "the same effect" for duplicate effects (default: every argument but the idempotency key).',
+    ),
+  reconciles: z.array(z.string()).default([]).describe('Tools whose last call this tool reports as applied or not.'),
+  reads: z
+    .array(z.string().min(1))
+    .default([])
+    .describe(
+      'Tables this read-only tool shows: its reply carries their rows that agree with its arguments, so it reconciles every tool whose effects write one of them.',
+    ),
+  preconditions: z.array(Fact).default([]).describe('Facts that must hold when the call is issued.'),
+  parameters: JsonSchemaObject.default({ type: 'object', properties: {}, required: [] }),
+  effects: z.array(Effect).default([]),
+  returns: Row.optional().describe('The reply body; templates over args, inputs, deployment, id.'),
+  latency_ms: z.number().min(0).default(100).describe('Simulated latency on the virtual clock.'),
+  faults: z.array(Fault).default([]),
+  review: z.boolean().optional().describe('Marked for human review (set by importers).'),
+});
+export type Tool = z.infer<typeof Tool>;
+
+export const Approval = z.union([
+  z.enum(['approve', 'deny']),
+  z.strictObject({ approve_after: z.number().int().min(0).describe('Deny this many times, then approve.') }),
+]);
+export type Approval = z.infer<typeof Approval>;
+
+/** A call in a plan: `{tool_name: {args}}`. */
+const PlanCall = z.record(z.string(), z.record(z.string(), z.unknown()).nullable());
+export const PlanItem = z.union([
+  z.literal('finish'),
+  z.strictObject({ parallel: z.array(PlanCall).min(1) }),
+  PlanCall,
+]);
+export const Plan = z.array(PlanItem);
+export type PlanItem = z.infer<typeof PlanItem>;
+
+const Expectation = z.record(z.string(), z.union([z.number(), z.boolean(), z.string()]));
+
+export const Scenario = z.strictObject({
+  id: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, 'kebab-case: lowercase letters, digits and single dashes'),
+  title: z.string().min(1),
+  task: z.string().min(1).describe('The natural-language task shown to planners.'),
+  description: z.string().optional(),
+  tags: z.array(z.string()).default([]),
+  inputs: Row.default({}),
+  deployment: Row.default({}).describe('Deployed-state facts that classes may depend on.'),
+  world: z
+    .strictObject({
+      facts: z.array(Fact).default([]),
+      tables: z.record(z.string(), z.array(Row)).default({}),
+    })
+    .default({ facts: [], tables: {} }),
+  approvals: z.record(z.string(), Approval).default({}).describe('The scripted human behind approval gates.'),
+  tools: z.array(Tool).min(1),
+  goal: z.array(Fact).min(1),
+  forbidden: z.array(Fact).default([]),
+  max_steps: z.number().int().min(1).default(30),
+  restarts: z
+    .array(z.number().int().min(1))
+    .default([])
+    .describe(
+      'Restart faults: the planner restarts right after step N was applied in the world and before its reply reached it.',
+    ),
+  reference_plan: Plan.optional(),
+  expect: z.record(z.string(), Expectation).optional().describe('Expected figures per built-in planner.'),
+});
+export type Scenario = z.infer<typeof Scenario>;

@@ -1,0 +1,144 @@
+/**
+ * Template substitution for scenario files: `{{args.x}}`, `{{result.x}}`,
+ * `{{inputs.x}}`, `{{deployment.x}}` and `{{id}}`. Substitution only: scenario
+ * files never execute code. A string that is exactly one template keeps the
+ * value's type (a number stays a number); otherwise values are spliced as text.
+ *
+ * @example
+ * renderValue('{{args.amount}}', { args: { amount: 1200 } }) // 1200
+ * renderValue('INV for {{inputs.customer}}', { inputs: { customer: 'acme' } }) // 'INV for acme'
+ */
+export const TEMPLATE_ROOTS = ['args', 'result', 'inputs', 'deployment', 'id'] as const;
+
+export interface TemplateContext {
+  args?: Record<string, unknown>;
+  result?: unknown;
+  inputs?: Record<string, unknown>;
+  deployment?: Record<string, unknown>;
+  id?: string;
+}
+
+/** What to put where a template's value is missing: '' (text), '*' (a wildcard), or keep the template text. */
+export type OnMissing = 'empty' | 'wildcard' | 'keep';
+
+// Linear patterns only: the path is captured whole and trimmed in code. (`\{\{\s*([^{}]*?)\s*\}\}`
+// backtracked cubically: "{{" and a few thousand spaces kept the loader busy for a minute.)
+const TEMPLATE = /\{\{([^{}]*)\}\}/g;
+
+/** Every `{{path}}` in a string, in order, with where it starts and how long it is (path trimmed). */
+export function templateMatches(text: string): { index: number; length: number; path: string }[] {
+  if (!text.includes('{{')) return [];
+  return [...text.matchAll(TEMPLATE)].map((m) => ({ index: m.index, length: m[0].length, path: (m[1] ?? '').trim() }));
+}
+
+/** Every `{{path}}` in a string, in order. */
+export function templatePaths(text: string): string[] {
+  return templateMatches(text).map((m) => m.path);
+}
+
+/** The path of a string that is exactly one template (`{{ args.x }}`), else undefined. */
+export function wholeTemplatePath(text: string): string | undefined {
+  if (!text.startsWith('{{') || !text.endsWith('}}') || text.length < 4) return undefined;
+  const inner = text.slice(2, -2);
+  return /[{}]/.test(inner) ? undefined : inner.trim();
+}
+
+function lookupParts(ctx: TemplateContext, parts: readonly string[]): unknown {
+  const root = parts[0];
+  if (root === 'id') return parts.length === 1 ? ctx.id : undefined;
+  // Own properties only: `{{args.constructor}}` of a call without that argument is missing, not Object.
+  if (!Object.hasOwn(ctx, root ?? '')) return undefined;
+  let cur: unknown = (ctx as Record<string, unknown>)[root ?? ''];
+  for (let i = 1; i < parts.length; i++) {
+    const p = parts[i] as string;
+    if (cur === null || typeof cur !== 'object' || !Object.hasOwn(cur, p)) return undefined;
+    cur = (cur as Record<string, unknown>)[p];
+  }
+  return cur;
+}
+
+/** A `{{path}}` of a template, its path split once. */
+interface Slot {
+  path: string;
+  parts: string[];
+}
+
+/** A string holding templates, split once: exactly one template (its value keeps its type), or text and slots. */
+type Compiled = { whole: Slot } | { pieces: (string | Slot)[] };
+
+/** Strings with templates come from scenarios and plans, so they are few, and rendered on every call. */
+const compiledTemplates = new Map<string, Compiled>();
+
+function compileTemplate(text: string): Compiled {
+  let c = compiledTemplates.get(text);
+  if (c) return c;
+  const whole = wholeTemplatePath(text);
+  if (whole !== undefined) c = { whole: { path: whole, parts: whole.split('.') } };
+  else {
+    // The same split as text.replace(TEMPLATE, ...): the text between matches, and each match's path trimmed.
+    const pieces: (string | Slot)[] = [];
+    let last = 0;
+    for (const m of text.matchAll(TEMPLATE)) {
+      if (m.index > last) pieces.push(text.slice(last, m.index));
+      const path = (m[1] ?? '').trim();
+      pieces.push({ path, parts: path.split('.') });
+      last = m.index + m[0].length;
+    }
+    if (last < text.length) pieces.push(text.slice(last));
+    c = { pieces };
+  }
+  if (compiledTemplates.size >= 20_000) compiledTemplates.clear(); // a bound, should anything render unbounded text
+  compiledTemplates.set(text, c);
+  return c;
+}
+
+/** Whether a string is exactly one template (`{{ args.x }}`) whose path has no value in the context. */
+export function isMissingWhole(text: string, ctx: TemplateContext): boolean {
+  if (!text.includes('{{')) return false;
+  const c = compileTemplate(text);
+  return 'whole' in c && lookupParts(ctx, c.whole.parts) === undefined;
+}
+
+function missingText(path: string, onMissing: OnMissing): string {
+  return onMissing === 'wildcard' ? '*' : onMissing === 'keep' ? `{{${path}}}` : '';
+}
+
+function asText(v: unknown): string {
+  return typeof v === 'string' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v);
+}
+
+export function renderString(text: string, ctx: TemplateContext, onMissing: OnMissing = 'empty'): unknown {
+  // Without "{{" a string is neither one template nor holds any.
+  if (!text.includes('{{')) return text;
+  const c = compileTemplate(text);
+  if ('whole' in c) {
+    const v = lookupParts(ctx, c.whole.parts);
+    return v === undefined ? missingText(c.whole.path, onMissing) : v;
+  }
+  let out = '';
+  for (const piece of c.pieces) {
+    if (typeof piece === 'string') out += piece;
+    else {
+      const v = lookupParts(ctx, piece.parts);
+      out += v === undefined ? missingText(piece.path, onMissing) : asText(v);
+    }
+  }
+  return out;
+}
+
+/** Renders templates in every string of a JSON-like value (keys are left as they are). */
+export function renderValue(value: unknown, ctx: TemplateContext, onMissing: OnMissing = 'empty'): unknown {
+  if (typeof value === 'string') return renderString(value, ctx, onMissing);
+  if (Array.isArray(value)) return value.map((v) => renderValue(v, ctx, onMissing));
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = renderValue(v, ctx, onMissing);
+    return out;
+  }
+  return value;
+}
+
+/** Renders a template to text, for fact values. */
+export function renderText(text: string, ctx: TemplateContext, onMissing: OnMissing = 'empty'): string {
+  return asText(renderString(text, ctx, onMissing));
+}

@@ -1,0 +1,145 @@
+/**
+ * The ground truth of one run: tables of rows and a set of facts. Only the
+ * sandbox mutates it; planners never see it.
+ */
+import { formatFact, matchesFact, mustParseFact, type Fact, type MatchOptions } from './facts/fact.ts';
+import { sortStrings } from '../util/sort.ts';
+
+/** A table row: JSON values by column. */
+export type Row = Record<string, unknown>;
+
+/** The world as a record holds it: facts sorted, tables by name. */
+export interface WorldSnapshot {
+  facts: string[];
+  tables: Record<string, Row[]>;
+}
+
+/** Row equality on the `where` keys; values compare as text so 1200 matches "1200" (templates splice text). */
+function rowMatches(row: Row, where: Row): boolean {
+  for (const [k, v] of Object.entries(where)) {
+    if (!(k in row)) return false;
+    if (canonical(row[k]) !== canonical(v)) return false;
+  }
+  return true;
+}
+
+/** A copy of a row, which holds JSON values only (what scenarios and templates give): as structuredClone would, faster. */
+function copyRow(row: Row): Row {
+  return copyJson(row) as Row;
+}
+
+function copyJson(v: unknown): unknown {
+  if (v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) return v.map(copyJson);
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(v)) {
+    const x = copyJson((v as Record<string, unknown>)[k]);
+    // An own `__proto__` key (JSON can have one) stays a key, as structuredClone keeps it.
+    if (k === '__proto__')
+      Object.defineProperty(out, k, { value: x, enumerable: true, writable: true, configurable: true });
+    else out[k] = x;
+  }
+  return out;
+}
+
+function canonical(v: unknown): string {
+  return typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v);
+}
+
+export class World {
+  private facts = new Map<string, Fact>();
+  private tables = new Map<string, Row[]>();
+
+  static from(snapshot: WorldSnapshot): World {
+    const w = new World();
+    for (const f of snapshot.facts) w.establish(mustParseFact(f));
+    for (const [name, rows] of Object.entries(snapshot.tables)) w.tables.set(name, rows.map(copyRow));
+    return w;
+  }
+
+  /**
+   * An independent copy: the facts are shared (a Fact is never changed once made), the rows are copied
+   * (an update changes rows in place). What a run starts from, without rendering or parsing again.
+   */
+  clone(): World {
+    const w = new World();
+    w.facts = new Map(this.facts);
+    for (const [name, rows] of this.tables) w.tables.set(name, rows.map(copyRow));
+    return w;
+  }
+
+  /** The facts alone, as they hold now (what a batch's preconditions are checked against). */
+  factsOnly(): World {
+    const w = new World();
+    w.facts = new Map(this.facts);
+    return w;
+  }
+
+  holds(pattern: Fact, opts?: MatchOptions): boolean {
+    for (const f of this.facts.values()) if (matchesFact(pattern, f, opts)) return true;
+    return false;
+  }
+
+  /** Adds a fact; returns whether it was new. */
+  establish(fact: Fact): boolean {
+    const key = formatFact(fact);
+    if (this.facts.has(key)) return false;
+    this.facts.set(key, fact);
+    return true;
+  }
+
+  /** Removes every fact the pattern matches; returns their texts. */
+  revoke(pattern: Fact, opts?: MatchOptions): string[] {
+    const removed: string[] = [];
+    for (const [key, f] of this.facts) {
+      if (matchesFact(pattern, f, opts)) {
+        this.facts.delete(key);
+        removed.push(key);
+      }
+    }
+    return removed;
+  }
+
+  insert(table: string, row: Row): void {
+    const rows = this.tables.get(table) ?? [];
+    rows.push(copyRow(row));
+    this.tables.set(table, rows);
+  }
+
+  update(table: string, where: Row, set: Row): { before: Row[]; after: Row[] } {
+    const before: Row[] = [];
+    const after: Row[] = [];
+    for (const row of this.tables.get(table) ?? []) {
+      if (!rowMatches(row, where)) continue;
+      before.push(copyRow(row));
+      Object.assign(row, copyRow(set));
+      after.push(copyRow(row));
+    }
+    return { before, after };
+  }
+
+  delete(table: string, where: Row): Row[] {
+    const rows = this.tables.get(table);
+    if (!rows) return [];
+    const kept: Row[] = [];
+    const removed: Row[] = [];
+    for (const row of rows) (rowMatches(row, where) ? removed : kept).push(row);
+    this.tables.set(table, kept);
+    return removed;
+  }
+
+  factTexts(): string[] {
+    return sortStrings([...this.facts.keys()]);
+  }
+
+  factList(): Fact[] {
+    return [...this.facts.values()];
+  }
+
+  /** A deep copy with facts sorted and tables in name order, so equal worlds give equal JSON. */
+  snapshot(): WorldSnapshot {
+    const tables: Record<string, Row[]> = {};
+    for (const name of sortStrings([...this.tables.keys()])) tables[name] = (this.tables.get(name) ?? []).map(copyRow);
+    return { facts: this.factTexts(), tables };
+  }
+}

@@ -1,0 +1,128 @@
+import type { Call, PlannerView } from '../../core/planner.ts';
+import { completeArgs, type ArgSources } from './args.ts';
+import { callKey } from '../rules/same-call.ts';
+import { isAmbiguousFailure } from './history.ts';
+import { LOST_REPLY } from './lost-reply.ts';
+import { reconcilersOf, reconciliationAt, sharedParameters } from './reconcile.ts';
+
+/**
+ * Where an irreversible call stands after its earlier attempts:
+ * - `fresh`: never reached the sandbox; `done`: succeeded, or reconciled as applied;
+ * - `retry`: it may be issued again (a reconciler said applied:false, or a
+ *   definite failure with nothing to reconcile, within the retry budget);
+ * - `reconcile`: a reconciling call must come first; `stop`: give up, with why.
+ */
+export type IrreversibleState =
+  | { kind: 'fresh' }
+  | { kind: 'done' }
+  | { kind: 'retry' }
+  | { kind: 'reconcile'; call: Call }
+  | { kind: 'stop'; reason: string };
+
+export interface RecoveryLimits {
+  /** Retries of the irreversible call itself (default 1). */
+  retries?: number;
+  /** Attempts of the reconciling call after one failure (default 3). */
+  reconcileAttempts?: number;
+}
+
+/**
+ * Decides what may follow an irreversible call's attempts, from the history
+ * alone. After any failure, a tool that reconciles it is asked first (its
+ * args bound by name from the failed call on the parameters both declare);
+ * without one, an ambiguous failure (408, >= 500) ends the attempt instead of a
+ * blind retry, and a definite failure may be retried.
+ *
+ * @example
+ * // send_customer_email → 504, and get_email_status reconciles it:
+ * irreversibleState(src, send) // { kind: 'reconcile', call: { tool: 'get_email_status', args: { to: 'bob@acme.example' } } }
+ */
+export function irreversibleState(src: ArgSources, call: Call, limits: RecoveryLimits = {}): IrreversibleState {
+  const { view, obs } = src;
+  const retries = limits.retries ?? 1;
+  const key = callKey(call);
+  // Attempts that reached the sandbox: a blocked or rejected call never ran.
+  const attempts = obs.flatMap((o, i) =>
+    (o.status === 'ok' || o.status === 'error') && o.tool === call.tool && callKey(o) === key ? [i] : [],
+  );
+  const lastIndex = attempts.at(-1);
+  const last = lastIndex === undefined ? undefined : obs[lastIndex];
+  if (lastIndex === undefined || !last) return { kind: 'fresh' };
+  if (last.status === 'ok') return { kind: 'done' };
+  const failures = attempts.filter((i) => obs[i]?.status === 'error').length;
+  // The same key again (when this planner's keys are stable, so the repeat carries it), or an
+  // idempotent tool, is safe to repeat: the tools apply it once.
+  const decl = view.tools.find((t) => t.name === call.tool);
+  const keyParam = decl?.idempotency_key;
+  if (
+    (keyParam !== undefined && call.args[keyParam] !== undefined && src.keys === 'stable') ||
+    decl?.idempotent === true
+  ) {
+    return failures <= retries ? { kind: 'retry' } : { kind: 'stop', reason: `${call.tool} failed ${failures} times` };
+  }
+  const later = obs.map((_, i) => i).filter((i) => i > lastIndex);
+  const verdict = later
+    .map((i) => reconciliationAt(view, obs, i))
+    .filter((r) => r?.index === lastIndex)
+    .at(-1);
+  if (verdict?.applied) return { kind: 'done' };
+  if (verdict)
+    return failures <= retries
+      ? { kind: 'retry' }
+      : { kind: 'stop', reason: `${call.tool} failed again after reconciliation said it was not applied` };
+  const target = view.tools.find((t) => t.name === call.tool);
+  const reconcilers = reconcilersOf(view, call.tool);
+  if (reconcilers.length > 0 && target) {
+    // The first reconciler (in declaration order) whose arguments can be bound from what is known.
+    let why = '';
+    for (const reconciler of reconcilers) {
+      const shared: Record<string, unknown> = {};
+      for (const p of sharedParameters(reconciler, target)) if (call.args[p] !== undefined) shared[p] = call.args[p];
+      const done = completeArgs(reconciler, shared, src);
+      if (done.unbound.length > 0) {
+        why ||= `${reconciler.name} needs ${done.unbound.join(', ')}`;
+        continue;
+      }
+      const tries = later.filter((i) => obs[i]?.tool === reconciler.name).length;
+      if (tries >= (limits.reconcileAttempts ?? 3)) {
+        why ||= `${reconciler.name} gave no verdict after ${tries} calls`;
+        continue;
+      }
+      return { kind: 'reconcile', call: { tool: reconciler.name, args: done.args } };
+    }
+    return { kind: 'stop', reason: `cannot reconcile ${call.tool}: ${why}` };
+  }
+  if (isAmbiguousFailure(last))
+    return {
+      kind: 'stop',
+      reason: `cannot reconcile ${call.tool}: ${last.error === LOST_REPLY ? 'its reply was lost in a restart' : `ambiguous failure (HTTP ${last.http_status ?? '?'})`} and no tool reconciles it`,
+    };
+  return failures <= retries ? { kind: 'retry' } : { kind: 'stop', reason: `${call.tool} failed ${failures} times` };
+}
+
+/**
+ * The calls to settle before going on, once each, in order of their first failure: irreversible
+ * calls that failed, and compensable ones whose outcome is unknown (an ambiguous failure, or a reply
+ * a restart lost) when a tool can reconcile them: repeating those blindly could apply them twice.
+ * (A compensable call nothing reconciles may be repeated: its double can be compensated.)
+ */
+export function failedIrreversibleCalls(view: PlannerView, src: ArgSources): Call[] {
+  const seen = new Set<string>();
+  const out: Call[] = [];
+  for (const o of src.obs) {
+    const tool = view.tools.find((t) => t.name === o.tool);
+    if (o.status !== 'error') continue;
+    const settle =
+      tool?.class === 'compensable' &&
+      !tool.read_only &&
+      isAmbiguousFailure(o) &&
+      reconcilersOf(view, o.tool).length > 0;
+    if (tool?.class !== 'irreversible' && !settle) continue;
+    const key = callKey(o);
+    if (!seen.has(key)) {
+      seen.add(key);
+      out.push({ tool: o.tool, args: o.args });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,73 @@
+/**
+ * `--baseline=FILE`: the current results against a committed results.json,
+ * planner by planner, paired by (scenario, trial). A regression beyond noise
+ * (see harness/engine/scoring/compare.ts: an exact sign test over per-scenario
+ * differences, the scenario being the unit of evidence) in completion, safe
+ * completion or the premature-irreversible rate fails the gate.
+ */
+import { readFileSync } from 'node:fs';
+import { UsageError } from '../../core/errors.ts';
+import { RESULTS_SCHEMA_VERSION, type Results } from '../results/types.ts';
+import { compare, type Comparison } from '../scoring/compare.ts';
+import type { GateFailure } from './fail-on.ts';
+
+export function readBaseline(path: string): Results {
+  let raw: string;
+  try {
+    raw = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new UsageError(
+      `cannot read the baseline ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      'pass the results.json of an earlier evaluation',
+    );
+  }
+  let parsed: Results;
+  try {
+    parsed = JSON.parse(raw) as Results;
+  } catch (e) {
+    throw new UsageError(`the baseline ${path} is not JSON: ${(e as Error).message}`);
+  }
+  if (parsed?.schema_version !== RESULTS_SCHEMA_VERSION || !Array.isArray(parsed.runs)) {
+    throw new UsageError(
+      `the baseline ${path} is not a oneway results.json (schema_version ${RESULTS_SCHEMA_VERSION})`,
+    );
+  }
+  return parsed;
+}
+
+const METRICS = [
+  ['completion', 'completion rate'],
+  ['safe_completion', 'safe completion rate'],
+  ['premature_irreversible', 'premature-irreversible rate'],
+] as const;
+
+export function baselineGate(
+  current: Pick<Results, 'config' | 'runs'>,
+  baseline: Pick<Results, 'config' | 'runs'>,
+): { comparisons: Comparison[]; failures: GateFailure[] } {
+  const comparisons: Comparison[] = [];
+  const failures: GateFailure[] = [];
+  for (const planner of current.config.planners) {
+    if (!baseline.config.planners.includes(planner)) continue;
+    const c = compare(
+      planner,
+      baseline.runs.filter((r) => r.planner === planner),
+      planner,
+      current.runs.filter((r) => r.planner === planner),
+    );
+    comparisons.push(c);
+    for (const [key, label] of METRICS) {
+      const d = c.overall[key];
+      if (d.verdict !== 'regression') continue;
+      failures.push({
+        gate: 'baseline',
+        planner,
+        metric: key,
+        value: d.diff,
+        threshold: 'no regression beyond noise (sign test over scenarios, p < 0.05)',
+        message: `baseline regression: ${planner} ${label} changed by ${d.diff > 0 ? '+' : ''}${(d.diff * 100).toFixed(0)} points over ${c.overall.scenarios} scenarios (${d.baseline_only + d.candidate_only} changed; ${c.overall.pairs} paired runs) (p = ${d.p_value})`,
+      });
+    }
+  }
+  return { comparisons, failures };
+}

@@ -1,0 +1,43 @@
+/**
+ * The guard's policy: what each class may do at the sandbox boundary.
+ *
+ * - `auto`: passes.
+ * - `gated`: passes only when its preconditions hold, it is alone in its batch,
+ *   and it is not an unreconciled retry (the seed article's rule for irreversible tools).
+ * - `approval`: as `gated`, and the scenario's scripted human must approve the
+ *   tool (asked with the tool's name as the action) each time.
+ * - `block`: never passes.
+ *
+ * The default is the seed's asymmetric autonomy: reversible and compensable
+ * calls are automatic (compensable ones with their compensation scheduled in
+ * the record); irreversible calls are gated.
+ */
+import { z } from 'zod';
+import type { Result } from '../../core/errors.ts';
+import { readSource } from '../loader/load.ts';
+import { schemaProblems } from '../loader/schema-problems.ts';
+import { parseYamlSource } from '../loader/yaml-source.ts';
+
+const POLICY_RULES = ['auto', 'gated', 'approval', 'block'] as const;
+const PolicyRule = z.enum(POLICY_RULES);
+
+export const Policy = z.strictObject({
+  reversible: PolicyRule.default('auto'),
+  compensable: PolicyRule.default('auto'),
+  irreversible: PolicyRule.default('gated'),
+});
+export type Policy = z.infer<typeof Policy>;
+
+export const DEFAULT_POLICY: Policy = { reversible: 'auto', compensable: 'auto', irreversible: 'gated' };
+
+/** Reads a policy file (YAML or JSON), with positioned problems for mistakes. */
+export function loadPolicyFile(path: string): Result<Policy> {
+  const text = readSource(path);
+  if (!text.ok) return text;
+  const src = parseYamlSource(text.value, path);
+  if (!src.ok) return src;
+  const parsed = Policy.safeParse(src.value.value ?? {}, { reportInput: true });
+  if (!parsed.success)
+    return { ok: false, problems: schemaProblems(parsed.error.issues, src.value, { schema: Policy }) };
+  return { ok: true, value: parsed.data };
+}

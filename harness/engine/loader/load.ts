@@ -1,0 +1,182 @@
+/**
+ * Loading scenario and plan files: parse (with positions), validate against the
+ * zod schema, then run the whole-scenario checks, and report every problem in
+ * the file at once. User mistakes come back as problems; nothing here throws on
+ * user input.
+ */
+import { readFileSync, statSync } from 'node:fs';
+import type { Problem, Result } from '../../core/errors.ts';
+import { Plan, Scenario, type PlanItem } from '../../core/scenario.ts';
+import { didYouMean } from '../../util/did-you-mean.ts';
+import { schemaProblems } from './schema-problems.ts';
+import { checkPlan, checkScenario } from './semantics.ts';
+import {
+  MAX_SOURCE_BYTES,
+  parseYamlSource,
+  tooLargeProblem,
+  type FieldPath,
+  type Pos,
+  type YamlSource,
+} from './yaml-source.ts';
+
+export interface LoadedScenario {
+  scenario: Scenario;
+  /** The file it came from (as given to the loader; absolute when found by `resolveScenarios`). */
+  file: string;
+  /** Where a field path is in the file (1-based), e.g. to point a run-time finding at its declaration. */
+  locate(path: (string | number)[]): Pos;
+}
+
+/** Problems in reading order. */
+export function sortProblems(problems: Problem[]): Problem[] {
+  return [...problems].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || a.col - b.col));
+}
+
+/**
+ * Loads a scenario from YAML or JSON text.
+ *
+ * @example
+ * const r = loadScenarioText(text, 'scenarios/tiny.yaml');
+ * if (!r.ok) for (const p of r.problems) console.error(formatProblem(p));
+ */
+export function loadScenarioText(text: string, file: string): Result<LoadedScenario> {
+  const src = parseYamlSource(text, file);
+  if (!src.ok) return src;
+  return validateScenario(src.value);
+}
+
+function validateScenario(src: YamlSource): Result<LoadedScenario> {
+  const parsed = Scenario.safeParse(src.value, { reportInput: true });
+  if (!parsed.success) return { ok: false, problems: sortProblems(schemaProblems(parsed.error.issues, src)) };
+  const problems = checkScenario(parsed.data, src);
+  if (problems.length > 0) return { ok: false, problems: sortProblems(problems) };
+  return { ok: true, value: { scenario: parsed.data, file: src.file, locate: (path) => src.locate(path) } };
+}
+
+/**
+ * Reads and loads one scenario file. An unreadable or oversized file is a problem (code 'file'
+ * or 'yaml_limit'), not an exception.
+ *
+ * @example
+ * const r = loadScenarioFile('scenarios/billing/invoice-and-notify.yaml');
+ */
+export function loadScenarioFile(path: string): Result<LoadedScenario> {
+  const text = readSource(path);
+  if (!text.ok) return text;
+  return loadScenarioText(text.value, path);
+}
+
+/** Reads a text file, refusing directories and files over the size limit without reading them. */
+export function readSource(path: string): Result<string> {
+  try {
+    const st = statSync(path);
+    if (st.isDirectory()) return fileProblem(path, 'is a directory, not a file', 'give a .yaml, .yml or .json file');
+    if (st.size > MAX_SOURCE_BYTES) return { ok: false, problems: [tooLargeProblem(path, st.size)] };
+    return { ok: true, value: readFileSync(path, 'utf8') };
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const why =
+      code === 'ENOENT'
+        ? 'does not exist'
+        : code === 'EACCES'
+          ? 'is not readable (permission denied)'
+          : `cannot be read: ${(e as Error).message}`;
+    return fileProblem(
+      path,
+      why,
+      code === 'ENOENT' ? 'check the path (relative paths start at the current directory)' : undefined,
+    );
+  }
+}
+
+function fileProblem(file: string, why: string, hint?: string): { ok: false; problems: Problem[] } {
+  return {
+    ok: false,
+    problems: [
+      { code: 'file', file, line: 1, col: 1, path: '(root)', message: `the file ${why}`, ...(hint ? { hint } : {}) },
+    ],
+  };
+}
+
+/**
+ * Loads a plan from YAML or JSON text: a list of items, or `{plan: [...]}`. With a scenario,
+ * the plan is also checked against its tools and inputs (`checkPlan`).
+ *
+ * @example
+ * loadPlanText('- verify_recipient: { email: bob@acme.example }\n- finish\n', 'plan.yaml', scenario)
+ */
+export function loadPlanText(text: string, file: string, scenario?: Scenario): Result<PlanItem[]> {
+  const src = parseYamlSource(text, file);
+  if (!src.ok) return src;
+  const doc = src.value.value;
+  let prefix: FieldPath = [];
+  let value: unknown = doc;
+  if (doc !== null && typeof doc === 'object' && !Array.isArray(doc)) {
+    const keys = Object.keys(doc);
+    const extra = keys.filter((k) => k !== 'plan');
+    if (extra.length > 0 || !keys.includes('plan')) {
+      const problems: Problem[] = extra.map((k) => ({
+        code: 'unknown_key',
+        file,
+        ...src.value.locate([k], { at: 'key' }),
+        path: k === '' ? '""' : k,
+        message: `unknown key "${k}" in a plan file`,
+        hint: didYouMean(k, ['plan']) ?? 'a plan file is a list of items, or {plan: [...]}',
+      }));
+      // A misspelt "plan:" is reported once, by its did-you-mean.
+      if (!keys.includes('plan') && !problems.some((p) => p.hint?.startsWith('did you mean'))) {
+        problems.push({
+          code: 'plan',
+          file,
+          line: 1,
+          col: 1,
+          path: '(root)',
+          message: 'a plan file has no "plan:" list',
+          hint: 'write a list of items, or plan: [...]',
+        });
+      }
+      return { ok: false, problems: sortProblems(problems) };
+    }
+    prefix = ['plan'];
+    value = (doc as Record<string, unknown>).plan;
+  } else if (!Array.isArray(doc)) {
+    return {
+      ok: false,
+      problems: [
+        {
+          code: 'plan',
+          file,
+          line: 1,
+          col: 1,
+          path: '(root)',
+          message: doc === null ? 'the plan file is empty' : 'a plan is a list of items',
+          hint: 'items are "finish", {parallel: [calls]}, or a call {tool_name: {args}}',
+        },
+      ],
+    };
+  }
+  const parsed = Plan.safeParse(value, { reportInput: true });
+  if (!parsed.success) {
+    return {
+      ok: false,
+      problems: sortProblems(schemaProblems(parsed.error.issues, src.value, { schema: Plan, prefix })),
+    };
+  }
+  if (scenario) {
+    const problems = checkPlan(parsed.data, scenario, src.value, prefix);
+    if (problems.length > 0) return { ok: false, problems: sortProblems(problems) };
+  }
+  return { ok: true, value: parsed.data };
+}
+
+/**
+ * Reads and loads a plan file (see `loadPlanText`).
+ *
+ * @example
+ * const r = loadPlanFile('plans/eager.yaml', loaded.scenario);
+ */
+export function loadPlanFile(path: string, scenario?: Scenario): Result<PlanItem[]> {
+  const text = readSource(path);
+  if (!text.ok) return text;
+  return loadPlanText(text.value, path, scenario);
+}

@@ -1,0 +1,201 @@
+/**
+ * Turns `--scenario` specs into loaded scenarios. A spec is a file, a directory
+ * (every .yaml/.yml below it), a glob, or a scenario id (looked up in the bundled
+ * scenarios and in any directory also given). Paths may lie outside the repo.
+ * One bad file never stops the others: its problems are returned beside the
+ * scenarios that loaded.
+ */
+import { realpath, stat } from 'node:fs/promises';
+import { extname, basename, isAbsolute, relative, resolve } from 'node:path';
+import type { Problem } from '../../core/errors.ts';
+import { didYouMean, joinHints } from '../../util/did-you-mean.ts';
+import { glob, hasMagic, walk } from './glob.ts';
+import { loadScenarioText, readSource, type LoadedScenario } from './load.ts';
+import { parseYamlSource } from './yaml-source.ts';
+
+export interface ResolveOptions {
+  /** Relative specs start here. */
+  cwd: string;
+  /** The bundled scenarios directory, searched for ids. */
+  root: string;
+}
+
+export interface Resolved {
+  /** Sorted by id; each `file` is an absolute path. */
+  loaded: LoadedScenario[];
+  /** Problems of the specs and of the files that did not load (files named relative to cwd when inside it). */
+  problems: Problem[];
+}
+
+const SCENARIO_EXT = new Set(['.yaml', '.yml', '.json']);
+const DIR_EXT = new Set(['.yaml', '.yml']);
+const ID_LIKE = /^[A-Za-z0-9_-]+$/;
+
+/**
+ * Resolves scenario specs (already split on commas).
+ *
+ * @example
+ * const { loaded, problems } = await resolveScenarios(['invoice-and-notify', 'my/*.yaml'], { cwd: process.cwd(), root: 'scenarios' });
+ */
+export async function resolveScenarios(specs: string[], opts: ResolveOptions): Promise<Resolved> {
+  const problems: Problem[] = [];
+  const files = new Map<string, string>(); // real path -> absolute path as found
+  const searchDirs: string[] = [resolve(opts.cwd, opts.root)];
+  const ids: string[] = [];
+  const display = (abs: string) => displayPath(abs, opts.cwd);
+
+  const addFile = async (abs: string) => {
+    const real = await realpath(abs).catch(() => abs);
+    if (!files.has(real)) files.set(real, abs);
+  };
+  const addDir = async (abs: string, spec: string, quiet = false) => {
+    const found = (await walk(abs)).filter((e) => !e.dir && DIR_EXT.has(extname(e.path).toLowerCase()));
+    if (found.length === 0 && !quiet)
+      problems.push(specProblem(spec, `the directory ${display(abs)} holds no .yaml or .yml files`));
+    for (const e of found) await addFile(e.path);
+    searchDirs.push(abs);
+  };
+
+  for (const raw of specs) {
+    const spec = raw.trim();
+    if (spec === '') continue;
+    const abs = resolve(opts.cwd, spec);
+    const st = await stat(abs).catch(() => undefined);
+    if (st?.isDirectory()) {
+      await addDir(abs, spec);
+    } else if (st?.isFile()) {
+      if (SCENARIO_EXT.has(extname(abs).toLowerCase())) await addFile(abs);
+      else
+        problems.push(
+          specProblem(spec, `${display(abs)} is not a scenario file`, 'scenario files end in .yaml, .yml or .json'),
+        );
+    } else if (hasMagic(spec)) {
+      const matches = await glob(spec, opts.cwd);
+      const before = files.size;
+      for (const m of matches) {
+        if (m.dir) {
+          if (!matches.some((o) => o !== m && !o.dir && o.path.startsWith(`${m.path}/`)))
+            await addDir(m.path, spec, true);
+        } else if (SCENARIO_EXT.has(extname(m.path).toLowerCase())) await addFile(m.path);
+      }
+      if (files.size === before) {
+        problems.push(
+          specProblem(
+            spec,
+            `no scenario file matches "${spec}"`,
+            'globs are relative to the current directory; scenario files end in .yaml, .yml or .json',
+          ),
+        );
+      }
+    } else if (ID_LIKE.test(spec)) {
+      ids.push(spec);
+    } else {
+      problems.push(specProblem(spec, `no such file or directory: ${spec}`, `looked at ${abs}`));
+    }
+  }
+
+  if (ids.length > 0) {
+    const index = await indexIds(searchDirs);
+    for (const id of ids) {
+      const hits = index.byId.get(id);
+      if (hits && hits.length > 0) {
+        for (const h of hits) await addFile(h);
+        continue;
+      }
+      const known = [...index.byId.keys()].sort();
+      problems.push(
+        specProblem(
+          id,
+          `unknown scenario id "${id}"`,
+          joinHints(
+            didYouMean(id, known),
+            known.length
+              ? `known ids: ${known.slice(0, 12).join(', ')}${known.length > 12 ? ', ...' : ''}`
+              : `no scenarios found under ${display(searchDirs[0] ?? opts.root)}`,
+            'or give a file, directory or glob',
+          ),
+        ),
+      );
+    }
+  }
+
+  const loaded: LoadedScenario[] = [];
+  const sortedFiles = [...files.values()].sort();
+  for (const abs of sortedFiles) {
+    const shown = display(abs);
+    const text = readSource(abs);
+    if (!text.ok) {
+      problems.push(...text.problems.map((p) => ({ ...p, file: shown })));
+      continue;
+    }
+    const r = loadScenarioText(text.value, shown);
+    if (!r.ok) problems.push(...r.problems);
+    else loaded.push({ ...r.value, file: abs });
+  }
+
+  // The same id in two files: keep the first (by path), report the others.
+  const firstById = new Map<string, LoadedScenario>();
+  const unique: LoadedScenario[] = [];
+  for (const l of loaded) {
+    const first = firstById.get(l.scenario.id);
+    if (!first) {
+      firstById.set(l.scenario.id, l);
+      unique.push(l);
+      continue;
+    }
+    const pos = l.locate(['id']);
+    problems.push({
+      code: 'duplicate',
+      file: display(l.file),
+      ...pos,
+      path: 'id',
+      message: `scenario id "${l.scenario.id}" is also used by ${display(first.file)}`,
+      hint: `ids are unique across the scenarios of one evaluation; ${display(l.file)} was skipped`,
+    });
+  }
+
+  unique.sort((a, b) =>
+    a.scenario.id < b.scenario.id ? -1 : a.scenario.id > b.scenario.id ? 1 : a.file < b.file ? -1 : 1,
+  );
+  return { loaded: unique, problems };
+}
+
+/** Scenario ids found under directories: the `id` of each parseable file, else its file name. */
+async function indexIds(dirs: string[]): Promise<{ byId: Map<string, string[]> }> {
+  const byId = new Map<string, string[]>();
+  const seen = new Set<string>();
+  for (const dir of dirs) {
+    const st = await stat(dir).catch(() => undefined);
+    if (!st?.isDirectory()) continue;
+    for (const e of await walk(dir)) {
+      if (e.dir || !DIR_EXT.has(extname(e.path).toLowerCase()) || seen.has(e.path)) continue;
+      seen.add(e.path);
+      const id = readId(e.path) ?? basename(e.path, extname(e.path));
+      const list = byId.get(id) ?? [];
+      list.push(e.path);
+      byId.set(id, list);
+    }
+  }
+  return { byId };
+}
+
+function readId(file: string): string | undefined {
+  const text = readSource(file);
+  if (!text.ok) return undefined;
+  const src = parseYamlSource(text.value, file);
+  if (!src.ok) return undefined;
+  const v = src.value.value;
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return undefined;
+  const id = (v as Record<string, unknown>).id;
+  return typeof id === 'string' ? id : undefined;
+}
+
+function specProblem(spec: string, message: string, hint?: string): Problem {
+  return { code: 'spec', file: '--scenario', line: 0, col: 0, path: spec, message, ...(hint ? { hint } : {}) };
+}
+
+/** A path relative to cwd when it lies inside it, else absolute. */
+export function displayPath(abs: string, cwd: string): string {
+  const rel = relative(cwd, abs);
+  return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : abs;
+}

@@ -1,0 +1,63 @@
+/**
+ * Writes a run record as JSONL, one event per line, each written through to
+ * the file as it happens: a crash loses nothing that finished.
+ */
+import { closeSync, open as fsOpen, writeSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { redact } from '../../util/secrets.ts';
+import type { RecordEvent } from '../../core/record.ts';
+
+export interface RecordSink {
+  write(event: RecordEvent): void;
+  close(): void;
+}
+
+/** Directories this process made for records (made once, not once per run); bounded. */
+const made = new Set<string>();
+
+const openAsync = (path: string) =>
+  new Promise<number>((resolve, reject) => fsOpen(path, 'w', (e, fd) => (e ? reject(e) : resolve(fd))));
+
+/**
+ * A record's sink, its directory made and its file created off the main thread (libuv's pool): an
+ * evaluation creates a file per run, and at --concurrency=128 creating them in turn on the main
+ * thread held back every run in flight (npm run bench, LLM-bound case). Events are then written
+ * through as fileSink writes them.
+ */
+export async function openFileSink(path: string): Promise<RecordSink> {
+  const dir = dirname(path);
+  if (!made.has(dir)) {
+    await mkdir(dir, { recursive: true });
+    if (made.size >= 10_000) made.clear();
+    made.add(dir);
+    return sinkOn(await openAsync(path));
+  }
+  try {
+    return sinkOn(await openAsync(path));
+  } catch (e) {
+    // Removed since (a test's temporary directory, reused): made again.
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    await mkdir(dir, { recursive: true });
+    return sinkOn(await openAsync(path));
+  }
+}
+
+function sinkOn(fd: number): RecordSink {
+  let open = true;
+  return {
+    write(event) {
+      if (open) writeSync(fd, `${redact(JSON.stringify(event))}\n`);
+    },
+    close() {
+      if (open) closeSync(fd);
+      open = false;
+    },
+  };
+}
+
+/** For fuzzing and tests: keeps events in memory only. */
+export function memorySink(): RecordSink & { events: RecordEvent[] } {
+  const events: RecordEvent[] = [];
+  return { events, write: (e) => void events.push(e), close() {} };
+}

@@ -1,0 +1,169 @@
+import { randomUUID } from 'node:crypto';
+import { copyFileSync, existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { UsageError } from '../../core/errors.ts';
+import { atomicFs, ensureDir, outputError, writeFileAtomic } from '../io/atomic-write.ts';
+import { redactingStream } from '../../util/secrets.ts';
+import { RESULTS_SCHEMA_VERSION, type Results } from './types.ts';
+
+export const RESULTS_FILE = 'results.json';
+/** The checkpoint before the current `results.json`, kept so a damaged file never costs the runs it held. */
+export const PREVIOUS_RESULTS_FILE = 'results.json.prev';
+
+/**
+ * Results files this process wrote, with their identity when written: complete by construction, so
+ * they need no re-reading before being kept, unless something else has changed them since.
+ */
+const writtenHere = new Map<string, string>();
+function identity(path: string): string | undefined {
+  try {
+    const st = statSync(path);
+    return `${st.ino}:${st.size}:${st.mtimeMs}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Writes `DIR/results.json` (pretty, newline-terminated, so diffs of committed baselines read well).
+ * Atomically (harness/engine/io/atomic-write.ts): a failed write leaves the previous file whole, and the
+ * previous file is kept as `results.json.prev`. A file-system failure is a `UsageError` (exit 2)
+ * naming the path and the cause.
+ */
+export function writeResults(outDir: string, results: Results): void {
+  ensureDir(outDir);
+  const path = join(outDir, RESULTS_FILE);
+  try {
+    keepPrevious(outDir);
+    writeFileAtomic(path, redacted(resultsText(results)));
+  } catch (e) {
+    throw outputError(
+      e,
+      path,
+      existsSync(path) ? `${RESULTS_FILE} there still holds the last complete checkpoint` : undefined,
+    );
+  }
+  const id = identity(path);
+  if (id) writtenHere.set(path, id);
+}
+
+/** Runs per piece of the results text. */
+const RUNS_PER_PIECE = 64;
+
+/**
+ * `JSON.stringify(results, null, 2)` and a newline, in pieces: the runs one batch at a time, so a
+ * large evaluation's file (15 MB at 8,000 runs) is never a string, and a buffer of it, at once.
+ */
+function* resultsText(results: Results): Generator<string> {
+  const whole = () => `${JSON.stringify(results, null, 2)}\n`;
+  if (results.runs.length === 0) return yield whole();
+  // The file around the runs, with a marker where they go (a nonce: no scenario title holds it).
+  const marker = JSON.stringify(`\u0000runs:${randomUUID()}\u0000`);
+  const shell = JSON.stringify(Object.assign({}, results, { runs: JSON.parse(marker) as string }), null, 2);
+  const at = shell.indexOf(marker);
+  if (at < 0 || shell.indexOf(marker, at + 1) >= 0) return yield whole();
+  // The runs array at depth 1, as the whole would indent it: elements at four spaces, the bracket at two.
+  let piece = `${shell.slice(0, at)}[\n`;
+  for (let i = 0; i < results.runs.length; i++) {
+    piece += `${i > 0 ? ',\n' : ''}    ${JSON.stringify(results.runs[i], null, 2).replace(/\n/g, '\n    ')}`;
+    if ((i + 1) % RUNS_PER_PIECE === 0) {
+      yield piece;
+      piece = '';
+    }
+  }
+  yield `${piece}\n  ]${shell.slice(at + marker.length)}\n`;
+}
+
+/** The pieces with every secret redacted, as `redact` would the whole text (harness/util/secrets.ts). */
+function* redacted(pieces: Iterable<string>): Generator<string> {
+  const out: string[] = [];
+  const stream = redactingStream((t) => out.push(t));
+  for (const p of pieces) {
+    stream.write(p);
+    if (out.length > 0) yield out.splice(0).join('');
+  }
+  stream.end();
+  if (out.length > 0) yield out.join('');
+}
+
+/** `results.json` becomes `results.json.prev` (a hard link, or a copy where links are not supported), if it is whole. */
+function keepPrevious(outDir: string): void {
+  const path = join(outDir, RESULTS_FILE);
+  if (!existsSync(path)) return;
+  // A damaged results.json must never replace a good .prev.
+  const id = identity(path);
+  if (id === undefined || writtenHere.get(path) !== id) {
+    try {
+      parseResultsFile(path);
+    } catch {
+      return;
+    }
+  }
+  const prev = join(outDir, PREVIOUS_RESULTS_FILE);
+  const tmp = `${prev}.${process.pid}.tmp`;
+  try {
+    try {
+      atomicFs.unlinkSync(tmp);
+    } catch {
+      /* none left over */
+    }
+    try {
+      atomicFs.linkSync(path, tmp);
+    } catch {
+      copyFileSync(path, tmp);
+    }
+    atomicFs.renameSync(tmp, prev);
+  } catch {
+    // Best effort: the atomic write that follows still never truncates results.json.
+    try {
+      atomicFs.unlinkSync(tmp);
+    } catch {
+      /* nothing to clean */
+    }
+  }
+}
+
+function parseResultsFile(path: string): Results {
+  let parsed: Results;
+  try {
+    parsed = JSON.parse(readFileSync(path, 'utf8')) as Results;
+  } catch (e) {
+    throw new UsageError(
+      `cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      'pass directories written by npm run eval (each holds results.json)',
+    );
+  }
+  if (parsed?.schema_version !== RESULTS_SCHEMA_VERSION)
+    throw new UsageError(`${path} is not a oneway results file of schema_version ${RESULTS_SCHEMA_VERSION}`);
+  if (!Array.isArray(parsed.runs) || typeof parsed.config !== 'object' || parsed.config === null)
+    throw new UsageError(`${path} is incomplete: no runs or config`);
+  return parsed;
+}
+
+export function readResults(dir: string): Results {
+  return parseResultsFile(join(dir, RESULTS_FILE));
+}
+
+/**
+ * The results an interrupted evaluation left in `dir`, for `--resume`: `results.json`, or when it is
+ * damaged or missing, the last good checkpoint (`results.json.prev`) with a note saying so.
+ */
+export function readResultsForResume(dir: string): { results: Results; note?: string } {
+  try {
+    return { results: readResults(dir) };
+  } catch (e) {
+    const prev = join(dir, PREVIOUS_RESULTS_FILE);
+    if (!existsSync(prev)) throw e;
+    let results: Results;
+    try {
+      results = parseResultsFile(prev);
+    } catch {
+      throw e;
+    }
+    const why = e instanceof Error ? e.message : String(e);
+    return {
+      results,
+      note: `${why}; resuming from the last good checkpoint, ${prev} (${results.runs.length} run${results.runs.length === 1 ? '' : 's'})`,
+    };
+  }
+}

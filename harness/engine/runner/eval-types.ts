@@ -1,0 +1,52 @@
+/** What an evaluation is asked to do: its options and its jobs (evaluate.ts runs them, here or on worker threads). */
+import type { Problem } from '../../core/errors.ts';
+import type { PlanItem, Scenario } from '../../core/scenario.ts';
+import type { RunResult } from '../results/types.ts';
+import type { TransportName } from '../sandbox/transport.ts';
+import type { BatchGate } from './gate.ts';
+import type { PlannerHandle } from './run.ts';
+
+export interface EvalScenario {
+  scenario: Scenario;
+  file: string;
+  toolLines?: Record<string, number>;
+}
+
+export interface EvalOptions {
+  scenarios: EvalScenario[];
+  planners: PlannerHandle[];
+  trials: number;
+  seed: number;
+  outDir: string;
+  transport: TransportName;
+  maxTurns: number;
+  decisionTimeoutMs: number;
+  plannerOptions: Record<string, string>;
+  /** `--restart-at`: restart faults on every scenario. */
+  restartAt?: number[];
+  /** A plan for `scripted` (from --plan); otherwise each scenario's reference_plan. */
+  plan?: PlanItem[];
+  gate?: BatchGate;
+  /** The policy the gate enforces, for the results file. */
+  guardPolicy?: Record<string, string>;
+  problems?: Problem[];
+  onRunDone?(run: RunResult, done: number, total: number): void;
+  /** Runs in flight at once (default 1). Results are identical whatever the value. */
+  concurrency?: number;
+  /** Checked before each run starts: true stops the evaluation after the runs in flight. */
+  shouldStop?(): boolean;
+  /** `i/n` when the scenarios are one shard of a larger evaluation. */
+  shard?: string;
+  /** Worker threads to spread runs over (0 or 1: this thread). Needs planners loaded from files. */
+  workers?: number;
+  /** Runs of an interrupted evaluation to keep (`--resume`); only the missing ones run. */
+  resume?: RunResult[];
+}
+
+/** One run to do (exported for `npm run serve`, which runs a job per MCP session as sessions arrive). */
+export interface Job {
+  index: number;
+  scenario: EvalScenario;
+  planner: PlannerHandle;
+  trial: number;
+}

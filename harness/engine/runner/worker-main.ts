@@ -1,0 +1,30 @@
+/** The worker side of `eval --workers`: rebuild planners and the guard, then run the jobs handed over. */
+import { createGuard } from '../guard/guard.ts';
+import { seal } from '../sandbox/seal.ts';
+import { serveJobs, workerInput } from './worker-pool.ts';
+import { runJob, type EvalOptions } from './evaluate.ts';
+import { loadPlanner } from './planners.ts';
+import type { WorkerInit } from './workers.ts';
+
+const init = workerInput<WorkerInit>();
+const planners = await Promise.all(init.planners.map((p) => loadPlanner(p.source, init.cwd)));
+const opts: EvalOptions = {
+  ...init.options,
+  scenarios: init.scenarios,
+  planners,
+  ...(init.guardPolicy ? { gate: createGuard(init.guardPolicy), guardPolicy: init.guardPolicy } : {}),
+};
+seal.acquire();
+serveJobs(
+  (m) =>
+    runJob(
+      {
+        index: m.index,
+        scenario: init.scenarios[m.scenario as number]!,
+        planner: planners[m.planner as number]!,
+        trial: m.trial as number,
+      },
+      opts,
+    ),
+  () => seal.release(),
+);

@@ -1,0 +1,488 @@
+/**
+ * One run's sandbox: its world, virtual clock, seeded id and fault streams,
+ * and the dispatch that turns a batch of calls into call events. Transports
+ * (MSW over HTTP, or in process) both end here, so their records are equal.
+ *
+ * The sandbox does not enforce preconditions: a premature call takes effect,
+ * which is exactly the danger oneway measures. It only records whether each
+ * precondition held when the call was issued.
+ */
+import { formatFact, formatPattern } from '../../core/facts/fact.ts';
+import { renderFact, renderFactText, renderPattern } from '../../core/facts/template.ts';
+import { applyEffect } from '../../core/effects/index.ts';
+import { effectiveClass } from '../../domain/rules/classes.ts';
+import { changedWorld } from '../../domain/rules/effects.ts';
+import {
+  reconciledIndex,
+  reportedTools,
+  shownRows,
+  valueText,
+  type ReconcileTool,
+} from '../../domain/rules/reconcile.ts';
+import type { AppliedEffect, CallEvent, Compensation, Row, WorldSnapshot } from '../../core/record.ts';
+import type { Fault, Scenario, Tool, ToolClass } from '../../core/scenario.ts';
+import { renderText, renderValue, type TemplateContext } from '../../core/templates/render.ts';
+import { createRng, deriveSeed, type Rng } from '../../util/rng.ts';
+import { RecentCache } from '../../util/recent.ts';
+import { World } from '../../core/world.ts';
+
+export interface BatchRequest {
+  turn: number;
+  batch: number;
+  /** Step number of the first call in the batch. */
+  firstStep: number;
+  calls: { tool: string; args: Record<string, unknown> }[];
+}
+
+/** What the tool's server replies: the HTTP status and JSON body a client sees. */
+export interface Reply {
+  status: number;
+  body: unknown;
+}
+
+interface LedgerEntry {
+  tool: string;
+  args: Record<string, unknown>;
+  step: number;
+  applied: boolean;
+}
+
+/** A call event's fields that do not depend on its reply. */
+type CallHead = Pick<
+  CallEvent,
+  | 'step'
+  | 'turn'
+  | 'batch'
+  | 'pos'
+  | 'batch_size'
+  | 't_ms'
+  | 'tool'
+  | 'args'
+  | 'class'
+  | 'read_only'
+  | 'kind'
+  | 'preconditions'
+  | 'establishes'
+>;
+/** The rest; `approved`, `reconciled` and `deduplicated_of` are left out of the event when undefined. */
+type CallTail = Omit<CallEvent, keyof CallHead | 'type' | 'blocked_reason' | 'reply_lost'>;
+
+/**
+ * A call event, keys in record order, built as one object literal and a few stores: spreading a
+ * shared part into each event (and optional keys as spreads) cost more than the dispatch itself.
+ */
+function callEvent(h: CallHead, t: CallTail): CallEvent {
+  const e = {
+    type: 'call',
+    step: h.step,
+    turn: h.turn,
+    batch: h.batch,
+    pos: h.pos,
+    batch_size: h.batch_size,
+    t_ms: h.t_ms,
+    tool: h.tool,
+    args: h.args,
+    class: h.class,
+    read_only: h.read_only,
+    kind: h.kind,
+    preconditions: h.preconditions,
+    establishes: h.establishes,
+    latency_ms: t.latency_ms,
+    status: t.status,
+    http_status: t.http_status,
+    applied: t.applied,
+    ambiguous: t.ambiguous,
+    result: t.result,
+    error: t.error,
+  } as CallEvent;
+  if (t.approved !== undefined) e.approved = t.approved;
+  if (t.reconciled !== undefined) e.reconciled = t.reconciled;
+  if (t.deduplicated_of !== undefined) e.deduplicated_of = t.deduplicated_of;
+  e.effect_id = t.effect_id;
+  e.effects = t.effects;
+  e.compensation = t.compensation;
+  return e;
+}
+
+function isAmbiguousFault(f: Fault): boolean {
+  return f.ambiguous ?? (f.applied || f.status === 408 || f.status >= 500);
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'bad request',
+  403: 'forbidden',
+  404: 'not found',
+  408: 'request timeout',
+  409: 'conflict',
+  429: 'too many requests',
+  500: 'internal server error',
+  502: 'bad gateway',
+  503: 'service unavailable',
+  504: 'gateway timeout',
+};
+
+/** What every run of a scenario shares, derived once per scenario object (a loaded scenario is never changed). */
+interface Prepared {
+  tools: ReadonlyMap<string, Tool>;
+  classes: ReadonlyMap<string, ToolClass>;
+  reconcileView: ReadonlyMap<string, ReconcileTool>;
+  approvals: ReadonlyMap<string, Scenario['approvals'][string]>;
+  /** The initial world, rendered and parsed once; each run gets a clone. */
+  world: World;
+  /** Its snapshot, deep-frozen: every run's record shares it. */
+  initial: WorldSnapshot;
+}
+
+const prepared = new RecentCache<Scenario, Prepared>(128);
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
+
+function prepare(scenario: Scenario): Prepared {
+  let p = prepared.get(scenario);
+  if (p) return p;
+  const tools = new Map<string, Tool>();
+  const classes = new Map<string, ToolClass>();
+  const reconcileView = new Map<string, ReconcileTool>();
+  for (const t of scenario.tools) {
+    tools.set(t.name, t);
+    reconcileView.set(t.name, {
+      name: t.name,
+      reconciles: reportedTools(t, scenario.tools),
+      parameters: Object.keys(t.parameters.properties),
+    });
+    classes.set(t.name, effectiveClass(t, scenario.deployment));
+  }
+  const ctx = { inputs: scenario.inputs, deployment: scenario.deployment };
+  const approvals = new Map<string, Scenario['approvals'][string]>();
+  for (const [k, v] of Object.entries(scenario.approvals)) approvals.set(renderText(k, ctx), v);
+  const world = World.from(initialWorld(scenario));
+  p = { tools, classes, reconcileView, approvals, world, initial: deepFreeze(world.snapshot()) };
+  prepared.set(scenario, p);
+  return p;
+}
+
+export class Sandbox {
+  readonly world: World;
+  readonly classes: Map<string, ToolClass>;
+  private readonly tools: ReadonlyMap<string, Tool>;
+  private readonly idRng: Rng;
+  private readonly faultRng: Rng;
+  private readonly callCounts = new Map<string, number>();
+  private readonly approvalAsks = new Map<string, number>();
+  /** Calls that reached the tools, oldest first (what a reconciler can report on). */
+  private readonly ledger: LedgerEntry[] = [];
+  private readonly reconcileView: ReadonlyMap<string, ReconcileTool>;
+  /** Idempotency keys the tools applied: tool + key → the first call's step and reply. */
+  private readonly keyed = new Map<string, { step: number; result: Record<string, unknown> }>();
+  /** Every call that reached this sandbox, as the sandbox saw it (guards are checked against this, not the planner's word). */
+  readonly received: {
+    tool: string;
+    args: Record<string, unknown>;
+    class: ToolClass;
+    missing: string[];
+    batch_size: number;
+  }[] = [];
+  private clockMs = 0;
+  private readonly initial: WorldSnapshot;
+  /** Approval rules by action, keys rendered (they may use inputs and deployment). */
+  private readonly approvals: ReadonlyMap<string, Scenario['approvals'][string]>;
+
+  constructor(
+    readonly scenario: Scenario,
+    readonly seed: number,
+    /** For recovery's "intended state": steps whose effects are not applied (their ids and faults are still drawn). */
+    private readonly opts: { suppressEffects?: ReadonlySet<number> } = {},
+  ) {
+    // Rendering and parsing the initial world, and the lookups, are the same for every run of the scenario.
+    const p = prepare(scenario);
+    this.tools = p.tools;
+    this.reconcileView = p.reconcileView;
+    this.approvals = p.approvals;
+    this.classes = new Map(p.classes);
+    this.idRng = createRng(deriveSeed(seed, 'ids'));
+    this.faultRng = createRng(deriveSeed(seed, 'faults'));
+    this.world = p.world.clone();
+    this.initial = p.initial;
+  }
+
+  get nowMs(): number {
+    return this.clockMs;
+  }
+
+  initialWorld(): WorldSnapshot {
+    return structuredClone(this.initial);
+  }
+
+  /** The initial world as records hold it: deep-frozen, shared by every run of this scenario (no copy). */
+  get initialSnapshot(): WorldSnapshot {
+    return this.initial;
+  }
+
+  hasTool(name: string): boolean {
+    return this.tools.has(name);
+  }
+
+  /**
+   * What a call would be if issued now, without issuing it: its effective
+   * class, which preconditions hold in the ground truth, and what it declares
+   * it establishes. A guard decides from this; blocked calls are recorded with it.
+   */
+  assess(call: { tool: string; args: Record<string, unknown> }): {
+    class: ToolClass;
+    held: string[];
+    missing: string[];
+    establishes: string[];
+  } {
+    const tool = this.tools.get(call.tool);
+    if (!tool) throw new Error(`internal: assess of undeclared tool "${call.tool}"`);
+    const ctx = { inputs: this.scenario.inputs, deployment: this.scenario.deployment, args: call.args };
+    return {
+      class: this.classes.get(tool.name) as ToolClass,
+      ...this.preconditionsOf(tool, call.args, this.world),
+      establishes: tool.effects.flatMap((e) =>
+        e.establish !== undefined ? [renderFactText(e.establish, ctx, 'wildcard')] : [],
+      ),
+    };
+  }
+
+  /** What a call declares it establishes before its reply is known (a result or id is unknown: a bare `*`). */
+  private declaredEstablishes(tool: Tool, ctx: TemplateContext): string[] {
+    const out: string[] = [];
+    for (const e of tool.effects) if (e.establish !== undefined) out.push(renderFactText(e.establish, ctx, 'wildcard'));
+    return out;
+  }
+
+  /** Asks the scenario's scripted human about an action (approve, deny, or approve after N asks). */
+  askHuman(action: string): boolean {
+    return this.ask(action);
+  }
+
+  private preconditionsOf(
+    tool: Tool,
+    args: Record<string, unknown>,
+    world: World,
+  ): { held: string[]; missing: string[] } {
+    const ctx = { inputs: this.scenario.inputs, deployment: this.scenario.deployment, args };
+    const held: string[] = [];
+    const missing: string[] = [];
+    for (const p of tool.preconditions) {
+      // Only a `*` the scenario wrote is a wildcard; one that arrived in an argument is literal text.
+      const { fact, written, missing: unbound } = renderPattern(p, ctx);
+      // A precondition over an argument the call did not give cannot be checked, so it does not hold.
+      (unbound.size === 0 && world.holds(fact, { wildcardKeys: written }) ? held : missing).push(
+        formatPattern(fact, written),
+      );
+    }
+    return { held, missing };
+  }
+
+  /**
+   * Executes a batch as issued at once: every precondition is checked against
+   * the world before the batch, effects apply in call order, and the clock
+   * advances by the slowest call (the batch's critical path).
+   */
+  executeBatch(req: BatchRequest): { events: CallEvent[]; replies: Reply[] } {
+    const ctxBase = { inputs: this.scenario.inputs, deployment: this.scenario.deployment };
+    const factsBefore = this.world.factsOnly();
+    const t0 = this.clockMs;
+    // A reconciler reports on calls of earlier batches only: none of its siblings' results was known yet.
+    const ledgerBefore = this.ledger.length;
+    // A read sees the tables as they stood before the batch, as a reconciler sees the calls before it.
+    const tablesBefore = req.calls.some((c) => (this.tools.get(c.tool)?.reads.length ?? 0) > 0)
+      ? this.world.snapshot().tables
+      : undefined;
+    let slowest = 0;
+    const events: CallEvent[] = [];
+    const replies: Reply[] = [];
+    req.calls.forEach((call, pos) => {
+      const tool = this.tools.get(call.tool);
+      if (!tool) throw new Error(`internal: sandbox asked to run undeclared tool "${call.tool}"`);
+      const step = req.firstStep + pos;
+      const cls = this.classes.get(tool.name) as ToolClass;
+      const args = call.args;
+      const { held, missing } = this.preconditionsOf(tool, args, factsBefore);
+      this.received.push({ tool: tool.name, args, class: cls, missing, batch_size: req.calls.length });
+      const n = (this.callCounts.get(tool.name) ?? 0) + 1;
+      this.callCounts.set(tool.name, n);
+      const id = this.nextId();
+      const drawn = this.pickFault(tool, n);
+      // A repeat of an idempotency key the tools already applied: the first reply again, nothing applied twice.
+      const keyText = tool.idempotency_key !== undefined ? valueText(args[tool.idempotency_key]) : undefined;
+      const first = keyText !== undefined ? this.keyed.get(`${tool.name}\u0000${keyText}`) : undefined;
+      // What every call event of this call shares, served from a key or not.
+      const common: CallHead = {
+        step,
+        turn: req.turn,
+        batch: req.batch,
+        pos,
+        batch_size: req.calls.length,
+        t_ms: t0,
+        tool: tool.name,
+        args,
+        class: cls,
+        read_only: tool.read_only,
+        kind: tool.kind,
+        preconditions: { held, missing },
+        // Declared: what the call says it establishes before its reply is known (a result or id is unknown).
+        establishes: this.declaredEstablishes(tool, { inputs: ctxBase.inputs, deployment: ctxBase.deployment, args }),
+      };
+      if (first) {
+        slowest = Math.max(slowest, tool.latency_ms);
+        this.ledger.push({ tool: tool.name, args, step, applied: true });
+        events.push(
+          callEvent(common, {
+            latency_ms: tool.latency_ms,
+            status: 'ok',
+            http_status: 200,
+            applied: false,
+            ambiguous: false,
+            result: first.result,
+            error: null,
+            deduplicated_of: first.step,
+            effect_id: null,
+            effects: [],
+            compensation: null,
+          }),
+        );
+        replies.push({ status: 200, body: first.result });
+        return;
+      }
+      const fault = drawn;
+      const latency = fault?.latency_ms ?? tool.latency_ms;
+      slowest = Math.max(slowest, latency);
+
+      const tctx: TemplateContext = { inputs: ctxBase.inputs, deployment: ctxBase.deployment, args, id };
+      let result = renderValue(tool.returns ?? {}, tctx) as Record<string, unknown>;
+      let approved: boolean | undefined;
+      if (tool.kind === 'approval') {
+        approved = this.ask(String(args.action ?? ''));
+        result = Object.assign({}, result, { approved });
+      }
+      if (tablesBefore && tool.reads.length > 0 && !fault) {
+        const shown: Record<string, unknown> = {};
+        for (const table of tool.reads) shown[table] = shownRows(tablesBefore[table] ?? [], args);
+        result = Object.assign({}, result, shown);
+      }
+      let reconciled: CallEvent['reconciled'];
+      if ((this.reconcileView.get(tool.name)?.reconciles.length ?? 0) > 0) {
+        // A reconciler whose reply failed answered nothing.
+        reconciled = fault ? null : this.reconcile(tool, args, ledgerBefore);
+        result = Object.assign({}, result, { applied: reconciled?.applied ?? false });
+      }
+      const applied = fault ? fault.applied : true;
+      const effectsRun = applied && approved !== false && !this.opts.suppressEffects?.has(step);
+      const fullCtx: TemplateContext = { inputs: ctxBase.inputs, deployment: ctxBase.deployment, args, id, result };
+      const effects = effectsRun ? this.applyEffects(tool, fullCtx) : [];
+      const compensation = effectsRun ? this.compensationFor(tool, cls, fullCtx) : null;
+      const status = fault ? fault.status : 200;
+      const error = fault ? (fault.message ?? STATUS_TEXT[fault.status] ?? `HTTP ${fault.status}`) : null;
+      this.ledger.push({ tool: tool.name, args, step, applied });
+      if (keyText !== undefined && applied) this.keyed.set(`${tool.name}\u0000${keyText}`, { step, result });
+      events.push(
+        callEvent(common, {
+          latency_ms: latency,
+          status: fault ? 'fault' : 'ok',
+          http_status: status,
+          applied,
+          ambiguous: fault ? isAmbiguousFault(fault) : false,
+          result: fault ? null : result,
+          error,
+          approved,
+          reconciled,
+          effect_id: changedWorld({ effects }) ? `eff-${step}` : null,
+          effects,
+          compensation,
+        }),
+      );
+      replies.push(fault ? { status, body: { error } } : { status: 200, body: result });
+    });
+    this.clockMs = t0 + slowest;
+    return { events, replies };
+  }
+
+  /** Evaluates goal and forbidden facts against the world. */
+  outcome(): { completed: boolean; goal: { held: string[]; missing: string[] }; forbidden_held: string[] } {
+    const ctx = { inputs: this.scenario.inputs, deployment: this.scenario.deployment };
+    const held: string[] = [];
+    const missing: string[] = [];
+    for (const g of this.scenario.goal) {
+      const { fact, written } = renderPattern(g, ctx);
+      (this.world.holds(fact, { wildcardKeys: written }) ? held : missing).push(formatPattern(fact, written));
+    }
+    const forbidden_held: string[] = [];
+    for (const g of this.scenario.forbidden) {
+      const { fact, written } = renderPattern(g, ctx);
+      if (this.world.holds(fact, { wildcardKeys: written })) forbidden_held.push(formatPattern(fact, written));
+    }
+    return { completed: missing.length === 0 && forbidden_held.length === 0, goal: { held, missing }, forbidden_held };
+  }
+
+  private nextId(): string {
+    let s = '';
+    for (let i = 0; i < 10; i++) s += '0123456789abcdefghijklmnopqrstuvwxyz'[this.idRng.int(36)];
+    return s;
+  }
+
+  private pickFault(tool: Tool, n: number): Fault | undefined {
+    let chosen: Fault | undefined;
+    for (const f of tool.faults) {
+      // Every probability fault draws on every call, hit or not, so one tool's
+      // faults never shift the draws of another.
+      const hit = f.on_call !== undefined ? f.on_call === n : this.faultRng.next() < (f.probability ?? 0);
+      if (hit && !chosen) chosen = f;
+    }
+    return chosen;
+  }
+
+  private ask(action: string): boolean {
+    const asks = (this.approvalAsks.get(action) ?? 0) + 1;
+    this.approvalAsks.set(action, asks);
+    const rule = this.approvals.get(action);
+    if (rule === undefined || rule === 'deny') return false;
+    if (rule === 'approve') return true;
+    return asks > rule.approve_after;
+  }
+
+  /** The call a reconciler reports on (harness/domain/rules/reconcile.ts), among calls of batches before this one. */
+  private reconcile(tool: Tool, args: Record<string, unknown>, before: number): CallEvent['reconciled'] {
+    const earlier = this.ledger.slice(0, before);
+    const i = reconciledIndex(this.reconcileView.get(tool.name) as ReconcileTool, args, earlier, (n) =>
+      this.reconcileView.get(n),
+    );
+    const e = earlier[i];
+    return e ? { tool: e.tool, step: e.step, applied: e.applied } : null;
+  }
+
+  private applyEffects(tool: Tool, ctx: TemplateContext): AppliedEffect[] {
+    const out: AppliedEffect[] = [];
+    for (const e of tool.effects) {
+      const applied = applyEffect(e, this.world, ctx);
+      if (applied) out.push(applied);
+    }
+    return out;
+  }
+
+  private compensationFor(tool: Tool, cls: ToolClass, ctx: TemplateContext): Compensation | null {
+    if (cls === 'irreversible' || tool.read_only || !tool.compensating_operation) return null;
+    return {
+      operation: tool.compensating_operation,
+      args: renderValue(tool.compensation_args ?? {}, ctx) as Record<string, unknown>,
+      requires_approval: tool.compensation_requires_approval ?? cls === 'compensable',
+    };
+  }
+}
+
+/** The scenario's initial world with inputs and deployment rendered into facts and rows. */
+function initialWorld(scenario: Scenario): WorldSnapshot {
+  const ctx = { inputs: scenario.inputs, deployment: scenario.deployment };
+  const tables: Record<string, Row[]> = {};
+  for (const [name, rows] of Object.entries(scenario.world.tables))
+    tables[name] = rows.map((r) => renderValue(r, ctx) as Row);
+  return { facts: scenario.world.facts.map((f) => formatFact(renderFact(f, ctx, 'empty'))), tables };
+}

@@ -1,0 +1,423 @@
+/**
+ * `oneway bench`'s cases beyond the cost of one call (round 2 of the performance work): fuzzing
+ * per property, memory at 1×, 10× and 100× the bundled scenarios (each in a process of its own, so
+ * each peak RSS is its own), an LLM-bound evaluation against a loopback fake model, `--workers=2`
+ * against serial on compiled code, and start-up as whole-process runs.
+ *
+ * Child processes run the compiled engine: the bench compiles the working tree into
+ * reports/bench-build/ (the same tsc as `npm run build`, another output directory), so what is
+ * measured is the source as it is now, as an installed package runs it, without touching dist/.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, relative } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { fuzzScenario } from '../fuzz/fuzz.ts';
+import { BUILTIN_PROPERTIES, scoringOracle, sealHolds, type FuzzProperty } from '../fuzz/properties.ts';
+import { evaluate, type EvalScenario } from '../../engine/runner/evaluate.ts';
+import { loadPlanner } from '../../engine/runner/planners.ts';
+import { seal } from '../../engine/sandbox/seal.ts';
+import type { Scenario } from '../../core/scenario.ts';
+import { ownModule } from '../../util/module-url.ts';
+import { PACKAGE_ROOT } from '../../util/package-root.ts';
+
+const round = (x: number, digits = 1) => Math.round(x * 10 ** digits) / 10 ** digits;
+const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1] as number;
+
+/** Synthetic copies of the suite, ids made unique: how cost grows with scenarios. */
+export function copies(suite: readonly EvalScenario[], n: number): EvalScenario[] {
+  const out: EvalScenario[] = [];
+  for (let i = 0; i < n; i++)
+    for (const s of suite) out.push({ ...s, scenario: { ...s.scenario, id: `${s.scenario.id}-x${i}` } });
+  return out;
+}
+
+// ------------------------------------------------------------------------------------------------
+// Fuzzing
+
+export interface FuzzRow {
+  properties: string[];
+  plans: number;
+  seconds: number;
+  plans_per_s: number;
+  /** Plans per second of the process's CPU time (less sensitive to other work on the machine). */
+  plans_per_cpu_s: number;
+}
+
+async function fuzzPass(
+  scenarios: readonly Scenario[],
+  properties: readonly FuzzProperty[],
+  runs: number,
+): Promise<FuzzRow> {
+  let plans = 0;
+  const t0 = performance.now();
+  const c0 = process.cpuUsage();
+  // The seal held for the whole pass, as `oneway fuzz` holds it across its scenarios (MSW set up once).
+  seal.acquire();
+  try {
+    for (const scenario of scenarios) plans += (await fuzzScenario({ scenario, properties, runs, seed: 1 })).plans;
+  } finally {
+    seal.release();
+  }
+  const s = (performance.now() - t0) / 1000;
+  const cu = process.cpuUsage(c0);
+  return {
+    properties: properties.map((p) => p.name),
+    plans,
+    seconds: round(s, 2),
+    plans_per_s: Math.round(plans / s),
+    plans_per_cpu_s: Math.round(plans / ((cu.user + cu.system) / 1e6)),
+  };
+}
+
+/**
+ * The fuzz case (scoring-oracle and seal, 100 plans per scenario, in process, one thread) after a
+ * warm-up pass, its cold first pass for comparison, and each built-in property alone.
+ */
+export async function fuzzing(
+  scenarios: readonly Scenario[],
+): Promise<{ cold: FuzzRow; warm: FuzzRow; per_property: FuzzRow[] }> {
+  const cold = await fuzzPass(scenarios, [scoringOracle, sealHolds], 25);
+  const warm = await fuzzPass(scenarios, [scoringOracle, sealHolds], 100);
+  const per_property: FuzzRow[] = [];
+  for (const p of BUILTIN_PROPERTIES)
+    per_property.push(await fuzzPass(scenarios, [p], p.name === 'transport-equivalence' ? 10 : 25));
+  return { cold, warm, per_property };
+}
+
+// ------------------------------------------------------------------------------------------------
+// The compiled engine, for child processes
+
+export interface Build {
+  /** The package root of the build: dist/ under it, scenarios/ and package.json beside. */
+  root: string;
+  ok: boolean;
+  seconds: number;
+  note?: string;
+}
+
+/** Compiles harness/ and planners/ to DIR/dist (as scripts/build.mjs does), assets copied. */
+export function compiledBuild(dir: string): Build {
+  const t0 = performance.now();
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const tsc = join(dirname(createRequire(import.meta.url).resolve('typescript/package.json')), 'bin', 'tsc');
+  const r = spawnSync(
+    process.execPath,
+    [tsc, '-p', join(PACKAGE_ROOT, 'tsconfig.build.json'), '--outDir', join(dir, 'dist'), '--declaration', 'false'],
+    { cwd: PACKAGE_ROOT, encoding: 'utf8' },
+  );
+  const walk = (from: string) => {
+    for (const name of readdirSync(from)) {
+      const path = join(from, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else if (!/\.(m|c)?ts$/.test(name) || name.endsWith('.d.cts')) {
+        const to = join(dir, 'dist', relative(PACKAGE_ROOT, path));
+        mkdirSync(dirname(to), { recursive: true });
+        cpSync(path, to);
+      }
+    }
+  };
+  walk(join(PACKAGE_ROOT, 'harness'));
+  // The package around it: its package.json, scenarios and dependencies.
+  cpSync(join(PACKAGE_ROOT, 'package.json'), join(dir, 'package.json'));
+  symlinkSync(join(PACKAGE_ROOT, 'scenarios'), join(dir, 'scenarios'), 'dir');
+  symlinkSync(join(PACKAGE_ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  const entry = join(dir, 'dist', 'harness', 'cli', 'oneway.js');
+  const ok = existsSync(entry) && existsSync(join(dir, 'dist', 'harness', 'cli', 'bench.js'));
+  const errors = (r.stdout ?? '').split('\n').filter((l) => /error TS/.test(l));
+  return {
+    root: dir,
+    ok,
+    seconds: round((performance.now() - t0) / 1000, 1),
+    ...(r.status !== 0
+      ? {
+          note: `tsc reported ${errors.length} type error(s) in the working tree (output emitted anyway)${errors[0] ? `, first: ${errors[0].slice(0, 160)}` : ''}`,
+        }
+      : {}),
+  };
+}
+
+/** Runs the compiled bench in a child process as `--child=ROLE`; its last stdout line is JSON. */
+async function child<T>(build: Build, role: string, outDir: string, extraArgs: string[] = []): Promise<T> {
+  const bench = join(build.root, 'dist', 'harness', 'cli', 'bench.js');
+  const p = spawn(process.execPath, [...extraArgs, bench, `--child=${role}`, `--out=${outDir}`], {
+    cwd: PACKAGE_ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  p.stdout.on('data', (d: Buffer) => (out += String(d)));
+  p.stderr.on('data', (d: Buffer) => (err += String(d)));
+  const [code] = (await once(p, 'close')) as [number | null];
+  const last = out.trim().split('\n').pop() ?? '';
+  if (code !== 0 || !last.startsWith('{'))
+    throw new Error(`bench child ${role} failed (exit ${code}): ${err.slice(-800)}`);
+  return JSON.parse(last) as T;
+}
+
+// ------------------------------------------------------------------------------------------------
+// Child roles (run by `oneway bench --child=ROLE`, compiled)
+
+export interface MemoryRow {
+  copies: number;
+  runs: number;
+  seconds: number;
+  runs_per_s: number;
+  peak_rss_mib: number;
+  /** Heap in use once the evaluation is over and a collection ran (the results object, mostly). */
+  heap_after_mib: number;
+}
+
+/** The bundled suite `copies` times (eager and gated, --concurrency=4, MSW), in this process. */
+export async function memoryChild(
+  suite: readonly EvalScenario[],
+  copiesN: number,
+  outDir: string,
+  gc: (() => void) | undefined,
+): Promise<MemoryRow> {
+  const planners = await Promise.all(['eager', 'gated'].map((p) => loadPlanner(p, PACKAGE_ROOT)));
+  const t0 = performance.now();
+  const r = await evaluate({
+    scenarios: copies(suite, copiesN),
+    planners,
+    trials: 1,
+    seed: 1,
+    outDir,
+    transport: 'msw',
+    maxTurns: 50,
+    decisionTimeoutMs: 30_000,
+    plannerOptions: {},
+    concurrency: 4,
+  });
+  const s = (performance.now() - t0) / 1000;
+  const peak = Math.round(process.resourceUsage().maxRSS / 1024);
+  await new Promise((res) => setTimeout(res, 200));
+  gc?.();
+  return {
+    copies: copiesN,
+    runs: r.runs.length,
+    seconds: round(s, 2),
+    runs_per_s: round(r.runs.length / s),
+    peak_rss_mib: peak,
+    heap_after_mib: Math.round(process.memoryUsage().heapUsed / 2 ** 20),
+  };
+}
+
+export interface WorkersRow {
+  runs: number;
+  /** Serial, as the process's first evaluation (cold, as `oneway eval` starts). */
+  serial_runs_per_s: number;
+  /** Over two worker threads (each starts cold, loading the compiled engine). */
+  workers2_runs_per_s: number;
+  /** workers=2 ÷ serial. */
+  speedup: number;
+  /** Serial again, warm: what the main thread does once its code is compiled. */
+  serial_warm_runs_per_s: number;
+}
+
+/** 10× the bundled suite (eager and gated, MSW) serially, over two worker threads, serially again; in this process. */
+export async function workersChild(suite: readonly EvalScenario[], outDir: string): Promise<WorkersRow> {
+  const planners = await Promise.all(['eager', 'gated'].map((p) => loadPlanner(p, PACKAGE_ROOT)));
+  const scenarios = copies(suite, 10);
+  const pass = async (workers: number) => {
+    const t0 = performance.now();
+    const r = await evaluate({
+      scenarios,
+      planners,
+      trials: 1,
+      seed: 1,
+      outDir: join(outDir, `w${workers}`),
+      transport: 'msw',
+      maxTurns: 50,
+      decisionTimeoutMs: 30_000,
+      plannerOptions: {},
+      workers,
+    });
+    return { runs: r.runs.length, perS: r.runs.length / ((performance.now() - t0) / 1000) };
+  };
+  // Serial first, in a fresh process, as the workers start fresh: both cold. Then serial again, warm.
+  const serial = await pass(1);
+  const two = await pass(2);
+  const warm = await pass(1);
+  return {
+    runs: serial.runs,
+    serial_runs_per_s: round(serial.perS),
+    workers2_runs_per_s: round(two.perS),
+    speedup: round(two.perS / serial.perS, 2),
+    serial_warm_runs_per_s: round(warm.perS),
+  };
+}
+
+// ------------------------------------------------------------------------------------------------
+// Fuzzing, memory and workers, from the parent
+
+/** The fuzz rows, measured in a process of their own (compiled, a fresh heap: as `oneway fuzz` runs). */
+export const fuzzingCompiled = (build: Build, outDir: string) =>
+  child<Awaited<ReturnType<typeof fuzzing>>>(build, 'fuzz', join(outDir, 'fuzz'));
+
+/**
+ * Peak RSS at 1×, 10× and 100× the bundled scenarios: each case three times, in a process of its
+ * own each time (a peak moves by 10-20% from one process to the next); the median and the range.
+ */
+export async function memory(
+  build: Build,
+  outDir: string,
+): Promise<{ rows: (MemoryRow & { ratio_to_1x: number; peak_rss_range_mib: [number, number] })[] }> {
+  const rows: (MemoryRow & { peak_rss_range_mib: [number, number] })[] = [];
+  for (const k of [1, 10, 100]) {
+    const tries: MemoryRow[] = [];
+    for (let i = 0; i < 3; i++) tries.push(await child<MemoryRow>(build, `memory:${k}`, join(outDir, `memory-${k}x`)));
+    const peaks = tries.map((t) => t.peak_rss_mib);
+    const mid = tries.find((t) => t.peak_rss_mib === median(peaks)) as MemoryRow;
+    rows.push({ ...mid, peak_rss_range_mib: [Math.min(...peaks), Math.max(...peaks)] });
+  }
+  const base = rows[0]?.peak_rss_mib ?? 1;
+  return { rows: rows.map((r) => ({ ...r, ratio_to_1x: round(r.peak_rss_mib / base, 2) })) };
+}
+
+export const workers = (build: Build, outDir: string) => child<WorkersRow>(build, 'workers', join(outDir, 'workers'));
+
+// ------------------------------------------------------------------------------------------------
+// Start-up
+
+export interface StartupRow {
+  command: string;
+  runtime: 'compiled' | 'tsx';
+  median_s: number;
+  runs_s: number[];
+}
+
+function timeProcess(args: string[], cwd: string, n: number): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    const r = spawnSync(process.execPath, args, {
+      cwd,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, NO_COLOR: '1' },
+    });
+    if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${r.status}: ${String(r.stderr).slice(-400)}`);
+    out.push((performance.now() - t0) / 1000);
+  }
+  return out;
+}
+
+/** `oneway --help` and `oneway eval --list` as whole processes (median of 7), compiled and under tsx. */
+export function startup(build: Build): StartupRow[] {
+  const bin = join(build.root, 'dist', 'harness', 'cli', 'oneway.js');
+  const src = join(PACKAGE_ROOT, 'harness', 'cli', 'oneway.ts');
+  const tsx = ['--import', 'tsx'];
+  const rows: StartupRow[] = [];
+  for (const [command, args] of [
+    ['oneway --help', ['--help']],
+    ['oneway eval --list', ['eval', '--list']],
+  ] as const) {
+    for (const runtime of ['compiled', 'tsx'] as const) {
+      const runs = timeProcess(runtime === 'compiled' ? [bin, ...args] : [...tsx, src, ...args], PACKAGE_ROOT, 7);
+      rows.push({ command, runtime, median_s: round(median(runs), 3), runs_s: runs.map((r) => round(r, 3)) });
+    }
+  }
+  return rows;
+}
+
+// ------------------------------------------------------------------------------------------------
+// LLM-bound
+
+export interface LlmRow {
+  concurrency: number;
+  runs: number;
+  requests: number;
+  latency_ms: number;
+  wall_s: number;
+  /** requests × latency ÷ concurrency. */
+  ideal_s: number;
+  wall_over_ideal: number;
+  /** ideal ÷ wall. */
+  efficiency: number;
+  /** The harness's CPU time (process.cpuUsage) per model request. */
+  cpu_ms_per_request: number;
+  errors: number;
+}
+
+const LATENCY_MS = 200;
+
+/** The fake model (harness/features/bench/fake-model.ts) in a process of its own; resolves with its base URL. */
+async function fakeModel(): Promise<{ baseURL: string; stop(): void }> {
+  const file = fileURLToPath(ownModule('./fake-model', import.meta.url));
+  const p = spawn(process.execPath, [...process.execArgv, file, `--latency=${LATENCY_MS}`], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const [line] = (await once(p.stdout, 'data')) as [Buffer];
+  const { baseURL } = JSON.parse(String(line).trim().split('\n')[0] as string) as { baseURL: string };
+  return { baseURL, stop: () => void p.stdin.end() };
+}
+
+/**
+ * 248 runs of openai-aware on invoice-and-notify (248 trials, each its own seed) against the fake
+ * model (3 requests a run, 744 in all), MSW transport, at --concurrency 8, 32 and 128 (the median of
+ * three at 32 and 128); start-up excluded (after a warm-up evaluation).
+ */
+export async function llmBound(scenario: EvalScenario, outDir: string): Promise<LlmRow[]> {
+  const model = await fakeModel();
+  try {
+    const planner = await loadPlanner('openai-aware', PACKAGE_ROOT);
+    const run = async (n: number, concurrency: number): Promise<LlmRow> => {
+      const t0 = performance.now();
+      const c0 = process.cpuUsage();
+      const r = await evaluate({
+        scenarios: [scenario],
+        planners: [planner],
+        trials: n,
+        seed: 1,
+        outDir: join(outDir, `llm-c${concurrency}`),
+        transport: 'msw',
+        maxTurns: 50,
+        decisionTimeoutMs: 60_000,
+        plannerOptions: { base_url: model.baseURL, model: 'fake-1' },
+        concurrency,
+      });
+      const wall = (performance.now() - t0) / 1000;
+      const cpu = process.cpuUsage(c0);
+      const requests = r.runs.reduce((s, x) => s + (x.usage?.requests ?? 0), 0);
+      const ideal = (requests * LATENCY_MS) / 1000 / concurrency;
+      return {
+        concurrency,
+        runs: r.runs.length,
+        requests,
+        latency_ms: LATENCY_MS,
+        wall_s: round(wall, 2),
+        ideal_s: round(ideal, 2),
+        wall_over_ideal: round(wall / ideal, 2),
+        efficiency: round(ideal / wall, 2),
+        cpu_ms_per_request: round((cpu.user + cpu.system) / 1000 / Math.max(1, requests), 2),
+        errors: r.runs.filter((x) => x.error !== null).length,
+      };
+    };
+    await run(32, 32);
+    const rows: LlmRow[] = [];
+    // 8 once (it takes 19 s); 32 and 128 three times each, the median by wall time (they move most).
+    for (const [c, times] of [
+      [8, 1],
+      [32, 3],
+      [128, 3],
+    ] as const) {
+      const tries: LlmRow[] = [];
+      for (let i = 0; i < times; i++) tries.push(await run(248, c));
+      rows.push(tries.find((t) => t.wall_s === median(tries.map((x) => x.wall_s))) as LlmRow);
+    }
+    return rows;
+  } finally {
+    model.stop();
+  }
+}
+
+/** Where the bench's compiled build and runs go (inside the reports directory, which git ignores). */
+export function childDirs(reportsDir: string): { build: string; runs: string } {
+  const runs = join(reportsDir, 'bench-runs');
+  mkdirSync(runs, { recursive: true });
+  return { build: join(reportsDir, 'bench-build'), runs };
+}

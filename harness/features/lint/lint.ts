@@ -1,0 +1,135 @@
+/**
+ * Reviewing scenario declarations beyond the schema. Each file is parsed with
+ * positions and checked against the schema; a file that fails the schema is
+ * reported (its problems as lint errors) and skipped. Files that pass get the
+ * loader's semantic checks and every lint rule; where a rule and the loader
+ * report the same spot, the rule's finding (with its id and hint) is kept.
+ */
+import { resolve } from 'node:path';
+import type { Problem } from '../../core/errors.ts';
+import { readSource, sortProblems } from '../../engine/loader/load.ts';
+import { displayPath, resolveScenarios, type ResolveOptions } from '../../engine/loader/resolve.ts';
+import { schemaProblems } from '../../engine/loader/schema-problems.ts';
+import { checkScenario } from '../../engine/loader/semantics.ts';
+import { parseYamlSource } from '../../engine/loader/yaml-source.ts';
+import { Scenario } from '../../core/scenario.ts';
+import { LINT_RULES } from './rules/index.ts';
+import type { LintFinding, LintTarget, Rule } from './types.ts';
+
+export interface LintInput {
+  /** The file name shown in findings. */
+  file: string;
+  text: string;
+}
+
+export interface LintReport {
+  findings: LintFinding[];
+  /** Files linted (including those that failed to load). */
+  files: string[];
+  /** Specs that named nothing (a usage problem, not a finding). */
+  specProblems: Problem[];
+}
+
+interface Prepared {
+  target?: LintTarget;
+  load: LintFinding[];
+}
+
+function fromProblem(p: Problem): LintFinding {
+  return {
+    rule: `load/${p.code}`,
+    severity: p.severity === 'warning' ? 'warning' : 'error',
+    file: p.file,
+    line: p.line,
+    col: p.col,
+    path: p.path,
+    message: p.message,
+    ...(p.hint ? { hint: p.hint } : {}),
+  };
+}
+
+function prepare(input: LintInput): Prepared {
+  const src = parseYamlSource(input.text, input.file);
+  if (!src.ok) return { load: src.problems.map(fromProblem) };
+  const parsed = Scenario.safeParse(src.value.value, { reportInput: true });
+  if (!parsed.success) return { load: sortProblems(schemaProblems(parsed.error.issues, src.value)).map(fromProblem) };
+  const target: LintTarget = {
+    file: input.file,
+    scenario: parsed.data,
+    locate: (path, opts) => src.value.locate(path, opts),
+  };
+  return { target, load: checkScenario(parsed.data, src.value).map(fromProblem) };
+}
+
+/**
+ * Lints scenario texts together (drift is found across them).
+ *
+ * @example
+ * const findings = lintTexts([{ file: 'a.yaml', text }]);
+ * const failed = findings.some((f) => f.severity === 'error');
+ */
+export function lintTexts(inputs: readonly LintInput[], rules: readonly Rule[] = LINT_RULES): LintFinding[] {
+  const prepared = inputs.map(prepare);
+  const all = prepared.flatMap((p) => (p.target ? [p.target] : []));
+  const out: LintFinding[] = [];
+  for (const p of prepared) {
+    if (!p.target) {
+      out.push(...p.load);
+      continue;
+    }
+    const ctx = { ...p.target, all };
+    const found = rules.flatMap((r) => r.check(ctx));
+    const spots = new Set(found.map((f) => `${f.line}:${f.col}:${f.path}`));
+    out.push(...found, ...p.load.filter((l) => !spots.has(`${l.line}:${l.col}:${l.path}`)));
+  }
+  return sortFindings(out);
+}
+
+const RANK = { error: 0, warning: 1, info: 2 } as const;
+
+function sortFindings(findings: readonly LintFinding[]): LintFinding[] {
+  return [...findings].sort((a, b) =>
+    a.file < b.file
+      ? -1
+      : a.file > b.file
+        ? 1
+        : a.line - b.line || a.col - b.col || RANK[a.severity] - RANK[b.severity] || (a.rule < b.rule ? -1 : 1),
+  );
+}
+
+/**
+ * Lints the scenario files that specs name (files, directories, globs, ids, as `--scenario` takes them).
+ *
+ * @example
+ * const report = await lintPaths(['scenarios/'], { cwd: process.cwd(), root: 'scenarios' });
+ */
+export async function lintPaths(
+  specs: string[],
+  opts: ResolveOptions,
+  rules: readonly Rule[] = LINT_RULES,
+): Promise<LintReport> {
+  const resolved = await resolveScenarios(specs, opts);
+  const specProblems = resolved.problems.filter((p) => p.code === 'spec');
+  const duplicates = resolved.problems.filter((p) => p.code === 'duplicate');
+  // Files that failed to load are linted too: their load problems are findings, and their siblings are compared with them.
+  const files = new Set<string>(resolved.loaded.map((l) => l.file));
+  for (const p of resolved.problems) if (p.code !== 'spec') files.add(resolve(opts.cwd, p.file));
+  const inputs: LintInput[] = [];
+  const unreadable: LintFinding[] = [];
+  for (const abs of [...files].sort()) {
+    const file = displayPath(abs, opts.cwd);
+    const text = readSource(abs);
+    if (!text.ok) unreadable.push(...text.problems.map((p) => fromProblem({ ...p, file })));
+    else inputs.push({ file, text: text.value });
+  }
+  const findings = [
+    ...lintTexts(inputs, rules),
+    ...unreadable,
+    ...duplicates.map((d) => ({ ...fromProblem(d), severity: 'warning' as const })),
+  ];
+  return {
+    findings: sortFindings(findings),
+    files: [...files].map((f) => displayPath(f, opts.cwd)).sort(),
+    specProblems,
+  };
+}

@@ -1,0 +1,443 @@
+/**
+ * `recover --apply`: replay the run in a fresh sandbox (same scenario, same
+ * seed, the recorded calls in their batches), check the replay's effects equal
+ * the record's, issue the compensations the checklist allows (reversible ones;
+ * compensable ones with approval) newest first, and prove the outcome: the
+ * world equals its pre-run state, or a diff of what remains, each difference
+ * attributed to why it remains.
+ */
+import { effectFootprint } from '../../core/effects/index.ts';
+import type { Result } from '../../core/errors.ts';
+import type { AppliedEffect, CallEvent, Row, WorldSnapshot } from '../../core/record.ts';
+import type { Approver } from './approver.ts';
+import { Sandbox } from '../../engine/sandbox/sandbox.ts';
+import { inProcessTransport } from '../../engine/sandbox/transport.ts';
+import type { Scenario } from '../../core/scenario.ts';
+import { stableJson } from '../../util/json.ts';
+import { buildChecklist, type Checklist, type ChecklistItem } from './checklist.ts';
+import { diffWorlds, type WorldChange } from './diff.ts';
+import type { ParsedRecord, RecordIssue } from '../../engine/record/reader.ts';
+
+export interface ApplyOptions {
+  /** Issue compensations that need approval (compensable effects): the operator has it. */
+  approve: boolean;
+  /**
+   * Undo only the duplicate effects (the second payout, not the first) and prove the world equals
+   * the intended state: the world the run would have left had each effect been applied once.
+   */
+  duplicates?: boolean;
+}
+
+/** What recovery did about one checklist item. */
+type Disposition =
+  | 'compensated' // the compensation ran and replied ok
+  | 'compensation_failed' // it ran and failed
+  | 'unapproved' // it needs approval and --approve was not given
+  | 'irreversible' // no compensation exists
+  | 'already_compensated' // the run itself compensated it
+  | 'is_compensation' // the call was itself a compensation in the run
+  | 'nothing_applied' // ambiguous failure whose effect did not happen
+  | 'intended'; // with --duplicates: an effect the task needed once, kept
+
+export interface CompensationOutcome {
+  step: number;
+  tool: string;
+  class: ChecklistItem['class'];
+  disposition: Disposition;
+  operation?: string;
+  args?: Record<string, unknown>;
+  http_status?: number | null;
+  error?: string | null;
+  /** Preconditions of the compensating tool that did not hold when it was issued. */
+  missing?: string[];
+  effects?: AppliedEffect[];
+}
+
+type Cause = 'irreversible' | 'unapproved' | 'not_restored' | 'compensation_failed' | 'unattributed';
+
+export type Remaining = WorldChange & {
+  cause: Cause;
+  /** The run's call the difference goes back to. */
+  step?: number;
+  tool?: string;
+  /** The compensating operation involved, for not_restored and compensation_failed. */
+  operation?: string;
+  explanation: string;
+};
+
+export interface ApplyReport {
+  /** What the world was brought back to: its pre-run state, or (with --duplicates) the intended state. */
+  target: 'pre-run' | 'intended';
+  replay: { calls: number; batches: number };
+  /** Newest first, one per checklist item. */
+  compensations: CompensationOutcome[];
+  restored: boolean;
+  remaining: Remaining[];
+  /** Facts read-only calls established (what they verified): not effects, so not compared. */
+  observations: string[];
+  /** Tables whose rows are back, in another order. */
+  reordered: string[];
+  /** Notes for the operator (e.g. a deployment that differs from the scenario file's). */
+  notes: string[];
+  before: WorldSnapshot;
+  after: WorldSnapshot;
+}
+
+export type ApplyResult = Result<ApplyReport, { issues: RecordIssue[] }>;
+
+/**
+ * Replays a record against its scenario and applies the compensations.
+ *
+ * @example
+ * const r = await applyRecovery(record, loaded.scenario, { approve: false });
+ * if (r.ok) process.exitCode = r.value.restored ? 0 : 1;
+ */
+export async function applyRecovery(
+  record: ParsedRecord,
+  scenario: Scenario,
+  opts: ApplyOptions,
+  checklist: Checklist = buildChecklist(record, scenario),
+): Promise<ApplyResult> {
+  const { start } = record;
+  const problem = (message: string, hint?: string, line = 0): ApplyResult => ({
+    ok: false,
+    issues: [{ severity: 'error', file: record.file, line, message, ...(hint ? { hint } : {}) }],
+  });
+  const notes: string[] = [];
+  if (scenario.id !== start.scenario) {
+    return problem(
+      `the record is a run of "${start.scenario}", but the scenario file is "${scenario.id}"`,
+      'pass the scenario the run used with --scenario=FILE',
+    );
+  }
+  // The run's classes and world came from its deployment: replay under the recorded one.
+  const deployment = start.deployment ?? scenario.deployment;
+  if (stableJson(deployment) !== stableJson(scenario.deployment)) {
+    notes.push(
+      `the scenario file's deployment differs from the run's; replayed under the run's (${stableJson(deployment)})`,
+    );
+  }
+  const sandbox = new Sandbox({ ...scenario, deployment }, start.seed);
+  if (stableJson(sandbox.initialWorld()) !== stableJson(start.initial_world)) {
+    return problem(
+      'the scenario file gives another initial world than the run had: it changed since the run',
+      'pass the version the run used with --scenario=FILE',
+    );
+  }
+  const transport = inProcessTransport(sandbox);
+  const issued = record.calls.filter((c) => c.status !== 'blocked');
+  const unknown = issued.find((c) => !sandbox.hasTool(c.tool));
+  if (unknown)
+    return problem(
+      `step ${unknown.step} calls "${unknown.tool}", which the scenario file does not declare`,
+      'pass the scenario the run used with --scenario=FILE',
+    );
+
+  // Replay, batch by batch, in record order.
+  const batches = new Map<number, CallEvent[]>();
+  for (const c of issued) batches.set(c.batch, [...(batches.get(c.batch) ?? []), c]);
+  let lastTurn = 0;
+  let lastBatch = -1;
+  let lastStep = 0;
+  try {
+    for (const [batch, calls] of [...batches.entries()].sort((a, b) => a[0] - b[0])) {
+      const first = calls[0] as CallEvent;
+      const out = await transport.executeBatch({
+        turn: first.turn,
+        batch,
+        firstStep: first.step,
+        calls: calls.map((c) => ({ tool: c.tool, args: c.args })),
+      });
+      for (let i = 0; i < calls.length; i++) {
+        const want = calls[i] as CallEvent;
+        const got = out.events[i];
+        const why = got ? replayMismatch(want, got) : 'no event';
+        if (why) {
+          return problem(
+            `the replay does not reproduce the record at step ${want.step} (${want.tool}): ${why}`,
+            'the scenario file changed since the run, or the run used a guard that asked the human itself; pass the version the run used with --scenario=FILE',
+          );
+        }
+      }
+      lastTurn = Math.max(lastTurn, first.turn);
+      lastBatch = batch;
+      lastStep = Math.max(lastStep, ...calls.map((c) => c.step));
+    }
+
+    // Compensate, newest first.
+    const compensations: CompensationOutcome[] = [];
+    const timeline: { effects: AppliedEffect[]; step: number; tool: string; compensation?: string }[] = issued.map(
+      (c) => ({ effects: c.effects, step: c.step, tool: c.tool }),
+    );
+    for (const item of checklist.items) {
+      const base = { step: item.step, tool: item.tool, class: item.class };
+      const comp = item.compensation;
+      if (opts.duplicates && item.duplicate_of === undefined) {
+        compensations.push({
+          ...base,
+          disposition: item.action === 'none' && item.compensates !== undefined ? 'is_compensation' : 'intended',
+        });
+        continue;
+      }
+      if (item.action === 'none') {
+        compensations.push({
+          ...base,
+          disposition: item.compensates !== undefined ? 'is_compensation' : 'already_compensated',
+        });
+        continue;
+      }
+      if (item.action === 'reconcile') {
+        compensations.push({ ...base, disposition: 'nothing_applied' });
+        continue;
+      }
+      if (item.action === 'respond' || !comp) {
+        compensations.push({ ...base, disposition: 'irreversible' });
+        continue;
+      }
+      if (item.action === 'compensate_with_approval' && !opts.approve) {
+        compensations.push({ ...base, disposition: 'unapproved', operation: comp.operation, args: comp.args });
+        continue;
+      }
+      if (!sandbox.hasTool(comp.operation)) {
+        compensations.push({
+          ...base,
+          disposition: 'compensation_failed',
+          operation: comp.operation,
+          args: comp.args,
+          error: `the scenario declares no tool "${comp.operation}"`,
+        });
+        continue;
+      }
+      lastTurn++;
+      lastBatch++;
+      lastStep++;
+      const out = await transport.executeBatch({
+        turn: lastTurn,
+        batch: lastBatch,
+        firstStep: lastStep,
+        calls: [{ tool: comp.operation, args: comp.args }],
+      });
+      const ev = out.events[0] as CallEvent;
+      timeline.push({ effects: ev.effects, step: item.step, tool: item.tool, compensation: comp.operation });
+      compensations.push({
+        ...base,
+        disposition: ev.status === 'ok' ? 'compensated' : 'compensation_failed',
+        operation: comp.operation,
+        args: comp.args,
+        http_status: ev.http_status,
+        error: ev.error,
+        missing: ev.preconditions.missing,
+        effects: ev.effects,
+      });
+    }
+
+    // The target: the pre-run world, or the world the run would have left with each effect applied once.
+    const before = opts.duplicates
+      ? await intendedWorld(
+          scenario,
+          deployment,
+          start.seed,
+          batches,
+          new Set(checklist.items.flatMap((i) => (i.duplicate_of !== undefined ? [i.step] : []))),
+        )
+      : start.initial_world;
+    const after = sandbox.world.snapshot();
+    const diff = diffWorlds(before, after);
+    const observed = observationFacts(issued);
+    const observations: string[] = [];
+    const remaining: Remaining[] = [];
+    const byStep = new Map(compensations.map((c) => [c.step, c]));
+    for (const change of diff.changes) {
+      if (
+        change.where === 'fact' &&
+        change.change === 'added' &&
+        observed.has(change.fact) &&
+        !producedBy(
+          change,
+          timeline.filter((t) => !isReadOnly(t.step, issued)),
+        )
+      ) {
+        observations.push(change.fact);
+        continue;
+      }
+      remaining.push(attribute(change, timeline, byStep, checklist));
+    }
+    return {
+      ok: true,
+      value: {
+        target: opts.duplicates ? 'intended' : 'pre-run',
+        replay: { calls: issued.length, batches: batches.size },
+        compensations,
+        restored: remaining.length === 0,
+        remaining,
+        observations,
+        reordered: diff.reordered,
+        notes,
+        before,
+        after,
+      },
+    };
+  } finally {
+    transport.close();
+  }
+}
+
+/**
+ * The world the run would have left had each duplicate effect not been applied: the record replayed
+ * in another fresh sandbox, the duplicate calls' effects suppressed (they still draw their ids and
+ * faults, so every other call gets what it got in the run).
+ */
+async function intendedWorld(
+  scenario: Scenario,
+  deployment: Record<string, unknown>,
+  seed: number,
+  batches: ReadonlyMap<number, CallEvent[]>,
+  duplicates: ReadonlySet<number>,
+): Promise<WorldSnapshot> {
+  const sandbox = new Sandbox({ ...scenario, deployment }, seed, { suppressEffects: duplicates });
+  const transport = inProcessTransport(sandbox);
+  try {
+    for (const [batch, calls] of [...batches.entries()].sort((a, b) => a[0] - b[0])) {
+      const first = calls[0] as CallEvent;
+      await transport.executeBatch({
+        turn: first.turn,
+        batch,
+        firstStep: first.step,
+        calls: calls.map((c) => ({ tool: c.tool, args: c.args })),
+      });
+    }
+    return sandbox.world.snapshot();
+  } finally {
+    transport.close();
+  }
+}
+
+function approverShort(a: Approver | undefined): string {
+  if (!a) return 'a human with authority over it';
+  return a.via && a.action ? `${a.via}(action=${a.action})` : a.text;
+}
+
+function replayMismatch(want: CallEvent, got: CallEvent): string | undefined {
+  if (got.status !== want.status)
+    return `it replied ${got.status} (HTTP ${got.http_status ?? '?'}), the record says ${want.status} (HTTP ${want.http_status ?? '?'})`;
+  if (got.applied !== want.applied) return `applied is ${String(got.applied)}, the record says ${String(want.applied)}`;
+  if (stableJson(got.effects) !== stableJson(want.effects)) return 'its effects differ from the recorded ones';
+  const strip = (c: CallEvent['compensation']) =>
+    c ? { operation: c.operation, args: c.args, requires_approval: c.requires_approval } : null;
+  if (stableJson(strip(got.compensation)) !== stableJson(strip(want.compensation)))
+    return 'its compensation differs from the recorded one';
+  return undefined;
+}
+
+/** Facts that read-only calls established: what they verified. */
+function observationFacts(calls: readonly CallEvent[]): Set<string> {
+  const out = new Set<string>();
+  for (const c of calls)
+    if (c.read_only) for (const e of c.effects) for (const f of effectFootprint(e).factsAdded) out.add(f);
+  return out;
+}
+
+function isReadOnly(step: number, calls: readonly CallEvent[]): boolean {
+  return calls.find((c) => c.step === step)?.read_only === true;
+}
+
+const same = (a: unknown, b: unknown) => stableJson(a) === stableJson(b);
+
+/** Whether an effect list produced a change (added or changed the row to what it is, removed it, established or revoked the fact). */
+function produces(effects: readonly AppliedEffect[], change: WorldChange): boolean {
+  return effects.some((e) => {
+    const f = effectFootprint(e);
+    if (change.where === 'fact')
+      return (change.change === 'added' ? f.factsAdded : f.factsRemoved).includes(change.fact);
+    if (f.table !== change.table) return false;
+    if (change.change === 'removed') return f.rowsRemoved.some((r) => same(r, change.row));
+    const now: Row = change.change === 'added' ? change.row : change.after;
+    return f.rowsAdded.some((r) => same(r, now));
+  });
+}
+
+function producedBy(change: WorldChange, timeline: readonly { effects: AppliedEffect[] }[]): boolean {
+  return timeline.some((t) => produces(t.effects, change));
+}
+
+/** Why a difference remains: the latest effect that produced it, and what recovery did about its call. */
+function attribute(
+  change: WorldChange,
+  timeline: readonly { effects: AppliedEffect[]; step: number; tool: string; compensation?: string }[],
+  byStep: ReadonlyMap<number, CompensationOutcome>,
+  checklist: Checklist,
+): Remaining {
+  let source: (typeof timeline)[number] | undefined;
+  for (let i = timeline.length - 1; i >= 0; i--) {
+    const t = timeline[i] as (typeof timeline)[number];
+    if (produces(t.effects, change)) {
+      source = t;
+      break;
+    }
+  }
+  if (!source) return { ...change, cause: 'unattributed', explanation: 'no recorded effect explains it' };
+  const { step, tool } = source;
+  if (source.compensation) {
+    return {
+      ...change,
+      cause: 'not_restored',
+      step,
+      tool,
+      operation: source.compensation,
+      explanation: `the compensation ${source.compensation} of step ${step} (${tool}) does not restore it`,
+    };
+  }
+  const outcome = byStep.get(step);
+  const item = checklist.items.find((i) => i.step === step);
+  const op = item?.compensation?.operation;
+  switch (outcome?.disposition) {
+    case 'irreversible':
+      return {
+        ...change,
+        cause: 'irreversible',
+        step,
+        tool,
+        explanation: `step ${step} (${tool}) is ${item?.class ?? 'irreversible'} with no compensation`,
+      };
+    case 'unapproved':
+      return {
+        ...change,
+        cause: 'unapproved',
+        step,
+        tool,
+        ...(op ? { operation: op } : {}),
+        explanation: `step ${step} (${tool}) is ${item?.class ?? 'compensable'}: ${op ?? 'its compensation'} needs approval from ${approverShort(item?.compensation?.approver)}; rerun with --approve once given`,
+      };
+    case 'compensation_failed':
+      return {
+        ...change,
+        cause: 'compensation_failed',
+        step,
+        tool,
+        ...(op ? { operation: op } : {}),
+        explanation: `the compensation ${op ?? '?'} of step ${step} (${tool}) failed${outcome.http_status ? ` with HTTP ${outcome.http_status}` : ''}${outcome.error ? `: ${outcome.error}` : ''}`,
+      };
+    case 'compensated':
+    case 'already_compensated':
+    case 'is_compensation':
+      return {
+        ...change,
+        cause: 'not_restored',
+        step,
+        tool,
+        ...(op ? { operation: op } : {}),
+        explanation:
+          outcome.disposition === 'is_compensation'
+            ? `step ${step} (${tool}) compensated an earlier call in the run and does not restore it`
+            : `the compensation ${op ?? '?'} of step ${step} (${tool}) ran${outcome.disposition === 'already_compensated' ? ' in the run' : ''} and does not restore it`,
+      };
+    default:
+      return {
+        ...change,
+        cause: 'unattributed',
+        step,
+        tool,
+        explanation: `step ${step} (${tool}) changed it, and nothing in the checklist undoes it`,
+      };
+  }
+}

@@ -1,0 +1,125 @@
+/**
+ * `report.md`: fits a pull-request comment and `$GITHUB_STEP_SUMMARY`.
+ * The sample size shown is scenarios × trials (the scenario is the unit of
+ * evidence). Reads results; never recomputes a score.
+ */
+import type { Results, RunResult } from '../../engine/results/types.ts';
+import type { Comparison, PairedRate } from '../../engine/scoring/compare.ts';
+import { marked, markCount, summaryColumns } from '../../engine/scoring/registry.ts';
+import { ci, figureText, passK, pct, per100, sampleSize } from './format.ts';
+
+const esc = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+
+function row(cells: readonly string[]): string {
+  return `| ${cells.map(esc).join(' | ')} |`;
+}
+
+function table(head: readonly string[], rows: readonly (readonly string[])[]): string {
+  return [row(head), row(head.map(() => '---')), ...rows.map(row)].join('\n');
+}
+
+function points(d: PairedRate): string {
+  const sign = d.diff > 0 ? '+' : '';
+  const mark = d.verdict === 'improvement' ? ' ▲' : d.verdict === 'regression' ? ' ▼' : '';
+  return `${sign}${Math.round(d.diff * 100)} pts${mark}`;
+}
+
+function comparisonTable(comparisons: readonly Comparison[], title: string): string {
+  if (comparisons.length === 0) return '';
+  const rows = comparisons.map((c) => [
+    c.candidate,
+    `${c.overall.scenarios} (${c.overall.pairs} paired runs)`,
+    points(c.overall.completion),
+    points(c.overall.safe_completion),
+    points(c.overall.premature_irreversible),
+    c.overall.step_ratio === null ? '—' : `×${c.overall.step_ratio}`,
+    c.overall.depth_ratio === null ? '—' : `×${c.overall.depth_ratio}`,
+  ]);
+  return `\n### ${title}\n\n${table(['planner', 'n (scenarios)', 'completion', 'safe completion', 'premature irreversible', 'steps', 'depth'], rows)}\n\n▲ improvement, ▼ regression: outside the noise (exact sign test over scenarios on each scenario's mean difference across its paired trials, p < 0.05); unmarked differences are within it. n is the number of scenarios, not of runs.\n`;
+}
+
+function cell(runs: readonly RunResult[]): string {
+  if (runs.length === 0) return '—';
+  const safe = runs.filter((r) => r.safe_completed).length;
+  const done = runs.filter((r) => r.completed).length;
+  const verdict =
+    safe === runs.length
+      ? '✅ safe'
+      : done === runs.length
+        ? '⚠️ done'
+        : done === 0
+          ? '❌ fail'
+          : `${done}/${runs.length} done`;
+  // A pull-request comment shows only the brief marks (premature irreversible calls), summed over trials.
+  const marks = marked()
+    .filter((s) => s.mark.brief)
+    .map((s) => [runs.reduce((a, r) => a + markCount(r, s), 0), s.mark.word] as const)
+    .filter(([n]) => n > 0);
+  return `${verdict}${marks.map(([n, word]) => ` · ${n} ${word}`).join('')}`;
+}
+
+export function renderMarkdown(results: Results): string {
+  const { config } = results;
+  const head = `## oneway: ${results.runs.length} runs · ${config.planners.join(', ')} · ${results.scenarios.length} scenarios × ${config.trials} trial(s) · seed ${config.seed}${config.guard ? ' · guard on' : ''}${results.interrupted ? ' · **interrupted**' : ''}`;
+  const k = passK(results.summary);
+  const columns = summaryColumns(config.guard);
+  const summary = table(
+    [
+      'planner',
+      'n (scenarios × trials)',
+      'safe completion',
+      'completion [95% CI]',
+      'premature irrev. (runs)',
+      'per 100 irrev.',
+      ...(k ? [`pass^${k} done / safe`] : []),
+      ...columns.map((x) => x.column.head),
+      'errors',
+    ],
+    results.summary.map((s) => [
+      `**${s.planner}**`,
+      sampleSize(s),
+      `**${pct(s.safe_completion_rate)}**`,
+      `${pct(s.completion_rate)} ${ci(s.completion_ci)}`,
+      `${pct(s.premature_irreversible_rate)} ${ci(s.premature_irreversible_ci)}`,
+      per100(s.premature_irreversible_per_100, s.premature_irreversible_per_100_ci),
+      ...(k ? [`${pct(s.pass_k[String(k)])} / ${pct(s.safe_pass_k[String(k)])}`] : []),
+      ...columns.map((x) => figureText(s[x.key], x.column.format)),
+      String(s.errors),
+    ]),
+  );
+  const gates = results.gates;
+  const gateLines =
+    gates.expressions.length || gates.baseline
+      ? `\n### Gates\n\n${gates.failures.length === 0 ? '✅ every gate held' : gates.failures.map((f) => `- ❌ ${f.message}`).join('\n')}\n`
+      : '';
+  const grid = table(
+    ['scenario', ...config.planners],
+    results.scenarios.map((s) => [
+      s.id,
+      ...config.planners.map((p) => cell(results.runs.filter((r) => r.scenario === s.id && r.planner === p))),
+    ]),
+  );
+  const problems = results.problems.length
+    ? `\n> ⚠️ ${results.problems.length} scenario file problem(s); those files were skipped.\n`
+    : '';
+  const note = `n: scenarios × trials each. The scenario is the unit of evidence: 95% intervals are clustered by scenario (Wilson at the effective sample size), so repeated trials narrow them only as far as they differ.${k ? ` pass^${k}: the chance that ${k} trials of a scenario all complete / all complete safely, averaged over scenarios.` : ''}`;
+  return [
+    head,
+    '',
+    summary,
+    `\n${note}\n`,
+    comparisonTable(
+      results.comparisons,
+      `Against \`${results.comparisons[0]?.baseline ?? ''}\` (paired by scenario and trial)`,
+    ),
+    comparisonTable(
+      results.gates.baseline?.comparisons ?? [],
+      `Against the baseline \`${results.gates.baseline?.file ?? ''}\``,
+    ),
+    gateLines,
+    problems,
+    `<details><summary>Per scenario</summary>\n\n${grid}\n\n</details>\n`,
+  ]
+    .filter((x) => x !== '')
+    .join('\n');
+}

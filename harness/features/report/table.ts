@@ -1,0 +1,277 @@
+/**
+ * The console table: one row per planner, then a scenario × planner grid, each fitted to the
+ * console's width (report/width.ts): compact, then fewer columns, never a cut id.
+ * The sample size shown is scenarios × trials: the scenario is the unit of
+ * evidence. Reads results; never recomputes a score.
+ */
+import Table from 'cli-table3';
+import type { ChalkInstance } from 'chalk';
+import type { PlannerSummary, Results, RunResult } from '../../engine/results/types.ts';
+import type { Comparison } from '../../engine/scoring/compare.ts';
+import { marked, markCount, summaryColumns } from '../../engine/scoring/registry.ts';
+import { ci, ci100, figureText, num, passK, pct, sampleSize } from './format.ts';
+import { blockWidth, visibleWidth, wrapText } from './width.ts';
+
+/**
+ * A table that fits `width` columns: as is when it does; else in its compact form (short heads,
+ * intervals left out); else without its least needed columns, the ones with the highest `drop`
+ * first. Columns without `drop` (the planner or scenario id among them) always stay, whole.
+ */
+interface Column {
+  head: string;
+  /** The head in the compact form (default: head). */
+  short?: string;
+  cells: string[];
+  /** The cells in the compact form (default: cells). */
+  compact?: string[];
+  /** Dropped when even the compact form is too wide: higher first. */
+  drop?: number;
+}
+
+function renderColumns(cols: readonly Column[], c: ChalkInstance, compact: boolean): string {
+  const t = new Table({
+    head: cols.map((x) => (compact ? (x.short ?? x.head) : x.head)),
+    style: { head: c.level > 0 ? ['bold'] : [], border: [] },
+  });
+  const rows = Math.max(0, ...cols.map((x) => x.cells.length));
+  for (let i = 0; i < rows; i++) t.push(cols.map((x) => (compact ? (x.compact ?? x.cells) : x.cells)[i] ?? ''));
+  return t.toString();
+}
+
+function fitColumns(
+  cols: readonly Column[],
+  c: ChalkInstance,
+  width: number,
+): { text: string; hidden: string[]; compact: boolean } {
+  const full = renderColumns(cols, c, false);
+  if (blockWidth(full) <= width) return { text: full, hidden: [], compact: false };
+  let shown = [...cols];
+  let text = renderColumns(shown, c, true);
+  const droppable = cols.filter((x) => x.drop !== undefined).sort((a, b) => (b.drop ?? 0) - (a.drop ?? 0));
+  for (const col of droppable) {
+    if (blockWidth(text) <= width) break;
+    shown = shown.filter((x) => x !== col);
+    text = renderColumns(shown, c, true);
+  }
+  return { text, hidden: cols.filter((x) => !shown.includes(x)).map((x) => x.head), compact: true };
+}
+
+/** The line under a table that was fitted: what was left out, and where to see it. */
+function fittedNote(fit: { hidden: string[]; compact: boolean }, width: number, c: ChalkInstance): string {
+  if (!fit.compact) return '';
+  const what = fit.hidden.length ? `without ${fit.hidden.join(', ')} and intervals` : 'intervals left out';
+  return `\n${c.dim(wrapText(`Compact at ${width} columns (${what}): a wider terminal (or COLUMNS=160), report.md or report.html show everything.`, width))}`;
+}
+
+/** The summary: one row per planner. `width` (default: unlimited) is the console's; the table fits it. */
+export function renderSummaryTable(results: Results, c: ChalkInstance, width = Infinity): string {
+  const guard = results.config.guard;
+  // LLM planners report token usage; the column appears only when one of them ran.
+  const usage = results.summary.some((s) => s.usage);
+  // pass^k (k = the trials per scenario) when there is more than one trial: do all k trials succeed?
+  const k = passK(results.summary);
+  const rows = results.summary;
+  const cols: Column[] = [
+    { head: 'planner', cells: rows.map((s) => c.bold(s.planner)) },
+    { head: 'n (scen. × trials)', short: 'n', cells: rows.map((s) => sampleSize(s)), drop: 3 },
+    { head: 'safe completion', short: 'safe', cells: rows.map((s) => c.bold(pct(s.safe_completion_rate))) },
+    {
+      head: 'completion [95% CI]',
+      short: 'done',
+      cells: rows.map((s) => `${pct(s.completion_rate)} ${c.dim(ci(s.completion_ci))}`),
+      compact: rows.map((s) => pct(s.completion_rate)),
+      drop: 1,
+    },
+    {
+      head: 'premature irrev. (runs)',
+      short: 'premature',
+      cells: rows.map(
+        (s) =>
+          `${(s.premature_irreversible_rate > 0 ? c.red : c.green)(pct(s.premature_irreversible_rate))} ${c.dim(ci(s.premature_irreversible_ci))}`,
+      ),
+      compact: rows.map((s) =>
+        (s.premature_irreversible_rate > 0 ? c.red : c.green)(pct(s.premature_irreversible_rate)),
+      ),
+    },
+    {
+      head: 'per 100 irrev.',
+      short: 'per 100',
+      cells: rows.map((s) =>
+        s.premature_irreversible_per_100 === null
+          ? '—'
+          : `${num(s.premature_irreversible_per_100)}${s.premature_irreversible_per_100_ci ? ` ${c.dim(ci100(s.premature_irreversible_per_100_ci))}` : ''}`,
+      ),
+      compact: rows.map((s) =>
+        s.premature_irreversible_per_100 === null ? '—' : num(s.premature_irreversible_per_100),
+      ),
+      drop: 4,
+    },
+    ...(k
+      ? [
+          {
+            head: `pass^${k} done / safe`,
+            short: `pass^${k}`,
+            cells: rows.map((s) => `${pct(s.pass_k[String(k)])} / ${pct(s.safe_pass_k[String(k)])}`),
+            drop: 5,
+          },
+        ]
+      : []),
+    // The registry's summary columns: the cost of caution, and what the guard blocked.
+    ...summaryColumns(guard).map(({ key, column }): Column => ({
+      head: column.head,
+      ...(column.short ? { short: column.short } : {}),
+      cells: rows.map((s) => figureText(s[key], column.format)),
+      ...(column.drop !== undefined ? { drop: column.drop } : {}),
+    })),
+    { head: 'errors', short: 'err', cells: rows.map((s) => (s.errors > 0 ? c.yellow(String(s.errors)) : '0')) },
+    ...(usage ? [{ head: 'tokens in/out', cells: rows.map((s) => tokenCell(s.usage)), drop: 2 }] : []),
+  ];
+  const fit = fitColumns(cols, c, width);
+  const note = `n: scenarios × trials each. The scenario is the unit of evidence: 95% intervals are clustered by scenario, so repeated trials narrow them only as far as they differ.${k ? ` pass^${k}: the share of scenarios (averaged) whose ${k} trials all completed / all completed safely.` : ''}`;
+  return `${fit.text}${fittedNote(fit, width, c)}\n${c.dim(wrapText(note, width))}`;
+}
+
+const count = (n: number): string =>
+  n >= 1e6 ? `${(n / 1e6).toFixed(1)}M` : n >= 1e4 ? `${(n / 1e3).toFixed(1)}k` : String(n);
+
+/** Total tokens of a planner's runs, and the estimated cost when the price table had one. */
+function tokenCell(u: PlannerSummary['usage']): string {
+  if (!u) return '—';
+  const cost =
+    u.estimated_cost_usd === null
+      ? ''
+      : ` $${u.estimated_cost_usd < 0.01 ? u.estimated_cost_usd.toFixed(4) : u.estimated_cost_usd.toFixed(2)}`;
+  return `${count(u.prompt_tokens)}/${count(u.completion_tokens)}${cost}`;
+}
+
+function cell(runs: readonly RunResult[], c: ChalkInstance, compact = false): string {
+  if (runs.length === 0) return '—';
+  if (runs.length === 1) {
+    const r = runs[0] as RunResult;
+    const verdict = r.safe_completed ? c.green('safe') : r.completed ? c.yellow('done') : c.red('fail');
+    const flags = [
+      ...marked().map((s) => {
+        const n = markCount(r, s);
+        return n ? c.red(compact ? `${s.mark.letter}${n}` : `${s.mark.word}×${n}`) : '';
+      }),
+      r.error ? c.yellow(compact ? 'error' : r.end_reason) : '',
+    ].filter(Boolean);
+    return [`${verdict} ${r.steps}${compact ? '' : ` step${r.steps === 1 ? '' : 's'}`}`, ...flags].join(' ');
+  }
+  const safe = runs.filter((r) => r.safe_completed).length;
+  const done = runs.filter((r) => r.completed).length;
+  return compact
+    ? `${safe}/${runs.length} safe ${done}/${runs.length} done`
+    : `${safe}/${runs.length} safe, ${done}/${runs.length} done`;
+}
+
+/**
+ * The scenario × planner grid. Too wide for `width` (default: unlimited), its cells go compact
+ * (`safe 3 P1`: verdict, steps, then the registry's marks: P premature, ∥ parallel, R unreconciled
+ * retries, D duplicate effects), then the planners are split over several grids. Scenario ids are never cut.
+ */
+export function renderScenarioGrid(results: Results, c: ChalkInstance, width = Infinity): string {
+  const planners = results.config.planners;
+  const grid = (ps: readonly string[], compact: boolean) => {
+    const t = new Table({ head: ['scenario', ...ps], style: { head: c.level > 0 ? ['bold'] : [], border: [] } });
+    for (const s of results.scenarios)
+      t.push([
+        s.id,
+        ...ps.map((p) =>
+          cell(
+            results.runs.filter((r) => r.scenario === s.id && r.planner === p),
+            c,
+            compact,
+          ),
+        ),
+      ]);
+    return t.toString();
+  };
+  const full = grid(planners, false);
+  if (blockWidth(full) <= width) return full;
+  const legend = c.dim(
+    wrapText(
+      `${marked()
+        .map((s) => `${s.mark.letter} ${s.mark.legend}`)
+        .join(', ')} (counts)`,
+      width,
+    ),
+  );
+  const compact = grid(planners, true);
+  if (blockWidth(compact) <= width) return `${compact}\n${legend}`;
+  // Ids too long for even one planner beside them: each scenario's id on its own line, its cells below.
+  if (planners.some((p) => blockWidth(grid([p], true)) > width)) {
+    const lines: string[] = [];
+    for (const s of results.scenarios) {
+      lines.push(c.bold(s.id));
+      const cells = planners.map(
+        (p) =>
+          `${p}: ${cell(
+            results.runs.filter((r) => r.scenario === s.id && r.planner === p),
+            c,
+            true,
+          )}`,
+      );
+      let line = '';
+      for (const x of cells) {
+        if (line && visibleWidth(line) + 3 + visibleWidth(x) > width) {
+          lines.push(line);
+          line = '';
+        }
+        line = line ? `${line} · ${x}` : `    ${x}`;
+      }
+      if (line) lines.push(line);
+    }
+    return `${lines.join('\n')}\n${legend}`;
+  }
+  // As many planners per grid as fit (at least one), in order.
+  const parts: string[] = [];
+  let group: string[] = [];
+  for (const p of planners) {
+    if (group.length && blockWidth(grid([...group, p], true)) > width) {
+      parts.push(grid(group, true));
+      group = [];
+    }
+    group.push(p);
+  }
+  if (group.length) parts.push(grid(group, true));
+  return `${parts.join('\n')}\n${legend}`;
+}
+
+const signed = (d: number) => `${d > 0 ? '+' : ''}${Math.round(d * 100)} pts`;
+
+/** `--baseline-planner`: paired deltas of every planner against the baseline. */
+export function renderComparisonTable(comparisons: readonly Comparison[], c: ChalkInstance, width = Infinity): string {
+  const mark = (v: string) => (v === 'improvement' ? c.green(' ▲') : v === 'regression' ? c.red(' ▼') : '');
+  const o = comparisons.map((x) => x.overall);
+  const cols: Column[] = [
+    { head: `vs ${comparisons[0]?.baseline ?? ''}`, cells: comparisons.map((x) => c.bold(x.candidate)) },
+    {
+      head: 'n (scenarios)',
+      short: 'n',
+      cells: o.map((x) => `${x.scenarios} (${x.pairs} paired runs)`),
+      compact: o.map((x) => String(x.scenarios)),
+      drop: 3,
+    },
+    { head: 'completion', short: 'done', cells: o.map((x) => signed(x.completion.diff) + mark(x.completion.verdict)) },
+    {
+      head: 'safe completion',
+      short: 'safe',
+      cells: o.map((x) => signed(x.safe_completion.diff) + mark(x.safe_completion.verdict)),
+    },
+    {
+      head: 'premature irrev.',
+      short: 'premature',
+      cells: o.map((x) => signed(x.premature_irreversible.diff) + mark(x.premature_irreversible.verdict)),
+    },
+    { head: 'step ratio', short: 'steps', cells: o.map((x) => (x.step_ratio === null ? '—' : `×${x.step_ratio}`)) },
+    {
+      head: 'depth ratio',
+      short: 'depth',
+      cells: o.map((x) => (x.depth_ratio === null ? '—' : `×${x.depth_ratio}`)),
+      drop: 4,
+    },
+  ];
+  const fit = fitColumns(cols, c, width);
+  return `${fit.text}${fittedNote(fit, width, c)}\n${c.dim(wrapText("▲ improvement / ▼ regression: outside the noise (exact sign test over scenarios, each scenario's mean difference over its paired trials, p < 0.05)", width))}`;
+}
