@@ -33,39 +33,8 @@ export { renderFact } from './core/facts/template.ts';
 export { createRng, deriveSeed, type Rng } from './util/rng.ts';
 export { scoreRecord, scoreRun } from './engine/scoring/metrics.ts';
 export { loadScenarioFile, loadScenarioText, loadPlanFile } from './engine/loader/load.ts';
-// Fuzzing: plan arbitraries for fast-check, running plans, the built-in properties and the scoring oracle.
-export {
-  planArbitrary,
-  compensationCall,
-  type PlanArbitraryOptions,
-  type PlanCall,
-} from './features/fuzz/arbitraries.ts';
-export { runPlan, runPlanner, type PlanRun, type PlanRunOptions } from './features/fuzz/run-plan.ts';
-export {
-  BUILTIN_PROPERTIES,
-  DEFAULT_PROPERTIES,
-  determinism,
-  guardSoundness,
-  rollbackCompleteness,
-  scoringOracle,
-  sealHolds,
-  transportEquivalence,
-  type FuzzProperty,
-  type PropertyContext,
-  type PropertyRun,
-  type Verdict,
-} from './features/fuzz/properties.ts';
-export { fromRecordProperty, type RecordProperty } from './features/fuzz/property-module.ts';
-export { oracleScores, type OracleScores } from './features/fuzz/oracle.ts';
-export { rollBack, type RollbackResult } from './features/fuzz/rollback.ts';
-export {
-  checkPlan,
-  fuzzScenario,
-  type Failure,
-  type FuzzFailure,
-  type FuzzOptions,
-  type FuzzReport,
-} from './features/fuzz/fuzz.ts';
+// Fuzzing: everything `oneway/fuzz` exports (plan arbitraries, running plans, properties, the oracle, rollback, shrinking).
+export * from './features/fuzz/index.ts';
 export type { PlannerHandle } from './engine/runner/run.ts';
 // Evaluating: the programmatic `oneway eval`, and the config file's shape.
 export {
@@ -112,5 +81,3 @@ export {
   type RanResults,
 } from './engine/results/build.ts';
 export { readResults, writeResults, RESULTS_FILE } from './engine/results/write.ts';
-export { planFromRun, planYaml } from './features/fuzz/plan-file.ts';
-export { shrinkPlan } from './features/fuzz/shrink.ts';

@@ -50,6 +50,18 @@ const replaying = (decisions: Decision[]): PlannerHandle => ({
   create: () => fixedPlanner([...decisions]),
 });
 
+/**
+ * A planner that checkpoints batches and decides `before` until the restart, then `after`: what a
+ * planner that remembers its completed batches does next (the call in flight is forgotten).
+ */
+const restartingWith = (name: string, before: Decision[], after: Decision[]): PlannerHandle => {
+  let created = 0;
+  return { name, checkpoint: 'batch', create: () => fixedPlanner(created++ === 0 ? before : after) };
+};
+
+/** Verify the bank details, then pay: the payout is step 2, where the restart comes. */
+const VERIFY_THEN_PAY = [call('verify_bank', { vendor: 'v1' }), call('pay', { vendor: 'v1', amount: 500 })];
+
 describe('restart faults', () => {
   it('a crash before the reply: eager pays twice without reconciling, gated reconciles and pays once', async () => {
     const s = payoutScenario({ restarts: [2] });
@@ -142,54 +154,27 @@ describe('restart faults', () => {
   it('a reconcile after the restart clears the lost reply for a scripted retry', async () => {
     const s = payoutScenario({ restarts: [2] });
     // A planner that checkpoints batches: after the restart it sees verify only, checks the payout, then pays anyway.
-    const decisions = [call('verify_bank', { vendor: 'v1' }), call('pay', { vendor: 'v1', amount: 500 })];
-    let n = 0;
-    const handle: PlannerHandle = {
-      name: 'checkpointing',
-      checkpoint: 'batch',
-      create: () =>
-        fixedPlanner(
-          n++ === 0
-            ? decisions
-            : [
-                call('payout_status', { vendor: 'v1' }),
-                call('pay', { vendor: 'v1', amount: 500 }),
-                call('notify_vendor', { vendor: 'v1' }),
-              ],
-        ),
-    };
+    const handle = restartingWith('checkpointing', VERIFY_THEN_PAY, [
+      call('payout_status', { vendor: 'v1' }),
+      call('pay', { vendor: 'v1', amount: 500 }),
+      call('notify_vendor', { vendor: 'v1' }),
+    ]);
     const r = await run(s, handle);
     // The retry follows a reconciler that reported on the lost call: no unreconciled retry, but a duplicate payout.
     expect(r).toMatchObject({ unreconciled_retries: 0, duplicate_effects: 1, restarts: 1 });
     // Without the reconciler, the same retry is unreconciled.
-    let m = 0;
-    const blind: PlannerHandle = {
-      name: 'blind',
-      checkpoint: 'batch',
-      create: () => fixedPlanner(m++ === 0 ? decisions : [call('pay', { vendor: 'v1', amount: 500 })]),
-    };
+    const blind = restartingWith('blind', VERIFY_THEN_PAY, [call('pay', { vendor: 'v1', amount: 500 })]);
     expect((await run(s, blind)).unreconciled_retries).toBe(1);
   });
 
   it('reading the state that shows the effect reconciles it: a read of the table the payout wrote', async () => {
     // No tool reconciles pay by name; list_payouts reads the payouts table that pay inserts into.
     const s = payoutScenario({ outcome: 'ledger', restarts: [2] });
-    const decisions = [call('verify_bank', { vendor: 'v1' }), call('pay', { vendor: 'v1', amount: 500 })];
-    let n = 0;
-    const reading: PlannerHandle = {
-      name: 'reading',
-      checkpoint: 'batch',
-      create: () =>
-        fixedPlanner(
-          n++ === 0
-            ? decisions
-            : [
-                call('list_payouts', { vendor: 'v1' }),
-                call('pay', { vendor: 'v1', amount: 500 }),
-                call('notify_vendor', { vendor: 'v1' }),
-              ],
-        ),
-    };
+    const reading = restartingWith('reading', VERIFY_THEN_PAY, [
+      call('list_payouts', { vendor: 'v1' }),
+      call('pay', { vendor: 'v1', amount: 500 }),
+      call('notify_vendor', { vendor: 'v1' }),
+    ]);
     const r = await run(s, reading);
     // By hand: verify (1), pay (2, applied, reply lost), restart, list_payouts (3) shows pay's row, pay (4), notify (5).
     // Step 4 follows a read that showed step 2: no unreconciled retry; the payout went out twice: 1 duplicate.
@@ -204,29 +189,19 @@ describe('restart faults', () => {
     expect(scoreRecord(r.events)).toMatchObject({ unreconciled_retries: 0, duplicate_effects: 1 });
 
     // The same retry without the read is unreconciled (1), by the scores and the oracle alike.
-    let m = 0;
-    const blind: PlannerHandle = {
-      name: 'blind',
-      checkpoint: 'batch',
-      create: () =>
-        fixedPlanner(
-          m++ === 0 ? decisions : [call('pay', { vendor: 'v1', amount: 500 }), call('notify_vendor', { vendor: 'v1' })],
-        ),
-    };
+    const blind = restartingWith('blind', VERIFY_THEN_PAY, [
+      call('pay', { vendor: 'v1', amount: 500 }),
+      call('notify_vendor', { vendor: 'v1' }),
+    ]);
     const b = await run(s, blind);
     expect(b).toMatchObject({ unreconciled_retries: 1, duplicate_effects: 1 });
     expect(oracleScores(b.events, s)).toMatchObject({ unreconciled_retries: 1 });
 
     // A read for another vendor shows nothing of v1's payout (arguments agree on no shared parameter): still unreconciled.
-    let k = 0;
-    const elsewhere: PlannerHandle = {
-      name: 'elsewhere',
-      checkpoint: 'batch',
-      create: () =>
-        fixedPlanner(
-          k++ === 0 ? decisions : [call('list_payouts', { vendor: 'v2' }), call('pay', { vendor: 'v1', amount: 500 })],
-        ),
-    };
+    const elsewhere = restartingWith('elsewhere', VERIFY_THEN_PAY, [
+      call('list_payouts', { vendor: 'v2' }),
+      call('pay', { vendor: 'v1', amount: 500 }),
+    ]);
     const e = await run(s, elsewhere);
     expect(calls(e.events)[2]).toMatchObject({
       tool: 'list_payouts',

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { formatFact, parseFact } from '../../harness/core/facts/fact.ts';
-import { oracleScores, recordedScores } from '../../harness/features/fuzz/oracle.ts';
+import { oracleScores, recordedScores, type OracleScores } from '../../harness/features/fuzz/oracle.ts';
 import { createGuard } from '../../harness/engine/guard/guard.ts';
 import type { Decision, Planner, PlannerView } from '../../harness/core/planner.ts';
 import type { CallEvent, RecordEvent } from '../../harness/core/record.ts';
@@ -186,17 +186,8 @@ function reactive(steps: Step[]): Planner {
 
 const guard = { gate: createGuard() } satisfies RunOpts;
 
-interface Scores {
-  premature: { irreversible: number; compensable: number; reversible: number };
-  parallel_irreversible: number;
-  speculative: number;
-  unreconciled_retries: number;
-  dangling_effects: number;
-  duplicate_effects: number;
-  completed: boolean;
-  safe_completed: boolean;
-  blocked: number;
-}
+/** The scores these cases check: every figure the oracle re-derives but the count of rejected calls. */
+type Scores = Omit<OracleScores, 'rejected'>;
 type Want = Partial<Omit<Scores, 'premature'>> & {
   premature?: Partial<Scores['premature']>;
   completed: boolean;

@@ -67,9 +67,7 @@ export function mergeResults(parts: readonly Results[]): Results {
         'merge only shards of one evaluation (same planners, trials, seed and options)',
       );
   }
-  const scenarios = [...new Map(parts.flatMap((p) => p.scenarios).map((s) => [s.id, s])).values()].sort((a, b) =>
-    a.id < b.id ? -1 : 1,
-  );
+  const scenarios = scenariosOf(parts);
   const seen = new Set<string>();
   for (const p of parts) {
     for (const s of p.scenarios) {
@@ -77,22 +75,38 @@ export function mergeResults(parts: readonly Results[]): Results {
     }
     for (const s of p.scenarios) seen.add(s.id);
   }
-  const order = new Map(scenarios.map((s, i) => [s.id, i]));
-  const plannerOrder = new Map(first.config.planners.map((p, i) => [p, i]));
-  const key = (r: RunResult) => [order.get(r.scenario) ?? 0, plannerOrder.get(r.planner) ?? 0, r.trial];
-  const runs = parts
-    .flatMap((p) => p.runs)
-    .sort((a, b) => {
-      const [x, y] = [key(a), key(b)];
-      for (let i = 0; i < 3; i++) if ((x[i] as number) !== (y[i] as number)) return (x[i] as number) - (y[i] as number);
-      return 0;
-    });
+  const runs = runsInOrder(parts, scenarios, first.config.planners);
   return buildResults({
     ...merged(parts),
     config: { ...first.config, scenarios: scenarios.map((s) => s.id), shard: null, ...mergedHashes(parts) },
     scenarios,
     runs,
   });
+}
+
+/** The scenarios of every part, once each, by id. */
+function scenariosOf(parts: readonly Results[]): Results['scenarios'] {
+  return [...new Map(parts.flatMap((p) => p.scenarios).map((s) => [s.id, s])).values()].sort((a, b) =>
+    a.id < b.id ? -1 : 1,
+  );
+}
+
+/** Every part's runs in an unsharded evaluation's order: by scenario, then planner, then trial. */
+function runsInOrder(
+  parts: readonly Results[],
+  scenarios: Results['scenarios'],
+  planners: readonly string[],
+): RunResult[] {
+  const order = new Map(scenarios.map((s, i) => [s.id, i]));
+  const plannerOrder = new Map(planners.map((p, i) => [p, i]));
+  const key = (r: RunResult) => [order.get(r.scenario) ?? 0, plannerOrder.get(r.planner) ?? 0, r.trial];
+  return parts
+    .flatMap((p) => p.runs)
+    .sort((a, b) => {
+      const [x, y] = [key(a), key(b)];
+      for (let i = 0; i < 3; i++) if ((x[i] as number) !== (y[i] as number)) return (x[i] as number) - (y[i] as number);
+      return 0;
+    });
 }
 
 /** What every merge takes from its parts alike: the first's tool, the earliest start, the longest wall time, any interruption, every problem and escape. */
@@ -150,19 +164,8 @@ function mergePlanners(parts: readonly Results[]): Results {
     }
   }
   const planners = parts.flatMap((p) => p.config.planners);
-  const scenarios = [...new Map(parts.flatMap((p) => p.scenarios).map((s) => [s.id, s])).values()].sort((a, b) =>
-    a.id < b.id ? -1 : 1,
-  );
-  const order = new Map(scenarios.map((s, i) => [s.id, i]));
-  const plannerOrder = new Map(planners.map((p, i) => [p, i]));
-  const key = (r: RunResult) => [order.get(r.scenario) ?? 0, plannerOrder.get(r.planner) ?? 0, r.trial];
-  const runs = parts
-    .flatMap((p) => p.runs)
-    .sort((a, b) => {
-      const [x, y] = [key(a), key(b)];
-      for (let i = 0; i < 3; i++) if ((x[i] as number) !== (y[i] as number)) return (x[i] as number) - (y[i] as number);
-      return 0;
-    });
+  const scenarios = scenariosOf(parts);
+  const runs = runsInOrder(parts, scenarios, planners);
   return buildResults({
     ...merged(parts),
     config: {

@@ -72,38 +72,13 @@ function endOfQuoted(s: string, i: number): number {
 /**
  * Reads fact text as the record prints it: `name` or `name(key=value, ...)`; a value is a
  * `"JSON string"` or bare text running to the next `,` or `)` (the record quotes any value
- * holding `, ( ) " { }`, so a bare value never holds them).
+ * holding `, ( ) " { }`, so a bare value never holds them, and reading it as a template reads it so).
  */
 function readGround(text: string): Ground {
-  const src = text.trim();
-  const open = src.indexOf('(');
-  if (open < 0) return { name: src, args: {} };
-  const name = src.slice(0, open).trim();
+  const t = parseTemplate(text);
   const args: Record<string, string> = {};
-  let i = open + 1;
-  for (;;) {
-    while (src[i] === ' ' || src[i] === '\t' || src[i] === ',') i++;
-    if (i >= src.length || src[i] === ')') break;
-    const eq = src.indexOf('=', i);
-    if (eq < 0) break;
-    const key = src.slice(i, eq).trim();
-    let j = eq + 1;
-    while (src[j] === ' ' || src[j] === '\t') j++;
-    let value: string;
-    if (src[j] === '"') {
-      const end = endOfQuoted(src, j);
-      value = JSON.parse(src.slice(j, end)) as string;
-      j = end;
-    } else {
-      const start = j;
-      while (j < src.length && src[j] !== ',' && src[j] !== ')') j++;
-      value = src.slice(start, j).trim();
-    }
-    args[key] = value;
-    while (j < src.length && src[j] !== ',' && src[j] !== ')') j++;
-    i = j;
-  }
-  return { name, args };
+  for (const [k, v] of t.args) args[k] = v.raw;
+  return { name: t.name, args };
 }
 
 const groundKey = (f: Ground): string => {
@@ -142,13 +117,21 @@ interface Template {
 
 const templateCache = new Map<string, Template>();
 
-/** Reads a fact template: bare values run to the next `,` or `)` outside `{{ }}`; `"quoted"` values are JSON strings. */
+/** Reads a fact template once (cached). */
 function readTemplate(text: string): Template {
   let t = templateCache.get(text);
   if (t) return t;
+  t = parseTemplate(text);
+  if (templateCache.size > 10_000) templateCache.clear();
+  templateCache.set(text, t);
+  return t;
+}
+
+/** Reads a fact template: bare values run to the next `,` or `)` outside `{{ }}`; `"quoted"` values are JSON strings. */
+function parseTemplate(text: string): Template {
   const src = text.trim();
   const open = src.indexOf('(');
-  t = { name: (open < 0 ? src : src.slice(0, open)).trim(), args: [] };
+  const t: Template = { name: (open < 0 ? src : src.slice(0, open)).trim(), args: [] };
   if (open >= 0) {
     let i = open + 1;
     for (;;) {
@@ -178,8 +161,6 @@ function readTemplate(text: string): Template {
       i = j;
     }
   }
-  if (templateCache.size > 10_000) templateCache.clear();
-  templateCache.set(text, t);
   return t;
 }
 
