@@ -132,8 +132,8 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       }
       const list = toolsListOf(doc);
       if (!list.ok) throw new UsageError(`${file}: ${list.message}`, list.hint);
-      tools = list.tools;
-      skipped = list.skipped;
+      tools = list.value.tools;
+      skipped = list.value.skipped;
       source = basename(file as string);
       defaultId = scenarioId(basename(file as string));
     }

@@ -20,7 +20,7 @@ function roundTrip(s: Scenario, strip = false) {
   const wire = JSON.parse(JSON.stringify(exportMcp(s))) as unknown;
   const list = toolsListOf(wire);
   if (!list.ok) throw new Error(list.message);
-  const tools = strip ? list.tools.map(({ _meta: _m, ...t }) => t) : list.tools;
+  const tools = strip ? list.value.tools.map(({ _meta: _m, ...t }) => t) : list.value.tools;
   return importMcpTools(tools, { id: s.id });
 }
 

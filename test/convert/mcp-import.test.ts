@@ -14,7 +14,7 @@ const doc = JSON.parse(readFileSync(listFile, 'utf8')) as unknown;
 function imported() {
   const list = toolsListOf(doc);
   if (!list.ok) throw new Error(list.message);
-  return importMcpTools(list.tools, { id: 'github-triage', source: 'github-tools-list.json' });
+  return importMcpTools(list.value.tools, { id: 'github-triage', source: 'github-tools-list.json' });
 }
 
 describe('MCP tools/list import', () => {
@@ -22,7 +22,7 @@ describe('MCP tools/list import', () => {
     const tools = (doc as { result: { tools: unknown[] } }).result.tools;
     for (const shape of [doc, { tools }, tools]) {
       const r = toolsListOf(shape);
-      expect(r.ok && r.tools.map((t) => t.name)).toEqual([
+      expect(r.ok && r.value.tools.map((t) => t.name)).toEqual([
         'get_issue',
         'list_pull_requests',
         'add_issue_labels',
@@ -38,8 +38,7 @@ describe('MCP tools/list import', () => {
     expect(toolsListOf({ name: 'x' })).toMatchObject({ ok: false, message: 'no tools list found' });
     expect(toolsListOf({ tools: [{ description: 'no name' }] })).toEqual({
       ok: true,
-      tools: [],
-      skipped: ['tools[0] has no name'],
+      value: { tools: [], skipped: ['tools[0] has no name'] },
     });
   });
 

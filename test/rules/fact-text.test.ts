@@ -48,9 +48,9 @@ describe('fact text', () => {
         const r = parseFact(formatFact(f));
         expect(r.ok).toBe(true);
         if (r.ok) {
-          expect(r.fact).toEqual({ name: f.name, args: { ...f.args } });
+          expect(r.value.fact).toEqual({ name: f.name, args: { ...f.args } });
           // Nothing formatted without wildcard keys reads back as a wildcard.
-          expect(r.wild).toEqual([]);
+          expect(r.value.wild).toEqual([]);
         }
       }),
       { numRuns: 500 },

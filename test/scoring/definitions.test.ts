@@ -572,11 +572,11 @@ describe('budgets and odd arguments', () => {
     for (const text of texts) {
       const p = parseFact(text);
       expect(p.ok, text).toBe(true);
-      if (p.ok) expect(formatFact(p.fact)).toBe(text);
+      if (p.ok) expect(formatFact(p.value.fact)).toBe(text);
     }
     const values = texts.map((t) => {
       const p = parseFact(t);
-      return p.ok ? Object.values(p.fact.args)[0] : undefined;
+      return p.ok ? Object.values(p.value.fact.args)[0] : undefined;
     });
     expect(values).toContain('x{');
     expect(values).toContain('Thanks :-}');

@@ -4,8 +4,9 @@
  * argument of the pattern is present in the fact with the same value (or `*`).
  *
  * @example
- * parseFact('email_sent(to=bob@acme.example)') // { ok: true, fact: { name: 'email_sent', args: { to: 'bob@acme.example' } } }
+ * parseFact('email_sent(to=bob@acme.example)') // { ok: true, value: { fact: { name: 'email_sent', args: { to: 'bob@acme.example' } }, wild: [] } }
  */
+import type { Result } from '../errors.ts';
 import { sortStrings } from '../../util/sort.ts';
 
 export interface Fact {
@@ -17,7 +18,7 @@ export interface Fact {
  * `wild`: the keys whose value was written as a bare `*` (a wildcard in a pattern, an unknown value
  * in a declared fact). A quoted `"*"` is the literal text `*`.
  */
-export type FactParse = { ok: true; fact: Fact; wild: string[] } | { ok: false; message: string; offset: number };
+export type FactParse = Result<{ fact: Fact; wild: string[] }, { message: string; offset: number }>;
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_.-]*/;
 
@@ -32,7 +33,7 @@ export function parseFact(text: string): FactParse {
     while (src[i] === ' ' || src[i] === '\t') i++;
   };
   skipSpace();
-  if (i === src.length) return { ok: true, fact: { name, args }, wild };
+  if (i === src.length) return { ok: true, value: { fact: { name, args }, wild } };
   if (src[i] !== '(') return { ok: false, message: `expected "(" after the name "${name}"`, offset: i };
   i++;
   skipSpace();
@@ -40,7 +41,7 @@ export function parseFact(text: string): FactParse {
     i++;
     skipSpace();
     return i === src.length
-      ? { ok: true, fact: { name, args }, wild }
+      ? { ok: true, value: { fact: { name, args }, wild } }
       : { ok: false, message: 'text after ")"', offset: i };
   }
   for (;;) {
@@ -94,7 +95,7 @@ export function parseFact(text: string): FactParse {
       i++;
       skipSpace();
       if (i !== src.length) return { ok: false, message: 'text after ")"', offset: i };
-      return { ok: true, fact: { name, args }, wild };
+      return { ok: true, value: { fact: { name, args }, wild } };
     }
     return { ok: false, message: 'expected "," or ")"', offset: i };
   }
@@ -112,21 +113,21 @@ function findClosingQuote(src: string, start: number): number {
 export function mustParseFact(text: string): Fact {
   const r = parseFact(text);
   if (!r.ok) throw new Error(`internal: invalid fact "${text}": ${r.message}`);
-  return r.fact;
+  return r.value.fact;
 }
 
 /** Parses a fact with its bare-`*` keys, known to be valid (written by formatFact); throws otherwise. */
 export function mustParsePattern(text: string): { fact: Fact; wild: ReadonlySet<string> } {
   const r = parseFact(text);
   if (!r.ok) throw new Error(`internal: invalid fact "${text}": ${r.message}`);
-  return { fact: r.fact, wild: new Set(r.wild) };
+  return { fact: r.value.fact, wild: new Set(r.value.wild) };
 }
 
 /**
  * The canonical text of a fact: arguments sorted by key, values quoted (as JSON strings) when they
  * could not be read back bare. A `*` value is written bare only for the keys in `wild` (a wildcard,
  * or an unknown value); anywhere else it is the literal text and written `"*"`. Reading the text
- * back with parseFact gives the same fact, for every value: `parseFact(formatFact(f)).fact` equals `f`.
+ * back with parseFact gives the same fact, for every value: `parseFact(formatFact(f)).value.fact` equals `f`.
  *
  * @example
  * formatFact({ name: 'sent', args: { to: 'a@b', note: 'Thanks :-}' } }) // 'sent(note="Thanks :-}", to=a@b)'

@@ -206,7 +206,8 @@ function returnsOf(t: McpTool): Record<string, unknown> | undefined {
  * Converts MCP tools to a scenario skeleton and its YAML.
  *
  * @example
- * const r = importMcpTools(toolsListOf(json).tools, { id: 'github', source: 'github-tools.json' });
+ * const list = toolsListOf(json); // then, if list.ok:
+ * const r = importMcpTools(list.value.tools, { id: 'github', source: 'github-tools.json' });
  * writeFileSync('github.yaml', r.yaml);
  */
 export function importMcpTools(mcpTools: readonly McpTool[], opts: ImportOptions = {}): ImportResult {

@@ -95,8 +95,8 @@ export async function listLiveTools(target: McpTarget, opts: LiveListOptions = {
     if (!list.ok) throw new Error(`${where}: ${list.message}`);
     const info = client.getServerVersion();
     return {
-      tools: list.tools,
-      skipped: list.skipped,
+      tools: list.value.tools,
+      skipped: list.value.skipped,
       pages,
       ...(info ? { server: { name: info.name, version: info.version } } : {}),
     };

@@ -11,6 +11,7 @@
  */
 import type { ToolClass } from '../../core/scenario.ts';
 import { CLASSES } from '../../core/scenario.ts';
+import type { Result } from '../../core/errors.ts';
 
 export interface McpAnnotations {
   title?: string;
@@ -138,7 +139,7 @@ export function classFromHints(tool: McpTool): McpVerdict {
  */
 export function toolsListOf(
   doc: unknown,
-): { ok: true; tools: McpTool[]; skipped: string[] } | { ok: false; message: string; hint: string } {
+): Result<{ tools: McpTool[]; skipped: string[] }, { message: string; hint: string }> {
   const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
   let list: unknown;
   if (Array.isArray(doc)) list = doc;
@@ -175,5 +176,5 @@ export function toolsListOf(
       ...(isObj(t._meta) ? { _meta: t._meta } : {}),
     });
   });
-  return { ok: true, tools, skipped };
+  return { ok: true, value: { tools, skipped } };
 }

@@ -21,8 +21,8 @@ export function declaredFact(text: string, scenario: Pick<Scenario, 'inputs' | '
   if (!r.ok) return undefined;
   const ctx = { inputs: scenario.inputs, deployment: scenario.deployment };
   const args: Record<string, string> = {};
-  for (const [k, v] of Object.entries(r.fact.args)) args[k] = renderText(v, ctx, 'keep');
-  return { name: r.fact.name, args };
+  for (const [k, v] of Object.entries(r.value.fact.args)) args[k] = renderText(v, ctx, 'keep');
+  return { name: r.value.fact.name, args };
 }
 
 const isVariable = (v: string): boolean => v === '*' || v.includes('{{');
