@@ -11,6 +11,7 @@ import { resolveScenarios } from '../engine/loader/resolve.ts';
 import { loadPlanner } from '../engine/runner/planners.ts';
 import { seal } from '../engine/sandbox/seal.ts';
 import type { TransportName } from '../engine/sandbox/transport.ts';
+import type { Scenario } from '../core/scenario.ts';
 import { fuzzScenario, type FuzzFailure, type FuzzReport } from '../features/fuzz/fuzz.ts';
 import { reportFailure } from '../features/fuzz/report.ts';
 import { fuzzOnWorkers } from '../features/fuzz/workers.ts';
@@ -83,6 +84,198 @@ export const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
+type Values = ReturnType<typeof parseCli<typeof OPTIONS>>['values'];
+type Paints = ReturnType<typeof paints>;
+type Planner = Awaited<ReturnType<typeof loadPlanner>>;
+
+/** The numbers and choices the flags give, checked (usage errors thrown here, before any work). */
+function fuzzSettings(values: Values, io: Io, cerr: Paints['cerr']) {
+  const timeLimitMs =
+    values['time-limit'] === undefined
+      ? undefined
+      : durationMs(values['time-limit'], 'time-limit', 1, (m) =>
+          io.stderr.write(`${cerr.yellow(`oneway: warning: ${m}`)}\n`),
+        );
+  const timeLimit = timeLimitMs === undefined ? undefined : timeLimitMs / 1000;
+  const runs = positiveInt(values.runs, 'runs', timeLimit !== undefined ? 2 ** 31 : 100);
+  const seed = positiveInt(values.seed, 'seed', 1, 0);
+  const maxItems = positiveInt(values['max-items'], 'max-items', 6);
+  const transport = values.transport ?? 'inprocess';
+  if (transport !== 'msw' && transport !== 'inprocess')
+    throw new UsageError(`--transport must be inprocess or msw, got "${transport}"`);
+  const transportName: TransportName = transport;
+  const plannerOptions: Record<string, string> = {};
+  for (const kv of values['planner-opt'] ?? []) {
+    const i = kv.indexOf('=');
+    if (i <= 0) throw new UsageError(`--planner-opt takes KEY=VALUE, got "${kv}"`);
+    plannerOptions[kv.slice(0, i)] = kv.slice(i + 1);
+  }
+  if (values['planner-opt'] && !values.planner)
+    throw new UsageError(
+      '--planner-opt needs --planner',
+      'generated plans run with the scripted planner, which takes no options',
+    );
+  const workers = positiveInt(values.workers, 'workers', 1);
+  const propertySpecs = list(values.property, [...DEFAULT_PROPERTIES]);
+  return { timeLimit, runs, seed, maxItems, transport: transportName, plannerOptions, workers, propertySpecs };
+}
+type Settings = ReturnType<typeof fuzzSettings>;
+
+/** Fuzzes every scenario (on worker threads, or here under the seal); `finished` sees each report as it comes. */
+async function fuzzAll(
+  jobs: { scenario: Scenario; file: string }[],
+  settings: Settings,
+  values: Values,
+  io: Io,
+  properties: Awaited<ReturnType<typeof resolveProperties>>,
+  planner: Planner | undefined,
+  finished: (index: number, report: FuzzReport) => void,
+): Promise<void> {
+  const { runs, seed, timeLimit, workers, transport, plannerOptions, maxItems, propertySpecs } = settings;
+  const deadline = timeLimit === undefined ? undefined : Date.now() + timeLimit * 1000;
+  // The time left is shared evenly among the scenarios still to come (those running side by side each get a share).
+  const timeLimitFor = (remaining: number) =>
+    deadline === undefined
+      ? undefined
+      : Math.max(0, ((deadline - Date.now()) * Math.min(workers, remaining)) / remaining);
+  const options = {
+    runs,
+    seed,
+    ...(values.path !== undefined ? { path: values.path } : {}),
+    guard: values.guard === true,
+    transport,
+    ...(planner ? { plannerOptions } : {}),
+    arbitrary: { maxItems },
+  };
+  if (workers > 1 && jobs.length > 1) {
+    await fuzzOnWorkers(
+      {
+        scenarios: jobs,
+        properties: propertySpecs,
+        ...(values.planner ? { planner: values.planner } : {}),
+        options,
+        cwd: io.cwd,
+      },
+      workers,
+      finished,
+      timeLimitFor,
+    );
+    return;
+  }
+  seal.acquire();
+  try {
+    for (const [i, job] of jobs.entries()) {
+      const limit = timeLimitFor(jobs.length - i);
+      finished(
+        i,
+        await fuzzScenario({
+          ...options,
+          scenario: job.scenario,
+          scenarioFile: job.file,
+          properties,
+          ...(planner ? { planner } : {}),
+          ...(limit !== undefined ? { timeLimitMs: limit } : {}),
+        }),
+      );
+    }
+  } finally {
+    seal.release();
+  }
+}
+
+/** fuzz.json: the configuration, the counts and every failure with its counterexample file. */
+function writeFuzzJson(
+  outDir: string,
+  settings: Settings,
+  values: Values,
+  properties: { name: string }[],
+  planner: Planner | undefined,
+  done: FuzzReport[],
+  failures: FuzzFailure[],
+  files: Map<FuzzFailure, string>,
+  wallMs: number,
+  shown: (p: string) => string,
+): { plans: number; rate: number } {
+  const plans = done.reduce((n, r) => n + r.plans, 0);
+  const rate = plans / Math.max(wallMs / 1000, 1e-9);
+  mkdirSync(outDir, { recursive: true });
+  writeFileSync(
+    join(outDir, 'fuzz.json'),
+    `${JSON.stringify(
+      {
+        schema_version: 1,
+        config: {
+          seed: settings.seed,
+          runs: settings.runs,
+          properties: properties.map((p) => p.name),
+          planner: planner?.name ?? null,
+          guard: values.guard === true,
+          transport: settings.transport,
+          max_items: settings.maxItems,
+          time_limit_s: settings.timeLimit ?? null,
+          workers: settings.workers,
+        },
+        plans,
+        wall_ms: Math.round(wallMs),
+        plans_per_second: Math.round(rate),
+        scenarios: done.map((r) => ({
+          id: r.scenario,
+          plans: r.plans,
+          wall_ms: Math.round(r.wallMs),
+          interrupted: r.interrupted,
+        })),
+        failures: failures.map((f) => ({ ...f, file: files.has(f) ? shown(files.get(f) as string) : null })),
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  return { plans, rate };
+}
+
+/** Writes each failure's counterexample and prints its replay command; the counterexample files by failure. */
+function reportFailures(
+  failures: FuzzFailure[],
+  ctx: {
+    scenarios: { scenario: Scenario; file: string }[];
+    home: { root: string };
+    outDir: string;
+    shown: (p: string) => string;
+    values: Values;
+    transport: TransportName;
+    maxItems: number;
+    properties: { name: string; source?: string }[];
+  },
+  io: Io,
+  c: Paints['c'],
+): Map<FuzzFailure, string> {
+  const { scenarios, home, outDir, shown, values, transport, maxItems, properties } = ctx;
+  const files = new Map<FuzzFailure, string>();
+  for (const f of failures) {
+    const l = scenarios.find((x) => x.scenario.id === f.scenario);
+    // A scenario where ids are looked up (the project's scenarios/) is replayed by id, any other by its file.
+    const scenarioRef = l && !relative(home.root, l.file).startsWith('..') ? f.scenario : shown(l?.file ?? f.scenario);
+    const propertyRef = properties.find((p) => p.name === f.property)?.source ?? f.property;
+    const { lines, file } = reportFailure(
+      f,
+      {
+        outDir,
+        scenarioRef,
+        propertyRef,
+        ...(values.planner ? { planner: values.planner } : {}),
+        guard: values.guard === true,
+        transport,
+        maxItems,
+        shown,
+      },
+      c,
+    );
+    if (file) files.set(f, file);
+    io.stdout.write(`\n${lines.join('\n')}\n`);
+  }
+  return files;
+}
+
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
   const { c, cerr } = paints(io);
   try {
@@ -91,34 +284,9 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       io.stdout.write(`${HELP}\n`);
       return 0;
     }
-    const timeLimitMs =
-      values['time-limit'] === undefined
-        ? undefined
-        : durationMs(values['time-limit'], 'time-limit', 1, (m) =>
-            io.stderr.write(`${cerr.yellow(`oneway: warning: ${m}`)}\n`),
-          );
-    const timeLimit = timeLimitMs === undefined ? undefined : timeLimitMs / 1000;
-    const runs = positiveInt(values.runs, 'runs', timeLimit !== undefined ? 2 ** 31 : 100);
-    const seed = positiveInt(values.seed, 'seed', 1, 0);
-    const maxItems = positiveInt(values['max-items'], 'max-items', 6);
-    const transport = values.transport ?? 'inprocess';
-    if (transport !== 'msw' && transport !== 'inprocess')
-      throw new UsageError(`--transport must be inprocess or msw, got "${transport}"`);
-    const transportName: TransportName = transport;
-    const plannerOptions: Record<string, string> = {};
-    for (const kv of values['planner-opt'] ?? []) {
-      const i = kv.indexOf('=');
-      if (i <= 0) throw new UsageError(`--planner-opt takes KEY=VALUE, got "${kv}"`);
-      plannerOptions[kv.slice(0, i)] = kv.slice(i + 1);
-    }
-    if (values['planner-opt'] && !values.planner)
-      throw new UsageError(
-        '--planner-opt needs --planner',
-        'generated plans run with the scripted planner, which takes no options',
-      );
-    const workers = positiveInt(values.workers, 'workers', 1);
-    const propertySpecs = list(values.property, [...DEFAULT_PROPERTIES]);
-    const properties = await resolveProperties(propertySpecs, io.cwd);
+    const settings = fuzzSettings(values, io, cerr);
+    const { timeLimit, runs, seed, maxItems, transport } = settings;
+    const properties = await resolveProperties(settings.propertySpecs, io.cwd);
     // Fuzzing runs thousands of short runs: the planner runs in process, not in a thread per run (README: the seal).
     const planner = values.planner ? await loadPlanner(values.planner, io.cwd, { isolate: false }) : undefined;
     if (values.path !== undefined && planner)
@@ -153,22 +321,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       } · ${terminalText(properties.map((p) => p.name).join(', '))}${values.guard ? ' · guard' : ''} · ${transport}\n`,
     );
     const started = performance.now();
-    const deadline = timeLimit === undefined ? undefined : Date.now() + timeLimit * 1000;
-    // The time left is shared evenly among the scenarios still to come (those running side by side each get a share).
-    const timeLimitFor = (remaining: number) =>
-      deadline === undefined
-        ? undefined
-        : Math.max(0, ((deadline - Date.now()) * Math.min(workers, remaining)) / remaining);
     const jobs = scenarios.map((l) => ({ scenario: l.scenario, file: relative(io.cwd, l.file) || l.file }));
-    const options = {
-      runs,
-      seed,
-      ...(values.path !== undefined ? { path: values.path } : {}),
-      guard: values.guard === true,
-      transport: transportName,
-      ...(planner ? { plannerOptions } : {}),
-      arbitrary: { maxItems },
-    };
     const reports: (FuzzReport | undefined)[] = new Array(jobs.length).fill(undefined);
     // Scenario lines come out in order, whichever worker finishes first.
     let printed = 0;
@@ -185,102 +338,29 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         );
       }
     };
-    if (workers > 1 && jobs.length > 1) {
-      await fuzzOnWorkers(
-        {
-          scenarios: jobs,
-          properties: propertySpecs,
-          ...(values.planner ? { planner: values.planner } : {}),
-          options,
-          cwd: io.cwd,
-        },
-        workers,
-        finished,
-        timeLimitFor,
-      );
-    } else {
-      seal.acquire();
-      try {
-        for (const [i, job] of jobs.entries()) {
-          const limit = timeLimitFor(jobs.length - i);
-          finished(
-            i,
-            await fuzzScenario({
-              ...options,
-              scenario: job.scenario,
-              scenarioFile: job.file,
-              properties,
-              ...(planner ? { planner } : {}),
-              ...(limit !== undefined ? { timeLimitMs: limit } : {}),
-            }),
-          );
-        }
-      } finally {
-        seal.release();
-      }
-    }
+    await fuzzAll(jobs, settings, values, io, properties, planner, finished);
     const wallMs = performance.now() - started;
 
     const done = reports.filter((r): r is FuzzReport => r !== undefined);
     const failures = done.flatMap((r) => r.failures);
-    const files = new Map<FuzzFailure, string>();
-    for (const f of failures) {
-      const l = scenarios.find((x) => x.scenario.id === f.scenario);
-      // A scenario where ids are looked up (the project's scenarios/) is replayed by id, any other by its file.
-      const scenarioRef =
-        l && !relative(home.root, l.file).startsWith('..') ? f.scenario : shown(l?.file ?? f.scenario);
-      const propertyRef = properties.find((p) => p.name === f.property)?.source ?? f.property;
-      const { lines, file } = reportFailure(
-        f,
-        {
-          outDir,
-          scenarioRef,
-          propertyRef,
-          ...(values.planner ? { planner: values.planner } : {}),
-          guard: values.guard === true,
-          transport,
-          maxItems,
-          shown,
-        },
-        c,
-      );
-      if (file) files.set(f, file);
-      io.stdout.write(`\n${lines.join('\n')}\n`);
-    }
+    const files = reportFailures(
+      failures,
+      { scenarios, home, outDir, shown, values, transport, maxItems, properties },
+      io,
+      c,
+    );
 
-    const plans = done.reduce((n, r) => n + r.plans, 0);
-    const rate = plans / Math.max(wallMs / 1000, 1e-9);
-    mkdirSync(outDir, { recursive: true });
-    writeFileSync(
-      join(outDir, 'fuzz.json'),
-      `${JSON.stringify(
-        {
-          schema_version: 1,
-          config: {
-            seed,
-            runs,
-            properties: properties.map((p) => p.name),
-            planner: planner?.name ?? null,
-            guard: values.guard === true,
-            transport,
-            max_items: maxItems,
-            time_limit_s: timeLimit ?? null,
-            workers,
-          },
-          plans,
-          wall_ms: Math.round(wallMs),
-          plans_per_second: Math.round(rate),
-          scenarios: done.map((r) => ({
-            id: r.scenario,
-            plans: r.plans,
-            wall_ms: Math.round(r.wallMs),
-            interrupted: r.interrupted,
-          })),
-          failures: failures.map((f) => ({ ...f, file: files.has(f) ? shown(files.get(f) as string) : null })),
-        },
-        null,
-        2,
-      )}\n`,
+    const { plans, rate } = writeFuzzJson(
+      outDir,
+      settings,
+      values,
+      properties,
+      planner,
+      done,
+      failures,
+      files,
+      wallMs,
+      shown,
     );
     io.stdout.write(
       `\n${plans} ${planner ? 'runs' : 'plans'} in ${seconds(wallMs)} (${Math.round(rate)} ${planner ? 'runs' : 'plans'}/s)\n`,
