@@ -105,6 +105,15 @@ export function buildChecklist(record: ParsedRecord, scenario?: Scenario): Check
   const { start, calls, end } = record;
   const reconcilers = reconcilersByTarget(start.tools.map((t) => ({ name: t.name, reconciles: t.reconciles ?? [] })));
   const issued = calls.filter((c) => c.status !== 'blocked');
+  // The calls that failed so that their effect may have happened, by "the same call" (one key each, made once).
+  const failedByKey = new Map<string, CallEvent[]>();
+  for (const d of issued) {
+    if (d.status !== 'fault' || !(d.ambiguous || d.applied)) continue;
+    const k = callKey(d);
+    const list = failedByKey.get(k);
+    if (list) list.push(d);
+    else failedByKey.set(k, [d]);
+  }
 
   // The same ledger the dangling score counts: which calls left an effect, and which compensated which.
   const ledger = effectLedger(issued, new Set(start.tools.filter((t) => t.idempotent === true).map((t) => t.name)));
@@ -153,9 +162,7 @@ export function buildChecklist(record: ParsedRecord, scenario?: Scenario): Check
         : `the call failed with HTTP ${c.http_status ?? '?'} and the caller cannot tell whether it took effect; the record shows ${c.applied ? 'its effect applied' : 'no effect'}`;
     }
     // Repeating a call that failed ambiguously may have doubled its effect.
-    const earlier = issued.find(
-      (d) => d.batch < c.batch && d.status === 'fault' && (d.ambiguous || d.applied) && callKey(d) === callKey(c),
-    );
+    const earlier = failedByKey.size > 0 ? failedByKey.get(callKey(c))?.find((d) => d.batch < c.batch) : undefined;
     if (earlier) item.repeats = earlier.step;
     const dup = duplicates.get(c.step);
     if (dup !== undefined) item.duplicate_of = dup;
