@@ -170,22 +170,10 @@ function errorText(e: unknown): string {
   return String(e).slice(0, 2000);
 }
 
-export async function runOne(spec: RunSpec): Promise<RunOutcome> {
+/** The record's first event: the run's identity, its tools as this deployment classes them, its initial world. */
+function runStartEvent(spec: RunSpec, sandbox: Sandbox): RunStartEvent {
   const { scenario } = spec;
-  const events: RecordEvent[] = [];
-  const emit = (e: RecordEvent) => {
-    events.push(e);
-    spec.sink.write(e);
-  };
-  const sandbox = new Sandbox(scenario, spec.seed);
-  spec.onSandbox?.(sandbox);
-  const onEscape = (e: Escape) => emit({ type: 'escape', t_ms: sandbox.nowMs, ...e } satisfies EscapeEvent);
-  const transport: Transport =
-    spec.transport === 'msw' ? mswTransport(sandbox, spec.runId, onEscape) : inProcessTransport(sandbox);
-  // Every call of a decision is checked against its tool's declared parameters (harness/domain/rules/arguments.ts).
-  const tools = new Map(scenario.tools.map((t) => [t.name, t] as const));
-
-  emit({
+  return {
     type: 'run_start',
     schema_version: RECORD_SCHEMA_VERSION,
     run_id: spec.runId,
@@ -202,7 +190,95 @@ export async function runOne(spec: RunSpec): Promise<RunOutcome> {
     ...(scenario.restarts.length > 0 || spec.restartAt?.length
       ? { restarts: [...new Set([...scenario.restarts, ...(spec.restartAt ?? [])])].sort((a, b) => a - b) }
       : {}),
+  };
+}
+
+/**
+ * The planner's decision for a view, in the run's context. A planner that answered synchronously has
+ * decided: no timer is armed for it (none could have interrupted it). A promise (an LLM, a planner's
+ * own thread) races the decision timeout.
+ */
+async function decide(
+  planner: Planner,
+  view: PlannerView,
+  inRun: <T>(f: () => T) => T,
+  timeoutMs: number,
+): Promise<unknown> {
+  let decided: unknown;
+  const pending = inRun(() => {
+    decided = planner.next(view);
+    return isThenable(decided) ? Promise.resolve(decided) : undefined;
   });
+  return pending ? await withTimeout(pending, timeoutMs) : decided;
+}
+
+/** What a planner that writes intents sees of the calls in flight at a restart: failures whose outcome is unknown. */
+function lostReplies(turn: number, batch: number, lost: readonly CallEvent[]): HistoryEntry {
+  return deepFreeze({
+    turn,
+    batch,
+    observations: lost.map((c) => ({
+      step: c.step,
+      tool: c.tool,
+      args: c.args,
+      status: 'error' as const,
+      error: LOST_REPLY,
+    })),
+  });
+}
+
+/** Scores the run and writes its last event; what the run came to. */
+function endRun(
+  spec: RunSpec,
+  sandbox: Sandbox,
+  events: RecordEvent[],
+  emit: (e: RecordEvent) => void,
+  endReason: EndReason,
+  endError: string | null,
+  planner: Planner | undefined,
+): RunOutcome {
+  let [end, error] = [endReason, endError];
+  const outcome = sandbox.outcome();
+  let metrics: RunMetrics;
+  try {
+    metrics = scoreRun(events, outcome.completed);
+  } catch (e) {
+    // A fault in scoring is the harness's, not the planner's: the run still ends with its record, marked as an error.
+    [end, error] = ['harness_error', `internal error while scoring: ${errorText(e)}`];
+    metrics = scoreRun([], false);
+  }
+  const usage = planner?.usage?.();
+  emit({
+    type: 'run_end',
+    end_reason: end,
+    error,
+    completed: outcome.completed,
+    goal: outcome.goal,
+    forbidden_held: outcome.forbidden_held,
+    final_world: sandbox.world.snapshot(),
+    metrics,
+    ...(usage ? { usage } : {}),
+  });
+  spec.sink.close();
+  return Object.assign({}, metrics, { end_reason: end, error }, usage ? { usage } : {}, { events });
+}
+
+export async function runOne(spec: RunSpec): Promise<RunOutcome> {
+  const { scenario } = spec;
+  const events: RecordEvent[] = [];
+  const emit = (e: RecordEvent) => {
+    events.push(e);
+    spec.sink.write(e);
+  };
+  const sandbox = new Sandbox(scenario, spec.seed);
+  spec.onSandbox?.(sandbox);
+  const onEscape = (e: Escape) => emit({ type: 'escape', t_ms: sandbox.nowMs, ...e } satisfies EscapeEvent);
+  const transport: Transport =
+    spec.transport === 'msw' ? mswTransport(sandbox, spec.runId, onEscape) : inProcessTransport(sandbox);
+  // Every call of a decision is checked against its tool's declared parameters (harness/domain/rules/arguments.ts).
+  const tools = new Map(scenario.tools.map((t) => [t.name, t] as const));
+
+  emit(runStartEvent(spec, sandbox));
 
   const fixed = frozenView(scenario, sandbox.classes, spec.maxTurns);
   const history: HistoryEntry[] = [];
@@ -263,15 +339,7 @@ export async function runOne(spec: RunSpec): Promise<RunOutcome> {
       if (pending.length > 0) view.pending = pending.slice();
       let raw: unknown;
       try {
-        const p = planner;
-        // A planner that answered synchronously has decided: no timer is armed for it (none could have
-        // interrupted it). A promise (an LLM, a planner's own thread) races the decision timeout.
-        let decided: unknown;
-        const pending = inRun(() => {
-          decided = p.next(view);
-          return isThenable(decided) ? Promise.resolve(decided) : undefined;
-        });
-        raw = pending ? await withTimeout(pending, spec.decisionTimeoutMs) : decided;
+        raw = await decide(planner, view, inRun, spec.decisionTimeoutMs);
       } catch (e) {
         [end, error] =
           e instanceof DecisionTimeout
@@ -348,19 +416,7 @@ export async function runOne(spec: RunSpec): Promise<RunOutcome> {
           // The intent log names the calls in flight; what became of them is unknown, like an ambiguous failure.
           const lost = callEvents.filter((c) => c.status !== 'blocked');
           pending.push(...lost.map((c) => deepFreeze({ tool: c.tool, args: c.args })));
-          visible.push(
-            deepFreeze({
-              turn,
-              batch,
-              observations: lost.map((c) => ({
-                step: c.step,
-                tool: c.tool,
-                args: c.args,
-                status: 'error' as const,
-                error: LOST_REPLY,
-              })),
-            }),
-          );
+          visible.push(lostReplies(turn, batch, lost));
         }
         hostOf(planner)?.close();
         planner = inRun(() => spec.planner.create(plannerContext()));
@@ -387,30 +443,8 @@ export async function runOne(spec: RunSpec): Promise<RunOutcome> {
     runCtx.ended = true;
   }
 
-  const outcome = sandbox.outcome();
   recording = false;
-  let metrics: RunMetrics;
-  try {
-    metrics = scoreRun(events, outcome.completed);
-  } catch (e) {
-    // A fault in scoring is the harness's, not the planner's: the run still ends with its record, marked as an error.
-    [end, error] = ['harness_error', `internal error while scoring: ${errorText(e)}`];
-    metrics = scoreRun([], false);
-  }
-  const usage = planner?.usage?.();
-  emit({
-    type: 'run_end',
-    end_reason: end,
-    error,
-    completed: outcome.completed,
-    goal: outcome.goal,
-    forbidden_held: outcome.forbidden_held,
-    final_world: sandbox.world.snapshot(),
-    metrics,
-    ...(usage ? { usage } : {}),
-  });
-  spec.sink.close();
-  return Object.assign({}, metrics, { end_reason: end, error }, usage ? { usage } : {}, { events });
+  return endRun(spec, sandbox, events, emit, end, error, planner);
 }
 
 /** Runs one decision's calls: the gate (if any) screens them, the rest go to the sandbox as one batch. */
