@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../harness/cli/eval.ts';
@@ -58,5 +58,24 @@ describe('npm run eval -- --list, --tag, --filter', () => {
     const r = await runCli(main, ['--list', '--filter=(']);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('--filter is not a valid regular expression');
+  });
+});
+
+describe('the example scenarios', () => {
+  it('keep their expectations: reading the payouts ledger reconciles a transfer whose reply a restart lost', async () => {
+    const file = 'examples/scenarios/payout-restart-ledger-read.yaml';
+    const out = tempDir();
+    const r = await runCli(main, ['--check', `--scenario=${file}`, '--planner=eager,gated,scripted', `--out=${out}`]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(`${r.stdout}${r.stderr}`).toContain('all 3 expectation sets hold');
+    // gated read the ledger once after the restart and paid once.
+    const record = readFileSync(join(out, 'runs', 'payout-restart-ledger-read', 'gated-t1.jsonl'), 'utf8');
+    const calls = record
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; tool?: string })
+      .filter((e) => e.type === 'call')
+      .map((e) => e.tool);
+    expect(calls).toEqual(['confirm_bank_details', 'send_vendor_payout', 'list_payouts', 'send_remittance_advice']);
   });
 });
