@@ -64,19 +64,19 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     }
     const [format, file, ...extra] = positionals;
     if (format === undefined)
-      throw new UsageError('give the format and the file', 'e.g. npm run import -- mcp tools.json');
+      throw new UsageError('give the format and the file', 'e.g. npx oneway import mcp tools.json');
     if (format !== 'mcp') throw new UsageError(`unknown import format "${format}"`, 'formats: mcp');
     if (command !== undefined && command.length === 0)
       throw new UsageError(
         'give the server command after --',
-        'e.g. npm run import -- mcp -- npx -y @modelcontextprotocol/server-memory',
+        'e.g. npx oneway import mcp -- npx -y @modelcontextprotocol/server-memory',
       );
     if (command !== undefined && file !== undefined)
       throw new UsageError(`give a file, a URL, or a command after --, not both (got ${file})`);
     if (file === undefined && command === undefined)
       throw new UsageError(
         'give the MCP tools/list file, a server URL, or a server command after --',
-        'e.g. npm run import -- mcp tools.json, or npm run import -- mcp -- npx -y @modelcontextprotocol/server-memory',
+        'e.g. npx oneway import mcp tools.json, or npx oneway import mcp -- npx -y @modelcontextprotocol/server-memory',
       );
     if (extra.length > 0)
       throw new UsageError(`one file at a time; also got ${extra.join(' ')}`, 'a stdio server command goes after --');
@@ -165,7 +165,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     io.stderr.write(
       `imported ${result.tools.length} tool${result.tools.length === 1 ? '' : 's'}${out ? ` to ${values.out}` : ''}: ${parts.join(', ')}; every tool has review: true\n`,
     );
-    io.stderr.write(cerr.dim(`next: fill in the TODOs, then npm run lint -- ${values.out ?? '<file>'}\n`));
+    io.stderr.write(cerr.dim(`next: fill in the TODOs, then npx oneway lint ${values.out ?? '<file>'}\n`));
     return 0;
   } catch (e) {
     return commandFailed(e, io, 'oneway import');

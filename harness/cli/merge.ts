@@ -50,7 +50,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       return 0;
     }
     if (positionals.length === 0)
-      throw new UsageError('no shard directories given', 'npm run eval:merge -- --out=DIR DIR1 DIR2 ...');
+      throw new UsageError('no shard directories given', 'npx oneway merge --out=DIR DIR1 DIR2 ...');
     const reporters = reportersFor(list(values.reporter, ['table']), io.env);
     const dirs = positionals.map((d) => resolve(io.cwd, d));
     const gates = (values['fail-on'] ?? []).map(parseGate);

@@ -79,7 +79,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     if (positionals.length === 0)
       throw new UsageError(
         'give the run record to recover from',
-        'e.g. npm run recover -- reports/latest/runs/invoice-and-notify/eager-t1.jsonl',
+        'e.g. npx oneway recover reports/latest/runs/invoice-and-notify/eager-t1.jsonl',
       );
     if (positionals.length > 1)
       throw new UsageError(`one record at a time; got ${positionals.length}: ${positionals.join(' ')}`);

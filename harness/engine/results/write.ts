@@ -130,7 +130,7 @@ function parseResultsFile(path: string): Results {
   } catch (e) {
     throw new UsageError(
       `cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-      'pass directories written by npm run eval (each holds results.json)',
+      'pass directories written by oneway eval (each holds results.json)',
     );
   }
   if (parsed?.schema_version !== RESULTS_SCHEMA_VERSION)

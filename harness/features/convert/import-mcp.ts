@@ -391,11 +391,11 @@ function toYaml(
   const header = [
     opts.schemaPath ? ` yaml-language-server: $schema=${opts.schemaPath}` : undefined,
     opts.schemaPath ? '' : undefined,
-    ` Imported from an MCP tools/list${opts.source ? ` (${oneLine(opts.source)})` : ''} by \`npm run import\`.`,
+    ` Imported from an MCP tools/list${opts.source ? ` (${oneLine(opts.source)})` : ''} by \`oneway import\`.`,
     ' MCP hints are not a reversibility declaration: every tool is marked review: true.',
     ' For each tool: check its class as deployed, name compensations, add the',
     ' preconditions it needs and the effects it has, then remove review: true.',
-    ' `npm run lint -- <this file>` lists what is left to review.',
+    ' `npx oneway lint <this file>` lists what is left to review.',
   ].filter((l): l is string => l !== undefined);
   doc.commentBefore = header.join('\n');
   const root = doc.contents as YAMLMap;

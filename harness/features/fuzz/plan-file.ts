@@ -84,11 +84,11 @@ export function shellWord(s: string): string {
 }
 
 /**
- * The command that replays a plan file with `npm run eval`.
+ * The command that replays a plan file with `oneway eval` (`npx oneway`: a project's installed oneway, or a clone's own).
  *
  * @example
  * replayCommand({ plan: 'reports/fuzz/x.yaml', scenario: 'invoice-and-notify', seed: 12 })
- * // npm run eval -- --planner=scripted --plan=reports/fuzz/x.yaml --scenario=invoice-and-notify --seed=12
+ * // npx oneway eval --planner=scripted --plan=reports/fuzz/x.yaml --scenario=invoice-and-notify --seed=12
  */
 export function replayCommand(o: {
   plan?: string;
@@ -108,5 +108,5 @@ export function replayCommand(o: {
     ...(o.transport ? [`--transport=${o.transport}`] : []),
     ...(o.out ? [`--out=${o.out}`] : []),
   ];
-  return `npm run eval -- ${args.map(shellWord).join(' ')}`;
+  return `npx oneway eval ${args.map(shellWord).join(' ')}`;
 }

@@ -27,7 +27,7 @@ export interface ReplayContext {
   shown(path: string): string;
 }
 
-/** The `npm run fuzz` command that replays fast-check's counterexample. */
+/** The `oneway fuzz` command that replays fast-check's counterexample. */
 function fuzzReplayCommand(f: FuzzFailure, r: ReplayContext): string | undefined {
   if (!f.fastCheck) return undefined;
   const args = [
@@ -39,7 +39,7 @@ function fuzzReplayCommand(f: FuzzFailure, r: ReplayContext): string | undefined
     ...(r.transport !== 'inprocess' ? [`--transport=${r.transport}`] : []),
     ...(r.maxItems !== 6 ? [`--max-items=${r.maxItems}`] : []),
   ];
-  return `npm run fuzz -- ${args.map(shellWord).join(' ')}`;
+  return `npx oneway fuzz ${args.map(shellWord).join(' ')}`;
 }
 
 /**

@@ -37,7 +37,7 @@ export function renderNotices(results: Results): string {
   const out: string[] = [];
   if (results.interrupted) {
     out.push(
-      `<p class="notice warn"><strong>⚠ Interrupted:</strong> the evaluation was stopped after ${results.runs.length} run${results.runs.length === 1 ? '' : 's'}; cells marked “not run” did not run. <code>npm run eval -- --resume</code> with the same options finishes it.</p>`,
+      `<p class="notice warn"><strong>⚠ Interrupted:</strong> the evaluation was stopped after ${results.runs.length} run${results.runs.length === 1 ? '' : 's'}; cells marked “not run” did not run. <code>oneway eval --resume</code> with the same options finishes it.</p>`,
     );
   }
   if (results.problems.length) {
