@@ -73,6 +73,8 @@ export interface Observation {
   http_status?: number;
   result?: unknown;
   error?: string;
+  /** The planner restarted before this call's reply arrived (a restart fault): whether it took effect is unknown. */
+  reply_lost?: true;
   reason?: string;
   missing?: string[];
 }

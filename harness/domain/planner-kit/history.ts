@@ -37,6 +37,7 @@ export function asRecord(value: unknown): Record<string, unknown> | undefined {
  */
 export function isAmbiguousFailure(o: Observation): boolean {
   if (o.status !== 'error') return false;
+  if (o.reply_lost) return true;
   const s = o.http_status;
   return s === undefined || s === 408 || s >= 500;
 }

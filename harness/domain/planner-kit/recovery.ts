@@ -2,7 +2,6 @@ import type { Call, PlannerView } from '../../core/planner.ts';
 import { completeArgs, type ArgSources } from './args.ts';
 import { callKey } from '../rules/same-call.ts';
 import { isAmbiguousFailure } from './history.ts';
-import { LOST_REPLY } from './lost-reply.ts';
 import { reconcilersOf, reconciliationAt, sharedParameters } from './reconcile.ts';
 
 /**
@@ -95,7 +94,7 @@ export function irreversibleState(src: ArgSources, call: Call, limits: RecoveryL
   if (isAmbiguousFailure(last))
     return {
       kind: 'stop',
-      reason: `cannot reconcile ${call.tool}: ${last.error === LOST_REPLY ? 'its reply was lost in a restart' : `ambiguous failure (HTTP ${last.http_status ?? '?'})`} and no tool reconciles it`,
+      reason: `cannot reconcile ${call.tool}: ${last.reply_lost ? 'its reply was lost in a restart' : `ambiguous failure (HTTP ${last.http_status ?? '?'})`} and no tool reconciles it`,
     };
   return failures <= retries ? { kind: 'retry' } : { kind: 'stop', reason: `${call.tool} failed ${failures} times` };
 }

@@ -223,6 +223,7 @@ function lostReplies(turn: number, batch: number, lost: readonly CallEvent[]): H
       args: c.args,
       status: 'error' as const,
       error: LOST_REPLY,
+      reply_lost: true as const,
     })),
   });
 }
