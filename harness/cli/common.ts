@@ -121,6 +121,17 @@ export function list(values: string[] | undefined, fallback: string[]): string[]
   return out.length > 0 ? out : fallback;
 }
 
+/** `--planner-opt=KEY=VALUE` values as planner options, by key (a later one wins). */
+export function plannerOpts(given: readonly string[] | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const kv of given ?? []) {
+    const i = kv.indexOf('=');
+    if (i <= 0) throw new UsageError(`--planner-opt takes KEY=VALUE, got "${kv}"`);
+    out[kv.slice(0, i)] = kv.slice(i + 1);
+  }
+  return out;
+}
+
 export function positiveInt(raw: string | undefined, name: string, fallback: number, min = 1): number {
   if (raw === undefined) return fallback;
   const n = Number(raw);

@@ -36,6 +36,7 @@ import {
   durationMs,
   list,
   parseCli,
+  plannerOpts,
   positiveInt,
   type Io,
   type ParsedCli,
@@ -244,12 +245,7 @@ function parseFlags(values: Values, io: Io) {
   const gates = (values['fail-on'] ?? []).map(parseGate);
   const baselineFile = values.baseline ? resolve(io.cwd, values.baseline) : undefined;
   const baseline = baselineFile ? readBaseline(baselineFile) : undefined;
-  const plannerOptions: Record<string, string> = {};
-  for (const kv of values['planner-opt'] ?? []) {
-    const i = kv.indexOf('=');
-    if (i <= 0) throw new UsageError(`--planner-opt takes KEY=VALUE, got "${kv}"`);
-    plannerOptions[kv.slice(0, i)] = kv.slice(i + 1);
-  }
+  const plannerOptions = plannerOpts(values['planner-opt']);
   // LLM planners read these as planner options; the directory is resolved here, against the user's cwd.
   const llmCache = values['llm-cache'];
   if (llmCache !== undefined && !['off', 'record', 'replay'].includes(llmCache))

@@ -22,6 +22,7 @@ import {
   durationMs,
   list,
   parseCli,
+  plannerOpts,
   positiveInt,
   type Io,
   commandFailed,
@@ -104,12 +105,7 @@ function fuzzSettings(values: Values, io: Io, cerr: Paints['cerr']) {
   if (transport !== 'msw' && transport !== 'inprocess')
     throw new UsageError(`--transport must be inprocess or msw, got "${transport}"`);
   const transportName: TransportName = transport;
-  const plannerOptions: Record<string, string> = {};
-  for (const kv of values['planner-opt'] ?? []) {
-    const i = kv.indexOf('=');
-    if (i <= 0) throw new UsageError(`--planner-opt takes KEY=VALUE, got "${kv}"`);
-    plannerOptions[kv.slice(0, i)] = kv.slice(i + 1);
-  }
+  const plannerOptions = plannerOpts(values['planner-opt']);
   if (values['planner-opt'] && !values.planner)
     throw new UsageError(
       '--planner-opt needs --planner',

@@ -3,6 +3,7 @@
  * sandbox mutates it; planners never see it.
  */
 import { formatFact, matchesFact, mustParseFact, type Fact, type MatchOptions } from './facts/fact.ts';
+import { copyJson } from '../util/json.ts';
 import { sortStrings } from '../util/sort.ts';
 
 /** A table row: JSON values by column. */
@@ -25,21 +26,7 @@ function rowMatches(row: Row, where: Row): boolean {
 
 /** A copy of a row, which holds JSON values only (what scenarios and templates give): as structuredClone would, faster. */
 function copyRow(row: Row): Row {
-  return copyJson(row) as Row;
-}
-
-function copyJson(v: unknown): unknown {
-  if (v === null || typeof v !== 'object') return v;
-  if (Array.isArray(v)) return v.map(copyJson);
-  const out: Record<string, unknown> = {};
-  for (const k of Object.keys(v)) {
-    const x = copyJson((v as Record<string, unknown>)[k]);
-    // An own `__proto__` key (JSON can have one) stays a key, as structuredClone keeps it.
-    if (k === '__proto__')
-      Object.defineProperty(out, k, { value: x, enumerable: true, writable: true, configurable: true });
-    else out[k] = x;
-  }
-  return out;
+  return copyJson(row);
 }
 
 function canonical(v: unknown): string {
@@ -134,6 +121,16 @@ export class World {
 
   factList(): Fact[] {
     return [...this.facts.values()];
+  }
+
+  /** Copies of the rows of the named tables that exist (a name may repeat): what a read shows of them now. */
+  copyTables(names: readonly string[]): Record<string, Row[]> {
+    const out: Record<string, Row[]> = {};
+    for (const name of names) {
+      const rows = this.tables.get(name);
+      if (rows && !Object.hasOwn(out, name)) out[name] = rows.map(copyRow);
+    }
+    return out;
   }
 
   /** A deep copy with facts sorted and tables in name order, so equal worlds give equal JSON. */

@@ -138,3 +138,39 @@ export function plainJsonCopy<T>(value: T, maxChars = Number.POSITIVE_INFINITY):
   }
   return c === FAIL || budget < 0 ? undefined : (c as T);
 }
+
+/**
+ * A copy of a JSON-like value (plain objects and arrays of JSON values: rows, arguments, replies,
+ * what planners are shown), as structuredClone would make it, in one pass and faster. With `freeze`,
+ * every object and array of the copy is frozen as it is made (what a planner may read, not change):
+ * copying and then freezing was a good part of a short run's cost.
+ *
+ * @example
+ * copyJson({ a: [1] }, true) // a deep-frozen { a: [1] }
+ */
+export function copyJson<T>(value: T, freeze = false): T {
+  if (value === null || typeof value !== 'object') return value;
+  let out: object;
+  if (Array.isArray(value)) out = value.map((x: unknown) => copyJson(x, freeze));
+  else {
+    const o: Record<string, unknown> = {};
+    for (const k of Object.keys(value)) {
+      const x = copyJson((value as Record<string, unknown>)[k], freeze);
+      // An own `__proto__` key (JSON can have one) stays a key, as structuredClone keeps it, not the prototype.
+      if (k === '__proto__')
+        Object.defineProperty(o, k, { value: x, enumerable: true, writable: true, configurable: true });
+      else o[k] = x;
+    }
+    out = o;
+  }
+  return (freeze ? Object.freeze(out) : out) as T;
+}
+
+/** Freezes a JSON-like value all the way down, in place (a part already frozen is taken as frozen throughout). */
+export function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}

@@ -9,8 +9,8 @@
  * checklist both use this.
  */
 import type { CallEvent } from '../../core/record.ts';
-import { stableJson } from '../../util/json.ts';
 import { DANGLING_CLASSES, type EffectLedger } from './effects.ts';
+import { callKey } from './same-call.ts';
 
 /** What the rule needs of a tool declaration. */
 export interface DedupeTool {
@@ -18,7 +18,7 @@ export interface DedupeTool {
   dedupe_on?: readonly string[];
 }
 
-/** The identity of a call's effect, for "the same effect". */
+/** The identity of a call's effect, for "the same effect": "the same call" on the arguments that identify it. */
 function effectIdentity(c: Pick<CallEvent, 'tool' | 'args'>, tool: DedupeTool | undefined): string {
   let args: Record<string, unknown>;
   if (tool?.dedupe_on) args = Object.fromEntries(tool.dedupe_on.map((p) => [p, c.args[p]]));
@@ -26,7 +26,7 @@ function effectIdentity(c: Pick<CallEvent, 'tool' | 'args'>, tool: DedupeTool | 
     args = { ...c.args };
     if (tool?.idempotency_key !== undefined) delete args[tool.idempotency_key];
   }
-  return `${c.tool}\u0000${stableJson(args)}`;
+  return callKey({ tool: c.tool, args });
 }
 
 /**

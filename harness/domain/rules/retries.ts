@@ -65,9 +65,16 @@ export function walkAmbiguities<C extends Walked>(
 }
 
 /**
+ * Whether the tool itself makes a repeat of the same call harmless: it has an idempotency key (the
+ * repeat carries the same key, since the arguments are the same) or is declared idempotent. Such a
+ * repeat cannot apply twice, so it is no retry (scoring and the guard both ask this).
+ */
+export const repeatsHarmlessly = (tool: { idempotency_key?: string; idempotent?: boolean } | undefined): boolean =>
+  tool?.idempotency_key !== undefined || tool?.idempotent === true;
+
+/**
  * The steps of irreversible attempts (issued or blocked) that are unreconciled retries. A repeat of
- * a call to a tool in `once` (one with an idempotency key, whose repeat carries the same key since
- * the arguments are the same, or one declared idempotent) cannot apply twice, so it is no retry.
+ * a call to a tool in `once` (one that `repeatsHarmlessly`) cannot apply twice, so it is no retry.
  */
 export function unreconciledRetrySteps(calls: readonly Walked[], once: ReadonlySet<string> = new Set()): Set<number> {
   const out = new Set<number>();

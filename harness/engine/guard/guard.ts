@@ -11,7 +11,7 @@ import type { CallEvent } from '../../core/record.ts';
 import type { Call } from '../../core/planner.ts';
 import type { BatchGate, Screened, Verdict } from '../runner/gate.ts';
 import type { Sandbox } from '../sandbox/sandbox.ts';
-import { walkAmbiguities } from '../../domain/rules/retries.ts';
+import { repeatsHarmlessly, walkAmbiguities } from '../../domain/rules/retries.ts';
 import { callKey } from '../../domain/rules/same-call.ts';
 import { DEFAULT_POLICY, type Policy } from './policy.ts';
 
@@ -23,6 +23,7 @@ export function createGuard(policy: Policy = DEFAULT_POLICY): BatchGate {
     },
     blockedEvent(s, sandbox, at) {
       const a = sandbox.assess(s.call);
+      const decl = sandbox.scenario.tools.find((t) => t.name === s.call.tool);
       const reason = s.verdict.pass ? 'blocked' : s.verdict.reason;
       return {
         type: 'call',
@@ -36,8 +37,8 @@ export function createGuard(policy: Policy = DEFAULT_POLICY): BatchGate {
         tool: s.call.tool,
         args: s.call.args,
         class: a.class,
-        read_only: sandbox.scenario.tools.find((t) => t.name === s.call.tool)?.read_only ?? false,
-        kind: sandbox.scenario.tools.find((t) => t.name === s.call.tool)?.kind ?? 'action',
+        read_only: decl?.read_only ?? false,
+        kind: decl?.kind ?? 'action',
         preconditions: { held: a.held, missing: a.missing },
         establishes: a.establishes,
         status: 'blocked',
@@ -68,8 +69,7 @@ function judge(call: Call, batchSize: number, sandbox: Sandbox, open: ReadonlySe
       reason: `a ${a.class} call must be alone in its batch (this batch has ${batchSize} calls)`,
       missing: [],
     };
-  const decl = sandbox.scenario.tools.find((t) => t.name === call.tool);
-  if (open.has(callKey(call)) && decl?.idempotency_key === undefined && decl?.idempotent !== true) {
+  if (open.has(callKey(call)) && !repeatsHarmlessly(sandbox.scenario.tools.find((t) => t.name === call.tool))) {
     return {
       pass: false,
       reason: 'unreconciled retry: the last attempt failed ambiguously; call a reconciling tool first',

@@ -35,6 +35,7 @@ import { checkDecision, rejectedEvent } from './decision.ts';
 import type { BatchGate } from './gate.ts';
 import { createGuard } from '../guard/guard.ts';
 import { hostOf } from './isolate.ts';
+import { copyJson, deepFreeze } from '../../util/json.ts';
 import { RecentCache } from '../../util/recent.ts';
 import { historyEntry, staticView } from './view.ts';
 
@@ -80,33 +81,6 @@ class DecisionTimeout extends OnewayError {
   }
 }
 
-/** Freezes a JSON-like value all the way down: planners may read what they are shown, not change it. */
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
-  }
-  return value;
-}
-
-/**
- * A deep-frozen copy of a JSON-like value (what history entries hold: observations, arguments, replies),
- * made in one pass: structuredClone and then freezing was a good part of a short run's cost.
- */
-function frozenCopy<T>(value: T): T {
-  if (value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return Object.freeze(value.map(frozenCopy)) as T;
-  const out: Record<string, unknown> = {};
-  for (const k of Object.keys(value)) {
-    const v = frozenCopy((value as Record<string, unknown>)[k]);
-    // An own `__proto__` key stays a key (as structuredClone keeps it), not the prototype.
-    if (k === '__proto__')
-      Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
-    else out[k] = v;
-  }
-  return Object.freeze(out) as T;
-}
-
 const isThenable = (x: unknown): x is PromiseLike<unknown> =>
   x !== null &&
   (typeof x === 'object' || typeof x === 'function') &&
@@ -127,7 +101,7 @@ function frozenView(
   if (!byTurns) staticViews.set(scenario, (byTurns = new Map()));
   let view = byTurns.get(maxTurns);
   // The classes come from the scenario's deployment, so they are the same for every run of this scenario object.
-  if (!view) byTurns.set(maxTurns, (view = frozenCopy(staticView(scenario, classes, maxTurns))));
+  if (!view) byTurns.set(maxTurns, (view = copyJson(staticView(scenario, classes, maxTurns), true)));
   return view;
 }
 
@@ -282,7 +256,6 @@ export async function runOne(spec: RunSpec): Promise<RunOutcome> {
   emit(runStartEvent(spec, sandbox));
 
   const fixed = frozenView(scenario, sandbox.classes, spec.maxTurns);
-  const history: HistoryEntry[] = [];
   let steps = 0; // calls issued: what max_steps limits
   let attempts = 0; // calls issued or blocked: what step numbers count
   let batch = 0;
@@ -405,8 +378,8 @@ export async function runOne(spec: RunSpec): Promise<RunOutcome> {
       for (const e of recorded) emit(e);
       attempts += callEvents.length;
       steps += callEvents.filter((c) => c.status !== 'blocked').length;
-      const entry = frozenCopy(historyEntry(turn, batch, callEvents, checked.rejected));
-      history.push(entry);
+      // A deep-frozen copy: the planner may read what it is shown, not change it.
+      const entry = copyJson(historyEntry(turn, batch, callEvents, checked.rejected), true);
       if (crash) {
         fired.add(crash.step);
         restarted++;

@@ -23,6 +23,7 @@ import type { AppliedEffect, CallEvent, Compensation, Row, WorldSnapshot } from 
 import type { Fault, Scenario, Tool, ToolClass } from '../../core/scenario.ts';
 import { renderText, renderValue, type TemplateContext } from '../../core/templates/render.ts';
 import { createRng, deriveSeed, type Rng } from '../../util/rng.ts';
+import { deepFreeze } from '../../util/json.ts';
 import { RecentCache } from '../../util/recent.ts';
 import { World } from '../../core/world.ts';
 
@@ -135,14 +136,6 @@ interface Prepared {
 
 const prepared = new RecentCache<Scenario, Prepared>(128);
 
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
-  }
-  return value;
-}
-
 function prepare(scenario: Scenario): Prepared {
   let p = prepared.get(scenario);
   if (p) return p;
@@ -245,9 +238,7 @@ export class Sandbox {
     return {
       class: this.classes.get(tool.name) as ToolClass,
       ...this.preconditionsOf(tool, call.args, this.world),
-      establishes: tool.effects.flatMap((e) =>
-        e.establish !== undefined ? [renderFactText(e.establish, ctx, 'wildcard')] : [],
-      ),
+      establishes: this.declaredEstablishes(tool, ctx),
     };
   }
 
@@ -294,9 +285,8 @@ export class Sandbox {
     // A reconciler reports on calls of earlier batches only: none of its siblings' results was known yet.
     const ledgerBefore = this.ledger.length;
     // A read sees the tables as they stood before the batch, as a reconciler sees the calls before it.
-    const tablesBefore = req.calls.some((c) => (this.tools.get(c.tool)?.reads.length ?? 0) > 0)
-      ? this.world.snapshot().tables
-      : undefined;
+    const read = req.calls.flatMap((c) => this.tools.get(c.tool)?.reads ?? []);
+    const tablesBefore = read.length > 0 ? this.world.copyTables(read) : undefined;
     let slowest = 0;
     const events: CallEvent[] = [];
     const replies: Reply[] = [];
@@ -311,10 +301,11 @@ export class Sandbox {
       const n = (this.callCounts.get(tool.name) ?? 0) + 1;
       this.callCounts.set(tool.name, n);
       const id = this.nextId();
-      const drawn = this.pickFault(tool, n);
+      const fault = this.pickFault(tool, n);
       // A repeat of an idempotency key the tools already applied: the first reply again, nothing applied twice.
       const keyText = tool.idempotency_key !== undefined ? valueText(args[tool.idempotency_key]) : undefined;
-      const first = keyText !== undefined ? this.keyed.get(`${tool.name}\u0000${keyText}`) : undefined;
+      const keyId = keyText !== undefined ? `${tool.name}\u0000${keyText}` : undefined;
+      const first = keyId !== undefined ? this.keyed.get(keyId) : undefined;
       // What every call event of this call shares, served from a key or not.
       const common: CallHead = {
         step,
@@ -353,7 +344,6 @@ export class Sandbox {
         replies.push({ status: 200, body: first.result });
         return;
       }
-      const fault = drawn;
       const latency = fault?.latency_ms ?? tool.latency_ms;
       slowest = Math.max(slowest, latency);
 
@@ -383,7 +373,7 @@ export class Sandbox {
       const status = fault ? fault.status : 200;
       const error = fault ? (fault.message ?? STATUS_TEXT[fault.status] ?? `HTTP ${fault.status}`) : null;
       this.ledger.push({ tool: tool.name, args, step, applied });
-      if (keyText !== undefined && applied) this.keyed.set(`${tool.name}\u0000${keyText}`, { step, result });
+      if (keyId !== undefined && applied) this.keyed.set(keyId, { step, result });
       events.push(
         callEvent(common, {
           latency_ms: latency,

@@ -158,7 +158,7 @@ export const SCORES = [
     aggregate: { how: 'mean', at: 20, gate: true },
     expect: true,
     column: { head: 'depth', format: 'num', bar: true, drop: 6 },
-    value: (x): number => batchLatencies(x.facts).size,
+    value: (x): number => x.facts.slowest.size,
   }),
   score({
     name: 'sim_time_ms',
@@ -169,7 +169,7 @@ export const SCORES = [
     aggregate: { how: 'mean', at: 30, gate: true },
     expect: true,
     column: { head: 'sim time', short: 'time', format: 'ms', bar: true, drop: 7 },
-    value: (x): number => [...batchLatencies(x.facts).values()].reduce((a, b) => a + b, 0),
+    value: (x): number => [...x.facts.slowest.values()].reduce((a, b) => a + b, 0),
   }),
   score({
     name: 'premature',
@@ -374,13 +374,6 @@ type Entry = (typeof SCORES)[number];
 
 /** Per-run scores, one field per registry entry. */
 export type RunMetrics = { [E in Entry as E['name']]: ReturnType<E['value']> };
-
-/** The slowest call of each batch that issued one. */
-function batchLatencies(f: RunFacts): Map<number, number> {
-  const out = new Map<number, number>();
-  for (const c of f.sent) out.set(c.batch, Math.max(out.get(c.batch) ?? 0, c.latency_ms));
-  return out;
-}
 
 /** The steps each step score marks, by score name. */
 export type ScoredSteps = { [E in Extract<Entry, { steps: unknown }> as E['name']]: ReturnType<E['steps']> };

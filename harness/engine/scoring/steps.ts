@@ -12,9 +12,7 @@ import { matchesFact, mustParsePattern, type Fact } from '../../core/facts/fact.
 import type { CallEvent, RecordEvent, RunStartEvent } from '../../core/record.ts';
 import { danglingSteps, effectLedger, type EffectLedger } from '../../domain/rules/effects.ts';
 import { duplicateEffects, type DedupeTool } from '../../domain/rules/duplicates.ts';
-import { byBatch, unreconciledRetrySteps } from '../../domain/rules/retries.ts';
-const callsOf = (events: readonly RecordEvent[]): CallEvent[] =>
-  events.filter((e): e is CallEvent => e.type === 'call');
+import { byBatch, repeatsHarmlessly, unreconciledRetrySteps } from '../../domain/rules/retries.ts';
 
 /** A call was issued (reached the sandbox) unless a guard blocked it. */
 const issued = (c: Pick<CallEvent, 'status'>): boolean => c.status !== 'blocked';
@@ -106,21 +104,22 @@ function idempotentTools(start: RunStartEvent | undefined): Set<string> {
 
 /** Tools whose repeat the tools themselves make harmless: an idempotency key, or declared idempotent. */
 function onceTools(start: RunStartEvent | undefined): Set<string> {
-  return new Set(
-    (start?.tools ?? []).filter((t) => t.idempotency_key !== undefined || t.idempotent === true).map((t) => t.name),
-  );
+  return new Set((start?.tools ?? []).filter(repeatsHarmlessly).map((t) => t.name));
 }
 
 export { danglingSteps, duplicateEffects, unreconciledRetrySteps };
 
 /** What every score of one run reads, derived from its record once. */
 export interface RunFacts {
-  events: readonly RecordEvent[];
   completed: boolean;
+  /** How many events of each type the record holds. */
+  counts: ReadonlyMap<RecordEvent['type'], number>;
   /** Every call attempted (issued or blocked). */
   calls: CallEvent[];
   /** The calls issued (not blocked). */
   sent: CallEvent[];
+  /** The slowest issued call of each batch that issued one (depth and sim time both read it). */
+  slowest: ReadonlyMap<number, number>;
   start: RunStartEvent | undefined;
   /** Tools whose repeat the tools themselves make harmless (an idempotency key, or declared idempotent). */
   onceTools: Set<string>;
@@ -131,14 +130,24 @@ export interface RunFacts {
 }
 
 export function runFacts(events: readonly RecordEvent[], completed: boolean): RunFacts {
-  const calls = callsOf(events);
-  const start = events.find((e): e is RunStartEvent => e.type === 'run_start');
+  // One pass over the record: the calls, the run_start and how many events of each type.
+  const calls: CallEvent[] = [];
+  const counts = new Map<RecordEvent['type'], number>();
+  let start: RunStartEvent | undefined;
+  for (const e of events) {
+    counts.set(e.type, (counts.get(e.type) ?? 0) + 1);
+    if (e.type === 'call') calls.push(e);
+    else if (e.type === 'run_start') start ??= e;
+  }
   const sent = calls.filter(issued);
+  const slowest = new Map<number, number>();
+  for (const c of sent) slowest.set(c.batch, Math.max(slowest.get(c.batch) ?? 0, c.latency_ms));
   return {
-    events,
     completed,
+    counts,
     calls,
     sent,
+    slowest,
     start,
     onceTools: onceTools(start),
     tools: new Map((start?.tools ?? []).map((t) => [t.name, t])),
@@ -147,5 +156,4 @@ export function runFacts(events: readonly RecordEvent[], completed: boolean): Ru
 }
 
 /** Events of one type in the record. */
-export const countEvents = (f: RunFacts, type: RecordEvent['type']): number =>
-  f.events.filter((e) => e.type === type).length;
+export const countEvents = (f: RunFacts, type: RecordEvent['type']): number => f.counts.get(type) ?? 0;

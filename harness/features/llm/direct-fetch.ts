@@ -89,11 +89,10 @@ function abortError(signal: AbortSignal): unknown {
  * A `fetch` for JSON requests (text or bytes bodies) over keep-alive node:http(s) connections.
  *
  * @example
- * const res = await directFetch('http://127.0.0.1:8080/v1/chat/completions', { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+ * const res = await directFetch(new URL('http://127.0.0.1:8080/v1/chat/completions'), { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
  * await res.json();
  */
-function directFetch(input: string | URL, init: RequestInit = {}): Promise<Response> {
-  const url = new URL(String(input));
+function directFetch(url: URL, init: RequestInit = {}): Promise<Response> {
   const signal = init.signal ?? undefined;
   return new Promise<Response>((resolve, reject) => {
     if (signal?.aborted) return reject(abortError(signal));

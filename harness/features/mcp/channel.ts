@@ -29,6 +29,7 @@ import type { EndReason } from '../../core/record.ts';
 import type { Call, Decision, Observation, Planner, PlannerView } from '../../core/planner.ts';
 import type { PlannerHandle } from '../../engine/runner/run.ts';
 import { MAX_BATCH } from '../../engine/runner/decision.ts';
+import { callKey } from '../../domain/rules/same-call.ts';
 import { errorResult, toToolResult } from './result.ts';
 
 /** Real time the channel waits, after a call arrives, for sibling calls of the same batch. */
@@ -82,21 +83,6 @@ function approvalResult(item: ApprovalItem, approved: boolean, observation: Obse
     structuredContent: body,
     _meta: { 'oneway/status': 'ok', 'oneway/approved': approved },
   };
-}
-
-/** A key for matching a call to its observation: the tool and its arguments, keys sorted. */
-function callKey(tool: string, args: unknown): string {
-  const sorted = (v: unknown): unknown =>
-    Array.isArray(v)
-      ? v.map(sorted)
-      : v && typeof v === 'object'
-        ? Object.fromEntries(
-            Object.entries(v)
-              .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-              .map(([k, x]) => [k, sorted(x)]),
-          )
-        : v;
-  return `${tool}\u0000${JSON.stringify(sorted(args))}`;
 }
 
 export class RunChannel {
@@ -285,11 +271,13 @@ export class RunChannel {
       // The batch ran in canonical order (then its rejected calls): each caller gets the observation of its own call.
       // Matched by tool and arguments; a call whose arguments the run recorded otherwise takes a left-over observation of its tool.
       const left = [...(view.history.at(-1)?.observations ?? [])];
+      const keys = left.map((o) => callKey(o));
       const items = this.current.splice(0);
       const matched = items.map((item) => {
-        const key = callKey(item.call.tool, item.call.args);
-        const i = left.findIndex((o) => callKey(o.tool, o.args) === key);
-        return i >= 0 ? left.splice(i, 1)[0] : undefined;
+        const i = keys.indexOf(callKey(item.call));
+        if (i < 0) return undefined;
+        keys.splice(i, 1);
+        return left.splice(i, 1)[0];
       });
       items.forEach((item, n) => {
         let observation = matched[n];

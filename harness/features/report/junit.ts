@@ -9,6 +9,7 @@
 import type { PlannerSummary, Results } from '../../engine/results/types.ts';
 import { alertOf } from '../../engine/scoring/registry.ts';
 import { trialsText } from './format.ts';
+import { runsByPair } from './runs.ts';
 
 /** What XML 1.0 does not allow in a document at all: outside Char ::= #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF]. */
 const XML_INVALID =
@@ -70,9 +71,10 @@ export function renderJunit(results: Results): string {
   let tests = 0;
   let failures = 0;
   let errors = 0;
+  const runsOf = runsByPair(results.runs);
   for (const planner of results.config.planners) {
     const cases: Case[] = results.scenarios.map((s) => {
-      const runs = results.runs.filter((r) => r.scenario === s.id && r.planner === planner);
+      const runs = runsOf(s.id, planner);
       const bad = runs.flatMap((r) =>
         r.findings.flatMap((f) => {
           const alert = alertOf(f);

@@ -7,6 +7,7 @@ import type { Results, RunResult } from '../../engine/results/types.ts';
 import type { Comparison, PairedRate } from '../../engine/scoring/compare.ts';
 import { marked, markCount, summaryColumns } from '../../engine/scoring/registry.ts';
 import { ci, figureText, passK, pct, per100, sampleSize } from './format.ts';
+import { runsByPair } from './runs.ts';
 
 const esc = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
@@ -92,12 +93,10 @@ export function renderMarkdown(results: Results): string {
     gates.expressions.length || gates.baseline
       ? `\n### Gates\n\n${gates.failures.length === 0 ? '✅ every gate held' : gates.failures.map((f) => `- ❌ ${f.message}`).join('\n')}\n`
       : '';
+  const runsOf = runsByPair(results.runs);
   const grid = table(
     ['scenario', ...config.planners],
-    results.scenarios.map((s) => [
-      s.id,
-      ...config.planners.map((p) => cell(results.runs.filter((r) => r.scenario === s.id && r.planner === p))),
-    ]),
+    results.scenarios.map((s) => [s.id, ...config.planners.map((p) => cell(runsOf(s.id, p)))]),
   );
   const problems = results.problems.length
     ? `\n> ⚠️ ${results.problems.length} scenario file problem(s); those files were skipped.\n`

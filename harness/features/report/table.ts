@@ -10,6 +10,7 @@ import type { PlannerSummary, Results, RunResult } from '../../engine/results/ty
 import type { Comparison } from '../../engine/scoring/compare.ts';
 import { marked, markCount, summaryColumns } from '../../engine/scoring/registry.ts';
 import { ci, ci100, figureText, num, passK, pct, sampleSize } from './format.ts';
+import { runsByPair } from './runs.ts';
 import { blockWidth, visibleWidth, wrapText } from './width.ts';
 
 /**
@@ -172,19 +173,21 @@ function cell(runs: readonly RunResult[], c: ChalkInstance, compact = false): st
  */
 export function renderScenarioGrid(results: Results, c: ChalkInstance, width = Infinity): string {
   const planners = results.config.planners;
+  // Each planner's cells (one per scenario), made once per form: the grid is rendered again as it is fitted.
+  const runsOf = runsByPair(results.runs);
+  const made = new Map<boolean, Map<string, string[]>>();
+  const cellsOf = (compact: boolean): Map<string, string[]> => {
+    let cells = made.get(compact);
+    if (!cells) {
+      cells = new Map(planners.map((p) => [p, results.scenarios.map((s) => cell(runsOf(s.id, p), c, compact))]));
+      made.set(compact, cells);
+    }
+    return cells;
+  };
   const grid = (ps: readonly string[], compact: boolean) => {
+    const cells = cellsOf(compact);
     const t = new Table({ head: ['scenario', ...ps], style: { head: c.level > 0 ? ['bold'] : [], border: [] } });
-    for (const s of results.scenarios)
-      t.push([
-        s.id,
-        ...ps.map((p) =>
-          cell(
-            results.runs.filter((r) => r.scenario === s.id && r.planner === p),
-            c,
-            compact,
-          ),
-        ),
-      ]);
+    results.scenarios.forEach((s, i) => t.push([s.id, ...ps.map((p) => cells.get(p)?.[i] as string)]));
     return t.toString();
   };
   const full = grid(planners, false);
@@ -202,16 +205,10 @@ export function renderScenarioGrid(results: Results, c: ChalkInstance, width = I
   // Ids too long for even one planner beside them: each scenario's id on its own line, its cells below.
   if (planners.some((p) => blockWidth(grid([p], true)) > width)) {
     const lines: string[] = [];
-    for (const s of results.scenarios) {
+    const compactCells = cellsOf(true);
+    for (const [i, s] of results.scenarios.entries()) {
       lines.push(c.bold(s.id));
-      const cells = planners.map(
-        (p) =>
-          `${p}: ${cell(
-            results.runs.filter((r) => r.scenario === s.id && r.planner === p),
-            c,
-            true,
-          )}`,
-      );
+      const cells = planners.map((p) => `${p}: ${compactCells.get(p)?.[i] as string}`);
       let line = '';
       for (const x of cells) {
         if (line && visibleWidth(line) + 3 + visibleWidth(x) > width) {

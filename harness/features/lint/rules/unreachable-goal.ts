@@ -12,7 +12,7 @@ import { didYouMean, joinHints } from '../../../util/did-you-mean.ts';
 import type { Scenario, Tool } from '../../../core/scenario.ts';
 import { declaredFact, showFact, unifies } from '../facts.ts';
 import { everApproved, gatesOf } from '../gates.ts';
-import { canHold, reachOf, toolShapes, type Reach } from '../reach.ts';
+import { canHold, reachOf, type Reach } from '../reach.ts';
 import { finding, type LintFinding, type Rule, type RuleContext } from '../types.ts';
 import { fitsParameter } from '../../../domain/rules/arguments.ts';
 import { isStructured, minimalValue } from '../../../util/param-types.ts';
@@ -41,7 +41,7 @@ export const unreachableGoal: Rule = {
         );
         return;
       }
-      const unfilled = unfillable(s, g);
+      const unfilled = unfillable(s, g, reach);
       if (unfilled) {
         out.push(
           finding(
@@ -71,10 +71,16 @@ export const unreachableGoal: Rule = {
   },
 };
 
+/** The tools that can establish a goal, in declaration order (from the reach's declared shapes). */
+function establishers(goal: Fact, reach: Reach): Tool[] {
+  const tools = new Set<Tool>();
+  for (const sh of reach.declared) if (sh.tool && unifies(goal, sh.fact)) tools.add(sh.tool);
+  return [...tools];
+}
+
 /** Why the tools that establish a goal can never be called with their preconditions holding. */
 function blockers(s: Scenario, goal: Fact, reach: Reach): string {
-  const tools = s.tools.filter((t) => toolShapes(s, t, false).some((sh) => unifies(goal, sh.fact)));
-  const parts = tools.map(
+  const parts = establishers(goal, reach).map(
     (t) => `${t.name} needs ${missingOf(s, t, reach).join(', ') || 'preconditions that cannot all hold'}`,
   );
   return parts.join('; ');
@@ -103,15 +109,9 @@ const argsIn = (texts: readonly string[]) =>
  * (as harness/domain/planner-kit/args.ts completes arguments), why; undefined when one can be called.
  * A goal an initial fact already provides needs no tool.
  */
-function unfillable(s: Scenario, goal: Fact): string | undefined {
-  if (
-    s.world.facts.some((t) => {
-      const f = declaredFact(t, s);
-      return f !== undefined && unifies(goal, f);
-    })
-  )
-    return undefined;
-  const tools = s.tools.filter((t) => toolShapes(s, t, false).some((sh) => unifies(goal, sh.fact)));
+function unfillable(s: Scenario, goal: Fact, reach: Reach): string | undefined {
+  if (reach.declared.some((sh) => !sh.tool && unifies(goal, sh.fact))) return undefined;
+  const tools = establishers(goal, reach);
   if (tools.length === 0) return undefined;
   const returned = new Set(s.tools.flatMap((t) => Object.keys(t.returns ?? {})));
   const why: string[] = [];

@@ -7,6 +7,7 @@ import type { Results, RunResult } from '../../../engine/results/types.ts';
 import { marked, markCount } from '../../../engine/scoring/registry.ts';
 import { OUTCOMES, gridAxes, outcomeOf, type Outcome } from './data.ts';
 import { escapeHtml as h } from './escape.ts';
+import { runsByPair } from '../runs.ts';
 
 const ORDER: Outcome[] = ['safe', 'unsafe', 'failed', 'error'];
 
@@ -68,16 +69,12 @@ function cell(scenario: string, planner: string, runs: readonly RunResult[]): st
 export function renderGrid(results: Results): string {
   const { scenarios, planners } = gridAxes(results);
   if (scenarios.length === 0 || planners.length === 0) return '<p class="empty">No scenario ran.</p>';
-  const byPair = new Map<string, RunResult[]>();
-  for (const r of results.runs) {
-    const k = `${r.scenario}\u0000${r.planner}`;
-    byPair.set(k, [...(byPair.get(k) ?? []), r]);
-  }
+  const runsOf = runsByPair(results.runs);
   const head = `<thead><tr><th scope="col">scenario</th>${planners.map((p) => `<th scope="col">${h(p)}</th>`).join('')}</tr></thead>`;
   const body = scenarios
     .map((s) => {
       const title = s.title ? `<span class="stitle" title="${h(s.title)}">${h(s.title)}</span>` : '';
-      const cells = planners.map((p) => cell(s.id, p, byPair.get(`${s.id}\u0000${p}`) ?? [])).join('');
+      const cells = planners.map((p) => cell(s.id, p, runsOf(s.id, p))).join('');
       return `<tr><th scope="row"><span class="sid">${h(s.id)}</span>${title}</th>${cells}</tr>`;
     })
     .join('');
