@@ -15,8 +15,8 @@ import { main } from '../../harness/cli/eval.ts';
 import { formatProblem, type Problem } from '../../harness/core/errors.ts';
 import { loadPlanFile, loadScenarioFile } from '../../harness/engine/loader/load.ts';
 import { MAX_SOURCE_BYTES } from '../../harness/engine/loader/yaml-source.ts';
-import type { Results } from '../../harness/engine/results/types.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
+import { readResults } from '../helpers/results.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const REPO = join(HERE, '..', '..');
@@ -52,7 +52,6 @@ const expectationOf = (table: Record<string, Expectation>, name: string): Expect
   if (!e) throw new Error(`${name} has no expectation in expected.yaml`);
   return e;
 };
-const readResults = (dir: string) => JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as Results;
 const STACK_TRACE = /\n\s+at /;
 
 /** Every problem positioned (1-based) with a message and a hint; the first one exactly as expected. */

@@ -4,11 +4,9 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../harness/cli/eval.ts';
 import { main as merge } from '../../harness/cli/merge.ts';
-import type { Results } from '../../harness/engine/results/types.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
+import { readResults, timeless } from '../helpers/results.ts';
 
-const read = (dir: string) => JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as Results;
-const timeless = (r: Results) => ({ ...r, created_at: 0, wall_ms: 0, runs: r.runs.map((x) => ({ ...x, wall_ms: 0 })) });
 const base = ['--planner=eager,gated', '--trials=2', '--seed=9'];
 
 describe('scale: concurrency and shards', () => {
@@ -16,7 +14,7 @@ describe('scale: concurrency and shards', () => {
     const [a, b] = [tempDir(), tempDir()];
     expect((await runCli(main, [...base, `--out=${a}`])).code).toBe(0);
     expect((await runCli(main, [...base, '--concurrency=5', `--out=${b}`])).code).toBe(0);
-    expect(timeless(read(b))).toEqual(timeless(read(a)));
+    expect(timeless(readResults(b))).toEqual(timeless(readResults(a)));
   });
 
   it('gives results and records identical to a serial run with --workers (threads)', async () => {
@@ -29,8 +27,8 @@ describe('scale: concurrency and shards', () => {
     ];
     expect((await runCli(main, [...args, `--out=${a}`])).code).toBe(0);
     expect((await runCli(main, [...args, '--workers=2', `--out=${b}`])).code).toBe(0);
-    expect(timeless(read(b))).toEqual(timeless(read(a)));
-    for (const run of read(a).runs)
+    expect(timeless(readResults(b))).toEqual(timeless(readResults(a)));
+    for (const run of readResults(a).runs)
       expect(readFileSync(join(b, run.record), 'utf8')).toEqual(readFileSync(join(a, run.record), 'utf8'));
   });
 
@@ -40,13 +38,13 @@ describe('scale: concurrency and shards', () => {
     const shards = [tempDir(), tempDir(), tempDir()];
     for (const [i, dir] of shards.entries())
       expect((await runCli(main, [...base, `--shard=${i + 1}/3`, `--out=${dir}`])).code).toBe(0);
-    const sizes = shards.map((d) => read(d).scenarios.length);
-    expect(sizes.reduce((a, b) => a + b, 0)).toBe(read(whole).scenarios.length);
+    const sizes = shards.map((d) => readResults(d).scenarios.length);
+    expect(sizes.reduce((a, b) => a + b, 0)).toBe(readResults(whole).scenarios.length);
     expect(Math.max(...sizes) - Math.min(...sizes)).toBeLessThanOrEqual(1);
     const merged = tempDir();
     expect((await runCli(merge, [`--out=${merged}`, ...shards])).code).toBe(0);
-    expect(timeless(read(merged))).toEqual(timeless(read(whole)));
-    const run = read(merged).runs[0]!;
+    expect(timeless(readResults(merged))).toEqual(timeless(readResults(whole)));
+    const run = readResults(merged).runs[0]!;
     expect(readFileSync(join(merged, run.record), 'utf8')).toEqual(readFileSync(join(whole, run.record), 'utf8'));
   });
 
@@ -64,7 +62,7 @@ describe('scale: concurrency and shards', () => {
     ]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/gate failed: eager premature_irreversible_rate/);
-    expect(read(out).comparisons[0]).toMatchObject({ baseline: 'eager', candidate: 'gated' });
+    expect(readResults(out).comparisons[0]).toMatchObject({ baseline: 'eager', candidate: 'gated' });
     expect(readFileSync(join(out, 'report.md'), 'utf8')).toContain('### Against `eager`');
   });
 
@@ -96,7 +94,7 @@ describe('gates', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/gate failed: eager premature_irreversible_rate = 0\.\d+ \(fails when > 0\)/);
     expect(r.stderr).not.toContain('gate failed: gated');
-    expect(read(out).gates.failures.map((f) => f.planner)).toEqual(['eager']);
+    expect(readResults(out).gates.failures.map((f) => f.planner)).toEqual(['eager']);
   });
 
   it('exits 0 when every gate holds', async () => {
@@ -147,8 +145,8 @@ describe('gates', () => {
       /baseline regression: gated premature-irreversible rate changed by \+\d+ points over \d+ scenarios \(\d+ changed; \d+ paired runs\)/,
     );
     // The gate judges the scenarios, not the runs: n is the scenario count.
-    const gate = read(out).gates.baseline!.comparisons[0]!.overall;
-    expect(gate.scenarios).toBe(read(out).scenarios.length);
+    const gate = readResults(out).gates.baseline!.comparisons[0]!.overall;
+    expect(gate.scenarios).toBe(readResults(out).scenarios.length);
     expect(gate.pairs).toBe(2 * gate.scenarios);
   });
 
@@ -176,7 +174,7 @@ describe('statistics: the scenario is the unit of evidence', () => {
           ])
         ).code,
       ).toBe(0);
-      const r = read(out);
+      const r = readResults(out);
       // Deterministic planners: every trial of a scenario × planner repeats the first.
       for (const run of r.runs) {
         const first = r.runs.find((x) => x.planner === run.planner && x.scenario === run.scenario && x.trial === 1)!;
@@ -234,7 +232,7 @@ describe('reporters', () => {
         }[];
       };
     };
-    const results = read(out);
+    const results = readResults(out);
     const [eager, gated] = doc.testsuites.testsuite;
     expect(eager?.name).toBe('oneway.eager');
     expect(eager?.testcase).toHaveLength(results.scenarios.length);
@@ -280,7 +278,7 @@ describe('reporters', () => {
       env: { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary, NO_COLOR: '1' },
     });
     expect(code).toBe(0);
-    const results = read(out);
+    const results = readResults(out);
     const s = results.scenarios[0]!;
     const tool = results.runs[0]!.findings.find((f) => f.kind === 'premature' && f.class === 'irreversible')!.tool;
     expect(text).toContain(

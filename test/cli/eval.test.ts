@@ -5,10 +5,9 @@ import { main } from '../../harness/cli/eval.ts';
 import type { Results } from '../../harness/engine/results/types.ts';
 import { EMAIL_YAML } from '../helpers/run.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
+import { readResults, timeless } from '../helpers/results.ts';
 
-const readResults = (dir: string) => JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as Results;
 /** Everything but wall-clock timings. */
-const timeless = (r: Results) => ({ ...r, created_at: 0, wall_ms: 0, runs: r.runs.map((x) => ({ ...x, wall_ms: 0 })) });
 
 describe('npm run eval', () => {
   it('prints help and exits 0', async () => {

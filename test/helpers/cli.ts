@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -6,6 +6,14 @@ import type { Io } from '../../harness/cli/common.ts';
 
 export function tempDir(prefix = 'oneway-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** Every file under `dir`, at any depth. */
+export function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const p = join(dir, name);
+    return statSync(p).isDirectory() ? filesUnder(p) : [p];
+  });
 }
 
 /** Runs a CLI `main` with captured output and no colour. */

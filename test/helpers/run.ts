@@ -1,16 +1,25 @@
 /** Test helpers: build scenarios from inline YAML and run fixed decision lists through the real run loop. */
 import { parse } from 'yaml';
 import type { Checkpoint, Decision, Planner, PlannerView } from '../../harness/core/planner.ts';
-import type { RecordEvent } from '../../harness/core/record.ts';
+import type { CallEvent, RecordEvent, RunEndEvent } from '../../harness/core/record.ts';
+import type { ParsedRecord } from '../../harness/engine/record/reader.ts';
 import { memorySink } from '../../harness/engine/record/writer.ts';
 import { runOne, type RunOutcome } from '../../harness/engine/runner/run.ts';
 import type { BatchGate } from '../../harness/engine/runner/gate.ts';
 import type { Sandbox } from '../../harness/engine/sandbox/sandbox.ts';
 import type { TransportName } from '../../harness/engine/sandbox/transport.ts';
 import { Scenario } from '../../harness/core/scenario.ts';
+import { loadScenarioFile } from '../../harness/engine/loader/load.ts';
 
 export function scenarioFrom(yamlText: string): Scenario {
   return Scenario.parse(parse(yamlText));
+}
+
+/** The scenario of a file that must load (a fixture, a bundled scenario). */
+export function scenarioAt(file: string): Scenario {
+  const r = loadScenarioFile(file);
+  if (!r.ok) throw new Error(`fixture does not load: ${r.problems.map((p) => p.message).join('; ')}`);
+  return r.value.scenario;
 }
 
 /** A planner that replays decisions, then finishes; it records the views it saw. */
@@ -69,6 +78,15 @@ export async function runPlanner(
 
 export const runDecisions = (scenario: Scenario, decisions: Decision[], opts: RunOpts = {}) =>
   runPlanner(scenario, fixedPlanner(decisions), opts);
+
+/** A finished run's events as the record recover reads (`file` names it). */
+export function recordOf(events: RecordEvent[], file = 'mem'): ParsedRecord & { end: RunEndEvent } {
+  const start = events.find((e) => e.type === 'run_start');
+  const end = events.find((e) => e.type === 'run_end');
+  if (start?.type !== 'run_start' || end?.type !== 'run_end') throw new Error('incomplete record');
+  const calls = events.filter((e): e is CallEvent => e.type === 'call');
+  return { file, start, calls, end, events, warnings: [] };
+}
 
 /** A small "verify, approve, then email" world used across tests. */
 export const EMAIL_YAML = `

@@ -3,8 +3,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cassetteFile, requestKey, type Cassette } from '../../harness/features/llm/cassette.ts';
 import { loadPlanner } from '../../harness/engine/runner/planners.ts';
-import { tempDir } from '../helpers/cli.ts';
-import { CANARY, evalLlm, filesUnder, plannerOf, testDeps, timeless } from './helpers.ts';
+import { filesUnder, tempDir } from '../helpers/cli.ts';
+import { timeless } from '../helpers/results.ts';
+import { CANARY, evalLlm, plannerOf, testDeps } from './helpers.ts';
 import { agent, httpError, startMockModel, type MockModel } from './mock-model.ts';
 
 let mock: MockModel;

@@ -2,10 +2,10 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../../harness/cli/eval.ts';
-import type { Results } from '../../harness/engine/results/types.ts';
-import { runCli, tempDir } from '../helpers/cli.ts';
+import { filesUnder, runCli, tempDir } from '../helpers/cli.ts';
+import { readResults, timeless } from '../helpers/results.ts';
 import { EMAIL_YAML } from '../helpers/run.ts';
-import { CANARY, filesUnder, timeless } from './helpers.ts';
+import { CANARY } from './helpers.ts';
 import { startMockModel, type MockModel } from './mock-model.ts';
 
 let mock: MockModel;
@@ -22,8 +22,6 @@ afterAll(async () => {
   vi.unstubAllEnvs();
   await mock.close();
 });
-
-const readResults = (out: string) => JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as Results;
 
 describe('npm run eval with the LLM planners', () => {
   const args = (out: string, cassettes: string, mode: string) => [

@@ -1,5 +1,5 @@
 /** Shared by the LLM planner tests: the planners with test dependencies, an evaluation against the mock model, output files. */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { llmPlanner, type LlmDeps } from '../../harness/features/llm/planner.ts';
 import type { Variant } from '../../harness/features/llm/tools.ts';
@@ -65,24 +65,9 @@ export async function evalLlm(
 }
 
 /** Every file under a directory, recursively. */
-export function filesUnder(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const p = join(dir, name);
-    return statSync(p).isDirectory() ? filesUnder(p) : [p];
-  });
-}
-
 export function readRecord(outDir: string, record: string): RecordEvent[] {
   return readFileSync(join(outDir, record), 'utf8')
     .trim()
     .split('\n')
     .map((l) => JSON.parse(l) as RecordEvent);
 }
-
-/** results.json without its wall-clock fields. */
-export const timeless = (r: Results) => ({
-  ...r,
-  created_at: 0,
-  wall_ms: 0,
-  runs: r.runs.map((x) => ({ ...x, wall_ms: 0 })),
-});

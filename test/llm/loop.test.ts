@@ -6,7 +6,8 @@ import type { BatchGate } from '../../harness/engine/runner/gate.ts';
 import { EMPTY_NUDGE, REFUSAL_NUDGE } from '../../harness/features/llm/planner.ts';
 import type { CallEvent } from '../../harness/core/record.ts';
 import { loadPlanner } from '../../harness/engine/runner/planners.ts';
-import { CANARY, evalLlm, filesUnder, plannerOf, readRecord, testDeps } from './helpers.ts';
+import { filesUnder } from '../helpers/cli.ts';
+import { CANARY, evalLlm, plannerOf, readRecord, testDeps } from './helpers.ts';
 import { agent, calls, empty, httpError, refusal, startMockModel, text, turnOf, type MockModel } from './mock-model.ts';
 
 let mock: MockModel;

@@ -8,7 +8,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../harness/cli/eval.ts';
 import { resetSecrets } from '../../harness/util/secrets.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
-import { FIXTURE, readResults, runOf } from './helpers.ts';
+import { readResults } from '../helpers/results.ts';
+import { FIXTURE, runOf } from './helpers.ts';
 
 /** Whether a process is alive: it answers signal 0 and (on Linux) is not a zombie waiting to be reaped. */
 function alive(pid: number): boolean {

@@ -4,53 +4,27 @@
  * and recorded: asked (a call of the scenario's approval tool), approved, or denied (the held-back
  * call as a blocked attempt, which premature scores count).
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { describe, expect, it } from 'vitest';
 import { askHuman, needsApproval, servedClass } from '../../harness/features/mcp/approvals.ts';
-import { DENIED_BY_HUMAN, RunChannel } from '../../harness/features/mcp/channel.ts';
-import { createRunServer, scenarioSurface } from '../../harness/features/mcp/server.ts';
-import { loadScenarioFile } from '../../harness/engine/loader/load.ts';
+import { DENIED_BY_HUMAN } from '../../harness/features/mcp/channel.ts';
 import type { CallEvent } from '../../harness/core/record.ts';
-import { memorySink } from '../../harness/engine/record/writer.ts';
-import { runOne } from '../../harness/engine/runner/run.ts';
 import type { Scenario } from '../../harness/core/scenario.ts';
 import { resolve } from 'node:path';
 import { REPO_ROOT } from '../../harness/cli/common.ts';
+import { scenarioAt } from '../helpers/run.ts';
+import { channelSession } from './helpers.ts';
 
 const INVOICE = resolve(REPO_ROOT, 'scenarios/billing/invoice-and-notify.yaml');
-const base: Scenario = (() => {
-  const loaded = loadScenarioFile(INVOICE);
-  if (!loaded.ok) throw new Error('invoice-and-notify does not load');
-  return loaded.value.scenario;
-})();
+const base = scenarioAt(INVOICE);
 const EMAIL = 'ap@northwind-traders.example';
 
-async function session(scenario: Scenario) {
-  const channel = new RunChannel('agent', { batchWindowMs: 0 });
-  const done = runOne({
-    scenario,
-    scenarioFile: 'invoice-and-notify.yaml',
-    planner: channel.handle,
-    plannerContext: { options: {} },
-    trial: 1,
-    seed: 1,
+const session = (scenario: Scenario) =>
+  channelSession(scenario, {
+    name: 'agent',
+    batchWindowMs: 0,
     runId: 'test/approvals',
-    sink: memorySink(),
-    transport: 'inprocess',
-    maxTurns: 50,
-    decisionTimeoutMs: 60_000,
-  }).then((o) => {
-    channel.end({ end_reason: o.end_reason, error: o.error, record: 'runs/x.jsonl' });
-    return o;
+    scenarioFile: 'invoice-and-notify.yaml',
   });
-  const server = createRunServer(scenarioSurface(scenario, 50), channel);
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  const client = new Client({ name: 'oneway-test', version: '1.0.0' });
-  await client.connect(clientSide);
-  return { client, done };
-}
 
 /** Verify and invoice, then the framework's approval step for the send. */
 async function prepareAndAsk(scenario: Scenario) {

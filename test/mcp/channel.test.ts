@@ -4,45 +4,12 @@
  * however the run ends, every waiting client gets an answer.
  */
 import { describe, expect, it } from 'vitest';
-import { loadScenarioFile } from '../../harness/engine/loader/load.ts';
-import { RunChannel, type RunEnd } from '../../harness/features/mcp/channel.ts';
 import { createGuard } from '../../harness/engine/guard/guard.ts';
-import { memorySink } from '../../harness/engine/record/writer.ts';
-import { runOne, type RunOutcome } from '../../harness/engine/runner/run.ts';
-import type { BatchGate } from '../../harness/engine/runner/gate.ts';
 import type { Scenario } from '../../harness/core/scenario.ts';
-import { EMAIL, FIXTURE, textOf } from './helpers.ts';
+import { EMAIL, fixtureScenario, startChannelRun, textOf } from './helpers.ts';
 
 function fixture(over: Partial<Scenario> = {}): Scenario {
-  const loaded = loadScenarioFile(FIXTURE);
-  if (!loaded.ok) throw new Error('fixture does not load');
-  return { ...loaded.value.scenario, ...over };
-}
-
-/** Starts a run driven by a fresh channel; `end` answers waiting clients as the session layer does. */
-function start(
-  scenario: Scenario,
-  opts: { maxTurns?: number; decisionTimeoutMs?: number; gate?: BatchGate; batchWindowMs?: number } = {},
-) {
-  const channel = new RunChannel('mcp', opts.batchWindowMs !== undefined ? { batchWindowMs: opts.batchWindowMs } : {});
-  const done: Promise<RunOutcome> = runOne({
-    scenario,
-    scenarioFile: 'notify.yaml',
-    planner: channel.handle,
-    plannerContext: { options: {} },
-    trial: 1,
-    seed: 1,
-    runId: 'test',
-    sink: memorySink(),
-    transport: 'inprocess',
-    maxTurns: opts.maxTurns ?? 50,
-    decisionTimeoutMs: opts.decisionTimeoutMs ?? 60_000, // a safety net: the test is the client, and may be slow on a busy machine
-    ...(opts.gate ? { gate: opts.gate } : {}),
-  }).then((o) => {
-    channel.end({ end_reason: o.end_reason, error: o.error, record: 'runs/x.jsonl' } satisfies RunEnd);
-    return o;
-  });
-  return { channel, done };
+  return { ...fixtureScenario(), ...over };
 }
 
 const send = { tool: 'send_email', args: { email: EMAIL } };
@@ -50,7 +17,7 @@ const verify = { tool: 'verify_recipient', args: { email: EMAIL } };
 
 describe('the session planner', () => {
   it('with the batch window off, runs calls that arrive together one by one, in arrival order, and answers each with its own result', async () => {
-    const { channel, done } = start(fixture(), { batchWindowMs: 0 });
+    const { channel, done } = startChannelRun(fixture(), { batchWindowMs: 0 });
     const [v, s] = await Promise.all([channel.call(verify), channel.call(send)]);
     expect(v.structuredContent).toEqual({ email: EMAIL, status: 'verified' });
     expect(s.structuredContent).toMatchObject({ message_id: expect.stringMatching(/^msg_/) });
@@ -61,7 +28,7 @@ describe('the session planner', () => {
   });
 
   it('makes calls that arrive together one batch (run in canonical order), and answers each with its own result', async () => {
-    const { channel, done } = start(fixture(), { batchWindowMs: 200 });
+    const { channel, done } = startChannelRun(fixture(), { batchWindowMs: 200 });
     const [s, v] = await Promise.all([channel.call(send), channel.call(verify)]);
     expect(v.structuredContent).toEqual({ email: EMAIL, status: 'verified' });
     expect(s.structuredContent).toMatchObject({ message_id: expect.stringMatching(/^msg_/) });
@@ -79,7 +46,7 @@ describe('the session planner', () => {
   });
 
   it('answers a call the step budget refuses, and refuses calls after the run ended', async () => {
-    const { channel, done } = start(fixture({ max_steps: 1 }));
+    const { channel, done } = startChannelRun(fixture({ max_steps: 1 }));
     await channel.call(verify);
     const over = await channel.call(send);
     expect(over.isError).toBe(true);
@@ -97,7 +64,7 @@ describe('the session planner', () => {
         t.name === 'verify_recipient' ? { ...t, faults: [{ on_call: 1, status: 504, applied: false }] } : t,
       ),
     };
-    const { channel, done } = start(faulty, { gate: createGuard() });
+    const { channel, done } = startChannelRun(faulty, { gate: createGuard() });
     const fault = await channel.call(verify);
     expect(fault.isError).toBe(true);
     expect(JSON.parse(textOf(fault))).toMatchObject({ status: 'error', http_status: 504 });
@@ -112,7 +79,7 @@ describe('the session planner', () => {
   });
 
   it('ends the run with an error when the client leaves with a call unanswered, after running it', async () => {
-    const { channel, done } = start(fixture());
+    const { channel, done } = startChannelRun(fixture());
     const pending = channel.call(send);
     channel.close({ ok: false, message: 'the client disconnected during a tool call' });
     const o = await done;
@@ -122,7 +89,7 @@ describe('the session planner', () => {
   });
 
   it('lets a run loop that timed out go, and answers the caller', async () => {
-    const { channel, done } = start(fixture(), { decisionTimeoutMs: 50 });
+    const { channel, done } = startChannelRun(fixture(), { decisionTimeoutMs: 50 });
     const o = await done;
     expect(o.end_reason).toBe('decision_timeout');
     const late = await channel.finish();

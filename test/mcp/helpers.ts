@@ -1,17 +1,27 @@
 import { spawn } from 'node:child_process';
 import type { EventEmitter } from 'node:events';
-import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Scenario } from '../../harness/core/scenario.ts';
 import type { Results, RunResult } from '../../harness/engine/results/types.ts';
+import { memorySink } from '../../harness/engine/record/writer.ts';
+import type { BatchGate } from '../../harness/engine/runner/gate.ts';
+import { runOne, type RunOutcome } from '../../harness/engine/runner/run.ts';
+import { RunChannel } from '../../harness/features/mcp/channel.ts';
+import { SessionRuns } from '../../harness/features/mcp/serve.ts';
+import { createRunServer, scenarioSurface } from '../../harness/features/mcp/server.ts';
 import { REPO_ROOT } from '../../harness/cli/common.ts';
+import { tempDir } from '../helpers/cli.ts';
+import { scenarioAt } from '../helpers/run.ts';
 
 /** One tool of each class; `send_email` (irreversible, needs a verified recipient) is listed first. */
 export const FIXTURE = resolve(REPO_ROOT, 'test/mcp/fixtures/notify.yaml');
 export const EMAIL = 'bob@acme.example';
 
-export function readResults(dir: string): Results {
-  return JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as Results;
-}
+/** The scenario of FIXTURE. */
+export const fixtureScenario = (): Scenario => scenarioAt(FIXTURE);
 
 export function runOf(results: Results, planner: string, trial = 1): RunResult {
   const run = results.runs.find((r) => r.planner === planner && r.trial === trial);
@@ -106,16 +116,82 @@ export function startServe(args: string[]): Promise<ServeProcess> {
   });
 }
 
-/** Opens a session of an in-process `serve` (SessionRuns) and connects an MCP client to it over an in-memory transport. */
-export async function connectSession(
-  runs: import('../../harness/features/mcp/serve.ts').SessionRuns,
-): Promise<import('@modelcontextprotocol/sdk/client/index.js').Client> {
-  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
-  const { InMemoryTransport } = await import('@modelcontextprotocol/sdk/inMemory.js');
-  const session = runs.open();
+/** An MCP client (the SDK's) connected to `server` over an in-memory transport. */
+async function connectClient(server: Server): Promise<Client> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await session.server.connect(serverSide);
+  await server.connect(serverSide);
   const client = new Client({ name: 'oneway-test', version: '1.0.0' });
   await client.connect(clientSide);
   return client;
+}
+
+/** In-process `serve` sessions of `scenario` (FIXTURE's by default), seed 1, writing to `outDir`. */
+export function sessionRuns(scenario: Scenario = fixtureScenario(), outDir = tempDir('oneway-serve-')): SessionRuns {
+  return new SessionRuns({
+    scenario: { scenario, file: FIXTURE },
+    outDir,
+    seed: 1,
+    transport: 'inprocess',
+    maxTurns: 50,
+    decisionTimeoutMs: 60_000,
+  });
+}
+
+/** Opens a session of an in-process `serve` (SessionRuns) and connects an MCP client to it over an in-memory transport. */
+export async function connectSession(runs: SessionRuns): Promise<Client> {
+  return connectClient(runs.open().server);
+}
+
+export interface ChannelRunOptions {
+  /** The planner's name (default `mcp`). */
+  name?: string;
+  /** The channel's batch window (its default when not given). */
+  batchWindowMs?: number;
+  runId?: string;
+  scenarioFile?: string;
+  maxTurns?: number;
+  decisionTimeoutMs?: number;
+  gate?: BatchGate;
+}
+
+/**
+ * One run of `scenario`, in process, driven by a fresh channel (the session planner); when the run
+ * ends, the channel answers waiting clients as the session layer does.
+ */
+export function startChannelRun(
+  scenario: Scenario,
+  opts: ChannelRunOptions = {},
+): { channel: RunChannel; done: Promise<RunOutcome> } {
+  const channel = new RunChannel(
+    opts.name ?? 'mcp',
+    opts.batchWindowMs !== undefined ? { batchWindowMs: opts.batchWindowMs } : {},
+  );
+  const done = runOne({
+    scenario,
+    scenarioFile: opts.scenarioFile ?? 'notify.yaml',
+    planner: channel.handle,
+    plannerContext: { options: {} },
+    trial: 1,
+    seed: 1,
+    runId: opts.runId ?? 'test',
+    sink: memorySink(),
+    transport: 'inprocess',
+    maxTurns: opts.maxTurns ?? 50,
+    decisionTimeoutMs: opts.decisionTimeoutMs ?? 60_000, // a safety net: the test is the client, and may be slow on a busy machine
+    ...(opts.gate ? { gate: opts.gate } : {}),
+  }).then((o) => {
+    channel.end({ end_reason: o.end_reason, error: o.error, record: 'runs/x.jsonl' });
+    return o;
+  });
+  return { channel, done };
+}
+
+/** The same run served by the real MCP server (startChannelRun), with an MCP client connected to it in process. */
+export async function channelSession(
+  scenario: Scenario,
+  opts: ChannelRunOptions = {},
+): Promise<{ client: Client; done: Promise<RunOutcome> }> {
+  const { channel, done } = startChannelRun(scenario, opts);
+  const client = await connectClient(createRunServer(scenarioSurface(scenario, 50), channel));
+  return { client, done };
 }

@@ -10,7 +10,6 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { loadScenarioFile } from '../../harness/engine/loader/load.ts';
 import type { Results } from '../../harness/engine/results/types.ts';
 import {
   DEFAULT_MAX_SESSIONS,
@@ -22,13 +21,12 @@ import {
 import { serveHttp, type HttpServing, type ServeOptions } from '../../harness/features/mcp/serve.ts';
 import { seal } from '../../harness/engine/sandbox/seal.ts';
 import { tempDir } from '../helpers/cli.ts';
-import { EMAIL, FIXTURE, readResults, runOf, signal, startServe, textOf, type ServeProcess } from './helpers.ts';
+import { readResults } from '../helpers/results.ts';
+import { EMAIL, FIXTURE, fixtureScenario, runOf, signal, startServe, textOf, type ServeProcess } from './helpers.ts';
 
 function options(out: string, over: Partial<ServeOptions> = {}): ServeOptions {
-  const loaded = loadScenarioFile(FIXTURE);
-  if (!loaded.ok) throw new Error('fixture does not load');
   return {
-    scenario: { scenario: loaded.value.scenario, file: 'notify.yaml' },
+    scenario: { scenario: fixtureScenario(), file: 'notify.yaml' },
     outDir: out,
     seed: 1,
     transport: 'msw',

@@ -5,37 +5,21 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { describe, expect, it } from 'vitest';
 import { main as evalMain } from '../../harness/cli/eval.ts';
 import { main as mergeMain } from '../../harness/cli/merge.ts';
-import { loadScenarioFile } from '../../harness/engine/loader/load.ts';
-import { SessionRuns } from '../../harness/features/mcp/serve.ts';
 import { runCli } from '../helpers/cli.ts';
-import { EMAIL, FIXTURE, readResults } from './helpers.ts';
+import { readResults } from '../helpers/results.ts';
+import { connectSession, EMAIL, FIXTURE, fixtureScenario, sessionRuns } from './helpers.ts';
 
 const dir = () => mkdtempSync(join(tmpdir(), 'oneway-merge-'));
 
 describe('serve sessions merged with an eval', () => {
   it('become the agent trials next to the built-in planners, paired on the same seed', async () => {
-    const loaded = loadScenarioFile(FIXTURE);
-    if (!loaded.ok) throw new Error('fixture does not load');
     const served = dir();
-    const runs = new SessionRuns({
-      scenario: { scenario: loaded.value.scenario, file: FIXTURE },
-      outDir: served,
-      seed: 1,
-      transport: 'inprocess',
-      maxTurns: 50,
-      decisionTimeoutMs: 60_000,
-    });
+    const runs = sessionRuns(fixtureScenario(), served);
     for (let i = 0; i < 2; i++) {
-      const session = runs.open();
-      const [c, s] = InMemoryTransport.createLinkedPair();
-      await session.server.connect(s);
-      const client = new Client({ name: 'agent', version: '1.0.0' });
-      await client.connect(c);
+      const client = await connectSession(runs);
       // The agent sends before it verifies: premature, both trials.
       await client.callTool({ name: 'send_email', arguments: { email: EMAIL } });
       await client.callTool({ name: 'finish', arguments: {} });

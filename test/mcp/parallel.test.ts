@@ -4,25 +4,15 @@
  * recorded as one batch of 3 and scored exactly as the same turn from the built-in `openai`
  * planner (a scripted model answering three tool calls in one message).
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadScenarioFile } from '../../harness/engine/loader/load.ts';
-import { RunChannel } from '../../harness/features/mcp/channel.ts';
-import { createRunServer, scenarioSurface } from '../../harness/features/mcp/server.ts';
 import type { CallEvent, RecordEvent } from '../../harness/core/record.ts';
 import { memorySink } from '../../harness/engine/record/writer.ts';
 import { runOne, type PlannerHandle, type RunOutcome } from '../../harness/engine/runner/run.ts';
-import type { Scenario } from '../../harness/core/scenario.ts';
 import { plannerOf, testDeps } from '../llm/helpers.ts';
 import { calls, startMockModel, text, turnOf, type MockModel } from '../llm/mock-model.ts';
-import { EMAIL, FIXTURE, textOf } from './helpers.ts';
+import { channelSession, EMAIL, fixtureScenario, textOf } from './helpers.ts';
 
-const scenario: Scenario = (() => {
-  const loaded = loadScenarioFile(FIXTURE);
-  if (!loaded.ok) throw new Error('fixture does not load');
-  return loaded.value.scenario;
-})();
+const scenario = fixtureScenario();
 
 const VERIFY = { name: 'verify_recipient', arguments: { email: EMAIL } };
 const INVOICE = { name: 'create_invoice', arguments: { customer: 'acme', amount: 120 } };
@@ -45,19 +35,7 @@ function run(planner: PlannerHandle, options: Record<string, string> = {}): Prom
 }
 
 /** A session over the in-memory transport: the real MCP server, channel and run loop. */
-async function session(batchWindowMs: number) {
-  const channel = new RunChannel('mcp', { batchWindowMs });
-  const done = run(channel.handle).then((o) => {
-    channel.end({ end_reason: o.end_reason, error: o.error, record: 'runs/x.jsonl' });
-    return o;
-  });
-  const server = createRunServer(scenarioSurface(scenario, 50), channel);
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  const client = new Client({ name: 'oneway-test', version: '1.0.0' });
-  await client.connect(clientSide);
-  return { client, done };
-}
+const session = (batchWindowMs: number) => channelSession(scenario, { batchWindowMs, runId: 'test/parallel' });
 
 const callsOf = (events: RecordEvent[]) =>
   events.filter((e): e is CallEvent => e.type === 'call').map((e) => [e.tool, e.step, e.batch, e.status]);

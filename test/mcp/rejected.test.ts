@@ -4,45 +4,11 @@
  * arguments that violate the schema gets an MCP tool error with the reason, is
  * recorded on that run as a `rejected` event, is not a step, and the run goes on.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { describe, expect, it } from 'vitest';
-import { loadScenarioFile } from '../../harness/engine/loader/load.ts';
-import { RunChannel } from '../../harness/features/mcp/channel.ts';
-import { createRunServer, scenarioSurface } from '../../harness/features/mcp/server.ts';
 import type { CallEvent, RejectedEvent } from '../../harness/core/record.ts';
-import { memorySink } from '../../harness/engine/record/writer.ts';
-import { runOne } from '../../harness/engine/runner/run.ts';
-import { EMAIL, FIXTURE, textOf } from './helpers.ts';
+import { channelSession, EMAIL, fixtureScenario, textOf } from './helpers.ts';
 
-async function session() {
-  const loaded = loadScenarioFile(FIXTURE);
-  if (!loaded.ok) throw new Error('fixture does not load');
-  const scenario = loaded.value.scenario;
-  const channel = new RunChannel('mcp');
-  const done = runOne({
-    scenario,
-    scenarioFile: 'notify.yaml',
-    planner: channel.handle,
-    plannerContext: { options: {} },
-    trial: 1,
-    seed: 1,
-    runId: 'test/mcp-rejected',
-    sink: memorySink(),
-    transport: 'inprocess',
-    maxTurns: 50,
-    decisionTimeoutMs: 60_000, // a safety net: the test is the client, and may be slow on a busy machine
-  }).then((o) => {
-    channel.end({ end_reason: o.end_reason, error: o.error, record: 'runs/x.jsonl' });
-    return o;
-  });
-  const server = createRunServer(scenarioSurface(scenario, 50), channel);
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  const client = new Client({ name: 'oneway-test', version: '1.0.0' });
-  await client.connect(clientSide);
-  return { client, done };
-}
+const session = () => channelSession(fixtureScenario(), { runId: 'test/mcp-rejected' });
 
 describe('MCP tools/call that the run rejects', () => {
   it('answers invalid arguments and an unknown tool with a tool error, records both as rejected, and goes on', async () => {

@@ -3,28 +3,12 @@
  * pending call answered with an error that says so) and the next session the client opens
  * continues the same run: one run, one trial, the world as the cut session left it.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadScenarioFile } from '../../harness/engine/loader/load.ts';
-import { SessionRuns } from '../../harness/features/mcp/serve.ts';
-import { connectSession, EMAIL, FIXTURE, textOf } from './helpers.ts';
+import { connectSession, EMAIL, fixtureScenario, sessionRuns, textOf } from './helpers.ts';
 
 describe('serve: a restart fault cuts the session, and the next session continues the run', () => {
   it('answers the cut call with an error saying so, and records one run with the restart', async () => {
-    const loaded = loadScenarioFile(FIXTURE);
-    if (!loaded.ok) throw new Error('fixture does not load');
-    const scenario = { ...loaded.value.scenario, restarts: [2] };
-    const outDir = mkdtempSync(join(tmpdir(), 'oneway-serve-restart-'));
-    const runs = new SessionRuns({
-      scenario: { scenario, file: FIXTURE },
-      outDir,
-      seed: 1,
-      transport: 'inprocess',
-      maxTurns: 50,
-      decisionTimeoutMs: 60_000,
-    });
+    const runs = sessionRuns({ ...fixtureScenario(), restarts: [2] });
 
     const a = await connectSession(runs);
     expect(textOf(await a.callTool({ name: 'verify_recipient', arguments: { email: EMAIL } }))).toContain('verified');

@@ -11,7 +11,8 @@ import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../harness/cli/common.ts';
 import { tempDir } from '../helpers/cli.ts';
 import { MAX_MESSAGE_BYTES } from '../../harness/features/mcp/http.ts';
-import { EMAIL, FIXTURE, readResults, runOf, textOf, when } from './helpers.ts';
+import { readResults } from '../helpers/results.ts';
+import { EMAIL, FIXTURE, runOf, textOf, when } from './helpers.ts';
 
 type Reply = { id?: unknown; error?: { code: number; message: string }; result?: unknown };
 

@@ -2,28 +2,13 @@
  * An external agent reports its own model usage with `finish` (usage: {prompt_tokens, completion_tokens,
  * requests?, cost_usd?}); a run whose agent reported nothing has no usage (unknown), never zeros.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadScenarioFile } from '../../harness/engine/loader/load.ts';
 import { agentUsage } from '../../harness/features/mcp/server.ts';
-import { SessionRuns } from '../../harness/features/mcp/serve.ts';
-import { connectSession, EMAIL, FIXTURE } from './helpers.ts';
+import { connectSession, EMAIL, sessionRuns } from './helpers.ts';
 
 describe('usage an agent reports', () => {
   it('is recorded on its run; a run that reported nothing has unknown usage', async () => {
-    const loaded = loadScenarioFile(FIXTURE);
-    if (!loaded.ok) throw new Error('fixture does not load');
-    const outDir = mkdtempSync(join(tmpdir(), 'oneway-usage-'));
-    const runs = new SessionRuns({
-      scenario: { scenario: loaded.value.scenario, file: FIXTURE },
-      outDir,
-      seed: 1,
-      transport: 'inprocess',
-      maxTurns: 50,
-      decisionTimeoutMs: 60_000,
-    });
+    const runs = sessionRuns();
 
     const a = await connectSession(runs);
     await a.callTool({ name: 'verify_recipient', arguments: { email: EMAIL } });

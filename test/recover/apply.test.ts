@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { applyRecovery } from '../../harness/features/recover/apply.ts';
 import { parseRecordText } from '../../harness/engine/record/reader.ts';
 import { call } from '../helpers/run.ts';
-import { INVOICE, NOTES, record, scenarioAt } from './helpers.ts';
+import { scenarioAt } from '../helpers/run.ts';
+import { INVOICE, NOTES, record } from './helpers.ts';
 
 const n1 = { id: 'n1', title: 'Q3 plan', owner: 'ana' };
 const n3 = { id: 'n3', title: 'Stale draft', owner: 'ana' };

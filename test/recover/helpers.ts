@@ -2,7 +2,6 @@
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadScenarioFile } from '../../harness/engine/loader/load.ts';
 import type { Decision } from '../../harness/core/planner.ts';
 import type { RecordEvent } from '../../harness/core/record.ts';
 import { memorySink } from '../../harness/engine/record/writer.ts';
@@ -10,18 +9,12 @@ import { parseRecordText, type ParsedRecord } from '../../harness/engine/record/
 import { runOne } from '../../harness/engine/runner/run.ts';
 import type { Scenario } from '../../harness/core/scenario.ts';
 import { tempDir } from '../helpers/cli.ts';
-import { fixedPlanner } from '../helpers/run.ts';
+import { fixedPlanner, scenarioAt } from '../helpers/run.ts';
 
 export const NOTES = fileURLToPath(new URL('./fixtures/notes.yaml', import.meta.url));
 export const INVOICE = resolve(
   fileURLToPath(new URL('../../scenarios/billing/invoice-and-notify.yaml', import.meta.url)),
 );
-
-export function scenarioAt(file: string): Scenario {
-  const r = loadScenarioFile(file);
-  if (!r.ok) throw new Error(`fixture does not load: ${r.problems.map((p) => p.message).join('; ')}`);
-  return r.value.scenario;
-}
 
 export interface Recorded {
   /** The JSONL file. */

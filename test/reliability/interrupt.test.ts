@@ -4,14 +4,11 @@
  * uninterrupted evaluation. Runs the real CLI in a child process.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Results } from '../../harness/engine/results/types.ts';
 import { tempDir } from '../helpers/cli.ts';
-
-const read = (dir: string) => JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as Results;
-const timeless = (r: Results) => ({ ...r, created_at: 0, wall_ms: 0, runs: r.runs.map((x) => ({ ...x, wall_ms: 0 })) });
+import { readResults, timeless } from '../helpers/results.ts';
 
 /** gated, but slow enough (real time) to be interrupted mid-evaluation. */
 const SLOW = `import gated from '${join(process.cwd(), 'planners/gated.ts')}';
@@ -55,7 +52,7 @@ describe('interruption and --resume', () => {
       child.stdout.resume();
       const timer = setInterval(() => {
         try {
-          if (!sent && read(cut).runs.length > 0) {
+          if (!sent && readResults(cut).runs.length > 0) {
             sent = true;
             child.kill('SIGINT');
           }
@@ -70,14 +67,14 @@ describe('interruption and --resume', () => {
     });
     expect(sent).toBe(true);
     expect(stopped.stderr).toContain('stopping after the runs in flight');
-    const partial = read(cut);
+    const partial = readResults(cut);
     expect(partial.interrupted).toBe(true);
     expect(partial.runs.length).toBeGreaterThan(0);
-    expect(partial.runs.length).toBeLessThan(read(full).runs.length);
+    expect(partial.runs.length).toBeLessThan(readResults(full).runs.length);
 
     const resumed = await evalCli([...args, `--out=${cut}`, '--resume']);
     expect(resumed.code).toBe(0);
-    expect(timeless(read(cut))).toEqual(timeless(read(full)));
+    expect(timeless(readResults(cut))).toEqual(timeless(readResults(full)));
   }, 180_000);
 
   it('refuses to resume a different evaluation', async () => {

@@ -9,17 +9,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Results } from '../../harness/engine/results/types.ts';
 import { tempDir } from '../helpers/cli.ts';
-
-const read = (dir: string) => JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as Results;
-const timeless = (r: Results) => ({
-  ...r,
-  created_at: 0,
-  wall_ms: 0,
-  config: { ...r.config },
-  runs: r.runs.map((x) => ({ ...x, wall_ms: 0 })),
-});
+import { readResults, timeless } from '../helpers/results.ts';
 
 function evalCli(args: string[], nodeArgs: string[] = []): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {
@@ -61,7 +52,7 @@ beforeAll(async () => {
 }, 180_000);
 
 const run = (planner: string, scenario = 'invoice-and-notify') =>
-  read(serialOut).runs.find((r) => r.planner === planner && r.scenario === scenario);
+  readResults(serialOut).runs.find((r) => r.planner === planner && r.scenario === scenario);
 
 describe('planner faults end only their own run', () => {
   it('a throw from a planner timer ends that run with planner_error; the others complete, results.json is written, exit 0', () => {
@@ -72,7 +63,7 @@ describe('planner faults end only their own run', () => {
     expect(run('unhandled')).toMatchObject({ end_reason: 'planner_error' });
     expect(run('unhandled')?.error).toContain('nobody catches this');
     expect(run('gated')).toMatchObject({ end_reason: 'finish', error: null, completed: true });
-    expect(read(serialOut).runs).toHaveLength(10);
+    expect(readResults(serialOut).runs).toHaveLength(10);
   });
 
   it('a planner that leaves intervals running does not keep the evaluation alive', () => {
@@ -99,7 +90,7 @@ describe('planner faults end only their own run', () => {
       `--out=${out}`,
     ]);
     expect(r.code).toBe(0);
-    expect(timeless(read(out))).toEqual(timeless(read(serialOut)));
+    expect(timeless(readResults(out))).toEqual(timeless(readResults(serialOut)));
   }, 180_000);
 });
 
@@ -133,7 +124,7 @@ describe('a global WebSocket from a planner file', () => {
       ['--experimental-websocket'],
     );
     expect(r.code).toBe(0);
-    const result = read(out).runs[0];
+    const result = readResults(out).runs[0];
     expect(result?.error).toBeNull();
     expect(result?.sandbox_escapes).toBe(1);
     const record = readFileSync(join(out, result!.record), 'utf8');

@@ -17,10 +17,10 @@ import { RESULTS_SCHEMA_VERSION, type Results } from '../../harness/engine/resul
 import { PREVIOUS_RESULTS_FILE, writeResults } from '../../harness/engine/results/write.ts';
 import { atomicFs, writeFileAtomic } from '../../harness/engine/io/atomic-write.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
+import { timeless } from '../helpers/results.ts';
 import { EMAIL_YAML } from '../helpers/run.ts';
 
 const read = (dir: string, file = 'results.json') => JSON.parse(readFileSync(join(dir, file), 'utf8')) as Results;
-const timeless = (r: Results) => ({ ...r, created_at: 0, wall_ms: 0, runs: r.runs.map((x) => ({ ...x, wall_ms: 0 })) });
 const ARGS = ['--planner=gated', '--scenario=invoice-and-notify,purge-inactive-accounts', '--seed=4'];
 const errno = (code: string) => Object.assign(new Error(`${code}: simulated, write`), { code });
 const leftovers = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.tmp') || f.includes('.stale'));

@@ -3,20 +3,37 @@
  * the environment, leaked on purpose by a planner into tool arguments, error
  * messages and its finish reason, appears in no file oneway writes.
  */
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../harness/cli/eval.ts';
 import { redact, redactingStream, registerSecret, resetSecrets, secretForms } from '../../harness/util/secrets.ts';
-import { runCli, tempDir } from '../helpers/cli.ts';
+import { filesUnder, runCli, tempDir } from '../helpers/cli.ts';
 
 const CANARY = 'sk-canary-7f3a9c2e5b1d4068';
 
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir).flatMap((f) => {
-    const p = join(dir, f);
-    return statSync(p).isDirectory() ? filesUnder(p) : [p];
-  });
+/**
+ * eval of invoice-and-notify with `reporters` and a planner that leaks ONEWAY_TEST_API_KEY: its first
+ * call's arguments are `args`, then it throws `error` (both JavaScript, reading the key from the environment).
+ */
+async function evalLeaky(args: string, error: string, reporters: string) {
+  const dir = tempDir();
+  writeFileSync(
+    join(dir, 'leaky.mjs'),
+    `export default { name: 'leaky', create() { let t = 0; return { name: 'leaky', next() {
+        t++;
+        if (t === 1) return { type: 'call', call: { tool: 'verify_recipient', args: ${args} } };
+        throw new Error(${error});
+      } }; } };\n`,
+  );
+  const out = tempDir();
+  const r = await runCli(main, [
+    `--planner=${join(dir, 'leaky.mjs')}`,
+    '--scenario=invoice-and-notify',
+    `--reporter=${reporters}`,
+    `--out=${out}`,
+  ]);
+  return { r, out };
 }
 
 afterEach(() => {
@@ -28,24 +45,13 @@ describe('secrets', () => {
   it('redacts a canary key from every file and stream, wherever a planner puts it', async () => {
     process.env.ONEWAY_TEST_API_KEY = CANARY;
     resetSecrets();
-    const dir = tempDir();
-    writeFileSync(
-      join(dir, 'leaky.mjs'),
-      `export default { name: 'leaky', create() { let t = 0; return { name: 'leaky', next() {
-        t++;
-        if (t === 1) return { type: 'call', call: { tool: 'verify_recipient', args: { email: 'x-' + process.env.ONEWAY_TEST_API_KEY } } };
-        throw new Error('401 Incorrect API key provided: ' + process.env.ONEWAY_TEST_API_KEY);
-      } }; } };\n`,
-    );
-    const out = tempDir();
     const summary = join(tempDir(), 'summary.md');
     writeFileSync(summary, '');
-    const r = await runCli(main, [
-      `--planner=${join(dir, 'leaky.mjs')}`,
-      '--scenario=invoice-and-notify',
-      '--reporter=table,markdown,junit,github',
-      `--out=${out}`,
-    ]);
+    const { r, out } = await evalLeaky(
+      "{ email: 'x-' + process.env.ONEWAY_TEST_API_KEY }",
+      "'401 Incorrect API key provided: ' + process.env.ONEWAY_TEST_API_KEY",
+      'table,markdown,junit,github',
+    );
     expect(r.code).toBe(0);
     const files = filesUnder(out);
     expect(files.length).toBeGreaterThanOrEqual(4);
@@ -66,22 +72,11 @@ describe('secrets', () => {
     const key = 'sk-"quoted"\\back<&>-7f3a9c2e';
     process.env.ONEWAY_TEST_API_KEY = key;
     resetSecrets();
-    const dir = tempDir();
-    writeFileSync(
-      join(dir, 'leaky.mjs'),
-      `export default { name: 'leaky', create() { let t = 0; return { name: 'leaky', next() {
-        t++;
-        if (t === 1) return { type: 'call', call: { tool: 'verify_recipient', args: { email: process.env.ONEWAY_TEST_API_KEY, note: JSON.stringify({ k: process.env.ONEWAY_TEST_API_KEY }) } } };
-        throw new Error('401 key ' + process.env.ONEWAY_TEST_API_KEY);
-      } }; } };\n`,
+    const { r, out } = await evalLeaky(
+      '{ email: process.env.ONEWAY_TEST_API_KEY, note: JSON.stringify({ k: process.env.ONEWAY_TEST_API_KEY }) }',
+      "'401 key ' + process.env.ONEWAY_TEST_API_KEY",
+      'table,markdown,junit,html',
     );
-    const out = tempDir();
-    const r = await runCli(main, [
-      `--planner=${join(dir, 'leaky.mjs')}`,
-      '--scenario=invoice-and-notify',
-      '--reporter=table,markdown,junit,html',
-      `--out=${out}`,
-    ]);
     expect(r.code).toBe(0);
     const forms = secretForms(key);
     expect(forms.length).toBeGreaterThan(4); // raw, JSON once and twice, HTML, <script> JSON

@@ -15,12 +15,11 @@ import { REPO_ROOT } from '../../harness/cli/common.ts';
 import { loadPlanText, loadScenarioText } from '../../harness/engine/loader/load.ts';
 import { jsonSizeOver, MAX_EXPANDED_BYTES, parseYamlSource } from '../../harness/engine/loader/yaml-source.ts';
 import { renderJunit, xmlEscape } from '../../harness/features/report/junit.ts';
-import type { Results } from '../../harness/engine/results/types.ts';
 import { recordPath, safeName } from '../../harness/engine/runner/evaluate.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
+import { readResults } from '../helpers/results.ts';
 
 const TINY = readFileSync(join(REPO_ROOT, 'test/fixtures/loader/tiny.yaml'), 'utf8');
-const read = (dir: string) => JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as Results;
 
 describe('alias expansion is bounded', () => {
   it('refuses 99 aliases of a large anchor, at the first alias, with a hint', () => {
@@ -128,7 +127,7 @@ describe('record file names', () => {
       `--out=${out}`,
     ]);
     expect(r.code).toBe(0);
-    const runs = read(out).runs;
+    const runs = readResults(out).runs;
     expect(new Set(runs.map((x) => x.record)).size).toBe(2);
     for (const run of runs)
       expect(readFileSync(join(out, run.record), 'utf8')).toContain(`"planner":${JSON.stringify(run.planner)}`);
@@ -149,7 +148,7 @@ describe('eval:merge --reporter=html reads records only inside its directory', (
     ).toBe(0);
     const secret = join(tempDir(), 'secret.jsonl');
     writeFileSync(secret, `${JSON.stringify({ type: 'run_start', note: 'CANARY-OUTSIDE' })}\n`);
-    const results = read(shard);
+    const results = readResults(shard);
     const [a, b, c] = results.runs;
     if (!a || !b || !c) throw new Error('three runs expected');
     a.record = `../../../../../../../../..${secret}`;
@@ -199,6 +198,6 @@ describe('junit.xml is well-formed whatever the text', () => {
       ).code,
     ).toBe(0);
     expect(XMLValidator.validate(readFileSync(join(out, 'junit.xml'), 'utf8'))).toBe(true);
-    expect(XMLValidator.validate(renderJunit(read(out)))).toBe(true);
+    expect(XMLValidator.validate(renderJunit(readResults(out)))).toBe(true);
   });
 });

@@ -15,10 +15,8 @@ import { renderList, type ListedScenario } from '../../harness/features/report/l
 import { renderComparisonTable, renderScenarioGrid, renderSummaryTable } from '../../harness/features/report/table.ts';
 import { blockWidth, outputWidth } from '../../harness/features/report/width.ts';
 import type { Results, RunResult } from '../../harness/engine/results/types.ts';
-import { summarize } from '../../harness/engine/scoring/aggregate.ts';
-import { compareToBaselinePlanner } from '../../harness/engine/scoring/compare.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
-import { runResult } from '../helpers/results.ts';
+import { resultsOf, runResult } from '../helpers/results.ts';
 import { EMAIL_YAML } from '../helpers/run.ts';
 
 const plain = makeChalk(false);
@@ -49,32 +47,7 @@ function results(): Results {
           }),
         );
       }
-  return {
-    schema_version: 1,
-    tool: { name: 'oneway', version: '0.0.0' },
-    created_at: '2025-01-01T00:00:00.000Z',
-    wall_ms: 1,
-    interrupted: false,
-    config: {
-      planners: PLANNERS,
-      scenarios,
-      trials: 2,
-      seed: 1,
-      guard: true,
-      guard_policy: null,
-      transport: 'inprocess',
-      max_turns: 10,
-      decision_timeout_ms: 1000,
-      shard: null,
-    },
-    scenarios: scenarios.map((id) => ({ id, file: `scenarios/${id}.yaml`, title: id, tags: [], tool_lines: {} })),
-    problems: [],
-    runs,
-    summary: summarize(runs, PLANNERS),
-    unattributed_escapes: 0,
-    comparisons: compareToBaselinePlanner(runs, PLANNERS, 'eager'),
-    gates: { expressions: [], baseline: null, failures: [] },
-  };
+  return resultsOf(runs, { planners: PLANNERS, scenarios, trials: 2, guard: true, baselinePlanner: 'eager' });
 }
 
 describe('tables that fit the terminal', () => {

@@ -16,7 +16,6 @@ import { REPORTERS, parseReporters, writeReports } from '../../harness/features/
 import { renderJunit } from '../../harness/features/report/junit.ts';
 import { renderMarkdown } from '../../harness/features/report/markdown.ts';
 import { renderScenarioGrid, renderSummaryTable } from '../../harness/features/report/table.ts';
-import { buildResults } from '../../harness/engine/results/build.ts';
 import type { Results, RunResult } from '../../harness/engine/results/types.ts';
 import { EXPECTABLE } from '../../harness/engine/scoring/expect.ts';
 import type { ScoreFinding } from '../../harness/engine/scoring/findings.ts';
@@ -31,7 +30,7 @@ import {
   type ScoreValue,
 } from '../../harness/engine/scoring/registry.ts';
 import { embeddedData } from './fixture.ts';
-import { runResult } from '../helpers/results.ts';
+import { resultsOf, runResult } from '../helpers/results.ts';
 
 const plain = makeChalk(false);
 
@@ -84,28 +83,7 @@ function results(): Results {
       ...Object.fromEntries(scores().map((s) => [s.name, valueOf(s)])),
     }),
   );
-  return buildResults({
-    tool: { name: 'oneway', version: '0.0.0' },
-    created_at: '2025-01-01T00:00:00.000Z',
-    wall_ms: 1,
-    interrupted: false,
-    config: {
-      planners: ['p1', 'p2'],
-      scenarios: ['s1'],
-      trials: 1,
-      seed: 1,
-      guard: true,
-      guard_policy: null,
-      transport: 'inprocess',
-      max_turns: 10,
-      decision_timeout_ms: 1000,
-      shard: null,
-    },
-    scenarios: [{ id: 's1', file: 'scenarios/s1.yaml', title: 's1', tags: [], tool_lines: {} }],
-    problems: [],
-    runs,
-    unattributed_escapes: 0,
-  });
+  return resultsOf(runs, { planners: ['p1', 'p2'], scenarios: ['s1'], trials: 1, guard: true });
 }
 
 /** Each check names the score it misses, so a failure says which reporter forgot which score. */

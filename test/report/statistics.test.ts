@@ -11,9 +11,7 @@ import { renderJunit } from '../../harness/features/report/junit.ts';
 import { renderMarkdown } from '../../harness/features/report/markdown.ts';
 import { renderComparisonTable, renderSummaryTable } from '../../harness/features/report/table.ts';
 import type { Results, RunResult } from '../../harness/engine/results/types.ts';
-import { summarize } from '../../harness/engine/scoring/aggregate.ts';
-import { compareToBaselinePlanner } from '../../harness/engine/scoring/compare.ts';
-import { runResult } from '../helpers/results.ts';
+import { resultsOf, runResult } from '../helpers/results.ts';
 
 const run = (planner: string, scenario: string, trial: number, completed: boolean, premature: number): RunResult =>
   runResult({
@@ -42,32 +40,7 @@ function results(trials: number): Results {
     }
   }
   const planners = ['eager', 'careful'];
-  return {
-    schema_version: 1,
-    tool: { name: 'oneway', version: '0.0.0' },
-    created_at: '2025-01-01T00:00:00.000Z',
-    wall_ms: 1,
-    interrupted: false,
-    config: {
-      planners,
-      scenarios,
-      trials,
-      seed: 1,
-      guard: false,
-      guard_policy: null,
-      transport: 'inprocess',
-      max_turns: 10,
-      decision_timeout_ms: 1000,
-      shard: null,
-    },
-    scenarios: scenarios.map((id) => ({ id, file: `scenarios/${id}.yaml`, title: id, tags: [], tool_lines: {} })),
-    problems: [],
-    runs,
-    summary: summarize(runs, planners),
-    unattributed_escapes: 0,
-    comparisons: compareToBaselinePlanner(runs, planners, 'eager'),
-    gates: { expressions: [], baseline: null, failures: [] },
-  };
+  return resultsOf(runs, { planners, scenarios, trials, guard: false, baselinePlanner: 'eager' });
 }
 
 const plain = makeChalk(false);

@@ -8,13 +8,14 @@
 import { describe, expect, it } from 'vitest';
 import type { CallEvent, RecordEvent, RestartEvent } from '../../harness/core/record.ts';
 import { memorySink } from '../../harness/engine/record/writer.ts';
+import { applyRecovery } from '../../harness/features/recover/apply.ts';
 import { buildChecklist } from '../../harness/features/recover/checklist.ts';
 import { loadPlanner } from '../../harness/engine/runner/planners.ts';
 import { runOne, type PlannerHandle } from '../../harness/engine/runner/run.ts';
 import type { Scenario } from '../../harness/core/scenario.ts';
 import { scoreRecord } from '../../harness/engine/scoring/metrics.ts';
 import { oracleScores } from '../../harness/features/fuzz/oracle.ts';
-import { batch, call, fixedPlanner } from '../helpers/run.ts';
+import { batch, call, fixedPlanner, recordOf, scenarioFrom } from '../helpers/run.ts';
 import type { Decision } from '../../harness/core/planner.ts';
 import { payoutScenario } from './payout.ts';
 
@@ -235,10 +236,7 @@ describe('restart faults', () => {
     const r = await run(s, plan, {}, [2]);
     expect(r.restarts).toBe(1);
     expect(r.duplicate_effects).toBe(1);
-    const start = r.events.find((e) => e.type === 'run_start');
-    const end = r.events.find((e) => e.type === 'run_end');
-    if (start?.type !== 'run_start' || end?.type !== 'run_end') throw new Error('incomplete record');
-    const list = buildChecklist({ file: 'mem', start, calls: calls(r.events), end, events: r.events, warnings: [] }, s);
+    const list = buildChecklist(recordOf(r.events), s);
     const second = calls(r.events).filter((c) => c.tool === 'pay')[1];
     expect(list.items.find((i) => i.step === second?.step)?.duplicate_of).toBe(
       calls(r.events).find((c) => c.tool === 'pay')?.step,
@@ -251,8 +249,6 @@ describe('restart faults', () => {
 
 describe('recover --apply --duplicates', () => {
   it('undoes only the duplicate and proves the world is in the intended state', async () => {
-    const { scenarioFrom } = await import('../helpers/run.ts');
-    const { applyRecovery } = await import('../../harness/features/recover/apply.ts');
     const s = scenarioFrom(`
 id: payout-cancellable
 title: Pay a vendor
@@ -281,10 +277,7 @@ restarts: [1]
     const r = await run(s, replaying([call('pay', { vendor: 'v1', amount: 500 })]));
     // pay (1, reply lost), restart, pay again (2): two payout rows, 1 duplicate.
     expect(r).toMatchObject({ duplicate_effects: 1, restarts: 1, completed: true, safe_completed: false });
-    const start = r.events.find((e) => e.type === 'run_start');
-    const end = r.events.find((e) => e.type === 'run_end');
-    if (start?.type !== 'run_start' || end?.type !== 'run_end') throw new Error('incomplete record');
-    const record = { file: 'mem.jsonl', start, calls: calls(r.events), end, events: r.events, warnings: [] };
+    const record = recordOf(r.events, 'mem.jsonl');
     const dup = await applyRecovery(record, s, { approve: true, duplicates: true });
     if (!dup.ok) throw new Error(JSON.stringify(dup.issues));
     // Step 2 (the duplicate) is cancelled; step 1 (the payout the task needed) is kept.

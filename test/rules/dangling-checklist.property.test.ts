@@ -9,15 +9,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { planArbitrary } from '../../harness/features/fuzz/arbitraries.ts';
 import { runPlan } from '../../harness/features/fuzz/run-plan.ts';
-import { loadScenarioFile } from '../../harness/engine/loader/load.ts';
-import type { CallEvent, RunEndEvent, RunStartEvent } from '../../harness/core/record.ts';
 import { buildChecklist } from '../../harness/features/recover/checklist.ts';
+import { recordOf, scenarioAt } from '../helpers/run.ts';
 
-const scenario = (rel: string) => {
-  const l = loadScenarioFile(fileURLToPath(new URL(`../../scenarios/${rel}`, import.meta.url)));
-  if (!l.ok) throw new Error(l.problems.map((p) => p.message).join('\n'));
-  return l.value.scenario;
-};
+const scenario = (rel: string) => scenarioAt(fileURLToPath(new URL(`../../scenarios/${rel}`, import.meta.url)));
 
 const SCENARIOS = [
   'billing/invoice-and-notify.yaml',
@@ -33,15 +28,12 @@ describe('dangling effects and the recovery checklist', () => {
     await fc.assert(
       fc.asyncProperty(planArbitrary(s, { maxItems: 6 }), fc.nat({ max: 1000 }), async (plan, seed) => {
         const run = await runPlan(s, plan, { seed });
-        const start = run.events.find((e): e is RunStartEvent => e.type === 'run_start');
-        const end = run.events.find((e): e is RunEndEvent => e.type === 'run_end');
-        if (!start || !end) throw new Error('incomplete record');
-        const calls = run.events.filter((e): e is CallEvent => e.type === 'call');
-        const checklist = buildChecklist({ file: 'mem', start, calls, end, events: run.events, warnings: [] }, s);
+        const record = recordOf(run.events);
+        const checklist = buildChecklist(record, s);
         const open = checklist.items.filter(
           (i) => OPEN.has(i.action) && (i.class === 'irreversible' || i.class === 'compensable'),
         );
-        expect(run.dangling_effects).toBe(end.completed ? 0 : open.length);
+        expect(run.dangling_effects).toBe(record.end.completed ? 0 : open.length);
         if (run.dangling_effects > 0) withDangling++;
       }),
       { numRuns: 40, seed: 42 },

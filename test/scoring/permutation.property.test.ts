@@ -19,6 +19,7 @@ import { loadPlanner } from '../../harness/engine/runner/planners.ts';
 import type { PlannerHandle } from '../../harness/engine/runner/run.ts';
 import type { PlanItem, Scenario } from '../../harness/core/scenario.ts';
 import { scoreRecord } from '../../harness/engine/scoring/metrics.ts';
+import { createRng } from '../../harness/util/rng.ts';
 
 const { loaded } = await resolveScenarios([BUNDLED_SCENARIOS], { cwd: process.cwd(), root: BUNDLED_SCENARIOS });
 const all: Scenario[] = loaded.map((l) => l.scenario).sort((a, b) => a.id.localeCompare(b.id));
@@ -36,19 +37,12 @@ const FEW = [
   'void-and-reissue-wrong-invoice',
 ].map(byId);
 
-/** A seeded permutation (mulberry32 + Fisher-Yates); the identity never, when there is more than one distinct order. */
+/** A seeded permutation (oneway's rng + Fisher-Yates); the identity never, when there is more than one distinct order. */
 function shuffle<T>(xs: readonly T[], seed: number): T[] {
-  let s = seed >>> 0;
-  const next = () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const rng = createRng(seed);
   const out = [...xs];
   for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(next() * (i + 1));
+    const j = rng.int(i + 1);
     [out[i], out[j]] = [out[j] as T, out[i] as T];
   }
   // Reversed instead when the shuffle happened to leave the order as it was.
@@ -109,25 +103,28 @@ const hasBatch = (plan: readonly PlanItem[]) =>
 const callsOf = (events: readonly RecordEvent[]): CallEvent[] =>
   events.filter((e): e is CallEvent => e.type === 'call');
 
+/** The property on each of FEW: a merged plan, a run seed, a permutation seed, the guard on or off. */
+async function forMergedPlans(
+  property: (scenario: Scenario, plan: PlanItem[], seed: number, perm: number, guard: boolean) => Promise<void>,
+): Promise<void> {
+  for (const scenario of FEW) {
+    await fc.assert(
+      fc.asyncProperty(mergedPlans(scenario), fc.nat(1000), fc.nat(), fc.boolean(), (plan, seed, perm, guard) =>
+        property(scenario, plan, seed, perm, guard),
+      ),
+      { numRuns: 40, seed: 14 },
+    );
+  }
+}
+
 describe('scores do not depend on the order of the calls in a batch', () => {
   it("(a) for the fuzzer's plans, permuting every parallel batch gives the same figures", async () => {
-    for (const scenario of FEW) {
-      await fc.assert(
-        fc.asyncProperty(
-          mergedPlans(scenario),
-          fc.nat(1000),
-          fc.nat(),
-          fc.boolean(),
-          async (plan, seed, perm, guard) => {
-            fc.pre(hasBatch(plan));
-            const a = await runPlan(scenario, plan, { seed, guard });
-            const b = await runPlan(scenario, permutePlan(plan, perm), { seed, guard });
-            expect(figures(b), scenario.id).toEqual(figures(a));
-          },
-        ),
-        { numRuns: 40, seed: 14 },
-      );
-    }
+    await forMergedPlans(async (scenario, plan, seed, perm, guard) => {
+      fc.pre(hasBatch(plan));
+      const a = await runPlan(scenario, plan, { seed, guard });
+      const b = await runPlan(scenario, permutePlan(plan, perm), { seed, guard });
+      expect(figures(b), scenario.id).toEqual(figures(a));
+    });
   });
 
   it('(b) for every built-in planner, shuffling each batch it returns gives the same figures', async () => {
@@ -167,56 +164,45 @@ describe('scores do not depend on the order of the calls in a batch', () => {
   });
 
   it('(c) re-scoring a record whose events inside each batch are permuted gives the same metrics', async () => {
-    for (const scenario of FEW) {
-      await fc.assert(
-        fc.asyncProperty(
-          mergedPlans(scenario),
-          fc.nat(1000),
-          fc.nat(),
-          fc.boolean(),
-          async (plan, seed, perm, guard) => {
-            const run = await runPlan(scenario, plan, { seed, guard });
-            const original = scoreRecord(run.events);
-            // The events of each batch trade places in the record (other events stay where they are).
-            const slots = new Map<number, number[]>();
-            run.events.forEach((e, i) => {
-              if (e.type === 'call') slots.set(e.batch, [...(slots.get(e.batch) ?? []), i]);
-            });
-            const moved = [...run.events];
-            const renumbered = [...run.events];
-            // Old step -> new step, for the references a record makes to steps (a reconciler's answer, effect ids).
-            const stepMap = new Map<number, number>();
-            for (const [batch, idx] of slots) {
-              const order = shuffle(idx, perm + batch);
-              idx.forEach((slot, k) => {
-                moved[slot] = run.events[order[k] as number] as RecordEvent;
-                // And, a batch having no order, their step and position numbers too.
-                const from = run.events[order[k] as number] as CallEvent;
-                const at = run.events[slot] as CallEvent;
-                stepMap.set(from.step, at.step);
-                renumbered[slot] = { ...from, step: at.step, pos: at.pos };
-              });
-            }
-            renumbered.forEach((e, i) => {
-              if (e.type !== 'call') return;
-              const step = (n: number) => stepMap.get(n) ?? n;
-              renumbered[i] = {
-                ...e,
-                effect_id: e.effect_id === null ? null : e.effect_id.replace(/\d+$/, (n) => String(step(Number(n)))),
-                ...(e.reconciled ? { reconciled: { ...e.reconciled, step: step(e.reconciled.step) } } : {}),
-              };
-            });
-            expect(scoreRecord(moved), `${scenario.id}: events moved`).toEqual(original);
-            expect(scoreRecord(renumbered), `${scenario.id}: events moved and renumbered`).toEqual(original);
-            // The oracle is order-free too.
-            expect(oracleScores(moved, scenario)).toEqual(oracleScores(run.events, scenario));
-            expect(oracleScores(renumbered, scenario)).toEqual(oracleScores(run.events, scenario));
-            expect(callsOf(moved)).toHaveLength(callsOf(run.events).length);
-          },
-        ),
-        { numRuns: 40, seed: 14 },
-      );
-    }
+    await forMergedPlans(async (scenario, plan, seed, perm, guard) => {
+      const run = await runPlan(scenario, plan, { seed, guard });
+      const original = scoreRecord(run.events);
+      // The events of each batch trade places in the record (other events stay where they are).
+      const slots = new Map<number, number[]>();
+      run.events.forEach((e, i) => {
+        if (e.type === 'call') slots.set(e.batch, [...(slots.get(e.batch) ?? []), i]);
+      });
+      const moved = [...run.events];
+      const renumbered = [...run.events];
+      // Old step -> new step, for the references a record makes to steps (a reconciler's answer, effect ids).
+      const stepMap = new Map<number, number>();
+      for (const [batch, idx] of slots) {
+        const order = shuffle(idx, perm + batch);
+        idx.forEach((slot, k) => {
+          moved[slot] = run.events[order[k] as number] as RecordEvent;
+          // And, a batch having no order, their step and position numbers too.
+          const from = run.events[order[k] as number] as CallEvent;
+          const at = run.events[slot] as CallEvent;
+          stepMap.set(from.step, at.step);
+          renumbered[slot] = { ...from, step: at.step, pos: at.pos };
+        });
+      }
+      renumbered.forEach((e, i) => {
+        if (e.type !== 'call') return;
+        const step = (n: number) => stepMap.get(n) ?? n;
+        renumbered[i] = {
+          ...e,
+          effect_id: e.effect_id === null ? null : e.effect_id.replace(/\d+$/, (n) => String(step(Number(n)))),
+          ...(e.reconciled ? { reconciled: { ...e.reconciled, step: step(e.reconciled.step) } } : {}),
+        };
+      });
+      expect(scoreRecord(moved), `${scenario.id}: events moved`).toEqual(original);
+      expect(scoreRecord(renumbered), `${scenario.id}: events moved and renumbered`).toEqual(original);
+      // The oracle is order-free too.
+      expect(oracleScores(moved, scenario)).toEqual(oracleScores(run.events, scenario));
+      expect(oracleScores(renumbered, scenario)).toEqual(oracleScores(run.events, scenario));
+      expect(callsOf(moved)).toHaveLength(callsOf(run.events).length);
+    });
   });
 });
 
