@@ -8,10 +8,9 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { UsageError } from '../core/errors.ts';
 import { suggest } from '../util/did-you-mean.ts';
-import { needsTypeScript } from '../engine/io/ts-loader.ts';
+import { importUserModule } from '../engine/io/ts-loader.ts';
 
 /** What a config file may set. Every key is optional; see docs/use-in-your-project.md. */
 export interface OnewayConfig {
@@ -232,16 +231,12 @@ export async function loadConfig(file: string): Promise<OnewayConfig> {
     }
     if (raw === null || raw === undefined) raw = {};
   } else {
-    await needsTypeScript(file, `the config file ${file}`);
-    try {
-      const mod = (await import(pathToFileURL(file).href)) as { default?: unknown };
-      raw = mod.default;
-    } catch (e) {
-      throw new UsageError(
-        `${file} failed to load: ${(e as Error).message}`,
-        'check that it compiles and its imports resolve',
-      );
-    }
+    const mod = await importUserModule(file, {
+      what: `the config file ${file}`,
+      failed: file,
+      hint: 'check that it compiles and its imports resolve',
+    });
+    raw = mod.default;
     if (typeof raw === 'function') raw = await (raw as () => unknown)();
   }
   return checkConfig(raw, file);

@@ -8,14 +8,14 @@
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { UsageError } from '../../core/errors.ts';
 import type { Planner, PlannerFactory } from '../../core/planner.ts';
 import { suggest } from '../../util/did-you-mean.ts';
 import { hostedPlanner, probePlanner } from './isolate.ts';
 import type { PlannerHandle } from './run.ts';
 import { ownExtension } from '../../util/module-url.ts';
-import { needsTypeScript } from '../io/ts-loader.ts';
+import { importUserModule, looksLikeModulePath, needsTypeScript } from '../io/ts-loader.ts';
 
 const PLANNERS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../../planners');
 /** The built-ins' extension: .ts from source, .js compiled (dist/planners/). */
@@ -28,8 +28,6 @@ export function builtinPlanners(): string[] {
     .map((f) => basename(f, EXT))
     .sort();
 }
-
-const looksLikePath = (spec: string) => /[\\/]/.test(spec) || /\.(m?[jt]s|cjs)$/.test(spec);
 
 function isFactory(x: unknown): x is PlannerFactory {
   return typeof x === 'object' && x !== null && typeof (x as PlannerFactory).create === 'function';
@@ -75,7 +73,7 @@ function isBuiltinFile(file: string): boolean {
 
 export async function loadPlanner(spec: string, cwd: string, opts: LoadOptions = {}): Promise<PlannerHandle> {
   let file: string;
-  if (looksLikePath(spec)) {
+  if (looksLikeModulePath(spec)) {
     file = resolve(cwd, spec);
     if (!existsSync(file)) throw new UsageError(`planner file not found: ${spec}`, `looked at ${file}`);
   } else {
@@ -102,14 +100,6 @@ export async function loadPlanner(spec: string, cwd: string, opts: LoadOptions =
       ...(checkpoint ? { checkpoint } : {}),
     };
   }
-  let mod: Record<string, unknown>;
-  try {
-    mod = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
-  } catch (e) {
-    throw new UsageError(
-      `planner module ${spec} failed to load: ${(e as Error).message}`,
-      'check that the file compiles and its imports resolve',
-    );
-  }
+  const mod = await importUserModule(file, { what: `planner module ${spec}` });
   return { ...toHandle(mod, fallback, spec), source: file };
 }

@@ -15,10 +15,9 @@
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { UsageError } from '../../core/errors.ts';
 import { suggest } from '../../util/did-you-mean.ts';
-import { needsTypeScript } from '../../engine/io/ts-loader.ts';
+import { importUserModule, looksLikeModulePath } from '../../engine/io/ts-loader.ts';
 import type { RecordEvent } from '../../core/record.ts';
 import { BUILTIN_PROPERTIES, type FuzzProperty, type PropertyContext, type Verdict } from './properties.ts';
 
@@ -66,22 +65,11 @@ const isProperty = (x: unknown): x is RecordProperty =>
   (x as RecordProperty).name !== '' &&
   typeof (x as RecordProperty).check === 'function';
 
-const looksLikePath = (spec: string) => /[\\/]/.test(spec) || /\.(m?[jt]s|cjs)$/.test(spec);
-
 /** Loads the properties a module exports: `default` (one or a list), or `property` / `properties`. */
 export async function loadPropertyModule(spec: string, cwd: string): Promise<FuzzProperty[]> {
   const file = resolve(cwd, spec);
   if (!existsSync(file)) throw new UsageError(`property module not found: ${spec}`, `looked at ${file}`);
-  await needsTypeScript(file, `property module ${spec}`);
-  let mod: Record<string, unknown>;
-  try {
-    mod = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
-  } catch (e) {
-    throw new UsageError(
-      `property module ${spec} failed to load: ${(e as Error).message}`,
-      'check that the file compiles and its imports resolve',
-    );
-  }
+  const mod = await importUserModule(file, { what: `property module ${spec}` });
   for (const candidate of [mod.default, mod.properties, mod.property]) {
     const list = Array.isArray(candidate) ? candidate : candidate === undefined ? [] : [candidate];
     if (list.length > 0 && list.every(isProperty)) return list.map((p) => ({ ...fromRecordProperty(p), source: spec }));
@@ -101,7 +89,7 @@ export async function loadPropertyModule(spec: string, cwd: string): Promise<Fuz
 export async function resolveProperties(specs: readonly string[], cwd: string): Promise<FuzzProperty[]> {
   const out: FuzzProperty[] = [];
   for (const spec of specs) {
-    if (looksLikePath(spec)) {
+    if (looksLikeModulePath(spec)) {
       out.push(...(await loadPropertyModule(spec, cwd)));
       continue;
     }
