@@ -67,13 +67,18 @@ export interface EffectLedger {
 }
 
 /**
- * The effects of a run and their compensations, from its call events.
+ * The effects of a run and their compensations, from its call events and its tools as run_start
+ * records them (a tool declared idempotent leaves no new effect when its repeat changed nothing).
  *
  * @example
- * const l = effectLedger(calls, new Set(['get_status']));
+ * const l = effectLedger(calls, start.tools);
  * l.open.size // effects nothing compensated
  */
-export function effectLedger(calls: readonly EffectCall[], idempotentTools: ReadonlySet<string>): EffectLedger {
+export function effectLedger(
+  calls: readonly EffectCall[],
+  tools: readonly { name: string; idempotent?: boolean }[],
+): EffectLedger {
+  const idempotentTools = new Set(tools.filter((t) => t.idempotent === true).map((t) => t.name));
   const ledger: EffectLedger = { effects: [], compensatedAt: new Map(), compensates: new Map(), open: new Set() };
   const openList: EffectCall[] = []; // oldest first
   for (const batch of byBatch(calls)) {

@@ -97,11 +97,6 @@ export function parallelIrreversibleExecuted(all: readonly CallEvent[]): Set<num
   );
 }
 
-/** Tools declared idempotent, from the run_start event. */
-function idempotentTools(start: RunStartEvent | undefined): Set<string> {
-  return new Set((start?.tools ?? []).filter((t) => t.idempotent === true).map((t) => t.name));
-}
-
 /** Tools whose repeat the tools themselves make harmless: an idempotency key, or declared idempotent. */
 function onceTools(start: RunStartEvent | undefined): Set<string> {
   return new Set((start?.tools ?? []).filter(repeatsHarmlessly).map((t) => t.name));
@@ -151,7 +146,7 @@ export function runFacts(events: readonly RecordEvent[], completed: boolean): Ru
     start,
     onceTools: onceTools(start),
     tools: new Map((start?.tools ?? []).map((t) => [t.name, t])),
-    ledger: effectLedger(sent, idempotentTools(start)),
+    ledger: effectLedger(sent, start?.tools ?? []),
   };
 }
 

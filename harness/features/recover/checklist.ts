@@ -116,7 +116,7 @@ export function buildChecklist(record: ParsedRecord, scenario?: Scenario): Check
   }
 
   // The same ledger the dangling score counts: which calls left an effect, and which compensated which.
-  const ledger = effectLedger(issued, new Set(start.tools.filter((t) => t.idempotent === true).map((t) => t.name)));
+  const ledger = effectLedger(issued, start.tools);
   const { compensatedAt, compensates } = ledger;
   const effectSteps = new Set(ledger.effects);
   const duplicates = duplicateEffects(issued, ledger, new Map(start.tools.map((t) => [t.name, t])));
