@@ -11,7 +11,6 @@ import { buildResults as assembleResults } from '../results/build.ts';
 import type { Results, RunResult } from '../results/types.ts';
 import { writeResults } from '../results/write.ts';
 import { seal } from '../sandbox/seal.ts';
-import { findingsOf } from '../scoring/findings.ts';
 import { ensureDir, isOutputFailure, outputError } from '../io/atomic-write.ts';
 import { stableJson } from '../../util/json.ts';
 import { tightHeapGrowth } from '../../util/heap.ts';
@@ -83,10 +82,12 @@ export async function runJob(job: Job, opts: EvalOptions): Promise<RunResult> {
     decisionTimeoutMs: opts.decisionTimeoutMs,
     ...(opts.gate ? { gate: opts.gate } : {}),
     ...(opts.restartAt ? { restartAt: opts.restartAt } : {}),
+    // Scored once: the findings come from the same step sets as the scores.
+    findings: true,
   });
   // A record that could not be written (a full disk) ends the evaluation as the user's error, after this run.
   if (sink.failure) throw outputError(sink.failure, join(opts.outDir, record));
-  const { events, ...metrics } = outcome;
+  const { events: _events, findings, ...metrics } = outcome;
   return {
     scenario: scenario.id,
     planner: planner.name,
@@ -94,7 +95,7 @@ export async function runJob(job: Job, opts: EvalOptions): Promise<RunResult> {
     seed,
     ...metrics,
     record,
-    findings: findingsOf(events),
+    findings: findings ?? [],
     wall_ms: Date.now() - t0,
   };
 }

@@ -27,7 +27,8 @@ import {
   type TransportName,
 } from '../sandbox/transport.ts';
 import type { Scenario, ToolClass } from '../../core/scenario.ts';
-import { scoreRun, type RunMetrics } from '../scoring/metrics.ts';
+import { scoreRunWithSteps, type RunMetrics, type ScoredSteps } from '../scoring/metrics.ts';
+import { findingsFrom, type ScoreFinding } from '../scoring/findings.ts';
 import { canonicalOrder } from '../../domain/rules/same-call.ts';
 import { reportedTools } from '../../domain/rules/reconcile.ts';
 import { LOST_REPLY } from '../../domain/planner-kit/lost-reply.ts';
@@ -66,6 +67,8 @@ export interface RunSpec {
   restartAt?: readonly number[];
   /** Called with the run's sandbox before the first turn (tests inspect what reached it). */
   onSandbox?: (sandbox: Sandbox) => void;
+  /** Also list the calls each score counted (`findings`), from the same scoring (evaluations do; fuzzing does not). */
+  findings?: boolean;
 }
 
 export interface RunOutcome extends RunMetrics {
@@ -73,6 +76,8 @@ export interface RunOutcome extends RunMetrics {
   error: string | null;
   usage?: RunEndEvent['usage'];
   events: RecordEvent[];
+  /** With `findings` asked for: the calls each score counted. */
+  findings?: ScoreFinding[];
 }
 
 class DecisionTimeout extends OnewayError {
@@ -215,12 +220,13 @@ function endRun(
   let [end, error] = [endReason, endError];
   const outcome = sandbox.outcome();
   let metrics: RunMetrics;
+  let steps: ScoredSteps;
   try {
-    metrics = scoreRun(events, outcome.completed);
+    ({ metrics, steps } = scoreRunWithSteps(events, outcome.completed));
   } catch (e) {
     // A fault in scoring is the harness's, not the planner's: the run still ends with its record, marked as an error.
     [end, error] = ['harness_error', `internal error while scoring: ${errorText(e)}`];
-    metrics = scoreRun([], false);
+    ({ metrics, steps } = scoreRunWithSteps([], false));
   }
   const usage = planner?.usage?.();
   emit({
@@ -235,7 +241,8 @@ function endRun(
     ...(usage ? { usage } : {}),
   });
   spec.sink.close();
-  return Object.assign({}, metrics, { end_reason: end, error }, usage ? { usage } : {}, { events });
+  const findings = spec.findings ? { findings: findingsFrom(events, steps) } : {};
+  return Object.assign({}, metrics, { end_reason: end, error }, usage ? { usage } : {}, { events }, findings);
 }
 
 export async function runOne(spec: RunSpec): Promise<RunOutcome> {

@@ -4,9 +4,9 @@
  * using the same step sets the scores count: one finding per registry entry
  * with a `finding`, in registry order.
  */
-import type { CallEvent, RecordEvent, RunEndEvent } from '../../core/record.ts';
+import type { CallEvent, RecordEvent } from '../../core/record.ts';
 import type { ToolClass } from '../../core/scenario.ts';
-import { scoredSteps } from './metrics.ts';
+import type { ScoredSteps } from './metrics.ts';
 import { findingScores, type FindingKind, type MarkedSteps } from './registry.ts';
 import { attemptsPerBatch } from './steps.ts';
 
@@ -18,10 +18,10 @@ export interface ScoreFinding {
   message: string;
 }
 
-export function findingsOf(events: readonly RecordEvent[]): ScoreFinding[] {
+/** The findings of a run whose scores' step sets are known (the run loop has them from scoring it). */
+export function findingsFrom(events: readonly RecordEvent[], scored: ScoredSteps): ScoreFinding[] {
   const calls = events.filter((e): e is CallEvent => e.type === 'call');
-  const end = events.find((e): e is RunEndEvent => e.type === 'run_end');
-  const steps = scoredSteps(events, end?.completed ?? false) as Readonly<Record<string, MarkedSteps>>;
+  const steps = scored as Readonly<Record<string, MarkedSteps>>;
   const attempts = attemptsPerBatch(calls);
   const out: ScoreFinding[] = [];
   const scoresWithFindings = findingScores();

@@ -15,6 +15,14 @@ export function scoredSteps(events: readonly RecordEvent[], completed: boolean):
   return evaluateScores(runFacts(events, completed)).steps;
 }
 
+/** A run's scores and the step sets behind them, from one evaluation of the rules. */
+export function scoreRunWithSteps(
+  events: readonly RecordEvent[],
+  completed: boolean,
+): { metrics: RunMetrics; steps: ScoredSteps } {
+  return evaluateScores(runFacts(events, completed));
+}
+
 /**
  * Scores one run from its record.
  *
