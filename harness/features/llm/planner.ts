@@ -184,16 +184,21 @@ function broken(name: string, error: unknown): Planner {
  * // tests: llmPlanner(spec, { sleep: async () => {}, env: { OPENAI_API_KEY: 'test' } })
  */
 export function llmPlanner(spec: LlmPlannerSpec, deps: LlmDeps = {}): PlannerFactory {
+  // Every run of an evaluation shares one options object: read once (a price_file is a file read), not per run.
+  const read = new WeakMap<object, LlmOptions>();
   return {
     name: spec.name,
     description: spec.description,
     create(ctx) {
       const env = deps.env ?? process.env;
-      let opts: LlmOptions;
-      try {
-        opts = llmOptions(ctx.options, env, deps.cwd);
-      } catch (e) {
-        return broken(spec.name, e);
+      let opts = read.get(ctx.options);
+      if (!opts) {
+        try {
+          opts = llmOptions(ctx.options, env, deps.cwd);
+        } catch (e) {
+          return broken(spec.name, e);
+        }
+        read.set(ctx.options, opts);
       }
       // Whatever happens, the key is redacted from every file oneway writes.
       registerSecret(env.OPENAI_API_KEY, 'OPENAI_API_KEY');
