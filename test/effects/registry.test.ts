@@ -6,6 +6,7 @@ import {
   DeclaredEffect,
   EFFECT_KINDS,
   EFFECTS,
+  effectReportText,
   type EffectKind,
   type EffectModule,
 } from '../../harness/core/effects/index.ts';
@@ -58,5 +59,33 @@ describe('effect registry', () => {
       }),
     );
     expect(readOnly.map((p) => p.message)).toContain('read_only tool "verify_recipient" has an update effect');
+  });
+
+  it('words each kind exactly for the HTML report, changed or not', () => {
+    expect(effectReportText({ kind: 'insert', table: 'outbox', row: { to: 'bob@acme.example', n: 2 } })).toBe(
+      'insert into outbox: to="bob@acme.example", n=2',
+    );
+    expect(
+      effectReportText({
+        kind: 'update',
+        table: 'bills',
+        before: [{ id: 'B-1', status: 'approved', amount: 10 }],
+        after: [{ id: 'B-1', status: 'paid', amount: 10, paid_at: '2025-06-23' }],
+      }),
+    ).toBe('update bills: id="B-1" status: "approved" → "paid", paid_at: — → "2025-06-23"');
+    expect(effectReportText({ kind: 'update', table: 'bills', before: [{ id: 'B-1' }], after: [{ id: 'B-1' }] })).toBe(
+      'update bills: id="B-1" (unchanged)',
+    );
+    expect(effectReportText({ kind: 'update', table: 'bills', before: [], after: [] })).toBe(
+      'update bills: no row matched',
+    );
+    expect(effectReportText({ kind: 'delete', table: 'notes', rows: [{ id: 'n1' }, { id: 'n2' }] })).toBe(
+      'delete from notes: id="n1"; id="n2"',
+    );
+    expect(effectReportText({ kind: 'delete', table: 'notes', rows: [] })).toBe('delete from notes: no row matched');
+    expect(effectReportText({ kind: 'establish', fact: 'paid(bill=B-1)', was_new: false })).toBe(
+      'establish paid(bill=B-1) (already held)',
+    );
+    expect(effectReportText({ kind: 'revoke', facts: [] })).toBe('revoke (nothing held)');
   });
 });

@@ -4,7 +4,7 @@ import { Row } from '../scenario-parts.ts';
 import type { Row as RowValue } from '../world.ts';
 import { renderValue } from '../templates/render.ts';
 import { defineEffect, NO_FOOTPRINT } from './module.ts';
-import { rowLabel } from './row-text.ts';
+import { exactPairs, rowLabel } from './row-text.ts';
 
 export const deleteEffect = defineEffect({
   kind: 'delete',
@@ -23,4 +23,6 @@ export const deleteEffect = defineEffect({
     e.rows.length === 0
       ? undefined
       : `${e.table}: deleted ${e.rows.length} row${e.rows.length === 1 ? '' : 's'} (${e.rows.map(rowLabel).join(', ')})`,
+  reportText: (e) =>
+    `delete from ${e.table}: ${e.rows.length === 0 ? 'no row matched' : e.rows.map(exactPairs).join('; ')}`,
 });

@@ -21,4 +21,5 @@ export const establish = defineEffect({
   // The fact holds after it, new or not: what a difference in facts is traced back to.
   footprint: (e) => ({ ...NO_FOOTPRINT, factsAdded: [e.fact] }),
   describe: (e) => (e.was_new ? `fact established: ${e.fact}` : undefined),
+  reportText: (e) => `establish ${e.fact}${e.was_new ? '' : ' (already held)'}`,
 });

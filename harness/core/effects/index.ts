@@ -105,4 +105,9 @@ export function describeEffect(e: AppliedEffect): string | undefined {
   return effectModule(e.kind).describe(e);
 }
 
+/** An applied effect exactly, on one line, as the HTML report's call cards show it. */
+export function effectReportText(e: AppliedEffect): string {
+  return effectModule(e.kind).reportText(e);
+}
+
 export type { EffectModule, Footprint } from './module.ts';

@@ -4,7 +4,7 @@ import { Row } from '../scenario-parts.ts';
 import type { Row as RowValue } from '../world.ts';
 import { renderValue } from '../templates/render.ts';
 import { defineEffect, NO_FOOTPRINT } from './module.ts';
-import { showRow } from './row-text.ts';
+import { exactPairs, showRow } from './row-text.ts';
 
 export const insert = defineEffect({
   kind: 'insert',
@@ -22,4 +22,5 @@ export const insert = defineEffect({
   changed: () => true,
   footprint: (e) => ({ ...NO_FOOTPRINT, table: e.table, rowsAdded: [e.row] }),
   describe: (e) => `${e.table}: inserted ${showRow(e.row)}`,
+  reportText: (e) => `insert into ${e.table}: ${exactPairs(e.row)}`,
 });

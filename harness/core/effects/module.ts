@@ -60,6 +60,8 @@ export interface EffectModule<
   footprint(e: z.infer<A>): Footprint;
   /** It in words for the incident checklist; undefined when it changed nothing worth a line. */
   describe(e: z.infer<A>): string | undefined;
+  /** It exactly, on one line, for the HTML report's call cards (values as JSON), whether it changed anything or not. */
+  reportText(e: z.infer<A>): string;
 }
 
 /**

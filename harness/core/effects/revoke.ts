@@ -20,4 +20,5 @@ export const revoke = defineEffect({
   changed: (e) => e.facts.length > 0,
   footprint: (e) => ({ ...NO_FOOTPRINT, factsRemoved: e.facts }),
   describe: (e) => (e.facts.length === 0 ? undefined : `fact revoked: ${e.facts.join(', ')}`),
+  reportText: (e) => `revoke ${e.facts.length ? e.facts.join(', ') : '(nothing held)'}`,
 });

@@ -38,3 +38,26 @@ export function showValue(v: unknown): string {
   const s = JSON.stringify(v) ?? String(v);
   return s.length > 80 ? `${s.slice(0, 77)}...` : s;
 }
+
+/** A row as `key=value` pairs, each value exact JSON (a string stays quoted), on one line. */
+export function exactPairs(row: Row): string {
+  return Object.keys(row)
+    .map((k) => `${k}=${JSON.stringify(row[k])}`)
+    .join(', ');
+}
+
+const exact = (v: unknown): string => (v === undefined ? '—' : JSON.stringify(v));
+
+/** An updated row exactly: its identifying field, then only the fields that changed, `field: before → after`. */
+export function exactChanges(was: Row, now: Row): string {
+  const keys = Object.keys(was);
+  const id = ['id', 'key', 'name'].find((k) => k in was) || keys.find((k) => /_id$/.test(k)) || keys[0];
+  const changed = [...keys, ...Object.keys(now).filter((k) => !(k in was))].filter(
+    (k) => JSON.stringify(was[k]) !== JSON.stringify(now[k]),
+  );
+  const label = id === undefined ? '' : `${id}=${JSON.stringify(was[id])} `;
+  return (
+    label +
+    (changed.length ? changed.map((k) => `${k}: ${exact(was[k])} → ${exact(now[k])}`).join(', ') : '(unchanged)')
+  );
+}

@@ -5,7 +5,7 @@ import type { Row as RowValue } from '../world.ts';
 import { renderValue } from '../templates/render.ts';
 import { stableJson } from '../../util/json.ts';
 import { defineEffect, NO_FOOTPRINT } from './module.ts';
-import { fieldChanges, rowLabel } from './row-text.ts';
+import { exactChanges, fieldChanges, rowLabel } from './row-text.ts';
 
 export const update = defineEffect({
   kind: 'update',
@@ -31,4 +31,8 @@ export const update = defineEffect({
     });
     return changes.length ? `${e.table}: updated ${changes.join('; ')}` : undefined;
   },
+  reportText: (e) =>
+    `update ${e.table}: ${
+      e.before.length === 0 ? 'no row matched' : e.before.map((b, i) => exactChanges(b, e.after[i] || {})).join('; ')
+    }`,
 });

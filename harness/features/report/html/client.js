@@ -615,76 +615,10 @@
     return 'ok' + (c.http_status === null ? '' : ' ' + c.http_status);
   }
 
-  // The row's identifying field, then only the fields an update changed.
-  /** @param {unknown} before @param {unknown} after */
-  function changes(before, after) {
-    if (!isPlain(before) || !isPlain(after)) return json(before) + ' → ' + json(after);
-    var was = before;
-    var now = after;
-    var keys = Object.keys(was);
-    var id =
-      ['id', 'key', 'name'].find(function (k) {
-        return k in was;
-      }) ||
-      keys.find(function (k) {
-        return /_id$/.test(k);
-      }) ||
-      keys[0];
-    var changed = keys
-      .concat(
-        Object.keys(now).filter(function (k) {
-          return !(k in was);
-        }),
-      )
-      .filter(function (k) {
-        return JSON.stringify(was[k]) !== JSON.stringify(now[k]);
-      });
-    var label = id === undefined ? '' : id + '=' + JSON.stringify(was[id]) + ' ';
-    return (
-      label +
-      (changed.length
-        ? changed
-            .map(function (k) {
-              return k + ': ' + json(was[k]) + ' → ' + json(now[k]);
-            })
-            .join(', ')
-        : '(unchanged)')
-    );
-  }
-  /** @param {unknown} value */
+  // An effect arrives in words (its kind's module wrote them, harness/core/effects/), or clipped.
+  /** @param {string | import('./data.ts').Clipped} value */
   function effectText(value) {
-    if (isClipped(value)) return json(value);
-    // An effect as the record holds it (harness/core/effects/): one member per kind.
-    var e = /** @type {import('../../../core/effects/index.ts').AppliedEffect} */ (value);
-    switch (e.kind) {
-      case 'insert':
-        return 'insert into ' + e.table + ': ' + pairs(e.row);
-      case 'update': {
-        var after = e.after;
-        return (
-          'update ' +
-          e.table +
-          ': ' +
-          (e.before.length === 0
-            ? 'no row matched'
-            : e.before
-                .map(function (b, i) {
-                  return changes(b, after[i] || {});
-                })
-                .join('; '))
-        );
-      }
-      case 'delete':
-        return (
-          'delete from ' + e.table + ': ' + (e.rows.length === 0 ? 'no row matched' : e.rows.map(pairs).join('; '))
-        );
-      case 'establish':
-        return 'establish ' + e.fact + (e.was_new ? '' : ' (already held)');
-      case 'revoke':
-        return 'revoke ' + (e.facts.length ? e.facts.join(', ') : '(nothing held)');
-      default:
-        return json(e);
-    }
+    return isClipped(value) ? json(value) : value;
   }
 
   /** @param {CallView} c @param {string[]} kinds */

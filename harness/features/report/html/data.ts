@@ -5,6 +5,7 @@
  * come from `safe_completed` / `completed` / `error`, marks from `findings`, and
  * the names of scores and marks from the score registry.
  */
+import { effectReportText } from '../../../core/effects/index.ts';
 import type { CallEvent, RunEndEvent, RunStartEvent } from '../../../core/record.ts';
 import { buildChecklist, needsApproval } from '../../recover/checklist.ts';
 import type { ParsedRecord, RecordRead } from '../../../engine/record/reader.ts';
@@ -72,7 +73,8 @@ export interface CallView extends Pick<
 > {
   args: unknown;
   result: unknown;
-  effects: unknown[];
+  /** Each effect in words (by its kind's module), or its JSON cut short when that is too long. */
+  effects: (string | Clipped)[];
   /** `needs_approval`: a compensable effect's compensation always does (a new action); a reversible one's when the record says so. */
   compensation: { operation: string; args: unknown; needs_approval: boolean; scheduled?: boolean } | null;
 }
@@ -309,7 +311,10 @@ function callView(c: CallEvent, maxChars: number): CallView {
     ...(c.approved !== undefined ? { approved: c.approved } : {}),
     ...(c.reconciled !== undefined ? { reconciled: c.reconciled } : {}),
     ...(c.blocked_reason !== undefined ? { blocked_reason: c.blocked_reason } : {}),
-    effects: c.effects.map((e) => clip(e, maxChars)),
+    effects: c.effects.map((e) => {
+      const v = clip(e, maxChars);
+      return v === e ? effectReportText(e) : (v as Clipped);
+    }),
     compensation: c.compensation
       ? {
           operation: c.compensation.operation,
