@@ -1,7 +1,9 @@
 /**
  * A small pool of worker threads, shared by `eval --workers` and `fuzz --workers`:
  * the main thread hands out jobs as workers become free, each worker answers job
- * by job. Workers run TypeScript: `worker-boot.mjs` registers tsx in the thread
+ * by job, in the order given. A worker holds one job beyond the one it runs, so it
+ * never waits a message round trip for its next job (the main thread may be busy
+ * writing a results checkpoint when a job ends). Workers run TypeScript: `worker-boot.mjs` registers tsx in the thread
  * (a worker does not inherit the main thread's loader hooks on Node 20), then
  * imports the worker module. Each worker has the seal's socket layer preloaded
  * and on for its whole life (sandbox/socket-seal.cjs).
@@ -31,6 +33,9 @@ export interface PoolOptions<T> {
   done(index: number, value: T): void;
 }
 
+/** Jobs a worker holds at once: the one it runs and the next. */
+const AHEAD = 2;
+
 export async function runOnWorkers<T>(opts: PoolOptions<T>): Promise<void> {
   const one = () =>
     new Promise<void>((resolve, reject) => {
@@ -38,9 +43,24 @@ export async function runOnWorkers<T>(opts: PoolOptions<T>): Promise<void> {
       const w = socketSeal.sealedWorker(new URL('./worker-boot.mjs', import.meta.url), {
         workerData: { entry: opts.entry.href, data: opts.data },
       });
-      const give = () => w.postMessage((opts.next() ?? { type: 'stop' }) satisfies ToWorker);
+      // Jobs handed to this worker and not answered yet; `stop` goes once none is left to hand out.
+      let held = 0;
+      let stopped = false;
+      const give = () => {
+        while (!stopped && held < AHEAD) {
+          const job = opts.next();
+          if (job === undefined) {
+            stopped = true;
+            w.postMessage({ type: 'stop' } satisfies ToWorker);
+          } else {
+            held++;
+            w.postMessage(job satisfies ToWorker);
+          }
+        }
+      };
       w.on('message', (m: FromWorker<T>) => {
         if (m.type === 'ready') return give();
+        held--;
         // The user's error (a full disk under --out, ...) stays the user's error across the thread boundary.
         if (m.type === 'failed')
           return reject(
@@ -69,23 +89,34 @@ export function workerInput<D>(): D {
 export function serveJobs<T>(handle: (job: JobMessage) => Promise<T>, close: () => void = () => {}): void {
   const port = parentPort;
   if (!port) throw new Error('internal: serveJobs runs only in a worker thread');
-  port.on('message', async (m: ToWorker) => {
-    if (m.type === 'stop') {
-      close();
-      port.close();
-      return;
+  // Jobs arrive ahead of need (runOnWorkers keeps one waiting); they run one at a time, in order.
+  const queue: ToWorker[] = [];
+  let running = false;
+  const drain = async () => {
+    running = true;
+    for (let m = queue.shift(); m !== undefined; m = queue.shift()) {
+      if (m.type === 'stop') {
+        close();
+        port.close();
+        return;
+      }
+      try {
+        port.postMessage({ type: 'done', index: m.index, value: await handle(m) } satisfies FromWorker<T>);
+      } catch (e) {
+        const usage = e instanceof UsageError ? { usage: e.hint === undefined ? {} : { hint: e.hint } } : {};
+        port.postMessage({
+          type: 'failed',
+          index: m.index,
+          message: (e as Error).message,
+          ...usage,
+        } satisfies FromWorker<T>);
+      }
     }
-    try {
-      port.postMessage({ type: 'done', index: m.index, value: await handle(m) } satisfies FromWorker<T>);
-    } catch (e) {
-      const usage = e instanceof UsageError ? { usage: e.hint === undefined ? {} : { hint: e.hint } } : {};
-      port.postMessage({
-        type: 'failed',
-        index: m.index,
-        message: (e as Error).message,
-        ...usage,
-      } satisfies FromWorker<T>);
-    }
+    running = false;
+  };
+  port.on('message', (m: ToWorker) => {
+    queue.push(m);
+    if (!running) void drain();
   });
   port.postMessage({ type: 'ready' } satisfies FromWorker<T>);
 }
