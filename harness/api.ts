@@ -92,7 +92,7 @@ export async function evaluate(config: EvaluateConfig = {}): Promise<Results> {
       scenarios: resolved.loaded.map((l) => ({
         scenario: l.scenario,
         file: relative(cwd, l.file) || l.file,
-        toolLines: Object.fromEntries(l.scenario.tools.map((t, i) => [t.name, l.locate(['tools', i, 'name']).line])),
+        toolLines: l.toolLines,
       })),
       planners,
       trials: config.trials ?? 1,

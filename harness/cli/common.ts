@@ -47,6 +47,20 @@ export function scenarioHome(io: Pick<Io, 'cwd'>, bundled = false): { root: stri
   return { root: BUNDLED_SCENARIOS, defaults: [] };
 }
 
+/**
+ * Where commands cache loaded scenarios (harness/engine/loader/scenario-cache.ts): ONEWAY_CACHE_DIR
+ * when set, else node_modules/.cache/oneway in the project (the nearest directory upward with a
+ * package.json, when it has node_modules), where babel, eslint and ava keep theirs. None with
+ * ONEWAY_CACHE=off, or outside a project.
+ */
+export function scenarioCache(io: Pick<Io, 'cwd' | 'env'>): string | undefined {
+  if (/^(off|0|false|no)$/i.test(io.env.ONEWAY_CACHE ?? '')) return undefined;
+  if (io.env.ONEWAY_CACHE_DIR) return resolve(io.cwd, io.env.ONEWAY_CACHE_DIR);
+  const root = projectRoot(io.cwd);
+  if (!existsSync(join(root, 'package.json')) || !isDir(join(root, 'node_modules'))) return undefined;
+  return join(root, 'node_modules', '.cache', 'oneway');
+}
+
 /** The specs to resolve: those given, else the project's default; none at all is a usage error that says what to do. */
 export function scenarioSpecs(
   given: string[] | undefined,

@@ -4,31 +4,23 @@
  */
 import { relative, resolve } from 'node:path';
 import { formatProblem, UsageError, type Problem } from '../core/errors.ts';
-import { createGuard } from '../engine/guard/guard.ts';
 import { loadPlanFile } from '../engine/loader/load.ts';
 import { resolveScenarios } from '../engine/loader/resolve.ts';
-import { analyseResults } from '../engine/results/build.ts';
-import { readBaseline } from '../engine/gates/baseline.ts';
-import { parseGate } from '../engine/gates/fail-on.ts';
-import { reportersFor, writeReports, REPORTERS } from '../features/report/index.ts';
-import { readResultsForResume, writeResults } from '../engine/results/write.ts';
-import { lockOutDir, type OutLock } from '../engine/results/lock.ts';
+import { reportersFor, REPORTERS } from '../features/report/names.ts';
+import type { OutLock } from '../engine/results/lock.ts';
 import type { Results, RunResult } from '../engine/results/types.ts';
 import { ensureDir } from '../engine/io/atomic-write.ts';
 import { stableJson } from '../util/json.ts';
 import { terminalText } from '../util/terminal-text.ts';
-import { parseShard, shardOf } from '../engine/runner/shard.ts';
-import { progressBar } from './progress.ts';
-import { capturingStacks, runErrorLines, type Stacks } from './run-errors.ts';
+import type { Stacks } from './run-errors.ts';
 import { describeScenario, renderList } from '../features/report/list.ts';
 import { outputWidth } from '../features/report/width.ts';
 import { checkRuns } from '../engine/scoring/expect.ts';
 import type { LoadedScenario } from '../engine/loader/load.ts';
-// The engine (and the MCP client, for --agent-cmd) are imported after --list: listing
-// scenarios needs the loader alone, and starts in half the time (npm run bench, start-up).
+// What only running needs (the engine, planners, the guard, results and reports; the MCP client for
+// --agent-cmd; what --shard, --fail-on and --baseline read, when given) is imported where it is
+// used: listing scenarios needs the loader alone, and starts faster (npm run bench, start-up).
 import type { EvalOptions } from '../engine/runner/evaluate.ts';
-import { DEFAULT_BATCH_WINDOW_MS } from '../features/mcp/channel.ts';
-import { builtinPlanners, loadPlanner } from '../engine/runner/planners.ts';
 import type { PlanItem } from '../core/scenario.ts';
 import type { Policy } from '../engine/guard/policy.ts';
 import type { TransportName } from '../engine/sandbox/transport.ts';
@@ -45,11 +37,17 @@ import {
   guardPolicyOption,
   processIo,
   paints,
+  scenarioCache,
   scenarioHome,
   scenarioSpecs,
 } from './common.ts';
 
-const HELP = `oneway eval: how often does a planner walk through a one-way door too early?
+async function help(): Promise<string> {
+  const [{ builtinPlanners }, { DEFAULT_BATCH_WINDOW_MS }] = await Promise.all([
+    import('../engine/runner/planners.ts'),
+    import('../features/mcp/channel.ts'),
+  ]);
+  return `oneway eval: how often does a planner walk through a one-way door too early?
 
 Usage: oneway eval [options]          (in a clone of oneway: npm run eval -- [options])
 
@@ -105,8 +103,10 @@ Usage: oneway eval [options]          (in a clone of oneway: npm run eval -- [op
   -h, --help                  this help
 
 Options also come from oneway.config.(ts|js|mjs|yaml|json) (see docs/use-in-your-project.md); flags override it.
+Scenarios that loaded are cached in node_modules/.cache/oneway (ONEWAY_CACHE=off: no cache; see docs/cli.md).
 Exit status: 0 the evaluation ran (whatever it found); 1 a gate failed; 2 a usage or input error.
 Example: oneway eval --planner=eager,gated --trials=3`;
+}
 
 /** The options `main` parses (also read by the `oneway` command, e.g. to catch a forgotten `--` after `npm run`). */
 export const OPTIONS = {
@@ -156,10 +156,10 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   try {
     const { values } = parseCli(argv, OPTIONS);
     if (values.help) {
-      io.stdout.write(`${HELP}\n`);
+      io.stdout.write(`${await help()}\n`);
       return 0;
     }
-    const flags = parseFlags(values, io);
+    const flags = await parseFlags(values, io);
     const problems: Problem[] = [];
     const { loaded, selected } = await selectedScenarios(values, flags, io, problems);
     if (values.list) {
@@ -195,13 +195,14 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
 
     // One evaluation per --out at a time (harness/engine/results/lock.ts); released on any exit, Ctrl-C included.
     ensureDir(flags.outDir);
+    const { lockOutDir } = await import('../engine/results/lock.ts');
     lock = lockOutDir(flags.outDir, {
       command: 'oneway eval',
       warn: (m) => io.stderr.write(`${cerr.yellow(`oneway: ${terminalText(m)}`)}\n`),
     });
     const setup: EvalSetup = { selected, lineup, plan, policy, problems };
     const ran = await runEvaluation(engine, values, flags, setup, io);
-    const results = writeAndReport(ran, values, flags, setup, io);
+    const results = await writeAndReport(ran, values, flags, setup, io);
     if (problems.length > 0) return 2;
     if (values.check && !expectationsHold(results, selected, io)) return 1;
     return results.gates.failures.length > 0 ? 1 : 0;
@@ -215,7 +216,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
 type Values = ParsedCli<typeof OPTIONS>['values'];
 
 /** The options read before any scenario: counts, limits, reporters, gates and --baseline, planner options (a UsageError for a bad one). */
-function parseFlags(values: Values, io: Io) {
+async function parseFlags(values: Values, io: Io) {
   const { cerr } = paints(io);
   const trials = positiveInt(values.trials, 'trials', 1);
   const seed = positiveInt(values.seed, 'seed', 1, 0);
@@ -241,10 +242,11 @@ function parseFlags(values: Values, io: Io) {
   const reporters = reportersFor(list(values.reporter, ['table']), io.env);
   const concurrency = positiveInt(values.concurrency, 'concurrency', 1);
   const workers = positiveInt(values.workers, 'workers', 1);
-  const shard = values.shard ? parseShard(values.shard) : undefined;
-  const gates = (values['fail-on'] ?? []).map(parseGate);
+  const shard = values.shard ? (await import('../engine/runner/shard.ts')).parseShard(values.shard) : undefined;
+  const failOn = values['fail-on'] ?? [];
+  const gates = failOn.length ? failOn.map((await import('../engine/gates/fail-on.ts')).parseGate) : [];
   const baselineFile = values.baseline ? resolve(io.cwd, values.baseline) : undefined;
-  const baseline = baselineFile ? readBaseline(baselineFile) : undefined;
+  const baseline = baselineFile ? (await import('../engine/gates/baseline.ts')).readBaseline(baselineFile) : undefined;
   const plannerOptions = plannerOpts(values['planner-opt']);
   // LLM planners read these as planner options; the directory is resolved here, against the user's cwd.
   const llmCache = values['llm-cache'];
@@ -275,7 +277,7 @@ function parseFlags(values: Values, io: Io) {
   };
 }
 
-type Flags = ReturnType<typeof parseFlags>;
+type Flags = Awaited<ReturnType<typeof parseFlags>>;
 
 /** The scenarios to run: resolved, narrowed by --tag/--filter and --shard; load problems are printed and collected. */
 async function selectedScenarios(
@@ -286,16 +288,22 @@ async function selectedScenarios(
 ): Promise<{ loaded: number; selected: LoadedScenario[] }> {
   const home = scenarioHome(io, values.bundled);
   const specs = scenarioSpecs(values.scenario, home, io);
-  const resolved = await resolveScenarios(specs, { cwd: io.cwd, root: home.root });
+  const resolved = await resolveScenarios(specs, { cwd: io.cwd, root: home.root, cache: scenarioCache(io) });
   problems.push(...resolved.problems);
   for (const p of resolved.problems) io.stderr.write(`${formatProblem(p)}\n`);
   const filtered = selectScenarios(resolved.loaded, list(values.tag, []), values.filter);
-  return { loaded: resolved.loaded.length, selected: flags.shard ? shardOf(filtered, flags.shard) : filtered };
+  const selected = flags.shard ? (await import('../engine/runner/shard.ts')).shardOf(filtered, flags.shard) : filtered;
+  return { loaded: resolved.loaded.length, selected };
 }
 
 /** The planners to evaluate (--planner, the --check expectations' planners, and the --agent-cmd agent), each name once. */
 async function lineUp(values: Values, flags: Flags, selected: readonly LoadedScenario[], io: Io) {
   const mcpAgent = flags.agentCmd !== undefined ? await import('../features/mcp/agent.ts') : undefined;
+  const [{ loadPlanner }, { capturingStacks }, { DEFAULT_BATCH_WINDOW_MS }] = await Promise.all([
+    import('../engine/runner/planners.ts'),
+    import('./run-errors.ts'),
+    import('../features/mcp/channel.ts'),
+  ]);
   const plannerSpecs =
     values.check && !values.planner
       ? expectedPlanners(selected)
@@ -378,6 +386,11 @@ async function runEvaluation(
 ): Promise<Results> {
   const { cerr } = paints(io);
   const { outDir } = flags;
+  const [{ progressBar }, { createGuard }, { readResultsForResume }] = await Promise.all([
+    import('./progress.ts'),
+    import('../engine/guard/guard.ts'),
+    import('../engine/results/write.ts'),
+  ]);
   const progress = progressBar(io.stderr);
   // Ctrl-C: finish the runs in flight, then write what finished (marked interrupted).
   let stopping = false;
@@ -391,7 +404,7 @@ async function runEvaluation(
     scenarios: setup.selected.map((l) => ({
       scenario: l.scenario,
       file: relative(io.cwd, l.file) || l.file,
-      toolLines: Object.fromEntries(l.scenario.tools.map((t, i) => [t.name, l.locate(['tools', i, 'name']).line])),
+      toolLines: l.toolLines,
     })),
     planners: setup.lineup.planners,
     trials: flags.trials,
@@ -438,8 +451,14 @@ interface EvalSetup {
 }
 
 /** Attaches the comparisons and gates, writes results.json and the reports, and prints where they are, run errors and failed gates. */
-function writeAndReport(ran: Results, values: Values, flags: Flags, setup: EvalSetup, io: Io): Results {
+async function writeAndReport(ran: Results, values: Values, flags: Flags, setup: EvalSetup, io: Io): Promise<Results> {
   const { c, cerr } = paints(io);
+  const [{ analyseResults }, { writeResults }, { writeReports }, { runErrorLines }] = await Promise.all([
+    import('../engine/results/build.ts'),
+    import('../engine/results/write.ts'),
+    import('../features/report/index.ts'),
+    import('./run-errors.ts'),
+  ]);
   const { outDir, baseline, baselineFile } = flags;
   const { baselinePlanner, stacks } = setup.lineup;
   const results = analyseResults(ran, {

@@ -130,9 +130,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       scenario: {
         scenario: loaded.scenario,
         file: relative(io.cwd, loaded.file) || loaded.file,
-        toolLines: Object.fromEntries(
-          loaded.scenario.tools.map((t, i) => [t.name, loaded.locate(['tools', i, 'name']).line]),
-        ),
+        toolLines: loaded.toolLines,
       },
       outDir,
       name,

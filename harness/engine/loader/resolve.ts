@@ -11,6 +11,7 @@ import type { Problem } from '../../core/errors.ts';
 import { didYouMean, joinHints } from '../../util/did-you-mean.ts';
 import { glob, hasMagic, walk } from './glob.ts';
 import { loadScenarioText, readSource, type LoadedScenario } from './load.ts';
+import { loadScenarioCached } from './scenario-cache.ts';
 import { parseYamlSource } from './yaml-source.ts';
 
 export interface ResolveOptions {
@@ -18,6 +19,8 @@ export interface ResolveOptions {
   cwd: string;
   /** The bundled scenarios directory, searched for ids. */
   root: string;
+  /** A directory for the cache of loaded scenarios (scenario-cache.ts); without it, every file is loaded afresh. */
+  cache?: string;
 }
 
 export interface Resolved {
@@ -128,7 +131,7 @@ export async function resolveScenarios(specs: string[], opts: ResolveOptions): P
       problems.push(...text.problems.map((p) => ({ ...p, file: shown })));
       continue;
     }
-    const r = loadScenarioText(text.value, shown);
+    const r = opts.cache ? loadScenarioCached(text.value, shown, opts.cache) : loadScenarioText(text.value, shown);
     if (!r.ok) problems.push(...r.problems);
     else loaded.push({ ...r.value, file: abs });
   }

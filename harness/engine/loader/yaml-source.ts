@@ -12,9 +12,9 @@ import {
   isSeq,
   LineCounter,
   parseDocument,
-  visit,
   type Document,
   type Node,
+  type Pair,
   type YAMLError,
 } from 'yaml';
 import type { Problem, Result } from '../../core/errors.ts';
@@ -152,10 +152,10 @@ export function parseYamlSource(text: string, file: string): Result<YamlSource> 
   }
   if (doc.errors.length > 0) return { ok: false, problems: syntaxProblems(doc.errors, file, text, pos) };
 
-  const keyProblems = badKeyProblems(doc, text, problem);
+  const { keyProblems, firstAlias } = walkDocument(doc, text, problem);
   if (keyProblems.length > 0) return { ok: false, problems: keyProblems };
 
-  const expanded = expandAliases(doc, problem);
+  const expanded = expandAliases(doc, firstAlias, problem);
   if (!expanded.ok) return expanded;
   return { ok: true, value: { file, text, value: expanded.value, ...locator(doc, text, pos) } };
 }
@@ -230,48 +230,68 @@ function syntaxProblems(
   return problems;
 }
 
-/** Keys no scenario can have: reserved JavaScript names, and mappings or lists used as keys (almost always an unquoted `{{template}}`). */
-function badKeyProblems(doc: Document.Parsed, text: string, problem: ProblemAt): Problem[] {
+/**
+ * One walk over the document, in document order (a pair's key before its value), as `visit` from
+ * yaml would go but without the path it builds for every node: the keys no scenario can have
+ * (reserved JavaScript names, and mappings or lists used as keys, almost always an unquoted
+ * `{{template}}`), and where the first alias is.
+ */
+function walkDocument(
+  doc: Document.Parsed,
+  text: string,
+  problem: ProblemAt,
+): { keyProblems: Problem[]; firstAlias: number | undefined } {
   const keyProblems: Problem[] = [];
-  visit(doc, {
-    Pair(_, pair, path) {
-      const name = isScalar(pair.key) ? pair.key.value : undefined;
-      if (typeof name === 'string' && RESERVED_KEYS.includes(name)) {
-        keyProblems.push(
-          problem(
-            'schema',
-            (pair.key as Node).range?.[0] ?? 0,
-            `"${name}" cannot be a key: JavaScript objects treat it specially${name === '__proto__' ? ' (it would be dropped without a word)' : ''}`,
-            'rename it (table, column, input, deployment and parameter names are plain names)',
-          ),
-        );
-      } else if (isCollection(pair.key)) {
-        // Point at the mapping that holds the key: where the unquoted "{{" starts.
-        const holder = path[path.length - 1] as Node | undefined;
-        const at = holder?.range?.[0] ?? (pair.key as Node).range?.[0] ?? 0;
-        keyProblems.push(
-          text.startsWith('{{', at)
-            ? problem(
-                'yaml_syntax',
-                at,
-                'a mapping is used as a key',
-                `a value that starts with "{{" must be quoted: "{{args.x}}"`,
-              )
-            : problem(
-                'yaml_syntax',
-                (pair.key as Node).range?.[0] ?? at,
-                'a key is itself a mapping or a list',
-                'keys are plain names; complex keys ("? ") are not supported',
-              ),
-        );
-      }
-    },
-  });
-  return keyProblems;
+  let firstAlias: number | undefined;
+  const walk = (node: unknown, holder: unknown): void => {
+    if (isPair(node)) {
+      checkKey(node, holder);
+      walk(node.key, node);
+      walk(node.value, node);
+    } else if (isCollection(node)) {
+      for (const item of node.items) walk(item, node);
+    } else if (isAlias(node)) firstAlias ??= node.range?.[0] ?? 0;
+  };
+  const checkKey = (pair: Pair<unknown, unknown>, holder: unknown): void => {
+    const name = isScalar(pair.key) ? pair.key.value : undefined;
+    if (typeof name === 'string' && RESERVED_KEYS.includes(name)) {
+      keyProblems.push(
+        problem(
+          'schema',
+          (pair.key as Node).range?.[0] ?? 0,
+          `"${name}" cannot be a key: JavaScript objects treat it specially${name === '__proto__' ? ' (it would be dropped without a word)' : ''}`,
+          'rename it (table, column, input, deployment and parameter names are plain names)',
+        ),
+      );
+    } else if (isCollection(pair.key)) {
+      // Point at the mapping that holds the key: where the unquoted "{{" starts.
+      const at = (holder as Node | undefined)?.range?.[0] ?? (pair.key as Node).range?.[0] ?? 0;
+      keyProblems.push(
+        text.startsWith('{{', at)
+          ? problem(
+              'yaml_syntax',
+              at,
+              'a mapping is used as a key',
+              `a value that starts with "{{" must be quoted: "{{args.x}}"`,
+            )
+          : problem(
+              'yaml_syntax',
+              (pair.key as Node).range?.[0] ?? at,
+              'a key is itself a mapping or a list',
+              'keys are plain names; complex keys ("? ") are not supported',
+            ),
+      );
+    }
+  };
+  walk(doc.contents, doc);
+  return { keyProblems, firstAlias };
 }
 
-/** The document as plain data, its aliases expanded within MAX_ALIAS_COUNT and MAX_EXPANDED_BYTES. */
-function expandAliases(doc: Document.Parsed, problem: ProblemAt): Result<unknown> {
+/**
+ * The document as plain data, its aliases expanded within MAX_ALIAS_COUNT and MAX_EXPANDED_BYTES
+ * (`firstAlias`: where the document's first alias is, if it has one).
+ */
+function expandAliases(doc: Document.Parsed, firstAlias: number | undefined, problem: ProblemAt): Result<unknown> {
   let value: unknown;
   try {
     value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
@@ -279,13 +299,7 @@ function expandAliases(doc: Document.Parsed, problem: ProblemAt): Result<unknown
     if (!/alias/i.test(errorText(e))) {
       return { ok: false, problems: [problem('yaml_syntax', 0, `the YAML cannot be read: ${errorText(e)}`)] };
     }
-    let at = 0;
-    visit(doc, {
-      Alias(_, node) {
-        at = node.range?.[0] ?? 0;
-        return visit.BREAK;
-      },
-    });
+    const at = firstAlias ?? 0;
     return {
       ok: false,
       problems: [
@@ -301,13 +315,6 @@ function expandAliases(doc: Document.Parsed, problem: ProblemAt): Result<unknown
 
   // Aliases share one value in memory, but every file written from it (records, results, reports)
   // holds each copy: bound the expanded size.
-  let firstAlias: number | undefined;
-  visit(doc, {
-    Alias(_, node) {
-      firstAlias = node.range?.[0] ?? 0;
-      return visit.BREAK;
-    },
-  });
   if (firstAlias !== undefined && jsonSizeOver(value, MAX_EXPANDED_BYTES)) {
     return {
       ok: false,

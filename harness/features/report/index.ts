@@ -6,8 +6,6 @@
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChalkInstance } from 'chalk';
-import { UsageError } from '../../core/errors.ts';
-import { suggest } from '../../util/did-you-mean.ts';
 import type { Results } from '../../engine/results/types.ts';
 import { redact } from '../../util/secrets.ts';
 import { neutraliseCommands, terminalSafeDeep } from '../../util/terminal-text.ts';
@@ -18,6 +16,7 @@ import { renderJunit } from './junit.ts';
 import { renderMarkdown } from './markdown.ts';
 import { renderComparisonTable, renderScenarioGrid, renderSummaryTable } from './table.ts';
 import { outputWidth } from './width.ts';
+import { parseReporters, type ReporterName } from './names.ts';
 
 export interface ReportContext {
   outDir: string;
@@ -38,9 +37,9 @@ interface ReporterOutput {
   alone: boolean;
 }
 
-export type Reporter = (out: ReporterOutput) => void;
+type Reporter = (out: ReporterOutput) => void;
 
-/** Every reporter, by the name `--reporter=` takes: a name is listed only because it has a reporter. */
+/** Every reporter, by the name `--reporter=` takes (names.ts lists them): one for each name, and no other. */
 const reporters = {
   table: ({ results, ctx, stdout }) => {
     // Planner names and messages are planner text: every string escaped for the console before it meets a cell.
@@ -75,33 +74,9 @@ const reporters = {
   // Reads each run's record from outDir; a missing or cut-short one is a note in its drill-down.
   html: ({ results, ctx, writeFile }) =>
     writeFile(HTML_REPORT_FILE, renderHtml(results, { loadRecord: recordsIn(ctx.outDir) })),
-} satisfies Record<string, Reporter>;
+} satisfies Record<ReporterName, Reporter>;
 
-export type ReporterName = keyof typeof reporters;
-
-/** The reporter names, in the order help texts list them. */
-export const REPORTERS = Object.keys(reporters) as ReporterName[];
-
-const isReporter = (name: string): name is ReporterName => Object.hasOwn(reporters, name);
-
-/** Checks reporter names; an unknown one is a UsageError that lists the valid names. */
-export function parseReporters(names: readonly string[]): ReporterName[] {
-  return names.map((name) => {
-    if (isReporter(name)) return name;
-    const near = suggest(name, REPORTERS);
-    throw new UsageError(
-      `unknown reporter "${name}"`,
-      `${near ? `did you mean ${near}? ` : ''}reporters: ${REPORTERS.join(', ')}`,
-    );
-  });
-}
-
-/** Reporters to use: the ones asked for (checked), plus `github` when running in GitHub Actions. */
-export function reportersFor(asked: readonly string[], env: NodeJS.ProcessEnv): ReporterName[] {
-  const out = parseReporters(asked);
-  if (env.GITHUB_ACTIONS === 'true' && !out.includes('github')) out.push('github');
-  return out;
-}
+export { REPORTERS, parseReporters, reportersFor } from './names.ts';
 
 export function writeReports(results: Results, names: readonly string[], ctx: ReportContext): string[] {
   const chosen = parseReporters(names);
