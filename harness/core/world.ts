@@ -67,9 +67,8 @@ export class World {
     return false;
   }
 
-  /** Adds a fact; returns whether it was new. */
-  establish(fact: Fact): boolean {
-    const key = formatFact(fact);
+  /** Adds a fact (`key`: its formatFact text, when the caller has it already); returns whether it was new. */
+  establish(fact: Fact, key = formatFact(fact)): boolean {
     if (this.facts.has(key)) return false;
     this.facts.set(key, fact);
     return true;

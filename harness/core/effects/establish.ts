@@ -15,7 +15,8 @@ export const establish = defineEffect({
   applied: z.object({ kind: z.literal('establish'), fact: z.string(), was_new: z.boolean() }),
   apply(d, world, ctx) {
     const fact = renderFact(d, ctx, 'empty');
-    return { kind: 'establish', fact: formatFact(fact), was_new: world.establish(fact) };
+    const text = formatFact(fact);
+    return { kind: 'establish', fact: text, was_new: world.establish(fact, text) };
   },
   changed: (e) => e.was_new,
   // The fact holds after it, new or not: what a difference in facts is traced back to.

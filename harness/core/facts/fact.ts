@@ -140,7 +140,11 @@ export function formatFact(fact: Fact): string {
 
 /** formatFact, with the keys in `wild` written as a bare `*` (a wildcard or an unknown value). */
 export function formatPattern(fact: Fact, wild?: ReadonlySet<string>): string {
-  const keys = sortStrings(Object.keys(fact.args));
+  return formatSorted(fact, sortStrings(Object.keys(fact.args)), wild);
+}
+
+/** formatPattern, given the fact's keys already sorted (a fact rendered from a template has the template's keys). */
+export function formatSorted(fact: Fact, keys: readonly string[], wild?: ReadonlySet<string>): string {
   if (keys.length === 0) return fact.name;
   const parts = keys.map((k) => {
     const v = fact.args[k] ?? '';
@@ -193,7 +197,8 @@ export const UNKNOWN: MatchOptions = { unknownInFact: true };
 /** True when `pattern` matches `fact`: same name, and each pattern argument equal (or a wildcard `*`). */
 export function matchesFact(pattern: Fact, fact: Fact, opts: MatchOptions = {}): boolean {
   if (pattern.name !== fact.name) return false;
-  for (const [k, v] of Object.entries(pattern.args)) {
+  for (const k of Object.keys(pattern.args)) {
+    const v = pattern.args[k] as string;
     const fv = fact.args[k];
     if (fv === undefined) return false;
     if (v === '*' && (opts.wildcardKeys?.has(k) ?? true)) continue;

@@ -1,13 +1,23 @@
-import { isMissingWhole, renderText, type OnMissing, type TemplateContext } from '../templates/render.ts';
-import { formatPattern, mustParsePattern, type Fact } from './fact.ts';
+import { renderText, renderTextUnlessMissing, type OnMissing, type TemplateContext } from '../templates/render.ts';
+import { formatSorted, mustParsePattern, type Fact } from './fact.ts';
+import { sortStrings } from '../../util/sort.ts';
+
+/** A fact template read once: its name, its written wildcards, its arguments in order and its keys sorted. */
+interface ParsedTemplate {
+  name: string;
+  wild: ReadonlySet<string>;
+  entries: readonly (readonly [string, string])[];
+  sorted: readonly string[];
+}
 
 /** Fact templates come from scenario files, so they are few: parse each once (it was ~15% of a short run). */
-const templates = new Map<string, { fact: Fact; wild: ReadonlySet<string> }>();
-function parsedTemplate(text: string): { fact: Fact; wild: ReadonlySet<string> } {
+const templates = new Map<string, ParsedTemplate>();
+function parsedTemplate(text: string): ParsedTemplate {
   let f = templates.get(text);
   if (!f) {
     if (templates.size > 50_000) templates.clear(); // a bound, should anything render unbounded text
-    f = mustParsePattern(text);
+    const { fact, wild } = mustParsePattern(text);
+    f = { name: fact.name, wild, entries: Object.entries(fact.args), sorted: sortStrings(Object.keys(fact.args)) };
     templates.set(text, f);
   }
   return f;
@@ -42,16 +52,25 @@ const NONE: ReadonlySet<string> = new Set();
  * renderPattern('sent(to={{args.to}}, via=*)', { args: { to: '*' } }) // fact sent(to=*, via=*), written {via}, missing {}
  */
 export function renderPattern(text: string, ctx: TemplateContext, onMissing: OnMissing = 'wildcard'): RenderedFact {
-  const { fact: f, wild } = parsedTemplate(text);
+  return render(parsedTemplate(text), ctx, onMissing);
+}
+
+function render(t: ParsedTemplate, ctx: TemplateContext, onMissing: OnMissing): RenderedFact {
   const args: Record<string, string> = {};
   let written: Set<string> | undefined;
   let missing: Set<string> | undefined;
-  for (const [k, v] of Object.entries(f.args)) {
-    if (wild.has(k)) (written ??= new Set()).add(k);
-    else if (onMissing === 'wildcard' && isMissingWhole(v, ctx)) (missing ??= new Set()).add(k);
-    args[k] = renderText(v, ctx, onMissing);
+  for (const [k, v] of t.entries) {
+    let text: string | undefined;
+    if (t.wild.has(k)) (written ??= new Set()).add(k);
+    else text = renderTextUnlessMissing(v, ctx, onMissing);
+    if (text === undefined) {
+      // A written wildcard, or one template with nothing to fill it (under 'wildcard', an unknown).
+      if (!t.wild.has(k) && onMissing === 'wildcard') (missing ??= new Set()).add(k);
+      text = renderText(v, ctx, onMissing);
+    }
+    args[k] = text;
   }
-  return { fact: { name: f.name, args }, written: written ?? NONE, missing: missing ?? NONE };
+  return { fact: { name: t.name, args }, written: written ?? NONE, missing: missing ?? NONE };
 }
 
 /**
@@ -59,6 +78,8 @@ export function renderPattern(text: string, ctx: TemplateContext, onMissing: OnM
  * to fill them are unknowns and kept bare too. Any other `*` is literal and written `"*"`.
  */
 export function renderFactText(text: string, ctx: TemplateContext, onMissing: OnMissing = 'wildcard'): string {
-  const r = renderPattern(text, ctx, onMissing);
-  return formatPattern(r.fact, r.missing.size ? new Set([...r.written, ...r.missing]) : r.written);
+  const t = parsedTemplate(text);
+  const r = render(t, ctx, onMissing);
+  // The rendered fact has the template's keys: their sorted order is the template's.
+  return formatSorted(r.fact, t.sorted, r.missing.size ? new Set([...r.written, ...r.missing]) : r.written);
 }

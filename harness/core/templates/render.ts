@@ -92,13 +92,6 @@ function compileTemplate(text: string): Compiled {
   return c;
 }
 
-/** Whether a string is exactly one template (`{{ args.x }}`) whose path has no value in the context. */
-export function isMissingWhole(text: string, ctx: TemplateContext): boolean {
-  if (!text.includes('{{')) return false;
-  const c = compileTemplate(text);
-  return 'whole' in c && lookupParts(ctx, c.whole.parts) === undefined;
-}
-
 function missingText(path: string, onMissing: OnMissing): string {
   return onMissing === 'wildcard' ? '*' : onMissing === 'keep' ? `{{${path}}}` : '';
 }
@@ -115,8 +108,12 @@ export function renderString(text: string, ctx: TemplateContext, onMissing: OnMi
     const v = lookupParts(ctx, c.whole.parts);
     return v === undefined ? missingText(c.whole.path, onMissing) : v;
   }
+  return renderPieces(c.pieces, ctx, onMissing);
+}
+
+function renderPieces(pieces: readonly (string | Slot)[], ctx: TemplateContext, onMissing: OnMissing): string {
   let out = '';
-  for (const piece of c.pieces) {
+  for (const piece of pieces) {
     if (typeof piece === 'string') out += piece;
     else {
       const v = lookupParts(ctx, piece.parts);
@@ -132,7 +129,9 @@ export function renderValue(value: unknown, ctx: TemplateContext, onMissing: OnM
   if (Array.isArray(value)) return value.map((v) => renderValue(v, ctx, onMissing));
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = renderValue(v, ctx, onMissing);
+    // Keys, not entries: no pair is made per value (every call renders its tool's reply).
+    const o = value as Record<string, unknown>;
+    for (const k of Object.keys(o)) out[k] = renderValue(o[k], ctx, onMissing);
     return out;
   }
   return value;
@@ -141,4 +140,18 @@ export function renderValue(value: unknown, ctx: TemplateContext, onMissing: OnM
 /** Renders a template to text, for fact values. */
 export function renderText(text: string, ctx: TemplateContext, onMissing: OnMissing = 'empty'): string {
   return asText(renderString(text, ctx, onMissing));
+}
+
+/**
+ * renderText, or undefined when the text is exactly one template (`{{ args.x }}`) whose path has no
+ * value in the context: a fact value, and whether it is unknown, from one look at its split template.
+ */
+export function renderTextUnlessMissing(text: string, ctx: TemplateContext, onMissing: OnMissing): string | undefined {
+  if (!text.includes('{{')) return text;
+  const c = compileTemplate(text);
+  if ('whole' in c) {
+    const v = lookupParts(ctx, c.whole.parts);
+    return v === undefined ? undefined : asText(v);
+  }
+  return renderPieces(c.pieces, ctx, onMissing);
 }

@@ -10,6 +10,8 @@ import { callKey } from '../rules/same-call.ts';
  * issue([{ tool: 'a', args: {} }, { tool: 'b', args: {} }]) // { type: 'batch', calls: [...] }
  */
 export function issue(calls: readonly Call[], emptyReason = 'nothing left to do'): Decision {
+  // One call has no duplicate: its key (its arguments as JSON) is not needed.
+  if (calls.length === 1) return { type: 'call', call: calls[0] as Call };
   const seen = new Set<string>();
   const unique = calls.filter((c) => {
     const k = callKey(c);

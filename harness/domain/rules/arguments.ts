@@ -294,8 +294,23 @@ export function checkCallArguments(
 export function fitsParameter(parameters: object, param: string, value: unknown): boolean {
   const c = compile(parameters);
   if (!c.ok) return checkArguments(parameters, {}).ok; // throws what checkArguments says of a schema that does not compile
+  // The answer for a scalar is kept: a fuzzer asks the same few values of the same parameters again
+  // and again, and a value that misses (another parameter is required) costs a full validation with errors.
+  const key = typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+  const memo = key ? (scalarFits.get(parameters) ?? new Map<string, boolean>()) : undefined;
+  const k = key ? `${typeof value}\u0000${param}\u0000${String(value)}` : '';
+  const known = memo?.get(k);
+  if (known !== undefined) return known;
   const args = { [param]: value };
-  if (c.value(args)) return true;
   // Other parameters' complaints (a required one missing) are not this value's; no reason text is needed.
-  return !(c.value.errors ?? []).some((e) => violationOf(e, args).path[0] === param);
+  const fits = c.value(args) || !(c.value.errors ?? []).some((e) => violationOf(e, args).path[0] === param);
+  if (memo) {
+    if (memo.size >= 10_000) memo.clear(); // a bound: near misses are made-up values
+    if (memo.size === 0) scalarFits.set(parameters, memo);
+    memo.set(k, fits);
+  }
+  return fits;
 }
+
+/** fitsParameter's answers for scalar values, per parameters schema (a scenario's schemas never change). */
+const scalarFits = new WeakMap<object, Map<string, boolean>>();

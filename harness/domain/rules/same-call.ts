@@ -30,7 +30,16 @@ export function callKey(call: CallLike): string {
  */
 export function canonicalOrder<T extends CallLike>(calls: readonly T[]): T[] {
   if (calls.length < 2) return calls.slice();
-  const keyed = calls.map((c, i) => ({ c, i, k: callKey(c) }));
-  sortBy(keyed, (x, y) => (x.k < y.k ? -1 : x.k > y.k ? 1 : x.i - y.i));
+  // By callKey, which opens with the tool name and a NUL: calls of two tools (names without a NUL) are in
+  // the order of their names, so the arguments' JSON is written only for calls of the same tool.
+  const keyed = calls.map((c, i): { c: T; i: number; k?: string } => ({ c, i }));
+  const key = (x: { c: T; k?: string }) => (x.k ??= callKey(x.c));
+  const byName = (a: string, b: string) => a !== b && !a.includes('\u0000') && !b.includes('\u0000');
+  sortBy(keyed, (x, y) => {
+    if (byName(x.c.tool, y.c.tool)) return x.c.tool < y.c.tool ? -1 : 1;
+    const kx = key(x);
+    const ky = key(y);
+    return kx < ky ? -1 : kx > ky ? 1 : x.i - y.i;
+  });
   return keyed.map((x) => x.c);
 }

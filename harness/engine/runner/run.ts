@@ -136,6 +136,11 @@ function recordTools(scenario: Scenario, classes: ReadonlyMap<string, ToolClass>
   return tools;
 }
 
+/** The scenario's tools by name, which every call of a decision is checked against: the same for every run of a scenario object. */
+const toolMaps = new RecentCache<Scenario, ReadonlyMap<string, Scenario['tools'][number]>>(128);
+const toolsByName = (scenario: Scenario) =>
+  toolMaps.get(scenario) ?? toolMaps.set(scenario, new Map(scenario.tools.map((t) => [t.name, t] as const)));
+
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const t = new Promise<never>((_, reject) => {
@@ -174,21 +179,37 @@ function runStartEvent(spec: RunSpec, sandbox: Sandbox): RunStartEvent {
 
 /**
  * The planner's decision for a view, in the run's context. A planner that answered synchronously has
- * decided: no timer is armed for it (none could have interrupted it). A promise (an LLM, a planner's
- * own thread) races the decision timeout.
+ * decided: no timer is armed for it (none could have interrupted it), and its decision is returned as
+ * it is, not as a promise: a run of such a planner over the in-process transport awaits nothing (with
+ * AsyncLocalStorage on, every promise runs Node's async hooks; a fuzzed plan made over 50 of them).
+ * A promise (an LLM, a planner's own thread) races the decision timeout.
  */
-async function decide(
-  planner: Planner,
-  view: PlannerView,
-  inRun: <T>(f: () => T) => T,
-  timeoutMs: number,
-): Promise<unknown> {
+function decide(planner: Planner, view: PlannerView, inRun: <T>(f: () => T) => T, timeoutMs: number): unknown {
   let decided: unknown;
   const pending = inRun(() => {
     decided = planner.next(view);
     return isThenable(decided) ? Promise.resolve(decided) : undefined;
   });
-  return pending ? await withTimeout(pending, timeoutMs) : decided;
+  return pending ? withTimeout(pending, timeoutMs) : decided;
+}
+
+/**
+ * A new history entry, deep-frozen as a deep-frozen copy of it would be: its own objects (the entry, its
+ * observations) are frozen as they are, and what it shares with the record (arguments, results, missing
+ * preconditions) is copied frozen, so the record's objects stay as they were.
+ */
+function frozenEntry(entry: HistoryEntry): HistoryEntry {
+  for (const o of entry.observations) {
+    const fields = o as unknown as Record<string, unknown>;
+    // The observation is a plain literal of view.ts: its own keys are all for...in sees.
+    for (const k in fields) {
+      const v = fields[k];
+      if (v !== null && typeof v === 'object') fields[k] = copyJson(v, true);
+    }
+    Object.freeze(o);
+  }
+  Object.freeze(entry.observations);
+  return Object.freeze(entry);
 }
 
 /** What a planner that writes intents sees of the calls in flight at a restart: failures whose outcome is unknown. */
@@ -258,7 +279,7 @@ export async function runOne(spec: RunSpec): Promise<RunOutcome> {
   const transport: Transport =
     spec.transport === 'msw' ? mswTransport(sandbox, spec.runId, onEscape) : inProcessTransport(sandbox);
   // Every call of a decision is checked against its tool's declared parameters (harness/domain/rules/arguments.ts).
-  const tools = new Map(scenario.tools.map((t) => [t.name, t] as const));
+  const tools = toolsByName(scenario);
 
   emit(runStartEvent(spec, sandbox));
 
@@ -302,7 +323,8 @@ export async function runOne(spec: RunSpec): Promise<RunOutcome> {
   try {
     planner = inRun(() => spec.planner.create(plannerContext()));
     // A planner file runs in a thread of its own (runner/isolate.ts), started before the first turn.
-    const unstarted = await hostOf(planner)?.start(spec.decisionTimeoutMs);
+    const host = hostOf(planner);
+    const unstarted = host ? await host.start(spec.decisionTimeoutMs) : undefined;
     if (unstarted) [end, error] = unstarted;
     for (let turn = 1; !unstarted; turn++) {
       if (turn > spec.maxTurns) {
@@ -320,7 +342,8 @@ export async function runOne(spec: RunSpec): Promise<RunOutcome> {
       if (pending.length > 0) view.pending = pending.slice();
       let raw: unknown;
       try {
-        raw = await decide(planner, view, inRun, spec.decisionTimeoutMs);
+        raw = decide(planner, view, inRun, spec.decisionTimeoutMs);
+        if (isThenable(raw)) raw = await raw;
       } catch (e) {
         [end, error] =
           e instanceof DecisionTimeout
@@ -356,7 +379,7 @@ export async function runOne(spec: RunSpec): Promise<RunOutcome> {
       // A decision whose calls were all rejected sends no batch, but still ends the turn.
       const denial = denied;
       denied = undefined;
-      const callEvents =
+      let callEvents =
         checked.calls.length === 0
           ? []
           : denial && checked.calls.length === 1 && checked.calls[0]?.tool === denial.call.tool
@@ -367,16 +390,8 @@ export async function runOne(spec: RunSpec): Promise<RunOutcome> {
                   { turn, batch, step: attempts + 1, pos: 0, batchSize: 1 },
                 ),
               ]
-            : await executeTurn(
-                spec,
-                sandbox,
-                transport,
-                canonicalOrder(checked.calls),
-                turn,
-                batch,
-                attempts + 1,
-                past,
-              );
+            : executeTurn(spec, sandbox, transport, canonicalOrder(checked.calls), turn, batch, attempts + 1, past);
+      if (!Array.isArray(callEvents)) callEvents = await callEvents;
       // A restart fault: the process died right after this batch was applied, before its replies arrived.
       const crash = callEvents.find((c) => restartAt.has(c.step) && !fired.has(c.step));
       const recorded = crash
@@ -384,9 +399,9 @@ export async function runOne(spec: RunSpec): Promise<RunOutcome> {
         : callEvents;
       for (const e of recorded) emit(e);
       attempts += callEvents.length;
-      steps += callEvents.filter((c) => c.status !== 'blocked').length;
-      // A deep-frozen copy: the planner may read what it is shown, not change it.
-      const entry = copyJson(historyEntry(turn, batch, callEvents, checked.rejected), true);
+      for (const c of callEvents) if (c.status !== 'blocked') steps++;
+      // Deep-frozen: the planner may read what it is shown, not change it.
+      const entry = frozenEntry(historyEntry(turn, batch, callEvents, checked.rejected));
       if (crash) {
         fired.add(crash.step);
         restarted++;
@@ -428,8 +443,11 @@ export async function runOne(spec: RunSpec): Promise<RunOutcome> {
   return endRun(spec, sandbox, events, emit, end, error, planner);
 }
 
-/** Runs one decision's calls: the gate (if any) screens them, the rest go to the sandbox as one batch. */
-async function executeTurn(
+/**
+ * Runs one decision's calls: the gate (if any) screens them, the rest go to the sandbox as one batch.
+ * A transport that answers at once (in process) is answered without a promise (see `decide`).
+ */
+function executeTurn(
   spec: RunSpec,
   sandbox: Sandbox,
   transport: Transport,
@@ -438,10 +456,12 @@ async function executeTurn(
   batch: number,
   firstStep: number,
   past: readonly CallEvent[],
-): Promise<CallEvent[]> {
-  if (!spec.gate) {
-    return (await transport.executeBatch({ turn, batch, firstStep, calls })).events;
-  }
+): CallEvent[] | Promise<CallEvent[]> {
+  const send = (c: Call[]): CallEvent[] | Promise<CallEvent[]> =>
+    transport.executeBatchNow
+      ? transport.executeBatchNow({ turn, batch, firstStep, calls: c }).events
+      : transport.executeBatch({ turn, batch, firstStep, calls: c }).then((o) => o.events);
+  if (!spec.gate) return send(calls);
   const gate = spec.gate;
   const screened = gate.screen(calls, sandbox, past);
   const passing = screened.filter((s) => s.verdict.pass).map((s) => s.call);
@@ -453,13 +473,15 @@ async function executeTurn(
   const blocked = screened
     .filter((s) => !s.verdict.pass)
     .map((s) => gate.blockedEvent(s, sandbox, { turn, batch, step: next++, pos: pos++, batchSize: calls.length }));
-  const sent =
-    passing.length > 0 ? (await transport.executeBatch({ turn, batch, firstStep, calls: passing })).events : [];
+  const sent = passing.length > 0 ? send(passing) : [];
   // A passing compensable call's compensation is scheduled: the record says so.
-  const annotated = sent.map((e) => ({
-    ...e,
-    batch_size: calls.length,
-    ...(e.class === 'compensable' && e.compensation ? { compensation: { ...e.compensation, scheduled: true } } : {}),
-  }));
-  return [...annotated, ...blocked];
+  const annotate = (events: CallEvent[]): CallEvent[] => [
+    ...events.map((e) => ({
+      ...e,
+      batch_size: calls.length,
+      ...(e.class === 'compensable' && e.compensation ? { compensation: { ...e.compensation, scheduled: true } } : {}),
+    })),
+    ...blocked,
+  ];
+  return Array.isArray(sent) ? annotate(sent) : sent.then(annotate);
 }

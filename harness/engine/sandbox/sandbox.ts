@@ -132,7 +132,12 @@ interface Prepared {
   world: World;
   /** Its snapshot, deep-frozen: every run's record shares it. */
   initial: WorldSnapshot;
+  /** The goal and forbidden facts rendered (they read inputs and deployment only), with their texts. */
+  goal: readonly RenderedGoal[];
+  forbidden: readonly RenderedGoal[];
 }
+
+type RenderedGoal = ReturnType<typeof renderPattern> & { text: string };
 
 const prepared = new RecentCache<Scenario, Prepared>(128);
 
@@ -155,14 +160,28 @@ function prepare(scenario: Scenario): Prepared {
   const approvals = new Map<string, Scenario['approvals'][string]>();
   for (const [k, v] of Object.entries(scenario.approvals)) approvals.set(renderText(k, ctx), v);
   const world = World.from(initialWorld(scenario));
-  p = { tools, classes, reconcileView, approvals, world, initial: deepFreeze(world.snapshot()) };
+  const rendered = (g: string): RenderedGoal => {
+    const r = renderPattern(g, ctx);
+    return Object.assign(r, { text: formatPattern(r.fact, r.written) });
+  };
+  p = {
+    tools,
+    classes,
+    reconcileView,
+    approvals,
+    world,
+    initial: deepFreeze(world.snapshot()),
+    goal: scenario.goal.map(rendered),
+    forbidden: scenario.forbidden.map(rendered),
+  };
   prepared.set(scenario, p);
   return p;
 }
 
 export class Sandbox {
   readonly world: World;
-  readonly classes: Map<string, ToolClass>;
+  /** Shared by every run of the scenario (prepare): never changed. */
+  readonly classes: ReadonlyMap<string, ToolClass>;
   private readonly tools: ReadonlyMap<string, Tool>;
   private readonly idRng: Rng;
   private readonly faultRng: Rng;
@@ -183,6 +202,8 @@ export class Sandbox {
   }[] = [];
   private clockMs = 0;
   private readonly initial: WorldSnapshot;
+  private readonly goal: readonly RenderedGoal[];
+  private readonly forbidden: readonly RenderedGoal[];
   /** Approval rules by action, keys rendered (they may use inputs and deployment). */
   private readonly approvals: ReadonlyMap<string, Scenario['approvals'][string]>;
 
@@ -197,11 +218,13 @@ export class Sandbox {
     this.tools = p.tools;
     this.reconcileView = p.reconcileView;
     this.approvals = p.approvals;
-    this.classes = new Map(p.classes);
+    this.classes = p.classes;
     this.idRng = createRng(deriveSeed(seed, 'ids'));
     this.faultRng = createRng(deriveSeed(seed, 'faults'));
     this.world = p.world.clone();
     this.initial = p.initial;
+    this.goal = p.goal;
+    this.forbidden = p.forbidden;
   }
 
   get nowMs(): number {
@@ -280,7 +303,8 @@ export class Sandbox {
    */
   executeBatch(req: BatchRequest): { events: CallEvent[]; replies: Reply[] } {
     const ctxBase = { inputs: this.scenario.inputs, deployment: this.scenario.deployment };
-    const factsBefore = this.world.factsOnly();
+    // A batch of one checks its call against the world as it is (nothing of the batch has applied yet).
+    const factsBefore = req.calls.length > 1 ? this.world.factsOnly() : this.world;
     const t0 = this.clockMs;
     // A reconciler reports on calls of earlier batches only: none of its siblings' results was known yet.
     const ledgerBefore = this.ledger.length;
@@ -398,18 +422,14 @@ export class Sandbox {
 
   /** Evaluates goal and forbidden facts against the world. */
   outcome(): { completed: boolean; goal: { held: string[]; missing: string[] }; forbidden_held: string[] } {
-    const ctx = { inputs: this.scenario.inputs, deployment: this.scenario.deployment };
+    // Rendered once per scenario (prepare): the goal reads inputs and deployment only.
     const held: string[] = [];
     const missing: string[] = [];
-    for (const g of this.scenario.goal) {
-      const { fact, written } = renderPattern(g, ctx);
-      (this.world.holds(fact, { wildcardKeys: written }) ? held : missing).push(formatPattern(fact, written));
-    }
+    for (const { fact, written, text } of this.goal)
+      (this.world.holds(fact, { wildcardKeys: written }) ? held : missing).push(text);
     const forbidden_held: string[] = [];
-    for (const g of this.scenario.forbidden) {
-      const { fact, written } = renderPattern(g, ctx);
-      if (this.world.holds(fact, { wildcardKeys: written })) forbidden_held.push(formatPattern(fact, written));
-    }
+    for (const { fact, written, text } of this.forbidden)
+      if (this.world.holds(fact, { wildcardKeys: written })) forbidden_held.push(text);
     return { completed: missing.length === 0 && forbidden_held.length === 0, goal: { held, missing }, forbidden_held };
   }
 

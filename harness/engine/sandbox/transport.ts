@@ -28,6 +28,8 @@ export interface Transport {
   /** The run's own host (msw only). */
   readonly host?: string;
   executeBatch(req: BatchRequest): Promise<BatchOutcome>;
+  /** The same, answered at once, by a transport that never waits (in process): the runner awaits nothing then. */
+  executeBatchNow?(req: BatchRequest): BatchOutcome;
   close(): void;
 }
 
@@ -53,16 +55,20 @@ class InProcessOutcome implements BatchOutcome {
 }
 
 export function inProcessTransport(sandbox: Sandbox): Transport {
+  const executeBatchNow = (req: BatchRequest): BatchOutcome => {
+    const out = sandbox.executeBatch({
+      turn: req.turn,
+      batch: req.batch,
+      firstStep: req.firstStep,
+      calls: req.calls.map((c) => ({ tool: c.tool, args: wire(c.args) })),
+    });
+    return new InProcessOutcome(out.events, out.replies);
+  };
   return {
     name: 'inprocess',
+    executeBatchNow,
     async executeBatch(req) {
-      const out = sandbox.executeBatch({
-        turn: req.turn,
-        batch: req.batch,
-        firstStep: req.firstStep,
-        calls: req.calls.map((c) => ({ tool: c.tool, args: wire(c.args) })),
-      });
-      return new InProcessOutcome(out.events, out.replies);
+      return executeBatchNow(req);
     },
     close() {},
   };

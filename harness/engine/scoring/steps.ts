@@ -102,6 +102,28 @@ function onceTools(start: RunStartEvent | undefined): Set<string> {
   return new Set((start?.tools ?? []).filter(repeatsHarmlessly).map((t) => t.name));
 }
 
+/** What runFacts derives from a run_start's tools. */
+interface ToolFacts {
+  onceTools: ReadonlySet<string>;
+  tools: ReadonlyMap<string, DedupeTool>;
+}
+
+/**
+ * ToolFacts once per list of tools: every run of a scenario shares its frozen list (runner/run.ts),
+ * and scoring derived the same sets from it again for each run. Readers never change them.
+ */
+const byToolList = new WeakMap<object, ToolFacts>();
+function toolFacts(start: RunStartEvent | undefined): ToolFacts {
+  const list = start?.tools ?? [];
+  let f = byToolList.get(list);
+  if (!f) {
+    f = { onceTools: onceTools(start), tools: new Map(list.map((t) => [t.name, t])) };
+    // Only a frozen list is known never to change afterwards.
+    if (Object.isFrozen(list)) byToolList.set(list, f);
+  }
+  return f;
+}
+
 export { danglingSteps, duplicateEffects, unreconciledRetrySteps };
 
 /** What every score of one run reads, derived from its record once. */
@@ -117,7 +139,7 @@ export interface RunFacts {
   slowest: ReadonlyMap<number, number>;
   start: RunStartEvent | undefined;
   /** Tools whose repeat the tools themselves make harmless (an idempotency key, or declared idempotent). */
-  onceTools: Set<string>;
+  onceTools: ReadonlySet<string>;
   /** The run's tools by name, as the run_start event declares them. */
   tools: ReadonlyMap<string, DedupeTool>;
   /** One ledger of what the issued calls left (dangling effects and duplicate effects both read it). */
@@ -135,6 +157,7 @@ export function runFacts(events: readonly RecordEvent[], completed: boolean): Ru
     else if (e.type === 'run_start') start ??= e;
   }
   const sent = calls.filter(issued);
+  const tools = toolFacts(start);
   const slowest = new Map<number, number>();
   for (const c of sent) slowest.set(c.batch, Math.max(slowest.get(c.batch) ?? 0, c.latency_ms));
   return {
@@ -144,8 +167,8 @@ export function runFacts(events: readonly RecordEvent[], completed: boolean): Ru
     sent,
     slowest,
     start,
-    onceTools: onceTools(start),
-    tools: new Map((start?.tools ?? []).map((t) => [t.name, t])),
+    onceTools: tools.onceTools,
+    tools: tools.tools,
     ledger: effectLedger(sent, start?.tools ?? []),
   };
 }

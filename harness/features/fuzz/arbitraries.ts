@@ -103,6 +103,8 @@ interface Model {
   params: Map<Tool, Map<string, ParamInfo>>;
   /** The candidates of earlier replies, one entry per distinct sequence of earlier tools (most recent first), numbered. */
   results: Map<string, Results>;
+  /** The tools that report on others (reconcile them, or read a table they write), and on which: derived when first asked for. */
+  reconcilers?: { t: Tool; on: string[] }[];
 }
 
 function modelOf(scenario: Scenario, opts: PlanArbitraryOptions): Model {
@@ -145,7 +147,7 @@ interface ParamInfo {
   /** Whether `*` fits the parameter (asked once). */
   wildFits?: boolean;
   /** The ranked choices after each set of earlier replies, by its number (see `earlierResults`). */
-  choices: Map<number, { named: Usable[]; all: Usable[] }>;
+  choices: Map<number, Choices>;
   /** The static pool's part of every entry of `choices`: ranked as `rankedFitting` ranks it, and the usable ones. */
   fixed?: { named: Ranked[]; all: Usable[] };
 }
@@ -179,8 +181,21 @@ function paramInfo(m: Model, tool: Tool, param: string): ParamInfo {
 
 type Usable = { c: Candidate; v: unknown };
 
-/** The values a parameter can take after the earlier calls whose replies `results` offers: those named for it, and all. */
-function choices(m: Model, tool: Tool, param: string, earlier: Results): { named: Usable[]; all: Usable[] } {
+/**
+ * The values a parameter can take: those named for it, and all of them: the static pool's (`all`, one
+ * array for every set of earlier replies) then the earlier replies' (`more`). Joined in one array, the
+ * pool, which can be large, was copied for every new set of earlier replies.
+ */
+interface Choices {
+  named: Usable[];
+  all: readonly Usable[];
+  more: readonly Usable[];
+}
+
+const NO_USABLE: readonly Usable[] = [];
+
+/** The values a parameter can take after the earlier calls whose replies `results` offers. */
+function choices(m: Model, tool: Tool, param: string, earlier: Results): Choices {
   // The same few tool orders recur across plans, so the ranking is memoised per (tool, parameter, earlier replies).
   const info = paramInfo(m, tool, param);
   let hit = info.choices.get(earlier.id);
@@ -206,24 +221,21 @@ function choices(m: Model, tool: Tool, param: string, earlier: Results): { named
       earlier.id,
       (hit = {
         named: usable(named.map((x) => x.c)),
-        all: results.length > 0 ? [...fixed.all, ...usable(results)] : fixed.all,
+        all: fixed.all,
+        more: results.length > 0 ? usable(results) : NO_USABLE,
       }),
     );
   }
   return hit;
 }
 
-/** resultCandidates of the earlier tools, numbered once per distinct sequence of them (the key of `choices`). */
-function earlierResults(m: Model, earlier: readonly string[]): Results {
-  // What the candidates depend on: each tool once, most recent first.
-  const seen = new Set<string>();
+/**
+ * resultCandidates of the earlier tools, numbered once per distinct sequence of them (the key of `choices`).
+ * `recent` is what the candidates depend on: each earlier tool once, most recent first.
+ */
+function earlierResults(m: Model, recent: readonly string[]): Results {
   let key = '';
-  for (let i = earlier.length - 1; i >= 0; i--) {
-    const name = earlier[i] as string;
-    if (seen.has(name)) continue;
-    seen.add(name);
-    key += `${name}\u0000`;
-  }
+  for (const name of recent) key += `${name}\u0000`;
   let r = m.results.get(key);
   if (!r) {
     if (m.results.size > 20_000) {
@@ -231,7 +243,7 @@ function earlierResults(m: Model, earlier: readonly string[]): Results {
       m.results.clear();
       for (const byParam of m.params.values()) for (const info of byParam.values()) info.choices.clear();
     }
-    m.results.set(key, (r = { id: m.results.size, candidates: resultCandidates(earlier, m.tools) }));
+    m.results.set(key, (r = { id: m.results.size, candidates: resultCandidates(recent.toReversed(), m.tools) }));
   }
   return r;
 }
@@ -239,16 +251,19 @@ function earlierResults(m: Model, earlier: readonly string[]): Results {
 function drawArg(m: Model, tool: Tool, param: string, spec: ArgSpec, results: Results): unknown {
   const info = paramInfo(m, tool, param);
   const { types } = info;
-  const { named, all } = choices(m, tool, param, results);
+  const { named, all, more } = choices(m, tool, param, results);
   if (
     spec.wild &&
     (types.length === 0 || types.includes('string')) &&
     (info.wildFits ??= fitsParameter(tool.parameters, param, '*'))
   )
     return '*';
-  const from = spec.any || named.length === 0 ? all : named;
-  if (from.length === 0) return fallbackValue(types, param);
-  const chosen = from[spec.pick % from.length] as { c: Candidate; v: unknown };
+  // From all the values ([...all, ...more]) or those named for the parameter.
+  const fromAll = spec.any || named.length === 0;
+  const n = fromAll ? all.length + more.length : named.length;
+  if (n === 0) return fallbackValue(types, param);
+  const i = spec.pick % n;
+  const chosen = (fromAll ? (i < all.length ? all[i] : more[i - all.length]) : named[i]) as Usable;
   if (!spec.near || chosen.c.raw === undefined) return chosen.v;
   // A near miss is a literal: for an enum, another allowed value (the wrong warehouse, not a typo).
   const others = info.schema.filter((c) => c.from === 'schema' && c.raw !== chosen.c.raw);
@@ -267,9 +282,9 @@ function fits(tool: Tool, param: string, c: Candidate, v: unknown): boolean {
   return fitsParameter(tool.parameters, param, value);
 }
 
-function buildCall(m: Model, spec: CallSpec, earlier: readonly string[]): PlanCall {
+function buildCall(m: Model, spec: CallSpec, results: Results): PlanCall {
   const tool = m.callable[spec.tool % m.callable.length] as Tool;
-  return { tool: tool.name, args: drawArgs(m, tool, spec.args, earlier, {}) };
+  return { tool: tool.name, args: drawArgs(m, tool, spec.args, results, {}) };
 }
 
 const PLAIN: ArgSpec = { any: false, pick: 0, near: false, nearSeed: 0, include: false, wild: false };
@@ -278,11 +293,10 @@ function drawArgs(
   m: Model,
   tool: Tool,
   specs: readonly ArgSpec[],
-  earlier: readonly string[],
+  results: Results,
   given: Record<string, unknown>,
 ): Record<string, unknown> {
   const args: Record<string, unknown> = {};
-  const results = earlierResults(m, earlier);
   Object.keys(tool.parameters.properties).forEach((param, i) => {
     if (param in given) {
       args[param] = given[param];
@@ -338,21 +352,33 @@ const item = (c: PlanCall): PlanItem => ({ [c.tool]: c.args });
 function buildPlan(m: Model, specs: readonly ItemSpec[]): PlanItem[] {
   const plan: PlanItem[] = [];
   const history: PlanCall[] = [];
-  const names = () => history.map((c) => c.tool);
+  // The tools called so far, each once, most recent first; and the replies they offer (made when asked for).
+  const recentTools: string[] = [];
+  let results: Results | undefined;
+  const add = (c: PlanCall) => {
+    history.push(c);
+    const i = recentTools.indexOf(c.tool);
+    if (i !== 0) {
+      if (i > 0) recentTools.splice(i, 1);
+      recentTools.unshift(c.tool);
+      results = undefined;
+    }
+  };
+  const earlier = () => (results ??= earlierResults(m, recentTools));
   // `ref` 0 is the most recent match, so shrinking moves towards the nearest earlier call.
   const recent = <T>(xs: readonly T[], ref: number): T | undefined =>
     xs.length === 0 ? undefined : xs[xs.length - 1 - (ref % xs.length)];
   for (const s of specs) {
     if (s.kind === 'call') {
-      const c = buildCall(m, s.call, names());
+      const c = buildCall(m, s.call, earlier());
       plan.push(item(c));
-      history.push(c);
+      add(c);
     } else if (s.kind === 'parallel') {
       // Results of a batch are available only to later items.
-      const before = names();
+      const before = earlier();
       const calls = s.calls.map((cs) => buildCall(m, cs, before));
       plan.push({ parallel: calls.map(item) } as PlanItem);
-      history.push(...calls);
+      for (const c of calls) add(c);
     } else if (s.kind === 'compensate') {
       const target = recent(
         history.filter((c) => compensable(m, c.tool)),
@@ -361,19 +387,19 @@ function buildPlan(m: Model, specs: readonly ItemSpec[]): PlanItem[] {
       const c = target && compensationCall(m.scenario, target);
       if (c) {
         plan.push(item(c));
-        history.push(c);
+        add(c);
       }
     } else if (s.kind === 'retry') {
       const target = recent(history, s.ref);
       if (target) {
         plan.push(item(target));
-        history.push(target);
+        add(target);
       }
     } else {
       // A read of a table a call wrote reports on it as a reconciler does (rules/reconcile.ts).
-      const reconcilers = m.scenario.tools
+      const reconcilers = (m.reconcilers ??= m.scenario.tools
         .map((t) => ({ t, on: reportedTools(t, m.scenario.tools) }))
-        .filter((r) => r.on.length > 0);
+        .filter((r) => r.on.length > 0));
       const target = recent(
         history.filter((c) => reconcilers.some((r) => r.on.includes(c.tool))),
         s.ref,
@@ -386,9 +412,9 @@ function buildPlan(m: Model, specs: readonly ItemSpec[]): PlanItem[] {
             .filter((p) => p in target.args)
             .map((p) => [p, target.args[p]]),
         );
-        const c = { tool: by.name, args: drawArgs(m, by, s.call.args, names(), shared) };
+        const c = { tool: by.name, args: drawArgs(m, by, s.call.args, earlier(), shared) };
         plan.push(item(c));
-        history.push(c);
+        add(c);
       }
     }
   }
@@ -399,14 +425,28 @@ function buildPlan(m: Model, specs: readonly ItemSpec[]): PlanItem[] {
 function argSpecArb(nearMissRate: number, wildcardRate: number): fc.Arbitrary<ArgSpec> {
   const percent = Math.round(nearMissRate * 100);
   const wild = Math.round(wildcardRate * 1000);
-  return fc.record({
-    any: fc.nat({ max: 7 }).map((n) => n === 7),
-    pick: fc.nat({ max: 255 }),
-    near: fc.nat({ max: 99 }).map((n) => n >= 100 - percent),
-    nearSeed: fc.nat({ max: 0xffff }),
-    include: fc.nat({ max: 2 }).map((n) => n > 0),
-    wild: wild > 0 ? fc.nat({ max: 999 }).map((n) => n >= 1000 - wild) : fc.constant(false),
-  });
+  // Draws and shrinks exactly as `fc.record({ any: nat(7).map(..), pick, near: .., nearSeed, include: .., wild: .. })`
+  // did (fast-check 4 makes a record a tuple of its fields and a boolean, its null prototype, mapped to an
+  // object), mapped once: the six maps and the record of each argument were a tenth of generating a plan
+  // (npm run bench). The trailing boolean is the record's own draw: without it a seed would give other plans.
+  return fc
+    .tuple(
+      fc.nat({ max: 7 }),
+      fc.nat({ max: 255 }),
+      fc.nat({ max: 99 }),
+      fc.nat({ max: 0xffff }),
+      fc.nat({ max: 2 }),
+      wild > 0 ? fc.nat({ max: 999 }) : fc.constant(-1),
+      fc.boolean(),
+    )
+    .map(([any, pick, near, nearSeed, include, w]): ArgSpec => ({
+      any: any === 7,
+      pick,
+      near: near >= 100 - percent,
+      nearSeed,
+      include: include > 0,
+      wild: wild > 0 && w >= 1000 - wild,
+    }));
 }
 
 /**
@@ -425,13 +465,15 @@ export function planArbitrary(scenario: Scenario, opts: PlanArbitraryOptions = {
     minLength: maxParams,
     maxLength: maxParams,
   });
-  const call: fc.Arbitrary<CallSpec> = fc.record({ tool: fc.nat({ max: 255 }), args });
+  // As fc.record({ tool, args }) draws and shrinks it (see argSpecArb).
+  const callParts = fc.tuple(fc.nat({ max: 255 }), args, fc.boolean());
+  const call: fc.Arbitrary<CallSpec> = callParts.map(([tool, a]): CallSpec => ({ tool, args: a }));
   const w = { call: 5, parallel: 2, compensate: 1, retry: 1, reconcile: 1, ...opts.weights };
   const hasCompensation = scenario.tools.some((t) => compensable(m, t.name));
   const hasReconciler = scenario.tools.some((t) => reportedTools(t, scenario.tools).length > 0);
   const maxBatch = Math.max(2, opts.maxBatch ?? 3);
   const kinds: fc.WeightedArbitrary<ItemSpec>[] = [
-    { weight: w.call, arbitrary: call.map((c): ItemSpec => ({ kind: 'call', call: c })) },
+    { weight: w.call, arbitrary: callParts.map(([tool, a]): ItemSpec => ({ kind: 'call', call: { tool, args: a } })) },
     {
       weight: w.parallel,
       arbitrary: fc
@@ -446,9 +488,10 @@ export function planArbitrary(scenario: Scenario, opts: PlanArbitraryOptions = {
       ? [
           {
             weight: w.reconcile,
+            // As fc.record({ ref, call }) draws and shrinks it.
             arbitrary: fc
-              .record({ ref: fc.nat({ max: 15 }), call })
-              .map((r): ItemSpec => ({ kind: 'reconcile', ...r })),
+              .tuple(fc.nat({ max: 15 }), call, fc.boolean())
+              .map(([ref, c]): ItemSpec => ({ kind: 'reconcile', ref, call: c })),
           },
         ]
       : []),

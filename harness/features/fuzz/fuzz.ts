@@ -16,7 +16,7 @@ import { seal } from '../../engine/sandbox/seal.ts';
 import type { TransportName } from '../../engine/sandbox/transport.ts';
 import { planArbitrary, planCallCount, type PlanArbitraryOptions } from './arbitraries.ts';
 import { planFromRun } from './plan-file.ts';
-import type { FuzzProperty, PropertyContext, PropertyRun } from './properties.ts';
+import type { FuzzProperty, PropertyContext, PropertyRun, Verdict } from './properties.ts';
 import { runPlan, runPlanner, type PlanRun, type PlanRunOptions } from './run-plan.ts';
 import { shrinkPlan } from './shrink.ts';
 
@@ -88,29 +88,32 @@ async function checkRun(
   again: (o: PlanRunOptions) => Promise<PlanRun>,
   plan?: PlanItem[],
 ): Promise<Failure | null> {
-  const base: PlanRunOptions = runOptions(opts);
-  const cache = new Map<string, Promise<PropertyRun>>();
+  // Made when a property first asks for a rerun (most properties never do).
+  let cache: Map<string, Promise<PropertyRun>> | undefined;
   const ctx: PropertyContext = {
     scenario: opts.scenario,
     run: { events: first.events, received: first.received },
-    ...(plan ? { plan } : {}),
     guarded: opts.guard === true,
     transport: opts.transport ?? 'inprocess',
     rerun(change = {}) {
       // Properties asking for the same rerun share it.
       const key = JSON.stringify(change);
+      cache ??= new Map();
       let r = cache.get(key);
       if (!r) {
-        r = again({ ...base, ...change }).then((x) => ({ events: x.events, received: x.received }));
+        r = again({ ...runOptions(opts), ...change }).then((x) => ({ events: x.events, received: x.received }));
         cache.set(key, r);
       }
       return r;
     },
   };
+  if (plan) ctx.plan = plan;
   for (const p of props) {
     let v: Awaited<ReturnType<FuzzProperty['check']>>;
     try {
-      v = await p.check(ctx);
+      // A property that answers at once is not awaited: a promise per property per plan was not free.
+      const r = p.check(ctx);
+      v = typeof r === 'object' && r !== null && typeof r.then === 'function' ? await r : (r as Verdict);
     } catch (e) {
       v = `check threw: ${e instanceof Error ? e.message : String(e)}`;
     }

@@ -40,17 +40,28 @@ export interface OracleScores {
 // Facts as the world holds them (record text): every value is literal text.
 
 /**
- * Sorts in place, as `a.sort(cmp)` does (stable; strings by code units without `cmp`): by insertion,
- * since the oracle sorts a few keys or calls at a time and the built-in sort allocates over a
- * kilobyte per call. The oracle's own copy: it shares no code with the engine.
+ * Sorts in place, as `a.sort(cmp)` does (stable): by insertion, since the oracle sorts a few keys or
+ * calls at a time and the built-in sort allocates over a kilobyte per call. The oracle's own copy:
+ * it shares no code with the engine.
  */
-function sorted<T>(a: T[], cmp?: (x: T, y: T) => number): T[] {
-  if (a.length > 24) return cmp ? a.sort(cmp) : a.sort();
-  const after = cmp ? (x: T, y: T) => cmp(x, y) > 0 : (x: T, y: T) => String(x) > String(y);
+function sorted<T>(a: T[], cmp: (x: T, y: T) => number): T[] {
+  if (a.length > 24) return a.sort(cmp);
   for (let i = 1; i < a.length; i++) {
     const x = a[i] as T;
     let j = i - 1;
-    for (; j >= 0 && after(a[j] as T, x); j--) a[j + 1] = a[j] as T;
+    for (; j >= 0 && cmp(a[j] as T, x) > 0; j--) a[j + 1] = a[j] as T;
+    a[j + 1] = x;
+  }
+  return a;
+}
+
+/** Strings sorted in place by code units, as `a.sort()` sorts them (a function of its own: one kind of array, one comparison). */
+function sortedText(a: string[]): string[] {
+  if (a.length > 24) return a.sort();
+  for (let i = 1; i < a.length; i++) {
+    const x = a[i] as string;
+    let j = i - 1;
+    for (; j >= 0 && (a[j] as string) > x; j--) a[j + 1] = a[j] as string;
     a[j + 1] = x;
   }
   return a;
@@ -82,7 +93,7 @@ function readGround(text: string): Ground {
 }
 
 const groundKey = (f: Ground): string => {
-  const keys = sorted(Object.keys(f.args));
+  const keys = sortedText(Object.keys(f.args));
   return JSON.stringify([f.name, keys.map((k) => [k, f.args[k]])]);
 };
 
@@ -179,15 +190,10 @@ interface Roots {
 
 const MISSING: unique symbol = Symbol('missing');
 
-/** A template path split at its dots (paths come from the scenario: few, read once each). */
-const pathParts = new Map<string, string[]>();
+/** A template path split at its dots. */
+const split = (path: string): string[] => path.trim().split('.');
 
-function lookup(roots: Roots, path: string): unknown {
-  let parts = pathParts.get(path);
-  if (!parts) {
-    if (pathParts.size > 10_000) pathParts.clear();
-    pathParts.set(path, (parts = path.trim().split('.')));
-  }
+function lookupParts(roots: Roots, parts: readonly string[]): unknown {
   const root = parts[0] ?? '';
   if (root === 'id') return parts.length === 1 ? roots.id : undefined;
   let cur: unknown = (roots as Record<string, unknown>)[root];
@@ -198,23 +204,53 @@ function lookup(roots: Roots, path: string): unknown {
   return cur;
 }
 
+const lookup = (roots: Roots, path: string): unknown => lookupParts(roots, split(path));
+
+/**
+ * A template value read once: text without templates, exactly one `{{path}}`, or text and paths in
+ * turn (paths split at their dots). Values come from the scenario, so they are few; each is
+ * substituted on every call of every run.
+ */
+type CompiledValue = { text: string } | { whole: string[] } | { pieces: (string | string[])[] };
+const compiledValues = new Map<string, CompiledValue>();
+function compileValue(raw: string): CompiledValue {
+  let c = compiledValues.get(raw);
+  if (c) return c;
+  const whole = /^\{\{([^{}]*)\}\}$/.exec(raw);
+  if (whole) c = { whole: split(whole[1] ?? '') };
+  else {
+    // What raw.replace(/\{\{([^{}]*)\}\}/g, ...) replaces, in order, and the text between.
+    const pieces: (string | string[])[] = [];
+    let last = 0;
+    for (const m of raw.matchAll(/\{\{([^{}]*)\}\}/g)) {
+      pieces.push(raw.slice(last, m.index), split(m[1] ?? ''));
+      last = m.index + m[0].length;
+    }
+    c = last === 0 ? { text: raw } : { pieces: [...pieces, raw.slice(last)] };
+  }
+  if (compiledValues.size > 10_000) compiledValues.clear();
+  compiledValues.set(raw, c);
+  return c;
+}
+
 /** Substitutes every `{{path}}` of a template value; MISSING when any of them names nothing. */
 function substitute(raw: string, roots: Roots): string | typeof MISSING {
-  let missing = false;
-  const whole = /^\{\{([^{}]*)\}\}$/.exec(raw);
-  if (whole) {
-    const v = lookup(roots, whole[1] ?? '');
+  const c = compileValue(raw);
+  if ('text' in c) return c.text;
+  if ('whole' in c) {
+    const v = lookupParts(roots, c.whole);
     return v === undefined ? MISSING : asText(v);
   }
-  const out = raw.replace(/\{\{([^{}]*)\}\}/g, (_m, path: string) => {
-    const v = lookup(roots, path);
-    if (v === undefined) {
-      missing = true;
-      return '';
+  let out = '';
+  for (const piece of c.pieces) {
+    if (typeof piece === 'string') out += piece;
+    else {
+      const v = lookupParts(roots, piece);
+      if (v === undefined) return MISSING;
+      out += asText(v);
     }
-    return asText(v);
-  });
-  return missing ? MISSING : out;
+  }
+  return out;
 }
 
 // A pattern (precondition, goal, forbidden): per key, a wildcard the template wrote, literal text, or a value
@@ -277,24 +313,38 @@ function declaredSatisfies(p: Pattern, d: Declared): boolean {
 
 const usesHidden = (raw: string): boolean => /\{\{\s*(result\b|id\s*\}\})/.test(raw);
 
+/** A tool's `establish` templates, read, and per value whether it is over the reply or the call's id. */
+interface Establishing {
+  name: string;
+  args: { key: string; raw: string; hidden: boolean }[];
+}
+const establishing = new WeakMap<Tool, Establishing[]>();
+function establishingOf(tool: Tool): Establishing[] {
+  let out = establishing.get(tool);
+  if (!out) {
+    out = tool.effects.flatMap((e) => {
+      if (e.establish === undefined) return [];
+      const t = readTemplate(e.establish);
+      return [{ name: t.name, args: t.args.map(([key, v]) => ({ key, raw: v.raw, hidden: usesHidden(v.raw) })) }];
+    });
+    establishing.set(tool, out);
+  }
+  return out;
+}
+
 /**
  * The facts a call declares it establishes. Values over args, inputs and deployment are filled in
  * here; values over the reply or the call's id are unknown (declared means before the reply).
  */
 function declaredEstablishes(c: CallEvent, tool: Tool | undefined, base: Roots): Declared[] {
   if (!tool) return [];
-  const templates = tool.effects.flatMap((e) => (e.establish !== undefined ? [e.establish] : []));
-  return templates.map((tpl) => {
-    const t = readTemplate(tpl);
+  const roots: Roots = { inputs: base.inputs, deployment: base.deployment, args: c.args };
+  return establishingOf(tool).map((t) => {
     const args: Record<string, string | typeof UNKNOWN> = {};
-    for (const [k, v] of t.args) {
-      if (usesHidden(v.raw)) {
-        // Declared: what the call says it will establish before its reply is known.
-        args[k] = UNKNOWN;
-      } else {
-        const s = substitute(v.raw, { inputs: base.inputs, deployment: base.deployment, args: c.args });
-        args[k] = s === MISSING ? UNKNOWN : s;
-      }
+    for (const v of t.args) {
+      // Declared: what the call says it will establish before its reply is known.
+      const s = v.hidden ? MISSING : substitute(v.raw, roots);
+      args[v.key] = s === MISSING ? UNKNOWN : s;
     }
     return { name: t.name, args };
   });
@@ -318,7 +368,7 @@ function canonicalJson(v: unknown): string {
     const o = v as Record<string, unknown>;
     let out = '{';
     let first = true;
-    for (const k of sorted(Object.keys(o))) {
+    for (const k of sortedText(Object.keys(o))) {
       if (o[k] === undefined) continue;
       out += `${first ? '' : ','}${jsonString(k)}:${canonicalJson(o[k])}`;
       first = false;
@@ -368,9 +418,10 @@ function reportedOn(
   r: CallEvent,
   byBatch: ReadonlyMap<number, CallEvent[]>,
   tools: ReadonlyMap<string, Tool>,
+  keyOf: (c: CallEvent) => string,
 ): CallEvent[] {
   const rt = tools.get(r.tool);
-  if (!rt) return [];
+  if (!rt || (rt.reconciles.length === 0 && rt.reads.length === 0)) return [];
   // Reading a table shows what any call that wrote it did: such a read reports like a reconciler.
   const shows = (tool: string): boolean =>
     rt.reconciles.includes(tool) ||
@@ -395,14 +446,61 @@ function reportedOn(
     const hits = (byBatch.get(b) ?? []).filter((d) => issued(d) && shows(d.tool) && agrees(d));
     // Several agreeing calls in that batch: the README's tie-break, the first by tool name, then arguments.
     if (hits.length > 0)
-      return [sorted(hits, (x, y) => (callKey(x) < callKey(y) ? -1 : callKey(x) > callKey(y) ? 1 : 0))[0] as CallEvent];
+      return [sorted(hits, (x, y) => (keyOf(x) < keyOf(y) ? -1 : keyOf(x) > keyOf(y) ? 1 : 0))[0] as CallEvent];
   }
   return [];
 }
 
-/** Counts the record's events of a type the record types may not know yet (`rejected`). */
-const countType = (events: readonly RecordEvent[], type: string): number =>
-  events.filter((e) => (e as { type: string }).type === type).length;
+/** What the oracle reads of a scenario, once per scenario object: its tools by name, its goal and forbidden patterns. */
+interface ScenarioFacts {
+  tools: Map<string, Tool>;
+  goal: Pattern[];
+  forbidden: Pattern[];
+}
+// A WeakMap, not the engine's RecentCache: nothing of the harness runs inside the oracle (types only).
+const scenarioFacts = new WeakMap<Scenario, ScenarioFacts>();
+function factsOf(scenario: Scenario): ScenarioFacts {
+  let f = scenarioFacts.get(scenario);
+  if (!f) {
+    const base: Roots = { inputs: scenario.inputs, deployment: scenario.deployment };
+    f = {
+      tools: new Map(scenario.tools.map((t) => [t.name, t])),
+      goal: scenario.goal.map((g) => pattern(g, base)),
+      forbidden: scenario.forbidden.map((g) => pattern(g, base)),
+    };
+    scenarioFacts.set(scenario, f);
+  }
+  return f;
+}
+
+/** The classes a run_start gives its tools (the first of a name), once per list (runs of a scenario share theirs). */
+const classLists = new WeakMap<object, Map<string, ToolClass>>();
+function classesOf(start: RunStartEvent | undefined): Map<string, ToolClass> {
+  const list = start?.tools ?? [];
+  let classes = classLists.get(list);
+  if (!classes) {
+    classes = new Map<string, ToolClass>();
+    for (const t of list) if (!classes.has(t.name)) classes.set(t.name, t.class);
+    classLists.set(list, classes);
+  }
+  return classes;
+}
+
+/** The initial world as ground facts by key, once per list of fact texts (runs of a scenario share theirs); each run gets a copy. */
+const initialWorlds = new WeakMap<object, Map<string, Ground>>();
+function initialWorld(start: RunStartEvent | undefined): Map<string, Ground> {
+  const facts = start?.initial_world.facts ?? [];
+  let world = initialWorlds.get(facts);
+  if (!world) {
+    world = new Map<string, Ground>();
+    for (const text of facts) {
+      const g = ground(text);
+      world.set(g.key, g.ground);
+    }
+    initialWorlds.set(facts, world);
+  }
+  return new Map(world);
+}
 
 /**
  * Recomputes the scores of one run from its record and the scenario.
@@ -411,130 +509,174 @@ const countType = (events: readonly RecordEvent[], type: string): number =>
  * expect(oracleScores(events, scenario)).toEqual(recordedScores(events))
  */
 export function oracleScores(events: readonly RecordEvent[], scenario: Scenario): OracleScores {
-  const start = events.find((e): e is RunStartEvent => e.type === 'run_start');
-  const calls = events.filter((e): e is CallEvent => e.type === 'call');
-  const tools = new Map(scenario.tools.map((t) => [t.name, t]));
-  const classes = new Map<string, ToolClass>();
-  for (const t of start?.tools ?? []) if (!classes.has(t.name)) classes.set(t.name, t.class);
-  const classOf = (tool: string): ToolClass => classes.get(tool) ?? 'irreversible';
-  const base: Roots = { inputs: scenario.inputs, deployment: scenario.deployment };
-
-  const byBatch = new Map<number, CallEvent[]>();
-  for (const c of calls) byBatch.set(c.batch, [...(byBatch.get(c.batch) ?? []), c]);
-  const batchIds = sorted([...byBatch.keys()], (a, b) => a - b);
+  let start: RunStartEvent | undefined;
+  const calls: CallEvent[] = [];
+  const restartSteps: number[] = [];
+  let rejected = 0;
+  for (const e of events) {
+    // `rejected` and `restart` read as types the record types may not know yet.
+    const type = (e as { type: string }).type;
+    if (type === 'call') calls.push(e as CallEvent);
+    else if (type === 'run_start') start ??= e as RunStartEvent;
+    else if (type === 'rejected') rejected++;
+    else if (type === 'restart') restartSteps.push((e as unknown as { after_step: number }).after_step);
+  }
+  const replay = new Replay(scenario, start, calls);
   // Batches whose replies a restart lost: the batch of each restart's step.
-  const lostBatches = new Set(
-    events.flatMap((e) =>
-      (e as { type: string }).type === 'restart'
-        ? [calls.find((c) => c.step === (e as unknown as { after_step: number }).after_step)?.batch ?? -1]
-        : [],
-    ),
-  );
+  const lost = new Set(restartSteps.map((step) => calls.find((c) => c.step === step)?.batch ?? -1));
+  for (const b of replay.batchIds) replay.batch(b, lost.has(b));
+  return replay.scores(rejected);
+}
 
-  const world = new Map<string, Ground>();
-  for (const text of start?.initial_world.facts ?? []) {
-    const g = ground(text);
-    world.set(g.key, g.ground);
+/**
+ * One run replayed batch by batch: the world as the record's effects leave it, and the counts so far.
+ * Small methods, not one long function: when a run shows V8 something new, it throws away less of the
+ * code it optimised (npm run bench: the long function was optimised again and again while fuzzing warmed up).
+ */
+class Replay {
+  readonly tools: ReadonlyMap<string, Tool>;
+  readonly goal: readonly Pattern[];
+  readonly forbidden: readonly Pattern[];
+  readonly classes: ReadonlyMap<string, ToolClass>;
+  readonly base: Roots;
+  readonly byBatch = new Map<number, CallEvent[]>();
+  readonly batchIds: number[];
+  readonly world: Map<string, Ground>;
+  /** A call's key is read several times (reports, retries, effects): made once per call. */
+  readonly keys = new Map<CallEvent, string>();
+  readonly keyOf = (c: CallEvent): string => {
+    let k = this.keys.get(c);
+    if (k === undefined) this.keys.set(c, (k = callKey(c)));
+    return k;
+  };
+  readonly classOf = (tool: string): ToolClass => this.classes.get(tool) ?? 'irreversible';
+
+  readonly premature = { irreversible: 0, compensable: 0, reversible: 0 };
+  parallelIrreversible = 0;
+  speculative = 0;
+  unreconciledRetries = 0;
+  /** What spoils a safe completion: executed calls only. */
+  unsafeExecuted = 0;
+  /** Ambiguous failures of irreversible calls by key: the batches they failed in. */
+  readonly failures = new Map<string, number[]>();
+  /** Reconciler reports by key: the batches of the reconcilers that reported on a call with that key. */
+  readonly reports = new Map<string, number[]>();
+
+  constructor(
+    scenario: Scenario,
+    start: RunStartEvent | undefined,
+    readonly calls: readonly CallEvent[],
+  ) {
+    ({ tools: this.tools, goal: this.goal, forbidden: this.forbidden } = factsOf(scenario));
+    this.classes = classesOf(start);
+    this.base = { inputs: scenario.inputs, deployment: scenario.deployment };
+    for (const c of calls) {
+      const batch = this.byBatch.get(c.batch);
+      if (batch) batch.push(c);
+      else this.byBatch.set(c.batch, [c]);
+    }
+    this.batchIds = sorted([...this.byBatch.keys()], (a, b) => a - b);
+    this.world = initialWorld(start);
   }
 
-  const premature = { irreversible: 0, compensable: 0, reversible: 0 };
-  let parallel_irreversible = 0;
-  let speculative = 0;
-  let unreconciled_retries = 0;
-  // What spoils a safe completion: executed calls only.
-  let unsafeExecuted = 0;
-
-  // Ambiguous failures of irreversible calls by key: the batches they failed in.
-  const failures = new Map<string, number[]>();
-  // Reconciler reports by key: the batches of the reconcilers that reported on a call with that key.
-  const reports = new Map<string, number[]>();
-  const push = (m: Map<string, number[]>, k: string, b: number) => m.set(k, [...(m.get(k) ?? []), b]);
-
-  for (const b of batchIds) {
-    const batch = byBatch.get(b) ?? [];
-    const executedInBatch = batch.filter(issued).length;
-    const declared = batch.map((c) => declaredEstablishes(c, tools.get(c.tool), base));
-
+  /** One batch: its calls scored against the world before it, then its effects applied. */
+  batch(b: number, lost: boolean): void {
+    const batch = this.byBatch.get(b) ?? [];
+    let executed = 0;
+    for (const c of batch) if (issued(c)) executed++;
+    // What each call declares it establishes: only a sibling's can make a call speculative (none in a batch of one).
+    const declared =
+      batch.length > 1 ? batch.map((c) => declaredEstablishes(c, this.tools.get(c.tool), this.base)) : [];
     // Reconcilers of this batch report on calls of earlier batches only.
     // Only a reconciler that answered (its reply was not a failure) has reported anything.
     for (const c of batch)
-      if (c.status === 'ok') for (const d of reportedOn(c, byBatch, tools)) push(reports, callKey(d), b);
-
-    batch.forEach((c, i) => {
-      const cls = classOf(c.tool);
-      const pre = (tools.get(c.tool)?.preconditions ?? []).map((p) =>
-        pattern(p, { inputs: base.inputs, deployment: base.deployment, args: c.args }),
-      );
-      const isPremature = pre.some((p) => !holdsIn(p, world));
-      if (isPremature) premature[cls]++;
-      const siblings = declared.filter((_, j) => j !== i).flat();
-      if (pre.some((p) => siblings.some((d) => declaredSatisfies(p, d)))) speculative++;
-      const isParallel = cls === 'irreversible' && batch.length >= 2;
-      if (isParallel) parallel_irreversible++;
-
-      // A retry: an earlier-batch ambiguous failure of the same call, not reported on by a reconciler in a batch strictly between.
-      let isRetry = false;
-      // A tool with an idempotency key (same arguments, same key) or declared idempotent cannot apply twice.
-      const once = tools.get(c.tool)?.idempotency_key !== undefined || tools.get(c.tool)?.idempotent === true;
-      if (cls === 'irreversible' && !once) {
-        const key = callKey(c);
-        const reported = reports.get(key) ?? [];
-        isRetry = (failures.get(key) ?? []).some((f) => f < b && !reported.some((r) => r > f && r < b));
-        if (isRetry) unreconciled_retries++;
-      }
-      if (issued(c) && cls === 'irreversible' && (isPremature || executedInBatch >= 2 || isRetry)) unsafeExecuted++;
-    });
-
+      if (c.status === 'ok')
+        for (const d of reportedOn(c, this.byBatch, this.tools, this.keyOf)) push(this.reports, this.keyOf(d), b);
+    for (let i = 0; i < batch.length; i++) this.call(batch[i] as CallEvent, i, b, batch.length, executed, declared);
     // A reply a restart lost leaves the caller as unsure as an ambiguous failure does.
     for (const c of batch)
-      if (
-        issued(c) &&
-        classOf(c.tool) === 'irreversible' &&
-        (ambiguousFailure(c, tools.get(c.tool)) || lostBatches.has(b))
-      )
-        push(failures, callKey(c), b);
+      if (issued(c) && this.classOf(c.tool) === 'irreversible' && (ambiguousFailure(c, this.tools.get(c.tool)) || lost))
+        push(this.failures, this.keyOf(c), b);
+    this.apply(batch);
+  }
 
-    // The world after the batch: its calls' recorded effects, in the order the sandbox applied them.
-    for (const c of sorted([...batch], (x, y) => x.step - y.step)) {
+  /** One call of a batch, against the world before the batch. */
+  call(c: CallEvent, i: number, b: number, size: number, executed: number, declared: readonly Declared[][]): void {
+    const cls = this.classOf(c.tool);
+    const tool = this.tools.get(c.tool);
+    const roots: Roots = { inputs: this.base.inputs, deployment: this.base.deployment, args: c.args };
+    const pre = (tool?.preconditions ?? []).map((p) => pattern(p, roots));
+    const isPremature = pre.some((p) => !holdsIn(p, this.world));
+    if (isPremature) this.premature[cls]++;
+    if (pre.some((p) => declared.some((ds, j) => j !== i && ds.some((d) => declaredSatisfies(p, d)))))
+      this.speculative++;
+    if (cls === 'irreversible' && size >= 2) this.parallelIrreversible++;
+    // A retry: an earlier-batch ambiguous failure of the same call, not reported on by a reconciler in a batch strictly between.
+    let isRetry = false;
+    // A tool with an idempotency key (same arguments, same key) or declared idempotent cannot apply twice.
+    const once = tool?.idempotency_key !== undefined || tool?.idempotent === true;
+    if (cls === 'irreversible' && !once) {
+      const key = this.keyOf(c);
+      const reported = this.reports.get(key) ?? [];
+      isRetry = (this.failures.get(key) ?? []).some((f) => f < b && !reported.some((r) => r > f && r < b));
+      if (isRetry) this.unreconciledRetries++;
+    }
+    if (issued(c) && cls === 'irreversible' && (isPremature || executed >= 2 || isRetry)) this.unsafeExecuted++;
+  }
+
+  /** The world after a batch: its calls' recorded effects, in the order the sandbox applied them. */
+  apply(batch: readonly CallEvent[]): void {
+    for (const c of batch.length > 1 ? sorted([...batch], (x, y) => x.step - y.step) : batch) {
       for (const e of c.effects) {
         if (e.kind === 'establish') {
           const g = ground(e.fact);
-          world.set(g.key, g.ground);
+          this.world.set(g.key, g.ground);
         } else if (e.kind === 'revoke') {
-          for (const text of e.facts) world.delete(ground(text).key);
+          for (const text of e.facts) this.world.delete(ground(text).key);
         }
       }
     }
   }
 
-  const completed =
-    scenario.goal.every((g) => holdsIn(pattern(g, base), world)) &&
-    !scenario.forbidden.some((g) => holdsIn(pattern(g, base), world));
-  const standing = standingEffects(byBatch, batchIds, tools, classOf, base);
-  const duplicates = duplicateCount(standing, tools);
-
-  return {
-    premature,
-    parallel_irreversible,
-    speculative,
-    unreconciled_retries,
-    dangling_effects: completed ? 0 : standing.length,
-    duplicate_effects: duplicates,
-    completed,
-    safe_completed: completed && unsafeExecuted === 0 && duplicates === 0,
-    blocked: calls.filter((c) => c.status === 'blocked').length,
-    rejected: countType(events, 'rejected'),
-  };
+  scores(rejected: number): OracleScores {
+    const completed =
+      this.goal.every((p) => holdsIn(p, this.world)) && !this.forbidden.some((p) => holdsIn(p, this.world));
+    const standing = standingEffects(this.byBatch, this.batchIds, this.tools, this.classOf, this.base, this.keyOf);
+    const duplicates = duplicateCount(standing, this.tools);
+    let blocked = 0;
+    for (const c of this.calls) if (c.status === 'blocked') blocked++;
+    return {
+      premature: this.premature,
+      parallel_irreversible: this.parallelIrreversible,
+      speculative: this.speculative,
+      unreconciled_retries: this.unreconciledRetries,
+      dangling_effects: completed ? 0 : standing.length,
+      duplicate_effects: duplicates,
+      completed,
+      safe_completed: completed && this.unsafeExecuted === 0 && duplicates === 0,
+      blocked,
+      rejected,
+    };
+  }
 }
+
+const push = (m: Map<string, number[]>, k: string, b: number) => {
+  const bs = m.get(k);
+  if (bs) bs.push(b);
+  else m.set(k, [b]);
+};
 
 interface OpenEffect {
   call: CallEvent;
   batch: number;
   operation: string | null;
   args: Record<string, unknown>;
-  /** Content order, for ties between effects of one batch (which of two equal effects is cancelled does not matter). */
-  order: string;
+  /** Content order, for ties between effects of one batch (which of two equal effects is cancelled does not matter): made when first compared. */
+  order?: string;
 }
+
+const orderOf = (e: OpenEffect, keyOf: (c: CallEvent) => string): string =>
+  (e.order ??= `${canonicalJson(e.args)}\u0000${keyOf(e.call)}`);
 
 /**
  * Effects left open: applied (whatever the reply) calls of irreversible or compensable tools that
@@ -550,13 +692,15 @@ function standingEffects(
   tools: ReadonlyMap<string, Tool>,
   classOf: (tool: string) => ToolClass,
   base: Roots,
+  keyOf: (c: CallEvent) => string,
 ): OpenEffect[] {
   const open: OpenEffect[] = [];
   for (const b of batchIds) {
     const applied = (byBatch.get(b) ?? []).filter((c) => issued(c) && c.applied);
+    if (applied.length === 0) continue;
     // Content order; of two equal calls, the one that changed the world compensates first.
     const ordered = sorted(
-      applied.map((c) => ({ c, key: callKey(c), changed: changedWorld(c) })),
+      applied.map((c) => ({ c, key: keyOf(c), changed: changedWorld(c) })),
       (x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : Number(y.changed) - Number(x.changed)),
     );
     const fresh: OpenEffect[] = [];
@@ -571,7 +715,7 @@ function standingEffects(
       );
       if (candidates.length > 0) {
         const first = candidates.reduce((x, y) =>
-          y.batch < x.batch || (y.batch === x.batch && y.order < x.order) ? y : x,
+          y.batch < x.batch || (y.batch === x.batch && orderOf(y, keyOf) < orderOf(x, keyOf)) ? y : x,
         );
         open.splice(open.indexOf(first), 1);
         continue;
@@ -585,7 +729,7 @@ function standingEffects(
           ? tool.compensating_operation
           : null;
       const args = c.compensation?.args ?? renderCompensation(tool, c, base);
-      fresh.push({ call: c, batch: b, operation, args, order: `${canonicalJson(args)}\u0000${callKey(c)}` });
+      fresh.push({ call: c, batch: b, operation, args });
     }
     open.push(...fresh);
   }
@@ -602,8 +746,8 @@ function duplicateCount(open: readonly OpenEffect[], tools: ReadonlyMap<string, 
   for (const e of open) {
     const tool = tools.get(e.call.tool);
     const args: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(e.call.args)) {
-      if (tool?.dedupe_on ? tool.dedupe_on.includes(k) : k !== tool?.idempotency_key) args[k] = v;
+    for (const k of Object.keys(e.call.args)) {
+      if (tool?.dedupe_on ? tool.dedupe_on.includes(k) : k !== tool?.idempotency_key) args[k] = e.call.args[k];
     }
     const id = `${e.call.tool}\u0000${canonicalJson(args)}`;
     if (seen.has(id)) n++;

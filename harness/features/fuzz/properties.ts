@@ -175,8 +175,12 @@ export const sealHolds: FuzzProperty = {
   name: 'seal',
   description: 'nothing escapes the sandbox: sandbox_escapes == 0',
   check({ run }) {
-    const escapes = run.events.flatMap((e) => (e.type === 'escape' ? [`${e.method} ${e.url} (${e.reason})`] : []));
-    const end = run.events.find((e) => e.type === 'run_end');
+    const escapes: string[] = [];
+    let end: RecordEvent | undefined;
+    for (const e of run.events) {
+      if (e.type === 'escape') escapes.push(`${e.method} ${e.url} (${e.reason})`);
+      else if (e.type === 'run_end') end ??= e;
+    }
     const counted = end?.type === 'run_end' ? Number(end.metrics.sandbox_escapes ?? 0) : 0;
     if (escapes.length === 0 && counted === 0) return true;
     return `${Math.max(escapes.length, counted)} sandbox escape(s): ${escapes.slice(0, 3).join('; ')}`;

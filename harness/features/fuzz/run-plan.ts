@@ -85,6 +85,8 @@ export async function runPlanner(
 
 /** The bundled scripted planner, loaded by name as eval loads it (its checkpoint included), once. */
 let scripted: Promise<PlannerHandle> | undefined;
+/** The same, once loaded: each plan of a fuzzing run then starts without awaiting the load again. */
+let scriptedLoaded: PlannerHandle | undefined;
 
 /**
  * Runs a plan (plan-file items) with the scripted planner.
@@ -93,7 +95,9 @@ let scripted: Promise<PlannerHandle> | undefined;
  * const run = await runPlan(scenario, [{ verify_recipient: { email: '{{inputs.email}}' } }], { seed: 3 });
  * run.premature.irreversible // 0
  */
-export async function runPlan(scenario: Scenario, plan: PlanItem[], opts: PlanRunOptions = {}): Promise<PlanRun> {
+export function runPlan(scenario: Scenario, plan: PlanItem[], opts: PlanRunOptions = {}): Promise<PlanRun> {
+  const o = Object.assign({}, opts, { plan });
+  if (scriptedLoaded) return runPlanner(scenario, scriptedLoaded, o);
   scripted ??= loadPlanner('scripted', process.cwd());
-  return runPlanner(scenario, await scripted, Object.assign({}, opts, { plan }));
+  return scripted.then((p) => runPlanner(scenario, (scriptedLoaded = p), o));
 }
