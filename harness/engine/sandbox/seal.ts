@@ -21,7 +21,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import * as nodeHttp from 'node:http';
 import * as nodeHttps from 'node:https';
 import { syncBuiltinESMExports } from 'node:module';
-import { HttpHandler, HttpResponse, passthrough, ws, type HttpResponseResolver } from 'msw';
+import { HttpHandler, HttpResponse, passthrough, ws } from 'msw';
 import { setupServer, type SetupServer } from 'msw/node';
 import type { EscapeEvent } from '../../core/record.ts';
 import socketSeal from './socket-seal.cjs';
@@ -57,30 +57,70 @@ function redactUrl(raw: string): string {
   }
 }
 
+/** What the seal's handler matched: everything (it reads the URL itself and uses no cookies). */
+const MATCHED = {
+  match: { matches: true, params: {} as Record<string, string> },
+  cookies: {} as Record<string, string>,
+};
+
 /**
  * The seal's one handler: every request, any method, any URL. MSW's own catch-all (`http.all('*')`)
  * would parse the request's cookies and match its path, and clone the request so its logs can read
- * the body, on every request; the seal reads the URL itself, uses no cookies and runs MSW quietly
- * (setupServer logs nothing), so each tool call paid for what nothing used (npm run bench: a
- * sandbox call over MSW against a plain MSW fetch).
+ * the body, on every request; its `run` also wraps the resolver for generator resolvers and cleanups
+ * and makes an AbortController (and, on every request, an AbortError) for them. The seal reads the
+ * URL itself, uses no cookies, cleanups or generators and runs MSW quietly (setupServer logs
+ * nothing): its `run` calls the resolver and nothing else, as each tool call paid for what nothing
+ * used (npm run bench: a sandbox call over MSW against a plain MSW fetch; the LLM-bound case).
  */
 class CatchAll extends HttpHandler {
-  constructor(resolver: HttpResponseResolver) {
-    super(/.+/, '*', resolver);
-    // The clone for the logs is a private method of MSW's RequestHandler (msw 2.15): kept if it is gone.
-    const self = this as unknown as { cloneRequestOrGetFromCache?: (request: Request) => Request };
-    if (typeof self.cloneRequestOrGetFromCache === 'function') self.cloneRequestOrGetFromCache = (request) => request;
+  constructor(private readonly answer: (request: Request) => Promise<Response>) {
+    // The base keeps a resolver; `run` below calls `answer` itself.
+    super(/.+/, '*', ({ request }) => answer(request));
   }
 
-  override async parse(): Promise<{
-    match: { matches: boolean; params: Record<string, string> };
-    cookies: Record<string, string>;
-  }> {
-    return { match: { matches: true, params: {} }, cookies: {} };
+  override async run(args: { request: Request; requestId: string }) {
+    const response = await this.answer(args.request);
+    this.isUsed = true;
+    return { handler: this, parsedResult: MATCHED, request: args.request, requestId: args.requestId, response };
   }
 }
 
-const catchAll = (resolver: HttpResponseResolver) => new CatchAll(resolver);
+/** The bodies of the responses the seal's hosts gave (a run's tool replies): read once, by the caller. */
+const served = new WeakSet<ReadableStream>();
+
+/**
+ * MSW's fetch interceptor clones every mocked response for its "response" event (msw 2.15: the
+ * static `FetchResponse.clone`, FetchResponse being the class HttpResponse extends), which only MSW's
+ * `response:mocked` listeners would read, and the seal has none. The clone tees the body into two
+ * streams and registers both responses for finalization, so every tool call's reply outlived young
+ * collections (npm run bench, LLM-bound case). The seal's own replies are handed on uncloned; any
+ * other response (one passed through) is cloned as before. Left alone if MSW no longer has it.
+ */
+function skipCloneOfServedReplies(): void {
+  const fetchResponse = Object.getPrototypeOf(HttpResponse) as { clone?: (response: Response) => Response };
+  const mswClone = fetchResponse.clone;
+  if (fetchResponse === globalThis.Response || typeof mswClone !== 'function') return;
+  fetchResponse.clone = function (response: Response) {
+    return response.body !== null && served.has(response.body) ? response : mswClone.call(this, response);
+  };
+}
+skipCloneOfServedReplies();
+
+/**
+ * MSW's node:http interceptor also replaces the global Headers, Request and Response with proxies, and
+ * patches `Headers.prototype.set/append/delete`, to keep the case of header names for the node:http
+ * requests it answers or passes on (msw 2.15, @mswjs/interceptors: "recordRawFetchHeaders"). That
+ * made every Headers operation in the process slower: the openai SDK's ~30 per model request, every
+ * tool call's request and reply (npm run bench, LLM-bound case). Header names are case-insensitive and
+ * nothing in oneway reads their case (without the record, MSW writes them as Headers holds them, in
+ * lower case): the patches are undone with the restore function the interceptor keeps on Headers,
+ * which then finds none to undo when MSW stops. Left alone if it is not there.
+ */
+function keepHeadersUnpatched(): void {
+  const key = Object.getOwnPropertySymbols(Headers).find((s) => s.description === 'kRestorePatches');
+  const restore = key === undefined ? undefined : (Headers as unknown as Record<symbol, unknown>)[key];
+  if (typeof restore === 'function') restore();
+}
 
 class Seal {
   private server: SetupServer | null = null;
@@ -94,11 +134,15 @@ class Seal {
   acquire(): void {
     if (this.users++ > 0) return;
     const server = setupServer(
-      catchAll(async ({ request }) => {
+      new CatchAll(async (request) => {
         const url = new URL(request.url);
         // Served hosts first: a run's tools (or a test's mock model) win over an allowed origin.
         const host = this.hosts.get(url.host);
-        if (host) return host(request);
+        if (host) {
+          const reply = await host(request);
+          if (reply.body) served.add(reply.body);
+          return reply;
+        }
         if (this.allowed.has(url.origin)) return passthrough();
         this.escape({ method: request.method, url: redactUrl(request.url), reason: 'no tool serves this request' });
         return HttpResponse.error();
@@ -112,6 +156,7 @@ class Seal {
     );
     // The catch-all answers everything; 'error' is a second line should it ever not.
     server.listen({ onUnhandledRequest: 'error' });
+    keepHeadersUnpatched();
     // MSW clones each response it lets through (the allowed model endpoint, a local MCP server) and
     // nobody reads the clone; cancelling it lets the body's other branch be cancelled by its reader
     // (an MCP client cancels the empty body of a 202 and would otherwise hang).

@@ -15,8 +15,10 @@ import type {
   PlannerFactory,
   PlannerView,
   RejectedAttempt,
+  ToolView,
 } from '../../core/planner.ts';
 import { seal } from '../../engine/sandbox/seal.ts';
+import { deepFreeze } from '../../util/json.ts';
 import { createRng, deriveSeed } from '../../util/rng.ts';
 import { registerSecret } from '../../util/secrets.ts';
 import { interpret, type Answer } from './answer.ts';
@@ -67,6 +69,31 @@ function modelFor(opts: LlmOptions, ctx: PlannerContext, deps: LlmDeps, env: Nod
   return opts.cache === 'off' ? live() : cachedModel(opts.cache, opts.cacheDir, live);
 }
 
+interface Opening {
+  system: string;
+  tools: FunctionTool[];
+}
+
+/** Openings by the view's tools and the variant: shared by every run of a scenario. */
+const openings = new WeakMap<readonly ToolView[], Partial<Record<Variant, Opening>>>();
+
+/**
+ * The system prompt and the tool definitions, which depend on the view's tools alone. The runner
+ * gives every run of a scenario the same deep-frozen tools, so they are made once and shared (frozen:
+ * every request sends them), not per run: at --concurrency=128 every run in flight held its own copy
+ * (npm run bench, LLM-bound case). Tools that are not frozen could change: those get their own.
+ */
+function openingFor(view: PlannerView, variant: Variant): Opening {
+  if (!Object.isFrozen(view.tools))
+    return { system: systemPrompt(view, variant), tools: toolDefinitions(view.tools, variant) };
+  let byVariant = openings.get(view.tools);
+  if (!byVariant) openings.set(view.tools, (byVariant = {}));
+  return (byVariant[variant] ??= deepFreeze({
+    system: systemPrompt(view, variant),
+    tools: toolDefinitions(view.tools, variant),
+  }));
+}
+
 class LlmRun implements Planner {
   private conv: Conversation | undefined;
   private tools: FunctionTool[] = [];
@@ -88,8 +115,9 @@ class LlmRun implements Planner {
 
   async next(view: PlannerView): Promise<Decision> {
     if (!this.conv) {
-      this.conv = new Conversation(systemPrompt(view, this.variant), taskMessage(view, this.variant));
-      this.tools = toolDefinitions(view.tools, this.variant);
+      const { system, tools } = openingFor(view, this.variant);
+      this.conv = new Conversation(system, taskMessage(view, this.variant));
+      this.tools = tools;
     }
     const conv = this.conv;
     conv.absorb(view.history);
