@@ -174,3 +174,126 @@ export function deepFreeze<T>(value: T): T {
   }
   return value;
 }
+
+/** prettyJsonPieces writes no deeper than this in parts (a cycle then throws as JSON.stringify throws it). */
+const PARTS_DEPTH = 16;
+
+/** An array, or an object of Object's (or no) prototype, that JSON writes entry by entry (it has no toJSON). */
+function partsOf(v: unknown): unknown[] | Record<string, unknown> | undefined {
+  if (v === null || typeof v !== 'object' || typeof (v as { toJSON?: unknown }).toJSON === 'function') return undefined;
+  if (Array.isArray(v)) return v as unknown[];
+  const proto = Object.getPrototypeOf(v) as unknown;
+  return proto === Object.prototype || proto === null ? (v as Record<string, unknown>) : undefined;
+}
+
+/** `budget` less the number of values in `v` (at any depth), counted only until it is below zero. */
+function countDown(v: unknown, budget: number, depth: number): number {
+  const c = partsOf(v);
+  if (c === undefined || depth > PARTS_DEPTH) return budget;
+  let left = budget;
+  if (Array.isArray(c)) for (let i = 0; i < c.length && left >= 0; i++) left = countDown(c[i], left - 1, depth + 1);
+  else
+    for (const k in c) {
+      if (left < 0) break;
+      left = countDown(c[k], left - 1, depth + 1);
+    }
+  return left;
+}
+
+/** What JSON.stringify(value, null, 2) writes for a property `key` of value `value`, lines after the first indented by `indent`; undefined when it leaves it out. */
+function wholeText(key: string, value: unknown, indent: string): string | undefined {
+  if (value !== null && typeof value === 'object' && typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+    // toJSON is called with the key, once: as JSON.stringify calls it for a property of a holder like this one.
+    const wrapped = JSON.stringify({ [key]: value }, null, 2);
+    if (wrapped === '{}') return undefined;
+    return wrapped.slice(`{\n  ${JSON.stringify(key)}: `.length, -2).replace(/\n {2}/g, `\n${indent}`);
+  }
+  const text = JSON.stringify(value, null, 2) as string | undefined;
+  return text === undefined ? undefined : indent === '' ? text : text.replace(/\n/g, `\n${indent}`);
+}
+
+/**
+ * `JSON.stringify(value, null, 2)` in pieces of about `pieceChars` characters: an array or object
+ * that holds more than `pieceChars / 256` values (at any depth: a large evaluation's runs, its
+ * scenarios, each planner's per-scenario outcomes) is written entry by entry, the rest whole.
+ * Joined, the pieces are exactly JSON's text; a large results file (15 MB at 8,000 runs) is then
+ * never one string. Yields nothing for a value JSON writes as undefined. `textOf` gives the text of
+ * an object held elsewhere (its `JSON.stringify(object, null, 2)`, e.g. a run read back from disk),
+ * or undefined to write the object itself.
+ *
+ * @example
+ * [...prettyJsonPieces(results)].join('') === JSON.stringify(results, null, 2) // true
+ */
+export function* prettyJsonPieces(
+  value: unknown,
+  pieceChars = 65_536,
+  textOf?: (value: object) => string | undefined,
+): Generator<string> {
+  // Counting stops there: a run's few dozen values are counted, a list of thousands is not.
+  const many = pieceChars >> 8;
+  let piece = '';
+  // Adds `v`, the value of property `key`, to the piece: true, or a frame to write its entries
+  // from when it is written in parts; false when JSON leaves it out.
+  const add = (key: string | number, v: unknown, indent: string, depth: number): Frame | boolean => {
+    const held = textOf && v !== null && typeof v === 'object' ? textOf(v) : undefined;
+    if (held !== undefined) {
+      piece += indent === '' ? held : held.replace(/\n/g, `\n${indent}`);
+      return true;
+    }
+    const c = countDown(v, many, depth) < 0 ? partsOf(v) : undefined;
+    if (c === undefined) {
+      const text = wholeText(String(key), v, indent);
+      if (text === undefined) return false;
+      piece += text;
+      return true;
+    }
+    const keys = Array.isArray(c) ? undefined : Object.keys(c);
+    piece += keys ? '{' : '[';
+    return { c, keys, n: keys ? keys.length : (c as unknown[]).length, i: 0, indent, depth, first: true };
+  };
+  // The containers being written in parts, innermost last: no generator or call stack per entry.
+  const open: Frame[] = [];
+  const top = add('', value, '', 0);
+  if (typeof top === 'object') open.push(top);
+  while (open.length > 0) {
+    const f = open[open.length - 1] as Frame;
+    if (f.i === f.n) {
+      piece += f.first ? (f.keys ? '}' : ']') : `\n${f.indent}${f.keys ? '}' : ']'}`;
+      open.pop();
+      continue;
+    }
+    const i = f.i++;
+    const inner = `${f.indent}  `;
+    const at = piece.length;
+    let added: Frame | boolean;
+    if (f.keys) {
+      const k = f.keys[i] as string;
+      piece += `${f.first ? '' : ','}\n${inner}${JSON.stringify(k)}: `;
+      added = add(k, (f.c as Record<string, unknown>)[k], inner, f.depth + 1);
+      if (added === false) piece = piece.slice(0, at); // left out of an object, as JSON leaves it
+    } else {
+      piece += `${f.first ? '' : ','}\n${inner}`;
+      added = add(i, (f.c as unknown[])[i], inner, f.depth + 1);
+      if (added === false) piece += 'null'; // null in an array, as JSON writes it
+    }
+    if (added !== false || !f.keys) f.first = false;
+    if (typeof added === 'object') open.push(added);
+    if (piece.length >= pieceChars) {
+      yield piece;
+      piece = '';
+    }
+  }
+  if (piece !== '') yield piece;
+}
+
+/** A container prettyJsonPieces writes in parts: its entries, the next one, its indentation. */
+interface Frame {
+  c: unknown[] | Record<string, unknown>;
+  keys: string[] | undefined;
+  n: number;
+  i: number;
+  indent: string;
+  depth: number;
+  /** No entry written yet. */
+  first: boolean;
+}

@@ -13,8 +13,13 @@ export interface RecordSink {
   close(): void;
 }
 
-/** Directories this process made for records (made once, not once per run); bounded. */
+/**
+ * Directories this process made for records (made once, not once per run), up to 1,024 of them: an
+ * evaluation runs one scenario's planners and trials one after another, so a large one (4,000
+ * scenarios) needs no more, and its memory does not grow with its scenarios.
+ */
 const made = new Set<string>();
+const MADE_MAX = 1024;
 
 const openAsync = (path: string) =>
   new Promise<number>((resolve, reject) => fsOpen(path, 'w', (e, fd) => (e ? reject(e) : resolve(fd))));
@@ -29,7 +34,7 @@ export async function openFileSink(path: string): Promise<RecordSink> {
   const dir = dirname(path);
   if (!made.has(dir)) {
     await mkdir(dir, { recursive: true });
-    if (made.size >= 10_000) made.clear();
+    if (made.size >= MADE_MAX) made.clear();
     made.add(dir);
     return sinkOn(await openAsync(path));
   }

@@ -1,8 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { copyFileSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../../core/errors.ts';
 import { atomicFs, ensureDir, outputError, writeFileAtomic } from '../io/atomic-write.ts';
+import { prettyJsonPieces } from '../../util/json.ts';
+import { checkJsonFile } from '../../util/json-check.ts';
 import { redactingStream } from '../../util/secrets.ts';
 import { RESULTS_SCHEMA_VERSION, type Results } from './types.ts';
 
@@ -28,14 +29,14 @@ function identity(path: string): string | undefined {
  * Writes `DIR/results.json` (pretty, newline-terminated, so diffs of committed baselines read well).
  * Atomically (harness/engine/io/atomic-write.ts): a failed write leaves the previous file whole, and the
  * previous file is kept as `results.json.prev`. A file-system failure is a `UsageError` (exit 2)
- * naming the path and the cause.
+ * naming the path and the cause. `textOf` gives the JSON text of runs held on disk (results/run-store.ts).
  */
-export function writeResults(outDir: string, results: Results): void {
+export function writeResults(outDir: string, results: Results, textOf?: (value: object) => string | undefined): void {
   ensureDir(outDir);
   const path = join(outDir, RESULTS_FILE);
   try {
     keepPrevious(outDir);
-    writeFileAtomic(path, redacted(resultsText(results)));
+    writeFileAtomic(path, redacted(resultsText(results, textOf)));
   } catch (e) {
     throw outputError(
       e,
@@ -47,31 +48,14 @@ export function writeResults(outDir: string, results: Results): void {
   if (id) writtenHere.set(path, id);
 }
 
-/** Runs per piece of the results text. */
-const RUNS_PER_PIECE = 64;
-
 /**
- * `JSON.stringify(results, null, 2)` and a newline, in pieces: the runs one batch at a time, so a
- * large evaluation's file (15 MB at 8,000 runs) is never a string, and a buffer of it, at once.
+ * `JSON.stringify(results, null, 2)` and a newline, in pieces (harness/util/json.ts): a large
+ * evaluation's file (15 MB at 8,000 runs, 4 MB of it its scenarios and per-scenario outcomes) is
+ * never a string, and a buffer of it, at once.
  */
-function* resultsText(results: Results): Generator<string> {
-  const whole = () => `${JSON.stringify(results, null, 2)}\n`;
-  if (results.runs.length === 0) return yield whole();
-  // The file around the runs, with a marker where they go (a nonce: no scenario title holds it).
-  const marker = JSON.stringify(`\u0000runs:${randomUUID()}\u0000`);
-  const shell = JSON.stringify(Object.assign({}, results, { runs: JSON.parse(marker) as string }), null, 2);
-  const at = shell.indexOf(marker);
-  if (at < 0 || shell.indexOf(marker, at + 1) >= 0) return yield whole();
-  // The runs array at depth 1, as the whole would indent it: elements at four spaces, the bracket at two.
-  let piece = `${shell.slice(0, at)}[\n`;
-  for (let i = 0; i < results.runs.length; i++) {
-    piece += `${i > 0 ? ',\n' : ''}    ${JSON.stringify(results.runs[i], null, 2).replace(/\n/g, '\n    ')}`;
-    if ((i + 1) % RUNS_PER_PIECE === 0) {
-      yield piece;
-      piece = '';
-    }
-  }
-  yield `${piece}\n  ]${shell.slice(at + marker.length)}\n`;
+function* resultsText(results: Results, textOf?: (value: object) => string | undefined): Generator<string> {
+  yield* prettyJsonPieces(results, undefined, textOf);
+  yield '\n';
 }
 
 /** The pieces with every secret redacted, as `redact` would the whole text (harness/util/secrets.ts). */
@@ -92,13 +76,7 @@ function keepPrevious(outDir: string): void {
   if (!existsSync(path)) return;
   // A damaged results.json must never replace a good .prev.
   const id = identity(path);
-  if (id === undefined || writtenHere.get(path) !== id) {
-    try {
-      parseResultsFile(path);
-    } catch {
-      return;
-    }
-  }
+  if ((id === undefined || writtenHere.get(path) !== id) && !isWholeResultsFile(path)) return;
   const prev = join(outDir, PREVIOUS_RESULTS_FILE);
   const tmp = `${prev}.${process.pid}.tmp`;
   try {
@@ -121,6 +99,22 @@ function keepPrevious(outDir: string): void {
       /* nothing to clean */
     }
   }
+}
+
+/**
+ * Whether `path` is a results file `readResults` would accept (one JSON text, `schema_version` this
+ * one, `runs` a list, `config` an object), checked as it is read, without building it.
+ */
+function isWholeResultsFile(path: string): boolean {
+  const check = checkJsonFile(path);
+  if (!check?.end()) return false;
+  const { top } = check;
+  const config = top.get('config');
+  return (
+    Number(top.get('schema_version')) === RESULTS_SCHEMA_VERSION &&
+    top.get('runs') === '[' &&
+    (config === '{' || config === '[')
+  );
 }
 
 function parseResultsFile(path: string): Results {

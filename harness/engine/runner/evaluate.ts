@@ -9,6 +9,7 @@ import type { Scenario } from '../../core/scenario.ts';
 import { openFileSink, type RecordSink } from '../record/writer.ts';
 import { buildResults as assembleResults } from '../results/build.ts';
 import type { Results, RunResult } from '../results/types.ts';
+import { RunStore } from '../results/run-store.ts';
 import { writeResults } from '../results/write.ts';
 import { seal } from '../sandbox/seal.ts';
 import { ensureDir, isOutputFailure, outputError } from '../io/atomic-write.ts';
@@ -186,9 +187,11 @@ export async function evaluate(opts: EvalOptions): Promise<Results> {
   const todo = jobs.filter((j) => done[j.index] === undefined);
 
   const escapesBefore = seal.unattributed.length;
+  let frame: Frame | undefined;
   const assemble = (interrupted: boolean): Results => {
     const runs = done.filter((r): r is RunResult => r !== undefined);
-    return buildResults(opts, runs, { started, interrupted, unattributed: seal.unattributed.length - escapesBefore });
+    const at = { started, interrupted, unattributed: seal.unattributed.length - escapesBefore };
+    return resultsOf((frame ??= frameOf(opts)), runs, at);
   };
   // What finished is on disk as the evaluation goes (at most once a second), marked interrupted until the end.
   // Each write is atomic (results/write.ts); one that fails stops new runs, and the error is thrown once the
@@ -203,7 +206,7 @@ export async function evaluate(opts: EvalOptions): Promise<Results> {
     if (!writeFailure && Date.now() >= nextWrite) {
       const t0 = Date.now();
       try {
-        writeResults(opts.outDir, assemble(true));
+        writeResults(opts.outDir, assemble(true), held.textOf);
       } catch (error) {
         writeFailure = { error };
       }
@@ -211,22 +214,30 @@ export async function evaluate(opts: EvalOptions): Promise<Results> {
     }
   };
   const shouldStop = () => writeFailure !== undefined || opts.shouldStop?.() === true;
-  seal.acquire();
-  // A long evaluation's heap stays near what it holds (harness/util/heap.ts).
-  const releaseHeap = tightHeapGrowth();
+  // Finished runs are held compactly: their scores in memory, the rest on disk (results/run-store.ts).
+  const held = new RunStore(opts.outDir);
   try {
-    const store = (job: Job, run: RunResult) => (done[job.index] = run);
-    if ((opts.workers ?? 0) > 1 && workerCapable(opts))
-      await runWorkerPool(todo, { ...opts, onRunDone: checkpoint, shouldStop }, opts.workers ?? 1, store);
-    else await runPool(todo, { ...opts, onRunDone: checkpoint, shouldStop }, store);
+    seal.acquire();
+    // A long evaluation's heap stays near what it holds (harness/util/heap.ts).
+    const releaseHeap = tightHeapGrowth();
+    try {
+      const store = (job: Job, run: RunResult) => (done[job.index] = held.hold(run));
+      if ((opts.workers ?? 0) > 1 && workerCapable(opts))
+        await runWorkerPool(todo, { ...opts, onRunDone: checkpoint, shouldStop }, opts.workers ?? 1, store);
+      else await runPool(todo, { ...opts, onRunDone: checkpoint, shouldStop }, store);
+    } finally {
+      seal.release();
+      releaseHeap();
+    }
+    if (writeFailure) throw writeFailure.error;
+    const results = assemble(done.some((r) => r === undefined));
+    writeResults(opts.outDir, results, held.textOf);
+    // The caller gets every run whole again.
+    results.runs = results.runs.map((r) => held.whole(r));
+    return results;
   } finally {
-    seal.release();
-    releaseHeap();
+    held.close();
   }
-  if (writeFailure) throw writeFailure.error;
-  const results = assemble(done.some((r) => r === undefined));
-  writeResults(opts.outDir, results);
-  return results;
 }
 
 /** The results of an evaluation so far (eval's checkpoints and end, serve's sessions), through the one results builder. */
@@ -235,14 +246,17 @@ export function buildResults(
   runs: RunResult[],
   at: { started: number; interrupted: boolean; unattributed: number },
 ): Results {
-  const plannerNames = opts.planners.map((p) => p.name);
-  return assembleResults({
+  return resultsOf(frameOf(opts), runs, at);
+}
+
+/** What results say of what was asked: the same at every checkpoint of an evaluation, so made once for it. */
+type Frame = Pick<Results, 'tool' | 'config' | 'scenarios' | 'problems'>;
+
+function frameOf(opts: EvalOptions): Frame {
+  return {
     tool: { name: 'oneway', version: VERSION },
-    created_at: new Date(at.started).toISOString(),
-    wall_ms: Date.now() - at.started,
-    interrupted: at.interrupted,
     config: {
-      planners: plannerNames,
+      planners: opts.planners.map((p) => p.name),
       scenarios: opts.scenarios.map((s) => s.scenario.id),
       trials: opts.trials,
       seed: opts.seed,
@@ -270,6 +284,22 @@ export function buildResults(
       tool_lines: s.toolLines ?? {},
     })),
     problems: opts.problems ?? [],
+  };
+}
+
+function resultsOf(
+  frame: Frame,
+  runs: RunResult[],
+  at: { started: number; interrupted: boolean; unattributed: number },
+): Results {
+  return assembleResults({
+    tool: frame.tool,
+    created_at: new Date(at.started).toISOString(),
+    wall_ms: Date.now() - at.started,
+    interrupted: at.interrupted,
+    config: frame.config,
+    scenarios: frame.scenarios,
+    problems: frame.problems,
     runs,
     unattributed_escapes: at.unattributed,
   });
