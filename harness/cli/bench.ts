@@ -33,9 +33,11 @@ import {
   memory,
   memoryChild,
   startup,
+  STARTUP_COMMANDS,
   workers,
   workersChild,
 } from '../features/bench/cases.ts';
+import type { ThreadCpu } from '../features/bench/threads.ts';
 
 interface Measure {
   name: string;
@@ -295,9 +297,9 @@ Runs for a few minutes: the cost of one call (direct, in-process, over MSW, agai
 loopback server), evaluation throughput (serial, --concurrency, 10× and 100× the bundled scenarios),
 fuzzing (the fuzz case, and each property), plan length, peak memory at 1×, 10× and 100× the
 bundled scenarios, an LLM-bound evaluation against a loopback fake model at --concurrency 8, 32 and
-128, --workers=2 against serial, and start-up (--help, eval --list). Child processes run the working
-tree compiled into DIR/bench-build (dist/ is left alone). Read the ratios: absolute times on a shared
-machine are noise.
+128, --workers=2 against serial, and start-up (--help; eval --list with an empty and with a filled
+cache of loaded scenarios). Child processes run the working tree compiled into DIR/bench-build (dist/
+is left alone). Read the ratios: absolute times on a shared machine are noise.
 
 Exit status: 0 measured; 2 a usage error.`;
 
@@ -459,6 +461,9 @@ async function bench(reportsDir: string, io: Io) {
   out.push(
     `  --workers=2 against serial, 10× scenarios, compiled, both cold: ${work.workers2_runs_per_s} vs ${work.serial_runs_per_s} runs/s = ${work.speedup}× (${work.runs} runs; serial warm: ${work.serial_warm_runs_per_s})`,
   );
+  const cpuOf = (c: ThreadCpu) =>
+    c.main_s === null ? 'n/a' : `main ${c.main_s}, workers ${c.started_s}, V8 background ${c.background_s}`;
+  out.push(`    CPU-s by thread: serial ${cpuOf(work.cpu.serial)}; --workers=2 ${cpuOf(work.cpu.workers2)}`);
   out.push('\nfuzzing, one thread (compiled)                       plans   plans/s   plans/CPU-s');
   const fuzzRow = (label: string, r: { plans: number; plans_per_s: number; plans_per_cpu_s: number }) =>
     out.push(`  ${label.padEnd(50)} ${pad(r.plans, 6)}   ${pad(r.plans_per_s, 7)}   ${pad(r.plans_per_cpu_s, 11)}`);
@@ -485,7 +490,7 @@ async function bench(reportsDir: string, io: Io) {
     );
   }
   out.push('\nstart-up (whole process, median of 7)     compiled s   tsx s');
-  for (const command of ['oneway --help', 'oneway eval --list']) {
+  for (const { command } of STARTUP_COMMANDS) {
     const at = (rt: string) => start.find((r) => r.command === command && r.runtime === rt)?.median_s ?? '?';
     out.push(`  ${command.padEnd(38)} ${pad(at('compiled'), 10)}   ${pad(at('tsx'), 5)}`);
   }

@@ -10,8 +10,9 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +24,7 @@ import { seal } from '../../engine/sandbox/seal.ts';
 import type { Scenario } from '../../core/scenario.ts';
 import { ownModule } from '../../util/module-url.ts';
 import { PACKAGE_ROOT } from '../../util/package-root.ts';
+import { withThreadCpu, type ThreadCpu } from './threads.ts';
 
 const round = (x: number, digits = 1) => Math.round(x * 10 ** digits) / 10 ** digits;
 const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1] as number;
@@ -217,6 +219,13 @@ export interface WorkersRow {
   speedup: number;
   /** Serial again, warm: what the main thread does once its code is compiled. */
   serial_warm_runs_per_s: number;
+  /**
+   * CPU-seconds by thread in each pass (Linux). A serial evaluation is not one core's work: V8
+   * compiles and collects on background threads beside the main thread, so on two cores its wall
+   * time is about its main thread's, and two workers (wall at least all CPU ÷ 2) can be at most
+   * 2 × main ÷ (main + background) as fast, and that only if they add no CPU of their own.
+   */
+  cpu: { serial: ThreadCpu; workers2: ThreadCpu; serial_warm: ThreadCpu };
 }
 
 /** 10× the bundled suite (eager and gated, MSW) serially, over two worker threads, serially again; in this process. */
@@ -225,19 +234,21 @@ export async function workersChild(suite: readonly EvalScenario[], outDir: strin
   const scenarios = copies(suite, 10);
   const pass = async (workers: number) => {
     const t0 = performance.now();
-    const r = await evaluate({
-      scenarios,
-      planners,
-      trials: 1,
-      seed: 1,
-      outDir: join(outDir, `w${workers}`),
-      transport: 'msw',
-      maxTurns: 50,
-      decisionTimeoutMs: 30_000,
-      plannerOptions: {},
-      workers,
-    });
-    return { runs: r.runs.length, perS: r.runs.length / ((performance.now() - t0) / 1000) };
+    const { value: r, cpu } = await withThreadCpu(() =>
+      evaluate({
+        scenarios,
+        planners,
+        trials: 1,
+        seed: 1,
+        outDir: join(outDir, `w${workers}`),
+        transport: 'msw',
+        maxTurns: 50,
+        decisionTimeoutMs: 30_000,
+        plannerOptions: {},
+        workers,
+      }),
+    );
+    return { runs: r.runs.length, perS: r.runs.length / ((performance.now() - t0) / 1000), cpu };
   };
   // Serial first, in a fresh process, as the workers start fresh: both cold. Then serial again, warm.
   const serial = await pass(1);
@@ -249,6 +260,7 @@ export async function workersChild(suite: readonly EvalScenario[], outDir: strin
     workers2_runs_per_s: round(two.perS),
     speedup: round(two.perS / serial.perS, 2),
     serial_warm_runs_per_s: round(warm.perS),
+    cpu: { serial: serial.cpu, workers2: two.cpu, serial_warm: warm.cpu },
   };
 }
 
@@ -291,14 +303,15 @@ export interface StartupRow {
   runs_s: number[];
 }
 
-function timeProcess(args: string[], cwd: string, n: number): number[] {
+function timeProcess(args: string[], cwd: string, n: number, env: () => NodeJS.ProcessEnv = () => ({})): number[] {
   const out: number[] = [];
   for (let i = 0; i < n; i++) {
+    const extra = env();
     const t0 = performance.now();
     const r = spawnSync(process.execPath, args, {
       cwd,
       stdio: ['ignore', 'ignore', 'pipe'],
-      env: { ...process.env, NO_COLOR: '1' },
+      env: { ...process.env, NO_COLOR: '1', ...extra },
     });
     if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${r.status}: ${String(r.stderr).slice(-400)}`);
     out.push((performance.now() - t0) / 1000);
@@ -306,20 +319,44 @@ function timeProcess(args: string[], cwd: string, n: number): number[] {
   return out;
 }
 
-/** `oneway --help` and `oneway eval --list` as whole processes (median of 7), compiled and under tsx. */
+/** The start-up commands timed, and the cache of loaded scenarios each starts with. */
+export const STARTUP_COMMANDS = [
+  { command: 'oneway --help', args: ['--help'], cache: 'none' },
+  // A first run: every scenario file parsed, validated and checked, and written to an empty cache.
+  { command: 'oneway eval --list, empty cache', args: ['eval', '--list'], cache: 'empty' },
+  // Later runs: the files unchanged since a run before this one (harness/engine/loader/scenario-cache.ts).
+  { command: 'oneway eval --list, cached', args: ['eval', '--list'], cache: 'filled' },
+] as const;
+
+/**
+ * Start-up as whole processes (median of 7), compiled and under tsx: `oneway --help`, and `oneway eval
+ * --list` twice, with an empty cache of loaded scenarios (a fresh directory each run) and with one that
+ * a run before filled (ONEWAY_CACHE_DIR, in a temporary directory: the project's own cache is left alone).
+ */
 export function startup(build: Build): StartupRow[] {
   const bin = join(build.root, 'dist', 'harness', 'cli', 'oneway.js');
   const src = join(PACKAGE_ROOT, 'harness', 'cli', 'oneway.ts');
   const tsx = ['--import', 'tsx'];
+  const caches = mkdtempSync(join(tmpdir(), 'oneway-bench-cache-'));
   const rows: StartupRow[] = [];
-  for (const [command, args] of [
-    ['oneway --help', ['--help']],
-    ['oneway eval --list', ['eval', '--list']],
-  ] as const) {
-    for (const runtime of ['compiled', 'tsx'] as const) {
-      const runs = timeProcess(runtime === 'compiled' ? [bin, ...args] : [...tsx, src, ...args], PACKAGE_ROOT, 7);
-      rows.push({ command, runtime, median_s: round(median(runs), 3), runs_s: runs.map((r) => round(r, 3)) });
+  try {
+    for (const { command, args, cache } of STARTUP_COMMANDS) {
+      for (const runtime of ['compiled', 'tsx'] as const) {
+        const argv = runtime === 'compiled' ? [bin, ...args] : [...tsx, src, ...args];
+        const filled = join(caches, `filled-${runtime}`);
+        const env = (): NodeJS.ProcessEnv =>
+          cache === 'empty'
+            ? { ONEWAY_CACHE: 'on', ONEWAY_CACHE_DIR: mkdtempSync(join(caches, 'empty-')) }
+            : cache === 'filled'
+              ? { ONEWAY_CACHE: 'on', ONEWAY_CACHE_DIR: filled }
+              : {};
+        if (cache === 'filled') timeProcess(argv, PACKAGE_ROOT, 1, env); // fills it
+        const runs = timeProcess(argv, PACKAGE_ROOT, 7, env);
+        rows.push({ command, runtime, median_s: round(median(runs), 3), runs_s: runs.map((r) => round(r, 3)) });
+      }
     }
+  } finally {
+    rmSync(caches, { recursive: true, force: true });
   }
   return rows;
 }
