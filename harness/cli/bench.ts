@@ -467,8 +467,8 @@ async function bench(reportsDir: string, io: Io) {
   out.push('\nfuzzing, one thread (compiled)                       plans   plans/s   plans/CPU-s');
   const fuzzRow = (label: string, r: { plans: number; plans_per_s: number; plans_per_cpu_s: number }) =>
     out.push(`  ${label.padEnd(50)} ${pad(r.plans, 6)}   ${pad(r.plans_per_s, 7)}   ${pad(r.plans_per_cpu_s, 11)}`);
-  fuzzRow(`fuzz case (${fuzz.warm.properties.join(', ')}), 100/scenario`, fuzz.warm);
-  fuzzRow('  ... its first pass (cold), 25/scenario', fuzz.cold);
+  fuzzRow(`fuzz case (${fuzz.warm.properties.join(', ')}), 100/scenario, warm`, fuzz.warm);
+  fuzzRow('  ... the same from a cold start (a default oneway fuzz)', fuzz.cold);
   for (const p of fuzz.per_property) fuzzRow(`  ${p.properties.join(', ')} alone`, p);
   out.push('\nplan length (one run over MSW)          µs/call');
   for (const l of lengths) out.push(`  ${l.name.padEnd(38)} ${pad(l.us_per_call, 7)}`);
