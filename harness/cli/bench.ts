@@ -464,9 +464,9 @@ async function bench(reportsDir: string, io: Io) {
   const cpuOf = (c: ThreadCpu) =>
     c.main_s === null ? 'n/a' : `main ${c.main_s}, workers ${c.started_s}, V8 background ${c.background_s}`;
   out.push(`    CPU-s by thread: serial ${cpuOf(work.cpu.serial)}; --workers=2 ${cpuOf(work.cpu.workers2)}`);
-  out.push('\nfuzzing, one thread (compiled)                       plans   plans/s   plans/CPU-s');
+  out.push(`\n${'fuzzing, one thread (compiled)'.padEnd(60)} plans   plans/s   plans/CPU-s`);
   const fuzzRow = (label: string, r: { plans: number; plans_per_s: number; plans_per_cpu_s: number }) =>
-    out.push(`  ${label.padEnd(50)} ${pad(r.plans, 6)}   ${pad(r.plans_per_s, 7)}   ${pad(r.plans_per_cpu_s, 11)}`);
+    out.push(`  ${label.padEnd(58)} ${pad(r.plans, 6)}   ${pad(r.plans_per_s, 7)}   ${pad(r.plans_per_cpu_s, 11)}`);
   fuzzRow(`fuzz case (${fuzz.warm.properties.join(', ')}), 100/scenario, warm`, fuzz.warm);
   fuzzRow('  ... the same from a cold start (a default oneway fuzz)', fuzz.cold);
   for (const p of fuzz.per_property) fuzzRow(`  ${p.properties.join(', ')} alone`, p);
