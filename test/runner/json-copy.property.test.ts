@@ -9,6 +9,7 @@ import { checkDecision, MAX_ARGS_BYTES } from '../../harness/engine/runner/decis
 import type { ToolParameters } from '../../harness/domain/rules/arguments.ts';
 import { wire } from '../../harness/engine/sandbox/transport.ts';
 import { plainJsonCopy } from '../../harness/util/json.ts';
+import { jsonSpecials } from '../helpers/json-specials.ts';
 
 const roundTrip = (v: unknown): unknown => JSON.parse(JSON.stringify(v) as string) as unknown;
 
@@ -19,17 +20,7 @@ function expectSame(got: unknown, want: unknown): void {
 }
 
 // JSON values, and what JSON treats specially: undefined, functions, symbols, -0, NaN, Infinity, Dates, Maps, toJSON.
-const odd = fc.constantFrom<unknown>(
-  undefined,
-  () => 1,
-  Symbol('s'),
-  -0,
-  Number.NaN,
-  Number.POSITIVE_INFINITY,
-  new Date(0),
-  new Map([[1, 2]]),
-  { toJSON: () => 'j' },
-);
+const odd = fc.constantFrom<unknown>(...jsonSpecials(), { toJSON: () => 'j' });
 const value = fc.letrec((tie) => ({
   v: fc.oneof(
     { depthSize: 'small' },

@@ -6,19 +6,14 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { prettyJsonPieces } from '../../harness/util/json.ts';
+import { jsonSpecials } from '../helpers/json-specials.ts';
 
 const joined = (v: unknown, pieceChars?: number) => [...prettyJsonPieces(v, pieceChars)].join('');
 const json = (v: unknown) => JSON.stringify(v, null, 2) as string | undefined;
 
 // What JSON treats specially, and a toJSON that answers with the key it was called with.
 const odd = fc.constantFrom<unknown>(
-  undefined,
-  () => 1,
-  Symbol('s'),
-  -0,
-  Number.NaN,
-  new Date(0),
-  new Map([[1, 2]]),
+  ...jsonSpecials(),
   { toJSON: (key: string) => `key:${key}` },
   { toJSON: () => undefined },
   { toJSON: () => ({ nested: [1, { toJSON: (key: string) => key }] }) },
