@@ -28,7 +28,7 @@ import { loadPlanner, toHandle } from './engine/runner/planners.ts';
 import type { PlannerHandle } from './engine/runner/run.ts';
 import { ensureDir } from './engine/io/atomic-write.ts';
 import { llmPlannerOptions, type OnewayConfig } from './cli/config.ts';
-import { scenarioHome, scenarioSpecs } from './cli/common.ts';
+import { scenarioCache, scenarioHome, scenarioSpecs } from './cli/common.ts';
 
 export { defineConfig, type OnewayConfig, type LlmConfig, type FuzzConfig } from './cli/config.ts';
 
@@ -53,7 +53,11 @@ export interface EvaluateConfig extends Omit<OnewayConfig, 'planners' | 'fuzz'> 
 export async function evaluate(config: EvaluateConfig = {}): Promise<Results> {
   const cwd = resolve(config.cwd ?? process.cwd());
   const home = scenarioHome({ cwd }, config.bundled);
-  const resolved = await resolveScenarios(scenarioSpecs(config.scenarios, home, { cwd }), { cwd, root: home.root });
+  const resolved = await resolveScenarios(scenarioSpecs(config.scenarios, home, { cwd }), {
+    cwd,
+    root: home.root,
+    cache: scenarioCache({ cwd, env: process.env }),
+  });
   const problems: Problem[] = [...resolved.problems];
   if (resolved.loaded.length === 0)
     throw new UsageError(

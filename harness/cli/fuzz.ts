@@ -29,6 +29,7 @@ import {
   runIfEntry,
   processIo,
   paints,
+  scenarioCache,
   scenarioHome,
   scenarioSpecs,
 } from './common.ts';
@@ -289,7 +290,11 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       throw new UsageError('--path replays a generated plan; it does not go with --planner');
 
     const home = scenarioHome(io, values.bundled);
-    const resolved = await resolveScenarios(scenarioSpecs(values.scenario, home, io), { cwd: io.cwd, root: home.root });
+    const resolved = await resolveScenarios(scenarioSpecs(values.scenario, home, io), {
+      cwd: io.cwd,
+      root: home.root,
+      cache: scenarioCache(io),
+    });
     for (const p of resolved.problems) io.stderr.write(`${formatProblem(p)}\n`);
     const scenarios = resolved.loaded;
     if (scenarios.length === 0) {

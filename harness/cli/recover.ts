@@ -14,7 +14,17 @@ import { buildChecklist } from '../features/recover/checklist.ts';
 import { formatRecordIssue, readRecord, type ParsedRecord } from '../engine/record/reader.ts';
 import { FORMATS, renderJson, renderMarkdown, renderText, type Format } from '../features/recover/render.ts';
 import { terminalSafeDeep, terminalText } from '../util/terminal-text.ts';
-import { scenarioHome, parseCli, REPO_ROOT, type Io, commandFailed, runIfEntry, processIo, paints } from './common.ts';
+import {
+  scenarioCache,
+  scenarioHome,
+  parseCli,
+  REPO_ROOT,
+  type Io,
+  commandFailed,
+  runIfEntry,
+  processIo,
+  paints,
+} from './common.ts';
 
 const HELP = `oneway recover: the incident checklist of a run, from its record.
 
@@ -158,7 +168,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
  */
 async function findScenario(record: ParsedRecord, spec: string | undefined, io: Io): Promise<Result<LoadedScenario>> {
   if (spec) {
-    const r = await resolveScenarios([spec], { cwd: io.cwd, root: scenarioHome(io).root });
+    const r = await resolveScenarios([spec], { cwd: io.cwd, root: scenarioHome(io).root, cache: scenarioCache(io) });
     const first = r.loaded[0];
     if (r.problems.length > 0 || !first) return { ok: false, problems: r.problems };
     if (r.loaded.length > 1)
@@ -185,7 +195,11 @@ async function findScenario(record: ParsedRecord, spec: string | undefined, io: 
     if (!r.ok) return r;
     if (r.value.scenario.id === record.start.scenario) return { ok: true, value: r.value };
   }
-  const byId = await resolveScenarios([record.start.scenario], { cwd: io.cwd, root: scenarioHome(io).root });
+  const byId = await resolveScenarios([record.start.scenario], {
+    cwd: io.cwd,
+    root: scenarioHome(io).root,
+    cache: scenarioCache(io),
+  });
   const hit = byId.loaded.find((l) => l.scenario.id === record.start.scenario);
   if (hit) return { ok: true, value: hit };
   return {

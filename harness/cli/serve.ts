@@ -14,7 +14,16 @@ import { DEFAULT_AGENT_NAME, serveHttp, serveStdio, type ServeOptions } from '..
 import { terminalText } from '../util/terminal-text.ts';
 import { ensureDir } from '../engine/io/atomic-write.ts';
 import { lockOutDir, type OutLock } from '../engine/results/lock.ts';
-import { scenarioHome, parseCli, positiveInt, type Io, guardPolicyOption, commandFailed, processIo } from './common.ts';
+import {
+  scenarioCache,
+  scenarioHome,
+  parseCli,
+  positiveInt,
+  type Io,
+  guardPolicyOption,
+  commandFailed,
+  processIo,
+} from './common.ts';
 
 const HELP = `oneway serve: a scenario as an MCP server; each MCP session is one evaluated run.
 
@@ -103,7 +112,11 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     if (!/^[A-Za-z0-9._-]{1,80}$/.test(name))
       throw new UsageError(`--agent-name must be letters, digits, ".", "_" or "-", got "${name}"`);
 
-    const resolved = await resolveScenarios([values.scenario], { cwd: io.cwd, root: scenarioHome(io).root });
+    const resolved = await resolveScenarios([values.scenario], {
+      cwd: io.cwd,
+      root: scenarioHome(io).root,
+      cache: scenarioCache(io),
+    });
     for (const p of resolved.problems) io.stderr.write(`${formatProblem(p)}\n`);
     if (resolved.problems.length > 0) return 2;
     if (resolved.loaded.length !== 1) {

@@ -107,6 +107,25 @@ describe('the cache of loaded scenarios', () => {
     expect(entries(cache)).toHaveLength(filled);
   });
 
+  it('finds a scenario named by its id from the cache, and from the file once it changed', async () => {
+    const cache = tempDir('oneway-cache-');
+    const dir = tempDir('oneway-cache-files-');
+    const file = join(dir, 'tiny.yaml');
+    writeFileSync(file, TINY);
+    const byId = (id: string) => resolveScenarios([id], { cwd: dir, root: dir, cache });
+    expect((await byId('tiny')).loaded.map((l) => l.file)).toEqual([file]); // parsed, then cached
+    // The id index reads the entry, not the file: an entry that says another id (checksum and all) is what it finds.
+    const [name] = entries(cache);
+    rewriteEntry(join(cache, 'scenarios', name as string), (b) => Object.assign(b.scenario, { id: 'renamed' }));
+    expect((await byId('renamed')).loaded.map((l) => l.scenario.id)).toEqual(['renamed']);
+    const miss = await byId('tiny');
+    expect(miss.loaded).toEqual([]);
+    expect(miss.problems.map((p) => p.message)).toEqual(['unknown scenario id "tiny"']);
+    // A changed file is a miss: its id comes from its text again.
+    writeFileSync(file, TINY.replace('id: tiny', 'id: tinier'));
+    expect((await byId('tinier')).loaded.map((l) => l.scenario.id)).toEqual(['tinier']);
+  });
+
   it('misses when the file changes, and gives the new scenario', async () => {
     const cache = tempDir('oneway-cache-');
     const dir = tempDir('oneway-cache-files-');

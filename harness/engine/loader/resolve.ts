@@ -11,7 +11,7 @@ import type { Problem } from '../../core/errors.ts';
 import { didYouMean, joinHints } from '../../util/did-you-mean.ts';
 import { glob, hasMagic, walk } from './glob.ts';
 import { loadScenarioText, readSource, type LoadedScenario } from './load.ts';
-import { loadScenarioCached } from './scenario-cache.ts';
+import { cachedScenario, loadScenarioCached } from './scenario-cache.ts';
 import { parseYamlSource } from './yaml-source.ts';
 
 export interface ResolveOptions {
@@ -98,7 +98,7 @@ export async function resolveScenarios(specs: string[], opts: ResolveOptions): P
   }
 
   if (ids.length > 0) {
-    const index = await indexIds(searchDirs);
+    const index = await indexIds(searchDirs, opts.cache);
     for (const id of ids) {
       const hits = index.byId.get(id);
       if (hits && hits.length > 0) {
@@ -164,7 +164,7 @@ export async function resolveScenarios(specs: string[], opts: ResolveOptions): P
 }
 
 /** Scenario ids found under directories: the `id` of each parseable file, else its file name. */
-async function indexIds(dirs: string[]): Promise<{ byId: Map<string, string[]> }> {
+async function indexIds(dirs: string[], cache: string | undefined): Promise<{ byId: Map<string, string[]> }> {
   const byId = new Map<string, string[]>();
   const seen = new Set<string>();
   for (const dir of dirs) {
@@ -173,7 +173,7 @@ async function indexIds(dirs: string[]): Promise<{ byId: Map<string, string[]> }
     for (const e of await walk(dir)) {
       if (e.dir || !DIR_EXT.has(extname(e.path).toLowerCase()) || seen.has(e.path)) continue;
       seen.add(e.path);
-      const id = readId(e.path) ?? basename(e.path, extname(e.path));
+      const id = readId(e.path, cache) ?? basename(e.path, extname(e.path));
       const list = byId.get(id) ?? [];
       list.push(e.path);
       byId.set(id, list);
@@ -182,9 +182,12 @@ async function indexIds(dirs: string[]): Promise<{ byId: Map<string, string[]> }
   return { byId };
 }
 
-function readId(file: string): string | undefined {
+/** A file's `id`: from the cache of loaded scenarios when it holds the file's text (no parsing), else from the parsed YAML. */
+function readId(file: string, cache: string | undefined): string | undefined {
   const text = readSource(file);
   if (!text.ok) return undefined;
+  const cached = cache === undefined ? undefined : cachedScenario(text.value, cache);
+  if (cached) return cached.id;
   const src = parseYamlSource(text.value, file);
   if (!src.ok) return undefined;
   const v = src.value.value;

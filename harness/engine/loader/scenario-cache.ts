@@ -45,14 +45,27 @@ interface Stored {
  * const r = loadScenarioCached(readFileSync(file, 'utf8'), file, 'node_modules/.cache/oneway');
  */
 export function loadScenarioCached(text: string, file: string, dir: string): Result<LoadedScenario> {
-  const key = createHash('sha256').update(loaderVersion()).update('\0').update(text).digest('hex');
-  const entry = join(dir, 'scenarios', `${key}.json`);
+  const { key, entry } = entryFor(text, dir);
   const hit = readEntry(entry, key);
   if (hit) return { ok: true, value: { ...hit, file, locate: locator(text, file) } };
   const r = loadScenarioText(text, file);
   if (r.ok && exactlyJson(r.value.scenario) && exactlyJson(r.value.toolLines))
     writeEntry(entry, key, { toolLines: r.value.toolLines, scenario: r.value.scenario });
   return r;
+}
+
+/**
+ * The scenario the cache in `dir` holds for this text, if it holds one (it never loads the text):
+ * e.g. to find a scenario's id without parsing its file.
+ */
+export function cachedScenario(text: string, dir: string): Scenario | undefined {
+  const { key, entry } = entryFor(text, dir);
+  return readEntry(entry, key)?.scenario;
+}
+
+function entryFor(text: string, dir: string): { key: string; entry: string } {
+  const key = createHash('sha256').update(loaderVersion()).update('\0').update(text).digest('hex');
+  return { key, entry: join(dir, 'scenarios', `${key}.json`) };
 }
 
 function readEntry(path: string, key: string): Stored | undefined {
