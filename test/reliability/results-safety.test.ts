@@ -221,7 +221,9 @@ export default { name: 'slow-gated', create(ctx) { const p = gated.create(ctx); 
     const out = tempDir();
     const args = [
       `--planner=${join(dir, 'slow.mjs')}`,
-      '--trials=3',
+      // Enough runs (160, 20 ms a decision) that the evaluation cannot end on its own before it is interrupted,
+      // however slowly the second evaluation below starts on a loaded machine.
+      '--trials=40',
       '--scenario=invoice-and-notify,purge-inactive-accounts,webhook-timeout-reconcile,release-with-migration',
       `--out=${out}`,
     ];
@@ -259,11 +261,15 @@ export default { name: 'slow-gated', create(ctx) { const p = gated.create(ctx); 
     expect(second.code).toBe(2);
     expect(second.stderr).toContain(`is in use by another evaluation (pid ${child.pid}`);
 
-    child.kill('SIGINT');
-    await said('stopping after the runs in flight');
-    child.kill('SIGINT');
-    expect(await closed).toBe(130);
-    expect(existsSync(join(out, LOCK_FILE))).toBe(false);
+    try {
+      child.kill('SIGINT');
+      await said('stopping after the runs in flight');
+      child.kill('SIGINT');
+      expect(await closed).toBe(130);
+      expect(existsSync(join(out, LOCK_FILE))).toBe(false);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
   }, 60_000);
 });
 
