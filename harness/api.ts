@@ -16,7 +16,6 @@ import { readBaseline } from './engine/gates/baseline.ts';
 import { parseGate } from './engine/gates/fail-on.ts';
 import { createGuard } from './engine/guard/guard.ts';
 import { DEFAULT_POLICY, loadPolicyFile, type Policy } from './engine/guard/policy.ts';
-import { resolveScenarios } from './engine/loader/resolve.ts';
 import type { Planner, PlannerFactory } from './core/planner.ts';
 import { makeChalk } from './features/report/color.ts';
 import { parseReporters, writeReports } from './features/report/index.ts';
@@ -28,7 +27,7 @@ import { loadPlanner, toHandle } from './engine/runner/planners.ts';
 import type { PlannerHandle } from './engine/runner/run.ts';
 import { ensureDir } from './engine/io/atomic-write.ts';
 import { llmPlannerOptions, type OnewayConfig } from './cli/config.ts';
-import { scenarioCache, scenarioHome, scenarioSpecs } from './cli/common.ts';
+import { resolveScenarioSpecs, scenarioHome, scenarioSpecs } from './cli/common.ts';
 
 export { defineConfig, type OnewayConfig, type LlmConfig, type FuzzConfig } from './cli/config.ts';
 
@@ -53,11 +52,8 @@ export interface EvaluateConfig extends Omit<OnewayConfig, 'planners' | 'fuzz'> 
 export async function evaluate(config: EvaluateConfig = {}): Promise<Results> {
   const cwd = resolve(config.cwd ?? process.cwd());
   const home = scenarioHome({ cwd }, config.bundled);
-  const resolved = await resolveScenarios(scenarioSpecs(config.scenarios, home, { cwd }), {
-    cwd,
-    root: home.root,
-    cache: scenarioCache({ cwd, env: process.env }),
-  });
+  const io = { cwd, env: process.env };
+  const resolved = await resolveScenarioSpecs(scenarioSpecs(config.scenarios, home, io), io, home.root);
   const problems: Problem[] = [...resolved.problems];
   if (resolved.loaded.length === 0)
     throw new UsageError(

@@ -6,6 +6,7 @@ import { PACKAGE_ROOT } from '../util/package-root.ts';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { UsageError } from '../core/errors.ts';
 import type { Policy } from '../engine/guard/policy.ts';
+import type { Resolved } from '../engine/loader/resolve.ts';
 import { DEFAULT_POLICY, loadPolicyFile } from '../engine/guard/policy.ts';
 import { formatProblem } from '../core/errors.ts';
 import type { ChalkInstance } from 'chalk';
@@ -59,6 +60,20 @@ export function scenarioCache(io: Pick<Io, 'cwd' | 'env'>): string | undefined {
   const root = projectRoot(io.cwd);
   if (!existsSync(join(root, 'package.json')) || !isDir(join(root, 'node_modules'))) return undefined;
   return join(root, 'node_modules', '.cache', 'oneway');
+}
+
+/**
+ * Resolves scenario specs as every command does: against the working directory, ids searched for
+ * under `root` (the project's scenarios, or the bundled ones), through the cache of loaded scenarios.
+ * The loader is imported here, when a command resolves scenarios, not by every command that imports this module.
+ */
+export async function resolveScenarioSpecs(
+  specs: string[],
+  io: Pick<Io, 'cwd' | 'env'>,
+  root: string = scenarioHome(io).root,
+): Promise<Resolved> {
+  const { resolveScenarios } = await import('../engine/loader/resolve.ts');
+  return resolveScenarios(specs, { cwd: io.cwd, root, cache: scenarioCache(io) });
 }
 
 /** The specs to resolve: those given, else the project's default; none at all is a usage error that says what to do. */

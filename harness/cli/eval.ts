@@ -5,7 +5,6 @@
 import { relative, resolve } from 'node:path';
 import { formatProblem, UsageError, type Problem } from '../core/errors.ts';
 import { loadPlanFile } from '../engine/loader/load.ts';
-import { resolveScenarios } from '../engine/loader/resolve.ts';
 import { reportersFor, REPORTERS } from '../features/report/names.ts';
 import type { OutLock } from '../engine/results/lock.ts';
 import type { Results, RunResult } from '../engine/results/types.ts';
@@ -37,7 +36,7 @@ import {
   guardPolicyOption,
   processIo,
   paints,
-  scenarioCache,
+  resolveScenarioSpecs,
   scenarioHome,
   scenarioSpecs,
 } from './common.ts';
@@ -288,7 +287,7 @@ async function selectedScenarios(
 ): Promise<{ loaded: number; selected: LoadedScenario[] }> {
   const home = scenarioHome(io, values.bundled);
   const specs = scenarioSpecs(values.scenario, home, io);
-  const resolved = await resolveScenarios(specs, { cwd: io.cwd, root: home.root, cache: scenarioCache(io) });
+  const resolved = await resolveScenarioSpecs(specs, io, home.root);
   problems.push(...resolved.problems);
   for (const p of resolved.problems) io.stderr.write(`${formatProblem(p)}\n`);
   const filtered = selectScenarios(resolved.loaded, list(values.tag, []), values.filter);

@@ -7,17 +7,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { formatProblem, UsageError } from '../core/errors.ts';
 import { EXPORT_FORMATS, exportMcp, exportOpenAi, type ExportFormat } from '../features/convert/export.ts';
-import { resolveScenarios } from '../engine/loader/resolve.ts';
-import {
-  scenarioCache,
-  scenarioHome,
-  parseCli,
-  type Io,
-  commandFailed,
-  runIfEntry,
-  processIo,
-  paints,
-} from './common.ts';
+import { resolveScenarioSpecs, parseCli, type Io, commandFailed, runIfEntry, processIo, paints } from './common.ts';
 
 const HELP = `oneway export: a scenario's tools in another tool format, classes included.
 
@@ -57,11 +47,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     if (!(EXPORT_FORMATS as readonly string[]).includes(format))
       throw new UsageError(`unknown export format "${format}"`, `formats: ${EXPORT_FORMATS.join(', ')}`);
     if (extra.length > 0) throw new UsageError(`one scenario at a time; also got ${extra.join(' ')}`);
-    const resolved = await resolveScenarios([spec], {
-      cwd: io.cwd,
-      root: scenarioHome(io).root,
-      cache: scenarioCache(io),
-    });
+    const resolved = await resolveScenarioSpecs([spec], io);
     for (const p of resolved.problems) io.stderr.write(`${formatProblem(p)}\n`);
     if (resolved.problems.length > 0 || resolved.loaded.length === 0) {
       io.stderr.write(cerr.red('oneway export: the scenario did not load; nothing was exported\n'));

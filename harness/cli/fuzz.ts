@@ -7,7 +7,6 @@
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { formatProblem, UsageError } from '../core/errors.ts';
-import { resolveScenarios } from '../engine/loader/resolve.ts';
 import { loadPlanner } from '../engine/runner/planners.ts';
 import { seal } from '../engine/sandbox/seal.ts';
 import type { TransportName } from '../engine/sandbox/transport.ts';
@@ -29,7 +28,7 @@ import {
   runIfEntry,
   processIo,
   paints,
-  scenarioCache,
+  resolveScenarioSpecs,
   scenarioHome,
   scenarioSpecs,
 } from './common.ts';
@@ -290,11 +289,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       throw new UsageError('--path replays a generated plan; it does not go with --planner');
 
     const home = scenarioHome(io, values.bundled);
-    const resolved = await resolveScenarios(scenarioSpecs(values.scenario, home, io), {
-      cwd: io.cwd,
-      root: home.root,
-      cache: scenarioCache(io),
-    });
+    const resolved = await resolveScenarioSpecs(scenarioSpecs(values.scenario, home, io), io, home.root);
     for (const p of resolved.problems) io.stderr.write(`${formatProblem(p)}\n`);
     const scenarios = resolved.loaded;
     if (scenarios.length === 0) {

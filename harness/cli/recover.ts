@@ -8,15 +8,13 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { formatProblem, UsageError, type Result } from '../core/errors.ts';
 import { loadScenarioFile, type LoadedScenario } from '../engine/loader/load.ts';
-import { resolveScenarios } from '../engine/loader/resolve.ts';
 import { applyRecovery, type ApplyReport } from '../features/recover/apply.ts';
 import { buildChecklist } from '../features/recover/checklist.ts';
 import { formatRecordIssue, readRecord, type ParsedRecord } from '../engine/record/reader.ts';
 import { FORMATS, renderJson, renderMarkdown, renderText, type Format } from '../features/recover/render.ts';
 import { terminalSafeDeep, terminalText } from '../util/terminal-text.ts';
 import {
-  scenarioCache,
-  scenarioHome,
+  resolveScenarioSpecs,
   parseCli,
   REPO_ROOT,
   type Io,
@@ -168,7 +166,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
  */
 async function findScenario(record: ParsedRecord, spec: string | undefined, io: Io): Promise<Result<LoadedScenario>> {
   if (spec) {
-    const r = await resolveScenarios([spec], { cwd: io.cwd, root: scenarioHome(io).root, cache: scenarioCache(io) });
+    const r = await resolveScenarioSpecs([spec], io);
     const first = r.loaded[0];
     if (r.problems.length > 0 || !first) return { ok: false, problems: r.problems };
     if (r.loaded.length > 1)
@@ -195,11 +193,7 @@ async function findScenario(record: ParsedRecord, spec: string | undefined, io: 
     if (!r.ok) return r;
     if (r.value.scenario.id === record.start.scenario) return { ok: true, value: r.value };
   }
-  const byId = await resolveScenarios([record.start.scenario], {
-    cwd: io.cwd,
-    root: scenarioHome(io).root,
-    cache: scenarioCache(io),
-  });
+  const byId = await resolveScenarioSpecs([record.start.scenario], io);
   const hit = byId.loaded.find((l) => l.scenario.id === record.start.scenario);
   if (hit) return { ok: true, value: hit };
   return {

@@ -7,7 +7,6 @@
 import { relative, resolve } from 'node:path';
 import { formatProblem, UsageError } from '../core/errors.ts';
 import { createGuard } from '../engine/guard/guard.ts';
-import { resolveScenarios } from '../engine/loader/resolve.ts';
 import { DEFAULT_MAX_SESSIONS } from '../features/mcp/http.ts';
 import { DEFAULT_BATCH_WINDOW_MS } from '../features/mcp/channel.ts';
 import { DEFAULT_AGENT_NAME, serveHttp, serveStdio, type ServeOptions } from '../features/mcp/serve.ts';
@@ -15,8 +14,7 @@ import { terminalText } from '../util/terminal-text.ts';
 import { ensureDir } from '../engine/io/atomic-write.ts';
 import { lockOutDir, type OutLock } from '../engine/results/lock.ts';
 import {
-  scenarioCache,
-  scenarioHome,
+  resolveScenarioSpecs,
   parseCli,
   positiveInt,
   type Io,
@@ -112,11 +110,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     if (!/^[A-Za-z0-9._-]{1,80}$/.test(name))
       throw new UsageError(`--agent-name must be letters, digits, ".", "_" or "-", got "${name}"`);
 
-    const resolved = await resolveScenarios([values.scenario], {
-      cwd: io.cwd,
-      root: scenarioHome(io).root,
-      cache: scenarioCache(io),
-    });
+    const resolved = await resolveScenarioSpecs([values.scenario], io);
     for (const p of resolved.problems) io.stderr.write(`${formatProblem(p)}\n`);
     if (resolved.problems.length > 0) return 2;
     if (resolved.loaded.length !== 1) {

@@ -296,9 +296,9 @@ export function fitsParameter(parameters: object, param: string, value: unknown)
   if (!c.ok) return checkArguments(parameters, {}).ok; // throws what checkArguments says of a schema that does not compile
   // The answer for a scalar is kept: a fuzzer asks the same few values of the same parameters again
   // and again, and a value that misses (another parameter is required) costs a full validation with errors.
-  const key = typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
-  const memo = key ? (scalarFits.get(parameters) ?? new Map<string, boolean>()) : undefined;
-  const k = key ? `${typeof value}\u0000${param}\u0000${String(value)}` : '';
+  const scalar = typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+  const memo = scalar ? scalarFitsOf(parameters) : undefined;
+  const k = memo ? `${typeof value}\u0000${param}\u0000${String(value)}` : '';
   const known = memo?.get(k);
   if (known !== undefined) return known;
   const args = { [param]: value };
@@ -306,7 +306,6 @@ export function fitsParameter(parameters: object, param: string, value: unknown)
   const fits = c.value(args) || !(c.value.errors ?? []).some((e) => violationOf(e, args).path[0] === param);
   if (memo) {
     if (memo.size >= 10_000) memo.clear(); // a bound: near misses are made-up values
-    if (memo.size === 0) scalarFits.set(parameters, memo);
     memo.set(k, fits);
   }
   return fits;
@@ -314,3 +313,8 @@ export function fitsParameter(parameters: object, param: string, value: unknown)
 
 /** fitsParameter's answers for scalar values, per parameters schema (a scenario's schemas never change). */
 const scalarFits = new WeakMap<object, Map<string, boolean>>();
+function scalarFitsOf(parameters: object): Map<string, boolean> {
+  let memo = scalarFits.get(parameters);
+  if (!memo) scalarFits.set(parameters, (memo = new Map()));
+  return memo;
+}

@@ -38,6 +38,7 @@ import { createGuard } from '../guard/guard.ts';
 import { hostOf } from './isolate.ts';
 import { copyJson, deepFreeze } from '../../util/json.ts';
 import { RecentCache } from '../../util/recent.ts';
+import { isThenable } from '../../util/thenable.ts';
 import { historyEntry, staticView } from './view.ts';
 
 /** A planner as the runner uses it: a name and a per-run constructor. */
@@ -85,11 +86,6 @@ class DecisionTimeout extends OnewayError {
     super('decision_timeout', message);
   }
 }
-
-const isThenable = (x: unknown): x is PromiseLike<unknown> =>
-  x !== null &&
-  (typeof x === 'object' || typeof x === 'function') &&
-  typeof (x as { then?: unknown }).then === 'function';
 
 /**
  * The part of the view that never changes in a run, deep-frozen, built once per scenario and turn

@@ -16,9 +16,10 @@ import { seal } from '../../engine/sandbox/seal.ts';
 import type { TransportName } from '../../engine/sandbox/transport.ts';
 import { planArbitrary, planCallCount, type PlanArbitraryOptions } from './arbitraries.ts';
 import { planFromRun } from './plan-file.ts';
-import type { FuzzProperty, PropertyContext, PropertyRun, Verdict } from './properties.ts';
+import type { FuzzProperty, PropertyContext, PropertyRun } from './properties.ts';
 import { runPlan, runPlanner, type PlanRun, type PlanRunOptions } from './run-plan.ts';
 import { shrinkPlan } from './shrink.ts';
+import { isThenable } from '../../util/thenable.ts';
 
 export interface FuzzOptions {
   scenario: Scenario;
@@ -113,7 +114,7 @@ async function checkRun(
     try {
       // A property that answers at once is not awaited: a promise per property per plan was not free.
       const r = p.check(ctx);
-      v = typeof r === 'object' && r !== null && typeof r.then === 'function' ? await r : (r as Verdict);
+      v = isThenable(r) ? await r : r;
     } catch (e) {
       v = `check threw: ${e instanceof Error ? e.message : String(e)}`;
     }
