@@ -39,6 +39,7 @@ export function eagerDecision(view: PlannerView): Decision {
 
 const eager: PlannerFactory = {
   name: 'eager',
+  cpuBound: true,
   description:
     'Calls what establishes each goal at once, in parallel, ignoring preconditions; retries failures blindly.',
   create: () => ({ name: 'eager', next: eagerDecision }),

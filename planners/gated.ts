@@ -127,6 +127,7 @@ export function gatedDecision(view: PlannerView, opts: GatedOptions): Decision {
 
 const gated: PlannerFactory = {
   name: 'gated',
+  cpuBound: true,
   description:
     'Chains back from the goal, establishes preconditions first, asks approvals, issues irreversible calls alone and only when their preconditions are believed, reconciles before retrying.',
   create(ctx) {

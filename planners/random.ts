@@ -133,6 +133,7 @@ export function randomDecision(seed: number, view: PlannerView): Decision {
 
 const random: PlannerFactory = {
   name: 'random',
+  cpuBound: true,
   description:
     'Fuzzing baseline: 1-3 random tools a turn with plausible arguments (inputs, facts, earlier results, near misses); seeded, reproducible.',
   create(ctx) {

@@ -60,6 +60,7 @@ export function scriptedDecision(plan: readonly PlanItem[], view: PlannerView): 
 
 const scripted: PlannerFactory = {
   name: 'scripted',
+  cpuBound: true,
   description: "Replays a plan (--plan=FILE, else the scenario's reference_plan), one item per turn.",
   create(ctx) {
     const plan = ctx.plan;

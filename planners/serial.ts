@@ -23,6 +23,7 @@ export function serialDecision(view: PlannerView, opts: GatedOptions): Decision 
 
 const serial: PlannerFactory = {
   name: 'serial',
+  cpuBound: true,
   description:
     "Gated's choices, one call per turn (never a batch): the step and time upper bound. Takes gated's options (ask_again).",
   create(ctx) {

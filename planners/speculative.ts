@@ -56,6 +56,7 @@ export function speculativeDecision(view: PlannerView): Decision {
 
 const speculative: PlannerFactory = {
   name: 'speculative',
+  cpuBound: true,
   description:
     'Plans the chain like gated but issues every bound call at once, preconditions in the same batch as the action; asks approvals without waiting, retries once, never reconciles.',
   create: () => ({ name: 'speculative', next: speculativeDecision }),

@@ -2,6 +2,7 @@
  * `npm run eval`: evaluate planners on scenarios.
  * Exit status: 0 the evaluation ran; 1 a gate failed; 2 usage or input error.
  */
+import { availableParallelism } from 'node:os';
 import { relative, resolve } from 'node:path';
 import { formatProblem, UsageError, type Problem } from '../core/errors.ts';
 import { loadPlanFile } from '../engine/loader/load.ts';
@@ -88,8 +89,10 @@ Usage: oneway eval [options]          (in a clone of oneway: npm run eval -- [op
                               'gated:safe_completion_rate<0.8' (repeatable); a failed gate exits 1
   --baseline=FILE             compare with a committed results.json; a regression beyond noise exits 1
   --concurrency=N             runs in flight at once (default 1); results are identical for any N
-  --workers=N                 spread runs over N worker threads (for CPU-bound planners on several cores);
-                              results are identical for any N
+  --workers=N|auto            spread runs over N worker threads (for CPU-bound planners on several cores);
+                              results are identical for any N. Default auto: 5,000 runs or more of planners
+                              that only compute (the built-ins but the LLM ones) go to one worker per core,
+                              up to 4; --workers=1 keeps them on this thread
   --shard=i/n                 run the i-th of n deterministic slices of the scenarios (merge with eval:merge)
   --resume                    finish an interrupted evaluation in --out: keep its finished runs, run the rest
                               (same options as the interrupted run); the results equal an uninterrupted run
@@ -240,7 +243,9 @@ async function parseFlags(values: Values, io: Io) {
   const transport: TransportName = given;
   const reporters = reportersFor(list(values.reporter, ['table']), io.env);
   const concurrency = positiveInt(values.concurrency, 'concurrency', 1);
-  const workers = positiveInt(values.workers, 'workers', 1);
+  // undefined: auto, decided once the runs are known (runEvaluation).
+  const workers =
+    values.workers === undefined || values.workers === 'auto' ? undefined : positiveInt(values.workers, 'workers', 1);
   const shard = values.shard ? (await import('../engine/runner/shard.ts')).parseShard(values.shard) : undefined;
   const failOn = values['fail-on'] ?? [];
   const gates = failOn.length ? failOn.map((await import('../engine/gates/fail-on.ts')).parseGate) : [];
@@ -431,6 +436,20 @@ async function runEvaluation(
     const previous = readResultsForResume(outDir);
     if (previous.note) io.stderr.write(`${cerr.yellow(`oneway: --resume: ${terminalText(previous.note)}`)}\n`);
     evalOptions.resume = resumable(outDir, previous.results, evalOptions, engine.buildResults);
+  }
+  if (flags.workers === undefined) {
+    // --workers not given: a long evaluation of planners that only compute goes to worker threads.
+    const { autoWorkers } = await import('../engine/runner/workers.ts');
+    const { scenarios, planners, trials, resume } = evalOptions;
+    const runs = scenarios.length * planners.length * trials - (resume?.length ?? 0);
+    const workers = autoWorkers({ runs, planners, concurrency: flags.concurrency, cores: availableParallelism() });
+    evalOptions.workers = workers;
+    if (workers > 1)
+      io.stderr.write(
+        cerr.dim(
+          `oneway: ${runs} runs of planners that only compute: on ${workers} worker threads (--workers=1 keeps them on this thread)\n`,
+        ),
+      );
   }
   process.on('SIGINT', onSigint);
   return engine.evaluate(evalOptions).finally(async () => {

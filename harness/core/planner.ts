@@ -179,6 +179,12 @@ export interface PlannerFactory {
    * - `batch+intents`: that, plus the calls it had in flight (`view.pending`).
    */
   checkpoint?: Checkpoint;
+  /**
+   * The planner's runs only compute: no model, no network, no waiting. A long evaluation of planners
+   * that all say so is spread over worker threads unless `--workers` is given (`eval --help`);
+   * leave it unset for a planner that waits on anything.
+   */
+  cpuBound?: boolean;
 }
 
 export type Checkpoint = 'initial' | 'batch' | 'batch+intents';

@@ -32,6 +32,23 @@ describe('scale: concurrency and shards', () => {
       expect(readFileSync(join(b, run.record), 'utf8')).toEqual(readFileSync(join(a, run.record), 'utf8'));
   });
 
+  it('keeps --restart-at faults over --workers (the workers run the same restarts)', async () => {
+    const [a, b] = [tempDir(), tempDir()];
+    const args = [
+      '--planner=gated',
+      '--seed=9',
+      '--restart-at=2',
+      '--scenario=invoice-and-notify,release-with-migration',
+    ];
+    expect((await runCli(main, [...args, `--out=${a}`])).code).toBe(0);
+    expect((await runCli(main, [...args, '--workers=2', `--out=${b}`])).code).toBe(0);
+    const records = (dir: string) => readResults(dir).runs.map((r) => readFileSync(join(dir, r.record), 'utf8'));
+    // The fault fired (a restart event in a record), so the comparison is about something.
+    expect(records(a).some((text) => text.includes('"type":"restart"'))).toBe(true);
+    expect(timeless(readResults(b))).toEqual(timeless(readResults(a)));
+    expect(records(b)).toEqual(records(a));
+  });
+
   it('merges shards into the results of the unsharded run, records included', async () => {
     const whole = tempDir();
     await runCli(main, [...base, `--out=${whole}`]);

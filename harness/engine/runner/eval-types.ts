@@ -43,6 +43,25 @@ export interface EvalOptions {
   resume?: RunResult[];
 }
 
+/**
+ * The options one run reads (runJob): what a worker thread is given so its runs are the runs this
+ * thread would do. runJob takes exactly these, so an option it starts reading must be listed here,
+ * and a worker then gets it too (`--restart-at` was once left out, and workers ran without it).
+ */
+export const RUN_OPTION_KEYS = [
+  'seed',
+  'outDir',
+  'transport',
+  'maxTurns',
+  'decisionTimeoutMs',
+  'plannerOptions',
+  'plan',
+  'restartAt',
+] as const;
+
+/** What runJob reads: the RUN_OPTION_KEYS, and the guard's gate (a worker rebuilds it from its policy). */
+export type RunOptions = Pick<EvalOptions, (typeof RUN_OPTION_KEYS)[number] | 'gate'>;
+
 /** One run to do (exported for `npm run serve`, which runs a job per MCP session as sessions arrive). */
 export interface Job {
   index: number;

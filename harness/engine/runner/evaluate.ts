@@ -17,7 +17,7 @@ import { stableJson } from '../../util/json.ts';
 import { tightHeapGrowth } from '../../util/heap.ts';
 import { packageVersion } from '../../util/package-root.ts';
 import { deriveSeed } from '../../util/rng.ts';
-import type { EvalOptions, Job } from './eval-types.ts';
+import type { EvalOptions, Job, RunOptions } from './eval-types.ts';
 import { runOne } from './run.ts';
 import { runWorkerPool, workerCapable } from './workers.ts';
 
@@ -61,7 +61,7 @@ export function recordPath(scenario: string, planner: string, trial: number): st
   return `runs/${scenario}/${safeName(planner)}-t${trial}.jsonl`;
 }
 
-export async function runJob(job: Job, opts: EvalOptions): Promise<RunResult> {
+export async function runJob(job: Job, opts: RunOptions): Promise<RunResult> {
   const { scenario, file } = job.scenario;
   const { planner, trial } = job;
   const seed = runSeed(opts.seed, scenario.id, trial);

@@ -54,7 +54,7 @@ export type HostRequest =
 
 /** What a planner thread says; `escapes` is how many attempts it has reported so far. */
 export type HostMessage =
-  | { type: 'loaded'; name: string; checkpoint?: Checkpoint; escapes: number }
+  | { type: 'loaded'; name: string; checkpoint?: Checkpoint; cpuBound?: boolean; escapes: number }
   | { type: 'failed'; message: string; hint?: string; escapes: number }
   | { type: 'ready'; escapes: number; usage?: Usage }
   | { type: 'decision'; value: unknown; escapes: number; usage?: Usage }
@@ -236,7 +236,7 @@ export class PlannerPool {
 export async function probePlanner(
   init: HostInit,
   timeoutMs = LOAD_TIMEOUT_MS,
-): Promise<{ name: string; checkpoint?: Checkpoint; pool: PlannerPool }> {
+): Promise<{ name: string; checkpoint?: Checkpoint; cpuBound?: boolean; pool: PlannerPool }> {
   const scope = new AsyncResource('oneway-planner-load');
   const t = new PlannerThread(init, [], scope);
   let timer: NodeJS.Timeout | undefined;
@@ -269,7 +269,12 @@ export async function probePlanner(
   }
   // Not reused: each run's thread imports the module again, so what its top level does is charged to a run.
   t.kill();
-  return { name: m.name, ...(m.checkpoint ? { checkpoint: m.checkpoint } : {}), pool: new PlannerPool(init) };
+  return {
+    name: m.name,
+    ...(m.checkpoint ? { checkpoint: m.checkpoint } : {}),
+    ...(m.cpuBound === true ? { cpuBound: true } : {}),
+    pool: new PlannerPool(init),
+  };
 }
 
 /**

@@ -139,6 +139,7 @@ async function main(): Promise<void> {
     type: 'loaded',
     name: handle.name,
     ...(handle.checkpoint ? { checkpoint: handle.checkpoint } : {}),
+    ...(handle.cpuBound ? { cpuBound: true } : {}),
     escapes: escapes(),
   });
 }

@@ -45,6 +45,7 @@ export function toHandle(mod: Record<string, unknown>, fallbackName: string, whe
         name,
         create: (ctx) => candidate.create(ctx),
         ...(candidate.checkpoint ? { checkpoint: candidate.checkpoint } : {}),
+        ...(candidate.cpuBound === true ? { cpuBound: true } : {}),
       };
     }
     if (isPlanner(candidate)) {
@@ -92,12 +93,13 @@ export async function loadPlanner(spec: string, cwd: string, opts: LoadOptions =
   await needsTypeScript(file, `planner module ${spec}`);
   if (opts.isolate !== false && !isBuiltinFile(file)) {
     // Its code runs in sealed threads, never in this one (its top level included).
-    const { name, checkpoint, pool } = await probePlanner({ file, spec, fallbackName: fallback });
+    const { name, checkpoint, cpuBound, pool } = await probePlanner({ file, spec, fallbackName: fallback });
     return {
       name,
       source: file,
       create: (ctx) => hostedPlanner(name, pool, ctx),
       ...(checkpoint ? { checkpoint } : {}),
+      ...(cpuBound ? { cpuBound } : {}),
     };
   }
   const mod = await importUserModule(file, { what: `planner module ${spec}` });

@@ -49,6 +49,8 @@ export interface PlannerHandle {
   source?: string;
   /** What the planner keeps across a restart (default `initial`: nothing). */
   checkpoint?: Checkpoint;
+  /** Its factory says its runs only compute (PlannerFactory.cpuBound): a long evaluation may go to workers. */
+  cpuBound?: boolean;
 }
 
 export interface RunSpec {

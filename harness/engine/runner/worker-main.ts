@@ -2,16 +2,15 @@
 import { createGuard } from '../guard/guard.ts';
 import { seal } from '../sandbox/seal.ts';
 import { serveJobs, workerInput } from './worker-pool.ts';
-import { runJob, type EvalOptions } from './evaluate.ts';
+import { runJob } from './evaluate.ts';
+import type { RunOptions } from './eval-types.ts';
 import { loadPlanner } from './planners.ts';
 import type { WorkerInit } from './workers.ts';
 
 const init = workerInput<WorkerInit>();
 const planners = await Promise.all(init.planners.map((p) => loadPlanner(p.source, init.cwd)));
-const opts: EvalOptions = {
+const opts: RunOptions = {
   ...init.options,
-  scenarios: init.scenarios,
-  planners,
   ...(init.guardPolicy ? { gate: createGuard(init.guardPolicy), guardPolicy: init.guardPolicy } : {}),
 };
 seal.acquire();

@@ -28,6 +28,8 @@ export interface PoolOptions<T> {
   /** Structured-clonable data every worker starts from. */
   data: unknown;
   workers: number;
+  /** Caps each worker's young generation (V8's default lets it reach 48 MiB a thread). */
+  youngGenerationMb?: number;
   /** The next job to hand out, or undefined when there is none left (the worker then stops). */
   next(): JobMessage | undefined;
   done(index: number, value: T): void;
@@ -42,6 +44,7 @@ export async function runOnWorkers<T>(opts: PoolOptions<T>): Promise<void> {
       // Sealed from its first line (sandbox/socket-seal.cjs, preloaded): a worker does not inherit this thread's patches.
       const w = socketSeal.sealedWorker(new URL('./worker-boot.mjs', import.meta.url), {
         workerData: { entry: opts.entry.href, data: opts.data },
+        ...(opts.youngGenerationMb ? { resourceLimits: { maxYoungGenerationSizeMb: opts.youngGenerationMb } } : {}),
       });
       // Jobs handed to this worker and not answered yet; `stop` goes once none is left to hand out.
       let held = 0;

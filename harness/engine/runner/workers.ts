@@ -5,28 +5,68 @@
  * be set up in every worker), loads the planners from their files and runs
  * jobs as the main thread hands them out; results come back by job index, so
  * the output is identical to a serial run.
+ *
+ * Unless told, `eval` decides (autoWorkers): a long evaluation whose planners all
+ * say they only compute goes to workers, one per core up to four.
  */
 import { runOnWorkers } from './worker-pool.ts';
 import { ownModule } from '../../util/module-url.ts';
 import type { Policy } from '../guard/policy.ts';
 import type { RunResult } from '../results/types.ts';
-import type { EvalOptions, Job } from './eval-types.ts';
+import { RUN_OPTION_KEYS, type EvalOptions, type Job, type RunOptions } from './eval-types.ts';
+import type { PlannerHandle } from './run.ts';
 
 /** What a worker needs to rebuild the evaluation on its side (structured-clonable). */
 export interface WorkerInit {
   scenarios: EvalOptions['scenarios'];
   planners: { name: string; source: string }[];
-  options: Pick<
-    EvalOptions,
-    'trials' | 'seed' | 'outDir' | 'transport' | 'maxTurns' | 'decisionTimeoutMs' | 'plannerOptions' | 'plan'
-  >;
+  /** Every option a run reads but the gate, which the worker rebuilds from `guardPolicy`. */
+  options: Omit<RunOptions, 'gate'>;
   guardPolicy: Policy | null;
   cwd: string;
 }
 
+/**
+ * Runs from which `eval` spreads CPU-bound planners over worker threads by default. Each worker
+ * loads, compiles and collects on its own, which only a long evaluation pays back. On two cores,
+ * `--workers=2` against serial (compiled): 10× the bundled suite (800 runs) 0.9-0.98×, 50× (4,000)
+ * 1.1×, 100× (8,000) 1.18×, 200× (16,000) 1.29×; one scenario × 2,000 trials × eager and gated
+ * (4,000 runs) 1.0× in process and 1.13× over MSW, × 4,000 trials (8,000 runs) 1.19× and 1.24×.
+ */
+export const AUTO_WORKERS_MIN_RUNS = 5_000;
+/** At most this many workers by default: each holds its own heap (about 70 MiB). */
+export const AUTO_WORKERS_MAX = 4;
+/**
+ * A worker's young generation, in MiB. V8's default (three semi-spaces of 16 MiB) let two
+ * workers take 312 MiB at 8,000 runs; at 12 it was 261 MiB and as fast (npm run bench).
+ */
+const WORKER_YOUNG_GENERATION_MB = 12;
+
 /** Whether every planner can be loaded again inside a worker (it came from a file). */
-export function workerCapable(opts: EvalOptions): boolean {
+export function workerCapable(opts: Pick<EvalOptions, 'planners'>): boolean {
   return opts.planners.every((p) => typeof p.source === 'string');
+}
+
+/**
+ * Worker threads for an evaluation `--workers` was not given for: one per core, at most
+ * AUTO_WORKERS_MAX, when it has at least AUTO_WORKERS_MIN_RUNS runs to do, every planner says it
+ * only computes (PlannerFactory.cpuBound) and can be loaded in a worker, runs are not asked to
+ * overlap (`--concurrency` above 1 means the planners wait on something) and there are two cores
+ * or more; otherwise 1 (this thread).
+ *
+ * @example
+ * autoWorkers({ runs: 8000, planners: [eager, gated], concurrency: 1, cores: 2 }) // 2
+ * autoWorkers({ runs: 800, planners: [eager, gated], concurrency: 1, cores: 8 }) // 1
+ */
+export function autoWorkers(e: {
+  runs: number;
+  planners: readonly PlannerHandle[];
+  concurrency: number;
+  cores: number;
+}): number {
+  if (e.runs < AUTO_WORKERS_MIN_RUNS || e.concurrency > 1 || e.cores < 2 || e.planners.length === 0) return 1;
+  if (!e.planners.every((p) => p.cpuBound === true && typeof p.source === 'string')) return 1;
+  return Math.min(e.cores, AUTO_WORKERS_MAX);
 }
 
 export async function runWorkerPool(
@@ -35,19 +75,12 @@ export async function runWorkerPool(
   workers: number,
   store: (job: Job, run: RunResult) => void,
 ): Promise<void> {
+  const options: Record<string, unknown> = {};
+  for (const key of RUN_OPTION_KEYS) if (opts[key] !== undefined) options[key] = opts[key];
   const init: WorkerInit = {
     scenarios: opts.scenarios,
     planners: opts.planners.map((p) => ({ name: p.name, source: p.source as string })),
-    options: {
-      trials: opts.trials,
-      seed: opts.seed,
-      outDir: opts.outDir,
-      transport: opts.transport,
-      maxTurns: opts.maxTurns,
-      decisionTimeoutMs: opts.decisionTimeoutMs,
-      plannerOptions: opts.plannerOptions,
-      ...(opts.plan ? { plan: opts.plan } : {}),
-    },
+    options: options as WorkerInit['options'],
     guardPolicy: (opts.guardPolicy as Policy | undefined) ?? null,
     cwd: process.cwd(),
   };
@@ -60,6 +93,7 @@ export async function runWorkerPool(
     entry: ownModule('./worker-main', import.meta.url),
     data: init,
     workers: Math.min(workers, jobs.length),
+    youngGenerationMb: WORKER_YOUNG_GENERATION_MB,
     next: () => {
       if (next >= jobs.length || opts.shouldStop?.()) return undefined;
       const job = jobs[next++] as Job;
