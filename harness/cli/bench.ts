@@ -36,6 +36,8 @@ import {
   STARTUP_COMMANDS,
   workers,
   workersChild,
+  workersLong,
+  longWorkersChild,
 } from '../features/bench/cases.ts';
 import type { ThreadCpu } from '../features/bench/threads.ts';
 
@@ -297,7 +299,7 @@ Runs for a few minutes: the cost of one call (direct, in-process, over MSW, agai
 loopback server), evaluation throughput (serial, --concurrency, 10× and 100× the bundled scenarios),
 fuzzing (the fuzz case, and each property), plan length, peak memory at 1×, 10× and 100× the
 bundled scenarios, an LLM-bound evaluation against a loopback fake model at --concurrency 8, 32 and
-128, --workers=2 against serial, and start-up (--help; eval --list with an empty and with a filled
+128, --workers=2 against serial (800 runs, and 8,000 where eval picks workers itself), and start-up (--help; eval --list with an empty and with a filled
 cache of loaded scenarios). Child processes run the working tree compiled into DIR/bench-build (dist/
 is left alone). Read the ratios: absolute times on a shared machine are noise.
 
@@ -353,6 +355,7 @@ async function runChild(role: string, outDir: string): Promise<unknown> {
   const [name, arg] = role.split(':');
   if (name === 'memory') return memoryChild(suite, Number(arg), outDir, collector());
   if (name === 'workers') return workersChild(suite, outDir);
+  if (name === 'workers-long') return longWorkersChild(suite, Number(arg), outDir);
   if (name === 'fuzz') return fuzzing(suite.map((s) => s.scenario));
   throw new Error(`unknown bench child: ${role}`);
 }
@@ -411,6 +414,8 @@ async function bench(reportsDir: string, io: Io) {
   const mem = await memory(build, runsDir);
   phase('--workers=2 against serial (compiled)');
   const work = await workers(build, runsDir);
+  phase('a long evaluation (100× scenarios, 8,000 runs) serially and on 2 workers (compiled, a process each)');
+  const long = await workersLong(build, runsDir);
   phase('start-up (whole processes, median of 7)');
   const start = startup(build);
 
@@ -431,7 +436,7 @@ async function bench(reportsDir: string, io: Io) {
     fuzzing: fuzz,
     llm_bound: llm,
     memory: mem.rows,
-    workers: work,
+    workers: { ...work, long },
     startup: start,
     build: {
       dir: relative(io.cwd, build.root) || build.root,
@@ -464,6 +469,10 @@ async function bench(reportsDir: string, io: Io) {
   const cpuOf = (c: ThreadCpu) =>
     c.main_s === null ? 'n/a' : `main ${c.main_s}, workers ${c.started_s}, V8 background ${c.background_s}`;
   out.push(`    CPU-s by thread: serial ${cpuOf(work.cpu.serial)}; --workers=2 ${cpuOf(work.cpu.workers2)}`);
+  out.push(
+    `  --workers=2 against serial, 100× scenarios (eval's default from 5,000 runs): ${long.workers2.runs_per_s} vs ${long.serial.runs_per_s} runs/s = ${long.speedup}× (${long.serial.runs} runs; peak RSS ${long.workers2.peak_rss_mib} vs ${long.serial.peak_rss_mib} MiB)`,
+  );
+  out.push(`    CPU-s by thread: serial ${cpuOf(long.serial.cpu)}; --workers=2 ${cpuOf(long.workers2.cpu)}`);
   out.push(`\n${'fuzzing, one thread (compiled)'.padEnd(60)} plans   plans/s   plans/CPU-s`);
   const fuzzRow = (label: string, r: { plans: number; plans_per_s: number; plans_per_cpu_s: number }) =>
     out.push(`  ${label.padEnd(58)} ${pad(r.plans, 6)}   ${pad(r.plans_per_s, 7)}   ${pad(r.plans_per_cpu_s, 11)}`);

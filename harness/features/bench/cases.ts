@@ -230,28 +230,32 @@ export interface WorkersRow {
   cpu: { serial: ThreadCpu; workers2: ThreadCpu; serial_warm: ThreadCpu };
 }
 
+/** One evaluation of `scenarios` × eager and gated over MSW, on `workers` threads (1: this one), with its CPU by thread. */
+async function workersPass(scenarios: EvalScenario[], workers: number, outDir: string) {
+  const planners = await Promise.all(['eager', 'gated'].map((p) => loadPlanner(p, PACKAGE_ROOT)));
+  const t0 = performance.now();
+  const { value: r, cpu } = await withThreadCpu(() =>
+    evaluate({
+      scenarios,
+      planners,
+      trials: 1,
+      seed: 1,
+      outDir: join(outDir, `w${workers}`),
+      transport: 'msw',
+      maxTurns: 50,
+      decisionTimeoutMs: 30_000,
+      plannerOptions: {},
+      workers,
+    }),
+  );
+  const seconds = (performance.now() - t0) / 1000;
+  return { runs: r.runs.length, seconds, perS: r.runs.length / seconds, cpu };
+}
+
 /** 10× the bundled suite (eager and gated, MSW) serially, over two worker threads, serially again; in this process. */
 export async function workersChild(suite: readonly EvalScenario[], outDir: string): Promise<WorkersRow> {
-  const planners = await Promise.all(['eager', 'gated'].map((p) => loadPlanner(p, PACKAGE_ROOT)));
   const scenarios = copies(suite, 10);
-  const pass = async (workers: number) => {
-    const t0 = performance.now();
-    const { value: r, cpu } = await withThreadCpu(() =>
-      evaluate({
-        scenarios,
-        planners,
-        trials: 1,
-        seed: 1,
-        outDir: join(outDir, `w${workers}`),
-        transport: 'msw',
-        maxTurns: 50,
-        decisionTimeoutMs: 30_000,
-        plannerOptions: {},
-        workers,
-      }),
-    );
-    return { runs: r.runs.length, perS: r.runs.length / ((performance.now() - t0) / 1000), cpu };
-  };
+  const pass = (workers: number) => workersPass(scenarios, workers, outDir);
   // Serial first, in a fresh process, as the workers start fresh: both cold. Then serial again, warm.
   const serial = await pass(1);
   const two = await pass(2);
@@ -294,6 +298,48 @@ export async function memory(
 }
 
 export const workers = (build: Build, outDir: string) => child<WorkersRow>(build, 'workers', join(outDir, 'workers'));
+
+/** One pass of the long workers case: what `oneway eval` does with 100× the bundled suite, serially or on workers. */
+export interface LongWorkersPass {
+  workers: number;
+  runs: number;
+  seconds: number;
+  runs_per_s: number;
+  /** The whole process's, main thread and workers. */
+  peak_rss_mib: number;
+  cpu: ThreadCpu;
+}
+
+/** 100× the bundled suite (eager and gated, MSW, 8,000 runs) on `workers` threads; in this (fresh) process. */
+export async function longWorkersChild(
+  suite: readonly EvalScenario[],
+  workers: number,
+  outDir: string,
+): Promise<LongWorkersPass> {
+  const r = await workersPass(copies(suite, 100), workers, outDir);
+  return {
+    workers,
+    runs: r.runs,
+    seconds: round(r.seconds, 2),
+    runs_per_s: round(r.perS),
+    peak_rss_mib: Math.round(process.resourceUsage().maxRSS / 1024),
+    cpu: r.cpu,
+  };
+}
+
+/**
+ * A long evaluation, where `eval` goes to workers by default (runner/workers.ts, autoWorkers):
+ * 8,000 runs serially and on two workers, each in a process of its own (each starts cold, and each
+ * peak RSS is its own).
+ */
+export async function workersLong(
+  build: Build,
+  outDir: string,
+): Promise<{ serial: LongWorkersPass; workers2: LongWorkersPass; speedup: number }> {
+  const serial = await child<LongWorkersPass>(build, 'workers-long:1', join(outDir, 'workers-long'));
+  const workers2 = await child<LongWorkersPass>(build, 'workers-long:2', join(outDir, 'workers-long'));
+  return { serial, workers2, speedup: round(workers2.runs_per_s / serial.runs_per_s, 2) };
+}
 
 // ------------------------------------------------------------------------------------------------
 // Start-up
