@@ -40,6 +40,7 @@ import {
   longWorkersChild,
 } from '../features/bench/cases.ts';
 import type { ThreadCpu } from '../features/bench/threads.ts';
+import { parallelScaling } from '../features/bench/ceiling.ts';
 
 interface Measure {
   name: string;
@@ -416,6 +417,8 @@ async function bench(reportsDir: string, io: Io) {
   const work = await workers(build, runsDir);
   phase('a long evaluation (100× scenarios, 8,000 runs) serially and on 2 workers (compiled, a process each)');
   const long = await workersLong(build, runsDir);
+  phase('what two threads gain on this machine (fixed arithmetic and allocation work, 1 thread against 2)');
+  const scaling = await parallelScaling();
   phase('start-up (whole processes, median of 7)');
   const start = startup(build);
 
@@ -436,7 +439,7 @@ async function bench(reportsDir: string, io: Io) {
     fuzzing: fuzz,
     llm_bound: llm,
     memory: mem.rows,
-    workers: { ...work, long },
+    workers: { ...work, long, machine_scaling: scaling },
     startup: start,
     build: {
       dir: relative(io.cwd, build.root) || build.root,
@@ -473,6 +476,9 @@ async function bench(reportsDir: string, io: Io) {
     `  --workers=2 against serial, 100× scenarios (eval's default from 5,000 runs): ${long.workers2.runs_per_s} vs ${long.serial.runs_per_s} runs/s = ${long.speedup}× (${long.serial.runs} runs; peak RSS ${long.workers2.peak_rss_mib} vs ${long.serial.peak_rss_mib} MiB)`,
   );
   out.push(`    CPU-s by thread: serial ${cpuOf(long.serial.cpu)}; --workers=2 ${cpuOf(long.workers2.cpu)}`);
+  out.push(
+    `  two threads against one on this machine, the same fixed work: arithmetic ${scaling.arithmetic}×, allocation-heavy ${scaling.allocation}× (the most --workers=2 can approach)`,
+  );
   out.push(`\n${'fuzzing, one thread (compiled)'.padEnd(60)} plans   plans/s   plans/CPU-s`);
   const fuzzRow = (label: string, r: { plans: number; plans_per_s: number; plans_per_cpu_s: number }) =>
     out.push(`  ${label.padEnd(58)} ${pad(r.plans, 6)}   ${pad(r.plans_per_s, 7)}   ${pad(r.plans_per_cpu_s, 11)}`);
