@@ -18,6 +18,7 @@ import { resolveScenarios } from '../engine/loader/resolve.ts';
 import { memorySink } from '../engine/record/writer.ts';
 import { evaluate, type EvalScenario } from '../engine/runner/evaluate.ts';
 import { loadPlanner } from '../engine/runner/planners.ts';
+import { AUTO_WORKERS_MIN_RUNS } from '../engine/runner/workers.ts';
 import { runOne } from '../engine/runner/run.ts';
 import { Sandbox } from '../engine/sandbox/sandbox.ts';
 import { seal } from '../engine/sandbox/seal.ts';
@@ -473,11 +474,11 @@ async function bench(reportsDir: string, io: Io) {
     c.main_s === null ? 'n/a' : `main ${c.main_s}, workers ${c.started_s}, V8 background ${c.background_s}`;
   out.push(`    CPU-s by thread: serial ${cpuOf(work.cpu.serial)}; --workers=2 ${cpuOf(work.cpu.workers2)}`);
   out.push(
-    `  --workers=2 against serial, 100× scenarios (eval's default from 5,000 runs): ${long.workers2.runs_per_s} vs ${long.serial.runs_per_s} runs/s = ${long.speedup}× (${long.serial.runs} runs; peak RSS ${long.workers2.peak_rss_mib} vs ${long.serial.peak_rss_mib} MiB)`,
+    `  --workers=2 against serial, 100× scenarios (eval's default from ${AUTO_WORKERS_MIN_RUNS.toLocaleString('en-US')} runs): ${long.workers2.runs_per_s} vs ${long.serial.runs_per_s} runs/s = ${long.speedup}× (${long.serial.runs} runs; peak RSS ${long.workers2.peak_rss_mib} vs ${long.serial.peak_rss_mib} MiB)`,
   );
   out.push(`    CPU-s by thread: serial ${cpuOf(long.serial.cpu)}; --workers=2 ${cpuOf(long.workers2.cpu)}`);
   out.push(
-    `  two threads against one on this machine, the same fixed work: arithmetic ${scaling.arithmetic}×, allocation-heavy ${scaling.allocation}× (the most --workers=2 can approach)`,
+    `  two threads against one on this machine, the same fixed work, no oneway code: arithmetic ${scaling.arithmetic}×, allocation-heavy ${scaling.allocation}× (cores busy, one thread → two: ${scaling.cores.arithmetic.one_thread} → ${scaling.cores.arithmetic.two_threads} and ${scaling.cores.allocation.one_thread} → ${scaling.cores.allocation.two_threads})`,
   );
   out.push(`\n${'fuzzing, one thread (compiled)'.padEnd(60)} plans   plans/s   plans/CPU-s`);
   const fuzzRow = (label: string, r: { plans: number; plans_per_s: number; plans_per_cpu_s: number }) =>

@@ -1,9 +1,10 @@
 /**
  * A small pool of worker threads, shared by `eval --workers` and `fuzz --workers`:
- * the main thread hands out jobs as workers become free, each worker answers job
- * by job, in the order given. A worker holds one job beyond the one it runs, so it
- * never waits a message round trip for its next job (the main thread may be busy
- * writing a results checkpoint when a job ends). Workers run TypeScript: `worker-boot.mjs` registers tsx in the thread
+ * the main thread hands out jobs as workers become free, and each worker runs up
+ * to `inFlight` of them at once (1 by default: one after another, in the order
+ * given), answering each as it ends. A worker holds one job beyond those it runs,
+ * so it never waits a message round trip for its next job (the main thread may be
+ * busy writing a results checkpoint when a job ends). Workers run TypeScript: `worker-boot.mjs` registers tsx in the thread
  * (a worker does not inherit the main thread's loader hooks on Node 20), then
  * imports the worker module. Each worker has the seal's socket layer preloaded
  * and on for its whole life (sandbox/socket-seal.cjs).
@@ -30,27 +31,32 @@ export interface PoolOptions<T> {
   workers: number;
   /** Caps each worker's young generation (V8's default lets it reach 48 MiB a thread). */
   youngGenerationMb?: number;
+  /**
+   * Jobs each worker runs at once (default 1). More overlap what a job waits for (its record
+   * file's writes, a checkpoint) with another job's work; `handle` must then allow it.
+   */
+  inFlight?: number;
   /** The next job to hand out, or undefined when there is none left (the worker then stops). */
   next(): JobMessage | undefined;
   done(index: number, value: T): void;
 }
 
-/** Jobs a worker holds at once: the one it runs and the next. */
-const AHEAD = 2;
-
 export async function runOnWorkers<T>(opts: PoolOptions<T>): Promise<void> {
+  const inFlight = Math.max(1, Math.floor(opts.inFlight ?? 1));
+  // Jobs a worker holds at once: those it runs and the next.
+  const ahead = inFlight + 1;
   const one = () =>
     new Promise<void>((resolve, reject) => {
       // Sealed from its first line (sandbox/socket-seal.cjs, preloaded): a worker does not inherit this thread's patches.
       const w = socketSeal.sealedWorker(new URL('./worker-boot.mjs', import.meta.url), {
-        workerData: { entry: opts.entry.href, data: opts.data },
+        workerData: { entry: opts.entry.href, data: opts.data, inFlight } satisfies PoolData,
         ...(opts.youngGenerationMb ? { resourceLimits: { maxYoungGenerationSizeMb: opts.youngGenerationMb } } : {}),
       });
       // Jobs handed to this worker and not answered yet; `stop` goes once none is left to hand out.
       let held = 0;
       let stopped = false;
       const give = () => {
-        while (!stopped && held < AHEAD) {
+        while (!stopped && held < ahead) {
           const job = opts.next();
           if (job === undefined) {
             stopped = true;
@@ -80,46 +86,63 @@ export async function runOnWorkers<T>(opts: PoolOptions<T>): Promise<void> {
   await Promise.all(Array.from({ length: Math.max(1, opts.workers) }, one));
 }
 
+/** What a pool's worker starts with (`workerData`): worker-boot.mjs imports `entry`. */
+interface PoolData {
+  entry: string;
+  data: unknown;
+  inFlight: number;
+}
+
 /** The data the main thread gave this worker. */
 export function workerInput<D>(): D {
-  return (workerData as { data: D }).data;
+  return (workerData as PoolData).data as D;
 }
 
 /**
- * The worker side: answers each job with `handle`, reports failures as values,
- * and runs `close` when told to stop.
+ * The worker side: answers each job with `handle` (up to the pool's `inFlight` at once, started in
+ * the order given), reports failures as values, and runs `close` when told to stop, once every job
+ * it started has been answered.
  */
 export function serveJobs<T>(handle: (job: JobMessage) => Promise<T>, close: () => void = () => {}): void {
   const port = parentPort;
   if (!port) throw new Error('internal: serveJobs runs only in a worker thread');
-  // Jobs arrive ahead of need (runOnWorkers keeps one waiting); they run one at a time, in order.
+  const inFlight = Math.max(1, (workerData as PoolData).inFlight ?? 1);
+  // Jobs arrive ahead of need (runOnWorkers keeps one more than inFlight here).
   const queue: ToWorker[] = [];
-  let running = false;
-  const drain = async () => {
-    running = true;
-    for (let m = queue.shift(); m !== undefined; m = queue.shift()) {
+  let running = 0;
+  const answer = async (m: JobMessage) => {
+    running++;
+    try {
+      port.postMessage({ type: 'done', index: m.index, value: await handle(m) } satisfies FromWorker<T>);
+    } catch (e) {
+      const usage = e instanceof UsageError ? { usage: e.hint === undefined ? {} : { hint: e.hint } } : {};
+      port.postMessage({
+        type: 'failed',
+        index: m.index,
+        message: (e as Error).message,
+        ...usage,
+      } satisfies FromWorker<T>);
+    }
+    running--;
+    start();
+  };
+  const start = () => {
+    while (running < inFlight && queue.length > 0) {
+      const m = queue[0] as ToWorker;
       if (m.type === 'stop') {
+        if (running > 0) return; // the last answer starts this again
+        queue.shift();
         close();
         port.close();
         return;
       }
-      try {
-        port.postMessage({ type: 'done', index: m.index, value: await handle(m) } satisfies FromWorker<T>);
-      } catch (e) {
-        const usage = e instanceof UsageError ? { usage: e.hint === undefined ? {} : { hint: e.hint } } : {};
-        port.postMessage({
-          type: 'failed',
-          index: m.index,
-          message: (e as Error).message,
-          ...usage,
-        } satisfies FromWorker<T>);
-      }
+      queue.shift();
+      void answer(m);
     }
-    running = false;
   };
   port.on('message', (m: ToWorker) => {
     queue.push(m);
-    if (!running) void drain();
+    start();
   });
   port.postMessage({ type: 'ready' } satisfies FromWorker<T>);
 }

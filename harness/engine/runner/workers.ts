@@ -28,12 +28,12 @@ export interface WorkerInit {
 
 /**
  * Runs from which `eval` spreads CPU-bound planners over worker threads by default. Each worker
- * loads, compiles and collects on its own, which only a long evaluation pays back. On two cores,
- * `--workers=2` against serial (compiled): 10× the bundled suite (800 runs) 0.9-0.98×, 50× (4,000)
- * 1.1×, 100× (8,000) 1.18×, 200× (16,000) 1.29×; one scenario × 2,000 trials × eager and gated
- * (4,000 runs) 1.0× in process and 1.13× over MSW, × 4,000 trials (8,000 runs) 1.19× and 1.24×.
+ * loads, compiles and collects on its own, which only a longer evaluation pays back. On two cores,
+ * `--workers=2` (4 runs in flight a worker) against serial, compiled, the bundled suite × eager and
+ * gated: 10× (800 runs) 0.92-0.97×, 20× (1,600) 1.13-1.15×, 30× (2,400) 1.16-1.19×, 100× (8,000)
+ * 1.30-1.37×.
  */
-export const AUTO_WORKERS_MIN_RUNS = 5_000;
+export const AUTO_WORKERS_MIN_RUNS = 2_000;
 /** At most this many workers by default: each holds its own heap (about 70 MiB). */
 export const AUTO_WORKERS_MAX = 4;
 /**
@@ -41,6 +41,13 @@ export const AUTO_WORKERS_MAX = 4;
  * workers take 312 MiB at 8,000 runs; at 12 it was 261 MiB and as fast (npm run bench).
  */
 const WORKER_YOUNG_GENERATION_MB = 12;
+/**
+ * Runs each worker keeps in flight (or `--concurrency` ÷ workers, if more). A run waits for its
+ * record file's writes; with one run at a time a worker sat idle for those, and two workers kept
+ * the cores ~83% busy. At 4, 8,000 runs on two workers took 11.6-12.0 s against 14.0-14.2 at 1
+ * (compiled, serial 15.3-16.8 s).
+ */
+export const WORKER_IN_FLIGHT = 4;
 
 /** Whether every planner can be loaded again inside a worker (it came from a file). */
 export function workerCapable(opts: Pick<EvalOptions, 'planners'>): boolean {
@@ -94,6 +101,7 @@ export async function runWorkerPool(
     data: init,
     workers: Math.min(workers, jobs.length),
     youngGenerationMb: WORKER_YOUNG_GENERATION_MB,
+    inFlight: Math.max(WORKER_IN_FLIGHT, Math.ceil((opts.concurrency ?? 1) / workers)),
     next: () => {
       if (next >= jobs.length || opts.shouldStop?.()) return undefined;
       const job = jobs[next++] as Job;

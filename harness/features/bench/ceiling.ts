@@ -1,10 +1,11 @@
 /**
- * What two threads can gain on this machine at all: the same fixed work in one worker thread and
- * in two at once, for plain arithmetic and for allocation-heavy JavaScript (objects made and
- * dropped, as an evaluation's runs do). On the 2-core machine the bench was built on, arithmetic
- * scaled 1.99× and allocation 1.23×: the collectors of two isolates share the machine's memory
- * and V8's background threads, so `--workers=2` (allocation-heavy) is bounded near the second
- * figure, whatever the harness does. The bench reports both beside its workers rows.
+ * What two threads gain on this machine with no oneway code: the same fixed work in one worker
+ * thread and in two at once, for plain arithmetic and for allocation-heavy JavaScript (objects made
+ * and dropped, as an evaluation's runs do), with the cores each keeps busy (process CPU time ÷
+ * wall time). On the 2-core machine the bench was built on, arithmetic scaled 1.97-1.99× and
+ * allocation 1.19-1.23×: one allocating thread already kept 1.2-1.4 cores busy, because V8's
+ * collector works on background threads beside it, so a second thread had less than a core to
+ * gain. The bench reports both beside its workers rows.
  */
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
@@ -28,10 +29,13 @@ export interface Scaling {
   /** 2 × (one thread's wall) ÷ (two threads' wall), the median of `rounds`: 2 is perfect. */
   arithmetic: number;
   allocation: number;
+  /** Cores kept busy (the process's CPU time ÷ wall time), medians of `rounds`. */
+  cores: Record<keyof typeof KERNELS, { one_thread: number; two_threads: number }>;
 }
 
-function inThreads(code: string, n: number): Promise<number> {
+function inThreads(code: string, n: number): Promise<{ ms: number; cores: number }> {
   const t0 = performance.now();
+  const c0 = process.cpuUsage();
   return Promise.all(
     Array.from(
       { length: n },
@@ -42,22 +46,32 @@ function inThreads(code: string, n: number): Promise<number> {
           w.once('error', reject);
         }),
     ),
-  ).then(() => performance.now() - t0);
+  ).then(() => {
+    const ms = performance.now() - t0;
+    const cpu = process.cpuUsage(c0);
+    return { ms, cores: (cpu.user + cpu.system) / 1000 / ms };
+  });
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1] as number;
 
 /** Two threads against one, each kernel `rounds` times in alternation (other load moves both alike). */
 export async function parallelScaling(rounds = 3): Promise<Scaling> {
-  const out = {} as Scaling;
-  for (const [name, code] of Object.entries(KERNELS) as [keyof Scaling, string][]) {
+  const out = { cores: {} } as Scaling;
+  const r2 = (x: number) => Math.round(x * 100) / 100;
+  for (const [name, code] of Object.entries(KERNELS) as [keyof typeof KERNELS, string][]) {
     const ratios: number[] = [];
+    const ones: number[] = [];
+    const twos: number[] = [];
     for (let i = 0; i < rounds; i++) {
       const one = await inThreads(code, 1);
       const two = await inThreads(code, 2);
-      ratios.push((2 * one) / two);
+      ratios.push((2 * one.ms) / two.ms);
+      ones.push(one.cores);
+      twos.push(two.cores);
     }
-    out[name] = Math.round(median(ratios) * 100) / 100;
+    out[name] = r2(median(ratios));
+    out.cores[name] = { one_thread: r2(median(ones)), two_threads: r2(median(twos)) };
   }
   return out;
 }
