@@ -47,7 +47,7 @@ const WORKER_YOUNG_GENERATION_MB = 12;
  * the cores ~83% busy. At 4, 8,000 runs on two workers took 11.6-12.0 s against 14.0-14.2 at 1
  * (compiled, serial 15.3-16.8 s).
  */
-export const WORKER_IN_FLIGHT = 4;
+const WORKER_IN_FLIGHT = 4;
 
 /** Whether every planner can be loaded again inside a worker (it came from a file). */
 export function workerCapable(opts: Pick<EvalOptions, 'planners'>): boolean {
