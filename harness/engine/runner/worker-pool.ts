@@ -106,7 +106,7 @@ export function workerInput<D>(): D {
 export function serveJobs<T>(handle: (job: JobMessage) => Promise<T>, close: () => void = () => {}): void {
   const port = parentPort;
   if (!port) throw new Error('internal: serveJobs runs only in a worker thread');
-  const inFlight = Math.max(1, (workerData as PoolData).inFlight ?? 1);
+  const inFlight = (workerData as PoolData).inFlight; // at least 1: runOnWorkers made it so
   // Jobs arrive ahead of need (runOnWorkers keeps one more than inFlight here).
   const queue: ToWorker[] = [];
   let running = 0;

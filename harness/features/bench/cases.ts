@@ -24,10 +24,8 @@ import { seal } from '../../engine/sandbox/seal.ts';
 import type { Scenario } from '../../core/scenario.ts';
 import { ownModule } from '../../util/module-url.ts';
 import { PACKAGE_ROOT } from '../../util/package-root.ts';
+import { median, round } from './stats.ts';
 import { withThreadCpu, type ThreadCpu } from './threads.ts';
-
-const round = (x: number, digits = 1) => Math.round(x * 10 ** digits) / 10 ** digits;
-const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1] as number;
 
 /** Synthetic copies of the suite, ids made unique: how cost grows with scenarios. */
 export function copies(suite: readonly EvalScenario[], n: number): EvalScenario[] {

@@ -9,6 +9,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
+import { median, round } from './stats.ts';
 
 /** Fixed work, not fixed time: the same in every thread. */
 const KERNELS = {
@@ -53,12 +54,9 @@ function inThreads(code: string, n: number): Promise<{ ms: number; cores: number
   });
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1] as number;
-
 /** Two threads against one, each kernel `rounds` times in alternation (other load moves both alike). */
 export async function parallelScaling(rounds = 3): Promise<Scaling> {
   const out = { cores: {} } as Scaling;
-  const r2 = (x: number) => Math.round(x * 100) / 100;
   for (const [name, code] of Object.entries(KERNELS) as [keyof typeof KERNELS, string][]) {
     const ratios: number[] = [];
     const ones: number[] = [];
@@ -70,8 +68,8 @@ export async function parallelScaling(rounds = 3): Promise<Scaling> {
       ones.push(one.cores);
       twos.push(two.cores);
     }
-    out[name] = r2(median(ratios));
-    out.cores[name] = { one_thread: r2(median(ones)), two_threads: r2(median(twos)) };
+    out[name] = round(median(ratios), 2);
+    out.cores[name] = { one_thread: round(median(ones), 2), two_threads: round(median(twos), 2) };
   }
   return out;
 }
