@@ -91,7 +91,7 @@ Usage: oneway eval [options]          (in a clone of oneway: npm run eval -- [op
   --concurrency=N             runs in flight at once (default 1); results are identical for any N
   --workers=N|auto            spread runs over N worker threads, each with 4 runs in flight (for CPU-bound
                               planners on several cores); results are identical for any N. Default auto:
-                              2,000 runs or more of planners that only compute (the built-ins but the LLM
+                              6,000 runs or more of planners that only compute (the built-ins but the LLM
                               ones) go to one worker per core, up to 4; --workers=1 keeps them on this thread
   --shard=i/n                 run the i-th of n deterministic slices of the scenarios (merge with eval:merge)
   --resume                    finish an interrupted evaluation in --out: keep its finished runs, run the rest

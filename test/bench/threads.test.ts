@@ -25,6 +25,8 @@ describe.runIf(existsSync('/proc/self/task'))('CPU time by thread (the --workers
     expect(cpu.started_s).toBeGreaterThan(0.1);
     expect(cpu.main_s).toBeLessThan(cpu.started_s as number);
     expect(cpu.background_s).not.toBeNull();
+    // The main thread's event loop waited for the worker's message all along.
+    expect(cpu.main_idle_s).toBeGreaterThan(0.05);
   });
 
   it('counts work on the main thread as the main thread', async () => {
@@ -35,5 +37,7 @@ describe.runIf(existsSync('/proc/self/task'))('CPU time by thread (the --workers
     });
     expect(cpu.main_s).toBeGreaterThan(0.1);
     expect(cpu.started_s).toBeLessThan(cpu.main_s as number);
+    // Busy the whole time: its event loop never waited while the loop ran.
+    expect(cpu.main_idle_s).toBeLessThan((cpu.main_s as number) / 2);
   });
 });

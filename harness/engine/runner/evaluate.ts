@@ -61,14 +61,19 @@ export function recordPath(scenario: string, planner: string, trial: number): st
   return `runs/${scenario}/${safeName(planner)}-t${trial}.jsonl`;
 }
 
-export async function runJob(job: Job, opts: RunOptions): Promise<RunResult> {
+/**
+ * One run, its record written as it goes. `syncFiles`: the record's file is created at once, on this
+ * thread (record/writer.ts, openFileSink), for a caller whose thread has nothing else to do while
+ * it waits: a serial evaluation, a worker thread of planners that only compute.
+ */
+export async function runJob(job: Job, opts: RunOptions, how: { syncFiles?: boolean } = {}): Promise<RunResult> {
   const { scenario, file } = job.scenario;
   const { planner, trial } = job;
   const seed = runSeed(opts.seed, scenario.id, trial);
   const record = recordPath(scenario.id, planner.name, trial);
   const t0 = Date.now();
   const plan = opts.plan ?? scenario.reference_plan;
-  const sink = await recordSink(join(opts.outDir, record));
+  const sink = await recordSink(join(opts.outDir, record), how.syncFiles === true);
   const outcome = await runOne({
     scenario,
     scenarioFile: file,
@@ -105,10 +110,10 @@ export async function runJob(job: Job, opts: RunOptions): Promise<RunResult> {
  * The run's JSONL record. A file-system failure while writing it is kept, not thrown into the
  * run (where it would read as the planner's fault); `runJob` reports it once the run is over.
  */
-async function recordSink(path: string): Promise<RecordSink & { failure?: unknown }> {
+async function recordSink(path: string, sync: boolean): Promise<RecordSink & { failure?: unknown }> {
   let inner: RecordSink;
   try {
-    inner = await openFileSink(path);
+    inner = await openFileSink(path, { sync });
   } catch (e) {
     throw outputError(e, path);
   }
@@ -148,11 +153,14 @@ async function runPool(
   let finished = 0;
   // The first failure stops new runs; the runs in flight finish, then it is thrown.
   let failure: { error: unknown } | undefined;
+  const concurrency = Math.max(1, Math.min(opts.concurrency ?? 1, jobs.length));
+  // One run at a time: nothing else can use the wait for a record file (record/writer.ts).
+  const how = { syncFiles: concurrency === 1 };
   const worker = async () => {
     while (next < jobs.length && !failure && !opts.shouldStop?.()) {
       const job = jobs[next++] as Job;
       try {
-        const run = await runJob(job, opts);
+        const run = await runJob(job, opts, how);
         store(job, run);
         opts.onRunDone?.(run, ++finished, jobs.length);
       } catch (error) {
@@ -165,7 +173,7 @@ async function runPool(
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.concurrency ?? 1, jobs.length)) }, worker));
+  await Promise.all(Array.from({ length: concurrency }, worker));
   if (failure) throw failure.error;
 }
 

@@ -13,6 +13,9 @@ const opts: RunOptions = {
   ...init.options,
   ...(init.guardPolicy ? { gate: createGuard(init.guardPolicy), guardPolicy: init.guardPolicy } : {}),
 };
+// Planners that only compute have nothing to do while a record file is made: made at once, on this
+// thread. Planners that wait (a model) keep it off the thread, as their runs overlap.
+const how = { syncFiles: planners.every((p) => p.cpuBound === true) };
 seal.acquire();
 serveJobs(
   (m) =>
@@ -24,6 +27,7 @@ serveJobs(
         trial: m.trial as number,
       },
       opts,
+      how,
     ),
   () => seal.release(),
 );

@@ -30,10 +30,11 @@ export interface WorkerInit {
  * Runs from which `eval` spreads CPU-bound planners over worker threads by default. Each worker
  * loads, compiles and collects on its own, which only a longer evaluation pays back. On two cores,
  * `--workers=2` (4 runs in flight a worker) against serial, compiled, the bundled suite × eager and
- * gated: 10× (800 runs) 0.92-0.97×, 20× (1,600) 1.13-1.15×, 30× (2,400) 1.16-1.19×, 100× (8,000)
- * 1.30-1.37×.
+ * gated, once a serial evaluation made its record files at once (it had waited for them ~15% of
+ * its time): 30× (2,400 runs) 0.99-1.02×, 50× (4,000) 1.04-1.05×, 75× (6,000) 1.12-1.21×, 100×
+ * (8,000) 1.2-1.35×; a worker holds ~60 MiB more.
  */
-export const AUTO_WORKERS_MIN_RUNS = 2_000;
+export const AUTO_WORKERS_MIN_RUNS = 6_000;
 /** At most this many workers by default: each holds its own heap (about 70 MiB). */
 export const AUTO_WORKERS_MAX = 4;
 /**

@@ -9,6 +9,7 @@
  * next to nothing). Elsewhere than Linux every figure is null.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
 
 export interface ThreadCpu {
   /** CPU-seconds of the main thread. */
@@ -17,6 +18,11 @@ export interface ThreadCpu {
   started_s: number | null;
   /** CPU-seconds of the other threads (V8's compilers and collector, libuv). */
   background_s: number | null;
+  /**
+   * Seconds the main thread's event loop sat idle, waiting (for files created on libuv's pool, for
+   * workers' runs): any platform. Serially, time the main thread could have run runs in.
+   */
+  main_idle_s: number;
 }
 
 const TASKS = '/proc/self/task';
@@ -37,7 +43,12 @@ function readAll(into: Map<string, number>): void {
 
 /** Runs `work`, sampling every thread's CPU time every `everyMs`; returns its result and the split. */
 export async function withThreadCpu<T>(work: () => Promise<T>, everyMs = 50): Promise<{ value: T; cpu: ThreadCpu }> {
-  if (!existsSync(TASKS)) return { value: await work(), cpu: { main_s: null, started_s: null, background_s: null } };
+  const loop = performance.eventLoopUtilization();
+  const idle = () => Math.round(performance.eventLoopUtilization(loop).idle / 10) / 100;
+  if (!existsSync(TASKS)) {
+    const value = await work();
+    return { value, cpu: { main_s: null, started_s: null, background_s: null, main_idle_s: idle() } };
+  }
   const before = new Map<string, number>();
   readAll(before);
   const last = new Map(before);
@@ -56,7 +67,10 @@ export async function withThreadCpu<T>(work: () => Promise<T>, everyMs = 50): Pr
       else started += used;
     }
     const r = (x: number) => Math.round(x * 100) / 100;
-    return { value, cpu: { main_s: r(mainS), started_s: r(started), background_s: r(background) } };
+    return {
+      value,
+      cpu: { main_s: r(mainS), started_s: r(started), background_s: r(background), main_idle_s: idle() },
+    };
   } finally {
     clearInterval(timer);
   }
