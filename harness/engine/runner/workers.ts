@@ -43,10 +43,11 @@ export const AUTO_WORKERS_MAX = 4;
  */
 const WORKER_YOUNG_GENERATION_MB = 12;
 /**
- * Runs each worker keeps in flight (or `--concurrency` ÷ workers, if more). A run waits for its
- * record file's writes; with one run at a time a worker sat idle for those, and two workers kept
- * the cores ~83% busy. At 4, 8,000 runs on two workers took 11.6-12.0 s against 14.0-14.2 at 1
- * (compiled, serial 15.3-16.8 s).
+ * Runs each worker keeps in flight (or `--concurrency` ÷ workers, if more). A run waited for its
+ * record file, made on libuv's pool; with one run at a time a worker sat idle for that, and two
+ * workers kept the cores ~83% busy. At 4, 8,000 runs on two workers took 11.6-12.0 s against
+ * 14.0-14.2 at 1 (compiled, serial 15.3-16.8 s). A worker of planners that only compute now makes
+ * its record files at once (worker-main.ts); runs that wait on a model still need the overlap.
  */
 const WORKER_IN_FLIGHT = 4;
 
