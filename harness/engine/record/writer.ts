@@ -21,12 +21,13 @@ export interface RecordSink {
 const made = new Set<string>();
 const MADE_MAX = 1024;
 
-const openAsync = (path: string) =>
-  new Promise<number>((resolve, reject) => fsOpen(path, 'w', (e, fd) => (e ? reject(e) : resolve(fd))));
-
 /** How a record's file is created: off the main thread (libuv's pool), or on it at once. */
 const CREATE = {
-  async: { mkdir: (dir: string) => mkdir(dir, { recursive: true }), open: openAsync },
+  async: {
+    mkdir: (dir: string) => mkdir(dir, { recursive: true }),
+    open: (path: string) =>
+      new Promise<number>((resolve, reject) => fsOpen(path, 'w', (e, fd) => (e ? reject(e) : resolve(fd)))),
+  },
   sync: {
     mkdir: (dir: string) => void mkdirSync(dir, { recursive: true }),
     open: (path: string) => openSync(path, 'w'),

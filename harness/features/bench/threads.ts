@@ -10,6 +10,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
+import { round } from './stats.ts';
 
 export interface ThreadCpu {
   /** CPU-seconds of the main thread. */
@@ -44,7 +45,7 @@ function readAll(into: Map<string, number>): void {
 /** Runs `work`, sampling every thread's CPU time every `everyMs`; returns its result and the split. */
 export async function withThreadCpu<T>(work: () => Promise<T>, everyMs = 50): Promise<{ value: T; cpu: ThreadCpu }> {
   const loop = performance.eventLoopUtilization();
-  const idle = () => Math.round(performance.eventLoopUtilization(loop).idle / 10) / 100;
+  const idle = () => round(performance.eventLoopUtilization(loop).idle / 1000, 2);
   if (!existsSync(TASKS)) {
     const value = await work();
     return { value, cpu: { main_s: null, started_s: null, background_s: null, main_idle_s: idle() } };
@@ -66,7 +67,7 @@ export async function withThreadCpu<T>(work: () => Promise<T>, everyMs = 50): Pr
       else if (before.has(tid)) background += used;
       else started += used;
     }
-    const r = (x: number) => Math.round(x * 100) / 100;
+    const r = (x: number) => round(x, 2);
     return {
       value,
       cpu: { main_s: r(mainS), started_s: r(started), background_s: r(background), main_idle_s: idle() },
