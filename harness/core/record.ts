@@ -68,6 +68,17 @@ export interface Compensation {
   scheduled?: boolean;
 }
 
+/** What a reconciling call reported on (the sandbox's answer; see domain/rules/reconcile.ts). */
+export interface Reconciled {
+  /** The most recent call reported on. */
+  tool: string;
+  step: number;
+  /** Whether any of the calls reported on applied (what the reply's `applied` says). */
+  applied: boolean;
+  /** Every call reported on, oldest first (absent in records written before it was added: then only `step`). */
+  calls?: { tool: string; step: number; applied: boolean }[];
+}
+
 export interface CallEvent {
   type: 'call';
   /** 1-based index among the calls issued (or attempted, when blocked). */
@@ -101,9 +112,17 @@ export interface CallEvent {
   result: unknown;
   error: string | null;
   approved?: boolean;
-  /** For a reconciling tool: the call it reported on. */
-  reconciled?: { tool: string; step: number; applied: boolean } | null;
+  /**
+   * For a reconciling tool: what it reported on (null: no earlier call matched). `tool`/`step` name
+   * the most recent call, `applied` whether any applied, `calls` every call it reported on.
+   */
+  reconciled?: Reconciled | null;
   blocked_reason?: string;
+  /**
+   * Refused because its idempotency key was already used, at this step, by a call with other
+   * arguments: a definite failure (HTTP 422), nothing applied, not ambiguous.
+   */
+  key_conflict_of?: number;
   /** The planner restarted right after this call's batch: its reply never reached the planner. */
   reply_lost?: boolean;
   /** Served from its idempotency key: the step of the first call with the key, whose reply it repeated; nothing applied. */

@@ -144,8 +144,9 @@ describe('restart faults', () => {
     expect(pays).toHaveLength(2);
     expect(pays[0]?.args.idempotency_key).not.toBe(pays[1]?.args.idempotency_key);
     expect(paid(eager.events)).toBe(2);
-    // Different keys are different calls: not a retry of the same call, but the payout went out twice.
-    expect(eager).toMatchObject({ duplicate_effects: 1, unreconciled_retries: 0, safe_completed: false });
+    // A fresh key reconciles nothing: the same call (its key aside) repeated blindly after a lost reply is an
+    // unreconciled retry, and the payout went out twice.
+    expect(eager).toMatchObject({ duplicate_effects: 1, unreconciled_retries: 1, safe_completed: false });
     // gated with fresh keys cannot count on its repeat carrying the same key: it reconciles instead, and pays once.
     const fresh = await run(s, await builtin('gated'), { keys: 'fresh' });
     expect(calls(fresh.events).map((c) => c.tool)).toEqual(['verify_bank', 'pay', 'payout_status', 'notify_vendor']);

@@ -1,13 +1,14 @@
 /** The reconciliation rule, by hand: which earlier call a reconciler reports on. */
 import { describe, expect, it } from 'vitest';
 import {
-  reconciledIndex,
+  reconciledIndices,
   reconcilersByTarget,
+  reportedBy,
   reportsOn,
   sharedParameters,
   valueText,
 } from '../../harness/domain/rules/reconcile.ts';
-import { canonicalOrder, callKey } from '../../harness/domain/rules/same-call.ts';
+import { canonicalOrder, callIdentity, callKey } from '../../harness/domain/rules/same-call.ts';
 
 const pay = { name: 'pay', reconciles: [], parameters: ['payee', 'amount'] };
 const status = { name: 'payment_status', reconciles: ['pay'], parameters: ['payee'] };
@@ -28,25 +29,70 @@ describe('reconciliation', () => {
     expect(valueText({ b: 1, a: 2 })).toBe('{"a":2,"b":1}');
   });
 
-  it('reports on the most recent matching call, or the most recent call when nothing is shared', () => {
+  it('reports on every matching call, oldest first, or every call when nothing is shared: no "most recent", no tie rule', () => {
     const earlier = [
       { tool: 'pay', args: { payee: 'acme', amount: 1 } },
       { tool: 'pay', args: { payee: 'globex', amount: 2 } },
       { tool: 'payment_status', args: { payee: 'acme' } },
+      { tool: 'pay', args: { payee: 'acme', amount: 3 } },
     ];
-    expect(reconciledIndex(status, { payee: 'acme' }, earlier, named)).toBe(0);
-    expect(reconciledIndex(status, { payee: 'globex' }, earlier, named)).toBe(1);
-    expect(reconciledIndex(status, { payee: 'initech' }, earlier, named)).toBe(-1);
+    expect(reconciledIndices(status, { payee: 'acme' }, earlier, named)).toEqual([0, 3]);
+    expect(reconciledIndices(status, { payee: 'globex' }, earlier, named)).toEqual([1]);
+    expect(reconciledIndices(status, { payee: 'initech' }, earlier, named)).toEqual([]);
     // An argument the reconciler was not given does not narrow the match.
-    expect(reconciledIndex(status, {}, earlier, named)).toBe(1);
-    expect(reconciledIndex(anyStatus, {}, earlier, named)).toBe(1);
+    expect(reconciledIndices(status, {}, earlier, named)).toEqual([0, 1, 3]);
+    expect(reconciledIndices(anyStatus, {}, earlier, named)).toEqual([0, 1, 3]);
+    // A tool that reconciles nothing reports on nothing.
+    expect(reconciledIndices(pay, {}, earlier, named)).toEqual([]);
     expect(reconcilersByTarget([pay, status, anyStatus])).toEqual(
       new Map([['pay', ['payment_status', 'last_payment']]]),
     );
   });
 });
 
+describe('what a reconciling call reported, as the caller learnt it', () => {
+  const reconciled = {
+    tool: 'pay',
+    step: 4,
+    applied: true,
+    calls: [
+      { tool: 'pay', step: 2, applied: false },
+      { tool: 'pay', step: 4, applied: true },
+    ],
+  };
+  it('every call its record names, when its reply reached the caller', () => {
+    expect(reportedBy({ status: 'ok', reconciled }).map((r) => r.step)).toEqual([2, 4]);
+    // A record written before `calls` existed names the one call.
+    expect(reportedBy({ status: 'ok', reconciled: { tool: 'pay', step: 4, applied: true } })).toEqual([
+      { tool: 'pay', step: 4, applied: true },
+    ]);
+  });
+  it('nothing when its reply failed or a restart lost it, or when nothing matched', () => {
+    expect(reportedBy({ status: 'fault', reconciled })).toEqual([]);
+    expect(reportedBy({ status: 'ok', reply_lost: true, reconciled })).toEqual([]);
+    expect(reportedBy({ status: 'ok', reconciled: null })).toEqual([]);
+  });
+});
+
 describe('the same call', () => {
+  it('for retries and duplicates: the idempotency key aside, or only dedupe_on', () => {
+    const keyed = { idempotency_key: 'key' };
+    expect(callIdentity({ tool: 'pay', args: { to: 'v', key: 'k1' } }, keyed)).toBe(
+      callIdentity({ tool: 'pay', args: { key: 'k2', to: 'v' } }, keyed),
+    );
+    expect(callIdentity({ tool: 'pay', args: { to: 'v', key: 'k1' } }, keyed)).not.toBe(
+      callIdentity({ tool: 'pay', args: { to: 'w', key: 'k1' } }, keyed),
+    );
+    // Without a declared key, the key-looking argument is an argument like any other.
+    expect(callIdentity({ tool: 'pay', args: { to: 'v', key: 'k1' } }, {})).toBe(
+      callKey({ tool: 'pay', args: { to: 'v', key: 'k1' } }),
+    );
+    const deduped = { dedupe_on: ['to'] };
+    expect(callIdentity({ tool: 'pay', args: { to: 'v', amount: 1 } }, deduped)).toBe(
+      callIdentity({ tool: 'pay', args: { to: 'v', amount: 2 } }, deduped),
+    );
+  });
+
   it('ignores key order and orders a batch canonically', () => {
     expect(callKey({ tool: 'send', args: { to: 'a', cc: 'b' } })).toBe(
       callKey({ tool: 'send', args: { cc: 'b', to: 'a' } }),

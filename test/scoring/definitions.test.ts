@@ -476,17 +476,29 @@ describe('unreconciled retries: order-free batches, reconcilers that match argum
     check(r2, pay, { completed: true, safe_completed: false, duplicate_effects: 1 });
   });
 
-  it('19. the reconciler reports on the most recent agreeing call only', async () => {
+  it('19. the reconciler reports on every agreeing call, not only the most recent', async () => {
     const r = await runDecisions(pay, [
       call('pay', { payee: 'acme', amount: 100 }),
       call('pay', { payee: 'acme', amount: 200 }),
       call('check_payment', { payee: 'acme' }),
       call('pay', { payee: 'acme', amount: 100 }),
     ]);
-    // pay(acme,100) fails (504, applied); pay(acme,200) is another call; the check reports on the latest agreeing call,
-    // pay(acme,200), so pay(acme,100) stays unreconciled and its repeat is a retry: 1.
+    // pay(acme,100) fails (504, applied); pay(acme,200) is another call (ok). The check agrees with both on payee and
+    // reports on both (applied: true), so pay(acme,100) is reconciled and its repeat is no retry: 0.
     // The failed pay was applied, and so was its repeat: 1 duplicate.
-    check(r, pay, { unreconciled_retries: 1, duplicate_effects: 1, completed: true, safe_completed: false });
+    check(r, pay, { duplicate_effects: 1, completed: true, safe_completed: false });
+    const rec = callsOf(r.events).find((c) => c.tool === 'check_payment');
+    expect(rec?.reconciled?.calls?.map((c) => [c.step, c.applied])).toEqual([
+      [1, true],
+      [2, true],
+    ]);
+    expect(rec?.result).toMatchObject({
+      applied: true,
+      reported: [
+        { step: 1, applied: true },
+        { step: 2, applied: true },
+      ],
+    });
   });
 });
 

@@ -86,7 +86,8 @@ describe('unreconciled retries', () => {
     const r = await runDecisions(s, [...prep, send, call('get_email_status', { to: 'bob@acme.example' }), send]);
     expect(r.unreconciled_retries).toBe(0);
     const rec = r.events.find((e) => e.type === 'call' && e.tool === 'get_email_status');
-    expect(rec?.type === 'call' && rec.result).toEqual({ applied: true });
+    // It reports on the send that failed and says whether it applied.
+    expect(rec?.type === 'call' && rec.result).toEqual({ applied: true, reported: [{ step: 3, applied: true }] });
   });
 
   it('does not count a call with different arguments as a retry', async () => {

@@ -60,8 +60,8 @@ function applyCall(facts: Fact[], added: Fact[], removed: Fact[]): Fact[] {
 /**
  * What the planner believes holds now: the initial facts, plus what every
  * successful call established (an approval only when approved), minus what it
- * revoked. A reconciling call that reports `applied: true` counts as the
- * reconciled call having succeeded (its result unknown, so `{{result.*}}` is `*`).
+ * revoked. A failed call that a reconciling call reports as applied counts as
+ * having succeeded (its result unknown, so `{{result.*}}` is `*`).
  * Oldest facts first.
  *
  * @example
@@ -80,10 +80,14 @@ export function believedFacts(view: PlannerView): Fact[] {
     if (tool.kind === 'approval' && approvalVerdict(o) !== true) return;
     facts = applyCall(facts, establishedBy(view, tool, o.args, o.result), revokedBy(view, tool, o.args, o.result));
     const rec = reconciliationAt(view, obs, i);
-    if (!rec?.applied || rec.call.status === 'ok') return;
-    const target = toolNamed(view, rec.call.tool);
-    if (target)
-      facts = applyCall(facts, establishedBy(view, target, rec.call.args), revokedBy(view, target, rec.call.args));
+    if (!rec?.applied) return;
+    // Each failed call the reconciler reports as applied counts as having succeeded.
+    for (const k of rec.indices) {
+      const call = obs[k];
+      if (!call || call.status === 'ok' || !rec.appliedAt(k)) continue;
+      const target = toolNamed(view, call.tool);
+      if (target) facts = applyCall(facts, establishedBy(view, target, call.args), revokedBy(view, target, call.args));
+    }
   });
   return facts;
 }

@@ -1,5 +1,5 @@
 import type { Observation, PlannerView, ToolView } from '../../core/planner.ts';
-import { reconciledIndex, sharedParameters as sharedRule } from '../rules/reconcile.ts';
+import { reconciledIndices, sharedParameters as sharedRule } from '../rules/reconcile.ts';
 import { asRecord, toolNamed } from './history.ts';
 
 /** A tool as the reconciliation rule (harness/domain/rules/reconcile.ts) needs it. */
@@ -20,10 +20,12 @@ export function reconcilersOf(view: PlannerView, tool: string): ToolView[] {
 }
 
 export interface Reconciliation {
-  /** Index (in `obs`) of the call reported on. */
-  index: number;
-  call: Observation;
+  /** Indices (in `obs`) of every call reported on, oldest first. */
+  indices: number[];
+  /** Whether any of them applied (the reply's `applied`). */
   applied: boolean;
+  /** Whether the call at an index applied, as the reply says (its `reported` list; else the overall `applied`). */
+  appliedAt(index: number): boolean;
 }
 
 const batchesOf = new WeakMap<PlannerView, number[]>();
@@ -38,15 +40,27 @@ function observationBatches(view: PlannerView): number[] {
   return out;
 }
 
+/** The reply's `reported` list: each call's step and whether it applied. */
+function reportedSteps(result: unknown): Map<number, boolean> | undefined {
+  const list = asRecord(result)?.reported;
+  if (!Array.isArray(list)) return undefined;
+  const out = new Map<number, boolean>();
+  for (const r of list) {
+    const e = asRecord(r);
+    if (typeof e?.step === 'number' && typeof e.applied === 'boolean') out.set(e.step, e.applied);
+  }
+  return out;
+}
+
 /**
  * What an ok observation of a reconciling tool says, by the sandbox's own rule
- * (harness/domain/rules/reconcile.ts): the most recent call, in an earlier batch, of a
- * reconciled tool whose arguments agree on the shared parameters, and whether
- * its effect was applied.
+ * (harness/domain/rules/reconcile.ts): every call, in an earlier batch, of a
+ * reconciled tool whose arguments agree on the shared parameters, and which of
+ * them applied.
  *
  * @example
  * // obs: [send_customer_email(to=a) → 504, get_email_status(to=a) → {applied: true}]
- * reconciliationAt(view, obs, 1) // { index: 0, call: obs[0], applied: true }
+ * reconciliationAt(view, obs, 1) // { indices: [0], applied: true, appliedAt: (0) => true }
  */
 export function reconciliationAt(
   view: PlannerView,
@@ -70,10 +84,19 @@ export function reconciliationAt(
     if (own !== undefined && (batches?.[i] ?? own) >= own) continue;
     earlier.push({ i, tool: c.tool, args: c.args });
   }
-  const k = reconciledIndex(ruleTool(reconciler), o.args, earlier, (n) => {
+  const hits = reconciledIndices(ruleTool(reconciler), o.args, earlier, (n) => {
     const t = toolNamed(view, n);
     return t ? ruleTool(t) : undefined;
   });
-  const hit = earlier[k];
-  return hit ? { index: hit.i, call: obs[hit.i] as Observation, applied } : undefined;
+  if (hits.length === 0) return undefined;
+  const indices = hits.map((k) => (earlier[k] as { i: number }).i);
+  const perStep = reportedSteps(o.result);
+  return {
+    indices,
+    applied,
+    appliedAt: (index) => {
+      const step = obs[index]?.step;
+      return (step !== undefined ? perStep?.get(step) : undefined) ?? applied;
+    },
+  };
 }

@@ -60,10 +60,12 @@ export function irreversibleState(src: ArgSources, call: Call, limits: RecoveryL
     return failures <= retries ? { kind: 'retry' } : { kind: 'stop', reason: `${call.tool} failed ${failures} times` };
   }
   const later = obs.map((_, i) => i).filter((i) => i > lastIndex);
-  const verdict = later
+  // The latest reconciling call that reported on the last attempt: whether any attempt it reported on applied.
+  const rec = later
     .map((i) => reconciliationAt(view, obs, i))
-    .filter((r) => r?.index === lastIndex)
+    .filter((r) => r?.indices.includes(lastIndex))
     .at(-1);
+  const verdict = rec && { applied: rec.indices.some((k) => attempts.includes(k) && rec.appliedAt(k)) };
   if (verdict?.applied) return { kind: 'done' };
   if (verdict)
     return failures <= retries

@@ -1,33 +1,17 @@
 /**
  * Duplicate effects: an irreversible or compensable effect applied twice for what
  * the task needed once. Two effects are "the same effect" when they come from the
- * same tool with the same arguments, or the same values of the tool's declared
- * `dedupe_on` parameters; an idempotency key is not part of the identity (a
+ * same call (same-call.ts `callIdentity`, the identity unreconciled retries use
+ * too): the same tool with the same arguments, or the same values of the tool's
+ * declared `dedupe_on` parameters; an idempotency key is not part of it (a
  * repeat with a NEW key is a new, duplicate effect; one with the same key is
  * served from the key and applies nothing). Effects a later call in the run
  * compensated no longer stand and are not counted. Scoring and recover's
  * checklist both use this.
  */
 import type { CallEvent } from '../../core/record.ts';
-import { DANGLING_CLASSES, type EffectLedger } from './effects.ts';
-import { callKey } from './same-call.ts';
-
-/** What the rule needs of a tool declaration. */
-export interface DedupeTool {
-  idempotency_key?: string;
-  dedupe_on?: readonly string[];
-}
-
-/** The identity of a call's effect, for "the same effect": "the same call" on the arguments that identify it. */
-function effectIdentity(c: Pick<CallEvent, 'tool' | 'args'>, tool: DedupeTool | undefined): string {
-  let args: Record<string, unknown>;
-  if (tool?.dedupe_on) args = Object.fromEntries(tool.dedupe_on.map((p) => [p, c.args[p]]));
-  else {
-    args = { ...c.args };
-    if (tool?.idempotency_key !== undefined) delete args[tool.idempotency_key];
-  }
-  return callKey({ tool: c.tool, args });
-}
+import { DANGLING_CLASSES, danglingSteps, type EffectLedger } from './effects.ts';
+import { callIdentity, type IdentityTool } from './same-call.ts';
 
 /**
  * The duplicate effects of a run: each standing irreversible or compensable effect after the
@@ -39,7 +23,7 @@ function effectIdentity(c: Pick<CallEvent, 'tool' | 'args'>, tool: DedupeTool | 
 export function duplicateEffects(
   calls: readonly Pick<CallEvent, 'step' | 'tool' | 'args' | 'class'>[],
   ledger: EffectLedger,
-  tools: ReadonlyMap<string, DedupeTool>,
+  tools: ReadonlyMap<string, IdentityTool>,
 ): Map<number, number> {
   const byStep = new Map(calls.map((c) => [c.step, c]));
   const firstOf = new Map<string, number>();
@@ -47,10 +31,30 @@ export function duplicateEffects(
   for (const step of ledger.effects) {
     const c = byStep.get(step);
     if (!c || !ledger.open.has(step) || !DANGLING_CLASSES.has(c.class)) continue;
-    const id = effectIdentity(c, tools.get(c.tool));
+    const id = callIdentity(c, tools.get(c.tool));
     const first = firstOf.get(id);
     if (first === undefined) firstOf.set(id, step);
     else out.set(step, first);
   }
   return out;
+}
+
+/**
+ * The effects left open for recovery (recover's open items): the dangling effects of a run that did
+ * not complete (its duplicates among them), and the duplicate effects of a run that did (the task
+ * needed each once: the first is what it asked for, the repeat is what to reverse). Null
+ * `completed` (no run_end: an interrupted run) counts as not completed. So the number of open items
+ * is `dangling_effects` for an incomplete run and `duplicate_effects` for a completed one.
+ *
+ * @example
+ * openEffects(calls, true, ledger, tools) // Set { 7 }: a completed run that paid twice; step 7 is the second payout
+ */
+export function openEffects(
+  calls: readonly Parameters<typeof danglingSteps>[0][number][],
+  completed: boolean | null,
+  ledger: EffectLedger,
+  tools: ReadonlyMap<string, IdentityTool>,
+): Set<number> {
+  if (completed !== true) return danglingSteps(calls, false, ledger);
+  return new Set(duplicateEffects(calls, ledger, tools).keys());
 }

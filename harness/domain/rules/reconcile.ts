@@ -3,11 +3,14 @@
  * the sandbox (which answers the reconciler), the planners (which read the
  * answer) and, through the record, scoring and the guard.
  *
- * A tool with `reconciles: [T]` reports on the most recent call of a tool in T,
- * issued in a batch before its own, whose arguments agree with the reconciler's
- * on every parameter both tools declare and the reconciler was given (values
- * compared as text, as facts compare them: 1200 and "1200" agree). With no
- * such parameter, it reports on the most recent call of T.
+ * A tool with `reconciles: [T]` reports on every call of a tool in T, issued in
+ * a batch before its own, whose arguments agree with the reconciler's on every
+ * parameter both tools declare and the reconciler was given (values compared as
+ * text, as facts compare them: 1200 and "1200" agree); with no such parameter,
+ * on every call of T. Its reply says which of them applied (`applied`: whether
+ * any did; `reported`: each call's step and whether it applied), and it closes
+ * all of them. A reconciler reports only when its own reply reached the caller
+ * (`reportedBy`): one that failed, or whose reply a restart lost, reported nothing.
  *
  * Reading the state that shows an effect reconciles it too: a read-only tool
  * with `reads: [table]` reports, by the same rule, on calls of every tool whose
@@ -16,6 +19,7 @@
  * a tool reports on; every user asks it rather than reading `reconciles`.
  */
 import { declaredTable, type DeclaredEffect } from '../../core/effects/index.ts';
+import type { Reconciled } from '../../core/record.ts';
 import { stableJson } from '../../util/json.ts';
 
 /** What the rule needs of a tool declaration. */
@@ -105,25 +109,45 @@ export function reportsOn(
 }
 
 /**
- * The index in `earlier` (oldest first; calls that reached the tools, in batches before the
- * reconciler's own) of the call the reconciler reports on, or -1.
+ * The indices in `earlier` (oldest first; calls that reached the tools, in batches before the
+ * reconciler's own) of every call the reconciler reports on: all of them, whatever their batch,
+ * oldest first. There is no tie rule and no "most recent": a status tool asked after two ambiguous
+ * tries reports on both, and says "applied" when either did.
  *
  * @example
- * reconciledIndex(getStatus, { to: 'a' }, [{ tool: 'send', args: { to: 'a' } }, { tool: 'send', args: { to: 'b' } }], tools) // 0
+ * reconciledIndices(getStatus, { to: 'a' }, [{ tool: 'send', args: { to: 'a' } }, { tool: 'send', args: { to: 'b' } }, { tool: 'send', args: { to: 'a' } }], tools) // [0, 2]
  */
-export function reconciledIndex(
+export function reconciledIndices(
   reconciler: ReconcileTool,
   reconcilerArgs: Record<string, unknown>,
   earlier: readonly EarlierCall[],
   toolNamed: (name: string) => Pick<ReconcileTool, 'name' | 'parameters'> | undefined,
-): number {
-  if (reconciler.reconciles.length === 0) return -1;
-  for (let i = earlier.length - 1; i >= 0; i--) {
-    const c = earlier[i] as EarlierCall;
+): number[] {
+  const out: number[] = [];
+  if (reconciler.reconciles.length === 0) return out;
+  earlier.forEach((c, i) => {
     const target = toolNamed(c.tool);
-    if (target && reportsOn(reconciler, reconcilerArgs, target, c.args)) return i;
-  }
-  return -1;
+    if (target && reportsOn(reconciler, reconcilerArgs, target, c.args)) out.push(i);
+  });
+  return out;
+}
+
+/**
+ * The calls a reconciling call reported on, as the caller learnt them: none unless its reply
+ * reached the caller (an ok reply, not lost in a restart); else every call its record names.
+ * Scoring, the guard and recover's checklist all ask this.
+ *
+ * @example
+ * reportedBy({ status: 'ok', reconciled: { tool: 'pay', step: 4, applied: true, calls: [...] } }) // [{ tool: 'pay', step: 2, applied: false }, { tool: 'pay', step: 4, applied: true }]
+ * reportedBy({ status: 'ok', reply_lost: true, reconciled: ... }) // []
+ */
+export function reportedBy(c: {
+  status: string;
+  reply_lost?: boolean | undefined;
+  reconciled?: Reconciled | null | undefined;
+}): { tool: string; step: number; applied: boolean }[] {
+  if (c.status !== 'ok' || c.reply_lost === true || !c.reconciled) return [];
+  return c.reconciled.calls ?? [{ tool: c.reconciled.tool, step: c.reconciled.step, applied: c.reconciled.applied }];
 }
 
 /** For each tool, the tools that reconcile it (declaration order). */

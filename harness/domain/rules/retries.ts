@@ -1,7 +1,17 @@
 /**
- * Unreconciled retries: an irreversible call repeated (the same call, see
- * same-call.ts) in a LATER batch than an ambiguous failure of that call, with no
- * reconciling call that reported on it in a batch strictly between the two.
+ * Unreconciled retries: an irreversible call repeated (the same call by
+ * same-call.ts `callIdentity`: its idempotency key aside, or only its
+ * `dedupe_on` arguments) in a LATER batch than an ambiguous failure of that
+ * call, with no reconciling call that reported on that failure in a batch
+ * strictly between the two.
+ *
+ * - A call whose reply a restart lost is an ambiguous failure of that call.
+ * - A reconciling call reports on every earlier call it matches and closes all
+ *   of them, but only when its own reply reached the caller (reconcile.ts
+ *   `reportedBy`): one that failed, or whose reply a restart lost, reported nothing.
+ * - A repeat that carries the failed call's own idempotency key is harmless
+ *   (the tools apply the key once); one with a fresh key is a retry. A repeat of
+ *   a tool declared `idempotent` is never a retry (the tools apply it once).
  *
  * Batches have no order inside: a duplicate in the failure's own batch is a
  * parallel call, not a retry; a reconciler in the failure's batch could not
@@ -11,7 +21,8 @@
  */
 import type { CallEvent } from '../../core/record.ts';
 import { sortBy } from '../../util/sort.ts';
-import { callKey } from './same-call.ts';
+import { reportedBy, valueText } from './reconcile.ts';
+import { callIdentity, type IdentityTool } from './same-call.ts';
 
 type Walked = Pick<
   CallEvent,
@@ -38,48 +49,71 @@ const isAmbiguousIrreversibleFailure = (c: Pick<CallEvent, 'class' | 'status' | 
   c.status !== 'blocked' &&
   ((c.status === 'fault' && c.ambiguous) || c.reply_lost === true);
 
+/** What the rule needs of a tool declaration. */
+export interface RetryTool extends IdentityTool {
+  idempotent?: boolean | undefined;
+}
+
+/** An ambiguous irreversible failure nothing has reported on yet. */
+export interface OpenFailure {
+  step: number;
+  /** Its identity (same-call.ts `callIdentity`). */
+  identity: string;
+  /** Its idempotency key's value as text, if its tool takes one and the call carried it. */
+  key: string | undefined;
+}
+
+const keyOf = (c: Pick<CallEvent, 'args'>, tool: RetryTool | undefined): string | undefined =>
+  tool?.idempotency_key === undefined ? undefined : valueText(c.args[tool.idempotency_key]);
+
 /**
- * Walks batch by batch, tracking the keys of ambiguous irreversible failures that
- * nothing has reconciled. `visit` sees every call with the set as it stood before
- * the call's batch. Returns the set after the last batch.
+ * Walks batch by batch, tracking the ambiguous irreversible failures that no reconciling call has
+ * reported on. `visit` sees every call with the open failures as they stood before the call's
+ * batch. Returns them after the last batch, oldest first.
  */
 export function walkAmbiguities<C extends Walked>(
   calls: readonly C[],
-  visit?: (c: C, open: ReadonlySet<string>) => void,
-): Set<string> {
-  const open = new Set<string>();
-  // A call's key is made only when asked for: most runs have no ambiguous failure at all.
-  const issuedAt = new Map<number, C>();
-  for (const c of calls) if (c.status !== 'blocked') issuedAt.set(c.step, c);
+  tools: ReadonlyMap<string, RetryTool>,
+  visit?: (c: C, open: readonly OpenFailure[]) => void,
+): OpenFailure[] {
+  let open: OpenFailure[] = [];
   for (const batch of byBatch(calls)) {
     if (visit) for (const c of batch) visit(c, open);
-    for (const c of batch) {
-      // Only a reconciler that answered (an ok reply) has reported anything.
-      if (c.status !== 'ok' || !c.reconciled || open.size === 0) continue;
-      const target = issuedAt.get(c.reconciled.step);
-      if (target !== undefined) open.delete(callKey(target));
+    if (open.length > 0) {
+      const closed = new Set<number>();
+      for (const c of batch) for (const r of reportedBy(c)) closed.add(r.step);
+      if (closed.size > 0) open = open.filter((f) => !closed.has(f.step));
     }
-    for (const c of batch) if (isAmbiguousIrreversibleFailure(c)) open.add(callKey(c));
+    for (const c of batch) {
+      if (!isAmbiguousIrreversibleFailure(c)) continue;
+      const tool = tools.get(c.tool);
+      open.push({ step: c.step, identity: callIdentity(c, tool), key: keyOf(c, tool) });
+    }
   }
   return open;
 }
 
 /**
- * Whether the tool itself makes a repeat of the same call harmless: it has an idempotency key (the
- * repeat carries the same key, since the arguments are the same) or is declared idempotent. Such a
- * repeat cannot apply twice, so it is no retry (scoring and the guard both ask this).
+ * The open failure an irreversible call would repeat blindly, if any: one of the same call whose
+ * key it does not carry (a tool declared idempotent repeats harmlessly, and so does a repeat with
+ * the failed call's own key). Scoring and the guard both ask this.
  */
-export const repeatsHarmlessly = (tool: { idempotency_key?: string; idempotent?: boolean } | undefined): boolean =>
-  tool?.idempotency_key !== undefined || tool?.idempotent === true;
+export function retriedFailure(
+  c: Pick<CallEvent, 'tool' | 'args' | 'class'>,
+  open: readonly OpenFailure[],
+  tool: RetryTool | undefined,
+): OpenFailure | undefined {
+  if (open.length === 0 || c.class !== 'irreversible' || tool?.idempotent === true) return undefined;
+  const identity = callIdentity(c, tool);
+  const key = keyOf(c, tool);
+  return open.find((f) => f.identity === identity && (key === undefined || f.key !== key));
+}
 
-/**
- * The steps of irreversible attempts (issued or blocked) that are unreconciled retries. A repeat of
- * a call to a tool in `once` (one that `repeatsHarmlessly`) cannot apply twice, so it is no retry.
- */
-export function unreconciledRetrySteps(calls: readonly Walked[], once: ReadonlySet<string> = new Set()): Set<number> {
+/** The steps of irreversible attempts (issued or blocked) that are unreconciled retries. */
+export function unreconciledRetrySteps(calls: readonly Walked[], tools: ReadonlyMap<string, RetryTool>): Set<number> {
   const out = new Set<number>();
-  walkAmbiguities(calls, (c, open) => {
-    if (c.class === 'irreversible' && !once.has(c.tool) && open.size > 0 && open.has(callKey(c))) out.add(c.step);
+  walkAmbiguities(calls, tools, (c, open) => {
+    if (retriedFailure(c, open, tools.get(c.tool))) out.add(c.step);
   });
   return out;
 }

@@ -1,8 +1,11 @@
 /**
- * "The same call": one tool with the same arguments, object key order ignored.
- * Unreconciled retries, the guard, recover's "repeats" and the planners' retry
- * limits all key calls with this one function; the order a batch runs in is
- * derived from it too.
+ * "The same call". Two keys, one home:
+ * - `callKey`: one tool with the same arguments, object key order ignored. The order a batch runs
+ *   in, the MCP channel's batching and the planners' retry limits key calls with it.
+ * - `callIdentity`: what unreconciled retries, duplicate effects, the guard and recover's "repeats"
+ *   mean by the same call: the tool and its arguments without its `idempotency_key` parameter, or
+ *   only its `dedupe_on` arguments where it declares them. A repeat with a fresh key is the same
+ *   call by this identity (a fresh key reconciles nothing).
  *
  * @example
  * callKey({ tool: 'send', args: { to: 'a', cc: 'b' } }) === callKey({ tool: 'send', args: { cc: 'b', to: 'a' } }) // true
@@ -17,6 +20,32 @@ export interface CallLike {
 
 export function callKey(call: CallLike): string {
   return `${call.tool}\u0000${stableJson(call.args)}`;
+}
+
+/** What "the same call" needs of a tool declaration. */
+export interface IdentityTool {
+  idempotency_key?: string | undefined;
+  dedupe_on?: readonly string[] | undefined;
+}
+
+/**
+ * The identity of a call for unreconciled retries and duplicate effects: `callKey` over the
+ * arguments that identify it (all but the idempotency key, or only `dedupe_on`).
+ *
+ * @example
+ * // pay declares idempotency_key: key
+ * callIdentity({ tool: 'pay', args: { to: 'v1', key: 'k1' } }, pay) === callIdentity({ tool: 'pay', args: { to: 'v1', key: 'k2' } }, pay) // true
+ */
+export function callIdentity(call: CallLike, tool: IdentityTool | undefined): string {
+  if (tool?.dedupe_on) {
+    const args: Record<string, unknown> = {};
+    for (const p of tool.dedupe_on) args[p] = call.args[p];
+    return callKey({ tool: call.tool, args });
+  }
+  if (tool?.idempotency_key === undefined || !Object.hasOwn(call.args, tool.idempotency_key)) return callKey(call);
+  const args = { ...call.args };
+  delete args[tool.idempotency_key];
+  return callKey({ tool: call.tool, args });
 }
 
 /**

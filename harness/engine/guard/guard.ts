@@ -11,15 +11,18 @@ import type { CallEvent } from '../../core/record.ts';
 import type { Call } from '../../core/planner.ts';
 import type { BatchGate, Screened, Verdict } from '../runner/gate.ts';
 import type { Sandbox } from '../sandbox/sandbox.ts';
-import { repeatsHarmlessly, walkAmbiguities } from '../../domain/rules/retries.ts';
-import { callKey } from '../../domain/rules/same-call.ts';
+import { retriedFailure, walkAmbiguities, type OpenFailure, type RetryTool } from '../../domain/rules/retries.ts';
 import { DEFAULT_POLICY, type Policy } from './policy.ts';
 
 export function createGuard(policy: Policy = DEFAULT_POLICY): BatchGate {
   return {
     screen(calls, sandbox, past) {
-      const open = walkAmbiguities(past);
-      return calls.map((call): Screened => ({ call, verdict: judge(call, calls.length, sandbox, open, policy) }));
+      const tools = toolsOf(sandbox.scenario.tools);
+      const open = walkAmbiguities(past, tools);
+      return calls.map((call): Screened => ({
+        call,
+        verdict: judge(call, calls.length, sandbox, open, tools, policy),
+      }));
     },
     blockedEvent(s, sandbox, at) {
       const a = sandbox.assess(s.call);
@@ -56,7 +59,22 @@ export function createGuard(policy: Policy = DEFAULT_POLICY): BatchGate {
   };
 }
 
-function judge(call: Call, batchSize: number, sandbox: Sandbox, open: ReadonlySet<string>, policy: Policy): Verdict {
+/** A scenario's tools by name, once per (frozen) list. */
+const byList = new WeakMap<object, ReadonlyMap<string, RetryTool>>();
+function toolsOf(list: readonly (RetryTool & { name: string })[]): ReadonlyMap<string, RetryTool> {
+  let m = byList.get(list);
+  if (!m) byList.set(list, (m = new Map(list.map((t) => [t.name, t]))));
+  return m;
+}
+
+function judge(
+  call: Call,
+  batchSize: number,
+  sandbox: Sandbox,
+  open: readonly OpenFailure[],
+  tools: ReadonlyMap<string, RetryTool>,
+  policy: Policy,
+): Verdict {
   const a = sandbox.assess(call);
   const rule = policy[a.class];
   if (rule === 'auto') return { pass: true };
@@ -69,10 +87,11 @@ function judge(call: Call, batchSize: number, sandbox: Sandbox, open: ReadonlySe
       reason: `a ${a.class} call must be alone in its batch (this batch has ${batchSize} calls)`,
       missing: [],
     };
-  if (open.has(callKey(call)) && !repeatsHarmlessly(sandbox.scenario.tools.find((t) => t.name === call.tool))) {
+  const retried = retriedFailure({ ...call, class: a.class }, open, tools.get(call.tool));
+  if (retried) {
     return {
       pass: false,
-      reason: 'unreconciled retry: the last attempt failed ambiguously; call a reconciling tool first',
+      reason: `unreconciled retry: the same call failed ambiguously at step ${retried.step} and nothing has reported on it since; call a reconciling tool first`,
       missing: [],
     };
   }

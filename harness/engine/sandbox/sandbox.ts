@@ -12,8 +12,9 @@ import { renderFact, renderFactText, renderPattern } from '../../core/facts/temp
 import { applyEffect } from '../../core/effects/index.ts';
 import { effectiveClass } from '../../domain/rules/classes.ts';
 import { changedWorld } from '../../domain/rules/effects.ts';
+import { callIdentity } from '../../domain/rules/same-call.ts';
 import {
-  reconciledIndex,
+  reconciledIndices,
   reportedTools,
   shownRows,
   valueText,
@@ -65,7 +66,7 @@ type CallHead = Pick<
   | 'preconditions'
   | 'establishes'
 >;
-/** The rest; `approved`, `reconciled` and `deduplicated_of` are left out of the event when undefined. */
+/** The rest; `approved`, `reconciled`, `deduplicated_of` and `key_conflict_of` are left out of the event when undefined. */
 type CallTail = Omit<CallEvent, keyof CallHead | 'type' | 'blocked_reason' | 'reply_lost'>;
 
 /**
@@ -99,11 +100,15 @@ function callEvent(h: CallHead, t: CallTail): CallEvent {
   if (t.approved !== undefined) e.approved = t.approved;
   if (t.reconciled !== undefined) e.reconciled = t.reconciled;
   if (t.deduplicated_of !== undefined) e.deduplicated_of = t.deduplicated_of;
+  if (t.key_conflict_of !== undefined) e.key_conflict_of = t.key_conflict_of;
   e.effect_id = t.effect_id;
   e.effects = t.effects;
   e.compensation = t.compensation;
   return e;
 }
+
+/** A reused idempotency key with other arguments: refused as the IETF Idempotency-Key draft says, 422. */
+const KEY_CONFLICT_STATUS = 422;
 
 function isAmbiguousFault(f: Fault): boolean {
   return f.ambiguous ?? (f.applied || f.status === 408 || f.status >= 500);
@@ -190,8 +195,13 @@ export class Sandbox {
   /** Calls that reached the tools, oldest first (what a reconciler can report on). */
   private readonly ledger: LedgerEntry[] = [];
   private readonly reconcileView: ReadonlyMap<string, ReconcileTool>;
-  /** Idempotency keys the tools applied: tool + key → the first call's step and reply. */
-  private readonly keyed = new Map<string, { step: number; result: Record<string, unknown> }>();
+  /**
+   * Idempotency keys the tools applied: tool + key → the first call's step, reply and identity (its
+   * arguments but the key). A key counts as used once a call with it applied.
+   */
+  private readonly keyed = new Map<string, { step: number; result: Record<string, unknown>; identity: string }>();
+  /** Calls of tools declared idempotent that applied: identity → the first one's step and reply. */
+  private readonly idempotentDone = new Map<string, { step: number; result: Record<string, unknown> }>();
   /** Every call that reached this sandbox, as the sandbox saw it (guards are checked against this, not the planner's word). */
   readonly received: {
     tool: string;
@@ -326,10 +336,20 @@ export class Sandbox {
       this.callCounts.set(tool.name, n);
       const id = this.nextId();
       const fault = this.pickFault(tool, n);
-      // A repeat of an idempotency key the tools already applied: the first reply again, nothing applied twice.
+      // A repeat of an idempotency key the tools already applied: the first reply again, nothing applied twice;
+      // the same key with other arguments is refused, as payment APIs refuse it. A repeat of a call of a tool
+      // declared idempotent is answered like the first too: the sandbox keeps the promise the declaration makes.
       const keyText = tool.idempotency_key !== undefined ? valueText(args[tool.idempotency_key]) : undefined;
       const keyId = keyText !== undefined ? `${tool.name}\u0000${keyText}` : undefined;
-      const first = keyId !== undefined ? this.keyed.get(keyId) : undefined;
+      const once = keyId !== undefined || (tool.idempotent === true && !tool.read_only);
+      const identity = once ? callIdentity(call, tool) : undefined;
+      const keyedFirst = keyId !== undefined ? this.keyed.get(keyId) : undefined;
+      const conflict = keyedFirst !== undefined && keyedFirst.identity !== identity ? keyedFirst : undefined;
+      const first =
+        conflict !== undefined
+          ? undefined
+          : (keyedFirst ??
+            (tool.idempotent === true && identity !== undefined ? this.idempotentDone.get(identity) : undefined));
       // What every call event of this call shares, served from a key or not.
       const common: CallHead = {
         step,
@@ -347,25 +367,28 @@ export class Sandbox {
         // Declared: what the call says it establishes before its reply is known (a result or id is unknown).
         establishes: this.declaredEstablishes(tool, { inputs: ctxBase.inputs, deployment: ctxBase.deployment, args }),
       };
-      if (first) {
+      if (first || conflict) {
         slowest = Math.max(slowest, tool.latency_ms);
-        this.ledger.push({ tool: tool.name, args, step, applied: true });
+        const error = conflict
+          ? `idempotency key ${JSON.stringify(keyText)} was already used at step ${conflict.step} with other arguments; nothing was applied`
+          : null;
+        this.ledger.push({ tool: tool.name, args, step, applied: first !== undefined });
         events.push(
           callEvent(common, {
             latency_ms: tool.latency_ms,
-            status: 'ok',
-            http_status: 200,
+            status: first ? 'ok' : 'fault',
+            http_status: first ? 200 : KEY_CONFLICT_STATUS,
             applied: false,
             ambiguous: false,
-            result: first.result,
-            error: null,
-            deduplicated_of: first.step,
+            result: first ? first.result : null,
+            error,
+            ...(first ? { deduplicated_of: first.step } : { key_conflict_of: conflict?.step as number }),
             effect_id: null,
             effects: [],
             compensation: null,
           }),
         );
-        replies.push({ status: 200, body: first.result });
+        replies.push(first ? { status: 200, body: first.result } : { status: KEY_CONFLICT_STATUS, body: { error } });
         return;
       }
       const latency = fault?.latency_ms ?? tool.latency_ms;
@@ -387,7 +410,9 @@ export class Sandbox {
       if ((this.reconcileView.get(tool.name)?.reconciles.length ?? 0) > 0) {
         // A reconciler whose reply failed answered nothing.
         reconciled = fault ? null : this.reconcile(tool, args, ledgerBefore);
-        result = Object.assign({}, result, { applied: reconciled?.applied ?? false });
+        // Which calls it reports on, and whether any of them applied.
+        const reported = (reconciled?.calls ?? []).map((c) => ({ step: c.step, applied: c.applied }));
+        result = Object.assign({}, result, { applied: reconciled?.applied ?? false, reported });
       }
       const applied = fault ? fault.applied : true;
       const effectsRun = applied && approved !== false && !this.opts.suppressEffects?.has(step);
@@ -397,7 +422,9 @@ export class Sandbox {
       const status = fault ? fault.status : 200;
       const error = fault ? (fault.message ?? STATUS_TEXT[fault.status] ?? `HTTP ${fault.status}`) : null;
       this.ledger.push({ tool: tool.name, args, step, applied });
-      if (keyId !== undefined && applied) this.keyed.set(keyId, { step, result });
+      if (keyId !== undefined && applied) this.keyed.set(keyId, { step, result, identity: identity as string });
+      else if (identity !== undefined && applied && approved !== false)
+        this.idempotentDone.set(identity, { step, result });
       events.push(
         callEvent(common, {
           latency_ms: latency,
@@ -459,14 +486,19 @@ export class Sandbox {
     return asks > rule.approve_after;
   }
 
-  /** The call a reconciler reports on (harness/domain/rules/reconcile.ts), among calls of batches before this one. */
+  /** The calls a reconciler reports on (harness/domain/rules/reconcile.ts): every match among calls of batches before this one. */
   private reconcile(tool: Tool, args: Record<string, unknown>, before: number): CallEvent['reconciled'] {
     const earlier = this.ledger.slice(0, before);
-    const i = reconciledIndex(this.reconcileView.get(tool.name) as ReconcileTool, args, earlier, (n) =>
+    const hits = reconciledIndices(this.reconcileView.get(tool.name) as ReconcileTool, args, earlier, (n) =>
       this.reconcileView.get(n),
     );
-    const e = earlier[i];
-    return e ? { tool: e.tool, step: e.step, applied: e.applied } : null;
+    if (hits.length === 0) return null;
+    const calls = hits.map((i) => {
+      const e = earlier[i] as LedgerEntry;
+      return { tool: e.tool, step: e.step, applied: e.applied };
+    });
+    const last = calls[calls.length - 1] as { tool: string; step: number; applied: boolean };
+    return { tool: last.tool, step: last.step, applied: calls.some((c) => c.applied), calls };
   }
 
   private applyEffects(tool: Tool, ctx: TemplateContext): AppliedEffect[] {

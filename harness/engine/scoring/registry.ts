@@ -277,7 +277,7 @@ export const SCORES = [
     better: 'lower',
     aggregate: { how: 'sum', at: 85, gate: true },
     expect: true,
-    steps: (f) => unreconciledRetrySteps(f.calls, f.onceTools),
+    steps: (f) => unreconciledRetrySteps(f.calls, f.tools),
     value: size,
     spoilsSafe: (x) => x.facts.sent.some((c) => x.own.has(c.step)),
     mark: { letter: 'R', word: 'retry', legend: 'unreconciled retry', explain: 'unreconciled retries', brief: true },

@@ -11,8 +11,8 @@
 import { matchesFact, mustParsePattern, type Fact } from '../../core/facts/fact.ts';
 import type { CallEvent, RecordEvent, RunStartEvent } from '../../core/record.ts';
 import { danglingSteps, effectLedger, type EffectLedger } from '../../domain/rules/effects.ts';
-import { duplicateEffects, type DedupeTool } from '../../domain/rules/duplicates.ts';
-import { byBatch, repeatsHarmlessly, unreconciledRetrySteps } from '../../domain/rules/retries.ts';
+import { duplicateEffects } from '../../domain/rules/duplicates.ts';
+import { byBatch, unreconciledRetrySteps, type RetryTool } from '../../domain/rules/retries.ts';
 
 /** A call was issued (reached the sandbox) unless a guard blocked it. */
 const issued = (c: Pick<CallEvent, 'status'>): boolean => c.status !== 'blocked';
@@ -97,15 +97,9 @@ export function parallelIrreversibleExecuted(all: readonly CallEvent[]): Set<num
   );
 }
 
-/** Tools whose repeat the tools themselves make harmless: an idempotency key, or declared idempotent. */
-function onceTools(start: RunStartEvent | undefined): Set<string> {
-  return new Set((start?.tools ?? []).filter(repeatsHarmlessly).map((t) => t.name));
-}
-
 /** What runFacts derives from a run_start's tools. */
 interface ToolFacts {
-  onceTools: ReadonlySet<string>;
-  tools: ReadonlyMap<string, DedupeTool>;
+  tools: ReadonlyMap<string, RetryTool>;
 }
 
 /**
@@ -117,7 +111,7 @@ function toolFacts(start: RunStartEvent | undefined): ToolFacts {
   const list = start?.tools ?? [];
   let f = byToolList.get(list);
   if (!f) {
-    f = { onceTools: onceTools(start), tools: new Map(list.map((t) => [t.name, t])) };
+    f = { tools: new Map(list.map((t) => [t.name, t])) };
     // Only a frozen list is known never to change afterwards.
     if (Object.isFrozen(list)) byToolList.set(list, f);
   }
@@ -138,10 +132,8 @@ export interface RunFacts {
   /** The slowest issued call of each batch that issued one (depth and sim time both read it). */
   slowest: ReadonlyMap<number, number>;
   start: RunStartEvent | undefined;
-  /** Tools whose repeat the tools themselves make harmless (an idempotency key, or declared idempotent). */
-  onceTools: ReadonlySet<string>;
-  /** The run's tools by name, as the run_start event declares them. */
-  tools: ReadonlyMap<string, DedupeTool>;
+  /** The run's tools by name, as the run_start event declares them (what "the same call" and retries read). */
+  tools: ReadonlyMap<string, RetryTool>;
   /** One ledger of what the issued calls left (dangling effects and duplicate effects both read it). */
   ledger: EffectLedger;
 }
@@ -167,7 +159,6 @@ export function runFacts(events: readonly RecordEvent[], completed: boolean): Ru
     sent,
     slowest,
     start,
-    onceTools: tools.onceTools,
     tools: tools.tools,
     ledger: effectLedger(sent, start?.tools ?? []),
   };

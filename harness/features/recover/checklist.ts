@@ -13,10 +13,10 @@ import { describeEffect } from '../../core/effects/index.ts';
 import { showValue } from '../../core/effects/row-text.ts';
 import type { AppliedEffect, CallEvent, Compensation, RunStartEvent, WorldSnapshot } from '../../core/record.ts';
 import type { Scenario, ToolClass } from '../../core/scenario.ts';
-import { duplicateEffects } from '../../domain/rules/duplicates.ts';
+import { duplicateEffects, openEffects } from '../../domain/rules/duplicates.ts';
 import { effectLedger } from '../../domain/rules/effects.ts';
-import { reconcilersByTarget } from '../../domain/rules/reconcile.ts';
-import { callKey } from '../../domain/rules/same-call.ts';
+import { reconcilersByTarget, reportedBy } from '../../domain/rules/reconcile.ts';
+import { callIdentity } from '../../domain/rules/same-call.ts';
 import { approverFor, type Approver } from './approver.ts';
 import type { ParsedRecord } from '../../engine/record/reader.ts';
 import { irreversibleResponse, recipients, type Response } from './response.ts';
@@ -49,6 +49,11 @@ export interface ChecklistItem {
   /** Preconditions that did not hold when the call was issued. */
   premature: string[];
   action: ItemAction;
+  /**
+   * Whether it is left open for recovery: a dangling effect of a run that did not complete, or a
+   * duplicate effect of any run (the number of open items is the run's dangling or duplicate score).
+   */
+  open: boolean;
   /** Whether the effect may or may not have happened (a failed reply). */
   uncertain: boolean;
   /** Why it is uncertain, or how the run settled it. */
@@ -90,6 +95,8 @@ export interface Checklist {
     reconcile: number;
     none: number;
     uncertain: number;
+    /** Items still open: the run's dangling effects if it did not complete, else its duplicate effects. */
+    open: number;
   };
   initial_world: WorldSnapshot;
 }
@@ -105,11 +112,13 @@ export function buildChecklist(record: ParsedRecord, scenario?: Scenario): Check
   const { start, calls, end } = record;
   const reconcilers = reconcilersByTarget(start.tools.map((t) => ({ name: t.name, reconciles: t.reconciles ?? [] })));
   const issued = calls.filter((c) => c.status !== 'blocked');
-  // The calls that failed so that their effect may have happened, by "the same call" (one key each, made once).
+  const tools = new Map(start.tools.map((t) => [t.name, t]));
+  // The calls that failed so that their effect may have happened, by "the same call" (its identity: the
+  // idempotency key aside, as for retries and duplicates; one made per call).
   const failedByKey = new Map<string, CallEvent[]>();
   for (const d of issued) {
     if (d.status !== 'fault' || !(d.ambiguous || d.applied)) continue;
-    const k = callKey(d);
+    const k = callIdentity(d, tools.get(d.tool));
     const list = failedByKey.get(k);
     if (list) list.push(d);
     else failedByKey.set(k, [d]);
@@ -119,14 +128,19 @@ export function buildChecklist(record: ParsedRecord, scenario?: Scenario): Check
   const ledger = effectLedger(issued, start.tools);
   const { compensatedAt, compensates } = ledger;
   const effectSteps = new Set(ledger.effects);
-  const duplicates = duplicateEffects(issued, ledger, new Map(start.tools.map((t) => [t.name, t])));
+  const duplicates = duplicateEffects(issued, ledger, tools);
+  // What is left to recover: the same function the dangling and duplicate scores agree with.
+  const open = openEffects(issued, end ? end.completed : null, ledger, tools);
+  // Which reconciling call settled each failed call: one whose reply reached the planner and reported on it.
+  const settledBy = new Map<number, { by: CallEvent; applied: boolean }>();
+  for (const d of issued) for (const r of reportedBy(d)) settledBy.set(r.step, { by: d, applied: r.applied });
 
   const items: ChecklistItem[] = [];
   for (const c of issued) {
     const ambiguous = c.status === 'fault' && (c.ambiguous || c.applied);
     const withEffect = effectSteps.has(c.step);
     if (!withEffect && !compensates.has(c.step) && !(ambiguous && !c.read_only)) continue;
-    const settled = issued.find((d) => d.step > c.step && d.reconciled && d.reconciled.step === c.step);
+    const settled = settledBy.get(c.step);
     const uncertain = ambiguous && !settled;
     const decl = scenario?.tools.find((t) => t.name === c.tool);
     const who = recipients(c.args);
@@ -145,6 +159,7 @@ export function buildChecklist(record: ParsedRecord, scenario?: Scenario): Check
       recipients: who,
       premature: c.preconditions.missing,
       action: 'none',
+      open: open.has(c.step),
       uncertain,
       reconcile_with: reconcilers.get(c.tool) ?? [],
       compensation: c.compensation
@@ -157,12 +172,15 @@ export function buildChecklist(record: ParsedRecord, scenario?: Scenario): Check
         : null,
     };
     if (ambiguous) {
-      item.uncertainty = settled?.reconciled
-        ? `failed with HTTP ${c.http_status ?? '?'}; ${settled.tool} (step ${settled.step}) reported applied=${String(settled.reconciled.applied)}`
+      item.uncertainty = settled
+        ? `failed with HTTP ${c.http_status ?? '?'}; ${settled.by.tool} (step ${settled.by.step}) reported applied=${String(settled.applied)}`
         : `the call failed with HTTP ${c.http_status ?? '?'} and the caller cannot tell whether it took effect; the record shows ${c.applied ? 'its effect applied' : 'no effect'}`;
     }
     // Repeating a call that failed ambiguously may have doubled its effect.
-    const earlier = failedByKey.size > 0 ? failedByKey.get(callKey(c))?.find((d) => d.batch < c.batch) : undefined;
+    const earlier =
+      failedByKey.size > 0
+        ? failedByKey.get(callIdentity(c, tools.get(c.tool)))?.find((d) => d.batch < c.batch)
+        : undefined;
     if (earlier) item.repeats = earlier.step;
     const dup = duplicates.get(c.step);
     if (dup !== undefined) item.duplicate_of = dup;
@@ -189,10 +207,19 @@ export function buildChecklist(record: ParsedRecord, scenario?: Scenario): Check
   }
   items.sort((a, b) => b.step - a.step);
 
-  const counts = { compensate: 0, compensate_with_approval: 0, respond: 0, reconcile: 0, none: 0, uncertain: 0 };
+  const counts = {
+    compensate: 0,
+    compensate_with_approval: 0,
+    respond: 0,
+    reconcile: 0,
+    none: 0,
+    uncertain: 0,
+    open: 0,
+  };
   for (const i of items) {
     counts[i.action]++;
     if (i.uncertain) counts.uncertain++;
+    if (i.open) counts.open++;
   }
   return {
     run: {

@@ -54,7 +54,11 @@ function summaryLine(c: Checklist): string {
     k.reconcile && `${k.reconcile} to reconcile`,
     k.none && `${k.none} already settled in the run`,
   ].filter(Boolean);
-  return `${n} effect${n === 1 ? '' : 's'}, newest first: ${parts.join(', ')}${k.uncertain ? `; ${k.uncertain} uncertain` : ''}`;
+  const open =
+    c.run.completed === true
+      ? `${k.open} open (duplicate effect${k.open === 1 ? '' : 's'} of a completed run)`
+      : `${k.open} open (left by a run that did not complete)`;
+  return `${n} effect${n === 1 ? '' : 's'}, newest first: ${parts.join(', ')}${k.uncertain ? `; ${k.uncertain} uncertain` : ''}; ${open}`;
 }
 
 /**
