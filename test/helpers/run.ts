@@ -52,6 +52,8 @@ export interface RunOpts {
   onSandbox?: (s: Sandbox) => void;
   /** What the planner keeps across a restart (a built-in planner's handle says: pass `handle.checkpoint`). */
   checkpoint?: Checkpoint;
+  /** Restart faults: the planner restarts right after each of these steps (as `--restart-at`). */
+  restartAt?: number[];
 }
 
 export async function runPlanner(
@@ -73,6 +75,7 @@ export async function runPlanner(
     decisionTimeoutMs: opts.decisionTimeoutMs ?? 2000,
     ...(opts.gate ? { gate: opts.gate } : {}),
     ...(opts.onSandbox ? { onSandbox: opts.onSandbox } : {}),
+    ...(opts.restartAt ? { restartAt: opts.restartAt } : {}),
   });
 }
 
