@@ -32,8 +32,9 @@ export interface ToolView {
   /** Arguments of the compensating call, templates over `{{args.*}}` and `{{result.*}}`. */
   compensation_args: Record<string, unknown> | null;
   /**
-   * Tools whose most recent call this tool reports on (`applied: true|false`): those it declares it
-   * reconciles, and those whose effects write a table it `reads`.
+   * Tools whose earlier calls this tool reports on (every call its arguments match: `applied` whether
+   * any applied, `reported` which did): those it declares it reconciles, and those whose effects write
+   * a table it `reads`.
    */
   reconciles: string[];
   /** Tables this read-only tool shows: its reply carries, under each table's name, the rows that agree with its arguments. */

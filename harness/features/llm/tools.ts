@@ -43,7 +43,7 @@ function annotation(t: ToolView): string {
   if (t.revokes.length) lines.push(`Revokes on success: ${t.revokes.join('; ')}.`);
   if (t.reconciles.length)
     lines.push(
-      `Reconciles: replies "applied": true|false for the most recent call of ${t.reconciles.join(', ')} with matching arguments.`,
+      `Reconciles: for every earlier call of ${t.reconciles.join(', ')} with matching arguments, replies "applied": true if any of them took effect, and "reported": which ones did.`,
     );
   if (t.reads?.length) lines.push(`Reads: replies with the rows of ${t.reads.join(', ')} that match its arguments.`);
   return lines.join('\n');

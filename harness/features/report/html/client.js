@@ -665,8 +665,18 @@
     }
     row('args', valueView(c.args));
     if (c.kind === 'approval' && c.approved !== undefined) row('approval', c.approved ? '✓ approved' : '✗ denied');
-    if (c.reconciled)
-      row('reconciles', 'step ' + c.reconciled.step + ' ' + c.reconciled.tool + ': applied = ' + c.reconciled.applied);
+    if (c.reconciled) {
+      // Every call it reported on (records before round 3 name only the most recent).
+      var reported = c.reconciled.calls || [c.reconciled];
+      row(
+        'reconciles',
+        reported
+          .map(function (r) {
+            return 'step ' + r.step + ' ' + r.tool + ': applied = ' + r.applied;
+          })
+          .join('; ') + (c.reply_lost ? ' (reply lost in a restart: reported nothing)' : ''),
+      );
+    }
     if (c.status === 'fault' || c.error)
       row('error', el('span', { class: 'bad', text: c.error || 'HTTP ' + c.http_status }));
     if (c.status !== 'blocked' && c.result !== null && c.result !== undefined) row('result', valueView(c.result));

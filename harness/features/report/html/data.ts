@@ -69,6 +69,7 @@ export interface CallView extends Pick<
   | 'error'
   | 'approved'
   | 'reconciled'
+  | 'reply_lost'
   | 'blocked_reason'
 > {
   args: unknown;
@@ -310,6 +311,7 @@ function callView(c: CallEvent, maxChars: number): CallView {
     error: c.error,
     ...(c.approved !== undefined ? { approved: c.approved } : {}),
     ...(c.reconciled !== undefined ? { reconciled: c.reconciled } : {}),
+    ...(c.reply_lost !== undefined ? { reply_lost: c.reply_lost } : {}),
     ...(c.blocked_reason !== undefined ? { blocked_reason: c.blocked_reason } : {}),
     effects: c.effects.map((e) => {
       const v = clip(e, maxChars);
