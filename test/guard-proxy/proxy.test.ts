@@ -120,7 +120,9 @@ describe('oneway guard: what is refused', () => {
   it('rejects arguments that violate the declared schema without forwarding them', async () => {
     const { journal, client } = await memoryGuard();
     const bad = await client.callTool({ name: 'create_entities', arguments: { entities: [{ name: 'x' }] } });
-    expect(textOf(bad)).toMatch(/^refused by oneway guard: invalid arguments for create_entities: entities\[0\]\.entityType: is required/);
+    expect(textOf(bad)).toMatch(
+      /^refused by oneway guard: invalid arguments for create_entities: entities\[0\]\.entityType: is required/,
+    );
     expect(eventsOf(journal, 'rejected')).toMatchObject([{ tool: 'create_entities' }]);
     expect(eventsOf(journal, 'intent')).toEqual([]);
   });
