@@ -291,6 +291,7 @@ export class GuardProxy {
     }
 
     // Every call of the session pending now is made with this one, and this one with them.
+    const arrived = Date.now();
     const me = { alongside: s.pending.size };
     for (const p of s.pending) p.alongside++;
     s.pending.add(me);
@@ -360,6 +361,11 @@ export class GuardProxy {
       } as const;
       if ('ask' in d || !d.pass) {
         const refusal = 'ask' in d ? { reason: `approval for ${name} was not answered`, missing: [] } : d;
+        // A refusal is answered no sooner than the batch window after the call came: a client sends
+        // its next call only after every answer of its batch, so a call arriving meanwhile was sent
+        // with this one, and this one counts as made with it (as a blocked call counts in its batch).
+        const held = arrived + this.opts.batchWindowMs - Date.now();
+        if (held > 0) await sleep(held);
         this.journalOutcome({
           ...head,
           latency_ms: 0,
