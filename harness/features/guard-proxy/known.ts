@@ -7,8 +7,16 @@
  * reconciler reports on (reconcile.ts) follow by the same rules as in
  * evaluation. The guard's decision (engine/guard/decide.ts) is asked about a
  * call as this world assesses it.
+ *
+ * Kept as the journal grows, never walked again: the open failures take each
+ * outcome in as it is journaled; of the calls that reached the server, only
+ * those some tool reconciles are kept (what a reconciler may report on), and
+ * of the successes only a count per call (what a filled idempotency key is
+ * derived from). A call costs the same after a million as after the first.
  */
 import { createHash } from 'node:crypto';
+import { effectFootprint } from '../../core/effects/index.ts';
+import { mustParseFact } from '../../core/facts/fact.ts';
 import type { CallEvent, Reconciled, RecordEvent } from '../../core/record.ts';
 import type { Scenario, Tool, ToolClass } from '../../core/scenario.ts';
 import type { TemplateContext } from '../../core/templates/render.ts';
@@ -22,7 +30,7 @@ import {
 } from '../../domain/rules/declared.ts';
 import { changedWorld } from '../../domain/rules/effects.ts';
 import { reconciledIndices, reportedTools, type ReconcileTool } from '../../domain/rules/reconcile.ts';
-import { retriedFailure, walkAmbiguities, type OpenFailure } from '../../domain/rules/retries.ts';
+import { OpenAmbiguities, retriedFailure, type OpenFailure } from '../../domain/rules/retries.ts';
 import { callIdentity } from '../../domain/rules/same-call.ts';
 import { lostIntentCall } from '../../engine/record/reader.ts';
 
@@ -50,10 +58,16 @@ export class KnownWorld {
   private readonly classes: ReadonlyMap<string, ToolClass>;
   private readonly reconcileView: ReadonlyMap<string, ReconcileTool>;
   private readonly base: { inputs: Record<string, unknown>; deployment: Record<string, unknown> };
-  /** Every outcome journaled (refusals included), oldest first. */
-  private readonly outcomes: CallEvent[] = [];
-  /** The calls that reached the server and whose outcome is known, oldest first: what a reconciler may report on. */
+  /** The ambiguous failures no reconciler has reported on, over every outcome journaled. */
+  private readonly ambiguities: OpenAmbiguities;
+  /**
+   * The calls of tools some tool reconciles that reached the server and whose outcome is known,
+   * oldest first: what a reconciler may report on.
+   */
   private readonly reached: CallEvent[] = [];
+  private readonly reconciledTools: ReadonlySet<string>;
+  /** Successes by call identity, for the tools that declare an idempotency key. */
+  private readonly successes = new Map<string, number>();
 
   constructor(
     readonly scenario: Scenario,
@@ -75,14 +89,26 @@ export class KnownWorld {
       ]),
     );
     this.base = { inputs: scenario.inputs, deployment: scenario.deployment };
+    this.ambiguities = new OpenAmbiguities(this.tools);
+    this.reconciledTools = new Set([...this.reconcileView.values()].flatMap((v) => v.reconciles));
   }
 
-  /** Learns back what a journal says happened: its outcomes in order, and intents left without one. */
+  /**
+   * Learns back what a journal says happened: the facts its calls' effects established and revoked,
+   * as journaled (an effect's footprint: exactly the facts it added and removed), its outcomes in
+   * order, and intents left without one. Tables are not learnt back: nothing the guard decides
+   * reads them.
+   */
   replay(events: readonly RecordEvent[]): void {
     const answered = new Set(events.flatMap((e) => (e.type === 'call' ? [e.step] : [])));
     for (const e of events) {
       if (e.type === 'call') {
-        if (e.status === 'ok' && e.applied) this.observe(e.tool, e.args, e.result, e.class, e.step);
+        for (const effect of e.effects) {
+          const f = effectFootprint(effect);
+          // A fact a revoke removed, as a pattern, matches exactly what that revoke matched then.
+          for (const text of f.factsRemoved) this.world.revoke(mustParseFact(text));
+          for (const text of f.factsAdded) this.world.establish(mustParseFact(text), text);
+        }
         this.record(e);
       } else if (e.type === 'intent' && !answered.has(e.step)) this.record(lostIntentCall(e));
     }
@@ -116,8 +142,8 @@ export class KnownWorld {
   }
 
   /** The ambiguous failures no reconciling call has reported on yet (retries.ts, over the journal). */
-  openFailures(): OpenFailure[] {
-    return walkAmbiguities(this.outcomes, this.tools);
+  openFailures(): readonly OpenFailure[] {
+    return this.ambiguities.open;
   }
 
   /**
@@ -132,7 +158,7 @@ export class KnownWorld {
     return retriedFailure({ ...call, class: cls }, open, this.tools.get(call.tool));
   }
 
-  /** How many calls a reconciler forwarded now may report on (those whose outcome is known now). */
+  /** How many calls a reconciler forwarded now may report on (those whose outcome is known now: an index into them). */
   reachedSoFar(): number {
     return this.reached.length;
   }
@@ -143,11 +169,8 @@ export class KnownWorld {
    * server applies it once), new once the same call has succeeded (a second payment is meant).
    */
   keyFor(call: { tool: string; args: Record<string, unknown> }): string {
-    const tool = this.tools.get(call.tool);
-    const identity = callIdentity(call, tool);
-    const done = this.outcomes.filter(
-      (c) => c.status === 'ok' && c.tool === call.tool && callIdentity(c, tool) === identity,
-    ).length;
+    const identity = callIdentity(call, this.tools.get(call.tool));
+    const done = this.successes.get(identity) ?? 0;
     const digest = createHash('sha256').update(`${this.runId}\u0000${identity}\u0000${done}`).digest('hex');
     return `oneway-${digest.slice(0, 32)}`;
   }
@@ -203,7 +226,14 @@ export class KnownWorld {
 
   /** Takes a journaled outcome (a refusal too) into the walk of ambiguities and reconciliation. */
   record(e: CallEvent): void {
-    this.outcomes.push(e);
-    if (e.status !== 'blocked') this.reached.push(e);
+    // One call a batch: the journal's outcomes in the order they were journaled (a reconciler's
+    // report covers only calls journaled before it was forwarded).
+    this.ambiguities.take([e]);
+    if (e.status !== 'blocked' && this.reconciledTools.has(e.tool)) this.reached.push(e);
+    const tool = this.tools.get(e.tool);
+    if (e.status === 'ok' && tool?.idempotency_key !== undefined) {
+      const identity = callIdentity(e, tool);
+      this.successes.set(identity, (this.successes.get(identity) ?? 0) + 1);
+    }
   }
 }

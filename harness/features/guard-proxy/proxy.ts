@@ -153,6 +153,17 @@ export function replyValue(r: CallToolResult): unknown {
   return { text: texts.join('\n') };
 }
 
+/** The most of a reply the journal keeps (its effects and compensation are rendered from all of it). */
+export const MAX_JOURNALED_REPLY = 64 * 1024;
+
+/** A reply as journaled: itself, or what was left out when it is over MAX_JOURNALED_REPLY bytes of JSON. */
+function journaledResult(result: unknown): unknown {
+  const bytes = Buffer.byteLength(JSON.stringify(result) ?? '');
+  return bytes <= MAX_JOURNALED_REPLY
+    ? result
+    : { 'oneway/omitted': `a reply of ${bytes} bytes, over the ${MAX_JOURNALED_REPLY} bytes the journal keeps of one` };
+}
+
 const textOf = (r: CallToolResult): string =>
   r.content
     .flatMap((c) => (c.type === 'text' ? [c.text] : []))
@@ -300,7 +311,7 @@ export class GuardProxy {
       const t_ms = journal.now();
       const call = { tool: declared, args };
       const a = this.known.assess(call);
-      const open = this.known.openFailures();
+      const open = [...this.known.openFailures()];
       const situation = (approval?: ApprovalAnswer): Situation => ({
         tool: name,
         class: a.class,
@@ -488,7 +499,8 @@ export class GuardProxy {
         'oneway/step': head.step,
       });
     }
-    journal.write({ type: 'intent', ...head, session });
+    // An intent for every call that may take effect: a read-only call lost mid-way changed nothing.
+    if (!head.read_only) journal.write({ type: 'intent', ...head, session });
     const reachedBefore = this.known.reachedSoFar();
     const started = Date.now();
     const fwd = await upstream.call(client, name, head.args, this.opts.callTimeoutMs);
@@ -504,7 +516,7 @@ export class GuardProxy {
         http_status: null,
         applied: true,
         ambiguous: false,
-        result,
+        result: journaledResult(result),
         error: null,
         ...(seen.approved !== undefined ? { approved: seen.approved } : {}),
         ...(seen.reconciled !== undefined ? { reconciled: seen.reconciled } : {}),
