@@ -23,15 +23,14 @@ import type { Scenario } from '../../harness/core/scenario.ts';
 
 const require = createRequire(import.meta.url);
 
-/** The bin file of an installed package (its package.json `bin`). */
-function binOf(pkg: string): string {
-  const manifest = require.resolve(`${pkg}/package.json`);
+/** The bin file of an installed package, from its package.json (`bin`). */
+function binOf(manifest: string): string {
   const { bin } = JSON.parse(readFileSync(manifest, 'utf8')) as { bin: Record<string, string> };
   return join(dirname(manifest), Object.values(bin)[0] as string);
 }
 
-export const MEMORY_SERVER = binOf('@modelcontextprotocol/server-memory');
-export const FILESYSTEM_SERVER = binOf('@modelcontextprotocol/server-filesystem');
+export const MEMORY_SERVER = binOf(require.resolve('@modelcontextprotocol/server-memory/package.json'));
+export const FILESYSTEM_SERVER = binOf(require.resolve('@modelcontextprotocol/server-filesystem/package.json'));
 export const MISBEHAVING_SERVER = resolve(REPO_ROOT, 'test/guard-proxy/fixtures/misbehaving-server.mjs');
 export const MEMORY_TOOLS = resolve(REPO_ROOT, 'examples/guard/memory-tools.yaml');
 export const MISBEHAVING_TOOLS = resolve(REPO_ROOT, 'test/guard-proxy/fixtures/misbehaving-tools.yaml');
@@ -149,7 +148,7 @@ export async function guardCommand(
 }
 
 /** A journal file as the record recover reads. */
-export function journalAt(path: string): ParsedRecord {
+function journalAt(path: string): ParsedRecord {
   const r = parseRecordText(readFileSync(path, 'utf8'), path);
   if (!r.ok) throw new Error(`not a record: ${r.issues.map((i) => i.message).join('; ')}`);
   return r.value;

@@ -25,13 +25,13 @@ import { PACKAGE_ROOT } from '../../util/package-root.ts';
 import { median, round } from './stats.ts';
 
 /** Microseconds per call, directly and through the guard, and what the guard adds (medians of the rounds). */
-export interface GuardCallCost {
+interface GuardCallCost {
   direct_us: number;
   guard_us: number;
   added_us: number;
 }
 
-export interface GuardRow {
+interface GuardRow {
   server: string;
   rounds: number;
   calls_per_round: number;

@@ -43,7 +43,7 @@ export interface ApprovalAnswer {
 }
 
 /** What the client's user is asked. */
-export function approvalMessage(r: ApprovalRequest): string {
+function approvalMessage(r: ApprovalRequest): string {
   const cls = r.class ?? 'undeclared (its class is unknown)';
   return `oneway guard: approve ${r.tool}(${JSON.stringify(r.arguments)})? It is ${cls}; accept to let it through to the server, decline to refuse it.`;
 }

@@ -13,15 +13,14 @@
  * named it (names outside `[A-Za-z0-9_-]{1,64}` are renamed the same way).
  */
 import type { Tool as ListedTool } from '@modelcontextprotocol/sdk/types.js';
-import type { ToolClass } from '../../core/scenario.ts';
 import { ruleFor } from '../../engine/guard/decide.ts';
 import type { Policy } from '../../engine/guard/policy.ts';
 import { onewayNames } from '../convert/import-mcp.ts';
 import { toMcpTool } from '../convert/mcp.ts';
 import type { KnownWorld } from './known.ts';
 
-export const META_POLICY = 'oneway/policy';
-export const META_UNDECLARED = 'oneway/undeclared';
+const META_POLICY = 'oneway/policy';
+const META_UNDECLARED = 'oneway/undeclared';
 
 export interface GuardedList {
   tools: ListedTool[];
@@ -64,6 +63,3 @@ export function guardedTools(listed: readonly ListedTool[], known: KnownWorld, p
   const unlisted = known.scenario.tools.map((t) => t.name).filter((n) => !served.has(n));
   return { tools, renamed, undeclared, unlisted };
 }
-
-/** The class a declaration gives, for a refusal's words. */
-export const classWords = (cls: ToolClass | null): string => cls ?? 'undeclared';

@@ -140,7 +140,7 @@ function toolError(text: string, meta: Record<string, unknown>): CallToolResult 
 }
 
 /** The reply as templates read it (`{{result.x}}`): structured content, else the JSON of a lone text, else the text. */
-export function replyValue(r: CallToolResult): unknown {
+function replyValue(r: CallToolResult): unknown {
   if (r.structuredContent !== undefined) return r.structuredContent;
   const texts = r.content.flatMap((c) => (c.type === 'text' ? [c.text] : []));
   if (texts.length === 1) {

@@ -45,7 +45,7 @@ const DEFINITE: ReadonlySet<number> = new Set([
 ]);
 
 /** The command line or URL, for messages and the journal. */
-export function describeTarget(t: UpstreamTarget): string {
+function describeTarget(t: UpstreamTarget): string {
   if ('url' in t) return t.url;
   if ('transport' in t) return t.name;
   return [t.command, ...t.args].map((a) => (/[\s"'\\]/.test(a) ? JSON.stringify(a) : a)).join(' ');

@@ -23,7 +23,7 @@ type ServerDisposition =
   | 'is_compensation' // the call was itself a compensation
   | 'intended'; // with --duplicates: the effect the task needed once, kept
 
-export interface ServerOutcome {
+interface ServerOutcome {
   step: number;
   tool: string;
   class: ChecklistItem['class'];
