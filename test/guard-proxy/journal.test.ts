@@ -4,9 +4,10 @@
  * for a call that may take effect, and a reply over the journal's limit is journaled as what was
  * left out, never silently cut, while the client gets all of it.
  */
-import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { resetSecrets } from '../../harness/util/secrets.ts';
 import { REPO_ROOT } from '../../harness/cli/common.ts';
 import { MAX_JOURNALED_REPLY } from '../../harness/features/guard-proxy/proxy.ts';
 import { tempDir } from '../helpers/cli.ts';
@@ -27,6 +28,8 @@ let guard: InProcessGuard | undefined;
 afterEach(async () => {
   await guard?.close();
   guard = undefined;
+  delete process.env.GUARD_TEST_API_KEY;
+  resetSecrets();
 });
 
 function setup() {
@@ -78,5 +81,23 @@ describe("oneway guard's journal", () => {
     });
     // Its effects are rendered from the whole reply all the same.
     expect(entry?.effects).toEqual([{ kind: 'establish', fact: `file_read(path=${big})`, was_new: true }]);
+  });
+
+  it('redacts secrets in every line, as every record is', async () => {
+    process.env.GUARD_TEST_API_KEY = 'sk-guard-test-0123456789';
+    resetSecrets();
+    const { files, journal, start } = setup();
+    const a = join(files, 'secret.txt');
+    writeFileSync(a, 'x');
+    guard = await start();
+    await guard.client.callTool({ name: 'read_text_file', arguments: { path: a } });
+    const w = await guard.client.callTool({
+      name: 'write_file',
+      arguments: { path: a, content: 'token sk-guard-test-0123456789' },
+    });
+    expect(w.isError).toBeFalsy();
+    const text = readFileSync(journal, 'utf8');
+    expect(text).not.toContain('sk-guard-test-0123456789');
+    expect(text).toContain('token [redacted:GUARD_TEST_API_KEY]');
   });
 });
