@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { main as guardMain, OPTIONS } from '../../harness/cli/guard.ts';
 import { main as recover } from '../../harness/cli/recover.ts';
@@ -82,7 +83,7 @@ describe('oneway guard killed mid-call', () => {
 });
 
 describe('oneway guard --listen', () => {
-  it('serves MCP over Streamable HTTP on loopback, refuses a foreign Origin, and journals every call', async () => {
+  it('serves MCP over Streamable HTTP on loopback, asks approvals by elicitation, refuses a foreign Origin, and journals every call', async () => {
     const dir = tempDir('oneway-guard-http-');
     const journal = join(dir, 'journal.jsonl');
     const child = spawn(
@@ -93,6 +94,7 @@ describe('oneway guard --listen', () => {
         resolve(REPO_ROOT, 'harness/cli/oneway.ts'),
         'guard',
         `--tools=${MEMORY_TOOLS}`,
+        `--policy=${join(REPO_ROOT, 'examples/guard/policy.yaml')}`,
         `--journal=${journal}`,
         '--listen=0',
         '--',
@@ -110,13 +112,22 @@ describe('oneway guard --listen', () => {
     const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
     const url = await when(child.stderr, 'data', () => /serving at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(err)?.[1]);
 
-    const client = new Client({ name: 'agent', version: '1.0.0' });
+    const client = new Client({ name: 'agent', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
+    const asked: string[] = [];
+    client.setRequestHandler(ElicitRequestSchema, (req) => {
+      asked.push(req.params.message);
+      return { action: 'accept' };
+    });
     await client.connect(new StreamableHTTPClientTransport(new URL(url)));
     const created = await client.callTool({
       name: 'create_entities',
       arguments: { entities: [{ name: 'Web', entityType: 'page', observations: [] }] },
     });
     expect(created.isError).toBeFalsy();
+    // Irreversible under `approval`: the client's user is asked, on the call's own stream.
+    const deleted = await client.callTool({ name: 'delete_entities', arguments: { entityNames: ['Web'] } });
+    expect(deleted.isError).toBeFalsy();
+    expect(asked).toHaveLength(1);
     await client.close();
 
     const foreign = await fetch(url, {
@@ -132,7 +143,10 @@ describe('oneway guard --listen', () => {
 
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
-    expect(outcomes(journal).map((c) => [c.tool, c.status])).toEqual([['create_entities', 'ok']]);
+    expect(outcomes(journal).map((c) => [c.tool, c.status])).toEqual([
+      ['create_entities', 'ok'],
+      ['delete_entities', 'ok'],
+    ]);
   });
 });
 

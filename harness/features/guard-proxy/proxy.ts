@@ -235,8 +235,9 @@ export class GuardProxy {
     );
     const state: SessionState = { id: randomUUID().slice(0, 8), server, pending: new Set() };
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (await this.listTools()).tools }));
-    server.setRequestHandler(CallToolRequestSchema, (req) => {
-      const done = this.call(state, req.params.name, (req.params.arguments ?? {}) as Record<string, unknown>);
+    server.setRequestHandler(CallToolRequestSchema, (req, extra) => {
+      const args = (req.params.arguments ?? {}) as Record<string, unknown>;
+      const done = this.call(state, req.params.name, args, extra.requestId);
       this.inFlight.add(done);
       void done.finally(() => this.inFlight.delete(done));
       return done;
@@ -282,7 +283,12 @@ export class GuardProxy {
   }
 
   /** One tool call of a session (see the module comment). Never throws: every outcome is an answer. */
-  async call(s: SessionState, name: string, given: Record<string, unknown>): Promise<CallToolResult> {
+  async call(
+    s: SessionState,
+    name: string,
+    given: Record<string, unknown>,
+    requestId?: string | number,
+  ): Promise<CallToolResult> {
     const { journal, policy } = this.opts;
     const declared = this.declaredName(name);
     const tool = this.known.declared(declared);
@@ -343,7 +349,8 @@ export class GuardProxy {
                   (
                     await s.server.elicitInput(
                       { mode: 'form', message, requestedSchema: { type: 'object', properties: {} } },
-                      { timeout },
+                      // Sent as part of the tool call's answer (over HTTP, on its stream).
+                      { timeout, ...(requestId !== undefined ? { relatedRequestId: requestId } : {}) },
                     )
                   ).action
               : undefined,

@@ -57,6 +57,8 @@ export async function guardHttp(proxy: GuardProxy, port: number, onError?: (e: E
   return startHttpHost({
     port,
     allowThroughSeal: false,
+    // A tool call may ask the client's user for approval (elicitation) before it is answered.
+    streamReplies: true,
     ...(onError ? { onError } : {}),
     open() {
       const session = proxy.session();
