@@ -183,6 +183,8 @@ export interface RejectedEvent {
   tool: string;
   args: unknown;
   reason: string;
+  /** In a guard's journal: the MCP session the call came from (`turn` and `batch` are the last step journaled). */
+  session?: string;
 }
 
 export interface EscapeEvent {

@@ -100,4 +100,23 @@ describe("oneway guard's journal", () => {
     expect(text).not.toContain('sk-guard-test-0123456789');
     expect(text).toContain('token [redacted:GUARD_TEST_API_KEY]');
   });
+
+  it('refuses every call once it cannot be written, and lets the reply of a call the server had go back', async () => {
+    const { files, start } = setup();
+    const a = join(files, 'a.txt');
+    writeFileSync(a, 'alpha');
+    guard = await start();
+    await guard.client.callTool({ name: 'read_text_file', arguments: { path: a } });
+    // The disk goes away under the journal.
+    guard.journal.close();
+    const read = await guard.client.callTool({ name: 'read_text_file', arguments: { path: a } });
+    expect(read.structuredContent).toEqual({ content: 'alpha' });
+    expect(guard.log.join('\n')).toMatch(
+      /cannot be written: it is closed; step 2 \(read_text_file\) reached the server and is not journaled/,
+    );
+    const write = await guard.client.callTool({ name: 'write_file', arguments: { path: a, content: 'beta' } });
+    expect(textOf(write)).toMatch(/^refused by oneway guard: the journal .* cannot be written/);
+    expect(textOf(write)).toContain('Nothing was sent to the server.');
+    expect(readFileSync(a, 'utf8')).toBe('alpha');
+  });
 });

@@ -34,6 +34,8 @@ export interface OpenJournalOptions {
 export class Journal {
   private fd: number | undefined;
   private steps: number;
+  /** Why the journal can no longer be written, once a write failed: the guard then refuses every call. */
+  broken: string | undefined;
   private readonly startedMs: number;
 
   private constructor(
@@ -123,15 +125,26 @@ export class Journal {
     return ++this.steps;
   }
 
+  /** The last step number given. */
+  get lastStep(): number {
+    return this.steps;
+  }
+
   /** Real milliseconds since the journal began. */
   now(): number {
     return Math.max(0, Date.now() - this.startedMs);
   }
 
-  /** Writes one event, redacted, through to the file. */
+  /** Writes one event, redacted, through to the file; a failure marks the journal broken and throws. */
   write(event: RecordEvent): void {
-    if (this.fd === undefined) throw new Error(`internal: the journal ${this.path} is closed`);
-    writeSync(this.fd, `${redact(JSON.stringify(event))}\n`);
+    if (this.broken) throw new Error(this.broken);
+    try {
+      if (this.fd === undefined) throw new Error('it is closed');
+      writeSync(this.fd, `${redact(JSON.stringify(event))}\n`);
+    } catch (e) {
+      this.broken = `the journal ${this.path} cannot be written: ${(e as Error).message}`;
+      throw new Error(this.broken, { cause: e });
+    }
   }
 
   close(): void {

@@ -282,12 +282,41 @@ export class GuardProxy {
     return this.list?.renamed.get(name) ?? name;
   }
 
-  /** One tool call of a session (see the module comment). Never throws: every outcome is an answer. */
+  /**
+   * One tool call of a session (see the module comment). Never throws: every outcome is an answer.
+   * Nothing passes without a journal: once it cannot be written, every call is refused.
+   */
   async call(
     s: SessionState,
     name: string,
     given: Record<string, unknown>,
     requestId?: string | number,
+  ): Promise<CallToolResult> {
+    const broken = this.opts.journal.broken;
+    if (broken)
+      return toolError(`refused by oneway guard: ${broken}\nNothing was sent to the server.`, {
+        'oneway/status': 'blocked',
+        'oneway/reason': broken,
+      });
+    try {
+      return await this.decideAndForward(s, name, given, requestId);
+    } catch (e) {
+      // A journal that cannot be written before the call is sent: it is not sent (forward journals
+      // an outcome it cannot write without throwing: that call was sent, and its reply goes back).
+      const message = (e as Error).message;
+      this.opts.log(message);
+      return toolError(`refused by oneway guard: ${message}\nNothing was sent to the server.`, {
+        'oneway/status': 'blocked',
+        'oneway/reason': message,
+      });
+    }
+  }
+
+  private async decideAndForward(
+    s: SessionState,
+    name: string,
+    given: Record<string, unknown>,
+    requestId: string | number | undefined,
   ): Promise<CallToolResult> {
     const { journal, policy } = this.opts;
     const declared = this.declaredName(name);
@@ -299,7 +328,8 @@ export class GuardProxy {
       const v = checkArguments(tool.parameters, args);
       if (!v.ok) {
         const reason = `invalid arguments for ${name}: ${v.text}`;
-        journal.write({ type: 'rejected', turn: 0, batch: 0, tool: name, args, reason, ...{ session: s.id } });
+        const last = journal.lastStep;
+        journal.write({ type: 'rejected', turn: last, batch: last, tool: name, args, reason, session: s.id });
         return toolError(`refused by oneway guard: ${reason}`, {
           'oneway/status': 'rejected',
           'oneway/reason': reason,
@@ -468,6 +498,21 @@ export class GuardProxy {
     return '';
   }
 
+  /**
+   * Journals the outcome of a call the server has had: should the journal fail now, the call
+   * happened all the same, so its reply still goes back (the guard refuses every call after it,
+   * and the intent it left is an uncertain item for recover).
+   */
+  private journalAfter(outcome: Omit<CallEvent, 'type'>): void {
+    try {
+      this.journalOutcome(outcome);
+    } catch (e) {
+      this.opts.log(
+        `${(e as Error).message}; step ${outcome.step} (${outcome.tool}) reached the server and is not journaled`,
+      );
+    }
+  }
+
   private journalOutcome(outcome: Omit<CallEvent, 'type'>): void {
     // The session last, after the fields every record has.
     const { session, ...rest } = outcome;
@@ -516,7 +561,7 @@ export class GuardProxy {
     if (fwd.ok && !fwd.result.isError) {
       const result = replyValue(fwd.result);
       const seen = this.known.observe(head.tool, head.args, result, head.class, head.step, reachedBefore);
-      this.journalOutcome({
+      this.journalAfter({
         ...base,
         latency_ms,
         status: 'ok',
@@ -536,7 +581,7 @@ export class GuardProxy {
     const http = fwd.ok ? httpStatusOf(fwd.result) : null;
     const ambiguous = fwd.ok ? http !== null && (http === 408 || http >= 500) : fwd.ambiguous;
     const error = fwd.ok ? textOf(fwd.result) || 'the tool reported an error' : fwd.error;
-    this.journalOutcome({
+    this.journalAfter({
       ...base,
       latency_ms,
       status: 'fault',
