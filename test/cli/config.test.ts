@@ -172,6 +172,7 @@ describe('the command table', () => {
       'import',
       'export',
       'serve',
+      'guard',
       'bench',
       'merge',
       'view',
