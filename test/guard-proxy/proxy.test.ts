@@ -7,7 +7,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { DEFAULT_MAX_SESSIONS } from '../../harness/features/mcp/http.ts';
+import { guardHttp } from '../../harness/features/guard-proxy/serve.ts';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_POLICY, type Policy } from '../../harness/engine/guard/policy.ts';
 import { tempDir } from '../helpers/cli.ts';
@@ -225,5 +229,34 @@ describe('oneway guard: approvals', () => {
     expect(textOf(r)).toContain(
       'approval for delete_entities was denied (nobody to ask: the client does not take elicitation and the guard has no --approve-cmd)',
     );
+  });
+});
+
+describe('oneway guard over HTTP: sessions', () => {
+  it('gives the place of an idle session to a new client when every place is taken', async () => {
+    const dir = tempDir('oneway-guard-sessions-');
+    guard = await guardInProcess({
+      tools: toolsAt(MISBEHAVING_TOOLS),
+      target: nodeServer(MISBEHAVING_SERVER, [dir]),
+      journal: join(dir, 'journal.jsonl'),
+    });
+    const host = await guardHttp(guard.proxy, 0);
+    const clients: Client[] = [];
+    try {
+      // Clients that leave without ending their session: one more than the places.
+      for (let i = 0; i <= DEFAULT_MAX_SESSIONS; i++) {
+        const c = new Client({ name: `agent-${i}`, version: '1.0.0' });
+        await c.connect(new StreamableHTTPClientTransport(new URL(host.url)));
+        clients.push(c);
+      }
+      const last = clients.at(-1) as Client;
+      expect((await last.callTool({ name: 'echo', arguments: { text: 'in' } })).structuredContent).toEqual({
+        text: 'in',
+      });
+      expect(host.sessions).toBe(DEFAULT_MAX_SESSIONS);
+    } finally {
+      for (const c of clients) await c.close();
+      await host.close();
+    }
   });
 });

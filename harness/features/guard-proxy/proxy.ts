@@ -120,10 +120,12 @@ export function journalStart(
   };
 }
 
-/** One client session: its MCP server, and its calls pending (each counting the others it overlapped). */
+/** One client session: its MCP server. */
 export interface GuardSession {
   readonly id: string;
   readonly server: Server;
+  /** Whether none of its calls is pending (an idle HTTP session gives its place up when one is needed). */
+  idle(): boolean;
 }
 
 interface SessionState {
@@ -261,7 +263,7 @@ export class GuardProxy {
       );
       server.setRequestHandler(GetPromptRequestSchema, (r) => pass('prompts/get', r.params, GetPromptResultSchema));
     }
-    return { id: state.id, server };
+    return { id: state.id, server, idle: () => state.pending.size === 0 };
   }
 
   /** Waits until every call taken so far is answered and journaled (before the guard exits). */

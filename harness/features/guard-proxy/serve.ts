@@ -3,7 +3,9 @@
  * started the guard), or over Streamable HTTP (`--listen`), one session per
  * client, on the loopback interface with `oneway serve`'s checks (the Host
  * must name the endpoint, an Origin must be a loopback one, a body is at most
- * MAX_MESSAGE_BYTES; harness/features/mcp/http.ts).
+ * MAX_MESSAGE_BYTES; harness/features/mcp/http.ts). At most DEFAULT_MAX_SESSIONS
+ * sessions are open at once; when one more is needed, an idle one (no call
+ * pending) is closed first (its client gets "Session not found" and starts a new one).
  */
 import type { Readable, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -62,7 +64,8 @@ export async function guardHttp(proxy: GuardProxy, port: number, onError?: (e: E
     ...(onError ? { onError } : {}),
     open() {
       const session = proxy.session();
-      return { server: session.server, onClose() {}, onAbortedCall() {} };
+      // A client that left without ending its session leaves it open: idle, it gives its place up.
+      return { server: session.server, onClose() {}, onAbortedCall() {}, ended: () => session.idle() };
     },
   });
 }
