@@ -1,4 +1,6 @@
 /** Small number formats shared by reporters. */
+import { rateOf, type RateDef } from '../../engine/scoring/rates.ts';
+
 export const pct = (x: number | null | undefined): string =>
   x === null || x === undefined ? '—' : `${Math.round(x * 100)}%`;
 export const ci = (c: readonly [number, number]): string => `[${pct(c[0])}, ${pct(c[1])}]`;
@@ -23,3 +25,23 @@ export const passK = (summary: readonly { trials_per_scenario: { max: number } }
 };
 /** A summary figure as its registry column formats it. */
 export const figureText = (x: number, format: 'num' | 'ms'): string => (format === 'ms' ? ms(x) : num(x));
+
+/**
+ * A rate of the rate registry in a planner's summary: its value, and as text its figure (a share
+ * as a percentage, per 100 as a number, `—` when there is none) and its interval (null when none).
+ *
+ * @example
+ * rateText(summary, completionRate) // { value: 0.9, figure: '90%', interval: '[78%, 96%]' }
+ */
+export function rateText(
+  summary: object,
+  r: RateDef,
+): { value: number | null; figure: string; interval: string | null } {
+  const { value, ci: c } = rateOf(summary, r);
+  if (r.how === 'share') return { value, figure: pct(value), interval: c ? ci(c) : null };
+  return { value, figure: value === null ? '—' : num(value), interval: value !== null && c ? ci100(c) : null };
+}
+
+/** A rate column's head in the console and report.md: the first one that shows its interval says what the brackets are. */
+export const rateHead = (r: RateDef, shown: readonly RateDef[]): string =>
+  r === shown.find((x) => !x.column.headline) ? `${r.column.head} [95% CI]` : r.column.head;
