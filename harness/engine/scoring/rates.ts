@@ -13,7 +13,7 @@
 import type { RunMetrics } from './registry.ts';
 
 /** How the summary tables (console, report.md, report.html) show a rate. */
-export interface RateColumn {
+interface RateColumn {
   head: string;
   /** The head in a compact console table (and in its comparison table). */
   short: string;
@@ -57,7 +57,7 @@ export interface ShareRate extends RateBase {
  * Per 100 calls: Σ `hits` / Σ `of` × 100 over the runs, null when Σ `of` is 0 (clustered by
  * scenario like a share: a scenario's calls are not independent). Summary fields `<name>` and `<name>_ci`.
  */
-export interface Per100Rate extends RateBase {
+interface Per100Rate extends RateBase {
   how: 'per_100';
   hits: (r: RunMetrics) => number;
   of: (r: RunMetrics) => number;
