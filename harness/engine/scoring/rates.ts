@@ -133,10 +133,11 @@ export type RateFigures = { [R in Share as `${R['name']}_rate`]: number } & {
   [R in Per100 as R['name']]: number | null;
 } & { [R in Per100 as `${R['name']}_ci`]: [number, number] | null };
 
-/** The summary's figures of the rates that `--fail-on` may name (their intervals are not). */
-export type RateGateMetric = {
-  [K in keyof RateFigures]: RateFigures[K] extends number | null ? K : never;
-}[keyof RateFigures];
+/** The summary's figures of the rates that `--fail-on` may name: a gateable share's rate and count, a gateable per-100 figure (no interval). */
+export type RateGateMetric =
+  | `${Extract<Share, { gate: true }>['name']}_rate`
+  | Extract<Share, { gate: true; count: string }>['count']
+  | Extract<Per100, { gate: true }>['name'];
 
 /** The effective sample size behind each rate's interval, by rate name (null with a per-100 rate's null). */
 export type EffectiveN = { [R in Share as R['name']]: number } & { [R in Per100 as R['name']]: number | null };
