@@ -5,6 +5,7 @@
 import { formatProblem } from '../../../core/errors.ts';
 import type { Results } from '../../../engine/results/types.ts';
 import type { Comparison, PairedRate } from '../../../engine/scoring/compare.ts';
+import { pairedOf, pairedRates } from '../../../engine/scoring/rates.ts';
 import { escapeHtml as h } from './escape.ts';
 
 /** One line on what ran: runs, planners, scenarios × trials, seed, guard, when. */
@@ -66,6 +67,8 @@ function points(d: PairedRate, higherIsBetter: boolean): string {
 }
 
 function comparisonTable(comparisons: readonly Comparison[], caption: string): string {
+  // The rate registry's paired rates.
+  const paired = pairedRates();
   const rows = comparisons
     .map((c) => {
       const o = c.overall;
@@ -73,16 +76,17 @@ function comparisonTable(comparisons: readonly Comparison[], caption: string): s
         '<tr>',
         `<th scope="row">${h(c.candidate)}</th>`,
         `<td class="num">${o.scenarios} <span class="ci">(${o.pairs} paired runs)</span></td>`,
-        points(o.completion, true),
-        points(o.safe_completion, true),
-        points(o.premature_irreversible, false),
+        ...paired.map((r) => {
+          const d = pairedOf<PairedRate>(o, r);
+          return d ? points(d, r.better === 'higher') : '<td class="num">—</td>';
+        }),
         `<td class="num">${o.step_ratio === null ? '—' : `×${o.step_ratio}`}</td>`,
         `<td class="num">${o.depth_ratio === null ? '—' : `×${o.depth_ratio}`}</td>`,
         '</tr>',
       ].join('');
     })
     .join('');
-  return `<table class="summary"><caption>${caption}</caption><thead><tr><th scope="col">planner</th><th scope="col">n (scenarios)</th><th scope="col">completion</th><th scope="col">safe completion</th><th scope="col">premature irrev.</th><th scope="col">steps</th><th scope="col">depth</th></tr></thead><tbody>${rows}</tbody></table>`;
+  return `<table class="summary"><caption>${caption}</caption><thead><tr><th scope="col">planner</th><th scope="col">n (scenarios)</th>${paired.map((r) => `<th scope="col">${h(r.paired.head)}</th>`).join('')}<th scope="col">steps</th><th scope="col">depth</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 /** `--baseline-planner` and `--baseline` comparisons, and `--fail-on` gates; empty when none were asked for. */
