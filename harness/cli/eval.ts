@@ -65,7 +65,8 @@ Usage: oneway eval [options]          (in a clone of oneway: npm run eval -- [op
   --scenario=ID|FILE|DIR|GLOB[,...]
                               scenarios (default: "scenarios" in oneway.config.*, else every file under the
                               project's ./scenarios); paths may lie outside the project
-  --bundled                   with no --scenario: run the example scenarios that ship with oneway
+  --bundled                   run the example scenarios that ship with oneway (with --scenario: ids are
+                              looked up among them); wins over "scenarios" in oneway.config.*
   --trials=N                  runs per scenario and planner, each with its own derived seed (default: 1)
   --seed=S                    base seed; the same seed gives the same results (default: 1)
   --out=DIR                   where results.json and runs/*.jsonl go (default: reports/latest)
@@ -79,7 +80,8 @@ Usage: oneway eval [options]          (in a clone of oneway: npm run eval -- [op
   --batch-window=MS           the agent's parallel calls: calls that arrive within MS of each other, before
                               any of their results is delivered, are one batch (default: ${DEFAULT_BATCH_WINDOW_MS}; 0: one call per batch)
   --agent-timeout=MS          wall-clock limit per agent run; its processes (group, descendants, setsid children) are killed after it
-                              (default: 300000; a value under 1000 is read as seconds, the old unit, with a warning)
+                              (default: 300000; a value under 1000 is read as seconds, the old unit, with a warning);
+                              like --batch-window, only with --agent-cmd
   --llm-cache=off|record|replay
                               LLM planners: record model answers as cassettes, or replay them (no network,
                               no key; a request not on file ends that run with an error) (default: off)
@@ -98,6 +100,9 @@ Usage: oneway eval [options]          (in a clone of oneway: npm run eval -- [op
   --fail-on=EXPR              a gate over summary metrics, e.g. 'premature_irreversible_rate>0' or
                               'gated:safe_completion_rate<0.8' (repeatable); a failed gate exits 1
   --baseline=FILE             compare with a committed results.json; a regression beyond noise exits 1
+  --allow-lint-errors         run scenarios \`oneway lint\` finds errors in; without it they are skipped like
+                              files that did not load (listed in results.json "problems", exit 2); with it,
+                              results.json lists the findings ("lint")
   --concurrency=N             runs in flight at once (default 1); results are identical for any N
   --workers=N|auto            spread runs over N worker threads, each with 4 runs in flight (for CPU-bound
                               planners on several cores); results are identical for any N. Default auto:
@@ -114,9 +119,11 @@ Usage: oneway eval [options]          (in a clone of oneway: npm run eval -- [op
   --verbose                   a planner's crash with its stack trace, not only its message
   -h, --help                  this help
 
-Options also come from oneway.config.(ts|js|mjs|yaml|json) (see docs/use-in-your-project.md); flags override it.
+Options also come from oneway.config.(ts|mts|js|mjs|yaml|yml|json) (see docs/use-in-your-project.md); a flag
+always wins over the config file's setting (--scenario or --bundled over its "scenarios" and "bundled").
 Scenarios that loaded are cached in node_modules/.cache/oneway (ONEWAY_CACHE=off: no cache; see docs/cli.md).
-Exit status: 0 the evaluation ran (whatever it found); 1 a gate failed; 2 a usage or input error.
+Exit status: 0 the evaluation ran (whatever it found); 1 a gate failed; 2 a usage or input error (a
+scenario that did not load, or that lint refused: the others still run).
 Example: oneway eval --planner=eager,gated --trials=3`;
 }
 
@@ -535,6 +542,8 @@ function resumable(
   option('--transport', was.transport, is.transport);
   option('--max-turns', was.max_turns, is.max_turns);
   option('--restart-at', (was.restart_at ?? []).join(','), (is.restart_at ?? []).join(','));
+  option('--agent-timeout', was.agent_timeout_ms, is.agent_timeout_ms);
+  option('--batch-window', was.batch_window_ms, is.batch_window_ms);
   option('--decision-timeout', was.decision_timeout_ms, is.decision_timeout_ms);
   option('--shard', was.shard, is.shard);
   if (was.planner_option_hashes !== undefined && !same(was.planner_option_hashes, is.planner_option_hashes)) {

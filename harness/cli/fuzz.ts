@@ -42,7 +42,8 @@ Usage: oneway fuzz [options]          (in a clone of oneway: npm run fuzz -- [op
   --scenario=ID|FILE|DIR|GLOB[,...]
                               scenarios to fuzz (default: "scenarios" in oneway.config.*, else every file
                               under the project's ./scenarios)
-  --bundled                   with no --scenario: fuzz the example scenarios that ship with oneway
+  --bundled                   fuzz the example scenarios that ship with oneway; wins over "scenarios" in
+                              oneway.config.*
   --runs=N                    plans per scenario, at most (default: 100; unlimited with --time-limit alone)
   --seed=S                    fast-check seed; the same seed generates the same plans (default: 1)
   --time-limit=MS             stop after this long in all, shared among the scenarios (a value under 1000
@@ -58,12 +59,18 @@ Usage: oneway fuzz [options]          (in a clone of oneway: npm run fuzz -- [op
   --workers=N                 fuzz N scenarios at once on worker threads (default: 1); reports are the same
   --path=PATH                 replay one fast-check counterexample (with its --seed, one scenario and property)
   --out=DIR                   where counterexample plans and fuzz.json go (default: reports/fuzz)
+  --allow-lint-errors         fuzz scenarios \`oneway lint\` finds errors in (skipped otherwise, exit 2);
+                              fuzz.json lists the findings ("lint")
   -h, --help                  this help
+
+Options also come from oneway.config.* ("fuzz", and "scenarios", "bundled", "seed", "guard", "workers",
+"plannerOptions", "allowLintErrors"); a flag always wins over the config file's setting.
 
 Properties:
 ${BUILTIN_PROPERTIES.map((p) => `  ${p.name.padEnd(24)}${p.description}`).join('\n')}
 
-Exit status: 0 every property held; 1 a property failed (counterexamples under --out); 2 a usage or input error.
+Exit status: 0 every property held; 1 a property failed (counterexamples under --out); 2 a usage or input
+error (a scenario that did not load, or that lint refused: the others are still fuzzed).
 Example: oneway fuzz --scenario=purge-inactive-accounts --runs=500 --seed=7`;
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
