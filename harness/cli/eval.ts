@@ -464,7 +464,10 @@ async function writeAndReport(
   io.stderr.write(
     `${cerr.dim(`results: ${[`${where}/results.json`, ...written.map((w) => `${where}/${w}`)].join(', ')}`)}\n`,
   );
-  for (const line of runErrorLines(results.runs, cerr, where, { verbose: values.verbose === true, stacks: lineup.stacks }))
+  for (const line of runErrorLines(results.runs, cerr, where, {
+    verbose: values.verbose === true,
+    stacks: lineup.stacks,
+  }))
     io.stderr.write(`${line}\n`);
   if (results.interrupted)
     io.stderr.write(

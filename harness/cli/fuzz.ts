@@ -309,16 +309,16 @@ export async function main(argv: string[], io: Io = processIo(), config?: Config
     const scenarios = loaded.selected;
     if (scenarios.length === 0) {
       io.stderr.write(
-        cerr.red(
-          `oneway: no scenario ${loaded.loaded ? 'passed lint' : 'could be loaded'}; nothing was fuzzed\n`,
-        ),
+        cerr.red(`oneway: no scenario ${loaded.loaded ? 'passed lint' : 'could be loaded'}; nothing was fuzzed\n`),
       );
       return 2;
     }
     for (const f of loaded.lint) io.stderr.write(`${formatFinding(f)}\n`);
     if (loaded.lint.length)
       io.stderr.write(
-        cerr.yellow(`oneway: --allow-lint-errors: fuzzing with ${loaded.lint.length} lint error(s); fuzz.json lists them\n`),
+        cerr.yellow(
+          `oneway: --allow-lint-errors: fuzzing with ${loaded.lint.length} lint error(s); fuzz.json lists them\n`,
+        ),
       );
     if (request.path !== undefined && (scenarios.length > 1 || properties.length > 1)) {
       throw new UsageError(

@@ -60,7 +60,10 @@ export async function main(argv: string[], io: Io = processIo(), config?: Config
     // PATHS or --bundled win over the config file's scenarios (or bundled).
     const { settings } = mergeLayers<EvalSettings>([
       ...(config ? [configLayer(config)] : []),
-      { from: { kind: 'flags' }, settings: { scenarios: positionals.length ? positionals : undefined, bundled: values.bundled } },
+      {
+        from: { kind: 'flags' },
+        settings: { scenarios: positionals.length ? positionals : undefined, bundled: values.bundled },
+      },
     ]);
     const home = scenarioHome(io, settings.bundled);
     const specs = scenarioSpecs(settings.scenarios, home, io);

@@ -20,7 +20,7 @@ import { findConfig, loadConfig } from '../features/request/config.ts';
 
 const AFTER = `
 Every command takes --help. Options also come from oneway.config.(ts|mts|js|mjs|yaml|yml|json), found
-from the working directory up to the nearest package.json; flags override it.
+from the working directory up to the nearest package.json; a flag always wins over its setting.
 
 Exit status: 0 done; 1 a gate, property or expectation failed; 2 a usage or input error.
 Examples:

@@ -50,6 +50,7 @@ Usage: oneway serve --scenario=ID|FILE [options]
                               results.json lists the findings ("lint")
   -h, --help                  this help
 
+Of oneway.config.*, "guard" and "allowLintErrors" apply (a flag wins over them).
 Formerly --mcp was --transport=stdio|http and --transport was --sandbox: both still work, with a
 warning (an option means one thing in every command: --transport is the sandbox's, as in eval and fuzz).
 Each tool carries MCP annotations from its class (destructiveHint for compensable and irreversible)

@@ -274,9 +274,7 @@ function frameOf(opts: EvalOptions): Frame {
       max_turns: opts.maxTurns,
       decision_timeout_ms: opts.decisionTimeoutMs,
       ...(opts.restartAt?.length ? { restart_at: opts.restartAt } : {}),
-      ...(opts.agent
-        ? { agent_timeout_ms: opts.agent.timeoutMs, batch_window_ms: opts.agent.batchWindowMs }
-        : {}),
+      ...(opts.agent ? { agent_timeout_ms: opts.agent.timeoutMs, batch_window_ms: opts.agent.batchWindowMs } : {}),
       shard: opts.shard ?? null,
       scenario_hashes: Object.fromEntries(opts.scenarios.map((s) => [s.scenario.id, scenarioHash(s.scenario)])),
       // Where cassettes are kept and whether they are recorded or replayed does not change the results.

@@ -144,30 +144,16 @@ function check(targets: readonly LintTarget[], all: readonly LintTarget[], rules
   return sortFindings(targets.flatMap((target) => rules.flatMap((r) => r.check({ ...target, all }))));
 }
 
-/**
- * Lints scenarios that loaded, together, with the rules alone (the loader's checks passed): the
- * findings `oneway lint` prints for their files. A file is parsed again for positions only when
- * a rule has a finding in it.
- *
- * @example
- * const errors = lintLoaded(resolved.loaded, process.cwd()).filter((f) => f.severity === 'error');
- */
-export function lintLoaded(
-  loaded: readonly LoadedScenario[],
-  cwd: string,
-  rules: readonly Rule[] = LINT_RULES,
-): LintFinding[] {
-  const all = loadedTargets(loaded, cwd);
-  return check(all, all, rules);
-}
-
 /** The lint errors of scenarios that loaded; positions are found only for files with an error (most have none). */
 function lintErrors(loaded: readonly LoadedScenario[], cwd: string): LintFinding[] {
   const all = loadedTargets(loaded, cwd);
-  // The rules are cheap; parsing a file again for positions is not: a first pass without positions finds the files.
+  // The rules are cheap; parsing a file again for positions is not: a first pass without positions finds the
+  // files (a rule places a finding only through finding(), types.ts: where it is never decides whether it is one).
   const nowhere = { line: 0, col: 0 };
   const unplaced = all.map((t) => ({ ...t, locate: () => nowhere }));
-  const erring = new Set(check(unplaced, unplaced, LINT_RULES).flatMap((f) => (f.severity === 'error' ? [f.file] : [])));
+  const erring = new Set(
+    check(unplaced, unplaced, LINT_RULES).flatMap((f) => (f.severity === 'error' ? [f.file] : [])),
+  );
   if (erring.size === 0) return [];
   return check(
     all.filter((t) => erring.has(t.file)),

@@ -80,7 +80,7 @@ export function defineConfig(config: OnewayConfig): OnewayConfig {
   return config;
 }
 
-export const CONFIG_FILES = [
+const CONFIG_FILES = [
   'oneway.config.ts',
   'oneway.config.mts',
   'oneway.config.js',

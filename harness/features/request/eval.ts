@@ -216,7 +216,7 @@ export function configLayer(cf: ConfigFile): Layer<EvalSettings> {
 }
 
 /** The LLM settings as the planner options the LLM planners read (paths absolute against `dir`). */
-export function llmPlannerOptions(llm: LlmConfig | undefined, dir: string): Record<string, string> {
+function llmPlannerOptions(llm: LlmConfig | undefined, dir: string): Record<string, string> {
   if (!llm) return {};
   const out: Record<string, string> = {};
   if (llm.model !== undefined) out.model = llm.model;
@@ -275,8 +275,7 @@ export async function evalRequest(
     throw new UsageError(`${llmCacheLabel(origin, cwd)} must be off, record or replay, got "${cache}"`);
   if (cache !== undefined) plannerOptions.llm_cache_dir ??= resolve(cwd, 'reports/llm-cache');
 
-  const workers =
-    s.workers === undefined || s.workers === 'auto' ? ('auto' as const) : int('workers', 1);
+  const workers = s.workers === undefined || s.workers === 'auto' ? ('auto' as const) : int('workers', 1);
   const failOn = s.failOn ?? [];
   const gates = failOn.length ? failOn.map((await import('../../engine/gates/fail-on.ts')).parseGate) : [];
   const baselineFile = s.baseline === undefined ? undefined : resolve(cwd, s.baseline);
@@ -303,7 +302,10 @@ export async function evalRequest(
     maxTurns: int('maxTurns', 50),
     // An agent thinks between tool calls as long as its run allows; the margin lets the agent's own limit
     // (which also kills its process group) fire first.
-    decisionTimeoutMs: int('decisionTimeoutMs', agentCmd !== undefined ? agentTimeoutMs + 5_000 : defaults.decisionTimeoutMs),
+    decisionTimeoutMs: int(
+      'decisionTimeoutMs',
+      agentCmd !== undefined ? agentTimeoutMs + 5_000 : defaults.decisionTimeoutMs,
+    ),
     agent:
       agentCmd === undefined
         ? undefined
@@ -336,7 +338,9 @@ function wholeNumber(raw: unknown, label: string, least: number, fallback: numbe
   if (raw === undefined) return fallback;
   const n = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
   if (typeof n !== 'number' || !Number.isInteger(n) || n < least || n > 2 ** 31)
-    throw new UsageError(`${label} must be an integer >= ${least}, got ${typeof raw === 'string' ? `"${raw}"` : String(raw)}`);
+    throw new UsageError(
+      `${label} must be an integer >= ${least}, got ${typeof raw === 'string' ? `"${raw}"` : String(raw)}`,
+    );
   return n;
 }
 
@@ -390,7 +394,8 @@ export async function requestScenarios(
   const resolved = await resolveScenarioSpecs(scenarioSpecs(req.scenarios, home, place), place, home.root);
   const { tags, filter } = req;
   const filtered = resolved.loaded.filter(
-    (l) => (tags.length === 0 || l.scenario.tags.some((t) => tags.includes(t))) && (!filter || filter.test(l.scenario.id)),
+    (l) =>
+      (tags.length === 0 || l.scenario.tags.some((t) => tags.includes(t))) && (!filter || filter.test(l.scenario.id)),
   );
   const narrowed = req.shard ? (await import('../../engine/runner/shard.ts')).shardOf(filtered, req.shard) : filtered;
   if (opts.lint === false)
@@ -418,7 +423,9 @@ export async function loadPlanners(specs: readonly PlannerSpec[], cwd: string): 
   const handles: PlannerHandle[] = [];
   for (const [i, p] of specs.entries())
     handles.push(
-      typeof p === 'string' ? await loadPlanner(p, cwd) : toHandle({ default: p }, `planner-${i + 1}`, `planners[${i}]`),
+      typeof p === 'string'
+        ? await loadPlanner(p, cwd)
+        : toHandle({ default: p }, `planner-${i + 1}`, `planners[${i}]`),
     );
   return handles;
 }
@@ -472,9 +479,7 @@ export async function evalOptionsOf(req: EvalRequest, parts: RequestParts): Prom
     concurrency: req.concurrency,
     ...(req.workers !== 'auto' ? { workers: req.workers } : {}),
     ...(req.shard ? { shard: `${req.shard.index}/${req.shard.total}` } : {}),
-    ...(req.agent
-      ? { agent: { timeoutMs: req.agent.timeoutMs, batchWindowMs: req.agent.batchWindowMs } }
-      : {}),
+    ...(req.agent ? { agent: { timeoutMs: req.agent.timeoutMs, batchWindowMs: req.agent.batchWindowMs } } : {}),
   };
 }
 
@@ -483,12 +488,20 @@ export async function evalOptionsOf(req: EvalRequest, parts: RequestParts): Prom
  * (engine/runner/workers.ts, `autoWorkers`), else this thread. Sets `options.workers`; returns
  * the runs to do when auto chose workers (for the caller to say so), else undefined.
  */
-export async function settleWorkers(req: Pick<EvalRequest, 'workers'>, options: EvalOptions): Promise<number | undefined> {
+export async function settleWorkers(
+  req: Pick<EvalRequest, 'workers'>,
+  options: EvalOptions,
+): Promise<number | undefined> {
   if (req.workers !== 'auto') return undefined;
   const { autoWorkers } = await import('../../engine/runner/workers.ts');
   const { scenarios, planners, trials, resume } = options;
   const runs = scenarios.length * planners.length * trials - (resume?.length ?? 0);
-  options.workers = autoWorkers({ runs, planners, concurrency: options.concurrency ?? 1, cores: availableParallelism() });
+  options.workers = autoWorkers({
+    runs,
+    planners,
+    concurrency: options.concurrency ?? 1,
+    cores: availableParallelism(),
+  });
   return options.workers > 1 ? runs : undefined;
 }
 

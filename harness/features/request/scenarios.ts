@@ -18,7 +18,7 @@ interface Place {
 }
 
 /** The project a command runs in: the nearest directory from `cwd` upward holding a package.json (else `cwd`). */
-export function projectRoot(cwd: string): string {
+function projectRoot(cwd: string): string {
   for (let dir = resolve(cwd); ; dir = dirname(dir)) {
     if (existsSync(join(dir, 'package.json'))) return dir;
     if (dirname(dir) === dir) return resolve(cwd);
