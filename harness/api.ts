@@ -94,7 +94,7 @@ export async function evaluate(config: EvaluateConfig = {}): Promise<Results> {
   const planners = await loadPlanners(request.planners ?? ['gated'], cwd);
   checkLineUp(
     planners.map((p) => p.name),
-    request.baselinePlanner,
+    request,
   );
   const policy = await requestPolicy(request);
   if (!policy.ok)

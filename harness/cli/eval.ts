@@ -353,7 +353,7 @@ async function lineUp(values: Values, request: EvalRequest, selected: readonly L
   if (agent) planners.push(agent);
   checkLineUp(
     planners.map((p) => p.name),
-    request.baselinePlanner,
+    request,
   );
   return { planners, agent, stacks };
 }

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { durationMs } from '../../harness/cli/common.ts';
 import { checkConfig, findConfig, loadConfig } from '../../harness/features/request/config.ts';
-import { configLayer, evalRequest, EVAL_DEFAULTS } from '../../harness/features/request/eval.ts';
+import { checkLineUp, configLayer, evalRequest, EVAL_DEFAULTS } from '../../harness/features/request/eval.ts';
 import { mergeLayers } from '../../harness/features/request/layers.ts';
 import { OPTIONS as EVAL_OPTIONS, main as evalMain } from '../../harness/cli/eval.ts';
 import { main as lintMain } from '../../harness/cli/lint.ts';
@@ -125,6 +125,14 @@ describe('oneway.config.*', () => {
     );
     await expect(run({ from: { kind: 'flags' }, settings: { batchWindowMs: '5' } })).rejects.toThrow(
       '--batch-window applies to an agent command, and none is given',
+    );
+    // Checked once the planners are loaded, and still named as the config file names it.
+    const request = await run({
+      from: { kind: 'config', file: '/p/oneway.config.yaml' },
+      settings: { baselinePlanner: 'x' },
+    });
+    expect(() => checkLineUp(['gated'], request)).toThrow(
+      '"baselinePlanner" in oneway.config.yaml names "x", which is not among the planners (gated)',
     );
   });
 

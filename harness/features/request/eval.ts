@@ -165,6 +165,8 @@ export interface EvalRequest {
   resume: boolean;
   tags: string[];
   filter: RegExp | undefined;
+  /** How the settings checked after the request (against the planners loaded) are named, as their sources name them. */
+  labels: { baselinePlanner: string; planners: string };
 }
 
 /**
@@ -325,6 +327,7 @@ export async function evalRequest(
     resume: s.resume === true,
     tags: s.tags ?? [],
     filter: s.filter === undefined ? undefined : filterOf(s.filter),
+    labels: { baselinePlanner: label('baselinePlanner'), planners: label('planners') },
   };
 }
 
@@ -430,15 +433,16 @@ export async function loadPlanners(specs: readonly PlannerSpec[], cwd: string): 
   return handles;
 }
 
-/** Checks the line-up: each planner once, and the baseline planner among them. */
-export function checkLineUp(names: readonly string[], baselinePlanner: string | undefined): void {
+/** Checks the line-up: each planner once, and the baseline planner among them (named as its source names it). */
+export function checkLineUp(names: readonly string[], req: Pick<EvalRequest, 'baselinePlanner' | 'labels'>): void {
   const dup = names.find((n, i) => names.indexOf(n) !== i);
   if (dup)
     throw new UsageError(`planner "${dup}" is given twice`, 'each planner is evaluated once per scenario and trial');
+  const { baselinePlanner } = req;
   if (baselinePlanner !== undefined && !names.includes(baselinePlanner)) {
     throw new UsageError(
-      `--baseline-planner=${baselinePlanner} is not among the planners (${names.join(', ')})`,
-      `add it: --planner=${[baselinePlanner, ...names].join(',')}`,
+      `${req.labels.baselinePlanner} names "${baselinePlanner}", which is not among the planners (${names.join(', ')})`,
+      `add it to the planners (${req.labels.planners}): ${[baselinePlanner, ...names].join(',')}`,
     );
   }
 }
