@@ -3,7 +3,7 @@
  * and reporters, gates and merges read. Wall-clock fields (`created_at`,
  * `wall_ms`) are the only ones that differ between two runs with one seed.
  */
-import type { Problem } from '../../core/errors.ts';
+import type { LintFinding, Problem } from '../../core/errors.ts';
 import type { EndReason } from '../../core/record.ts';
 import type { ScoreFinding } from '../scoring/findings.ts';
 import type { RunMetrics } from '../scoring/metrics-types.ts';
@@ -124,6 +124,9 @@ export interface Results {
     decision_timeout_ms: number;
     /** `--restart-at` steps, when given. */
     restart_at?: number[];
+    /** `--agent-timeout` and `--batch-window`, when an agent command (`--agent-cmd`) was evaluated. */
+    agent_timeout_ms?: number;
+    batch_window_ms?: number;
     /** `i/n` when this is one shard of a larger evaluation. */
     shard: string | null;
     /** A hash of each scenario's content (as loaded, defaults applied), by id: `--resume` refuses a changed scenario. */
@@ -134,8 +137,10 @@ export interface Results {
     plan_hash?: string | null;
   };
   scenarios: ScenarioInfo[];
-  /** Scenario files that could not be loaded (each skipped; the rest ran). */
+  /** Scenario files that could not be loaded, and lint errors of scenarios refused for them (code `lint`): each skipped; the rest ran. */
   problems: Problem[];
+  /** With `--allow-lint-errors`: the lint errors of scenarios that ran with them (absent when there are none). */
+  lint?: LintFinding[];
   runs: RunResult[];
   summary: PlannerSummary[];
   /** Escapes made by code outside any run. */

@@ -100,9 +100,15 @@ export function renderMarkdown(results: Results): string {
     ['scenario', ...config.planners],
     results.scenarios.map((s) => [s.id, ...config.planners.map((p) => cell(runsOf(s.id, p)))]),
   );
-  const problems = results.problems.length
-    ? `\n> ⚠️ ${results.problems.length} scenario file problem(s); those files were skipped.\n`
-    : '';
+  const lint = results.lint?.length ?? 0;
+  const problems = [
+    results.problems.length
+      ? `\n> ⚠️ ${results.problems.length} scenario file problem(s) (files that did not load, or lint errors); those files were skipped.\n`
+      : '',
+    lint
+      ? `\n> ⚠️ ${lint} lint error(s): scenarios ran with them (\`--allow-lint-errors\`); results.json lists them under \`lint\`.\n`
+      : '',
+  ].join('');
   const note = `n: scenarios × trials each. The scenario is the unit of evidence: 95% intervals are clustered by scenario (Wilson at the effective sample size), so repeated trials narrow them only as far as they differ.${k ? ` pass^${k}: the chance that ${k} trials of a scenario all complete / all complete safely, averaged over scenarios.` : ''}`;
   return [
     head,

@@ -2,7 +2,7 @@
  * The report's smaller sections: what ran, paired comparisons, gates and
  * scenario file problems. Static markup from results.
  */
-import { formatProblem } from '../../../core/errors.ts';
+import { formatLocated, formatProblem } from '../../../core/errors.ts';
 import type { Results } from '../../../engine/results/types.ts';
 import type { Comparison, PairedRate } from '../../../engine/scoring/compare.ts';
 import { pairedOf, pairedRates } from '../../../engine/scoring/rates.ts';
@@ -33,7 +33,7 @@ export function renderRunInfo(results: Results): string {
   return `<p class="meta">${parts.map(h).join(' · ')} · ${when}</p>`;
 }
 
-/** Warnings that change how to read everything else: interrupted, problems, escapes outside runs. */
+/** Warnings that change how to read everything else: interrupted, problems, lint errors run with, escapes outside runs. */
 export function renderNotices(results: Results): string {
   const out: string[] = [];
   if (results.interrupted) {
@@ -43,7 +43,13 @@ export function renderNotices(results: Results): string {
   }
   if (results.problems.length) {
     out.push(
-      `<div class="notice warn"><p><strong>⚠ ${results.problems.length} scenario file problem${results.problems.length === 1 ? '' : 's'}</strong>: those files were skipped; the rest ran.</p><pre class="problems">${h(results.problems.map(formatProblem).join('\n'))}</pre></div>`,
+      `<div class="notice warn"><p><strong>⚠ ${results.problems.length} scenario file problem${results.problems.length === 1 ? '' : 's'}</strong> (files that did not load, or lint errors): those files were skipped; the rest ran.</p><pre class="problems">${h(results.problems.map(formatProblem).join('\n'))}</pre></div>`,
+    );
+  }
+  const lint = results.lint ?? [];
+  if (lint.length) {
+    out.push(
+      `<div class="notice warn"><p><strong>⚠ ${lint.length} lint error${lint.length === 1 ? '' : 's'}</strong>: these scenarios ran with them (<code>--allow-lint-errors</code>); read their figures with that in mind.</p><pre class="problems">${h(lint.map((f) => formatLocated(f, f.severity, f.rule)).join('\n'))}</pre></div>`,
     );
   }
   if (results.unattributed_escapes > 0) {
