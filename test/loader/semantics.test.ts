@@ -336,6 +336,32 @@ describe('template checks', () => {
     ]);
   });
 
+  it('refuse templates in the keys of where and set, which are matched as written', () => {
+    const text = tinyWith((d) => {
+      d.tools[1].effects.push(
+        { update: { table: 'outbox', where: { '{{args.to}}': 1 }, set: { 'sent_{{args.to}}': true } } },
+        { delete: { table: 'outbox', where: { '{{ args.to }}': 'x' } } },
+      );
+    });
+    expect(problemsOf(text).map((p) => [p.path, p.message, p.hint])).toEqual([
+      [
+        'tools[1].effects[2].update.where.{{args.to}}',
+        'a template in the key "{{args.to}}" is not rendered',
+        'templates work in values only',
+      ],
+      [
+        'tools[1].effects[2].update.set.sent_{{args.to}}',
+        'a template in the key "sent_{{args.to}}" is not rendered',
+        'templates work in values only',
+      ],
+      [
+        'tools[1].effects[3].delete.where.{{ args.to }}',
+        'a template in the key "{{ args.to }}" is not rendered',
+        'templates work in values only',
+      ],
+    ]);
+  });
+
   it('allow result and id in effects, and result in compensation_args', () => {
     expect(loaded(tinyWith(REVERSIBLE_PAIR)).scenario.tools[2]?.compensation_args).toEqual({ id: '{{result.id}}' });
   });
