@@ -65,7 +65,7 @@ export function faultOf(property: { name: string; owner?: Owner }, planner: stri
 }
 
 /** What lint says that makes the scenario suspect whatever the property: errors, and a goal no plan reaches. */
-export function scenarioSuspects(findings: readonly LintFinding[]): LintFinding[] {
+function scenarioSuspects(findings: readonly LintFinding[]): LintFinding[] {
   return findings.filter((f) => f.severity === 'error' || f.rule === 'unreachable-goal');
 }
 
