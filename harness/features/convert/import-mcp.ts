@@ -183,7 +183,8 @@ function compensationArgs(t: McpTool, comp: McpTool): { args: Record<string, str
     if (own.includes(r) && TEMPLATE_NAME.test(r)) args[r] = `{{args.${r}}}`;
     else if (returned.includes(r) && TEMPLATE_NAME.test(r)) args[r] = `{{result.${r}}}`;
     else {
-      args[r] = `TODO: ${oneLine(r, 60)} (no argument or declared result field of ${oneLine(t.name, 60)} has this name)`;
+      args[r] =
+        `TODO: ${oneLine(r, 60)} (no argument or declared result field of ${oneLine(t.name, 60)} has this name)`;
       missing.push(r);
     }
   }

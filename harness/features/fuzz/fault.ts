@@ -11,7 +11,7 @@
 import type { LintFinding } from '../lint/types.ts';
 
 /** Who a failure points at. */
-export type Party = 'oneway' | 'scenario' | 'planner';
+type Party = 'oneway' | 'scenario' | 'planner';
 
 /** What a property checks: a party, or `caller`, whatever made the calls (a planner, or oneway's generated plans). */
 export type Owner = Party | 'caller';
