@@ -4,7 +4,7 @@
  * shrunk to a minimal plan, written under --out with the command that replays it.
  * Exit status: 0 no property failed; 1 a property failed; 2 usage or input error.
  */
-import { writeFileSync, mkdirSync } from 'node:fs';
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { isAbsolute, join, relative } from 'node:path';
 import { formatProblem, UsageError, type LintFinding } from '../core/errors.ts';
 import { loadPlanner } from '../engine/runner/planners.ts';
@@ -13,6 +13,9 @@ import type { TransportName } from '../engine/sandbox/transport.ts';
 import type { Scenario } from '../core/scenario.ts';
 import { fuzzScenario, type FuzzFailure, type FuzzReport } from '../features/fuzz/fuzz.ts';
 import { reportFailure } from '../features/fuzz/report.ts';
+import { withScenarioFindings } from '../features/fuzz/fault.ts';
+import { shellWord } from '../features/fuzz/plan-file.ts';
+import { lintTexts } from '../features/lint/lint.ts';
 import { fuzzOnWorkers } from '../features/fuzz/workers.ts';
 import { BUILTIN_PROPERTIES, DEFAULT_PROPERTIES } from '../features/fuzz/properties.ts';
 import { resolveProperties } from '../features/fuzz/property-module.ts';
@@ -242,6 +245,30 @@ function writeFuzzJson(
   return { plans, rate };
 }
 
+/**
+ * Each failure's fault once its scenario is linted: a scenario with lint errors, or a goal no plan
+ * reaches, is at fault for anything but oneway's own invariants. Only scenarios with such a
+ * failure are linted.
+ */
+function judgeScenarios(
+  failures: FuzzFailure[],
+  scenarios: { scenario: Scenario; file: string }[],
+  shown: (p: string) => string,
+): void {
+  const findings = new Map<string, LintFinding[]>();
+  for (const f of failures) {
+    if (f.fault.party === 'oneway') continue;
+    const l = scenarios.find((x) => x.scenario.id === f.scenario);
+    if (!l) continue;
+    let found = findings.get(l.file);
+    if (!found) {
+      found = lintTexts([{ file: shown(l.file), text: readFileSync(l.file, 'utf8') }]);
+      findings.set(l.file, found);
+    }
+    f.fault = withScenarioFindings(f.fault, found, `npx oneway lint ${shellWord(shown(l.file))}`);
+  }
+}
+
 /** Writes each failure's counterexample and prints its replay command; the counterexample files by failure. */
 function reportFailures(
   failures: FuzzFailure[],
@@ -363,6 +390,7 @@ export async function main(argv: string[], io: Io = processIo(), config?: Config
 
     const done = reports.filter((r): r is FuzzReport => r !== undefined);
     const failures = done.flatMap((r) => r.failures);
+    judgeScenarios(failures, scenarios, shown);
     const files = reportFailures(
       failures,
       { scenarios, home, outDir, shown, settings, transport, maxItems, properties },
