@@ -1,9 +1,9 @@
 /**
  * A `{{result.x}}` over a field the tool's reply cannot have renders empty on
  * every call. The reply is what the tool declares under `returns:`, plus what
- * the sandbox adds (harness/engine/sandbox/sandbox.ts): `approved` for an
- * approval tool, `applied` for a tool that reports on others (`reconciles:`, or
- * `reads:` of a table a tool writes), and each table it `reads:`. In
+ * the sandbox adds (harness/domain/rules/reply.ts): `approved` for an approval
+ * tool, `applied` and `reported` for a tool that reports on others
+ * (`reconciles:`, or `reads:` of a table a tool writes), and each table it `reads:`. In
  * compensation_args the compensation can then never be issued with the right
  * arguments (an error); in an effect the row or fact gets an empty value (a
  * warning).
@@ -11,19 +11,10 @@
 import { templateMatches } from '../../../core/templates/render.ts';
 import type { Tool } from '../../../core/scenario.ts';
 import { declaredKinds } from '../../../core/effects/index.ts';
-import { reportedTools } from '../../../domain/rules/reconcile.ts';
+import { addedReplyFields } from '../../../domain/rules/reply.ts';
 import { didYouMean, joinHints } from '../../../util/did-you-mean.ts';
 import type { FieldPath } from '../../../engine/loader/yaml-source.ts';
 import { finding, type LintFinding, type Rule, type RuleContext, type Severity } from '../types.ts';
-
-/** What the sandbox adds to a tool's declared reply; their values are known only when the call is made. */
-function addedFields(t: Tool, tools: readonly Tool[]): string[] {
-  return [
-    ...(t.kind === 'approval' ? ['approved'] : []),
-    ...(reportedTools(t, tools).length > 0 ? ['applied'] : []),
-    ...t.reads,
-  ];
-}
 
 /**
  * The part of a result path the reply cannot have (`invoice.number`), with the fields it has
@@ -70,7 +61,7 @@ export const resultField: Rule = {
     const out: LintFinding[] = [];
     const tools = ctx.scenario.tools;
     tools.forEach((t, i) => {
-      const added = addedFields(t, tools);
+      const added = addedReplyFields(t, tools);
       const places: { text: string; path: FieldPath; severity: Severity }[] = [
         ...strings(t.compensation_args ?? {}, ['tools', i, 'compensation_args']).map((s) => ({
           ...s,
