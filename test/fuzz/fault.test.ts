@@ -124,7 +124,22 @@ goal: ["notes_listed"]`,
     const prop = propertyModule(
       `export default { name: 'never-archive', check: (events) => !events.some((e) => e.type === 'call' && e.tool === 'archive_note' && e.status === 'ok') || 'archived' };\n`,
     );
-    const r = await runCli(fuzzMain, [`--scenario=${file}`, `--property=${prop}`, '--runs=50', `--out=${tempDir()}`]);
+    // Lint errors are load errors for fuzz: without --allow-lint-errors the scenario is refused (exit 2).
+    const refused = await runCli(fuzzMain, [
+      `--scenario=${file}`,
+      `--property=${prop}`,
+      '--runs=50',
+      `--out=${tempDir()}`,
+    ]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('reversible-asymmetric');
+    const r = await runCli(fuzzMain, [
+      `--scenario=${file}`,
+      `--property=${prop}`,
+      '--runs=50',
+      '--allow-lint-errors',
+      `--out=${tempDir()}`,
+    ]);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(
       /at fault: the scenario: lint finds a problem in the scenario that can make any property fail, whoever plans: \[reversible-asymmetric\] tools\[2\]\.compensating_operation/,
