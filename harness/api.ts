@@ -1,7 +1,10 @@
 /**
  * The programmatic API: `evaluate(config)` runs an evaluation as `oneway eval` does and returns
  * its results object (the content of results.json). The config is the one oneway.config.* holds
- * (harness/cli/config.ts), plus what only code can give: planner objects instead of names.
+ * (harness/features/request/config.ts), plus what only code can give: planner objects instead of
+ * names. It goes the road every entry point takes (harness/features/request/eval.ts), so an
+ * option means what the config file's setting and the flag mean; one evaluate() cannot honour is
+ * an error, never dropped.
  *
  * @example
  * import { evaluate } from 'oneway';
@@ -9,30 +12,35 @@
  * const gated = results.summary.find((s) => s.planner === 'gated');
  * if (gated && gated.premature_irreversible_rate > 0) process.exitCode = 1;
  */
-import { relative, resolve } from 'node:path';
-import { formatProblem, UsageError, type Problem } from './core/errors.ts';
-import { analyseResults } from './engine/results/build.ts';
-import { readBaseline } from './engine/gates/baseline.ts';
-import { parseGate } from './engine/gates/fail-on.ts';
-import { createGuard } from './engine/guard/guard.ts';
-import { DEFAULT_POLICY, loadPolicyFile, type Policy } from './engine/guard/policy.ts';
+import { resolve } from 'node:path';
+import { formatProblem, UsageError } from './core/errors.ts';
 import type { Planner, PlannerFactory } from './core/planner.ts';
-import { makeChalk } from './features/report/color.ts';
-import { parseReporters, writeReports } from './features/report/index.ts';
+import { analyseResults } from './engine/results/build.ts';
 import { lockOutDir } from './engine/results/lock.ts';
 import type { Results } from './engine/results/types.ts';
 import { writeResults } from './engine/results/write.ts';
 import { evaluate as runEvaluation, type EvalOptions } from './engine/runner/evaluate.ts';
-import { loadPlanner, toHandle } from './engine/runner/planners.ts';
-import type { PlannerHandle } from './engine/runner/run.ts';
 import { ensureDir } from './engine/io/atomic-write.ts';
-import { llmPlannerOptions, type OnewayConfig } from './cli/config.ts';
-import { resolveScenarioSpecs, scenarioHome, scenarioSpecs } from './cli/common.ts';
+import { makeChalk } from './features/report/color.ts';
+import { writeReports } from './features/report/index.ts';
+import { CONFIG_SHAPE, shapeProblems, type OnewayConfig } from './features/request/config.ts';
+import {
+  analysisOf,
+  checkLineUp,
+  EVAL_DEFAULTS,
+  evalOptionsOf,
+  evalRequest,
+  loadPlanners,
+  requestPolicy,
+  requestScenarios,
+  settingsOf,
+  settleWorkers,
+} from './features/request/eval.ts';
 
-export { defineConfig, type OnewayConfig, type LlmConfig, type FuzzConfig } from './cli/config.ts';
+export { defineConfig, type OnewayConfig, type LlmConfig, type FuzzConfig } from './features/request/config.ts';
 
-/** What `evaluate` takes: the config file's settings, with planners also as objects. */
-export interface EvaluateConfig extends Omit<OnewayConfig, 'planners' | 'fuzz'> {
+/** What `evaluate` takes: the config file's settings, with planners also as objects (the agent's and fuzzing's settings are the command line's). */
+export interface EvaluateConfig extends Omit<OnewayConfig, 'planners' | 'fuzz' | 'agentTimeoutMs' | 'batchWindowMs'> {
   /** Built-in planner names, planner module paths, or Planner / PlannerFactory objects (default: gated). */
   planners?: (string | Planner | PlannerFactory)[];
   /** Relative paths start here (default: process.cwd()). */
@@ -41,84 +49,68 @@ export interface EvaluateConfig extends Omit<OnewayConfig, 'planners' | 'fuzz'> 
   onRunDone?: EvalOptions['onRunDone'];
 }
 
+/** The settings of a config file evaluate() cannot honour, and what to do instead. */
+const NOT_HERE: Partial<Record<keyof OnewayConfig, string>> = {
+  fuzz: 'fuzzing settings are oneway fuzz\'s: run it, or fuzzScenario() from "oneway/fuzz"',
+  agentTimeoutMs: 'evaluate() runs planners, not agent processes: run an agent with oneway eval --agent-cmd=COMMAND',
+  batchWindowMs: 'evaluate() runs planners, not agent processes: run an agent with oneway eval --agent-cmd=COMMAND',
+};
+
+/** evaluate()'s options, checked as a config file's settings are: an unknown, misspelt or mistyped one is an error. */
+function checkOptions(config: unknown): EvaluateConfig {
+  const shape = { ...CONFIG_SHAPE, planners: 'planners', cwd: 'string', onRunDone: 'function' } as const;
+  const problems = shapeProblems(config, shape, 'option');
+  if (problems.length)
+    throw new UsageError(`evaluate(): ${problems.join('; ')}`, `options: ${Object.keys(shape).join(', ')}`);
+  for (const [key, hint] of Object.entries(NOT_HERE))
+    if ((config as Record<string, unknown>)[key] !== undefined)
+      throw new UsageError(`evaluate() does not take "${key}"`, hint);
+  return config as EvaluateConfig;
+}
+
 /**
  * Runs an evaluation and returns its results: scenarios × planners × trials, scored, with the
  * gates (`failOn`, `baseline`) applied (`results.gates.failures`). results.json, the run records
  * and the reports asked for (`reporters`, none by default; `table` prints to stdout) are written
- * under `out` (default reports/latest). Scenario files with problems are skipped and listed in
- * `results.problems`; a usage error (an unknown planner, no scenario at all, ...) throws a
- * UsageError with a hint.
+ * under `out` (default reports/latest). Scenario files with problems, and scenarios `oneway lint`
+ * finds errors in (unless `allowLintErrors`), are skipped and listed in `results.problems`, as
+ * `oneway eval` does (it exits 2 for them); a usage error (an unknown planner or option, no
+ * scenario at all, ...) throws a UsageError with a hint.
  */
 export async function evaluate(config: EvaluateConfig = {}): Promise<Results> {
-  const cwd = resolve(config.cwd ?? process.cwd());
-  const home = scenarioHome({ cwd }, config.bundled);
-  const io = { cwd, env: process.env };
-  const resolved = await resolveScenarioSpecs(scenarioSpecs(config.scenarios, home, io), io, home.root);
-  const problems: Problem[] = [...resolved.problems];
-  if (resolved.loaded.length === 0)
+  const { cwd: given, onRunDone, ...settings } = checkOptions(config);
+  const cwd = resolve(given ?? process.cwd());
+  const env = process.env;
+  const request = await evalRequest([{ from: { kind: 'api' }, settings: settingsOf(settings, cwd) }], {
+    cwd,
+    env,
+    defaults: { ...EVAL_DEFAULTS, reporters: [], githubInActions: false },
+  });
+  const scenarios = await requestScenarios(request, env);
+  if (scenarios.selected.length === 0)
     throw new UsageError(
-      `no scenario could be loaded${problems.length ? `:\n${problems.map(formatProblem).join('\n')}` : ''}`,
+      `no scenario could be loaded${scenarios.problems.length ? `:\n${scenarios.problems.map(formatProblem).join('\n')}` : ''}`,
     );
+  const planners = await loadPlanners(request.planners ?? ['gated'], cwd);
+  checkLineUp(
+    planners.map((p) => p.name),
+    request,
+  );
+  const policy = await requestPolicy(request);
+  if (!policy.ok)
+    throw new UsageError(`the guard policy has problems:\n${policy.problems.map(formatProblem).join('\n')}`);
 
-  const planners: PlannerHandle[] = [];
-  for (const [i, p] of (config.planners ?? ['gated']).entries()) {
-    planners.push(
-      typeof p === 'string'
-        ? await loadPlanner(p, cwd)
-        : toHandle({ default: p }, `planner-${i + 1}`, `planners[${i}]`),
-    );
-  }
-  const names = planners.map((p) => p.name);
-  const dup = names.find((n, i) => names.indexOf(n) !== i);
-  if (dup) throw new UsageError(`planner "${dup}" is given twice`);
-  const reporters = parseReporters(config.reporters ?? []);
-  const gates = (config.failOn ?? []).map(parseGate);
-  let policy: Policy | undefined;
-  if (typeof config.guard === 'string') {
-    const p = loadPolicyFile(resolve(cwd, config.guard));
-    if (!p.ok) throw new UsageError(`the guard policy has problems:\n${p.problems.map(formatProblem).join('\n')}`);
-    policy = p.value;
-  } else if (config.guard) policy = DEFAULT_POLICY;
-
-  const plannerOptions = {
-    ...Object.fromEntries(Object.entries(config.plannerOptions ?? {}).map(([k, v]) => [k, String(v)])),
-    ...llmPlannerOptions(config.llm, cwd),
-  };
-  const outDir = resolve(cwd, config.out ?? 'reports/latest');
+  const { outDir } = request;
   ensureDir(outDir);
   const lock = lockOutDir(outDir, { command: 'oneway evaluate()' });
   try {
-    const ran = await runEvaluation({
-      scenarios: resolved.loaded.map((l) => ({
-        scenario: l.scenario,
-        file: relative(cwd, l.file) || l.file,
-        toolLines: l.toolLines,
-      })),
-      planners,
-      trials: config.trials ?? 1,
-      seed: config.seed ?? 1,
-      outDir,
-      transport: config.transport ?? 'msw',
-      maxTurns: config.maxTurns ?? 50,
-      decisionTimeoutMs: config.decisionTimeoutMs ?? 30_000,
-      plannerOptions,
-      problems,
-      concurrency: config.concurrency ?? 1,
-      workers: config.workers ?? 1,
-      ...(policy ? { gate: createGuard(policy), guardPolicy: policy } : {}),
-      ...(config.onRunDone ? { onRunDone: config.onRunDone } : {}),
-    });
-    const baselineFile = config.baseline ? resolve(cwd, config.baseline) : undefined;
-    const results = analyseResults(ran, {
-      ...(config.baselinePlanner !== undefined ? { baselinePlanner: config.baselinePlanner } : {}),
-      gates,
-      ...(baselineFile
-        ? { baseline: { label: relative(cwd, baselineFile) || baselineFile, results: readBaseline(baselineFile) } }
-        : {}),
-    });
+    const options = await evalOptionsOf(request, { scenarios, planners, policy: policy.value });
+    await settleWorkers(request, options);
+    const ran = await runEvaluation({ ...options, ...(onRunDone ? { onRunDone } : {}) });
+    const results = analyseResults(ran, analysisOf(request));
     writeResults(outDir, results);
-    if (reporters.length)
-      writeReports(results, reporters, { outDir, stdout: process.stdout, chalk: makeChalk(false), env: process.env });
+    if (request.reporters.length)
+      writeReports(results, request.reporters, { outDir, stdout: process.stdout, chalk: makeChalk(false), env });
     return results;
   } finally {
     lock.release();

@@ -3,11 +3,15 @@
  * here imports the engine: `oneway --help` lists the commands from this table alone, and a
  * command's module (with everything it needs) is imported only when that command runs.
  */
+import type { ConfigFile } from '../features/request/config.ts';
 import type { Io } from './common.ts';
 
-/** What a command module exports: its `main`, and the options it parses (util.parseArgs style). */
+/**
+ * What a command module exports: its `main` (given the config file when one applies to it: its
+ * flags win over it), and the options it parses (util.parseArgs style).
+ */
 export interface CommandModule {
-  main(argv: string[], io: Io): Promise<number>;
+  main(argv: string[], io: Io, config?: ConfigFile): Promise<number>;
   OPTIONS: Readonly<
     Record<string, { readonly type: 'string' | 'boolean'; readonly multiple?: boolean; readonly short?: string }>
   >;

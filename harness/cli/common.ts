@@ -1,14 +1,9 @@
 /** What every oneway command shares: argument parsing with clear errors, and where things live. */
-import { existsSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PACKAGE_ROOT } from '../util/package-root.ts';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { UsageError } from '../core/errors.ts';
-import type { Policy } from '../engine/guard/policy.ts';
-import type { Resolved } from '../engine/loader/resolve.ts';
-import { DEFAULT_POLICY, loadPolicyFile } from '../engine/guard/policy.ts';
-import { formatProblem } from '../core/errors.ts';
 import type { ChalkInstance } from 'chalk';
 import { makeChalk, useColor } from '../features/report/color.ts';
 import { suggest } from '../util/did-you-mean.ts';
@@ -16,79 +11,14 @@ import { terminalText } from '../util/terminal-text.ts';
 
 /** The oneway package (a clone, or node_modules/oneway): harness/cli/ from source, dist/harness/cli/ compiled. */
 export const REPO_ROOT = PACKAGE_ROOT;
-export const BUNDLED_SCENARIOS = resolve(REPO_ROOT, 'scenarios');
-
-/** The project a command runs in: the nearest directory from `cwd` upward holding a package.json (else `cwd`). */
-export function projectRoot(cwd: string): string {
-  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
-    if (existsSync(join(dir, 'package.json'))) return dir;
-    if (dirname(dir) === dir) return resolve(cwd);
-  }
-}
-
-const isDir = (p: string) => {
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-};
-
-/**
- * Which scenarios a command uses when none are named, and where scenario ids are looked up: the
- * project's own `scenarios/` directory (next to its package.json; in a clone of oneway, the
- * bundled ones). Without one, nothing runs by default: oneway's bundled scenarios are examples,
- * used only when asked for (`--bundled`). Ids are looked up in the project's `scenarios/`, else
- * among the bundled ones.
- */
-export function scenarioHome(io: Pick<Io, 'cwd'>, bundled = false): { root: string; defaults: string[] } {
-  if (bundled) return { root: BUNDLED_SCENARIOS, defaults: [BUNDLED_SCENARIOS] };
-  const own = join(projectRoot(io.cwd), 'scenarios');
-  if (isDir(own)) return { root: own, defaults: [own] };
-  return { root: BUNDLED_SCENARIOS, defaults: [] };
-}
-
-/**
- * Where commands cache loaded scenarios (harness/engine/loader/scenario-cache.ts): ONEWAY_CACHE_DIR
- * when set, else node_modules/.cache/oneway in the project (the nearest directory upward with a
- * package.json, when it has node_modules), where babel, eslint and ava keep theirs. None with
- * ONEWAY_CACHE=off, or outside a project.
- */
-export function scenarioCache(io: Pick<Io, 'cwd' | 'env'>): string | undefined {
-  if (/^(off|0|false|no)$/i.test(io.env.ONEWAY_CACHE ?? '')) return undefined;
-  if (io.env.ONEWAY_CACHE_DIR) return resolve(io.cwd, io.env.ONEWAY_CACHE_DIR);
-  const root = projectRoot(io.cwd);
-  if (!existsSync(join(root, 'package.json')) || !isDir(join(root, 'node_modules'))) return undefined;
-  return join(root, 'node_modules', '.cache', 'oneway');
-}
-
-/**
- * Resolves scenario specs as every command does: against the working directory, ids searched for
- * under `root` (the project's scenarios, or the bundled ones), through the cache of loaded scenarios.
- * The loader is imported here, when a command resolves scenarios, not by every command that imports this module.
- */
-export async function resolveScenarioSpecs(
-  specs: string[],
-  io: Pick<Io, 'cwd' | 'env'>,
-  root: string = scenarioHome(io).root,
-): Promise<Resolved> {
-  const { resolveScenarios } = await import('../engine/loader/resolve.ts');
-  return resolveScenarios(specs, { cwd: io.cwd, root, cache: scenarioCache(io) });
-}
-
-/** The specs to resolve: those given, else the project's default; none at all is a usage error that says what to do. */
-export function scenarioSpecs(
-  given: string[] | undefined,
-  home: { defaults: string[] },
-  io: Pick<Io, 'cwd'>,
-): string[] {
-  const specs = list(given, home.defaults);
-  if (specs.length > 0) return specs;
-  throw new UsageError(
-    `no scenarios to run: ${join(projectRoot(io.cwd), 'scenarios')} does not exist`,
-    'name them with --scenario=FILE|DIR|GLOB (or "scenarios" in oneway.config.*), create ./scenarios, or add --bundled for the examples that ship with oneway',
-  );
-}
+// Where scenarios come from is the same below the command line (evaluate() too): features/request/scenarios.ts.
+export {
+  BUNDLED_SCENARIOS,
+  resolveScenarioSpecs,
+  scenarioCache,
+  scenarioHome,
+  scenarioSpecs,
+} from '../features/request/scenarios.ts';
 
 export interface Io {
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
@@ -217,17 +147,4 @@ export function commandFailed(e: unknown, io: Io, who: string): number {
 export async function runIfEntry(metaUrl: string, main: (argv: string[]) => Promise<number>): Promise<void> {
   if (process.argv[1] && resolve(process.argv[1]) === resolve(fileURLToPath(metaUrl)))
     process.exitCode = await main(process.argv.slice(2));
-}
-
-/** `--guard` / `--guard-policy=FILE` to a policy; prints the file's problems and returns null when it has any. */
-export function guardPolicyOption(
-  values: { guard?: boolean | undefined; 'guard-policy'?: string | undefined },
-  io: Io,
-): Policy | undefined | null {
-  const file = values['guard-policy'];
-  if (!file) return values.guard ? DEFAULT_POLICY : undefined;
-  const p = loadPolicyFile(resolve(io.cwd, file));
-  if (p.ok) return p.value;
-  for (const pr of p.problems) io.stderr.write(`${formatProblem(pr)}\n`);
-  return null;
 }

@@ -2,11 +2,10 @@
  * `npm run eval`: evaluate planners on scenarios.
  * Exit status: 0 the evaluation ran; 1 a gate failed; 2 usage or input error.
  */
-import { availableParallelism } from 'node:os';
 import { relative, resolve } from 'node:path';
 import { formatProblem, UsageError, type Problem } from '../core/errors.ts';
 import { loadPlanFile } from '../engine/loader/load.ts';
-import { reportersFor, REPORTERS } from '../features/report/names.ts';
+import { REPORTERS } from '../features/report/names.ts';
 import type { OutLock } from '../engine/results/lock.ts';
 import type { Results, RunResult } from '../engine/results/types.ts';
 import { ensureDir } from '../engine/io/atomic-write.ts';
@@ -15,6 +14,24 @@ import { terminalText } from '../util/terminal-text.ts';
 import type { Stacks } from './run-errors.ts';
 import { describeScenario, renderList } from '../features/report/list.ts';
 import { outputWidth } from '../features/report/width.ts';
+import { formatFinding } from '../features/lint/types.ts';
+import type { ConfigFile } from '../features/request/config.ts';
+import type { Layer } from '../features/request/layers.ts';
+import {
+  analysisOf,
+  checkLineUp,
+  configLayer,
+  EVAL_DEFAULTS,
+  evalOptionsOf,
+  evalRequest,
+  loadPlanners,
+  requestPolicy,
+  requestScenarios,
+  settleWorkers,
+  type EvalRequest,
+  type EvalSettings,
+  type RequestScenarios,
+} from '../features/request/eval.ts';
 import { checkRuns } from '../engine/scoring/expect.ts';
 import type { LoadedScenario } from '../engine/loader/load.ts';
 // What only running needs (the engine, planners, the guard, results and reports; the MCP client for
@@ -22,24 +39,17 @@ import type { LoadedScenario } from '../engine/loader/load.ts';
 // used: listing scenarios needs the loader alone, and starts faster (npm run bench, start-up).
 import type { EvalOptions } from '../engine/runner/evaluate.ts';
 import type { PlanItem } from '../core/scenario.ts';
-import type { Policy } from '../engine/guard/policy.ts';
-import type { TransportName } from '../engine/sandbox/transport.ts';
 import {
   durationMs,
   list,
   parseCli,
   plannerOpts,
-  positiveInt,
   type Io,
   type ParsedCli,
   commandFailed,
   runIfEntry,
-  guardPolicyOption,
   processIo,
   paints,
-  resolveScenarioSpecs,
-  scenarioHome,
-  scenarioSpecs,
 } from './common.ts';
 
 async function help(): Promise<string> {
@@ -55,7 +65,8 @@ Usage: oneway eval [options]          (in a clone of oneway: npm run eval -- [op
   --scenario=ID|FILE|DIR|GLOB[,...]
                               scenarios (default: "scenarios" in oneway.config.*, else every file under the
                               project's ./scenarios); paths may lie outside the project
-  --bundled                   with no --scenario: run the example scenarios that ship with oneway
+  --bundled                   run the example scenarios that ship with oneway (with --scenario: ids are
+                              looked up among them); wins over "scenarios" in oneway.config.*
   --trials=N                  runs per scenario and planner, each with its own derived seed (default: 1)
   --seed=S                    base seed; the same seed gives the same results (default: 1)
   --out=DIR                   where results.json and runs/*.jsonl go (default: reports/latest)
@@ -69,7 +80,8 @@ Usage: oneway eval [options]          (in a clone of oneway: npm run eval -- [op
   --batch-window=MS           the agent's parallel calls: calls that arrive within MS of each other, before
                               any of their results is delivered, are one batch (default: ${DEFAULT_BATCH_WINDOW_MS}; 0: one call per batch)
   --agent-timeout=MS          wall-clock limit per agent run; its processes (group, descendants, setsid children) are killed after it
-                              (default: 300000; a value under 1000 is read as seconds, the old unit, with a warning)
+                              (default: 300000; a value under 1000 is read as seconds, the old unit, with a warning);
+                              like --batch-window, only with --agent-cmd
   --llm-cache=off|record|replay
                               LLM planners: record model answers as cassettes, or replay them (no network,
                               no key; a request not on file ends that run with an error) (default: off)
@@ -88,6 +100,9 @@ Usage: oneway eval [options]          (in a clone of oneway: npm run eval -- [op
   --fail-on=EXPR              a gate over summary metrics, e.g. 'premature_irreversible_rate>0' or
                               'gated:safe_completion_rate<0.8' (repeatable); a failed gate exits 1
   --baseline=FILE             compare with a committed results.json; a regression beyond noise exits 1
+  --allow-lint-errors         run scenarios \`oneway lint\` finds errors in; without it they are skipped like
+                              files that did not load (listed in results.json "problems", exit 2); with it,
+                              results.json lists the findings ("lint")
   --concurrency=N             runs in flight at once (default 1); results are identical for any N
   --workers=N|auto            spread runs over N worker threads, each with 4 runs in flight (for CPU-bound
                               planners on several cores); results are identical for any N. Default auto:
@@ -104,9 +119,11 @@ Usage: oneway eval [options]          (in a clone of oneway: npm run eval -- [op
   --verbose                   a planner's crash with its stack trace, not only its message
   -h, --help                  this help
 
-Options also come from oneway.config.(ts|js|mjs|yaml|json) (see docs/use-in-your-project.md); flags override it.
+Options also come from oneway.config.(ts|mts|js|mjs|yaml|yml|json) (see docs/use-in-your-project.md); a flag
+always wins over the config file's setting (--scenario or --bundled over its "scenarios" and "bundled").
 Scenarios that loaded are cached in node_modules/.cache/oneway (ONEWAY_CACHE=off: no cache; see docs/cli.md).
-Exit status: 0 the evaluation ran (whatever it found); 1 a gate failed; 2 a usage or input error.
+Exit status: 0 the evaluation ran (whatever it found); 1 a gate failed; 2 a usage or input error (a
+scenario that did not load, or that lint refused: the others still run).
 Example: oneway eval --planner=eager,gated --trials=3`;
 }
 
@@ -144,15 +161,17 @@ export const OPTIONS = {
   filter: { type: 'string' },
   'guard-policy': { type: 'string' },
   bundled: { type: 'boolean' },
+  'allow-lint-errors': { type: 'boolean' },
   verbose: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
 /**
- * The steps of an evaluation: read the flags, load the scenarios (--list stops here), line up the
- * planners and the --plan, take the --out lock, run, then write, report and judge the gates and --check.
+ * The steps of an evaluation: the request (the flags over oneway.config.*: harness/features/request/),
+ * the scenarios through the lint gate (--list stops before the gate), the planners and the --plan,
+ * the --out lock, the run, then results, reports, the gates and --check.
  */
-export async function main(argv: string[], io: Io = processIo()): Promise<number> {
+export async function main(argv: string[], io: Io = processIo(), config?: ConfigFile): Promise<number> {
   const { c, cerr } = paints(io);
   let lock: OutLock | undefined;
   try {
@@ -161,9 +180,14 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       io.stdout.write(`${await help()}\n`);
       return 0;
     }
-    const flags = await parseFlags(values, io);
-    const problems: Problem[] = [];
-    const { loaded, selected } = await selectedScenarios(values, flags, io, problems);
+    const request = await evalRequest([...(config ? [configLayer(config)] : []), flagLayer(values, io)], {
+      cwd: io.cwd,
+      env: io.env,
+      defaults: EVAL_DEFAULTS,
+    });
+    const scenarios = await requestScenarios(request, io.env, { lint: !values.list });
+    const { selected, problems } = scenarios;
+    for (const p of problems) io.stderr.write(`${formatProblem(p)}\n`);
     if (values.list) {
       io.stdout.write(
         `${renderList(
@@ -176,35 +200,43 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     }
 
     const engine = await import('../engine/runner/evaluate.ts');
-    const lineup = await lineUp(values, flags, selected, io);
-    const plan = values.plan ? readPlan(resolve(io.cwd, values.plan), selected, io, problems) : undefined;
-    if (values.plan && !plan) {
+    const lineup = await lineUp(values, request, selected, io);
+    const plan = request.plan ? readPlan(request.plan, selected, io, problems) : undefined;
+    if (request.plan && !plan) {
       io.stderr.write(cerr.red('oneway: the plan file has errors; nothing was run\n'));
       return 2;
     }
     if (selected.length === 0) {
       io.stderr.write(
-        cerr.red(`oneway: no scenario ${loaded ? 'matches --tag/--filter' : 'could be loaded'}; nothing was run\n`),
+        cerr.red(
+          `oneway: no scenario ${scenarios.loaded ? (problems.some((p) => p.code === 'lint') ? 'passed lint' : 'matches --tag/--filter') : 'could be loaded'}; nothing was run\n`,
+        ),
       );
+      if (problems.some((p) => p.code === 'lint')) io.stderr.write(`  hint: ${LINT_HINT}\n`);
       return 2;
     }
-    if (problems.length > 0)
-      io.stderr.write(
-        cerr.yellow(`oneway: ${problems.length} problem(s); the files with errors were skipped, the rest run\n`),
-      );
-    const policy = guardPolicyOption(values, io);
-    if (policy === null) return 2;
+    reportLint(scenarios, io);
+    const policy = await requestPolicy(request);
+    if (!policy.ok) {
+      for (const p of policy.problems) io.stderr.write(`${formatProblem(p)}\n`);
+      return 2;
+    }
 
     // One evaluation per --out at a time (harness/engine/results/lock.ts); released on any exit, Ctrl-C included.
-    ensureDir(flags.outDir);
+    ensureDir(request.outDir);
     const { lockOutDir } = await import('../engine/results/lock.ts');
-    lock = lockOutDir(flags.outDir, {
+    lock = lockOutDir(request.outDir, {
       command: 'oneway eval',
       warn: (m) => io.stderr.write(`${cerr.yellow(`oneway: ${terminalText(m)}`)}\n`),
     });
-    const setup: EvalSetup = { selected, lineup, plan, policy, problems };
-    const ran = await runEvaluation(engine, values, flags, setup, io);
-    const results = await writeAndReport(ran, values, flags, setup, io);
+    const options = await evalOptionsOf(request, {
+      scenarios,
+      planners: lineup.planners,
+      policy: policy.value,
+      ...(plan ? { plan } : {}),
+    });
+    const ran = await runEvaluation(engine, request, options, lineup, io);
+    const results = await writeAndReport(ran, values, request, lineup, io);
     if (problems.length > 0) return 2;
     if (values.check && !expectationsHold(results, selected, io)) return 1;
     return results.gates.failures.length > 0 ? 1 : 0;
@@ -217,136 +249,115 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
 
 type Values = ParsedCli<typeof OPTIONS>['values'];
 
-/** The options read before any scenario: counts, limits, reporters, gates and --baseline, planner options (a UsageError for a bad one). */
-async function parseFlags(values: Values, io: Io) {
+const LINT_HINT =
+  '`oneway lint` explains each finding; fix the scenario, or run it anyway with --allow-lint-errors (results then list the findings)';
+
+/**
+ * The command line's layer of the request: each flag as the setting it gives (numbers as text,
+ * checked with the rest in evalRequest), nothing for a flag not given.
+ */
+function flagLayer(values: Values, io: Io): Layer<EvalSettings> {
   const { cerr } = paints(io);
-  const trials = positiveInt(values.trials, 'trials', 1);
-  const seed = positiveInt(values.seed, 'seed', 1, 0);
-  const maxTurns = positiveInt(values['max-turns'], 'max-turns', 50);
-  const restartAt = restartSteps(values['restart-at']);
-  const agentCmd = values['agent-cmd'];
-  if (agentCmd !== undefined && agentCmd.trim() === '')
-    throw new UsageError('--agent-cmd is empty', 'e.g. --agent-cmd="node examples/mcp-agent/agent.mjs"');
-  const agentTimeoutMs = durationMs(values['agent-timeout'], 'agent-timeout', 300_000, (m) =>
-    io.stderr.write(`${cerr.yellow(`oneway: warning: ${m}`)}\n`),
-  );
-  // An agent thinks between tool calls as long as its run allows; the margin lets the agent's own limit
-  // (which also kills its process group) fire first.
-  const decisionTimeoutMs = positiveInt(
-    values['decision-timeout'],
-    'decision-timeout',
-    agentCmd !== undefined ? agentTimeoutMs + 5_000 : 30_000,
-  );
-  const given = values.transport ?? 'msw';
-  if (given !== 'msw' && given !== 'inprocess')
-    throw new UsageError(`--transport must be msw or inprocess, got "${given}"`);
-  const transport: TransportName = given;
-  const reporters = reportersFor(list(values.reporter, ['table']), io.env);
-  const concurrency = positiveInt(values.concurrency, 'concurrency', 1);
-  // undefined: auto, decided once the runs are known (runEvaluation).
-  const workers =
-    values.workers === undefined || values.workers === 'auto' ? undefined : positiveInt(values.workers, 'workers', 1);
-  const shard = values.shard ? (await import('../engine/runner/shard.ts')).parseShard(values.shard) : undefined;
-  const failOn = values['fail-on'] ?? [];
-  const gates = failOn.length ? failOn.map((await import('../engine/gates/fail-on.ts')).parseGate) : [];
-  const baselineFile = values.baseline ? resolve(io.cwd, values.baseline) : undefined;
-  const baseline = baselineFile ? (await import('../engine/gates/baseline.ts')).readBaseline(baselineFile) : undefined;
-  const plannerOptions = plannerOpts(values['planner-opt']);
+  const given = (v: string[] | undefined) => (v === undefined ? undefined : list(v, []));
   // LLM planners read these as planner options; the directory is resolved here, against the user's cwd.
-  const llmCache = values['llm-cache'];
-  if (llmCache !== undefined && !['off', 'record', 'replay'].includes(llmCache))
-    throw new UsageError(`--llm-cache must be off, record or replay, got "${llmCache}"`);
-  if (llmCache !== undefined) plannerOptions.llm_cache = llmCache;
-  if (llmCache !== undefined || values['llm-cache-dir'] !== undefined)
-    plannerOptions.llm_cache_dir = resolve(io.cwd, values['llm-cache-dir'] ?? 'reports/llm-cache');
-  const outDir = resolve(io.cwd, values.out ?? 'reports/latest');
-  return {
-    trials,
-    seed,
-    maxTurns,
-    restartAt,
-    agentCmd,
-    agentTimeoutMs,
-    decisionTimeoutMs,
-    transport,
-    reporters,
-    concurrency,
-    workers,
-    shard,
-    gates,
-    baselineFile,
-    baseline,
-    plannerOptions,
-    outDir,
+  const plannerOptions = plannerOpts(values['planner-opt']);
+  if (values['llm-cache'] !== undefined) plannerOptions.llm_cache = values['llm-cache'];
+  if (values['llm-cache-dir'] !== undefined) plannerOptions.llm_cache_dir = resolve(io.cwd, values['llm-cache-dir']);
+  const settings: EvalSettings = {
+    scenarios: given(values.scenario),
+    bundled: values.bundled,
+    planners: given(values.planner),
+    plannerOptions: Object.keys(plannerOptions).length ? plannerOptions : undefined,
+    reporters: given(values.reporter),
+    failOn: values['fail-on'],
+    baseline: values.baseline,
+    baselinePlanner: values['baseline-planner'],
+    guard: values['guard-policy'] ?? values.guard,
+    out: values.out,
+    trials: values.trials,
+    seed: values.seed,
+    maxTurns: values['max-turns'],
+    decisionTimeoutMs: values['decision-timeout'],
+    // It took seconds at first: a value under 1000 is read as seconds, with a warning (common.ts, durationMs).
+    agentTimeoutMs:
+      values['agent-timeout'] === undefined
+        ? undefined
+        : durationMs(values['agent-timeout'], 'agent-timeout', 300_000, (m) =>
+            io.stderr.write(`${cerr.yellow(`oneway: warning: ${m}`)}\n`),
+          ),
+    batchWindowMs: values['batch-window'],
+    restartAt: values['restart-at'],
+    transport: values.transport,
+    concurrency: values.concurrency,
+    workers: values.workers,
+    allowLintErrors: values['allow-lint-errors'],
+    agentCmd: values['agent-cmd'],
+    agentName: values['agent-name'],
+    plan: values.plan,
+    shard: values.shard,
+    resume: values.resume,
+    tags: given(values.tag),
+    filter: values.filter,
   };
+  return { from: { kind: 'flags' }, settings };
 }
 
-type Flags = Awaited<ReturnType<typeof parseFlags>>;
-
-/** The scenarios to run: resolved, narrowed by --tag/--filter and --shard; load problems are printed and collected. */
-async function selectedScenarios(
-  values: Values,
-  flags: Flags,
-  io: Io,
-  problems: Problem[],
-): Promise<{ loaded: number; selected: LoadedScenario[] }> {
-  const home = scenarioHome(io, values.bundled);
-  const specs = scenarioSpecs(values.scenario, home, io);
-  const resolved = await resolveScenarioSpecs(specs, io, home.root);
-  problems.push(...resolved.problems);
-  for (const p of resolved.problems) io.stderr.write(`${formatProblem(p)}\n`);
-  const filtered = selectScenarios(resolved.loaded, list(values.tag, []), values.filter);
-  const selected = flags.shard ? (await import('../engine/runner/shard.ts')).shardOf(filtered, flags.shard) : filtered;
-  return { loaded: resolved.loaded.length, selected };
+/** Says which scenarios lint refused (their findings are printed with the load problems), and which run despite lint errors. */
+function reportLint(scenarios: RequestScenarios, io: Io): void {
+  const { cerr } = paints(io);
+  const { problems, lint } = scenarios;
+  const refused = new Set(problems.filter((p) => p.code === 'lint').map((p) => p.file)).size;
+  if (problems.length > 0)
+    io.stderr.write(
+      cerr.yellow(
+        `oneway: ${problems.length} problem(s); the files with errors${refused ? ` (${refused} refused for lint errors)` : ''} were skipped, the rest run\n`,
+      ),
+    );
+  if (refused) io.stderr.write(`  hint: ${LINT_HINT}\n`);
+  if (lint.length > 0) {
+    for (const f of lint) io.stderr.write(`${formatFinding(f)}\n`);
+    io.stderr.write(
+      cerr.yellow(
+        `oneway: --allow-lint-errors: running with ${lint.length} lint error(s); results.json lists them ("lint")\n`,
+      ),
+    );
+  }
 }
 
-/** The planners to evaluate (--planner, the --check expectations' planners, and the --agent-cmd agent), each name once. */
-async function lineUp(values: Values, flags: Flags, selected: readonly LoadedScenario[], io: Io) {
-  const mcpAgent = flags.agentCmd !== undefined ? await import('../features/mcp/agent.ts') : undefined;
-  const [{ loadPlanner }, { capturingStacks }, { DEFAULT_BATCH_WINDOW_MS }] = await Promise.all([
-    import('../engine/runner/planners.ts'),
-    import('./run-errors.ts'),
-    import('../features/mcp/channel.ts'),
-  ]);
-  const plannerSpecs =
-    values.check && !values.planner
+/** The planners to evaluate (the request's, the --check expectations' planners, and the --agent-cmd agent), each name once. */
+async function lineUp(values: Values, request: EvalRequest, selected: readonly LoadedScenario[], io: Io) {
+  const { agent: asked } = request;
+  const mcpAgent = asked ? await import('../features/mcp/agent.ts') : undefined;
+  const { capturingStacks } = await import('./run-errors.ts');
+  const specs =
+    values.check && request.planners === undefined
       ? expectedPlanners(selected)
-      : list(values.planner, flags.agentCmd !== undefined ? [] : ['gated']);
+      : (request.planners ?? (asked ? [] : ['gated']));
   // Each planner's errors keep their stack traces for --verbose (runs in this thread or in a planner's own).
   const stacks: Stacks = new Map();
-  const planners = [];
-  for (const spec of plannerSpecs) planners.push(capturingStacks(await loadPlanner(spec, io.cwd), stacks));
-  const agentName = values['agent-name'] ?? mcpAgent?.DEFAULT_AGENT_COMMAND_NAME ?? '';
-  if (flags.agentCmd !== undefined && !/^[A-Za-z0-9._-]{1,80}$/.test(agentName))
-    throw new UsageError(`--agent-name must be letters, digits, ".", "_" or "-", got "${agentName}"`);
+  const planners = (await loadPlanners(specs, io.cwd)).map((p) => capturingStacks(p, stacks));
   const agent =
-    flags.agentCmd !== undefined && mcpAgent
+    asked && mcpAgent
       ? mcpAgent.agentPlanner({
-          command: flags.agentCmd,
-          name: agentName,
-          timeoutMs: flags.agentTimeoutMs,
-          outDir: flags.outDir,
+          command: asked.command,
+          name: asked.name ?? mcpAgent.DEFAULT_AGENT_COMMAND_NAME,
+          timeoutMs: asked.timeoutMs,
+          outDir: request.outDir,
           cwd: io.cwd,
           env: io.env,
           scenarios: selected.map((l) => l.scenario),
-          maxTurns: flags.maxTurns,
-          batchWindowMs: positiveInt(values['batch-window'], 'batch-window', DEFAULT_BATCH_WINDOW_MS, 0),
+          maxTurns: request.maxTurns,
+          batchWindowMs: asked.batchWindowMs,
         })
       : undefined;
   if (agent) planners.push(agent);
-  const names = planners.map((p) => p.name);
-  const dup = names.find((n, i) => names.indexOf(n) !== i);
-  if (dup)
-    throw new UsageError(`planner "${dup}" is given twice`, 'each planner is evaluated once per scenario and trial');
-  const baselinePlanner = values['baseline-planner'];
-  if (baselinePlanner !== undefined && !names.includes(baselinePlanner)) {
-    throw new UsageError(
-      `--baseline-planner=${baselinePlanner} is not among the planners (${names.join(', ')})`,
-      `add it: --planner=${[baselinePlanner, ...names].join(',')}`,
-    );
-  }
-  return { planners, agent, stacks, baselinePlanner };
+  checkLineUp(
+    planners.map((p) => p.name),
+    request,
+  );
+  return { planners, agent, stacks };
 }
+type LineUp = Awaited<ReturnType<typeof lineUp>>;
 
 /**
  * The --plan file, checked against every selected scenario (a plan naming a tool a scenario lacks is
@@ -383,16 +394,15 @@ function readPlan(
 /** Runs the evaluation (resuming one in --out with --resume), with a progress bar; Ctrl-C finishes the runs in flight and stops. */
 async function runEvaluation(
   engine: typeof import('../engine/runner/evaluate.ts'),
-  values: Values,
-  flags: Flags,
-  setup: EvalSetup,
+  request: EvalRequest,
+  evalOptions: EvalOptions,
+  lineup: LineUp,
   io: Io,
 ): Promise<Results> {
   const { cerr } = paints(io);
-  const { outDir } = flags;
-  const [{ progressBar }, { createGuard }, { readResultsForResume }] = await Promise.all([
+  const { outDir } = request;
+  const [{ progressBar }, { readResultsForResume }] = await Promise.all([
     import('./progress.ts'),
-    import('../engine/guard/guard.ts'),
     import('../engine/results/write.ts'),
   ]);
   const progress = progressBar(io.stderr);
@@ -403,54 +413,26 @@ async function runEvaluation(
     stopping = true;
     io.stderr.write(cerr.yellow('\noneway: stopping after the runs in flight (Ctrl-C again to quit now)\n'));
   };
-  const { agent } = setup.lineup;
-  const evalOptions: EvalOptions = {
-    scenarios: setup.selected.map((l) => ({
-      scenario: l.scenario,
-      file: relative(io.cwd, l.file) || l.file,
-      toolLines: l.toolLines,
-    })),
-    planners: setup.lineup.planners,
-    trials: flags.trials,
-    seed: flags.seed,
-    outDir,
-    transport: flags.transport,
-    maxTurns: flags.maxTurns,
-    decisionTimeoutMs: flags.decisionTimeoutMs,
-    plannerOptions: flags.plannerOptions,
-    ...(flags.restartAt.length ? { restartAt: flags.restartAt } : {}),
-    ...(setup.plan ? { plan: setup.plan } : {}),
-    ...(setup.policy ? { gate: createGuard(setup.policy), guardPolicy: setup.policy } : {}),
-    problems: setup.problems,
-    concurrency: flags.concurrency,
-    workers: flags.workers,
-    ...(values.shard ? { shard: values.shard } : {}),
-    shouldStop: () => stopping,
-    onRunDone: (run, done, total) => {
-      agent?.runDone(run);
-      progress?.update(run, done, total);
-    },
+  const { agent } = lineup;
+  evalOptions.shouldStop = () => stopping;
+  evalOptions.onRunDone = (run, done, total) => {
+    agent?.runDone(run);
+    progress?.update(run, done, total);
   };
-  if (values.resume) {
+  if (request.resume) {
     // A damaged results.json falls back to the last good checkpoint (results.json.prev), said here.
     const previous = readResultsForResume(outDir);
     if (previous.note) io.stderr.write(`${cerr.yellow(`oneway: --resume: ${terminalText(previous.note)}`)}\n`);
     evalOptions.resume = resumable(outDir, previous.results, evalOptions, engine.buildResults);
   }
-  if (flags.workers === undefined) {
-    // --workers not given: a long evaluation of planners that only compute goes to worker threads.
-    const { autoWorkers } = await import('../engine/runner/workers.ts');
-    const { scenarios, planners, trials, resume } = evalOptions;
-    const runs = scenarios.length * planners.length * trials - (resume?.length ?? 0);
-    const workers = autoWorkers({ runs, planners, concurrency: flags.concurrency, cores: availableParallelism() });
-    evalOptions.workers = workers;
-    if (workers > 1)
-      io.stderr.write(
-        cerr.dim(
-          `oneway: ${runs} runs of planners that only compute: on ${workers} worker threads (--workers=1 keeps them on this thread)\n`,
-        ),
-      );
-  }
+  // --workers not given (auto): a long evaluation of planners that only compute goes to worker threads.
+  const runs = await settleWorkers(request, evalOptions);
+  if (runs !== undefined)
+    io.stderr.write(
+      cerr.dim(
+        `oneway: ${runs} runs of planners that only compute: on ${evalOptions.workers} worker threads (--workers=1 keeps them on this thread)\n`,
+      ),
+    );
   process.on('SIGINT', onSigint);
   return engine.evaluate(evalOptions).finally(async () => {
     progress?.stop();
@@ -459,17 +441,14 @@ async function runEvaluation(
   });
 }
 
-/** What a run needs beyond the flags: the scenarios, the planners, the plan, the guard policy and the load problems so far. */
-interface EvalSetup {
-  selected: LoadedScenario[];
-  lineup: Awaited<ReturnType<typeof lineUp>>;
-  plan: PlanItem[] | undefined;
-  policy: Policy | undefined;
-  problems: Problem[];
-}
-
 /** Attaches the comparisons and gates, writes results.json and the reports, and prints where they are, run errors and failed gates. */
-async function writeAndReport(ran: Results, values: Values, flags: Flags, setup: EvalSetup, io: Io): Promise<Results> {
+async function writeAndReport(
+  ran: Results,
+  values: Values,
+  request: EvalRequest,
+  lineup: LineUp,
+  io: Io,
+): Promise<Results> {
   const { c, cerr } = paints(io);
   const [{ analyseResults }, { writeResults }, { writeReports }, { runErrorLines }] = await Promise.all([
     import('../engine/results/build.ts'),
@@ -477,22 +456,18 @@ async function writeAndReport(ran: Results, values: Values, flags: Flags, setup:
     import('../features/report/index.ts'),
     import('./run-errors.ts'),
   ]);
-  const { outDir, baseline, baselineFile } = flags;
-  const { baselinePlanner, stacks } = setup.lineup;
-  const results = analyseResults(ran, {
-    ...(baselinePlanner !== undefined ? { baselinePlanner } : {}),
-    gates: flags.gates,
-    ...(baseline && baselineFile
-      ? { baseline: { label: relative(io.cwd, baselineFile) || baselineFile, results: baseline } }
-      : {}),
-  });
+  const { outDir } = request;
+  const results = analyseResults(ran, analysisOf(request));
   writeResults(outDir, results);
-  const written = writeReports(results, flags.reporters, { outDir, stdout: io.stdout, chalk: c, env: io.env });
+  const written = writeReports(results, request.reporters, { outDir, stdout: io.stdout, chalk: c, env: io.env });
   const where = relative(io.cwd, outDir) || '.';
   io.stderr.write(
     `${cerr.dim(`results: ${[`${where}/results.json`, ...written.map((w) => `${where}/${w}`)].join(', ')}`)}\n`,
   );
-  for (const line of runErrorLines(results.runs, cerr, where, { verbose: values.verbose === true, stacks }))
+  for (const line of runErrorLines(results.runs, cerr, where, {
+    verbose: values.verbose === true,
+    stacks: lineup.stacks,
+  }))
     io.stderr.write(`${line}\n`);
   if (results.interrupted)
     io.stderr.write(
@@ -570,6 +545,8 @@ function resumable(
   option('--transport', was.transport, is.transport);
   option('--max-turns', was.max_turns, is.max_turns);
   option('--restart-at', (was.restart_at ?? []).join(','), (is.restart_at ?? []).join(','));
+  option('--agent-timeout', was.agent_timeout_ms, is.agent_timeout_ms);
+  option('--batch-window', was.batch_window_ms, is.batch_window_ms);
   option('--decision-timeout', was.decision_timeout_ms, is.decision_timeout_ms);
   option('--shard', was.shard, is.shard);
   if (was.planner_option_hashes !== undefined && !same(was.planner_option_hashes, is.planner_option_hashes)) {
@@ -595,25 +572,6 @@ function resumable(
   return previous.runs;
 }
 
-/** Narrows scenarios by tag (any of) and by a regular expression on the id. */
-export function selectScenarios(
-  loaded: readonly LoadedScenario[],
-  tags: readonly string[],
-  filter: string | undefined,
-): LoadedScenario[] {
-  let re: RegExp | undefined;
-  if (filter !== undefined) {
-    try {
-      re = new RegExp(filter);
-    } catch (e) {
-      throw new UsageError(`--filter is not a valid regular expression: ${(e as Error).message}`);
-    }
-  }
-  return loaded.filter(
-    (l) => (tags.length === 0 || l.scenario.tags.some((t) => tags.includes(t))) && (!re || re.test(l.scenario.id)),
-  );
-}
-
 /** The planners named in the scenarios' expect: blocks, in a stable order. */
 function expectedPlanners(loaded: readonly LoadedScenario[]): string[] {
   const names = new Set(loaded.flatMap((l) => Object.keys(l.scenario.expect ?? {})));
@@ -622,17 +580,3 @@ function expectedPlanners(loaded: readonly LoadedScenario[]): string[] {
 }
 
 await runIfEntry(import.meta.url, (argv: string[]) => main(argv));
-
-/** `--restart-at=3,7`: the steps after which planners restart (sorted, without repeats). */
-function restartSteps(text: string | undefined): number[] {
-  if (text === undefined) return [];
-  const parts = text.split(',').map((p) => p.trim());
-  const steps = parts.map(Number);
-  if (parts.some((p) => !/^\d+$/.test(p)) || steps.some((n) => n < 1 || !Number.isSafeInteger(n))) {
-    throw new UsageError(
-      `--restart-at takes step numbers from 1, got "${text}"`,
-      'e.g. --restart-at=2 or --restart-at=2,5',
-    );
-  }
-  return [...new Set(steps)].sort((a, b) => a - b);
-}

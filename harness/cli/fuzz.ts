@@ -4,33 +4,38 @@
  * shrunk to a minimal plan, written under --out with the command that replays it.
  * Exit status: 0 no property failed; 1 a property failed; 2 usage or input error.
  */
-import { writeFileSync, mkdirSync } from 'node:fs';
-import { isAbsolute, join, relative, resolve } from 'node:path';
-import { formatProblem, UsageError } from '../core/errors.ts';
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { isAbsolute, join, relative } from 'node:path';
+import { formatProblem, UsageError, type LintFinding } from '../core/errors.ts';
 import { loadPlanner } from '../engine/runner/planners.ts';
 import { seal } from '../engine/sandbox/seal.ts';
 import type { TransportName } from '../engine/sandbox/transport.ts';
 import type { Scenario } from '../core/scenario.ts';
 import { fuzzScenario, type FuzzFailure, type FuzzReport } from '../features/fuzz/fuzz.ts';
 import { reportFailure } from '../features/fuzz/report.ts';
+import { withScenarioFindings } from '../features/fuzz/fault.ts';
+import { shellWord } from '../features/fuzz/plan-file.ts';
+import { lintTexts } from '../features/lint/lint.ts';
 import { fuzzOnWorkers } from '../features/fuzz/workers.ts';
 import { BUILTIN_PROPERTIES, DEFAULT_PROPERTIES } from '../features/fuzz/properties.ts';
 import { resolveProperties } from '../features/fuzz/property-module.ts';
 import { terminalText } from '../util/terminal-text.ts';
+import { formatFinding } from '../features/lint/types.ts';
+import type { ConfigFile } from '../features/request/config.ts';
+import { requestScenarios } from '../features/request/eval.ts';
+import { fuzzConfigLayer, fuzzRequest, type FuzzRequest, type FuzzSettings } from '../features/request/fuzz.ts';
+import type { Layer } from '../features/request/layers.ts';
 import {
   durationMs,
   list,
   parseCli,
   plannerOpts,
-  positiveInt,
   type Io,
   commandFailed,
   runIfEntry,
   processIo,
   paints,
-  resolveScenarioSpecs,
   scenarioHome,
-  scenarioSpecs,
 } from './common.ts';
 
 const HELP = `oneway fuzz: generate plans, check properties on every run, shrink failures to minimal plans.
@@ -40,7 +45,8 @@ Usage: oneway fuzz [options]          (in a clone of oneway: npm run fuzz -- [op
   --scenario=ID|FILE|DIR|GLOB[,...]
                               scenarios to fuzz (default: "scenarios" in oneway.config.*, else every file
                               under the project's ./scenarios)
-  --bundled                   with no --scenario: fuzz the example scenarios that ship with oneway
+  --bundled                   fuzz the example scenarios that ship with oneway; wins over "scenarios" in
+                              oneway.config.*
   --runs=N                    plans per scenario, at most (default: 100; unlimited with --time-limit alone)
   --seed=S                    fast-check seed; the same seed generates the same plans (default: 1)
   --time-limit=MS             stop after this long in all, shared among the scenarios (a value under 1000
@@ -56,12 +62,18 @@ Usage: oneway fuzz [options]          (in a clone of oneway: npm run fuzz -- [op
   --workers=N                 fuzz N scenarios at once on worker threads (default: 1); reports are the same
   --path=PATH                 replay one fast-check counterexample (with its --seed, one scenario and property)
   --out=DIR                   where counterexample plans and fuzz.json go (default: reports/fuzz)
+  --allow-lint-errors         fuzz scenarios \`oneway lint\` finds errors in (skipped otherwise, exit 2);
+                              fuzz.json lists the findings ("lint")
   -h, --help                  this help
+
+Options also come from oneway.config.* ("fuzz", and "scenarios", "bundled", "seed", "guard", "workers",
+"plannerOptions", "allowLintErrors"); a flag always wins over the config file's setting.
 
 Properties:
 ${BUILTIN_PROPERTIES.map((p) => `  ${p.name.padEnd(24)}${p.description}`).join('\n')}
 
-Exit status: 0 every property held; 1 a property failed (counterexamples under --out); 2 a usage or input error.
+Exit status: 0 every property held; 1 a property failed (counterexamples under --out); 2 a usage or input
+error (a scenario that did not load, or that lint refused: the others are still fuzzed).
 Example: oneway fuzz --scenario=purge-inactive-accounts --runs=500 --seed=7`;
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
@@ -80,6 +92,7 @@ export const OPTIONS = {
   transport: { type: 'string' },
   'max-items': { type: 'string' },
   workers: { type: 'string' },
+  'allow-lint-errors': { type: 'boolean' },
   path: { type: 'string' },
   out: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
@@ -88,40 +101,41 @@ export const OPTIONS = {
 type Values = ReturnType<typeof parseCli<typeof OPTIONS>>['values'];
 type Paints = ReturnType<typeof paints>;
 type Planner = Awaited<ReturnType<typeof loadPlanner>>;
+type Settings = FuzzRequest & { propertySpecs: string[] };
 
-/** The numbers and choices the flags give, checked (usage errors thrown here, before any work). */
-function fuzzSettings(values: Values, io: Io, cerr: Paints['cerr']) {
-  const timeLimitMs =
-    values['time-limit'] === undefined
-      ? undefined
-      : durationMs(values['time-limit'], 'time-limit', 1, (m) =>
-          io.stderr.write(`${cerr.yellow(`oneway: warning: ${m}`)}\n`),
-        );
-  const timeLimit = timeLimitMs === undefined ? undefined : timeLimitMs / 1000;
-  const runs = positiveInt(values.runs, 'runs', timeLimit !== undefined ? 2 ** 31 : 100);
-  const seed = positiveInt(values.seed, 'seed', 1, 0);
-  const maxItems = positiveInt(values['max-items'], 'max-items', 6);
-  const transport = values.transport ?? 'inprocess';
-  if (transport !== 'msw' && transport !== 'inprocess')
-    throw new UsageError(`--transport must be inprocess or msw, got "${transport}"`);
-  const transportName: TransportName = transport;
-  const plannerOptions = plannerOpts(values['planner-opt']);
-  if (values['planner-opt'] && !values.planner)
-    throw new UsageError(
-      '--planner-opt needs --planner',
-      'generated plans run with the scripted planner, which takes no options',
-    );
-  const workers = positiveInt(values.workers, 'workers', 1);
-  const propertySpecs = list(values.property, [...DEFAULT_PROPERTIES]);
-  return { timeLimit, runs, seed, maxItems, transport: transportName, plannerOptions, workers, propertySpecs };
+/** The command line's layer of the request: each flag as the setting it gives, nothing for a flag not given. */
+function flagLayer(values: Values, io: Io, cerr: Paints['cerr']): Layer<FuzzSettings> {
+  const options = plannerOpts(values['planner-opt']);
+  const settings: FuzzSettings = {
+    scenarios: values.scenario === undefined ? undefined : list(values.scenario, []),
+    bundled: values.bundled,
+    seed: values.seed,
+    guard: values.guard,
+    workers: values.workers,
+    plannerOptions: values['planner-opt'] ? options : undefined,
+    allowLintErrors: values['allow-lint-errors'],
+    runs: values.runs,
+    // It took seconds at first: a value under 1000 is read as seconds, with a warning (common.ts, durationMs).
+    timeLimitMs:
+      values['time-limit'] === undefined
+        ? undefined
+        : durationMs(values['time-limit'], 'time-limit', 1, (m) =>
+            io.stderr.write(`${cerr.yellow(`oneway: warning: ${m}`)}\n`),
+          ),
+    properties: values.property === undefined ? undefined : list(values.property, []),
+    maxItems: values['max-items'],
+    planner: values.planner,
+    out: values.out,
+    transport: values.transport,
+    path: values.path,
+  };
+  return { from: { kind: 'flags' }, settings };
 }
-type Settings = ReturnType<typeof fuzzSettings>;
 
 /** Fuzzes every scenario (on worker threads, or here under the seal); `finished` sees each report as it comes. */
 async function fuzzAll(
   jobs: { scenario: Scenario; file: string }[],
   settings: Settings,
-  values: Values,
   io: Io,
   properties: Awaited<ReturnType<typeof resolveProperties>>,
   planner: Planner | undefined,
@@ -137,8 +151,8 @@ async function fuzzAll(
   const options = {
     runs,
     seed,
-    ...(values.path !== undefined ? { path: values.path } : {}),
-    guard: values.guard === true,
+    ...(settings.path !== undefined ? { path: settings.path } : {}),
+    guard: settings.guard,
     transport,
     ...(planner ? { plannerOptions } : {}),
     arbitrary: { maxItems },
@@ -148,7 +162,7 @@ async function fuzzAll(
       {
         scenarios: jobs,
         properties: propertySpecs,
-        ...(values.planner ? { planner: values.planner } : {}),
+        ...(settings.planner ? { planner: settings.planner } : {}),
         options,
         cwd: io.cwd,
       },
@@ -183,7 +197,6 @@ async function fuzzAll(
 function writeFuzzJson(
   outDir: string,
   settings: Settings,
-  values: Values,
   properties: { name: string }[],
   planner: Planner | undefined,
   done: FuzzReport[],
@@ -191,6 +204,7 @@ function writeFuzzJson(
   files: Map<FuzzFailure, string>,
   wallMs: number,
   shown: (p: string) => string,
+  lint: LintFinding[],
 ): { plans: number; rate: number } {
   const plans = done.reduce((n, r) => n + r.plans, 0);
   const rate = plans / Math.max(wallMs / 1000, 1e-9);
@@ -205,12 +219,14 @@ function writeFuzzJson(
           runs: settings.runs,
           properties: properties.map((p) => p.name),
           planner: planner?.name ?? null,
-          guard: values.guard === true,
+          guard: settings.guard,
           transport: settings.transport,
           max_items: settings.maxItems,
           time_limit_s: settings.timeLimit ?? null,
           workers: settings.workers,
         },
+        // Lint errors the scenarios were fuzzed with (--allow-lint-errors).
+        ...(lint.length ? { lint } : {}),
         plans,
         wall_ms: Math.round(wallMs),
         plans_per_second: Math.round(rate),
@@ -229,6 +245,30 @@ function writeFuzzJson(
   return { plans, rate };
 }
 
+/**
+ * Each failure's fault once its scenario is linted: a scenario with lint errors, or a goal no plan
+ * reaches, is at fault for anything but oneway's own invariants. Only scenarios with such a
+ * failure are linted.
+ */
+function judgeScenarios(
+  failures: FuzzFailure[],
+  scenarios: { scenario: Scenario; file: string }[],
+  shown: (p: string) => string,
+): void {
+  const findings = new Map<string, LintFinding[]>();
+  for (const f of failures) {
+    if (f.fault.party === 'oneway') continue;
+    const l = scenarios.find((x) => x.scenario.id === f.scenario);
+    if (!l) continue;
+    let found = findings.get(l.file);
+    if (!found) {
+      found = lintTexts([{ file: shown(l.file), text: readFileSync(l.file, 'utf8') }]);
+      findings.set(l.file, found);
+    }
+    f.fault = withScenarioFindings(f.fault, found, `npx oneway lint ${shellWord(shown(l.file))}`);
+  }
+}
+
 /** Writes each failure's counterexample and prints its replay command; the counterexample files by failure. */
 function reportFailures(
   failures: FuzzFailure[],
@@ -237,7 +277,7 @@ function reportFailures(
     home: { root: string };
     outDir: string;
     shown: (p: string) => string;
-    values: Values;
+    settings: Settings;
     transport: TransportName;
     maxItems: number;
     properties: { name: string; source?: string }[];
@@ -245,7 +285,7 @@ function reportFailures(
   io: Io,
   c: Paints['c'],
 ): Map<FuzzFailure, string> {
-  const { scenarios, home, outDir, shown, values, transport, maxItems, properties } = ctx;
+  const { scenarios, home, outDir, shown, settings, transport, maxItems, properties } = ctx;
   const files = new Map<FuzzFailure, string>();
   for (const f of failures) {
     const l = scenarios.find((x) => x.scenario.id === f.scenario);
@@ -258,8 +298,8 @@ function reportFailures(
         outDir,
         scenarioRef,
         propertyRef,
-        ...(values.planner ? { planner: values.planner } : {}),
-        guard: values.guard === true,
+        ...(settings.planner ? { planner: settings.planner } : {}),
+        guard: settings.guard,
         transport,
         maxItems,
         shown,
@@ -272,7 +312,7 @@ function reportFailures(
   return files;
 }
 
-export async function main(argv: string[], io: Io = processIo()): Promise<number> {
+export async function main(argv: string[], io: Io = processIo(), config?: ConfigFile): Promise<number> {
   const { c, cerr } = paints(io);
   try {
     const { values } = parseCli(argv, OPTIONS);
@@ -280,30 +320,41 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       io.stdout.write(`${HELP}\n`);
       return 0;
     }
-    const settings = fuzzSettings(values, io, cerr);
+    const request = fuzzRequest([...(config ? [fuzzConfigLayer(config)] : []), flagLayer(values, io, cerr)], io.cwd);
+    const settings: Settings = { ...request, propertySpecs: request.properties ?? [...DEFAULT_PROPERTIES] };
     const { timeLimit, runs, seed, maxItems, transport } = settings;
     const properties = await resolveProperties(settings.propertySpecs, io.cwd);
     // Fuzzing runs thousands of short runs: the planner runs in process, not in a thread per run (README: the seal).
-    const planner = values.planner ? await loadPlanner(values.planner, io.cwd, { isolate: false }) : undefined;
-    if (values.path !== undefined && planner)
+    const planner = request.planner ? await loadPlanner(request.planner, io.cwd, { isolate: false }) : undefined;
+    if (request.path !== undefined && planner)
       throw new UsageError('--path replays a generated plan; it does not go with --planner');
 
-    const home = scenarioHome(io, values.bundled);
-    const resolved = await resolveScenarioSpecs(scenarioSpecs(values.scenario, home, io), io, home.root);
-    for (const p of resolved.problems) io.stderr.write(`${formatProblem(p)}\n`);
-    const scenarios = resolved.loaded;
+    const home = scenarioHome(io, request.bundled);
+    // Lint errors are load errors here as in eval (harness/features/request/eval.ts, the lint gate).
+    const loaded = await requestScenarios({ ...request, tags: [], filter: undefined, shard: undefined }, io.env);
+    for (const p of loaded.problems) io.stderr.write(`${formatProblem(p)}\n`);
+    const scenarios = loaded.selected;
     if (scenarios.length === 0) {
-      io.stderr.write(cerr.red('oneway: no scenario could be loaded; nothing was fuzzed\n'));
+      io.stderr.write(
+        cerr.red(`oneway: no scenario ${loaded.loaded ? 'passed lint' : 'could be loaded'}; nothing was fuzzed\n`),
+      );
       return 2;
     }
-    if (values.path !== undefined && (scenarios.length > 1 || properties.length > 1)) {
+    for (const f of loaded.lint) io.stderr.write(`${formatFinding(f)}\n`);
+    if (loaded.lint.length)
+      io.stderr.write(
+        cerr.yellow(
+          `oneway: --allow-lint-errors: fuzzing with ${loaded.lint.length} lint error(s); fuzz.json lists them\n`,
+        ),
+      );
+    if (request.path !== undefined && (scenarios.length > 1 || properties.length > 1)) {
       throw new UsageError(
         '--path replays one counterexample: give one --scenario and one --property',
         'the failure report prints the full command',
       );
     }
 
-    const outDir = resolve(io.cwd, values.out ?? 'reports/fuzz');
+    const { outDir } = request;
     // Paths as the user would type them: relative inside the working directory, absolute outside it.
     const shown = (p: string) => {
       const r = relative(io.cwd, p);
@@ -312,9 +363,9 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     io.stdout.write(
       `${c.bold('oneway fuzz')} ${planner ? `planner ${terminalText(planner.name)}` : 'generated plans'} · ${scenarios.length} scenario(s) · ${
         planner
-          ? `seeds ${seed}..${timeLimit === undefined || values.runs !== undefined ? seed + runs - 1 : ''}`
+          ? `seeds ${seed}..${timeLimit === undefined || request.runsGiven ? seed + runs - 1 : ''}`
           : `seed ${seed}`
-      } · ${terminalText(properties.map((p) => p.name).join(', '))}${values.guard ? ' · guard' : ''} · ${transport}\n`,
+      } · ${terminalText(properties.map((p) => p.name).join(', '))}${request.guard ? ' · guard' : ''} · ${transport}\n`,
     );
     const started = performance.now();
     const jobs = scenarios.map((l) => ({ scenario: l.scenario, file: relative(io.cwd, l.file) || l.file }));
@@ -334,14 +385,15 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         );
       }
     };
-    await fuzzAll(jobs, settings, values, io, properties, planner, finished);
+    await fuzzAll(jobs, settings, io, properties, planner, finished);
     const wallMs = performance.now() - started;
 
     const done = reports.filter((r): r is FuzzReport => r !== undefined);
     const failures = done.flatMap((r) => r.failures);
+    judgeScenarios(failures, scenarios, shown);
     const files = reportFailures(
       failures,
-      { scenarios, home, outDir, shown, values, transport, maxItems, properties },
+      { scenarios, home, outDir, shown, settings, transport, maxItems, properties },
       io,
       c,
     );
@@ -349,7 +401,6 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     const { plans, rate } = writeFuzzJson(
       outDir,
       settings,
-      values,
       properties,
       planner,
       done,
@@ -357,6 +408,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       files,
       wallMs,
       shown,
+      loaded.lint,
     );
     io.stdout.write(
       `\n${plans} ${planner ? 'runs' : 'plans'} in ${seconds(wallMs)} (${Math.round(rate)} ${planner ? 'runs' : 'plans'}/s)\n`,
@@ -368,10 +420,13 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         ),
       );
     else io.stdout.write(c.green('no property failed\n'));
-    // As with eval: a scenario that did not load is an input error, whatever the others showed.
-    if (resolved.problems.length > 0) {
+    // As with eval: a scenario that did not load, or that lint refused, is an input error, whatever the others showed.
+    if (loaded.problems.length > 0) {
+      const refused = loaded.problems.some((p) => p.code === 'lint');
       io.stderr.write(
-        cerr.yellow(`oneway: ${resolved.problems.length} problem(s); the files with errors were skipped\n`),
+        cerr.yellow(
+          `oneway: ${loaded.problems.length} problem(s); the files with errors were skipped${refused ? ' (lint errors: `oneway lint` explains them; --allow-lint-errors fuzzes them anyway)' : ''}\n`,
+        ),
       );
       return 2;
     }

@@ -7,6 +7,9 @@ import { lintPaths } from '../features/lint/lint.ts';
 import { LINT_RULES } from '../features/lint/rules/index.ts';
 import { formatFinding, type LintFinding } from '../features/lint/types.ts';
 import { makeChalk } from '../features/report/color.ts';
+import type { ConfigFile } from '../features/request/config.ts';
+import { configLayer, type EvalSettings } from '../features/request/eval.ts';
+import { mergeLayers } from '../features/request/layers.ts';
 import {
   parseCli,
   type Io,
@@ -44,7 +47,7 @@ export const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-export async function main(argv: string[], io: Io = processIo()): Promise<number> {
+export async function main(argv: string[], io: Io = processIo(), config?: ConfigFile): Promise<number> {
   const { c, cerr } = paints(io);
   try {
     const { values, positionals } = parseCli(argv, OPTIONS, true);
@@ -54,8 +57,16 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     }
     const format = values.format ?? 'text';
     if (format !== 'text' && format !== 'json') throw new UsageError(`--format must be text or json, got "${format}"`);
-    const home = scenarioHome(io, values.bundled);
-    const specs = scenarioSpecs(positionals, home, io);
+    // PATHS or --bundled win over the config file's scenarios (or bundled).
+    const { settings } = mergeLayers<EvalSettings>([
+      ...(config ? [configLayer(config)] : []),
+      {
+        from: { kind: 'flags' },
+        settings: { scenarios: positionals.length ? positionals : undefined, bundled: values.bundled },
+      },
+    ]);
+    const home = scenarioHome(io, settings.bundled);
+    const specs = scenarioSpecs(settings.scenarios, home, io);
     const report = await lintPaths(specs, { cwd: io.cwd, root: home.root });
     for (const p of report.specProblems) io.stderr.write(`${cerr.red(formatProblem(p))}\n`);
     if (report.files.length === 0) {

@@ -13,6 +13,9 @@ import { reportersFor, writeReports, REPORTERS } from '../features/report/index.
 import { readResults, writeResults } from '../engine/results/write.ts';
 import { mergeResults } from '../engine/runner/shard.ts';
 import { terminalText } from '../util/terminal-text.ts';
+import type { ConfigFile } from '../features/request/config.ts';
+import { configLayer, type EvalSettings } from '../features/request/eval.ts';
+import { mergeLayers } from '../features/request/layers.ts';
 import { list, parseCli, type Io, commandFailed, runIfEntry, processIo, paints } from './common.ts';
 
 const HELP = `oneway merge (eval:merge): merge the outputs of sharded evaluations
@@ -41,7 +44,7 @@ export const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-export async function main(argv: string[], io: Io = processIo()): Promise<number> {
+export async function main(argv: string[], io: Io = processIo(), config?: ConfigFile): Promise<number> {
   const { cerr } = paints(io);
   try {
     const { values, positionals } = parseCli(argv, OPTIONS, true);
@@ -51,12 +54,26 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     }
     if (positionals.length === 0)
       throw new UsageError('no shard directories given', 'npx oneway merge --out=DIR DIR1 DIR2 ...');
-    const reporters = reportersFor(list(values.reporter, ['table']), io.env);
+    // Of the config file: the reporters, the gates, the baseline and out, each overridden by its flag.
+    const { settings } = mergeLayers<EvalSettings>([
+      ...(config ? [configLayer(config)] : []),
+      {
+        from: { kind: 'flags' },
+        settings: {
+          reporters: values.reporter && list(values.reporter, []),
+          failOn: values['fail-on'],
+          baseline: values.baseline,
+          baselinePlanner: values['baseline-planner'],
+          out: values.out,
+        },
+      },
+    ]);
+    const reporters = reportersFor(settings.reporters ?? ['table'], io.env);
     const dirs = positionals.map((d) => resolve(io.cwd, d));
-    const gates = (values['fail-on'] ?? []).map(parseGate);
-    const baselineFile = values.baseline ? resolve(io.cwd, values.baseline) : undefined;
+    const gates = (settings.failOn ?? []).map(parseGate);
+    const baselineFile = settings.baseline ? resolve(io.cwd, settings.baseline) : undefined;
     const baseline = baselineFile ? readBaseline(baselineFile) : undefined;
-    const bp = values['baseline-planner'];
+    const bp = settings.baselinePlanner;
     const parts = dirs.map(readResults);
     if (bp !== undefined && !parts.some((p) => p.config.planners.includes(bp)))
       throw new UsageError(`--baseline-planner=${bp} is not among the planners of these results`);
@@ -67,7 +84,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         ? { baseline: { label: relative(io.cwd, baselineFile) || baselineFile, results: baseline } }
         : {}),
     });
-    const outDir = resolve(io.cwd, values.out ?? 'reports/latest');
+    const outDir = resolve(io.cwd, settings.out ?? 'reports/latest');
     for (const d of dirs) {
       if (resolve(d) !== outDir && existsSync(join(d, 'runs')))
         cpSync(join(d, 'runs'), join(outDir, 'runs'), { recursive: true });

@@ -3,7 +3,8 @@
  * did-you-mean), each dispatched to its command module's `main(argv, io)`, which parses its own
  * options (util.parseArgs through common.ts's parseCli: the same unknown-option did-you-mean and
  * exit status 2 in every command). Before a command runs: a forgotten `--` after `npm run` is
- * refused, and oneway.config.* adds the settings its flags do not give.
+ * refused, and oneway.config.* is found and read, and handed to the command, whose flags win
+ * over it setting by setting.
  *
  * Light on purpose: `oneway --help` loads commander and the command table, not the engine; a
  * command's module is imported when it runs (its `--help` included, which starts no work).
@@ -15,11 +16,11 @@ import { packageVersion } from '../util/package-root.ts';
 import { terminalText } from '../util/terminal-text.ts';
 import { COMMANDS, commandNamed, type CommandModule, type CommandSpec } from './commands.ts';
 import type { Io } from './common.ts';
-import { configArgs, findConfig, loadConfig } from './config.ts';
+import { findConfig, loadConfig } from '../features/request/config.ts';
 
 const AFTER = `
 Every command takes --help. Options also come from oneway.config.(ts|mts|js|mjs|yaml|yml|json), found
-from the working directory up to the nearest package.json; flags override it.
+from the working directory up to the nearest package.json; a flag always wins over its setting.
 
 Exit status: 0 done; 1 a gate, property or expectation failed; 2 a usage or input error.
 Examples:
@@ -60,21 +61,15 @@ const isHelp = (argv: readonly string[]) => {
   return (end < 0 ? argv : argv.slice(0, end)).some((a) => a === '--help' || a === '-h');
 };
 
-/** Runs one command: its module, the `--` check, the config file's settings, then its main. */
+/** Runs one command: its module, the `--` check, the config file (for the commands it applies to), then its main. */
 export async function runCommand(spec: CommandSpec, argv: string[], io: Io): Promise<number> {
   const mod = await spec.load();
-  let args = argv;
-  if (!isHelp(argv)) {
-    const lost = forgottenDashDash(mod.OPTIONS, argv, io.env);
-    if (lost) throw lost;
-    const file = spec.config ? findConfig(io.cwd) : undefined;
-    if (file) {
-      const extra = configArgs(spec.name, await loadConfig(file), file, argv, mod.OPTIONS);
-      if (extra.length && io.env.ONEWAY_DEBUG) io.stderr.write(`oneway: from ${file}: ${extra.join(' ')}\n`);
-      args = [...extra, ...argv];
-    }
-  }
-  return mod.main(args, io);
+  if (isHelp(argv)) return mod.main(argv, io);
+  const lost = forgottenDashDash(mod.OPTIONS, argv, io.env);
+  if (lost) throw lost;
+  const file = spec.config ? findConfig(io.cwd) : undefined;
+  if (file && io.env.ONEWAY_DEBUG) io.stderr.write(`oneway: settings from ${file}\n`);
+  return mod.main(argv, io, file ? { file, config: await loadConfig(file) } : undefined);
 }
 
 /** commander's error text ("error: unknown command 'evl'\n(Did you mean eval?)") in oneway's form. */

@@ -13,15 +13,18 @@ import { DEFAULT_AGENT_NAME, serveHttp, serveStdio, type ServeOptions } from '..
 import { terminalText } from '../util/terminal-text.ts';
 import { ensureDir } from '../engine/io/atomic-write.ts';
 import { lockOutDir, type OutLock } from '../engine/results/lock.ts';
+import { formatFinding } from '../features/lint/types.ts';
+import type { ConfigFile } from '../features/request/config.ts';
 import {
-  resolveScenarioSpecs,
-  parseCli,
-  positiveInt,
-  type Io,
-  guardPolicyOption,
-  commandFailed,
-  processIo,
-} from './common.ts';
+  configLayer,
+  evalRequest,
+  requestPolicy,
+  requestScenarios,
+  type EntryDefaults,
+  type EvalSettings,
+} from '../features/request/eval.ts';
+import type { Layer } from '../features/request/layers.ts';
+import { parseCli, positiveInt, type Io, commandFailed, processIo } from './common.ts';
 
 const HELP = `oneway serve: a scenario as an MCP server; each MCP session is one evaluated run.
 
@@ -43,8 +46,11 @@ Usage: oneway serve --scenario=ID|FILE [options]
   --transport=msw|inprocess   how calls reach the sandbox (default: msw), as in oneway eval
   --guard                     enforce the class constraints (see oneway eval --help)
   --guard-policy=FILE         what each class may do; implies --guard
+  --allow-lint-errors         serve a scenario \`oneway lint\` finds errors in (refused otherwise, exit 2);
+                              results.json lists the findings ("lint")
   -h, --help                  this help
 
+Of oneway.config.*, "guard" and "allowLintErrors" apply (a flag wins over them).
 Formerly --mcp was --transport=stdio|http and --transport was --sandbox: both still work, with a
 warning (an option means one thing in every command: --transport is the sandbox's, as in eval and fuzz).
 Each tool carries MCP annotations from its class (destructiveHint for compensable and irreversible)
@@ -66,10 +72,25 @@ export const OPTIONS = {
   sandbox: { type: 'string' },
   guard: { type: 'boolean' },
   'guard-policy': { type: 'string' },
+  'allow-lint-errors': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-export async function main(argv: string[], io: Io = processIo()): Promise<number> {
+/** serve's defaults: its own --out, and a long --decision-timeout (a person or an agent is on the other side). */
+const SERVE_DEFAULTS: EntryDefaults = {
+  reporters: [],
+  githubInActions: false,
+  out: 'reports/serve',
+  decisionTimeoutMs: 300_000,
+};
+
+/** The config file's settings serve takes: the guard, and allowLintErrors. */
+function serveConfigLayer(cf: ConfigFile): Layer<EvalSettings> {
+  const { settings, from } = configLayer(cf);
+  return { from, settings: { guard: settings.guard, allowLintErrors: settings.allowLintErrors } };
+}
+
+export async function main(argv: string[], io: Io = processIo(), config?: ConfigFile): Promise<number> {
   let lock: OutLock | undefined;
   try {
     const { values } = parseCli(argv, OPTIONS);
@@ -95,9 +116,6 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     }
     const mode = mcp ?? 'stdio';
     if (mode !== 'stdio' && mode !== 'http') throw new UsageError(`--mcp must be stdio or http, got "${mode}"`);
-    const sandbox = transport ?? 'msw';
-    if (sandbox !== 'msw' && sandbox !== 'inprocess')
-      throw new UsageError(`--transport must be msw or inprocess, got "${sandbox}"`);
     if (values.port !== undefined && mode !== 'http') throw new UsageError('--port applies to --mcp=http');
     const port = positiveInt(values.port, 'port', 0, 0);
     if (port > 65535) throw new UsageError(`--port must be at most 65535, got ${port}`);
@@ -110,22 +128,51 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     if (!/^[A-Za-z0-9._-]{1,80}$/.test(name))
       throw new UsageError(`--agent-name must be letters, digits, ".", "_" or "-", got "${name}"`);
 
-    const resolved = await resolveScenarioSpecs([values.scenario], io);
-    for (const p of resolved.problems) io.stderr.write(`${formatProblem(p)}\n`);
-    if (resolved.problems.length > 0) return 2;
-    if (resolved.loaded.length !== 1) {
+    // The same request as eval's (harness/features/request/eval.ts), with serve's defaults; of the
+    // config file, the guard and allowLintErrors apply here (a flag wins over them).
+    const request = await evalRequest(
+      [
+        ...(config ? [serveConfigLayer(config)] : []),
+        {
+          from: { kind: 'flags' },
+          settings: {
+            scenarios: [values.scenario],
+            seed: values.seed,
+            maxTurns: values['max-turns'],
+            decisionTimeoutMs: values['decision-timeout'],
+            transport,
+            guard: values['guard-policy'] ?? values.guard,
+            out: values.out,
+            allowLintErrors: values['allow-lint-errors'],
+          },
+        },
+      ],
+      { cwd: io.cwd, env: io.env, defaults: SERVE_DEFAULTS },
+    );
+    const scenarios = await requestScenarios(request, io.env);
+    for (const p of scenarios.problems) io.stderr.write(`${formatProblem(p)}\n`);
+    if (scenarios.problems.some((p) => p.code === 'lint'))
+      io.stderr.write(
+        'oneway: lint finds errors in the scenario; nothing was served\n  hint: `oneway lint` explains each finding; fix the scenario, or serve it anyway with --allow-lint-errors\n',
+      );
+    if (scenarios.problems.length > 0) return 2;
+    if (scenarios.selected.length !== 1) {
       throw new UsageError(
-        `--scenario must name exactly one scenario, got ${resolved.loaded.length}`,
+        `--scenario must name exactly one scenario, got ${scenarios.selected.length}`,
         'one server serves one scenario; start one per scenario',
       );
     }
-    const [loaded] = resolved.loaded;
+    const [loaded] = scenarios.selected;
     if (!loaded) return 2;
+    for (const f of scenarios.lint) io.stderr.write(`${formatFinding(f)}\n`);
 
-    const policy = guardPolicyOption(values, io);
-    if (policy === null) return 2;
+    const policy = await requestPolicy(request);
+    if (!policy.ok) {
+      for (const p of policy.problems) io.stderr.write(`${formatProblem(p)}\n`);
+      return 2;
+    }
 
-    const outDir = resolve(io.cwd, values.out ?? 'reports/serve');
+    const { outDir } = request;
     const where = relative(io.cwd, outDir) || '.';
     // One server or evaluation per --out at a time (harness/engine/results/lock.ts).
     ensureDir(outDir);
@@ -141,12 +188,13 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       },
       outDir,
       name,
-      seed: positiveInt(values.seed, 'seed', 1, 0),
-      transport: sandbox,
-      maxTurns: positiveInt(values['max-turns'], 'max-turns', 50),
-      decisionTimeoutMs: positiveInt(values['decision-timeout'], 'decision-timeout', 300_000),
+      seed: request.seed,
+      transport: request.transport,
+      maxTurns: request.maxTurns,
+      decisionTimeoutMs: request.decisionTimeoutMs,
       batchWindowMs: positiveInt(values['batch-window'], 'batch-window', DEFAULT_BATCH_WINDOW_MS, 0),
-      ...(policy ? { gate: createGuard(policy), guardPolicy: policy } : {}),
+      ...(policy.value ? { gate: createGuard(policy.value), guardPolicy: policy.value } : {}),
+      ...(scenarios.lint.length ? { lint: scenarios.lint } : {}),
       onRunDone: (run) =>
         io.stderr.write(
           `oneway: ${run.scenario} trial ${run.trial}: ${run.end_reason}${run.error ? ` (${terminalText(run.error)})` : ''}, ${run.steps} steps, completed ${run.completed}; ${where}/${run.record}\n`,

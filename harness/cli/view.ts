@@ -8,7 +8,12 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { UsageError } from '../core/errors.ts';
+import { configDir } from '../features/request/layers.ts';
+import type { ConfigFile } from '../features/request/config.ts';
 import { commandFailed, paints, parseCli, processIo, runIfEntry, type Io } from './common.ts';
+
+/** A path from the config file, made absolute against its directory. */
+const configPath = (cf: ConfigFile, p: string) => resolve(configDir(cf.file), p);
 
 const REPORT = 'report.html';
 
@@ -62,6 +67,7 @@ export function opener(
 export async function main(
   argv: string[],
   io: Io = processIo(),
+  config?: ConfigFile,
   platform: NodeJS.Platform = process.platform,
 ): Promise<number> {
   const { c } = paints(io);
@@ -72,7 +78,8 @@ export async function main(
       return 0;
     }
     if (positionals.length > 1) throw new UsageError(`one report at a time; got ${positionals.join(' ')}`);
-    const given = positionals[0] ?? values.out;
+    // The config file's `out` is where the evaluations go; --out (or a path given) wins over it.
+    const given = positionals[0] ?? values.out ?? (config?.config.out && configPath(config, config.config.out));
     let file: string | undefined;
     if (given !== undefined) {
       const path = resolve(io.cwd, given);

@@ -1,8 +1,8 @@
 /**
  * The error model, in one module. A user's mistake is a value: a `Problem` (code, location,
  * hint), returned in a `Result` and printed once at the edge (the CLI) by `formatProblem`.
- * Lint findings and run-record issues are problems of their own kinds, derived from `Problem`
- * (harness/features/lint/types.ts, harness/engine/record/reader.ts). Errors that callers tell apart are thrown
+ * Lint findings (`LintFinding`, below) and run-record issues (harness/engine/record/reader.ts) are
+ * problems of their own kinds, derived from `Problem`. Errors that callers tell apart are thrown
  * as subclasses of `OnewayError`, which carries a stable `code` (`usage`, `model`, `tamper`, ...);
  * a plain `Error` is an internal fault, or a message that ends one run (recorded as its error).
  */
@@ -24,7 +24,8 @@ export type ProblemCode =
   | 'file'
   | 'spec'
   | 'usage'
-  | 'planner';
+  | 'planner'
+  | 'lint';
 
 /** How bad a reported issue is: errors fail the command; warnings and notes (`info`, lint only) do not. */
 export type Severity = 'error' | 'warning' | 'info';
@@ -39,6 +40,19 @@ export interface Problem {
   message: string;
   hint?: string;
   severity?: Exclude<Severity, 'info'>;
+  /** With code `lint`: the lint rule that refused the scenario, e.g. `reversible-asymmetric`. */
+  rule?: string;
+}
+
+/**
+ * A lint finding (harness/features/lint): a positioned `Problem` named by its rule instead of a
+ * code, and always with a severity (notes, `info`, too). Here, beside `Problem`, because results
+ * carry the lint errors an evaluation was allowed to run with (`--allow-lint-errors`).
+ */
+export interface LintFinding extends Omit<Problem, 'code' | 'severity' | 'rule'> {
+  /** The rule id, e.g. `reversible-asymmetric`; load problems are `load/<code>`. */
+  rule: string;
+  severity: Severity;
 }
 
 /**
@@ -64,12 +78,13 @@ export function formatPath(path: readonly (string | number)[]): string {
 }
 
 /**
- * `file:line:col  path  message (hint: ...)` — one line per problem, as compilers print them.
+ * `file:line:col severity [code] path: message` and its hint below — one line per problem, as
+ * compilers print them; a lint error that refused a scenario shows its rule, as `oneway lint` does.
  * Every part may quote the scenario, so each is passed through `terminalText`: no control
  * character or workflow command of a scenario's reaches the console.
  */
 export function formatProblem(p: Problem): string {
-  return formatLocated(p, p.severity === 'warning' ? 'warning' : 'error', p.code);
+  return formatLocated(p, p.severity === 'warning' ? 'warning' : 'error', p.rule ?? p.code);
 }
 
 /** The line every positioned issue prints as; `tag` is a problem's code or a lint finding's rule. */

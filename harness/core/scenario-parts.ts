@@ -14,3 +14,16 @@ export const Fact = z
 
 /** A table row, or a row pattern (`where`) or change (`set`): column to value. */
 export const Row = z.record(z.string(), z.unknown());
+
+/**
+ * A table name, written as is. Tables are named statically (reconciliation by `reads:`, lint,
+ * recovery and the fuzz oracle all read the names off the declarations), so a `{{...}}` here would
+ * be matched as text, never rendered: it is refused instead.
+ */
+export const TableName = z
+  .string()
+  .min(1)
+  .regex(/^(?![\s\S]*\{\{)/, 'templates are not rendered in a table name')
+  .describe(
+    'A table name, written as is: table names are fixed, so put the varying part in a value (a row, where or set value, e.g. where: { id: "{{args.id}}" }).',
+  );

@@ -9,7 +9,7 @@
  */
 import { z } from 'zod';
 import { DeclaredEffect } from './effects/index.ts';
-import { Fact, Row } from './scenario-parts.ts';
+import { Fact, Row, TableName } from './scenario-parts.ts';
 
 export const CLASSES = ['reversible', 'compensable', 'irreversible'] as const;
 const ClassName = z.enum(CLASSES).describe('How costly it is to reverse the effect of this tool as deployed.');
@@ -91,7 +91,7 @@ export const Tool = z.strictObject({
     ),
   reconciles: z.array(z.string()).default([]).describe('Tools whose last call this tool reports as applied or not.'),
   reads: z
-    .array(z.string().min(1))
+    .array(TableName)
     .default([])
     .describe(
       'Tables this read-only tool shows: its reply carries their rows that agree with its arguments, so it reconciles every tool whose effects write one of them.',
@@ -135,7 +135,7 @@ export const Scenario = z.strictObject({
   world: z
     .strictObject({
       facts: z.array(Fact).default([]),
-      tables: z.record(z.string(), z.array(Row)).default({}),
+      tables: z.record(TableName, z.array(Row)).default({}),
     })
     .default({ facts: [], tables: {} }),
   approvals: z.record(z.string(), Approval).default({}).describe('The scripted human behind approval gates.'),

@@ -2,7 +2,7 @@
  * Loader work per KB: adversarial strings (long runs of `{{`, spaces, `{`, `(`, `,`, `"`,
  * backslashes, nested templates, conditions cut before the literal) in every place a
  * scenario string is parsed (facts, templates, class conditions, approvals keys, plan
- * templates) and in the parsers themselves (facts, conditions, templates, unification) must
+ * templates, unquoted facts in a [...] list) and in the parsers themselves (facts, conditions, templates, unification) must
  * take linear time. A `\{\{\s*([^{}]*?)\s*\}\}` template pattern once took over a minute on
  * "{{" and 6,000 spaces.
  *
@@ -70,6 +70,8 @@ const LOADER_SITES: Record<string, Site> = {
   'class condition': (s) =>
     loadScenarioText(TINY.replace('reversibility: irreversible', `reversibility: [{ when: ${q(s)}, class: reversible }, { class: irreversible }]`), 'w.yaml'),
   'approvals key': (s) => loadScenarioText(TINY.replace('approvals: { send_email: approve }', `approvals: { ${q(s)}: approve }`), 'w.yaml'),
+  // Unquoted in a [...] list: YAML's own errors, and the split-fact check that writes the quoted line.
+  'flow fact list': (s) => loadScenarioText(TINY.replace('["recipient_verified(email={{args.to}})"]', `[${s}]`), 'w.yaml'),
   'task text': (s) => loadScenarioText(TINY.replace('task: Email bob.', `task: ${q(s)}`), 'w.yaml'),
   'plan template': (s) => loadPlanText(`- verify_recipient: { email: ${q(s)} }\n- finish\n`, 'p.yaml', scenario),
 };

@@ -1,5 +1,5 @@
 /**
- * The `oneway` command's pieces, from source: oneway.config.* (found, checked, turned into flags
+ * The `oneway` command's pieces, from source: oneway.config.* (found, checked, read into settings
  * that the command line overrides), the forgotten `--` after `npm run`, time options in
  * milliseconds, and the project's own scenarios as the default.
  */
@@ -7,9 +7,11 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { durationMs } from '../../harness/cli/common.ts';
-import { checkConfig, configArgs, findConfig, loadConfig } from '../../harness/cli/config.ts';
+import { checkConfig, findConfig, loadConfig } from '../../harness/features/request/config.ts';
+import { checkLineUp, configLayer, evalRequest, EVAL_DEFAULTS } from '../../harness/features/request/eval.ts';
+import { mergeLayers } from '../../harness/features/request/layers.ts';
 import { OPTIONS as EVAL_OPTIONS, main as evalMain } from '../../harness/cli/eval.ts';
-import { OPTIONS as LINT_OPTIONS } from '../../harness/cli/lint.ts';
+import { main as lintMain } from '../../harness/cli/lint.ts';
 import { forgottenDashDash, runCommand } from '../../harness/cli/program.ts';
 import { commandNamed, COMMANDS } from '../../harness/cli/commands.ts';
 import { UsageError } from '../../harness/core/errors.ts';
@@ -56,7 +58,7 @@ describe('oneway.config.*', () => {
     expect(await loadConfig(join(dir, 'c.mjs'))).toEqual({ reporters: ['json'] });
   });
 
-  it('becomes flags, paths made absolute against the file, and the command line wins option by option', () => {
+  it('becomes settings, paths made absolute against the file, and the command line wins setting by setting', async () => {
     const file = '/p/oneway.config.yaml';
     const config = {
       scenarios: ['scenarios/billing', 'invoice-and-notify'],
@@ -67,37 +69,71 @@ describe('oneway.config.*', () => {
       out: 'reports/ci',
       guard: 'policy.yaml',
       failOn: ['errors>0'],
+      restartAt: [5, 2],
     };
-    expect(configArgs('eval', config, file, [], EVAL_OPTIONS)).toEqual([
-      '--scenario=/p/scenarios/billing',
-      '--scenario=invoice-and-notify',
-      '--planner=/p/planners/mine.mjs',
-      '--planner=gated',
-      '--llm-cache=replay',
-      '--llm-cache-dir=/p/reports/llm-cache',
-      '--planner-opt=model=m1',
-      '--planner-opt=temperature=0',
-      '--planner-opt=base_url=http://localhost:11434/v1',
-      '--fail-on=errors>0',
-      '--guard-policy=/p/policy.yaml',
-      '--out=/p/reports/ci',
-      '--trials=2',
-    ]);
-    const given = ['--planner=eager', '--trials=5', '--planner-opt=model=m2', '--guard'];
-    const extra = configArgs('eval', config, file, given, EVAL_OPTIONS);
-    expect(
-      extra.filter((a) => a.startsWith('--planner=') || a.startsWith('--trials') || a.startsWith('--guard')),
-    ).toEqual([]);
-    expect(extra).not.toContain('--planner-opt=model=m1');
-    expect(extra).toContain('--planner-opt=temperature=0');
-    // lint takes scenarios as paths, only when none are given.
-    expect(configArgs('lint', config, file, [], LINT_OPTIONS)).toEqual(['/p/scenarios/billing', 'invoice-and-notify']);
-    expect(configArgs('lint', config, file, ['mine.yaml'], LINT_OPTIONS)).toEqual([]);
-    // Restart faults and the agents' batch window, as flags too.
-    expect(configArgs('eval', { restartAt: [2, 5], batchWindowMs: 0 }, file, [], EVAL_OPTIONS)).toEqual([
-      '--batch-window=0',
-      '--restart-at=2,5',
-    ]);
+    expect(configLayer({ file, config }).settings).toEqual({
+      scenarios: ['/p/scenarios/billing', 'invoice-and-notify'],
+      planners: ['/p/planners/mine.mjs', 'gated'],
+      plannerOptions: {
+        model: 'm1',
+        temperature: '0',
+        base_url: 'http://localhost:11434/v1',
+        llm_cache: 'replay',
+        llm_cache_dir: '/p/reports/llm-cache',
+      },
+      failOn: ['errors>0'],
+      guard: '/p/policy.yaml',
+      out: '/p/reports/ci',
+      trials: 2,
+      restartAt: [5, 2],
+    });
+    const flags = { kind: 'flags' as const };
+    const request = await evalRequest(
+      [
+        configLayer({ file, config }),
+        { from: flags, settings: { planners: ['eager'], trials: '5', plannerOptions: { model: 'm2' }, guard: true } },
+      ],
+      { cwd: '/p', env: {}, defaults: EVAL_DEFAULTS },
+    );
+    expect(request).toMatchObject({
+      planners: ['eager'],
+      trials: 5,
+      guard: true,
+      restartAt: [2, 5],
+      outDir: '/p/reports/ci',
+      scenarios: ['/p/scenarios/billing', 'invoice-and-notify'],
+    });
+    expect(request.plannerOptions).toMatchObject({ model: 'm2', temperature: '0', llm_cache: 'replay' });
+    // scenarios and bundled are one choice: a layer that gives either replaces both.
+    const merged = mergeLayers([configLayer({ file, config }), { from: flags, settings: { bundled: true } }]);
+    expect(merged.settings).toMatchObject({ bundled: true });
+    expect(merged.settings.scenarios).toBeUndefined();
+  });
+
+  it('names a bad value as its source does: a flag, the config file, evaluate()', async () => {
+    const cwd = '/p';
+    const run = (layer: Parameters<typeof evalRequest>[0][number]) =>
+      evalRequest([layer], { cwd, env: {}, defaults: EVAL_DEFAULTS });
+    await expect(run({ from: { kind: 'flags' }, settings: { trials: '0' } })).rejects.toThrow(
+      '--trials must be an integer >= 1, got "0"',
+    );
+    await expect(
+      run({ from: { kind: 'config', file: '/p/oneway.config.yaml' }, settings: { maxTurns: 0 } }),
+    ).rejects.toThrow('"maxTurns" in oneway.config.yaml must be an integer >= 1, got 0');
+    await expect(run({ from: { kind: 'api' }, settings: { restartAt: [0] } })).rejects.toThrow(
+      `evaluate()'s "restartAt" takes step numbers from 1, got "0"`,
+    );
+    await expect(run({ from: { kind: 'flags' }, settings: { batchWindowMs: '5' } })).rejects.toThrow(
+      '--batch-window applies to an agent command, and none is given',
+    );
+    // Checked once the planners are loaded, and still named as the config file names it.
+    const request = await run({
+      from: { kind: 'config', file: '/p/oneway.config.yaml' },
+      settings: { baselinePlanner: 'x' },
+    });
+    expect(() => checkLineUp(['gated'], request)).toThrow(
+      '"baselinePlanner" in oneway.config.yaml names "x", which is not among the planners (gated)',
+    );
   });
 
   it('applies through the oneway command, with flags overriding it', async () => {
@@ -128,6 +164,17 @@ describe('oneway.config.*', () => {
     expect(a.results.config).toMatchObject({ planners: ['eager'], trials: 2 });
     const b = await run(['--planner=gated', '--trials=1']);
     expect(b.results.config).toMatchObject({ planners: ['gated'], trials: 1 });
+  });
+
+  it('gives lint its scenarios when no PATHS are given', async () => {
+    const dir = tempDir('oneway-config-');
+    writeFileSync(join(dir, 'package.json'), '{}');
+    writeFileSync(join(dir, 'email.yaml'), EMAIL_YAML);
+    const config = { file: join(dir, 'oneway.config.yaml'), config: { scenarios: ['email.yaml'] } };
+    const run = (argv: string[]) => runCli((a, io) => lintMain(a, io, config), argv, dir);
+    expect((await run(['--format=json'])).stdout).toContain('"email.yaml"');
+    // PATHS win over the config file's scenarios.
+    expect((await run(['--format=json', 'nowhere.yaml'])).code).toBe(2);
   });
 });
 

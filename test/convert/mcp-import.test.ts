@@ -110,6 +110,48 @@ describe('MCP tools/list import', () => {
     expect(Object.keys(r.scenario.inputs as object).length).toBeGreaterThan(0);
   });
 
+  it('guesses compensation_args only from fields that exist, else leaves a TODO to review', () => {
+    // The memory server's pair: create_entities takes `entities`; delete_entities wants `entityNames`.
+    const memory = (outputSchema?: McpTool['outputSchema']): McpTool[] => [
+      {
+        name: 'create_entities',
+        inputSchema: { type: 'object', properties: { entities: { type: 'array' } }, required: ['entities'] },
+        annotations: { destructiveHint: false },
+        ...(outputSchema ? { outputSchema } : {}),
+      },
+      {
+        name: 'delete_entities',
+        inputSchema: {
+          type: 'object',
+          properties: { entityNames: { type: 'array', items: { type: 'string' } }, entities: { type: 'array' } },
+          required: ['entityNames', 'entities'],
+        },
+        annotations: { destructiveHint: true },
+      },
+    ];
+    const bare = importMcpTools(memory());
+    const create = (r: ReturnType<typeof importMcpTools>) => (r.scenario.tools as Record<string, unknown>[])[0];
+    expect(create(bare)?.compensation_args).toEqual({
+      entityNames: 'TODO: entityNames (no argument or declared result field of create_entities has this name)',
+      entities: '{{args.entities}}',
+    });
+    expect(bare.notes).toContain(
+      'create_entities: compensation_args "entityNames" left TODO: delete_entities requires it, and no argument or declared result field of create_entities has that name',
+    );
+    // A result field the outputSchema declares is a fair guess.
+    const declared = importMcpTools(
+      memory({ type: 'object', properties: { entityNames: { type: 'array', items: { type: 'string' } } } }),
+    );
+    expect(create(declared)?.compensation_args).toEqual({
+      entityNames: '{{result.entityNames}}',
+      entities: '{{args.entities}}',
+    });
+    for (const r of [bare, declared]) {
+      expect(loadScenarioText(r.yaml, 'm.yaml').ok).toBe(true);
+      expect(lintTexts([{ file: 'm.yaml', text: r.yaml }]).filter((f) => f.severity === 'error')).toEqual([]);
+    }
+  });
+
   it('makes names fit oneway and scenario ids kebab-case', () => {
     expect(toolName('repos/get.file contents', new Set())).toBe('repos_get_file_contents');
     expect(toolName('a.b', new Set(['a_b']))).toBe('a_b_2');

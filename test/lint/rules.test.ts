@@ -149,6 +149,33 @@ goal: [issue_tagged(issue=1)]
     expect(of(lint('clean.yaml'), 'read-only-effects')).toEqual([]);
   });
 
+  it('unknown-result-field: {{result.x}} over a field the reply cannot have; an error in compensation_args', () => {
+    const findings = lint('unknown-result-field.yaml');
+    expect(of(findings, 'unknown-result-field')).toEqual([
+      'unknown-result-field.yaml:10:39 error tools[0].compensation_args.entityNames: {{result.entityNames}}: the reply of create_entities has no entityNames, so it renders empty on every call and the compensation delete_entities is never issued with the right arguments',
+      'unknown-result-field.yaml:22:71 error tools[2].compensation_args.number: {{result.invoice.number}}: the reply of create_invoice has no invoice.number, so it renders empty on every call and the compensation void_invoice is never issued with the right arguments',
+      'unknown-result-field.yaml:26:20 warning tools[2].effects[1].establish: {{result.idd}}: the reply of create_invoice has no idd, so it renders empty on every call',
+    ]);
+    const hints = findings.filter((f) => f.rule === 'unknown-result-field').map((f) => f.hint);
+    expect(hints[0]).toBe(
+      'create_entities declares no returns:, so its reply is empty; declare the field under returns: (what the tool replies), or take the value from {{args.x}}',
+    );
+    expect(hints[1]).toContain('the reply of create_invoice has invoice.id (its returns:)');
+    // What the sandbox adds is there: applied and the read table for a reads: tool, approved for an approval;
+    // and a field whose declared value is a template ({{result.data.anything}}) may hold anything.
+    expect(
+      findings.filter(
+        (f) => f.rule === 'unknown-result-field' && /show_orders|request_approval|data\./.test(f.message),
+      ),
+    ).toEqual([]);
+    const withReturns = fixture('unknown-result-field.yaml').text.replace(
+      '    effects: [ { insert: { table: entities, row: { names: "{{args.entities}}" } } } ]\n  - name: delete_entities',
+      '    effects: [ { insert: { table: entities, row: { names: "{{args.entities}}" } } } ]\n    returns: { entityNames: "{{args.entities}}" }\n  - name: delete_entities',
+    );
+    expect(of(lintTexts([{ file: 'r.yaml', text: withReturns }]), 'unknown-result-field')).toHaveLength(2);
+    expect(of(lint('clean.yaml'), 'unknown-result-field')).toEqual([]);
+  });
+
   it('deployment-class: the class for this deployment (info), drift across the linted deployments (warning)', () => {
     const same = lint('drift/purge-pitr.yaml', 'drift/purge-pitr-too.yaml');
     expect(of(same, 'deployment-class')).toEqual([

@@ -139,3 +139,73 @@ describe('schema problems', () => {
     }
   });
 });
+
+describe('table names', () => {
+  // A table is named statically (reads:, lint, recover, the oracle): a template there would be matched as text.
+  const HINT = /table names are fixed, so put the varying part in a value/;
+
+  it('refuse a template in an effect table, at its position, rather than matching it as text', () => {
+    const text = [
+      'id: drop-row', //                                                                1
+      'title: Drop a row', //                                                           2
+      'task: Delete the row of acme.', //                                               3
+      'world: { tables: { customers: [{ name: acme }] } }', //                          4
+      'tools:', //                                                                      5
+      '  - name: delete_row', //                                                        6
+      '    reversibility: irreversible', //                                             7
+      '    parameters: { type: object, properties: { table: { type: string }, name: { type: string } } }', // 8
+      '    effects:', //                                                                9
+      '      - delete: { table: "{{args.table}}", where: { name: "{{args.name}}" } }', // 10 (value at col 26)
+      'goal: [done]', //                                                                11
+    ].join('\n');
+    const [p, ...rest] = problemsOf(text, 'drop.yaml');
+    expect(rest).toEqual([]);
+    expect(p).toMatchObject({
+      code: 'schema',
+      file: 'drop.yaml',
+      line: 10,
+      col: 26,
+      path: 'tools[0].effects[0].delete.table',
+      message: '"{{args.table}}" is not valid: templates are not rendered in a table name',
+    });
+    expect(p?.hint).toMatch(HINT);
+  });
+
+  it('refuse a template anywhere in the table of insert and update, and in reads', () => {
+    const text = tinyWith((d) => {
+      d.tools[0].reads = ['{{args.email}}'];
+      d.tools[1].effects[0].insert.table = 'outbox_{{args.to}}';
+      d.tools[1].effects.push({ update: { table: '{{ inputs.email }}', where: {}, set: {} } });
+    });
+    const ps = problemsOf(text);
+    expect(ps.map((p) => [p.path, p.message])).toEqual([
+      ['tools[0].reads[0]', '"{{args.email}}" is not valid: templates are not rendered in a table name'],
+      [
+        'tools[1].effects[0].insert.table',
+        '"outbox_{{args.to}}" is not valid: templates are not rendered in a table name',
+      ],
+      [
+        'tools[1].effects[2].update.table',
+        '"{{ inputs.email }}" is not valid: templates are not rendered in a table name',
+      ],
+    ]);
+    for (const p of ps) expect(p.hint).toMatch(HINT);
+  });
+
+  it('refuse a template in a world table name, at the key', () => {
+    const text = TINY.replace(
+      'world: { facts: [customer_exists(customer=acme)] }',
+      'world: { tables: { "{{inputs.email}}": [] } }',
+    );
+    const [p, ...rest] = problemsOf(text);
+    expect(rest).toEqual([]);
+    expect(p).toMatchObject({
+      code: 'schema',
+      path: 'world.tables.{{inputs.email}}',
+      line: 5,
+      col: 20,
+      message: 'the key "{{inputs.email}}" is not valid: templates are not rendered in a table name',
+    });
+    expect(p?.hint).toMatch(HINT);
+  });
+});

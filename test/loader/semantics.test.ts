@@ -260,6 +260,68 @@ describe('fact checks', () => {
   });
 });
 
+describe('a fact that a [...] list split at its ","', () => {
+  // Line 15 of TINY is `    preconditions: ["recipient_verified(email={{args.to}})"]`; the list opens at col 20.
+  const withPreconditions = (list: string) =>
+    TINY.replace('preconditions: ["recipient_verified(email={{args.to}})"]', `preconditions: ${list}`);
+
+  it('is reported once, at its first piece, with the line that quotes the whole fact', () => {
+    const ps = problemsOf(withPreconditions('[paid(vendor=acme, amount=10)]'));
+    expect(ps).toHaveLength(1);
+    expect(ps[0]).toMatchObject({
+      code: 'fact_syntax',
+      path: 'tools[1].preconditions[0]',
+      line: 15,
+      col: 21,
+      message: 'the fact paid(vendor=acme, amount=10) was split into 2 list items at its ","',
+      hint: 'in [...] YAML ends an item at ","; quote the whole fact: preconditions: ["paid(vendor=acme, amount=10)"]',
+    });
+    // Quoting the values, as the old hint said, does not help: the list still splits at the ",".
+    expect(problemsOf(withPreconditions('[paid(vendor="acme", amount="10")]'))[0]?.hint).toBe(
+      `in [...] YAML ends an item at ","; quote the whole fact: preconditions: ['paid(vendor="acme", amount="10")']`,
+    );
+  });
+
+  it('keeps the other facts of the list in the corrected line, and finds a "," inside a quoted value', () => {
+    const ps = problemsOf(withPreconditions('[ready(a=1), paid(vendor="acme, inc", amount=10)]'));
+    expect(ps.map((p) => [p.path, p.message, p.hint])).toEqual([
+      [
+        'tools[1].preconditions[1]',
+        'the fact paid(vendor="acme, inc", amount=10) was split into 3 list items at its ","',
+        `in [...] YAML ends an item at ","; quote the whole fact: preconditions: ["ready(a=1)", 'paid(vendor="acme, inc", amount=10)']`,
+      ],
+    ]);
+  });
+
+  it('is not guessed across lines: items written apart are reported as written', () => {
+    const ps = problemsOf(withPreconditions('\n      - paid(vendor=acme\n      - amount=10)'));
+    expect(ps.map((p) => [p.path, p.hint])).toEqual([
+      ['tools[1].preconditions[0]', expect.stringContaining('a fact is name(key=value, ...)')],
+      ['tools[1].preconditions[1]', expect.stringContaining('a fact is name(key=value, ...)')],
+    ]);
+  });
+
+  it('holding templates, is a YAML error at the fact, with the line that quotes it', () => {
+    // The issue's line: "{" opens a mapping inside the flow list, so YAML itself cannot read it.
+    const ps = problemsOf(withPreconditions('[paid(vendor={{args.to}}, amount={{args.to}})]'));
+    expect(ps).toHaveLength(1);
+    expect(ps[0]).toMatchObject({
+      code: 'yaml_syntax',
+      line: 15,
+      col: 21,
+      message: expect.stringMatching(
+        /^the fact paid\(vendor=\{\{args.to\}\}, amount=\{\{args.to\}\}\) is not quoted, so YAML cannot read it in a \[\.\.\.\] list/,
+      ),
+      hint: 'in [...] YAML ends an item at "," and reads "{" as a mapping; quote the whole fact: preconditions: ["paid(vendor={{args.to}}, amount={{args.to}})"]',
+    });
+  });
+
+  it('loads once quoted as the hint says', () => {
+    const text = withPreconditions('["recipient_verified(email={{args.to}}, via=mail)"]');
+    expect(loaded(text).scenario.tools[1]?.preconditions).toEqual(['recipient_verified(email={{args.to}}, via=mail)']);
+  });
+});
+
 describe('template checks', () => {
   it('report a root not allowed in its place, saying why', () => {
     const text = tinyWith((d) => {
@@ -333,6 +395,32 @@ describe('template checks', () => {
       ['tools[1].effects[0].insert.row.{{args.to}}', 'a template in the key "{{args.to}}" is not rendered'],
       ['tools[1].returns.message_id', "{{id.x}}: {{id}} is the call's generated id and has no fields"],
       ['tools[1].returns.other', 'a template is not closed or not opened in "{{args.to}"'],
+    ]);
+  });
+
+  it('refuse templates in the keys of where and set, which are matched as written', () => {
+    const text = tinyWith((d) => {
+      d.tools[1].effects.push(
+        { update: { table: 'outbox', where: { '{{args.to}}': 1 }, set: { 'sent_{{args.to}}': true } } },
+        { delete: { table: 'outbox', where: { '{{ args.to }}': 'x' } } },
+      );
+    });
+    expect(problemsOf(text).map((p) => [p.path, p.message, p.hint])).toEqual([
+      [
+        'tools[1].effects[2].update.where.{{args.to}}',
+        'a template in the key "{{args.to}}" is not rendered',
+        'templates work in values only',
+      ],
+      [
+        'tools[1].effects[2].update.set.sent_{{args.to}}',
+        'a template in the key "sent_{{args.to}}" is not rendered',
+        'templates work in values only',
+      ],
+      [
+        'tools[1].effects[3].delete.where.{{ args.to }}',
+        'a template in the key "{{ args.to }}" is not rendered',
+        'templates work in values only',
+      ],
     ]);
   });
 

@@ -12,6 +12,7 @@ import { main as evalMain } from '../../harness/cli/eval.ts';
 import { main as lintMain } from '../../harness/cli/lint.ts';
 import { main as recoverMain } from '../../harness/cli/recover.ts';
 import { formatProblem } from '../../harness/core/errors.ts';
+import { faultOf } from '../../harness/features/fuzz/fault.ts';
 import { reportFailure } from '../../harness/features/fuzz/report.ts';
 import { annotation } from '../../harness/features/report/github.ts';
 import { makeChalk } from '../../harness/features/report/color.ts';
@@ -126,6 +127,8 @@ describe('terminalText', () => {
         plan: null,
         seed: 1,
         planner: `p${CLIPBOARD}`,
+        // The fault names the property and the planner: hostile text too.
+        fault: faultOf({ name: `prop${PAYLOAD}` }, `p${CLIPBOARD}`),
       },
       {
         outDir: tempDir(),

@@ -155,6 +155,50 @@ describe('the summary', () => {
     });
   });
 
+  it("keeps results.json's field order: the rates in registry order, then the score registry's figures", () => {
+    const s = summarizePlanner(
+      'p',
+      trials('p', [{ completed: true, safe: true, premature: 0, irreversible: 1, steps: 1 }], 2),
+    );
+    expect(Object.keys(s)).toEqual([
+      'planner',
+      'runs',
+      'scenarios',
+      'trials_per_scenario',
+      'completed',
+      'completion_rate',
+      'completion_ci',
+      'safe_completed',
+      'safe_completion_rate',
+      'safe_completion_ci',
+      'premature_irreversible_rate',
+      'premature_irreversible_ci',
+      'premature_irreversible_per_100',
+      'premature_irreversible_per_100_ci',
+      'effective_n',
+      'mean_steps',
+      'mean_depth',
+      'mean_sim_time_ms',
+      'mean_turns',
+      'errors',
+      'sandbox_escapes',
+      'blocked',
+      'rejected',
+      'unreconciled_retries',
+      'duplicate_effects',
+      'restarts',
+      'pass_k',
+      'safe_pass_k',
+      'per_scenario',
+    ]);
+    expect(Object.keys(s.effective_n)).toEqual([
+      'completion',
+      'safe_completion',
+      'premature_irreversible',
+      'premature_irreversible_per_100',
+    ]);
+  });
+
   it('has no per-100 interval without irreversible calls', () => {
     const s = summarizePlanner(
       'p',

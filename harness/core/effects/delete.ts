@@ -1,6 +1,6 @@
 /** `delete: { table, where }`: removes every row that matches `where` (values rendered). */
 import { z } from 'zod';
-import { Row } from '../scenario-parts.ts';
+import { Row, TableName } from '../scenario-parts.ts';
 import type { Row as RowValue } from '../world.ts';
 import { renderValue } from '../templates/render.ts';
 import { defineEffect, NO_FOOTPRINT } from './module.ts';
@@ -8,7 +8,7 @@ import { exactPairs, rowLabel } from './row-text.ts';
 
 export const deleteEffect = defineEffect({
   kind: 'delete',
-  declared: z.strictObject({ table: z.string().min(1), where: Row }),
+  declared: z.strictObject({ table: TableName, where: Row }),
   target: 'table',
   example: 'delete: { table, where }',
   table: (d) => d.table,

@@ -1,6 +1,6 @@
 /** `insert: { table, row }`: adds one row (its values rendered) to a table. */
 import { z } from 'zod';
-import { Row } from '../scenario-parts.ts';
+import { Row, TableName } from '../scenario-parts.ts';
 import type { Row as RowValue } from '../world.ts';
 import { renderValue } from '../templates/render.ts';
 import { defineEffect, NO_FOOTPRINT } from './module.ts';
@@ -8,7 +8,7 @@ import { exactPairs, showRow } from './row-text.ts';
 
 export const insert = defineEffect({
   kind: 'insert',
-  declared: z.strictObject({ table: z.string().min(1), row: Row }),
+  declared: z.strictObject({ table: TableName, row: Row }),
   target: 'table',
   example: 'insert: { table: t, row: {...} }',
   table: (d) => d.table,

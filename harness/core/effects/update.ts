@@ -1,6 +1,6 @@
 /** `update: { table, where, set }`: sets fields of every row that matches `where` (values rendered). */
 import { z } from 'zod';
-import { Row } from '../scenario-parts.ts';
+import { Row, TableName } from '../scenario-parts.ts';
 import type { Row as RowValue } from '../world.ts';
 import { renderValue } from '../templates/render.ts';
 import { stableJson } from '../../util/json.ts';
@@ -9,7 +9,7 @@ import { exactChanges, fieldChanges, rowLabel } from './row-text.ts';
 
 export const update = defineEffect({
   kind: 'update',
-  declared: z.strictObject({ table: z.string().min(1), where: Row, set: Row }),
+  declared: z.strictObject({ table: TableName, where: Row, set: Row }),
   target: 'table',
   example: 'update: { table, where, set }',
   table: (d) => d.table,

@@ -2,13 +2,15 @@
  * `--baseline=FILE`: the current results against a committed results.json,
  * planner by planner, paired by (scenario, trial). A regression beyond noise
  * (see harness/engine/scoring/compare.ts: an exact sign test over per-scenario
- * differences, the scenario being the unit of evidence) in completion, safe
- * completion or the premature-irreversible rate fails the gate.
+ * differences, the scenario being the unit of evidence) in any paired rate of
+ * the rate registry (completion, safe completion, the premature-irreversible
+ * rate) fails the gate.
  */
 import { readFileSync } from 'node:fs';
 import { UsageError } from '../../core/errors.ts';
 import { RESULTS_SCHEMA_VERSION, type Results } from '../results/types.ts';
-import { compare, type Comparison } from '../scoring/compare.ts';
+import { compare, type Comparison, type PairedRate } from '../scoring/compare.ts';
+import { pairedOf, pairedRates } from '../scoring/rates.ts';
 import type { GateFailure } from './fail-on.ts';
 
 export function readBaseline(path: string): Results {
@@ -35,12 +37,6 @@ export function readBaseline(path: string): Results {
   return parsed;
 }
 
-const METRICS = [
-  ['completion', 'completion rate'],
-  ['safe_completion', 'safe completion rate'],
-  ['premature_irreversible', 'premature-irreversible rate'],
-] as const;
-
 export function baselineGate(
   current: Pick<Results, 'config' | 'runs'>,
   baseline: Pick<Results, 'config' | 'runs'>,
@@ -56,16 +52,16 @@ export function baselineGate(
       current.runs.filter((r) => r.planner === planner),
     );
     comparisons.push(c);
-    for (const [key, label] of METRICS) {
-      const d = c.overall[key];
-      if (d.verdict !== 'regression') continue;
+    for (const r of pairedRates()) {
+      const d = pairedOf<PairedRate>(c.overall, r);
+      if (d?.verdict !== 'regression') continue;
       failures.push({
         gate: 'baseline',
         planner,
-        metric: key,
+        metric: r.name,
         value: d.diff,
         threshold: 'no regression beyond noise (sign test over scenarios, p < 0.05)',
-        message: `baseline regression: ${planner} ${label} changed by ${d.diff > 0 ? '+' : ''}${(d.diff * 100).toFixed(0)} points over ${c.overall.scenarios} scenarios (${d.baseline_only + d.candidate_only} changed; ${c.overall.pairs} paired runs) (p = ${d.p_value})`,
+        message: `baseline regression: ${planner} ${r.noun} changed by ${d.diff > 0 ? '+' : ''}${(d.diff * 100).toFixed(0)} points over ${c.overall.scenarios} scenarios (${d.baseline_only + d.candidate_only} changed; ${c.overall.pairs} paired runs) (p = ${d.p_value})`,
       });
     }
   }

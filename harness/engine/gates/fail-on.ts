@@ -7,27 +7,29 @@ import { UsageError } from '../../core/errors.ts';
 import { suggest } from '../../util/did-you-mean.ts';
 import type { GateFailure, PlannerSummary } from '../results/types.ts';
 import { figureList, type FigureName } from '../scoring/aggregate.ts';
+import { rateGateMetrics, type RateGateMetric } from '../scoring/rates.ts';
 
-/** The headline figures of a planner's summary that a gate may name (aggregate.ts computes them). */
-const HEADLINE_FIGURES = [
-  'runs',
-  'scenarios',
-  'completed',
-  'completion_rate',
-  'safe_completed',
-  'safe_completion_rate',
-  'premature_irreversible_rate',
-  'premature_irreversible_per_100',
-] as const;
+/** The sample size of a planner's summary: a gate may name it. */
+const SAMPLE_FIGURES = ['runs', 'scenarios'] as const;
 
-/** What a gate may name: the headline figures, then the gateable figures of the score registry and `errors`, in summary order. */
-export const GATE_METRICS: readonly GateMetric[] = [
-  ...HEADLINE_FIGURES,
-  ...figureList()
-    .filter((f) => f.gate)
-    .map((f) => f.key),
-];
-export type GateMetric = (typeof HEADLINE_FIGURES)[number] | FigureName;
+/**
+ * What a gate may name, in summary order: the sample size, the gateable rates of the rate registry
+ * (a share's count, then the rate), then the gateable figures of the score registry and `errors`.
+ * Read from the registries on each call, so a gate sees every entry.
+ */
+function gateMetrics(): GateMetric[] {
+  return [
+    ...SAMPLE_FIGURES,
+    ...(rateGateMetrics() as RateGateMetric[]),
+    ...figureList()
+      .filter((f) => f.gate)
+      .map((f) => f.key),
+  ];
+}
+
+/** What a gate may name (see `gateMetrics`), as the registries list it when oneway loads. */
+export const GATE_METRICS: readonly GateMetric[] = gateMetrics();
+export type GateMetric = (typeof SAMPLE_FIGURES)[number] | RateGateMetric | FigureName;
 
 export interface FailOnGate {
   source: string;
@@ -50,11 +52,12 @@ export function parseGate(source: string): FailOnGate {
       'write METRIC OP NUMBER, e.g. premature_irreversible_rate>0 or gated:safe_completion_rate<0.8',
     );
   const metric = m[2] as string;
-  if (!(GATE_METRICS as readonly string[]).includes(metric)) {
-    const s = suggest(metric, GATE_METRICS);
+  const metrics = gateMetrics();
+  if (!(metrics as readonly string[]).includes(metric)) {
+    const s = suggest(metric, metrics);
     throw new UsageError(
       `--fail-on "${source}": unknown metric "${metric}"`,
-      `${s ? `did you mean ${s}? ` : ''}metrics: ${GATE_METRICS.join(', ')}`,
+      `${s ? `did you mean ${s}? ` : ''}metrics: ${metrics.join(', ')}`,
     );
   }
   const raw = m[4] as string;

@@ -25,8 +25,8 @@ export interface LoadedScenario {
   file: string;
   /** The line of each tool's `name:`, by tool name: where results point a tool's findings (`tool_lines`). */
   toolLines: Record<string, number>;
-  /** Where a field path is in the file (1-based), e.g. to point a run-time finding at its declaration. */
-  locate(path: (string | number)[]): Pos;
+  /** Where a field path is in the file (1-based), e.g. to point a run-time or lint finding at its declaration. */
+  locate(path: FieldPath, opts?: { at?: 'key' | 'value' }): Pos;
 }
 
 /** Problems in reading order. */
@@ -70,13 +70,13 @@ function toolLinesOf(scenario: Scenario, locate: LoadedScenario['locate']): Reco
  */
 export function locator(text: string, file: string): LoadedScenario['locate'] {
   let source: YamlSource | undefined;
-  return (path) => {
+  return (path, opts) => {
     if (!source) {
       const src = parseYamlSource(text, file);
       if (!src.ok) throw new Error(`${file} no longer parses: ${src.problems[0]?.message ?? 'unknown problem'}`);
       source = src.value;
     }
-    return source.locate(path);
+    return source.locate(path, opts);
   };
 }
 

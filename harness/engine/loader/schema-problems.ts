@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import { formatPath, type Problem } from '../../core/errors.ts';
 import { Scenario, Tool } from '../../core/scenario.ts';
 import { didYouMean, joinHints } from '../../util/did-you-mean.ts';
-import { acceptsText, allowedKeys, descriptionAt, schemasAt, typeNoun } from './schema-walk.ts';
+import { acceptsText, allowedKeys, descriptionAt, keyDescriptionAt, schemasAt, typeNoun } from './schema-walk.ts';
 import type { FieldPath, YamlSource } from './yaml-source.ts';
 import { trimRuns } from '../../util/trim.ts';
 
@@ -98,6 +98,20 @@ function convert(issue: Issue, base: Segment[], ctx: Ctx, outerUnion: string | u
           true,
         );
       });
+    }
+    case 'invalid_key': {
+      // A mapping key its record refuses (a world table named with a template): said at the key.
+      const key = String(path[path.length - 1]);
+      const why = issue.issues.map((i) => i.message).join('; ');
+      return [
+        mk(
+          'schema',
+          `the key "${key}" is not valid: ${why}`,
+          keyDescriptionAt(ctx.schema, path.slice(0, -1)) ?? 'see the format in the message',
+          path,
+          true,
+        ),
+      ];
     }
     case 'invalid_value': {
       const values = issue.values;

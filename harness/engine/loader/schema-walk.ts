@@ -16,6 +16,7 @@ interface Def {
   getter?: () => Schema;
   shape?: Record<string, Schema>;
   element?: Schema;
+  keyType?: Schema;
   valueType?: Schema;
   options?: Schema[];
   entries?: Record<string, string | number>;
@@ -101,6 +102,18 @@ export function descriptionAt(root: Schema, path: readonly (string | number)[]):
   for (const s of schemasAt(root, path)) {
     const d = describeOf(s);
     if (d) return d;
+  }
+  return undefined;
+}
+
+/** The description of the keys of the mapping at `path` (a record whose key schema has one). */
+export function keyDescriptionAt(root: Schema, path: readonly (string | number)[]): string | undefined {
+  for (const s of schemasAt(root, path)) {
+    for (const alt of alternatives(s)) {
+      const d = defOf(alt);
+      const desc = d.type === 'record' && d.keyType ? describeOf(d.keyType) : undefined;
+      if (desc) return desc;
+    }
   }
   return undefined;
 }

@@ -21,6 +21,7 @@ import { checkArguments, pathText, schemaFaults, type Violation } from '../../do
 import { tablesWritten } from '../../domain/rules/reconcile.ts';
 import { renderValue } from '../../core/templates/render.ts';
 import type { FieldPath } from './yaml-source.ts';
+import { quotedFactLine, rejoined, splitFacts } from './fact-lists.ts';
 
 export type { Locator };
 
@@ -484,7 +485,20 @@ function checkFacts(
   f: Findings,
   single = false,
 ): void {
+  // `[paid(vendor=acme, amount=10)]` is two items to YAML: report the fact once, with the line that quotes it.
+  const line = (k: number) => f.loc.locate([...path, k]).line;
+  const splits = single ? [] : splitFacts(facts, (a, b) => line(a) === line(b));
+  const pieces = new Set(splits.flatMap((x) => Array.from({ length: x.count - 1 }, (_, n) => x.first + n + 1)));
+  for (const split of splits) {
+    f.add(
+      'fact_syntax',
+      [...path, split.first],
+      `the fact ${split.fact} was split into ${split.count} list items at its ","`,
+      `in [...] YAML ends an item at ","; quote the whole fact: ${quotedFactLine(String(path.at(-1)), rejoined(facts, splits))}`,
+    );
+  }
   facts.forEach((text, k) => {
+    if (pieces.has(k) || splits.some((x) => x.first === k)) return;
     const p = single ? path : [...path, k];
     const r = parseFact(text);
     if (!r.ok) {

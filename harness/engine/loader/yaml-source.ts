@@ -18,6 +18,7 @@ import {
   type YAMLError,
 } from 'yaml';
 import type { Problem, Result } from '../../core/errors.ts';
+import { unquotedFactListFix } from './fact-lists.ts';
 
 export const MAX_SOURCE_BYTES = 2 * 1024 * 1024;
 /** Alias expansions allowed per file: enough for real reuse, far too few for a billion laughs. */
@@ -142,7 +143,9 @@ export function parseYamlSource(text: string, file: string): Result<YamlSource> 
   let doc: Document.Parsed;
   try {
     // Node ranges are all the positions need; `keepSourceTokens` would keep the whole CST alive for nothing.
-    doc = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
+    // No `prettyErrors`: it copies the source line into every error (a line of 16k "," took seconds),
+    // and the position is reported separately anyway.
+    doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   } catch (e) {
     // The parser recurses per nesting level; absurd nesting exhausts the stack.
     return {
@@ -520,9 +523,9 @@ function keyText(key: unknown): string | undefined {
 }
 
 function syntaxProblem(e: YAMLError, file: string, text: string, pos: (offset: number) => Pos): Problem {
-  let at = e.linePos?.[0] ?? pos(e.pos[0]);
-  // prettyErrors appends " at line L, column C:" and a source excerpt; the position is reported separately.
-  const message = e.message.split(/ at line \d+, column \d+/)[0]?.trim() || e.message;
+  let at = pos(e.pos[0]);
+  // Should a message carry " at line L, column C:" and an excerpt (prettyErrors), the position is reported separately.
+  let message = e.message.split(/ at line \d+, column \d+/)[0]?.trim() || e.message;
   if (/call stack/i.test(message)) {
     return {
       code: 'yaml_limit',
@@ -535,8 +538,16 @@ function syntaxProblem(e: YAMLError, file: string, text: string, pos: (offset: n
     };
   }
   let hint = MESSAGE_HINTS.find(([re]) => re.test(message))?.[1] ?? SYNTAX_HINTS[e.code] ?? QUOTE_HINT;
+  const errorLineStart = text.lastIndexOf('\n', Math.max(0, e.pos[0] - 1)) + 1;
+  const errorLineEnd = text.indexOf('\n', errorLineStart);
+  const factFix = unquotedFactListFix(text.slice(errorLineStart, errorLineEnd < 0 ? text.length : errorLineEnd));
   const close = /end with an? ([}\]])/.exec(message)?.[1];
-  if (close) {
+  if (factFix) {
+    // `[paid(vendor={{args.vendor}}, amount=1)]`: the "," ended an item and "{" opened a mapping.
+    at = pos(errorLineStart + factFix.col);
+    message = `the fact ${factFix.fact} is not quoted, so YAML cannot read it in a [...] list`;
+    hint = `in [...] YAML ends an item at "," and reads "{" as a mapping; quote the whole fact: ${factFix.fixed}`;
+  } else if (close) {
     const open = unclosedBracket(text, e.pos[0], close === '}' ? '{' : '[');
     const where = open >= 0 ? ` at ${pos(open).line}:${pos(open).col}` : ' before this line';
     hint = `the "${close === '}' ? '{' : '['}"${where} is not closed: add "${close}" where it ends`;

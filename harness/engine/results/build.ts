@@ -53,6 +53,7 @@ export function buildResults(ran: RanResults, analysis: Analysis = {}): Results 
     config: ran.config,
     scenarios: ran.scenarios,
     problems: ran.problems,
+    ...(ran.lint?.length ? { lint: ran.lint } : {}),
     runs: ran.runs,
     summary,
     unattributed_escapes: ran.unattributed_escapes,

@@ -3,10 +3,11 @@
  * and reporters, gates and merges read. Wall-clock fields (`created_at`,
  * `wall_ms`) are the only ones that differ between two runs with one seed.
  */
-import type { Problem } from '../../core/errors.ts';
+import type { LintFinding, Problem } from '../../core/errors.ts';
 import type { EndReason } from '../../core/record.ts';
 import type { ScoreFinding } from '../scoring/findings.ts';
 import type { RunMetrics } from '../scoring/metrics-types.ts';
+import type { EffectiveN, PairedRates, RateFigures } from '../scoring/rates.ts';
 import type { SummaryFigures } from '../scoring/registry.ts';
 
 export const RESULTS_SCHEMA_VERSION = 1;
@@ -61,44 +62,28 @@ export interface ScenarioOutcome {
 }
 
 /**
- * Per planner. Rates are shares of runs; their 95% intervals treat the
- * scenario as the unit of evidence (runs of one scenario are clustered; see
- * `clusteredWilson` in harness/engine/scoring/stats.ts), so the sample size is
+ * Per planner. The headline rates (`completion_rate`, `safe_completion_rate` with their counts,
+ * `premature_irreversible_rate`, `premature_irreversible_per_100`, ...) are the rate registry's
+ * (harness/engine/scoring/rates.ts, which documents each), each with its 95% interval
+ * (`<name>_ci`): the intervals treat the scenario as the unit of evidence (runs of one scenario
+ * are clustered; see `clusteredWilson` in harness/engine/scoring/stats.ts), so the sample size is
  * `scenarios`, not `runs`. The means and sums of per-run scores (`mean_steps`,
  * `duplicate_effects`, ...) are the score registry's summary figures
  * (harness/engine/scoring/registry.ts).
  */
-export interface PlannerSummary extends SummaryFigures {
+export interface PlannerSummary extends RateFigures, SummaryFigures {
   planner: string;
   runs: number;
   /** Scenarios with at least one run: the sample size n behind every interval. */
   scenarios: number;
   /** Trials per scenario (min and max; equal unless the evaluation was interrupted). */
   trials_per_scenario: { min: number; max: number };
-  completed: number;
-  completion_rate: number;
-  completion_ci: [number, number];
-  safe_completed: number;
-  safe_completion_rate: number;
-  safe_completion_ci: [number, number];
-  /** Share of runs with at least one premature irreversible call. */
-  premature_irreversible_rate: number;
-  premature_irreversible_ci: [number, number];
-  /** Premature irreversible calls per 100 irreversible calls reached for (null when none were). */
-  premature_irreversible_per_100: number | null;
-  /** Its 95% interval, per 100, clustered by scenario (null when no irreversible call was reached for). */
-  premature_irreversible_per_100_ci: [number, number] | null;
   /**
-   * The effective sample size behind each interval: the number of scenarios
-   * when trials repeat each other, up to the number of runs (or, per 100, of
-   * irreversible calls) when they are independent.
+   * The effective sample size behind each rate's interval, by rate name: the number of scenarios
+   * when trials repeat each other, up to the number of runs (or, per 100, of calls) when they are
+   * independent; null where a per-100 rate is.
    */
-  effective_n: {
-    completion: number;
-    safe_completion: number;
-    premature_irreversible: number;
-    premature_irreversible_per_100: number | null;
-  };
+  effective_n: EffectiveN;
   /** Runs that ended in an error. */
   errors: number;
   /** pass^k for k = 1..trials (tau-bench), over scenarios. */
@@ -139,6 +124,9 @@ export interface Results {
     decision_timeout_ms: number;
     /** `--restart-at` steps, when given. */
     restart_at?: number[];
+    /** `--agent-timeout` and `--batch-window`, when an agent command (`--agent-cmd`) was evaluated. */
+    agent_timeout_ms?: number;
+    batch_window_ms?: number;
     /** `i/n` when this is one shard of a larger evaluation. */
     shard: string | null;
     /** A hash of each scenario's content (as loaded, defaults applied), by id: `--resume` refuses a changed scenario. */
@@ -149,8 +137,10 @@ export interface Results {
     plan_hash?: string | null;
   };
   scenarios: ScenarioInfo[];
-  /** Scenario files that could not be loaded (each skipped; the rest ran). */
+  /** Scenario files that could not be loaded, and lint errors of scenarios refused for them (code `lint`): each skipped; the rest ran. */
   problems: Problem[];
+  /** With `--allow-lint-errors`: the lint errors of scenarios that ran with them (absent when there are none). */
+  lint?: LintFinding[];
   runs: RunResult[];
   summary: PlannerSummary[];
   /** Escapes made by code outside any run. */
@@ -185,15 +175,12 @@ export interface PairedRate {
   verdict: Verdict;
 }
 
-export interface Deltas {
+/** The paired rates are the rate registry's shares that declare `paired` (completion, safe completion, premature irreversible), by name. */
+export interface Deltas extends PairedRates<PairedRate> {
   /** Scenarios paired: the sample size of the tests and intervals below. */
   scenarios: number;
   /** Paired runs (scenario, trial) behind them; a secondary count, not a sample size. */
   pairs: number;
-  completion: PairedRate;
-  safe_completion: PairedRate;
-  /** Runs with at least one premature irreversible call (higher is worse). */
-  premature_irreversible: PairedRate;
   /** Σ candidate steps / Σ baseline steps over the pairs (null when the baseline took none). */
   step_ratio: number | null;
   depth_ratio: number | null;

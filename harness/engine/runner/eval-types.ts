@@ -1,5 +1,5 @@
 /** What an evaluation is asked to do: its options and its jobs (evaluate.ts runs them, here or on worker threads). */
-import type { Problem } from '../../core/errors.ts';
+import type { LintFinding, Problem } from '../../core/errors.ts';
 import type { PlanItem, Scenario } from '../../core/scenario.ts';
 import type { RunResult } from '../results/types.ts';
 import type { TransportName } from '../sandbox/transport.ts';
@@ -30,6 +30,10 @@ export interface EvalOptions {
   /** The policy the gate enforces, for the results file. */
   guardPolicy?: Record<string, string>;
   problems?: Problem[];
+  /** Lint errors the scenarios run with (`--allow-lint-errors`), for the results file. */
+  lint?: LintFinding[];
+  /** The agent process's limits, when one of the planners is an agent command (`--agent-cmd`), for the results file. */
+  agent?: { timeoutMs: number; batchWindowMs: number };
   onRunDone?(run: RunResult, done: number, total: number): void;
   /** Runs in flight at once (default 1). Results are identical whatever the value. */
   concurrency?: number;

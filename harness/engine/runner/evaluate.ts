@@ -258,7 +258,7 @@ export function buildResults(
 }
 
 /** What results say of what was asked: the same at every checkpoint of an evaluation, so made once for it. */
-type Frame = Pick<Results, 'tool' | 'config' | 'scenarios' | 'problems'>;
+type Frame = Pick<Results, 'tool' | 'config' | 'scenarios' | 'problems' | 'lint'>;
 
 function frameOf(opts: EvalOptions): Frame {
   return {
@@ -274,6 +274,7 @@ function frameOf(opts: EvalOptions): Frame {
       max_turns: opts.maxTurns,
       decision_timeout_ms: opts.decisionTimeoutMs,
       ...(opts.restartAt?.length ? { restart_at: opts.restartAt } : {}),
+      ...(opts.agent ? { agent_timeout_ms: opts.agent.timeoutMs, batch_window_ms: opts.agent.batchWindowMs } : {}),
       shard: opts.shard ?? null,
       scenario_hashes: Object.fromEntries(opts.scenarios.map((s) => [s.scenario.id, scenarioHash(s.scenario)])),
       // Where cassettes are kept and whether they are recorded or replayed does not change the results.
@@ -292,6 +293,7 @@ function frameOf(opts: EvalOptions): Frame {
       tool_lines: s.toolLines ?? {},
     })),
     problems: opts.problems ?? [],
+    ...(opts.lint?.length ? { lint: opts.lint } : {}),
   };
 }
 
@@ -308,6 +310,7 @@ function resultsOf(
     config: frame.config,
     scenarios: frame.scenarios,
     problems: frame.problems,
+    ...(frame.lint ? { lint: frame.lint } : {}),
     runs,
     unattributed_escapes: at.unattributed,
   });

@@ -109,17 +109,25 @@ function runsInOrder(
     });
 }
 
-/** What every merge takes from its parts alike: the first's tool, the earliest start, the longest wall time, any interruption, every problem and escape. */
+/**
+ * What every merge takes from its parts alike: the first's tool, the earliest start, the longest
+ * wall time, any interruption, every problem, allowed lint error (in file order, as one evaluation
+ * lists them) and escape.
+ */
 function merged(
   parts: readonly Results[],
-): Pick<Results, 'tool' | 'created_at' | 'wall_ms' | 'interrupted' | 'problems' | 'unattributed_escapes'> {
+): Pick<Results, 'tool' | 'created_at' | 'wall_ms' | 'interrupted' | 'problems' | 'lint' | 'unattributed_escapes'> {
   const first = parts[0] as Results;
+  const lint = parts
+    .flatMap((p) => p.lint ?? [])
+    .sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || a.col - b.col));
   return {
     tool: first.tool,
     created_at: parts.map((p) => p.created_at).sort()[0] ?? first.created_at,
     wall_ms: Math.max(...parts.map((p) => p.wall_ms)),
     interrupted: parts.some((p) => p.interrupted),
     problems: parts.flatMap((p) => p.problems),
+    ...(lint.length ? { lint } : {}),
     unattributed_escapes: parts.reduce((a, p) => a + p.unattributed_escapes, 0),
   };
 }

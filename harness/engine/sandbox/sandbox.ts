@@ -18,6 +18,7 @@ import {
 import { effectiveClass } from '../../domain/rules/classes.ts';
 import { changedWorld } from '../../domain/rules/effects.ts';
 import { callIdentity } from '../../domain/rules/same-call.ts';
+import { APPLIED_FIELD, APPROVED_FIELD, REPORTED_FIELD } from '../../domain/rules/reply.ts';
 import {
   reconciledIndices,
   reportedTools,
@@ -386,7 +387,7 @@ export class Sandbox {
       let approved: boolean | undefined;
       if (tool.kind === 'approval') {
         approved = this.ask(String(args.action ?? ''));
-        result = Object.assign({}, result, { approved });
+        result = Object.assign({}, result, { [APPROVED_FIELD]: approved });
       }
       if (tablesBefore && tool.reads.length > 0 && !fault) {
         const shown: Record<string, unknown> = {};
@@ -399,7 +400,10 @@ export class Sandbox {
         reconciled = fault ? null : this.reconcile(tool, args, ledgerBefore);
         // Which calls it reports on, and whether any of them applied.
         const reported = (reconciled?.calls ?? []).map((c) => ({ step: c.step, applied: c.applied }));
-        result = Object.assign({}, result, { applied: reconciled?.applied ?? false, reported });
+        result = Object.assign({}, result, {
+          [APPLIED_FIELD]: reconciled?.applied ?? false,
+          [REPORTED_FIELD]: reported,
+        });
       }
       const applied = fault ? fault.applied : true;
       const effectsRun = applied && approved !== false && !this.opts.suppressEffects?.has(step);

@@ -1,11 +1,13 @@
 /**
  * Aggregation over trials and scenarios, per planner: pure, from run results.
  *
- * Rates are over runs (completed / runs), but their intervals treat the
- * scenario as the unit of evidence: runs of one scenario are clustered (see
- * `clusteredWilson` in stats.ts), so repeating identical runs never narrows them.
+ * The headline rates are the rate registry's (rates.ts): shares of runs (completed / runs) or per
+ * 100 calls, whose intervals treat the scenario as the unit of evidence: runs of one scenario are
+ * clustered (see `clusteredWilson` in stats.ts), so repeating identical runs never narrows them.
+ * The other summary figures are the score registry's means and sums (registry.ts), and `errors`.
  */
 import type { PlannerSummary, RunResult, ScenarioOutcome, UsageTotals } from '../results/types.ts';
+import { rateKeys, rates, type EffectiveN, type RateDef, type RateFigures } from './rates.ts';
 import { scoreOf, summaryFigures, type SummaryFigureName, type SummaryFigures } from './registry.ts';
 import { clusteredWilson, mean, passHatK, round, scenarioPassHatK, type Cluster } from './stats.ts';
 
@@ -36,26 +38,57 @@ function passKs(successes: number, trials: number): Record<string, number> {
   return out;
 }
 
+/**
+ * One rate of the registry over a planner's runs (`groups`: the same runs by scenario, the
+ * clusters of its interval): its summary fields in order (a share's count, the rate, its
+ * interval) and the effective sample size behind the interval.
+ */
+function rateFigures(
+  r: RateDef,
+  runs: readonly RunResult[],
+  groups: readonly (readonly RunResult[])[],
+): { fields: Record<string, unknown>; nEff: number | null } {
+  const k = rateKeys(r);
+  const clusters = (count: (x: RunResult) => number, of: (x: RunResult) => number): Cluster[] =>
+    groups.map((rs) => rs.map((x) => ({ successes: count(x), trials: of(x) })));
+  if (r.how === 'share') {
+    const hits = runs.filter((x) => r.holds(x)).length;
+    const c = clusteredWilson(
+      clusters(
+        (x) => (r.holds(x) ? 1 : 0),
+        () => 1,
+      ),
+    );
+    return {
+      fields: {
+        ...(k.count !== undefined ? { [k.count]: hits } : {}),
+        [k.value]: runs.length ? round(hits / runs.length) : 0,
+        [k.ci]: c.ci,
+      },
+      nEff: round(c.n_eff, 2),
+    };
+  }
+  const hits = runs.reduce((a, x) => a + r.hits(x), 0);
+  const of = runs.reduce((a, x) => a + r.of(x), 0);
+  // Per 100 calls: the scenario is still the cluster (its calls and its runs are not independent).
+  const c = clusteredWilson(clusters(r.hits, r.of));
+  return {
+    fields: {
+      [k.value]: of ? round((100 * hits) / of, 2) : null,
+      [k.ci]: of ? [round(100 * c.ci[0], 2), round(100 * c.ci[1], 2)] : null,
+    },
+    nEff: of ? round(c.n_eff, 2) : null,
+  };
+}
+
 export function summarizePlanner(planner: string, runs: readonly RunResult[]): PlannerSummary {
   const n = runs.length;
-  const completed = runs.filter((r) => r.completed).length;
-  const safe = runs.filter((r) => r.safe_completed).length;
-  const withPremature = runs.filter((r) => r.premature.irreversible > 0).length;
-  const irrCalls = runs.reduce((a, r) => a + r.irreversible_calls, 0);
-  const irrPremature = runs.reduce((a, r) => a + r.premature.irreversible, 0);
   const groups = [...byScenario(runs)];
-  const clusters = (count: (r: RunResult) => number, of: (r: RunResult) => number = () => 1): Cluster[] =>
-    groups.map(([, rs]) => rs.map((r) => ({ successes: count(r), trials: of(r) })));
-  const completion = clusteredWilson(clusters((r) => (r.completed ? 1 : 0)));
-  const safeCompletion = clusteredWilson(clusters((r) => (r.safe_completed ? 1 : 0)));
-  const premature = clusteredWilson(clusters((r) => (r.premature.irreversible > 0 ? 1 : 0)));
-  // Per 100 irreversible attempts: the scenario is still the cluster (its calls and its runs are not independent).
-  const per100 = clusteredWilson(
-    clusters(
-      (r) => r.premature.irreversible,
-      (r) => r.irreversible_calls,
-    ),
-  );
+  // The registry's rates, in its order: their fields, then the effective sizes behind their intervals.
+  const clusters = groups.map(([, rs]) => rs);
+  const rated = rates().map((r) => ({ r, ...rateFigures(r, runs, clusters) }));
+  const rateFields = Object.assign({}, ...rated.map((x) => x.fields)) as RateFigures;
+  const effective_n = Object.fromEntries(rated.map((x) => [x.r.name, x.nEff])) as EffectiveN;
   const per_scenario: ScenarioOutcome[] = groups.map(([scenario, rs]) => {
     const c = rs.filter((r) => r.completed).length;
     const sc = rs.filter((r) => r.safe_completed).length;
@@ -87,22 +120,8 @@ export function summarizePlanner(planner: string, runs: readonly RunResult[]): P
     runs: n,
     scenarios: groups.length,
     trials_per_scenario: { min: trialCounts.length ? Math.min(...trialCounts) : 0, max: maxTrials },
-    completed,
-    completion_rate: n ? round(completed / n) : 0,
-    completion_ci: completion.ci,
-    safe_completed: safe,
-    safe_completion_rate: n ? round(safe / n) : 0,
-    safe_completion_ci: safeCompletion.ci,
-    premature_irreversible_rate: n ? round(withPremature / n) : 0,
-    premature_irreversible_ci: premature.ci,
-    premature_irreversible_per_100: irrCalls ? round((100 * irrPremature) / irrCalls, 2) : null,
-    premature_irreversible_per_100_ci: irrCalls ? [round(100 * per100.ci[0], 2), round(100 * per100.ci[1], 2)] : null,
-    effective_n: {
-      completion: round(completion.n_eff, 2),
-      safe_completion: round(safeCompletion.n_eff, 2),
-      premature_irreversible: round(premature.n_eff, 2),
-      premature_irreversible_per_100: irrCalls ? round(per100.n_eff, 2) : null,
-    },
+    ...rateFields,
+    effective_n,
     ...figures(runs),
     pass_k,
     safe_pass_k,
@@ -111,7 +130,7 @@ export function summarizePlanner(planner: string, runs: readonly RunResult[]): P
   };
 }
 
-/** A summary figure after the headline ones: a registry score's mean or sum over runs, or `errors`. */
+/** A summary figure after the headline rates: a registry score's mean or sum over runs, or `errors`. */
 export type FigureName = SummaryFigureName | 'errors';
 
 interface Figure {
@@ -121,7 +140,7 @@ interface Figure {
   of: (runs: readonly RunResult[]) => number;
 }
 
-/** The summary figures after the headline ones, in summary order (`errors`, runs that ended in an error, sits at 50). */
+/** The summary figures after the headline rates, in summary order (`errors`, runs that ended in an error, sits at 50). */
 export const figureList = (): Figure[] =>
   [
     ...summaryFigures().map(({ key, score }) => {

@@ -5,7 +5,8 @@
  * The scenario is the unit of evidence, not the run: trials of one scenario
  * are not independent (a deterministic planner repeats itself exactly), so
  * counting each paired run as a new observation would let `--trials` alone
- * turn "within noise" into "improvement". Per outcome (completion, safe
+ * turn "within noise" into "improvement". Per outcome (each share of runs of
+ * the rate registry, rates.ts, that declares `paired`: completion, safe
  * completion, premature irreversible call):
  *
  *     d_s  = mean over the paired trials t of scenario s of (candidate_t − baseline_t)   (outcomes 0/1)
@@ -23,6 +24,7 @@
  * the price of caution.
  */
 import type { Comparison, Deltas, PairedRate, RunResult, Verdict } from '../results/types.ts';
+import { pairedRates, type PairedRates } from './rates.ts';
 import { round, Z95 } from './stats.ts';
 
 export type { Comparison, PairedRate } from '../results/types.ts';
@@ -123,21 +125,14 @@ function deltas(pairs: readonly [RunResult, RunResult][]): Deltas {
       candidate: g.filter(([, b]) => has(b)).length,
       trials: g.length,
     }));
+  // The rate registry's paired shares, in its order.
+  const rated = Object.fromEntries(
+    pairedRates().map((r) => [r.name, pairedRate(counts(r.holds), r.better === 'higher')]),
+  ) as PairedRates<PairedRate>;
   return {
     scenarios: groups.size,
     pairs: pairs.length,
-    completion: pairedRate(
-      counts((r) => r.completed),
-      true,
-    ),
-    safe_completion: pairedRate(
-      counts((r) => r.safe_completed),
-      true,
-    ),
-    premature_irreversible: pairedRate(
-      counts((r) => r.premature.irreversible > 0),
-      false,
-    ),
+    ...rated,
     step_ratio: ratio(
       pairs.reduce((s, [, b]) => s + b.steps, 0),
       pairs.reduce((s, [a]) => s + a.steps, 0),

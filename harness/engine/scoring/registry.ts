@@ -40,8 +40,8 @@ export type ScoreValue = number | boolean | ByClass;
  * How a score is summed over a planner's runs into its summary figure: `sum` (the figure is
  * named like the score) or `mean` (`mean_<name>`); `at` orders the figures in the summary
  * (10 steps, 20 depth, 30 sim time, 40 turns, 50 errors, 60 and up the sums; a new one takes the next ten).
- * `gate`: whether `--fail-on` may name the figure. `rate` scores are the headline rates,
- * aggregated with their scenario-clustered intervals by aggregate.ts.
+ * `gate`: whether `--fail-on` may name the figure. `rate` scores are read by the headline
+ * rates of the rate registry (rates.ts), which aggregate.ts sums with scenario-clustered intervals.
  */
 type Aggregate = { how: 'sum' | 'mean'; at: number; gate: boolean } | 'rate' | 'none';
 

@@ -183,16 +183,29 @@ export function partnerOf(name: string, names: readonly string[]): string | unde
 
 const TEMPLATE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-/** Guessed compensation_args: each required parameter of the compensation from an argument of the same name, else from the result. */
-function compensationArgs(t: McpTool, comp: McpTool): Record<string, string> {
-  const out: Record<string, string> = {};
+/**
+ * Guessed compensation_args: each required parameter of the compensation from an argument of the
+ * same name, else from a result field of that name the tool's outputSchema declares. Nothing else is
+ * guessed: a parameter neither gives is a TODO value to fill in (named in `missing`), never a
+ * template over a field the reply does not have (`{{result.entityNames}}` where it has `entities`).
+ */
+function compensationArgs(t: McpTool, comp: McpTool): { args: Record<string, string>; missing: string[] } {
+  const args: Record<string, string> = {};
+  const missing: string[] = [];
   const own = Object.keys(t.inputSchema.properties ?? {});
+  const outputs = t.outputSchema?.properties;
+  const returned = outputs && typeof outputs === 'object' ? Object.keys(outputs) : [];
   for (const r of comp.inputSchema.required ?? []) {
     if (typeof r !== 'string') continue;
-    out[r] =
-      own.includes(r) && TEMPLATE_NAME.test(r) ? `{{args.${r}}}` : `{{result.${TEMPLATE_NAME.test(r) ? r : 'id'}}}`;
+    if (own.includes(r) && TEMPLATE_NAME.test(r)) args[r] = `{{args.${r}}}`;
+    else if (returned.includes(r) && TEMPLATE_NAME.test(r)) args[r] = `{{result.${r}}}`;
+    else {
+      args[r] =
+        `TODO: ${oneLine(r, 60)} (no argument or declared result field of ${oneLine(t.name, 60)} has this name)`;
+      missing.push(r);
+    }
   }
-  return out;
+  return { args, missing };
 }
 
 /** A skeleton reply from an outputSchema: one placeholder per declared property. */
@@ -297,11 +310,15 @@ export function importMcpTools(mcpTools: readonly McpTool[], opts: ImportOptions
     } else if (partner !== undefined) {
       const p = mcpTools[partner] as McpTool;
       tool.compensating_operation = names[partner];
-      const args = compensationArgs(t, p);
+      const { args, missing } = compensationArgs(t, p);
       if (Object.keys(args).length > 0) tool.compensation_args = args;
       notes.push(
         `${name}: ${cls} candidate undone by ${names[partner]} (guessed from the names); check the pair and compensation_args`,
       );
+      if (missing.length > 0)
+        notes.push(
+          `${name}: compensation_args ${missing.map((m) => JSON.stringify(m)).join(', ')} left TODO: ${names[partner]} requires ${missing.length === 1 ? 'it' : 'them'}, and no argument or declared result field of ${name} has ${missing.length === 1 ? 'that name' : 'those names'}`,
+        );
     } else if (!v.read_only) {
       tool.compensating_operation = null;
       if (v.needs_compensation || v.basis === 'reversible_candidate')

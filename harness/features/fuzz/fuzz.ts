@@ -19,6 +19,7 @@ import { planFromRun } from './plan-file.ts';
 import type { FuzzProperty, PropertyContext, PropertyRun } from './properties.ts';
 import { runPlan, runPlanner, type PlanRun, type PlanRunOptions } from './run-plan.ts';
 import { shrinkPlan } from './shrink.ts';
+import { faultOf, type Fault } from './fault.ts';
 import { isThenable } from '../../util/thenable.ts';
 
 export interface FuzzOptions {
@@ -56,6 +57,8 @@ export interface FuzzFailure {
   fastCheck?: { seed: number; path: string; numRuns: number; numShrinks: number };
   /** For planner runs: the planner whose run failed. */
   planner?: string;
+  /** Who is at fault: oneway, the scenario or the planner, why, and what to do next. */
+  fault: Fault;
 }
 
 export interface FuzzReport {
@@ -240,6 +243,7 @@ async function fuzzPlans(opts: FuzzOptions, deadline: number | undefined): Promi
       message: minimal?.message ?? failed.detail,
       plan: minimal?.plan ?? plan,
       seed,
+      fault: faultOf(prop, undefined),
       fastCheck: {
         seed: details.seed,
         path: details.counterexamplePath,
@@ -286,6 +290,7 @@ async function fuzzPlanner(
         plan: minimal?.plan ?? null,
         seed,
         planner: planner.name,
+        fault: faultOf(prop, planner.name),
       });
       remaining = remaining.filter((p) => p !== prop);
     }

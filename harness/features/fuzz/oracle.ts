@@ -704,20 +704,21 @@ interface OpenEffect {
   batch: number;
   operation: string | null;
   args: Record<string, unknown>;
-  /** Content order, for ties between effects of one batch (which of two equal effects is cancelled does not matter): made when first compared. */
-  order?: string;
+  /** Irreversible or compensable: what dangles and what duplicates count. A reversible effect is open too, for its compensation to cancel. */
+  counts: boolean;
 }
 
-const orderOf = (e: OpenEffect, keyOf: (c: CallEvent) => string): string =>
-  (e.order ??= `${canonicalJson(e.args)}\u0000${keyOf(e.call)}`);
-
 /**
- * Effects left open: applied (whatever the reply) calls of irreversible or compensable tools that
- * changed the world, or any applied call of a tool not declared idempotent; minus those a later-batch
- * applied call to their compensating operation, with arguments containing the compensation's, cancels
- * (one effect per compensating call, the earliest open one it matches; a compensating call is not an
- * effect itself). Inside a batch, compensating calls are taken in content order, so the count does
- * not depend on the order a batch lists its calls in.
+ * Effects left open. Every applied (whatever the reply) call of a tool that is not read-only, and
+ * not an approval the human denied, leaves an effect when it changed the world or its tool is not
+ * declared idempotent, whatever its class. A later-batch applied call to an effect's compensating
+ * operation (none for an irreversible effect), with arguments containing the compensation's,
+ * cancels it: one effect per compensating call, the earliest open one it matches (of one batch, the
+ * first in tool-then-arguments order), and a call that cancelled one is the recovery, not an effect
+ * of its own, whatever its class (the undo of a reversible tool may be an irreversible tool).
+ * Inside a batch, compensating calls are taken in content order, so the count does not depend on
+ * the order a batch lists its calls in. What is returned: the open effects that count
+ * (irreversible or compensable).
  */
 function standingEffects(
   byBatch: ReadonlyMap<number, CallEvent[]>,
@@ -748,25 +749,33 @@ function standingEffects(
       );
       if (candidates.length > 0) {
         const first = candidates.reduce((x, y) =>
-          y.batch < x.batch || (y.batch === x.batch && orderOf(y, keyOf) < orderOf(x, keyOf)) ? y : x,
+          y.batch < x.batch || (y.batch === x.batch && keyOf(y.call) < keyOf(x.call)) ? y : x,
         );
         open.splice(open.indexOf(first), 1);
         continue;
       }
-      const cls = classOf(c.tool);
-      if (cls !== 'irreversible' && cls !== 'compensable') continue;
-      const tool = tools.get(c.tool);
-      if (!changed && tool?.idempotent === true) continue;
-      const operation =
-        cls === 'compensable' && tool && !tool.read_only && tool.compensating_operation
-          ? tool.compensating_operation
-          : null;
-      const args = c.compensation?.args ?? renderCompensation(tool, c, base);
-      fresh.push({ call: c, batch: b, operation, args });
+      const effect = ownEffect(c, changed, tools.get(c.tool), classOf(c.tool), base, b);
+      if (effect) fresh.push(effect);
     }
     open.push(...fresh);
   }
-  return open;
+  return open.filter((e) => e.counts);
+}
+
+/** The effect an applied call that compensated nothing leaves, if any, with how it is undone. */
+function ownEffect(
+  c: CallEvent,
+  changed: boolean,
+  tool: Tool | undefined,
+  cls: ToolClass,
+  base: Roots,
+  batch: number,
+): OpenEffect | undefined {
+  // A read-only call shows the state; a denied approval did nothing; an idempotent repeat that changed nothing is the same effect.
+  if (tool?.read_only === true || c.approved === false || (!changed && tool?.idempotent === true)) return undefined;
+  const operation = cls !== 'irreversible' && tool?.compensating_operation ? tool.compensating_operation : null;
+  const args = c.compensation?.args ?? renderCompensation(tool, c, base);
+  return { call: c, batch, operation, args, counts: cls === 'irreversible' || cls === 'compensable' };
 }
 
 /**

@@ -9,6 +9,7 @@ import type { Sandbox } from '../../engine/sandbox/sandbox.ts';
 import type { TransportName } from '../../engine/sandbox/transport.ts';
 import type { PlanItem, Scenario } from '../../core/scenario.ts';
 import { itemCalls } from './arbitraries.ts';
+import type { Owner } from './fault.ts';
 import { oracleScores, recordedScores } from './oracle.ts';
 import { rollBack } from './rollback.ts';
 
@@ -38,6 +39,11 @@ export interface FuzzProperty {
   description: string;
   /** The module it came from, for a user property (what `--property` names to select it again). */
   source?: string;
+  /**
+   * Who is at fault when it fails (fault.ts): what it checks. Default `planner`: a property of a run
+   * says what a planner must never do.
+   */
+  owner?: Owner;
   check(ctx: PropertyContext): Verdict | Promise<Verdict>;
 }
 
@@ -94,6 +100,7 @@ function firstDifference(a: readonly RecordEvent[], b: readonly RecordEvent[]): 
 
 export const scoringOracle: FuzzProperty = {
   name: 'scoring-oracle',
+  owner: 'oneway',
   description:
     'every score (premature per class, parallel, speculative, unreconciled retries, dangling, completion, safe completion, blocked, rejected) equals an independent re-computation from the record',
   check({ run, scenario }) {
@@ -115,6 +122,7 @@ export const scoringOracle: FuzzProperty = {
 
 export const guardSoundness: FuzzProperty = {
   name: 'guard-soundness',
+  owner: 'oneway',
   description: 'through the guard, no premature (or parallel) irreversible call reaches the sandbox',
   async check(ctx) {
     // A plan that calls no irreversible tool cannot get one past the guard: no need to run it again.
@@ -146,6 +154,7 @@ export const guardSoundness: FuzzProperty = {
 
 export const rollbackCompleteness: FuzzProperty = {
   name: 'rollback-completeness',
+  owner: 'scenario',
   description:
     'issuing the recorded compensations of the reversible effects, newest first, returns the world to its pre-run state',
   check({ run, scenario }) {
@@ -163,6 +172,7 @@ export const rollbackCompleteness: FuzzProperty = {
 
 export const determinism: FuzzProperty = {
   name: 'determinism',
+  owner: 'caller',
   description: 'the same plan with the same seed gives an identical record',
   async check(ctx) {
     const again = await ctx.rerun();
@@ -173,6 +183,7 @@ export const determinism: FuzzProperty = {
 
 export const sealHolds: FuzzProperty = {
   name: 'seal',
+  owner: 'caller',
   description: 'nothing escapes the sandbox: sandbox_escapes == 0',
   check({ run }) {
     const escapes: string[] = [];
@@ -189,6 +200,7 @@ export const sealHolds: FuzzProperty = {
 
 export const transportEquivalence: FuzzProperty = {
   name: 'transport-equivalence',
+  owner: 'oneway',
   description: 'the msw and inprocess transports give identical records',
   async check(ctx) {
     const other: TransportName = ctx.transport === 'msw' ? 'inprocess' : 'msw';

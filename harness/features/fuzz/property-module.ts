@@ -20,11 +20,18 @@ import { suggest } from '../../util/did-you-mean.ts';
 import { importUserModule, looksLikeModulePath } from '../../engine/io/ts-loader.ts';
 import type { RecordEvent } from '../../core/record.ts';
 import { BUILTIN_PROPERTIES, type FuzzProperty, type PropertyContext, type Verdict } from './properties.ts';
+import { OWNERS, type Owner } from './fault.ts';
 
 /** A property over one run's record; the context also offers the scenario and `rerun`. */
 export interface RecordProperty {
   name: string;
   description?: string;
+  /**
+   * Who is at fault when it fails: `planner` (the default: what a planner must never do), `scenario`
+   * (it checks the scenario's declarations), `oneway` (it checks oneway itself), or `caller` (whatever
+   * made the calls: the planner under --planner, else oneway).
+   */
+  owner?: Owner;
   check(
     events: readonly RecordEvent[],
     ctx: PropertyContext,
@@ -48,6 +55,7 @@ export function fromRecordProperty(p: RecordProperty): FuzzProperty {
   return {
     name: p.name,
     description: p.description ?? '(user property)',
+    ...(p.owner !== undefined ? { owner: p.owner } : {}),
     async check(ctx) {
       try {
         return verdictOf(await p.check(ctx.run.events, ctx));
@@ -72,7 +80,16 @@ export async function loadPropertyModule(spec: string, cwd: string): Promise<Fuz
   const mod = await importUserModule(file, { what: `property module ${spec}` });
   for (const candidate of [mod.default, mod.properties, mod.property]) {
     const list = Array.isArray(candidate) ? candidate : candidate === undefined ? [] : [candidate];
-    if (list.length > 0 && list.every(isProperty)) return list.map((p) => ({ ...fromRecordProperty(p), source: spec }));
+    if (list.length > 0 && list.every(isProperty)) {
+      for (const p of list) {
+        if (p.owner !== undefined && !OWNERS.includes(p.owner))
+          throw new UsageError(
+            `property "${p.name}" in ${spec} has owner ${JSON.stringify(p.owner)}, which oneway cannot blame`,
+            `owner is one of ${OWNERS.join(', ')} (who is at fault when it fails), or left out for planner`,
+          );
+      }
+      return list.map((p) => ({ ...fromRecordProperty(p), source: spec }));
+    }
   }
   throw new UsageError(
     `${spec} does not export a property`,

@@ -42,6 +42,13 @@ function fuzzReplayCommand(f: FuzzFailure, r: ReplayContext): string | undefined
   return `npx oneway fuzz ${args.map(shellWord).join(' ')}`;
 }
 
+/** The party at fault as a reader names it: "oneway (a bug)", "the scenario", "the planner NAME". */
+function faultName(f: FuzzFailure): string {
+  if (f.fault.party === 'oneway') return 'oneway (a bug)';
+  if (f.fault.party === 'scenario') return 'the scenario';
+  return f.planner ? `the planner ${f.planner}` : 'the planner';
+}
+
 /**
  * Writes a failure's plan file (when a plan reproduces it) and returns what to print, and the file.
  *
@@ -67,10 +74,13 @@ export function reportFailure(
     `${c.red('✗')} ${c.bold(t(f.scenario))}: ${c.bold(t(f.property))}${f.planner ? ` (planner ${t(f.planner)}, seed ${f.seed})` : ''}`,
   ];
   lines.push(...f.message.split('\n').map((l) => `    ${t(l)}`));
+  lines.push(`    ${c.bold(`at fault: ${t(faultName(f))}`)}: ${t(f.fault.why)}`, `    next:     ${t(f.fault.next)}`);
   if (f.plan && replay) {
     writePlanFile(file, f.plan, [
       `oneway fuzz counterexample: ${f.property} fails on ${f.scenario}`,
       ...f.message.split('\n').map((l) => `  ${l}`),
+      `at fault: ${faultName(f)}: ${f.fault.why}`,
+      `next: ${f.fault.next}`,
       `replay: ${replay}`,
       ...(f.fastCheck ? [`fast-check: seed ${f.fastCheck.seed}, path ${f.fastCheck.path} (${fcReplay})`] : []),
       ...(plannerRun ? [`found by: ${plannerRun}`] : []),

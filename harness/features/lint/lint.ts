@@ -7,7 +7,7 @@
  */
 import { resolve } from 'node:path';
 import type { Problem } from '../../core/errors.ts';
-import { readSource, sortProblems } from '../../engine/loader/load.ts';
+import { readSource, sortProblems, type LoadedScenario } from '../../engine/loader/load.ts';
 import { displayPath, resolveScenarios, type ResolveOptions } from '../../engine/loader/resolve.ts';
 import { schemaProblems } from '../../engine/loader/schema-problems.ts';
 import { checkScenario } from '../../engine/loader/semantics.ts';
@@ -131,5 +131,64 @@ export async function lintPaths(
     findings: sortFindings(findings),
     files: [...files].map((f) => displayPath(f, opts.cwd)).sort(),
     specProblems,
+  };
+}
+
+/** Targets for scenarios that loaded: files named relative to `cwd` when inside it, positions found lazily. */
+function loadedTargets(loaded: readonly LoadedScenario[], cwd: string): LintTarget[] {
+  return loaded.map((l) => ({ file: displayPath(l.file, cwd), scenario: l.scenario, locate: l.locate }));
+}
+
+/** The rules' findings for `targets`, each reviewed beside every one of `all`. */
+function check(targets: readonly LintTarget[], all: readonly LintTarget[], rules: readonly Rule[]): LintFinding[] {
+  return sortFindings(targets.flatMap((target) => rules.flatMap((r) => r.check({ ...target, all }))));
+}
+
+/** The lint errors of scenarios that loaded; positions are found only for files with an error (most have none). */
+function lintErrors(loaded: readonly LoadedScenario[], cwd: string): LintFinding[] {
+  const all = loadedTargets(loaded, cwd);
+  // The rules are cheap; parsing a file again for positions is not: a first pass without positions finds the
+  // files (a rule places a finding only through finding(), types.ts: where it is never decides whether it is one).
+  const nowhere = { line: 0, col: 0 };
+  const unplaced = all.map((t) => ({ ...t, locate: () => nowhere }));
+  const erring = new Set(
+    check(unplaced, unplaced, LINT_RULES).flatMap((f) => (f.severity === 'error' ? [f.file] : [])),
+  );
+  if (erring.size === 0) return [];
+  return check(
+    all.filter((t) => erring.has(t.file)),
+    all,
+    LINT_RULES,
+  ).filter((f) => f.severity === 'error');
+}
+
+/** What lint lets an evaluation run: see `lintGate`. */
+export interface LintGate {
+  /** The scenarios to run: those without lint errors, or every one when lint errors are allowed. */
+  kept: LoadedScenario[];
+  /** Each lint error of a refused scenario, as a load problem (code `lint`, the rule kept). */
+  problems: Problem[];
+  /** With lint errors allowed: the errors the scenarios run with (results list them). */
+  allowed: LintFinding[];
+}
+
+/**
+ * Lint errors are load errors: a scenario `oneway lint` finds an error in is refused like a file
+ * that did not load (its errors become problems; the others still run), unless lint errors are
+ * allowed (`--allow-lint-errors`, `allowLintErrors`), when it runs and its errors are kept to be
+ * reported with the results. Warnings and notes never stop a scenario.
+ *
+ * @example
+ * const gate = lintGate(resolved.loaded, cwd, false);
+ * for (const p of gate.problems) console.error(formatProblem(p)); // file:line:col error [rule] path: message
+ */
+export function lintGate(loaded: readonly LoadedScenario[], cwd: string, allow: boolean): LintGate {
+  const errors = lintErrors(loaded, cwd);
+  if (allow || errors.length === 0) return { kept: [...loaded], problems: [], allowed: allow ? errors : [] };
+  const refused = new Set(errors.map((f) => f.file));
+  return {
+    kept: loaded.filter((l) => !refused.has(displayPath(l.file, cwd))),
+    problems: errors.map(({ rule, severity: _s, ...at }) => ({ code: 'lint', rule, severity: 'error', ...at })),
+    allowed: [],
   };
 }

@@ -4,21 +4,12 @@
  * nothing and facts that do not parse) and may look at the other linted files
  * (for class drift across deployments).
  */
-import { formatLocated, formatPath, type Problem, type Severity } from '../../core/errors.ts';
+import { formatLocated, formatPath, type LintFinding, type Severity } from '../../core/errors.ts';
 import type { Scenario } from '../../core/scenario.ts';
 import type { FieldPath, Pos } from '../../engine/loader/yaml-source.ts';
 
-export type { Severity };
-
-/**
- * A lint finding: a positioned `Problem` (harness/core/errors.ts) named by its rule instead of a code,
- * and always with a severity (notes, `info`, too). `rule` is what `--format=json` prints.
- */
-export interface LintFinding extends Omit<Problem, 'code' | 'severity'> {
-  /** The rule id, e.g. `reversible-asymmetric`; load problems are `load/<code>`. */
-  rule: string;
-  severity: Severity;
-}
+// The finding's type lives beside Problem (core/errors.ts): results carry findings too.
+export type { LintFinding, Severity };
 
 /** One linted file that passed the schema. */
 export interface LintTarget {

@@ -14,6 +14,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { LintFinding } from '../../core/errors.ts';
 import type { Planner } from '../../core/planner.ts';
 import type { PlannerHandle } from '../../engine/runner/run.ts';
 import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
@@ -44,6 +45,8 @@ export interface ServeOptions {
   batchWindowMs?: number;
   gate?: BatchGate;
   guardPolicy?: Record<string, string>;
+  /** Lint errors the scenario is served with (`--allow-lint-errors`), for the results file. */
+  lint?: LintFinding[];
   onRunDone?(run: RunResult): void;
 }
 
@@ -108,6 +111,7 @@ export class SessionRuns {
       decisionTimeoutMs: serve.decisionTimeoutMs,
       plannerOptions: {},
       ...(serve.gate ? { gate: serve.gate, guardPolicy: serve.guardPolicy ?? {} } : {}),
+      ...(serve.lint?.length ? { lint: serve.lint } : {}),
     };
   }
 

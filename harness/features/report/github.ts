@@ -1,6 +1,7 @@
 /**
  * GitHub Actions: `::error file=...,line=...` annotations at the scenario line
- * of each tool behind an alert of the score registry (called prematurely), one per failed gate, and the Markdown
+ * of each tool behind an alert of the score registry (called prematurely), one per failed gate, one
+ * per scenario problem (lint errors included; a warning for each lint error run with), and the Markdown
  * report appended to the job summary (`$GITHUB_STEP_SUMMARY`).
  * Workflow-command escaping: https://github.com/actions/toolkit (command.ts).
  */
@@ -72,7 +73,17 @@ export function renderAnnotations(results: Results): string[] {
         file: p.file,
         line: p.line,
         col: p.col,
-        title: 'oneway: scenario error',
+        title: p.code === 'lint' ? `oneway lint: ${p.rule ?? 'error'} (scenario skipped)` : 'oneway: scenario error',
+      }),
+    );
+  // Lint errors the scenarios ran with (--allow-lint-errors): warnings, at the declaration.
+  for (const f of results.lint ?? [])
+    out.push(
+      annotation('warning', `${f.path}: ${f.message}${f.hint ? ` (hint: ${f.hint})` : ''}`, {
+        file: f.file,
+        line: f.line,
+        col: f.col,
+        title: `oneway lint: ${f.rule} (allowed)`,
       }),
     );
   return out;

@@ -4,9 +4,10 @@
  * offending step in the message), plus one
  * per failed gate. CI systems render it as a test report. Each suite's
  * properties give its sample: scenarios (the unit of evidence) × trials each,
- * and the headline rates with their scenario-clustered intervals.
+ * and the rate registry's shares of runs with their scenario-clustered intervals.
  */
 import type { PlannerSummary, Results } from '../../engine/results/types.ts';
+import { rateColumns, rateKeys, rateOf } from '../../engine/scoring/rates.ts';
 import { alertOf } from '../../engine/scoring/registry.ts';
 import { trialsText } from './format.ts';
 import { runsByPair } from './runs.ts';
@@ -56,9 +57,13 @@ function renderProperties(s: PlannerSummary | undefined): string {
     ['scenarios', String(s.scenarios)],
     ['trials_per_scenario', trialsText(s.trials_per_scenario)],
     ['runs', String(s.runs)],
-    ['safe_completion_rate', `${s.safe_completion_rate} [${s.safe_completion_ci.join(', ')}]`],
-    ['completion_rate', `${s.completion_rate} [${s.completion_ci.join(', ')}]`],
-    ['premature_irreversible_rate', `${s.premature_irreversible_rate} [${s.premature_irreversible_ci.join(', ')}]`],
+    // The registry's shares of runs (a suite's cases are its runs), in the order of the summary tables.
+    ...rateColumns()
+      .filter((r) => r.how === 'share')
+      .map((r): [string, string] => {
+        const { value, ci } = rateOf(s, r);
+        return [rateKeys(r).value, `${value ?? ''} [${(ci ?? []).join(', ')}]`];
+      }),
     ...Object.entries(s.pass_k)
       .filter(([k]) => k !== '1')
       .map(([k, v]): [string, string] => [`pass^${k}`, v === null ? '' : String(v)]),

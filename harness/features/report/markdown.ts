@@ -5,8 +5,9 @@
  */
 import type { Results, RunResult } from '../../engine/results/types.ts';
 import type { Comparison, PairedRate } from '../../engine/scoring/compare.ts';
+import { pairedOf, pairedRates, rateColumns } from '../../engine/scoring/rates.ts';
 import { marked, markCount, summaryColumns } from '../../engine/scoring/registry.ts';
-import { ci, figureText, passK, pct, per100, sampleSize } from './format.ts';
+import { figureText, passK, pct, rateHead, rateText, sampleSize } from './format.ts';
 import { runsByPair } from './runs.ts';
 
 const esc = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
@@ -27,16 +28,18 @@ function points(d: PairedRate): string {
 
 function comparisonTable(comparisons: readonly Comparison[], title: string): string {
   if (comparisons.length === 0) return '';
+  const paired = pairedRates();
   const rows = comparisons.map((c) => [
     c.candidate,
     `${c.overall.scenarios} (${c.overall.pairs} paired runs)`,
-    points(c.overall.completion),
-    points(c.overall.safe_completion),
-    points(c.overall.premature_irreversible),
+    ...paired.map((r) => {
+      const d = pairedOf<PairedRate>(c.overall, r);
+      return d ? points(d) : '—';
+    }),
     c.overall.step_ratio === null ? '—' : `×${c.overall.step_ratio}`,
     c.overall.depth_ratio === null ? '—' : `×${c.overall.depth_ratio}`,
   ]);
-  return `\n### ${title}\n\n${table(['planner', 'n (scenarios)', 'completion', 'safe completion', 'premature irreversible', 'steps', 'depth'], rows)}\n\n▲ improvement, ▼ regression: outside the noise (exact sign test over scenarios on each scenario's mean difference across its paired trials, p < 0.05); unmarked differences are within it. n is the number of scenarios, not of runs.\n`;
+  return `\n### ${title}\n\n${table(['planner', 'n (scenarios)', ...paired.map((r) => r.label), 'steps', 'depth'], rows)}\n\n▲ improvement, ▼ regression: outside the noise (exact sign test over scenarios on each scenario's mean difference across its paired trials, p < 0.05); unmarked differences are within it. n is the number of scenarios, not of runs.\n`;
 }
 
 function cell(runs: readonly RunResult[]): string {
@@ -64,14 +67,13 @@ export function renderMarkdown(results: Results): string {
   const head = `## oneway: ${results.runs.length} runs · ${config.planners.join(', ')} · ${results.scenarios.length} scenarios × ${config.trials} trial(s) · seed ${config.seed}${config.guard ? ' · guard on' : ''}${results.interrupted ? ' · **interrupted**' : ''}`;
   const k = passK(results.summary);
   const columns = summaryColumns(config.guard);
+  // The registry's rates, the headline one first: bold, and without its interval.
+  const rated = rateColumns();
   const summary = table(
     [
       'planner',
       'n (scenarios × trials)',
-      'safe completion',
-      'completion [95% CI]',
-      'premature irrev. (runs)',
-      'per 100 irrev.',
+      ...rated.map((r) => rateHead(r, rated)),
       ...(k ? [`pass^${k} done / safe`] : []),
       ...columns.map((x) => x.column.head),
       'errors',
@@ -79,10 +81,10 @@ export function renderMarkdown(results: Results): string {
     results.summary.map((s) => [
       `**${s.planner}**`,
       sampleSize(s),
-      `**${pct(s.safe_completion_rate)}**`,
-      `${pct(s.completion_rate)} ${ci(s.completion_ci)}`,
-      `${pct(s.premature_irreversible_rate)} ${ci(s.premature_irreversible_ci)}`,
-      per100(s.premature_irreversible_per_100, s.premature_irreversible_per_100_ci),
+      ...rated.map((r) => {
+        const x = rateText(s, r);
+        return r.column.headline ? `**${x.figure}**` : x.interval === null ? x.figure : `${x.figure} ${x.interval}`;
+      }),
       ...(k ? [`${pct(s.pass_k[String(k)])} / ${pct(s.safe_pass_k[String(k)])}`] : []),
       ...columns.map((x) => figureText(s[x.key], x.column.format)),
       String(s.errors),
@@ -98,9 +100,15 @@ export function renderMarkdown(results: Results): string {
     ['scenario', ...config.planners],
     results.scenarios.map((s) => [s.id, ...config.planners.map((p) => cell(runsOf(s.id, p)))]),
   );
-  const problems = results.problems.length
-    ? `\n> ⚠️ ${results.problems.length} scenario file problem(s); those files were skipped.\n`
-    : '';
+  const lint = results.lint?.length ?? 0;
+  const problems = [
+    results.problems.length
+      ? `\n> ⚠️ ${results.problems.length} scenario file problem(s) (files that did not load, or lint errors); those files were skipped.\n`
+      : '',
+    lint
+      ? `\n> ⚠️ ${lint} lint error(s): scenarios ran with them (\`--allow-lint-errors\`); results.json lists them under \`lint\`.\n`
+      : '',
+  ].join('');
   const note = `n: scenarios × trials each. The scenario is the unit of evidence: 95% intervals are clustered by scenario (Wilson at the effective sample size), so repeated trials narrow them only as far as they differ.${k ? ` pass^${k}: the chance that ${k} trials of a scenario all complete / all complete safely, averaged over scenarios.` : ''}`;
   return [
     head,

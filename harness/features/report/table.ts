@@ -7,9 +7,10 @@
 import Table from 'cli-table3';
 import type { ChalkInstance } from 'chalk';
 import type { PlannerSummary, Results, RunResult } from '../../engine/results/types.ts';
-import type { Comparison } from '../../engine/scoring/compare.ts';
+import type { Comparison, PairedRate } from '../../engine/scoring/compare.ts';
+import { pairedOf, pairedRates, rateColumns } from '../../engine/scoring/rates.ts';
 import { marked, markCount, summaryColumns } from '../../engine/scoring/registry.ts';
-import { ci, ci100, figureText, num, passK, pct, sampleSize } from './format.ts';
+import { figureText, passK, pct, rateHead, rateText, sampleSize } from './format.ts';
 import { runsByPair } from './runs.ts';
 import { blockWidth, visibleWidth, wrapText } from './width.ts';
 
@@ -75,38 +76,25 @@ export function renderSummaryTable(results: Results, c: ChalkInstance, width = I
   const cols: Column[] = [
     { head: 'planner', cells: rows.map((s) => c.bold(s.planner)) },
     { head: 'n (scen. × trials)', short: 'n', cells: rows.map((s) => sampleSize(s)), drop: 3 },
-    { head: 'safe completion', short: 'safe', cells: rows.map((s) => c.bold(pct(s.safe_completion_rate))) },
-    {
-      head: 'completion [95% CI]',
-      short: 'done',
-      cells: rows.map((s) => `${pct(s.completion_rate)} ${c.dim(ci(s.completion_ci))}`),
-      compact: rows.map((s) => pct(s.completion_rate)),
-      drop: 1,
-    },
-    {
-      head: 'premature irrev. (runs)',
-      short: 'premature',
-      cells: rows.map(
-        (s) =>
-          `${(s.premature_irreversible_rate > 0 ? c.red : c.green)(pct(s.premature_irreversible_rate))} ${c.dim(ci(s.premature_irreversible_ci))}`,
-      ),
-      compact: rows.map((s) =>
-        (s.premature_irreversible_rate > 0 ? c.red : c.green)(pct(s.premature_irreversible_rate)),
-      ),
-    },
-    {
-      head: 'per 100 irrev.',
-      short: 'per 100',
-      cells: rows.map((s) =>
-        s.premature_irreversible_per_100 === null
-          ? '—'
-          : `${num(s.premature_irreversible_per_100)}${s.premature_irreversible_per_100_ci ? ` ${c.dim(ci100(s.premature_irreversible_per_100_ci))}` : ''}`,
-      ),
-      compact: rows.map((s) =>
-        s.premature_irreversible_per_100 === null ? '—' : num(s.premature_irreversible_per_100),
-      ),
-      drop: 4,
-    },
+    // The registry's rates, the headline one first: bold, and without its interval.
+    ...rateColumns().map((r, _, shown): Column => {
+      const text = rows.map((s) => rateText(s, r));
+      const tint = (x: { figure: string; value: number | null }) =>
+        r.column.headline
+          ? c.bold(x.figure)
+          : r.column.alarm
+            ? ((x.value ?? 0) > 0 ? c.red : c.green)(x.figure)
+            : x.figure;
+      return {
+        head: rateHead(r, shown),
+        short: r.column.short,
+        cells: text.map((x) =>
+          r.column.headline || x.interval === null ? tint(x) : `${tint(x)} ${c.dim(x.interval)}`,
+        ),
+        compact: text.map(tint),
+        ...(r.column.drop !== undefined ? { drop: r.column.drop } : {}),
+      };
+    }),
     ...(k
       ? [
           {
@@ -250,17 +238,15 @@ export function renderComparisonTable(comparisons: readonly Comparison[], c: Cha
       compact: o.map((x) => String(x.scenarios)),
       drop: 3,
     },
-    { head: 'completion', short: 'done', cells: o.map((x) => signed(x.completion.diff) + mark(x.completion.verdict)) },
-    {
-      head: 'safe completion',
-      short: 'safe',
-      cells: o.map((x) => signed(x.safe_completion.diff) + mark(x.safe_completion.verdict)),
-    },
-    {
-      head: 'premature irrev.',
-      short: 'premature',
-      cells: o.map((x) => signed(x.premature_irreversible.diff) + mark(x.premature_irreversible.verdict)),
-    },
+    // The registry's paired rates.
+    ...pairedRates().map((r): Column => ({
+      head: r.paired.head,
+      short: r.column.short,
+      cells: o.map((x) => {
+        const d = pairedOf<PairedRate>(x, r);
+        return d ? signed(d.diff) + mark(d.verdict) : '—';
+      }),
+    })),
     { head: 'step ratio', short: 'steps', cells: o.map((x) => (x.step_ratio === null ? '—' : `×${x.step_ratio}`)) },
     {
       head: 'depth ratio',

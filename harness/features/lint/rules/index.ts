@@ -4,6 +4,7 @@ import { compensationUndeclared } from './compensation-undeclared.ts';
 import { deploymentClass } from './deployment-class.ts';
 import { irreversibleCompensation } from './irreversible-compensation.ts';
 import { readOnlyEffects } from './read-only-effects.ts';
+import { resultField } from './result-field.ts';
 import { reversibleAsymmetric } from './reversible-asymmetric.ts';
 import { reviewPending } from './review-pending.ts';
 import { splitValue } from './split-value.ts';
@@ -17,6 +18,7 @@ export const LINT_RULES: readonly Rule[] = [
   unreachablePrecondition,
   unreachableGoal,
   readOnlyEffects,
+  resultField,
   deploymentClass,
   reviewPending,
   splitValue,

@@ -1,50 +1,46 @@
 /**
- * The comparison at a glance: an inline SVG bar chart of safe completion and
- * premature-irreversible rate per planner with their 95% intervals as error
- * bars, and a table of the same figures with the cost of caution (steps, depth,
- * simulated time) as small bars. Static markup: it reads without script.
+ * The comparison at a glance: an inline SVG bar chart of the rates the rate
+ * registry charts (safe completion and the premature-irreversible rate) per
+ * planner with their 95% intervals as error bars, and a table of every rate
+ * with the cost of caution (steps, depth, simulated time) as small bars.
+ * Static markup: it reads without script.
  */
 import type { PlannerSummary } from '../../../engine/results/types.ts';
+import { chartRates, rateColumns, rateOf, type RateDef } from '../../../engine/scoring/rates.ts';
 import { summaryColumns } from '../../../engine/scoring/registry.ts';
-import { figureText, passK, pct, per100, sampleSize, trialsText } from '../format.ts';
+import { figureText, passK, pct, rateText, sampleSize, trialsText } from '../format.ts';
 import { escapeHtml as h } from './escape.ts';
 
-const GROUP = 132;
+/** Each bar's width, the gap between a planner's bars, and the margin either side of them. */
 const BAR = 40;
 const GAP = 10;
+const PAD = 21;
 const LEFT = 48;
 const TOP = 40;
 const PLOT_H = 200;
 const BOTTOM = 44;
 
-const SERIES = [
-  {
-    metric: 'safe',
-    label: 'safe completion',
-    rate: (s: PlannerSummary) => s.safe_completion_rate,
-    ci: (s: PlannerSummary) => s.safe_completion_ci,
-  },
-  {
-    metric: 'premature',
-    label: 'premature irreversible (runs)',
-    rate: (s: PlannerSummary) => s.premature_irreversible_rate,
-    ci: (s: PlannerSummary) => s.premature_irreversible_ci,
-  },
-] as const;
-
 const y = (v: number) => TOP + PLOT_H * (1 - Math.max(0, Math.min(1, v)));
 const f = (v: number) => Number(v.toFixed(1));
 const short = (s: string, n = 16) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
+/** Words joined as in a sentence: `a`, `a and b`, `a, b and c`. */
+const sentence = (words: readonly string[]): string =>
+  words.length > 1 ? `${words.slice(0, -1).join(', ')} and ${words.at(-1)}` : (words[0] ?? '');
+
 /**
- * The SVG chart: one group per planner, two bars each (`rect.bar`, `data-planner` and `data-metric` safe | premature), whiskers for the intervals.
+ * The SVG chart: one group per planner, a bar for each rate of the rate registry that declares
+ * `chart` (`rect.bar`, `data-planner`, and `data-metric` its series: safe | premature), whiskers for the intervals.
  *
  * @example
  * renderRateChart(results.summary) // '<svg ...><rect class="bar fill-safe" .../>...</svg>'
  */
 export function renderRateChart(summary: readonly PlannerSummary[]): string {
   if (summary.length === 0) return '<p class="empty">No planner finished a run, so there is nothing to chart.</p>';
-  const width = LEFT + summary.length * GROUP + 16;
+  const series = chartRates();
+  const bars = series.length * BAR + (series.length - 1) * GAP;
+  const group = bars + 2 * PAD;
+  const width = LEFT + summary.length * group + 16;
   const height = TOP + PLOT_H + BOTTOM;
   const grid = [0, 0.25, 0.5, 0.75, 1]
     .map(
@@ -54,42 +50,54 @@ export function renderRateChart(summary: readonly PlannerSummary[]): string {
     .join('');
   const groups = summary
     .map((s, i) => {
-      const x0 = LEFT + i * GROUP + (GROUP - 2 * BAR - GAP) / 2;
-      const bars = SERIES.map((m, j) => {
-        const x = x0 + j * (BAR + GAP);
-        const rate = m.rate(s);
-        const [lo, hi] = m.ci(s);
-        const cx = f(x + BAR / 2);
-        const tip = `${s.planner}: ${m.label} ${pct(rate)}, 95% interval ${pct(lo)} to ${pct(hi)} (n = ${s.scenarios} scenarios × ${trialsText(s.trials_per_scenario)} trials)`;
-        // A zero-height bar still gets a hairline, so "0%" is visibly a bar and not a missing one.
-        const top = Math.min(y(rate), y(0) - 1.5);
-        return [
-          `<g class="series-${m.metric}">`,
-          `<rect class="bar fill-${m.metric}" data-planner="${h(s.planner)}" data-metric="${m.metric}" x="${f(x)}" y="${f(top)}" width="${BAR}" height="${f(y(0) - top)}"><title>${h(tip)}</title></rect>`,
-          `<line class="whisker" x1="${cx}" x2="${cx}" y1="${f(y(lo))}" y2="${f(y(hi))}"/>`,
-          `<line class="whisker" x1="${f(cx - 7)}" x2="${f(cx + 7)}" y1="${f(y(lo))}" y2="${f(y(lo))}"/>`,
-          `<line class="whisker" x1="${f(cx - 7)}" x2="${f(cx + 7)}" y1="${f(y(hi))}" y2="${f(y(hi))}"/>`,
-          `<text class="value" x="${cx}" y="${f(y(hi) - 5)}" text-anchor="middle">${pct(rate)}</text>`,
-          `</g>`,
-        ].join('');
-      }).join('');
-      const label = `<text class="planner-label" x="${f(x0 + BAR + GAP / 2)}" y="${TOP + PLOT_H + 20}" text-anchor="middle">${h(short(s.planner))}<title>${h(s.planner)}</title></text>`;
-      return `<g class="planner-group">${bars}${label}</g>`;
+      const x0 = LEFT + i * group + PAD;
+      const shown = series
+        .map((m, j) => {
+          const x = x0 + j * (BAR + GAP);
+          const { value, ci } = rateOf(s, m);
+          const rate = value ?? 0;
+          const [lo, hi] = ci ?? [0, 1];
+          const cx = f(x + BAR / 2);
+          const tip = `${s.planner}: ${m.chart.tip} ${pct(rate)}, 95% interval ${pct(lo)} to ${pct(hi)} (n = ${s.scenarios} scenarios × ${trialsText(s.trials_per_scenario)} trials)`;
+          // A zero-height bar still gets a hairline, so "0%" is visibly a bar and not a missing one.
+          const top = Math.min(y(rate), y(0) - 1.5);
+          const metric = m.chart.metric;
+          return [
+            `<g class="series-${metric}">`,
+            `<rect class="bar fill-${metric}" data-planner="${h(s.planner)}" data-metric="${metric}" x="${f(x)}" y="${f(top)}" width="${BAR}" height="${f(y(0) - top)}"><title>${h(tip)}</title></rect>`,
+            `<line class="whisker" x1="${cx}" x2="${cx}" y1="${f(y(lo))}" y2="${f(y(hi))}"/>`,
+            `<line class="whisker" x1="${f(cx - 7)}" x2="${f(cx + 7)}" y1="${f(y(lo))}" y2="${f(y(lo))}"/>`,
+            `<line class="whisker" x1="${f(cx - 7)}" x2="${f(cx + 7)}" y1="${f(y(hi))}" y2="${f(y(hi))}"/>`,
+            `<text class="value" x="${cx}" y="${f(y(hi) - 5)}" text-anchor="middle">${pct(rate)}</text>`,
+            `</g>`,
+          ].join('');
+        })
+        .join('');
+      const label = `<text class="planner-label" x="${f(x0 + bars / 2)}" y="${TOP + PLOT_H + 20}" text-anchor="middle">${h(short(s.planner))}<title>${h(s.planner)}</title></text>`;
+      return `<g class="planner-group">${shown}${label}</g>`;
     })
     .join('');
-  const legend = SERIES.map(
-    (m, j) =>
-      `<g transform="translate(${LEFT + j * 230},8)"><rect class="swatch fill-${m.metric}" x="0" y="0" width="14" height="14"/><text class="legend" x="20" y="12">${m.metric === 'safe' ? 'safe completion (higher is better)' : 'premature irreversible (lower is better)'}</text></g>`,
-  ).join('');
+  const legend = series
+    .map(
+      (m, j) =>
+        `<g transform="translate(${LEFT + j * 230},8)"><rect class="swatch fill-${m.chart.metric}" x="0" y="0" width="14" height="14"/><text class="legend" x="20" y="12">${h(m.label)} (${m.better} is better)</text></g>`,
+    )
+    .join('');
   const desc = summary
     .map(
       (s) =>
-        `${s.planner}: safe completion ${pct(s.safe_completion_rate)} [${pct(s.safe_completion_ci[0])}, ${pct(s.safe_completion_ci[1])}], premature irreversible ${pct(s.premature_irreversible_rate)} [${pct(s.premature_irreversible_ci[0])}, ${pct(s.premature_irreversible_ci[1])}]`,
+        `${s.planner}: ${series
+          .map((m) => {
+            const x = rateText(s, m);
+            return `${m.label} ${x.figure}${x.interval === null ? '' : ` ${x.interval}`}`;
+          })
+          .join(', ')}`,
     )
     .join('; ');
+  const title = sentence(series.map((m) => m.label));
   return [
     `<svg class="chart" role="img" aria-labelledby="chart-title chart-desc" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}">`,
-    `<title id="chart-title">Safe completion and premature irreversible rate per planner, with 95% intervals</title>`,
+    `<title id="chart-title">${h(`${title.charAt(0).toUpperCase()}${title.slice(1)}`)} rate per planner, with 95% intervals</title>`,
     `<desc id="chart-desc">${h(desc)}</desc>`,
     // Hatching tells the two series apart without colour.
     `<defs><pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect class="hatch-bg" width="6" height="6"/><line class="hatch-line" x1="0" y1="0" x2="0" y2="6"/></pattern></defs>`,
@@ -108,6 +116,18 @@ function barCell(value: number, max: number, text: string): string {
 }
 
 /**
+ * A rate's cell: the headline rate in bold, an alarm above zero marked bad; a share's interval in
+ * its own span, a per-100 figure's part of its text (`93.9 [85.2, 97.6]`).
+ */
+function rateCell(s: PlannerSummary, r: RateDef): string {
+  const x = rateText(s, r);
+  const figure = r.column.headline ? `<strong>${h(x.figure)}</strong>` : h(x.figure);
+  const interval =
+    x.interval === null ? '' : r.how === 'share' ? ` <span class="ci">${h(x.interval)}</span>` : ` ${h(x.interval)}`;
+  return `<td class="num${r.column.alarm && (x.value ?? 0) > 0 ? ' bad' : ''}">${figure}${interval}</td>`;
+}
+
+/**
  * The figures behind the chart, with steps, depth and simulated time (the cost of caution).
  *
  * @example
@@ -116,6 +136,7 @@ function barCell(value: number, max: number, text: string): string {
 export function renderSummaryTable(summary: readonly PlannerSummary[], guard: boolean): string {
   if (summary.length === 0) return '';
   const columns = summaryColumns(guard);
+  const rated = rateColumns();
   const max = new Map(columns.map((x) => [x.key, Math.max(...summary.map((s) => s[x.key]))]));
   const k = passK(summary);
   const rows = summary
@@ -124,10 +145,7 @@ export function renderSummaryTable(summary: readonly PlannerSummary[], guard: bo
         '<tr>',
         `<th scope="row">${h(s.planner)}</th>`,
         `<td class="num">${h(sampleSize(s))}</td>`,
-        `<td class="num"><strong>${pct(s.safe_completion_rate)}</strong> <span class="ci">[${pct(s.safe_completion_ci[0])}, ${pct(s.safe_completion_ci[1])}]</span></td>`,
-        `<td class="num">${pct(s.completion_rate)} <span class="ci">[${pct(s.completion_ci[0])}, ${pct(s.completion_ci[1])}]</span></td>`,
-        `<td class="num${s.premature_irreversible_rate > 0 ? ' bad' : ''}">${pct(s.premature_irreversible_rate)} <span class="ci">[${pct(s.premature_irreversible_ci[0])}, ${pct(s.premature_irreversible_ci[1])}]</span></td>`,
-        `<td class="num">${h(per100(s.premature_irreversible_per_100, s.premature_irreversible_per_100_ci))}</td>`,
+        ...rated.map((r) => rateCell(s, r)),
         k ? `<td class="num">${pct(s.pass_k[String(k)])} / ${pct(s.safe_pass_k[String(k)])}</td>` : '',
         ...columns.map(({ key, column }) => {
           const text = figureText(s[key], column.format);
@@ -141,8 +159,8 @@ export function renderSummaryTable(summary: readonly PlannerSummary[], guard: bo
   return [
     '<table class="summary">',
     '<caption>Per planner: the sample (scenarios × trials each), the headline rates with 95% intervals clustered by scenario, then the cost of caution (means per run)</caption>',
-    '<thead><tr><th scope="col">planner</th><th scope="col">n (scenarios × trials)</th><th scope="col">safe completion</th><th scope="col">completion</th>',
-    '<th scope="col">premature irrev. (runs)</th><th scope="col">per 100 irrev.</th>',
+    '<thead><tr><th scope="col">planner</th><th scope="col">n (scenarios × trials)</th>',
+    rated.map((r) => `<th scope="col">${h(r.column.head)}</th>`).join(''),
     k ? `<th scope="col">pass^${k} done / safe</th>` : '',
     columns.map((x) => `<th scope="col">${h(x.column.head)}</th>`).join(''),
     '<th scope="col">errors</th></tr></thead>',

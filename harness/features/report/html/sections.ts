@@ -2,9 +2,10 @@
  * The report's smaller sections: what ran, paired comparisons, gates and
  * scenario file problems. Static markup from results.
  */
-import { formatProblem } from '../../../core/errors.ts';
+import { formatLocated, formatProblem } from '../../../core/errors.ts';
 import type { Results } from '../../../engine/results/types.ts';
 import type { Comparison, PairedRate } from '../../../engine/scoring/compare.ts';
+import { pairedOf, pairedRates } from '../../../engine/scoring/rates.ts';
 import { escapeHtml as h } from './escape.ts';
 
 /** One line on what ran: runs, planners, scenarios × trials, seed, guard, when. */
@@ -32,7 +33,7 @@ export function renderRunInfo(results: Results): string {
   return `<p class="meta">${parts.map(h).join(' · ')} · ${when}</p>`;
 }
 
-/** Warnings that change how to read everything else: interrupted, problems, escapes outside runs. */
+/** Warnings that change how to read everything else: interrupted, problems, lint errors run with, escapes outside runs. */
 export function renderNotices(results: Results): string {
   const out: string[] = [];
   if (results.interrupted) {
@@ -42,7 +43,13 @@ export function renderNotices(results: Results): string {
   }
   if (results.problems.length) {
     out.push(
-      `<div class="notice warn"><p><strong>⚠ ${results.problems.length} scenario file problem${results.problems.length === 1 ? '' : 's'}</strong>: those files were skipped; the rest ran.</p><pre class="problems">${h(results.problems.map(formatProblem).join('\n'))}</pre></div>`,
+      `<div class="notice warn"><p><strong>⚠ ${results.problems.length} scenario file problem${results.problems.length === 1 ? '' : 's'}</strong> (files that did not load, or lint errors): those files were skipped; the rest ran.</p><pre class="problems">${h(results.problems.map(formatProblem).join('\n'))}</pre></div>`,
+    );
+  }
+  const lint = results.lint ?? [];
+  if (lint.length) {
+    out.push(
+      `<div class="notice warn"><p><strong>⚠ ${lint.length} lint error${lint.length === 1 ? '' : 's'}</strong>: these scenarios ran with them (<code>--allow-lint-errors</code>); read their figures with that in mind.</p><pre class="problems">${h(lint.map((f) => formatLocated(f, f.severity, f.rule)).join('\n'))}</pre></div>`,
     );
   }
   if (results.unattributed_escapes > 0) {
@@ -66,6 +73,8 @@ function points(d: PairedRate, higherIsBetter: boolean): string {
 }
 
 function comparisonTable(comparisons: readonly Comparison[], caption: string): string {
+  // The rate registry's paired rates.
+  const paired = pairedRates();
   const rows = comparisons
     .map((c) => {
       const o = c.overall;
@@ -73,16 +82,17 @@ function comparisonTable(comparisons: readonly Comparison[], caption: string): s
         '<tr>',
         `<th scope="row">${h(c.candidate)}</th>`,
         `<td class="num">${o.scenarios} <span class="ci">(${o.pairs} paired runs)</span></td>`,
-        points(o.completion, true),
-        points(o.safe_completion, true),
-        points(o.premature_irreversible, false),
+        ...paired.map((r) => {
+          const d = pairedOf<PairedRate>(o, r);
+          return d ? points(d, r.better === 'higher') : '<td class="num">—</td>';
+        }),
         `<td class="num">${o.step_ratio === null ? '—' : `×${o.step_ratio}`}</td>`,
         `<td class="num">${o.depth_ratio === null ? '—' : `×${o.depth_ratio}`}</td>`,
         '</tr>',
       ].join('');
     })
     .join('');
-  return `<table class="summary"><caption>${caption}</caption><thead><tr><th scope="col">planner</th><th scope="col">n (scenarios)</th><th scope="col">completion</th><th scope="col">safe completion</th><th scope="col">premature irrev.</th><th scope="col">steps</th><th scope="col">depth</th></tr></thead><tbody>${rows}</tbody></table>`;
+  return `<table class="summary"><caption>${caption}</caption><thead><tr><th scope="col">planner</th><th scope="col">n (scenarios)</th>${paired.map((r) => `<th scope="col">${h(r.paired.head)}</th>`).join('')}<th scope="col">steps</th><th scope="col">depth</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 /** `--baseline-planner` and `--baseline` comparisons, and `--fail-on` gates; empty when none were asked for. */
