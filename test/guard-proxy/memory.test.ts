@@ -2,7 +2,7 @@
  * The issue's example, end to end against the real @modelcontextprotocol/server-memory: an agent
  * (the official SDK client) creates entities and relations through `oneway guard`, the guard
  * refuses delete_entities under `irreversible: approval` (nobody to ask), and `oneway recover
- * JOURNAL --apply -- COMMAND` leaves the server's graph as it was before the session, read back
+ * JOURNAL --apply --approve -- COMMAND` leaves the server's graph as it was before the session, read back
  * from the server.
  */
 import { writeFileSync } from 'node:fs';
@@ -104,7 +104,7 @@ describe('oneway guard in front of server-memory', () => {
     expect(calls[0]?.compensation).toEqual({
       operation: 'delete_entities',
       args: { entityNames: ['Ada', 'Babbage'] },
-      requires_approval: false,
+      requires_approval: true,
     });
     expect(calls[1]?.compensation?.args).toEqual({
       relations: [
@@ -118,11 +118,17 @@ describe('oneway guard in front of server-memory', () => {
     const checklist = await runCli(recover, [journal]);
     expect(checklist.code).toBe(0);
     expect(checklist.stdout).toContain('journal of oneway guard in front of');
-    expect(checklist.stdout).toContain('2 effects, newest first: 2 to compensate');
+    expect(checklist.stdout).toContain('2 effects, newest first: 2 to compensate with approval');
 
     // The compensations, issued against the real server, newest first, journaled too.
     process.env.MEMORY_FILE_PATH = memory;
-    const applied = await runCli(recover, [journal, '--apply', '--', process.execPath, MEMORY_SERVER]);
+    // The undo of a create is a delete, irreversible itself: the creates are compensable, and their
+    // compensations wait for --approve.
+    const unapproved = await runCli(recover, [journal, '--apply', '--', process.execPath, MEMORY_SERVER]);
+    expect(unapproved.code).toBe(1);
+    expect(unapproved.stdout).toContain('✗ step 1 create_entities: not issued: needs approval (--approve)');
+    expect(await graphOf(memory)).not.toEqual(initial);
+    const applied = await runCli(recover, [journal, '--apply', '--approve', '--', process.execPath, MEMORY_SERVER]);
     expect(applied.stderr).toBe('');
     expect(applied.code).toBe(0);
     expect(applied.stdout).toMatch(
@@ -140,7 +146,7 @@ describe('oneway guard in front of server-memory', () => {
     ]);
 
     // Done once: the journal now shows every effect compensated, and a second --apply issues nothing.
-    const again = await runCli(recover, [journal, '--apply', '--', process.execPath, MEMORY_SERVER]);
+    const again = await runCli(recover, [journal, '--apply', '--approve', '--', process.execPath, MEMORY_SERVER]);
     expect(again.code).toBe(0);
     expect(again.stdout).not.toContain('✓');
     expect(outcomes(journal)).toHaveLength(5);

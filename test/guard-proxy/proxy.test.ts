@@ -74,9 +74,9 @@ describe('oneway guard: tools/list', () => {
     expect(byName.get('create_entities')).toMatchObject({
       title: 'Create Entities',
       inputSchema: { properties: { entities: { type: 'array' } } },
-      annotations: { readOnlyHint: false, destructiveHint: false },
+      annotations: { readOnlyHint: false, destructiveHint: true },
       _meta: {
-        'oneway/class': 'reversible',
+        'oneway/class': 'compensable',
         'oneway/compensating_operation': 'delete_entities',
         'oneway/policy': 'auto',
       },
