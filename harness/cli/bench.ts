@@ -41,6 +41,7 @@ import {
   longWorkersChild,
 } from '../features/bench/cases.ts';
 import type { ThreadCpu } from '../features/bench/threads.ts';
+import { guardOverhead, type GuardBench } from '../features/bench/guard.ts';
 import { parallelScaling } from '../features/bench/ceiling.ts';
 
 interface Measure {
@@ -301,7 +302,8 @@ Runs for a few minutes: the cost of one call (direct, in-process, over MSW, agai
 loopback server), evaluation throughput (serial, --concurrency, 10× and 100× the bundled scenarios),
 fuzzing (the fuzz case, and each property), plan length, peak memory at 1×, 10× and 100× the
 bundled scenarios, an LLM-bound evaluation against a loopback fake model at --concurrency 8, 32 and
-128, --workers=2 against serial (800 runs, and 8,000 where eval picks workers itself), and start-up (--help; eval --list with an empty and with a filled
+128, --workers=2 against serial (800 runs, and 8,000 where eval picks workers itself), what oneway guard adds
+to a call (read-only and write calls to server-memory, through the guard and directly over stdio), and start-up (--help; eval --list with an empty and with a filled
 cache of loaded scenarios). Child processes run the working tree compiled into DIR/bench-build (dist/
 is left alone). Read the ratios: absolute times on a shared machine are noise.
 
@@ -359,6 +361,7 @@ async function runChild(role: string, outDir: string): Promise<unknown> {
   if (name === 'workers') return workersChild(suite, outDir);
   if (name === 'workers-long') return longWorkersChild(suite, Number(arg), outDir);
   if (name === 'fuzz') return fuzzing(suite.map((s) => s.scenario));
+  if (name === 'guard') return guardOverhead(join(outDir, 'guard'));
   throw new Error(`unknown bench child: ${role}`);
 }
 
@@ -420,6 +423,8 @@ async function bench(reportsDir: string, io: Io) {
   const long = await workersLong(build, runsDir);
   phase('what two threads gain on this machine (fixed arithmetic and allocation work, 1 thread against 2)');
   const scaling = await parallelScaling();
+  phase('oneway guard: read-only calls and writes through the guard against direct stdio to server-memory');
+  const guard = await guardOverhead(join(runsDir, 'guard'));
   phase('start-up (whole processes, median of 7)');
   const start = startup(build);
 
@@ -442,6 +447,7 @@ async function bench(reportsDir: string, io: Io) {
     memory: mem.rows,
     workers: { ...work, long, machine_scaling: scaling },
     startup: start,
+    guard,
     build: {
       dir: relative(io.cwd, build.root) || build.root,
       seconds: build.seconds,
@@ -506,6 +512,7 @@ async function bench(reportsDir: string, io: Io) {
       `  ${`${m.copies}× scenarios, --concurrency=4, MSW`.padEnd(46)} ${pad(m.runs, 6)}   ${pad(m.peak_rss_mib, 12)}   ${pad(range, 7)}   ${pad(m.ratio_to_1x, 4)}   ${pad(m.heap_after_mib, 15)}`,
     );
   }
+  out.push(...guardLines(guard));
   out.push('\nstart-up (whole process, median of 7)     compiled s   tsx s');
   for (const { command } of STARTUP_COMMANDS) {
     const at = (rt: string) => start.find((r) => r.command === command && r.runtime === rt)?.median_s ?? '?';
@@ -517,6 +524,19 @@ async function bench(reportsDir: string, io: Io) {
   if (build.note) out.push(`compiled build: ${build.note}`);
   out.push(`written: ${relative(io.cwd, join(reportsDir, 'bench.json')) || join(reportsDir, 'bench.json')}`);
   io.stdout.write(`${out.join('\n')}\n`);
+}
+
+/** The guard rows of the printed table. */
+function guardLines(g: GuardBench): string[] {
+  if ('skipped' in g) return [`\noneway guard: skipped (${g.skipped})`];
+  const row = (label: string, c: { direct_us: number; guard_us: number; added_us: number }) =>
+    `  ${label.padEnd(44)} ${String(c.direct_us).padStart(8)}   ${String(c.guard_us).padStart(8)}   ${String(c.added_us).padStart(8)}`;
+  return [
+    `\noneway guard in front of ${g.server} (stdio, ${g.rounds} alternating rounds)   direct µs   guard µs   added µs`,
+    row(`read-only call (read_graph), ${g.calls_per_round}/round`, g.read_only),
+    row('write (create_entities), journaled with its compensation', g.write),
+    `  journaling one call alone (intent + outcome, written through): ${g.journal_us_per_call} µs`,
+  ];
 }
 
 await runIfEntry(import.meta.url, (argv: string[]) => main(argv));

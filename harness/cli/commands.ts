@@ -77,6 +77,13 @@ export const COMMANDS: readonly CommandSpec[] = [
     load: () => import('./serve.ts'),
   },
   {
+    name: 'guard',
+    args: '-- <command>',
+    summary: 'enforce the declarations in front of a real MCP server; journal every effect for recover',
+    config: false,
+    load: () => import('./guard.ts'),
+  },
+  {
     name: 'bench',
     summary: 'what calls cost and how evaluations scale, here',
     config: false,

@@ -12,5 +12,5 @@ const code = await run(process.argv.slice(2), {
   env: process.env,
 });
 // A server's stdin or listening socket may still hold the event loop: its work is done and written.
-if (process.argv[2] === 'serve') process.exit(code);
+if (process.argv[2] === 'serve' || process.argv[2] === 'guard') process.exit(code);
 process.exitCode = code;

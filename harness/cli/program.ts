@@ -80,8 +80,12 @@ function oneWayError(text: string): string {
   return `oneway: ${message}\n  hint: ${hint ? `${hint.charAt(0).toLowerCase()}${hint.slice(1)} ` : ''}(see oneway --help)\n`;
 }
 
-/** The program, with an action per command that records the command's exit status in `code`. */
-function program(io: Io, done: (code: number) => void): Command {
+/**
+ * The program, with an action per command that records the command's exit status in `code`. A
+ * command gets its arguments as given (`argv` after its name): commander drops a `--` that comes
+ * before any option, and `oneway guard -- COMMAND` and `oneway import mcp -- COMMAND` need it.
+ */
+function program(io: Io, done: (code: number) => void, argv: readonly string[] = []): Command {
   const width = Math.max(60, Math.min(120, (io.stdout as { columns?: number }).columns ?? 100));
   const p = new Command('oneway')
     .usage('<command> [options]')
@@ -114,7 +118,8 @@ function program(io: Io, done: (code: number) => void): Command {
       .allowUnknownOption()
       .allowExcessArguments()
       .action(async function (this: Command) {
-        done(await runCommand(spec, this.args, io));
+        const at = argv.findIndex((a) => a === spec.name || spec.aliases?.includes(a) === true);
+        done(await runCommand(spec, at >= 0 ? argv.slice(at + 1) : this.args, io));
       });
     if (spec.aliases) cmd.aliases(spec.aliases);
   }
@@ -133,7 +138,7 @@ function program(io: Io, done: (code: number) => void): Command {
 /** The `oneway` command: its exit status (0, 1 a gate or property failed, 2 usage or input error). */
 export async function run(argv: string[], io: Io): Promise<number> {
   let code = 0;
-  const p = program(io, (c) => (code = c));
+  const p = program(io, (c) => (code = c), argv);
   if (argv.length === 0) {
     p.outputHelp();
     return 0;

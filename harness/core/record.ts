@@ -46,6 +46,17 @@ export interface RunStartEvent {
   /** Restart faults in force: the planner restarts right after each of these steps (scenario `restarts` and `--restart-at`). */
   restarts?: number[];
   initial_world: WorldSnapshot;
+  /**
+   * Set on a journal `oneway guard` writes in front of a real server: an open-ended record (no
+   * run_end), one call per step and batch, `t_ms` in real milliseconds since `started_at`.
+   */
+  journal?: {
+    started_at: string;
+    /** The server behind the guard: its command line or URL. */
+    upstream: string;
+    /** The policy the guard enforced. */
+    policy: Record<string, string>;
+  };
 }
 
 interface TurnEvent {
@@ -130,6 +141,33 @@ export interface CallEvent {
   effect_id: string | null;
   effects: AppliedEffect[];
   compensation: Compensation | null;
+  /** In a guard's journal: the MCP session the call came from. */
+  session?: string;
+}
+
+/**
+ * In a guard's journal: a call about to be forwarded to the server, written (and on disk) before
+ * it is sent. Its outcome is the call event of the same step; an intent without one (the guard was
+ * killed mid-call) may have taken effect, and recovery treats it as an ambiguous failure.
+ */
+export interface IntentEvent extends Pick<
+  CallEvent,
+  | 'step'
+  | 'turn'
+  | 'batch'
+  | 'pos'
+  | 'batch_size'
+  | 't_ms'
+  | 'tool'
+  | 'args'
+  | 'class'
+  | 'read_only'
+  | 'kind'
+  | 'preconditions'
+  | 'establishes'
+  | 'session'
+> {
+  type: 'intent';
 }
 
 /**
@@ -145,6 +183,8 @@ export interface RejectedEvent {
   tool: string;
   args: unknown;
   reason: string;
+  /** In a guard's journal: the MCP session the call came from (`turn` and `batch` are the last step journaled). */
+  session?: string;
 }
 
 export interface EscapeEvent {
@@ -194,4 +234,4 @@ import type { Checkpoint } from './planner.ts';
 export type { Checkpoint };
 
 export type RecordEvent =
-  RunStartEvent | TurnEvent | CallEvent | RejectedEvent | RestartEvent | EscapeEvent | RunEndEvent;
+  RunStartEvent | TurnEvent | CallEvent | IntentEvent | RejectedEvent | RestartEvent | EscapeEvent | RunEndEvent;

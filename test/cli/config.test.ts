@@ -219,6 +219,7 @@ describe('the command table', () => {
       'import',
       'export',
       'serve',
+      'guard',
       'bench',
       'merge',
       'view',

@@ -176,6 +176,30 @@ goal: [issue_tagged(issue=1)]
     expect(of(lint('clean.yaml'), 'unknown-result-field')).toEqual([]);
   });
 
+  it('unknown-result-field reads a projection ({{result.entities[*].name}}) by the field it projects', () => {
+    const text = (returns: string) => `
+id: lint-projection
+title: t
+task: t
+tools:
+  - name: create_entities
+    reversibility: reversible
+    compensating_operation: delete_entities
+    compensation_args: { entityNames: "{{result.entities[*].name}}" }
+    parameters: { type: object, properties: { entities: { type: array } }, required: [entities] }
+    effects: [ { establish: "created(names={{args.entities[*].name}})" } ]${returns}
+  - name: delete_entities
+    reversibility: irreversible
+    parameters: { type: object, properties: { entityNames: { type: array } }, required: [entityNames] }
+goal: ["created(names=x)"]
+`;
+    const found = (returns: string) => of(lintTexts([{ file: 'p.yaml', text: text(returns) }]), 'unknown-result-field');
+    expect(found('\n    returns: { entities: [] }')).toEqual([]);
+    expect(found('')).toEqual([
+      'p.yaml:9:39 error tools[0].compensation_args.entityNames: {{result.entities[*].name}}: the reply of create_entities has no entities, so it renders empty on every call and the compensation delete_entities is never issued with the right arguments',
+    ]);
+  });
+
   it('deployment-class: the class for this deployment (info), drift across the linted deployments (warning)', () => {
     const same = lint('drift/purge-pitr.yaml', 'drift/purge-pitr-too.yaml');
     expect(of(same, 'deployment-class')).toEqual([

@@ -4,9 +4,18 @@
  * files never execute code. A string that is exactly one template keeps the
  * value's type (a number stays a number); otherwise values are spliced as text.
  *
+ * A path may project over arrays: `name[*]` takes every item of the array at
+ * `name`, and the rest of the path is read in each item, so
+ * `{{args.entities[*].name}}` is the list of the entities' names (what a tool
+ * taking a list needs for its compensation). A projection inside another one
+ * flattens (`{{args.a[*].b[*]}}` is one list). A value that is not an array where
+ * a path projects, or an item without the rest of the path, leaves the whole
+ * template missing: never a list with holes.
+ *
  * @example
  * renderValue('{{args.amount}}', { args: { amount: 1200 } }) // 1200
  * renderValue('INV for {{inputs.customer}}', { inputs: { customer: 'acme' } }) // 'INV for acme'
+ * renderValue('{{args.entities[*].name}}', { args: { entities: [{ name: 'a' }, { name: 'b' }] } }) // ['a', 'b']
  */
 export const TEMPLATE_ROOTS = ['args', 'result', 'inputs', 'deployment', 'id'] as const;
 
@@ -43,7 +52,63 @@ export function wholeTemplatePath(text: string): string | undefined {
   return /[{}]/.test(inner) ? undefined : inner.trim();
 }
 
-function lookupParts(ctx: TemplateContext, parts: readonly string[]): unknown {
+/** The marker of a projection at the end of a path segment (`entities[*]`). */
+const EACH = '[*]';
+
+/** One segment of a template path: the field it names, and whether it projects over the array there. */
+export interface PathStep {
+  field: string;
+  each: boolean;
+}
+
+/**
+ * A template path's segments, split at the dots, each with its projection.
+ *
+ * @example
+ * templateSteps('args.entities[*].name') // [{ field: 'args', each: false }, { field: 'entities', each: true }, { field: 'name', each: false }]
+ */
+export function templateSteps(path: string): PathStep[] {
+  return path
+    .split('.')
+    .map((p) => (p.endsWith(EACH) ? { field: p.slice(0, -EACH.length), each: true } : { field: p, each: false }));
+}
+
+/** The value at `steps[i..]` below `cur`, projecting where a step says so (see the module comment). */
+function walkSteps(cur: unknown, steps: readonly PathStep[], i: number): unknown {
+  for (; i < steps.length; i++) {
+    const s = steps[i] as PathStep;
+    if (cur === null || typeof cur !== 'object' || !Object.hasOwn(cur, s.field)) return undefined;
+    cur = (cur as Record<string, unknown>)[s.field];
+    if (!s.each) continue;
+    if (!Array.isArray(cur)) return undefined;
+    const flatten = steps.slice(i + 1).some((x) => x.each);
+    const out: unknown[] = [];
+    for (const item of cur) {
+      const v = walkSteps(item, steps, i + 1);
+      if (v === undefined) return undefined;
+      if (flatten && Array.isArray(v)) out.push(...(v as unknown[]));
+      else out.push(v);
+    }
+    return out;
+  }
+  return cur;
+}
+
+/**
+ * The value a template path names in a context (undefined: missing), projections included.
+ *
+ * @example
+ * lookupTemplate({ result: { rows: [{ id: 1 }, { id: 2 }] } }, 'result.rows[*].id') // [1, 2]
+ */
+export function lookupTemplate(ctx: TemplateContext, path: string): unknown {
+  const steps = templateSteps(path.trim());
+  if (steps[0]?.field === 'id' && !steps[0].each) return steps.length === 1 ? ctx.id : undefined;
+  return walkSteps(ctx, steps, 0);
+}
+
+function lookupParts(ctx: TemplateContext, parts: readonly string[], steps?: readonly PathStep[]): unknown {
+  // A path with a projection is walked step by step; one without (nearly every path) takes the plain loop.
+  if (steps) return walkSteps(ctx, steps, 0);
   const root = parts[0];
   if (root === 'id') return parts.length === 1 ? ctx.id : undefined;
   // Own properties only: `{{args.constructor}}` of a call without that argument is missing, not Object.
@@ -57,10 +122,16 @@ function lookupParts(ctx: TemplateContext, parts: readonly string[]): unknown {
   return cur;
 }
 
-/** A `{{path}}` of a template, its path split once. */
+/** A `{{path}}` of a template, its path split once (`steps` only when it projects). */
 interface Slot {
   path: string;
   parts: string[];
+  steps?: PathStep[];
+}
+
+function slotOf(path: string): Slot {
+  const parts = path.split('.');
+  return path.includes(EACH) ? { path, parts, steps: templateSteps(path) } : { path, parts };
 }
 
 /** A string holding templates, split once: exactly one template (its value keeps its type), or text and slots. */
@@ -73,15 +144,14 @@ function compileTemplate(text: string): Compiled {
   let c = compiledTemplates.get(text);
   if (c) return c;
   const whole = wholeTemplatePath(text);
-  if (whole !== undefined) c = { whole: { path: whole, parts: whole.split('.') } };
+  if (whole !== undefined) c = { whole: slotOf(whole) };
   else {
     // The same split as text.replace(TEMPLATE, ...): the text between matches, and each match's path trimmed.
     const pieces: (string | Slot)[] = [];
     let last = 0;
     for (const m of text.matchAll(TEMPLATE)) {
       if (m.index > last) pieces.push(text.slice(last, m.index));
-      const path = (m[1] ?? '').trim();
-      pieces.push({ path, parts: path.split('.') });
+      pieces.push(slotOf((m[1] ?? '').trim()));
       last = m.index + m[0].length;
     }
     if (last < text.length) pieces.push(text.slice(last));
@@ -105,7 +175,7 @@ export function renderString(text: string, ctx: TemplateContext, onMissing: OnMi
   if (!text.includes('{{')) return text;
   const c = compileTemplate(text);
   if ('whole' in c) {
-    const v = lookupParts(ctx, c.whole.parts);
+    const v = lookupParts(ctx, c.whole.parts, c.whole.steps);
     return v === undefined ? missingText(c.whole.path, onMissing) : v;
   }
   return renderPieces(c.pieces, ctx, onMissing);
@@ -116,7 +186,7 @@ function renderPieces(pieces: readonly (string | Slot)[], ctx: TemplateContext, 
   for (const piece of pieces) {
     if (typeof piece === 'string') out += piece;
     else {
-      const v = lookupParts(ctx, piece.parts);
+      const v = lookupParts(ctx, piece.parts, piece.steps);
       out += v === undefined ? missingText(piece.path, onMissing) : asText(v);
     }
   }
@@ -150,7 +220,7 @@ export function renderTextUnlessMissing(text: string, ctx: TemplateContext, onMi
   if (!text.includes('{{')) return text;
   const c = compileTemplate(text);
   if ('whole' in c) {
-    const v = lookupParts(ctx, c.whole.parts);
+    const v = lookupParts(ctx, c.whole.parts, c.whole.steps);
     return v === undefined ? undefined : asText(v);
   }
   return renderPieces(c.pieces, ctx, onMissing);

@@ -67,6 +67,38 @@ const keyOf = (c: Pick<CallEvent, 'args'>, tool: RetryTool | undefined): string 
   tool?.idempotency_key === undefined ? undefined : valueText(c.args[tool.idempotency_key]);
 
 /**
+ * The ambiguous irreversible failures no reconciling call has reported on, kept batch by batch:
+ * each batch first closes what its reconcilers reported on (failures of earlier batches), then
+ * opens its own failures. `walkAmbiguities` takes a record's batches through it; `oneway guard`
+ * takes each outcome through it as it is journaled (one call a batch), so a long-running guard
+ * never walks its whole journal again.
+ */
+export class OpenAmbiguities {
+  private list: OpenFailure[] = [];
+
+  constructor(private readonly tools: ReadonlyMap<string, RetryTool>) {}
+
+  /** The open failures, oldest first. */
+  get open(): readonly OpenFailure[] {
+    return this.list;
+  }
+
+  /** Takes one batch in (after every batch before it). */
+  take(batch: readonly Walked[]): void {
+    if (this.list.length > 0) {
+      const closed = new Set<number>();
+      for (const c of batch) for (const r of reportedBy(c)) closed.add(r.step);
+      if (closed.size > 0) this.list = this.list.filter((f) => !closed.has(f.step));
+    }
+    for (const c of batch) {
+      if (!isAmbiguousIrreversibleFailure(c)) continue;
+      const tool = this.tools.get(c.tool);
+      this.list.push({ step: c.step, identity: callIdentity(c, tool), key: keyOf(c, tool) });
+    }
+  }
+}
+
+/**
  * Walks batch by batch, tracking the ambiguous irreversible failures that no reconciling call has
  * reported on. `visit` sees every call with the open failures as they stood before the call's
  * batch. Returns them after the last batch, oldest first.
@@ -76,21 +108,12 @@ export function walkAmbiguities<C extends Walked>(
   tools: ReadonlyMap<string, RetryTool>,
   visit?: (c: C, open: readonly OpenFailure[]) => void,
 ): OpenFailure[] {
-  let open: OpenFailure[] = [];
+  const walk = new OpenAmbiguities(tools);
   for (const batch of byBatch(calls)) {
-    if (visit) for (const c of batch) visit(c, open);
-    if (open.length > 0) {
-      const closed = new Set<number>();
-      for (const c of batch) for (const r of reportedBy(c)) closed.add(r.step);
-      if (closed.size > 0) open = open.filter((f) => !closed.has(f.step));
-    }
-    for (const c of batch) {
-      if (!isAmbiguousIrreversibleFailure(c)) continue;
-      const tool = tools.get(c.tool);
-      open.push({ step: c.step, identity: callIdentity(c, tool), key: keyOf(c, tool) });
-    }
+    if (visit) for (const c of batch) visit(c, walk.open);
+    walk.take(batch);
   }
-  return open;
+  return [...walk.open];
 }
 
 /**

@@ -12,6 +12,7 @@ import type { Call } from '../../core/planner.ts';
 import type { BatchGate, Screened, Verdict } from '../runner/gate.ts';
 import type { Sandbox } from '../sandbox/sandbox.ts';
 import { retriedFailure, walkAmbiguities, type OpenFailure, type RetryTool } from '../../domain/rules/retries.ts';
+import { decide, type Situation } from './decide.ts';
 import { DEFAULT_POLICY, type Policy } from './policy.ts';
 
 export function createGuard(policy: Policy = DEFAULT_POLICY): BatchGate {
@@ -67,6 +68,7 @@ function toolsOf(list: readonly (RetryTool & { name: string })[]): ReadonlyMap<s
   return m;
 }
 
+/** The call's situation from the sandbox's ground truth, decided by the one rule (decide.ts); the scripted human answers approvals. */
 function judge(
   call: Call,
   batchSize: number,
@@ -76,27 +78,17 @@ function judge(
   policy: Policy,
 ): Verdict {
   const a = sandbox.assess(call);
-  const rule = policy[a.class];
-  if (rule === 'auto') return { pass: true };
-  if (rule === 'block') return { pass: false, reason: `${a.class} calls are blocked by policy`, missing: a.missing };
-  if (a.missing.length > 0)
-    return { pass: false, reason: `missing preconditions: ${a.missing.join(', ')}`, missing: a.missing };
-  if (batchSize > 1)
-    return {
-      pass: false,
-      reason: `a ${a.class} call must be alone in its batch (this batch has ${batchSize} calls)`,
-      missing: [],
-    };
-  const retried = retriedFailure({ ...call, class: a.class }, open, tools.get(call.tool));
-  if (retried) {
-    return {
-      pass: false,
-      reason: `unreconciled retry: the same call failed ambiguously at step ${retried.step} and nothing has reported on it since; call a reconciling tool first`,
-      missing: [],
-    };
-  }
+  const situation: Situation = {
+    tool: call.tool,
+    class: a.class,
+    missing: a.missing,
+    alongside: batchSize - 1,
+    scope: 'batch',
+    retried: () => retriedFailure({ ...call, class: a.class }, open, tools.get(call.tool)),
+  };
+  const d = decide(situation, policy);
+  if (!('ask' in d)) return d;
   // Asked last, so the human is only bothered about calls that are otherwise ready.
-  if (rule === 'approval' && !sandbox.askHuman(call.tool))
-    return { pass: false, reason: `approval for ${call.tool} was denied`, missing: [] };
-  return { pass: true };
+  const again = decide({ ...situation, approval: { approved: sandbox.askHuman(call.tool) } }, policy);
+  return 'ask' in again ? { pass: false, reason: `approval for ${call.tool} was not answered`, missing: [] } : again;
 }

@@ -11,6 +11,11 @@
  * The default is the seed's asymmetric autonomy: reversible and compensable
  * calls are automatic (compensable ones with their compensation scheduled in
  * the record); irreversible calls are gated.
+ *
+ * `undeclared` (`oneway guard` only) is the rule for tools the server lists and
+ * the tools file does not declare: blocked unless the policy says otherwise. An
+ * evaluation rejects every call of an undeclared tool before the guard, so there
+ * it may only say `block`.
  */
 import { z } from 'zod';
 import type { Result } from '../../core/errors.ts';
@@ -20,18 +25,28 @@ import { parseYamlSource } from '../loader/yaml-source.ts';
 
 const POLICY_RULES = ['auto', 'gated', 'approval', 'block'] as const;
 const PolicyRule = z.enum(POLICY_RULES);
+export type PolicyRule = z.infer<typeof PolicyRule>;
 
 export const Policy = z.strictObject({
   reversible: PolicyRule.default('auto'),
   compensable: PolicyRule.default('auto'),
   irreversible: PolicyRule.default('gated'),
+  /**
+   * `oneway guard` only: a tool the server lists that the tools file does not declare (its class
+   * unknown, so judged as irreversible would be). Absent: block (fail closed).
+   */
+  undeclared: PolicyRule.optional(),
 });
 export type Policy = z.infer<typeof Policy>;
 
 export const DEFAULT_POLICY: Policy = { reversible: 'auto', compensable: 'auto', irreversible: 'gated' };
 
-/** Reads a policy file (YAML or JSON), with positioned problems for mistakes. */
-export function loadPolicyFile(path: string): Result<Policy> {
+/**
+ * Reads a policy file (YAML or JSON), with positioned problems for mistakes. For an evaluation (the
+ * default), `undeclared` other than `block` is a problem: every call of an undeclared tool is
+ * rejected there before the guard, so no other rule could be honoured.
+ */
+export function loadPolicyFile(path: string, opts: { production?: boolean } = {}): Result<Policy> {
   const text = readSource(path);
   if (!text.ok) return text;
   const src = parseYamlSource(text.value, path);
@@ -39,5 +54,20 @@ export function loadPolicyFile(path: string): Result<Policy> {
   const parsed = Policy.safeParse(src.value.value ?? {}, { reportInput: true });
   if (!parsed.success)
     return { ok: false, problems: schemaProblems(parsed.error.issues, src.value, { schema: Policy }) };
+  const undeclared = parsed.data.undeclared;
+  if (!opts.production && undeclared !== undefined && undeclared !== 'block')
+    return {
+      ok: false,
+      problems: [
+        {
+          code: 'schema',
+          file: path,
+          ...src.value.locate(['undeclared']),
+          path: 'undeclared',
+          message: `undeclared: ${undeclared} applies to oneway guard only: an evaluation rejects every call of a tool the scenario does not declare`,
+          hint: 'remove it here, or keep undeclared: block (what an evaluation does anyway)',
+        },
+      ],
+    };
   return { ok: true, value: parsed.data };
 }

@@ -47,7 +47,8 @@ export function loadScenarioText(text: string, file: string): Result<LoadedScena
   return validateScenario(src.value);
 }
 
-function validateScenario(src: YamlSource): Result<LoadedScenario> {
+/** Validates a parsed scenario source: the schema, then the whole-scenario checks. */
+export function validateScenario(src: YamlSource): Result<LoadedScenario> {
   const parsed = Scenario.safeParse(src.value, { reportInput: true });
   if (!parsed.success) return { ok: false, problems: sortProblems(schemaProblems(parsed.error.issues, src)) };
   const problems = checkScenario(parsed.data, src);

@@ -4,7 +4,7 @@
  * a deployment path, a tool called earlier in the plan).
  */
 import { formatPath, type Problem } from '../../core/errors.ts';
-import { TEMPLATE_ROOTS, templateMatches } from '../../core/templates/render.ts';
+import { TEMPLATE_ROOTS, templateMatches, templateSteps } from '../../core/templates/render.ts';
 import { didYouMean, joinHints } from '../../util/did-you-mean.ts';
 import type { FieldPath, Pos } from './yaml-source.ts';
 
@@ -100,7 +100,9 @@ export function checkTemplateString(text: string, path: FieldPath, scope: Templa
     const expr = m.path;
     const offset = m.index;
     const shown = `{{${expr}}}`;
-    const parts = expr.split('.');
+    // `name[*]` projects over the array at name: the names are checked without it.
+    const steps = templateSteps(expr);
+    const parts = steps.map((s) => s.field);
     const root = parts[0] ?? '';
     if (expr === '') {
       out.push(
@@ -131,6 +133,16 @@ export function checkTemplateString(text: string, path: FieldPath, scope: Templa
     }
     if (parts.some((p) => p === '')) {
       out.push(problem(offset, `${shown} has an empty path segment`, 'write {{root.name.sub}}'));
+      continue;
+    }
+    if (steps[0]?.each && root !== 'result') {
+      out.push(
+        problem(
+          offset,
+          `${shown}: ${root} is not a list, so it cannot be projected with [*]`,
+          `write {{${root}.name[*]...}}`,
+        ),
+      );
       continue;
     }
     const name = parts[1];
@@ -168,7 +180,9 @@ export function checkTemplateString(text: string, path: FieldPath, scope: Templa
         );
       }
     } else if (root === 'deployment') {
-      const missing = missingPath(scope.deployment, parts.slice(1));
+      // Inside a projection the path is read in each item: checked up to the first projection.
+      const through = steps.findIndex((s, k) => k > 0 && s.each);
+      const missing = missingPath(scope.deployment, parts.slice(1, through < 0 ? undefined : through + 1));
       if (missing) {
         out.push(
           problem(

@@ -10,6 +10,7 @@ import type { Problem, Result } from '../../core/errors.ts';
 import {
   RECORD_SCHEMA_VERSION,
   type CallEvent,
+  type IntentEvent,
   type RecordEvent,
   type RunEndEvent,
   type RunStartEvent,
@@ -26,7 +27,10 @@ export interface RecordIssue extends Pick<Problem, 'file' | 'line' | 'message' |
 export interface ParsedRecord {
   file: string;
   start: RunStartEvent;
-  /** Call events in record order. */
+  /**
+   * Call events in record order. In a guard's journal, an intent with no outcome (the guard was
+   * killed mid-call) is here too, after them, as the ambiguous failure it is (`lostIntentCall`).
+   */
   calls: CallEvent[];
   /** Null when the run did not finish writing its record. */
   end: RunEndEvent | null;
@@ -149,8 +153,11 @@ export function parseRecordText(text: string, file: string): RecordRead {
     );
   }
   const calls = events.filter((e): e is CallEvent => e.type === 'call');
+  const answered = new Set(calls.map((c) => c.step));
+  for (const e of events) if (e.type === 'intent' && !answered.has(e.step)) calls.push(lostIntentCall(e));
   const end = (events.find((e) => e.type === 'run_end') as RunEndEvent | undefined) ?? null;
-  if (!end) {
+  // A guard's journal is open-ended: it has no run_end while nothing went wrong.
+  if (!end && !start.journal) {
     warnings.push(
       issue(
         'warning',
@@ -185,6 +192,37 @@ export function readRecord(path: string): RecordRead {
     if (code === 'EACCES') return fail('the record is not readable (permission denied)');
     return fail(`the record cannot be read: ${(e as Error).message}`);
   }
+}
+
+/** Why a lost intent's outcome is unknown: what its stand-in call event says. */
+export const LOST_INTENT_ERROR =
+  'the guard stopped before the outcome was journaled (killed or crashed mid-call): the call may have taken effect';
+
+/**
+ * The call event an intent without an outcome stands for: an ambiguous failure whose reply was lost
+ * (nothing journaled of it applied; it may have). Retries of it are unreconciled until a reconciling
+ * call reports on it, and recover lists it as uncertain.
+ *
+ * @example
+ * lostIntentCall(intent) // { ...intent, type: 'call', status: 'fault', ambiguous: true, reply_lost: true, ... }
+ */
+export function lostIntentCall(i: IntentEvent): CallEvent {
+  const { type: _type, ...head } = i;
+  return {
+    type: 'call',
+    ...head,
+    latency_ms: 0,
+    status: 'fault',
+    http_status: null,
+    applied: false,
+    ambiguous: true,
+    result: null,
+    error: LOST_INTENT_ERROR,
+    reply_lost: true,
+    effect_id: null,
+    effects: [],
+    compensation: null,
+  };
 }
 
 /** `file:line: severity: message` with the hint on its own line. */
@@ -242,6 +280,10 @@ function eventShapeProblem(v: unknown): string | undefined {
       return undefined;
     case 'run_end':
       return isObj(v.final_world) ? undefined : 'this run_end lacks final_world';
+    case 'intent':
+      return typeof v.tool === 'string' && typeof v.step === 'number' && isObj(v.args) && isObj(v.preconditions)
+        ? undefined
+        : 'this intent lacks tool, step, args or preconditions';
     case 'turn':
     case 'escape':
     case 'rejected': // a call that never reached the sandbox: nothing to recover

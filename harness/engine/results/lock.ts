@@ -12,7 +12,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { UsageError } from '../../core/errors.ts';
 import { atomicFs, outputError } from '../io/atomic-write.ts';
 
@@ -83,7 +83,33 @@ const code = (e: unknown) => (e as NodeJS.ErrnoException).code;
  * `warn` hears about a stale lock taken over.
  */
 export function lockOutDir(dir: string, opts: { command?: string; warn?: (message: string) => void } = {}): OutLock {
-  const path = join(dir, LOCK_FILE);
+  return lockFile(join(dir, LOCK_FILE), {
+    ...opts,
+    subject: dir,
+    holder: 'evaluation',
+    instead: 'wait for it to finish or choose another --out',
+  });
+}
+
+export interface LockFileOptions {
+  command?: string;
+  warn?: (message: string) => void;
+  /** What the lock guards, in messages (default: the lock's path). */
+  subject?: string;
+  /** What holds such a lock, in messages (default: "process"). */
+  holder?: string;
+  /** What to do instead when a live process holds it. */
+  instead?: string;
+}
+
+/**
+ * Takes the lock file at `path` (its directory must exist), as `lockOutDir` takes a directory's, or
+ * throws a `UsageError` when a live process holds it. `oneway guard` locks its journal so.
+ */
+export function lockFile(path: string, opts: LockFileOptions = {}): OutLock {
+  const dir = dirname(path);
+  const subject = opts.subject ?? path;
+  const holderName = opts.holder ?? 'process';
   const info: LockInfo = {
     pid: process.pid,
     process_start: processStart(process.pid),
@@ -92,7 +118,7 @@ export function lockOutDir(dir: string, opts: { command?: string; warn?: (messag
     command: opts.command ?? 'oneway eval',
   };
   const text = `${JSON.stringify(info)}\n`;
-  const tmp = join(dir, `.${LOCK_FILE}.${process.pid}.tmp`);
+  const tmp = join(dir, `.${basename(path)}.${process.pid}.tmp`);
   try {
     writeNew(tmp, text);
   } catch (e) {
@@ -104,12 +130,15 @@ export function lockOutDir(dir: string, opts: { command?: string; warn?: (messag
       const holder = readLock(path);
       if (holder && lockHolderAlive(holder)) {
         throw new UsageError(
-          `${dir} is in use by another evaluation (pid ${holder.pid}${holder.host !== info.host ? ` on ${holder.host}` : ''}, started ${holder.started_at})`,
-          `wait for it to finish or choose another --out; if no evaluation is running there, delete ${path}`,
+          `${subject} is in use by another ${holderName} (pid ${holder.pid}${holder.host !== info.host ? ` on ${holder.host}` : ''}, started ${holder.started_at})`,
+          `${opts.instead ?? 'wait for it to finish'}; if no ${holderName} is running there, delete ${path}`,
         );
       }
       if (attempt >= 3)
-        throw new UsageError(`cannot take the lock ${path}: other processes keep taking it`, 'choose another --out');
+        throw new UsageError(
+          `cannot take the lock ${path}: other processes keep taking it`,
+          opts.instead ?? 'try again later',
+        );
       // Stale: moved aside atomically (of two processes taking it over, one moves it), checked, then removed.
       const aside = `${path}.${process.pid}.stale`;
       try {
@@ -132,8 +161,8 @@ export function lockOutDir(dir: string, opts: { command?: string; warn?: (messag
       atomicFs.unlinkSync(aside);
       opts.warn?.(
         holder
-          ? `took over a stale lock on ${dir}: its evaluation (pid ${holder.pid}, started ${holder.started_at}) is no longer running`
-          : `took over an unreadable lock on ${dir} (${path})`,
+          ? `took over a stale lock on ${subject}: its ${holderName} (pid ${holder.pid}, started ${holder.started_at}) is no longer running`
+          : `took over an unreadable lock on ${subject} (${path})`,
       );
     }
   } finally {

@@ -108,9 +108,9 @@ function frozenView(
   return view;
 }
 
-/** The tools as run_start records them: the same for every run of a scenario object, so built once and deep-frozen. */
 const toolRecords = new RecentCache<Scenario, RunStartEvent['tools']>(128);
-function recordTools(scenario: Scenario, classes: ReadonlyMap<string, ToolClass>): RunStartEvent['tools'] {
+/** The tools as run_start records them (a guard's journal too): the same for every run of a scenario object, so built once and deep-frozen. */
+export function recordTools(scenario: Scenario, classes: ReadonlyMap<string, ToolClass>): RunStartEvent['tools'] {
   let tools = toolRecords.get(scenario);
   if (!tools) {
     tools = deepFreeze(

@@ -8,8 +8,13 @@
  * precondition held when the call was issued.
  */
 import { formatFact, formatPattern } from '../../core/facts/fact.ts';
-import { renderFact, renderFactText, renderPattern } from '../../core/facts/template.ts';
-import { applyEffect } from '../../core/effects/index.ts';
+import { renderFact, renderPattern } from '../../core/facts/template.ts';
+import {
+  applyDeclaredEffects,
+  compensationOf,
+  declaredEstablishes,
+  preconditionsIn,
+} from '../../domain/rules/declared.ts';
 import { effectiveClass } from '../../domain/rules/classes.ts';
 import { changedWorld } from '../../domain/rules/effects.ts';
 import { callIdentity } from '../../domain/rules/same-call.ts';
@@ -21,7 +26,7 @@ import {
   valueText,
   type ReconcileTool,
 } from '../../domain/rules/reconcile.ts';
-import type { AppliedEffect, CallEvent, Compensation, Row, WorldSnapshot } from '../../core/record.ts';
+import type { CallEvent, Row, WorldSnapshot } from '../../core/record.ts';
 import type { Fault, Scenario, Tool, ToolClass } from '../../core/scenario.ts';
 import { renderText, renderValue, type TemplateContext } from '../../core/templates/render.ts';
 import { createRng, deriveSeed, type Rng } from '../../util/rng.ts';
@@ -272,15 +277,8 @@ export class Sandbox {
     return {
       class: this.classes.get(tool.name) as ToolClass,
       ...this.preconditionsOf(tool, call.args, this.world),
-      establishes: this.declaredEstablishes(tool, ctx),
+      establishes: declaredEstablishes(tool, ctx),
     };
-  }
-
-  /** What a call declares it establishes before its reply is known (a result or id is unknown: a bare `*`). */
-  private declaredEstablishes(tool: Tool, ctx: TemplateContext): string[] {
-    const out: string[] = [];
-    for (const e of tool.effects) if (e.establish !== undefined) out.push(renderFactText(e.establish, ctx, 'wildcard'));
-    return out;
   }
 
   /** Asks the scenario's scripted human about an action (approve, deny, or approve after N asks). */
@@ -293,18 +291,7 @@ export class Sandbox {
     args: Record<string, unknown>,
     world: World,
   ): { held: string[]; missing: string[] } {
-    const ctx = { inputs: this.scenario.inputs, deployment: this.scenario.deployment, args };
-    const held: string[] = [];
-    const missing: string[] = [];
-    for (const p of tool.preconditions) {
-      // Only a `*` the scenario wrote is a wildcard; one that arrived in an argument is literal text.
-      const { fact, written, missing: unbound } = renderPattern(p, ctx);
-      // A precondition over an argument the call did not give cannot be checked, so it does not hold.
-      (unbound.size === 0 && world.holds(fact, { wildcardKeys: written }) ? held : missing).push(
-        formatPattern(fact, written),
-      );
-    }
-    return { held, missing };
+    return preconditionsIn(tool, { inputs: this.scenario.inputs, deployment: this.scenario.deployment, args }, world);
   }
 
   /**
@@ -366,7 +353,7 @@ export class Sandbox {
         kind: tool.kind,
         preconditions: { held, missing },
         // Declared: what the call says it establishes before its reply is known (a result or id is unknown).
-        establishes: this.declaredEstablishes(tool, { inputs: ctxBase.inputs, deployment: ctxBase.deployment, args }),
+        establishes: declaredEstablishes(tool, { inputs: ctxBase.inputs, deployment: ctxBase.deployment, args }),
       };
       if (first || conflict) {
         slowest = Math.max(slowest, tool.latency_ms);
@@ -421,8 +408,8 @@ export class Sandbox {
       const applied = fault ? fault.applied : true;
       const effectsRun = applied && approved !== false && !this.opts.suppressEffects?.has(step);
       const fullCtx: TemplateContext = { inputs: ctxBase.inputs, deployment: ctxBase.deployment, args, id, result };
-      const effects = effectsRun ? this.applyEffects(tool, fullCtx) : [];
-      const compensation = effectsRun ? this.compensationFor(tool, cls, fullCtx) : null;
+      const effects = effectsRun ? applyDeclaredEffects(tool, this.world, fullCtx) : [];
+      const compensation = effectsRun ? compensationOf(tool, cls, fullCtx) : null;
       const status = fault ? fault.status : 200;
       const error = fault ? (fault.message ?? STATUS_TEXT[fault.status] ?? `HTTP ${fault.status}`) : null;
       this.ledger.push({ tool: tool.name, args, step, applied });
@@ -503,24 +490,6 @@ export class Sandbox {
     });
     const last = calls[calls.length - 1] as { tool: string; step: number; applied: boolean };
     return { tool: last.tool, step: last.step, applied: calls.some((c) => c.applied), calls };
-  }
-
-  private applyEffects(tool: Tool, ctx: TemplateContext): AppliedEffect[] {
-    const out: AppliedEffect[] = [];
-    for (const e of tool.effects) {
-      const applied = applyEffect(e, this.world, ctx);
-      if (applied) out.push(applied);
-    }
-    return out;
-  }
-
-  private compensationFor(tool: Tool, cls: ToolClass, ctx: TemplateContext): Compensation | null {
-    if (cls === 'irreversible' || tool.read_only || !tool.compensating_operation) return null;
-    return {
-      operation: tool.compensating_operation,
-      args: renderValue(tool.compensation_args ?? {}, ctx) as Record<string, unknown>,
-      requires_approval: tool.compensation_requires_approval ?? cls === 'compensable',
-    };
   }
 }
 

@@ -61,6 +61,23 @@ export function toolName(name: string, taken: ReadonlySet<string>): string {
   return out;
 }
 
+/**
+ * The oneway name of each MCP tool, by position: its own when it fits oneway's names and is not
+ * taken yet, else `toolName`'s. What `oneway import` declares a server's tools as, and how
+ * `oneway guard` finds the declaration of each tool the server lists.
+ *
+ * @example
+ * onewayNames(['create_issue', 'repo.search']) // ['create_issue', 'repo_search']
+ */
+export function onewayNames(mcpNames: readonly string[]): string[] {
+  const taken = new Set<string>();
+  return mcpNames.map((n) => {
+    const name = NAME.test(n) && !taken.has(n) ? n : toolName(n, taken);
+    taken.add(name);
+    return name;
+  });
+}
+
 /** A kebab-case scenario id from any text ("GitHub MCP.json" → "github-mcp"). */
 export function scenarioId(text: string): string {
   const id = text
@@ -225,19 +242,16 @@ function returnsOf(t: McpTool): Record<string, unknown> | undefined {
  */
 export function importMcpTools(mcpTools: readonly McpTool[], opts: ImportOptions = {}): ImportResult {
   const notes: string[] = [];
-  const taken = new Set<string>();
   const renames = new Map<string, string>();
   // One name per tool, by position: two tools may share an MCP name.
-  const names: string[] = [];
-  for (const t of mcpTools) {
-    const name = NAME.test(t.name) && !taken.has(t.name) ? t.name : toolName(t.name, taken);
-    taken.add(name);
-    names.push(name);
-    if (name !== t.name) {
-      if (!renames.has(t.name)) renames.set(t.name, name);
-      notes.push(`renamed "${t.name}" to "${name}" (oneway tool names are letters, digits, _ and -, at most 64)`);
-    }
-  }
+  const names = onewayNames(mcpTools.map((t) => t.name));
+  const taken = new Set(names);
+  mcpTools.forEach((t, i) => {
+    const name = names[i] as string;
+    if (name === t.name) return;
+    if (!renames.has(t.name)) renames.set(t.name, name);
+    notes.push(`renamed "${t.name}" to "${name}" (oneway tool names are letters, digits, _ and -, at most 64)`);
+  });
   const verdicts = mcpTools.map((t) => classFromHints(t));
   // The partner that undoes an additive tool, by name; reversible only when the partner is
   // additive too and has its own partner (a reversible tool's compensation must be reversible).

@@ -25,6 +25,7 @@ import { effectiveClass } from '../../domain/rules/classes.ts';
 import { nearMiss } from '../../domain/planner-kit/near-miss.ts';
 import type { PlanItem, Scenario, Tool } from '../../core/scenario.ts';
 import { fitsParameter } from '../../domain/rules/arguments.ts';
+import { lookupTemplate } from '../../core/templates/render.ts';
 import { reportedTools } from '../../domain/rules/reconcile.ts';
 import { createRng } from '../../util/rng.ts';
 import {
@@ -322,10 +323,8 @@ function toPlanTemplate(value: unknown, call: PlanCall, deployment: Record<strin
     const [root, ...rest] = path.split('.');
     if (root === 'result') return `{{results.${call.tool}.${rest.join('.')}}}`;
     if (root === 'inputs') return `{{${path}}}`;
-    let cur: unknown = root === 'args' ? call.args : root === 'deployment' ? deployment : undefined;
-    for (const p of rest)
-      cur = cur !== null && typeof cur === 'object' ? (cur as Record<string, unknown>)[p] : undefined;
-    return cur ?? '';
+    // Projections (`{{args.entities[*].name}}`) read as they render.
+    return lookupTemplate({ args: call.args, deployment }, path) ?? '';
   };
   // Linear patterns only (see harness/core/templates/render.ts): the path is trimmed in code.
   const whole = /^\{\{([^{}]*)\}\}$/.exec(value);

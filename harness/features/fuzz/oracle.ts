@@ -196,12 +196,31 @@ const split = (path: string): string[] => path.trim().split('.');
 function lookupParts(roots: Roots, parts: readonly string[]): unknown {
   const root = parts[0] ?? '';
   if (root === 'id') return parts.length === 1 ? roots.id : undefined;
-  let cur: unknown = (roots as Record<string, unknown>)[root];
-  for (let i = 1; i < parts.length; i++) {
-    if (cur === null || typeof cur !== 'object') return undefined;
-    cur = (cur as Record<string, unknown>)[parts[i] as string];
+  return descend(roots, parts, 0);
+}
+
+/**
+ * Reads `parts[i..]` below `cur`. A part written `name[*]` reads the rest of the path in every item of
+ * the list at `name` and gives the list of what it read (lists from a deeper `[*]` joined into one);
+ * not a list there, or an item without the rest, and the whole path names nothing.
+ */
+function descend(cur: unknown, parts: readonly string[], i: number): unknown {
+  if (i === parts.length) return cur;
+  if (cur === null || typeof cur !== 'object') return undefined;
+  const part = parts[i] as string;
+  const star = part.endsWith('[*]');
+  const next = (cur as Record<string, unknown>)[star ? part.slice(0, -3) : part];
+  if (!star) return descend(next, parts, i + 1);
+  if (!Array.isArray(next)) return undefined;
+  const deeper = parts.slice(i + 1).some((p) => p.endsWith('[*]'));
+  const out: unknown[] = [];
+  for (const item of next) {
+    const v = descend(item, parts, i + 1);
+    if (v === undefined) return undefined;
+    if (deeper && Array.isArray(v)) out.push(...(v as unknown[]));
+    else out.push(v);
   }
-  return cur;
+  return out;
 }
 
 const lookup = (roots: Roots, path: string): unknown => lookupParts(roots, split(path));

@@ -58,6 +58,11 @@ export interface HttpHostOptions {
    * whose clients are always child processes: an allowed origin stays allowed after the host closes.
    */
   allowThroughSeal?: boolean;
+  /**
+   * Answer a POST as an SSE stream rather than one JSON body (default false), so that the server
+   * can send the client requests of its own while it answers (elicitation, for `oneway guard`).
+   */
+  streamReplies?: boolean;
 }
 
 export interface HttpHost {
@@ -266,7 +271,7 @@ export async function startHttpHost(opts: HttpHostOptions): Promise<HttpHost> {
     if ('refuse' in bound) return jsonRpcError(res, 409, ErrorCode.InvalidRequest, bound.refuse);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      enableJsonResponse: true,
+      enableJsonResponse: opts.streamReplies !== true,
       enableDnsRebindingProtection: true,
       allowedHosts: [`127.0.0.1:${port}`, `localhost:${port}`],
       onsessioninitialized: (sessionId) => void sessions.set(sessionId, { transport, binding: bound }),

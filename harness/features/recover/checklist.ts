@@ -79,7 +79,7 @@ export interface ChecklistItem {
 export interface Checklist {
   run: Pick<
     RunStartEvent,
-    'run_id' | 'scenario' | 'scenario_file' | 'planner' | 'trial' | 'seed' | 'deployment' | 'guard'
+    'run_id' | 'scenario' | 'scenario_file' | 'planner' | 'trial' | 'seed' | 'deployment' | 'guard' | 'journal'
   > & {
     /** Null when the record has no run_end (interrupted run). */
     end_reason: string | null;
@@ -172,9 +172,11 @@ export function buildChecklist(record: ParsedRecord, scenario?: Scenario): Check
         : null,
     };
     if (ambiguous) {
+      // A guard's journal has no HTTP status for a timeout, a lost connection or a guard killed mid-call: its error says what happened.
+      const failed = c.http_status !== null ? `failed with HTTP ${c.http_status}` : `failed (${c.error ?? 'no reply'})`;
       item.uncertainty = settled
-        ? `failed with HTTP ${c.http_status ?? '?'}; ${settled.by.tool} (step ${settled.by.step}) reported applied=${String(settled.applied)}`
-        : `the call failed with HTTP ${c.http_status ?? '?'} and the caller cannot tell whether it took effect; the record shows ${c.applied ? 'its effect applied' : 'no effect'}`;
+        ? `${failed}; ${settled.by.tool} (step ${settled.by.step}) reported applied=${String(settled.applied)}`
+        : `the call ${failed} and the caller cannot tell whether it took effect; the record shows ${c.applied ? 'its effect applied' : 'no effect'}`;
     }
     // Repeating a call that failed ambiguously may have doubled its effect.
     const earlier =
@@ -231,6 +233,7 @@ export function buildChecklist(record: ParsedRecord, scenario?: Scenario): Check
       seed: start.seed,
       deployment: start.deployment ?? {},
       guard: start.guard === true,
+      ...(start.journal ? { journal: start.journal } : {}),
       end_reason: end?.end_reason ?? null,
       completed: end ? end.completed : null,
       calls: issued.length,

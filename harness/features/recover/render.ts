@@ -36,6 +36,8 @@ function when(i: ChecklistItem): string {
 
 function runLine(c: Checklist): string {
   const r = c.run;
+  if (r.journal)
+    return `${r.scenario} · journal of oneway guard in front of ${r.journal.upstream} since ${r.journal.started_at} · ${r.calls} call${r.calls === 1 ? '' : 's'}`;
   const end =
     r.end_reason === null
       ? 'interrupted (no run_end)'
@@ -54,8 +56,9 @@ function summaryLine(c: Checklist): string {
     k.reconcile && `${k.reconcile} to reconcile`,
     k.none && `${k.none} already settled in the run`,
   ].filter(Boolean);
-  const open =
-    c.run.completed === true
+  const open = c.run.journal
+    ? `${k.open} open (irreversible or compensable, nothing compensated them)`
+    : c.run.completed === true
       ? `${k.open} open (duplicate effect${k.open === 1 ? '' : 's'} of a completed run)`
       : `${k.open} open (left by a run that did not complete)`;
   return `${n} effect${n === 1 ? '' : 's'}, newest first: ${parts.join(', ')}${k.uncertain ? `; ${k.uncertain} uncertain` : ''}; ${open}`;

@@ -8,7 +8,7 @@
  * arguments (an error); in an effect the row or fact gets an empty value (a
  * warning).
  */
-import { templateMatches } from '../../../core/templates/render.ts';
+import { templateMatches, templateSteps } from '../../../core/templates/render.ts';
 import type { Tool } from '../../../core/scenario.ts';
 import { declaredKinds } from '../../../core/effects/index.ts';
 import { addedReplyFields } from '../../../domain/rules/reply.ts';
@@ -75,7 +75,8 @@ export const resultField: Rule = {
       ];
       for (const place of places) {
         for (const m of templateMatches(place.text)) {
-          const parts = m.path.split('.');
+          // A projection (`entities[*]`) is the field it projects over: its value there is a list.
+          const parts = templateSteps(m.path).map((s) => s.field);
           if (parts[0] !== 'result' || parts.length < 2) continue;
           const missing = missingField(parts.slice(1), t, added);
           if (!missing) continue;

@@ -1,0 +1,180 @@
+/**
+ * The real MCP server behind the guard, through the official SDK client: a
+ * command the guard starts over stdio (with the guard's environment, so the
+ * server gets its keys), a Streamable HTTP URL, or (tests, in-process setups)
+ * a transport to connect. The connection is made at start and again on the
+ * next call after it was lost (a server that crashed is started again).
+ *
+ * `call` never throws: a reply, a tool error, or a failure with whether it is
+ * ambiguous. A request the server refused as a request (parse error, invalid
+ * request, unknown method, invalid params) did nothing; anything else after
+ * the request was sent (no reply in time, the connection lost, the server
+ * crashed, a reply that is not a tool result, an internal error) may have taken
+ * effect, and is ambiguous.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  CallToolResultSchema,
+  ErrorCode,
+  McpError,
+  type CallToolResult,
+  type ServerCapabilities,
+  type Tool as ListedTool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { packageVersion } from '../../util/package-root.ts';
+
+/** Where the server is. */
+export type UpstreamTarget =
+  | { command: string; args: readonly string[]; cwd?: string; env?: Record<string, string> }
+  | { url: string }
+  | { name: string; transport(): Transport };
+
+/** A call's fate at the server. */
+export type Forwarded =
+  { ok: true; result: CallToolResult } | { ok: false; error: string; ambiguous: boolean; code?: number };
+
+/** JSON-RPC errors that say the request itself was refused: nothing was done. */
+const DEFINITE: ReadonlySet<number> = new Set([
+  ErrorCode.ParseError,
+  ErrorCode.InvalidRequest,
+  ErrorCode.MethodNotFound,
+  ErrorCode.InvalidParams,
+]);
+
+/** The command line or URL, for messages and the journal. */
+function describeTarget(t: UpstreamTarget): string {
+  if ('url' in t) return t.url;
+  if ('transport' in t) return t.name;
+  return [t.command, ...t.args].map((a) => (/[\s"'\\]/.test(a) ? JSON.stringify(a) : a)).join(' ');
+}
+
+export class Upstream {
+  private client: Client | undefined;
+  private connecting: Promise<Client> | undefined;
+  private lost: string | undefined;
+  readonly where: string;
+
+  constructor(
+    private readonly target: UpstreamTarget,
+    private readonly log: (message: string) => void = () => {},
+  ) {
+    this.where = describeTarget(target);
+  }
+
+  private transport(): Transport {
+    const t = this.target;
+    if ('transport' in t) return t.transport();
+    if ('url' in t) return new StreamableHTTPClientTransport(new URL(t.url));
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries(t.env ?? process.env)) if (v !== undefined) env[k] = v;
+    // The server's own diagnostics go where the guard's go (stderr): never into the protocol.
+    return new StdioClientTransport({
+      command: t.command,
+      args: [...t.args],
+      env,
+      stderr: 'inherit',
+      ...(t.cwd ? { cwd: t.cwd } : {}),
+    });
+  }
+
+  /** The connected client, connecting (again) when there is none. Throws when the server cannot be reached. */
+  connect(timeoutMs = 60_000): Promise<Client> {
+    if (this.client) return Promise.resolve(this.client);
+    if (this.connecting) return this.connecting;
+    const client = new Client({ name: 'oneway-guard', version: packageVersion() });
+    const attempt = (async () => {
+      try {
+        await client.connect(this.transport(), { timeout: timeoutMs });
+      } catch (e) {
+        await client.close().catch(() => {});
+        throw new Error(`cannot connect to the MCP server (${this.where}): ${(e as Error).message}`, { cause: e });
+      }
+      if (this.lost) this.log(`reconnected to the server (${this.where}) after ${this.lost}`);
+      this.lost = undefined;
+      client.onclose = () => {
+        if (this.client !== client) return;
+        this.client = undefined;
+        this.lost = 'it closed the connection';
+        this.log(`the server (${this.where}) closed the connection; it is reconnected on the next call`);
+      };
+      this.client = client;
+      return client;
+    })();
+    this.connecting = attempt;
+    void attempt
+      .finally(() => {
+        if (this.connecting === attempt) this.connecting = undefined;
+      })
+      .catch(() => {});
+    return attempt;
+  }
+
+  /** What the server said of itself when the connection was made (null before). */
+  get info(): { capabilities: ServerCapabilities; instructions?: string } | null {
+    if (!this.client) return null;
+    const instructions = this.client.getInstructions();
+    return {
+      capabilities: this.client.getServerCapabilities() ?? {},
+      ...(instructions ? { instructions } : {}),
+    };
+  }
+
+  /** Every tool the server lists, every page. */
+  async listTools(): Promise<ListedTool[]> {
+    const client = await this.connect();
+    const out: ListedTool[] = [];
+    let cursor: string | undefined;
+    for (let pages = 0; pages < 1000; pages++) {
+      const page = await client.listTools(cursor === undefined ? {} : { cursor });
+      out.push(...page.tools);
+      cursor = page.nextCursor;
+      if (cursor === undefined || cursor === '') return out;
+    }
+    throw new Error(`the MCP server (${this.where}) kept returning a nextCursor after 1000 pages`);
+  }
+
+  /** Sends one tool call on a connection already made (`connect`), and says what became of it. */
+  async call(client: Client, name: string, args: Record<string, unknown>, timeoutMs: number): Promise<Forwarded> {
+    try {
+      const result = await client.request(
+        { method: 'tools/call', params: { name, arguments: args } },
+        CallToolResultSchema,
+        { timeout: timeoutMs },
+      );
+      return { ok: true, result };
+    } catch (e) {
+      if (e instanceof McpError) {
+        if (e.code === ErrorCode.RequestTimeout)
+          return { ok: false, error: `no reply within ${timeoutMs} ms`, ambiguous: true, code: e.code };
+        if (e.code === ErrorCode.ConnectionClosed)
+          return {
+            ok: false,
+            error: 'the server closed the connection before it replied (it may have crashed)',
+            ambiguous: true,
+            code: e.code,
+          };
+        return {
+          ok: false,
+          error: `the server answered with an error: ${e.message}`,
+          ambiguous: !DEFINITE.has(e.code),
+          code: e.code,
+        };
+      }
+      return { ok: false, error: `the server's reply is not a tool result: ${shortError(e)}`, ambiguous: true };
+    }
+  }
+
+  async close(): Promise<void> {
+    const c = this.client;
+    this.client = undefined;
+    await c?.close().catch(() => {});
+  }
+}
+
+function shortError(e: unknown): string {
+  const text = e instanceof Error ? e.message : String(e);
+  return text.replace(/\s+/g, ' ').slice(0, 300);
+}

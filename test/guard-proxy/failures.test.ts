@@ -1,0 +1,151 @@
+/**
+ * What a server can do wrong, and the guard survives: a crash mid-call, a malformed reply, a call
+ * that never returns. Each is an error to the client and an entry in the journal; an ambiguous one
+ * blocks a blind repeat until a reconciling call answered; a declared idempotency key the client
+ * left out is filled with a key derived from the call.
+ */
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/cli.ts';
+import {
+  guardInProcess,
+  MISBEHAVING_SERVER,
+  MISBEHAVING_TOOLS,
+  nodeServer,
+  outcomes,
+  textOf,
+  toolsAt,
+  type InProcessGuard,
+} from './helpers.ts';
+
+let guard: InProcessGuard | undefined;
+afterEach(async () => {
+  await guard?.close();
+  guard = undefined;
+});
+
+async function misbehaving(opts: { callTimeoutMs?: number } = {}) {
+  const dir = tempDir('oneway-guard-fail-');
+  const journal = join(dir, 'journal.jsonl');
+  guard = await guardInProcess({
+    tools: toolsAt(MISBEHAVING_TOOLS),
+    target: nodeServer(MISBEHAVING_SERVER, [dir]),
+    journal,
+    ...opts,
+  });
+  const reached = () =>
+    readFileSync(join(dir, 'calls.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { name: string; args: Record<string, unknown> });
+  return { dir, journal, client: guard.client, reached };
+}
+
+describe('oneway guard when the server fails', () => {
+  it('answers a crash mid-call with an error, journals it as ambiguous, and starts the server again', async () => {
+    const { journal, client } = await misbehaving();
+    const crashed = await client.callTool({ name: 'crash', arguments: {} });
+    expect(crashed.isError).toBe(true);
+    expect(textOf(crashed)).toMatch(/^crash failed: the server closed the connection before it replied/);
+    expect(textOf(crashed)).toContain('It may have taken effect');
+    // The guard is still there, and so is a server behind it.
+    const echoed = await client.callTool({ name: 'echo', arguments: { text: 'still here' } });
+    expect(echoed.structuredContent).toEqual({ text: 'still here' });
+    expect(outcomes(journal).map((c) => [c.tool, c.status, c.ambiguous])).toEqual([
+      ['crash', 'fault', true],
+      ['echo', 'ok', false],
+    ]);
+    expect(guard?.log.join('\n')).toMatch(/closed the connection; it is reconnected on the next call/);
+  });
+
+  it('answers a malformed reply with an error and journals it as an ambiguous failure', async () => {
+    const { journal, client } = await misbehaving();
+    const garbled = await client.callTool({ name: 'garbled', arguments: {} });
+    expect(garbled.isError).toBe(true);
+    expect(textOf(garbled)).toMatch(/^garbled failed: the server's reply is not a tool result/);
+    const [entry] = outcomes(journal);
+    expect(entry).toMatchObject({ tool: 'garbled', status: 'fault', ambiguous: true, applied: false });
+    expect((await client.callTool({ name: 'echo', arguments: { text: 'ok' } })).isError).toBeFalsy();
+  });
+
+  it('refuses to repeat a call that timed out until a reconciling call has answered', async () => {
+    const { dir, journal, client, reached } = await misbehaving({ callTimeoutMs: 500 });
+    writeFileSync(join(dir, 'hang'), '');
+    const lost = await client.callTool({ name: 'charge', arguments: { to: 'acme', amount: 50 } });
+    expect(textOf(lost)).toMatch(
+      /^charge failed: no reply within 500 ms\. It may have taken effect: oneway guard refuses the same call until charge_status has answered/,
+    );
+    rmSync(join(dir, 'hang'));
+
+    const blind = await client.callTool({ name: 'charge', arguments: { to: 'acme', amount: 50 } });
+    expect(blind.isError).toBe(true);
+    expect(textOf(blind)).toMatch(
+      /^refused by oneway guard: unreconciled retry: the same call failed ambiguously at step 1/,
+    );
+    expect(textOf(blind)).toContain('what is missing: a reply from charge_status about the failed call');
+    // Another call is not the same call: not a retry.
+    const other = await client.callTool({ name: 'charge', arguments: { to: 'globex', amount: 50 } });
+    expect(other.isError).toBeFalsy();
+
+    const status = await client.callTool({ name: 'charge_status', arguments: { to: 'acme' } });
+    expect(status.structuredContent).toEqual({ applied: true });
+    const again = await client.callTool({ name: 'charge', arguments: { to: 'acme', amount: 50 } });
+    expect(again.isError).toBeFalsy();
+
+    expect(reached().map((c) => `${c.name} ${String(c.args.to)}`)).toEqual([
+      'charge acme',
+      'charge globex',
+      'charge_status acme',
+      'charge acme',
+    ]);
+    const calls = outcomes(journal);
+    expect(calls.map((c) => [c.tool, c.status])).toEqual([
+      ['charge', 'fault'],
+      ['charge', 'blocked'],
+      ['charge', 'ok'],
+      ['charge_status', 'ok'],
+      ['charge', 'ok'],
+    ]);
+    expect(calls[0]).toMatchObject({ ambiguous: true, error: 'no reply within 500 ms' });
+    // The reconciler reports on the calls that had reached the server: the lost charge among them.
+    expect(calls[3]?.reconciled?.calls?.map((c) => c.step)).toEqual([1]);
+  });
+
+  it('fills a declared idempotency key the client left out: the same for a retry, a new one after a success', async () => {
+    const { client, reached, journal } = await misbehaving();
+    const first = await client.callTool({ name: 'pay', arguments: { to: 'acme', amount: 10 } });
+    const second = await client.callTool({ name: 'pay', arguments: { to: 'acme', amount: 10 } });
+    const own = await client.callTool({ name: 'pay', arguments: { to: 'acme', amount: 10, key: 'client-key-1' } });
+    expect([first, second, own].map((r) => r.isError ?? false)).toEqual([false, false, false]);
+    const keys = reached().map((c) => c.args.key as string);
+    expect(keys[0]).toMatch(/^oneway-[0-9a-f]{32}$/);
+    // The second payment of the same call after the first succeeded is meant: it gets a key of its own.
+    expect(keys[1]).toMatch(/^oneway-[0-9a-f]{32}$/);
+    expect(keys[1]).not.toBe(keys[0]);
+    expect(keys[2]).toBe('client-key-1');
+    // The journal holds the arguments as forwarded, key included.
+    expect(outcomes(journal).map((c) => c.args.key)).toEqual(keys);
+  });
+
+  it('gives a retry after an ambiguous failure the key of the failed call, so the server applies it once', async () => {
+    const { dir, client, reached, journal } = await misbehaving({ callTimeoutMs: 500 });
+    writeFileSync(join(dir, 'hang'), '');
+    const lost = await client.callTool({ name: 'pay', arguments: { to: 'initech', amount: 5 } });
+    expect(textOf(lost)).toMatch(/^pay failed: no reply within 500 ms/);
+    rmSync(join(dir, 'hang'));
+    // Not an unreconciled retry: it carries the failed call's own key, which the server applies once.
+    const retry = await client.callTool({ name: 'pay', arguments: { to: 'initech', amount: 5 } });
+    expect(retry.isError).toBeFalsy();
+    const keys = reached().map((c) => c.args.key);
+    expect(keys).toHaveLength(2);
+    expect(keys[1]).toBe(keys[0]);
+    // With a key of its own that differs, the repeat is blind: refused.
+    writeFileSync(join(dir, 'hang'), '');
+    await client.callTool({ name: 'pay', arguments: { to: 'umbrella', amount: 5 } });
+    rmSync(join(dir, 'hang'));
+    const fresh = await client.callTool({ name: 'pay', arguments: { to: 'umbrella', amount: 5, key: 'fresh-key' } });
+    expect(textOf(fresh)).toMatch(/^refused by oneway guard: unreconciled retry/);
+    expect(outcomes(journal).map((c) => c.status)).toEqual(['fault', 'ok', 'fault', 'blocked']);
+  });
+});

@@ -1,0 +1,122 @@
+/**
+ * The journal across restarts and at scale: a guard started again on its journal knows what the
+ * first one observed (its facts come back from the journaled effects), an intent is written only
+ * for a call that may take effect, and a reply over the journal's limit is journaled as what was
+ * left out, never silently cut, while the client gets all of it.
+ */
+import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { resetSecrets } from '../../harness/util/secrets.ts';
+import { REPO_ROOT } from '../../harness/cli/common.ts';
+import { MAX_JOURNALED_REPLY } from '../../harness/features/guard-proxy/proxy.ts';
+import { tempDir } from '../helpers/cli.ts';
+import {
+  eventsOf,
+  FILESYSTEM_SERVER,
+  guardInProcess,
+  nodeServer,
+  outcomes,
+  textOf,
+  toolsAt,
+  type InProcessGuard,
+} from './helpers.ts';
+
+const FS_TOOLS = resolve(REPO_ROOT, 'test/guard-proxy/fixtures/filesystem-tools.yaml');
+
+let guard: InProcessGuard | undefined;
+afterEach(async () => {
+  await guard?.close();
+  guard = undefined;
+  delete process.env.GUARD_TEST_API_KEY;
+  resetSecrets();
+});
+
+function setup() {
+  const dir = realpathSync(tempDir('oneway-guard-journal-'));
+  const files = join(dir, 'files');
+  mkdirSync(files);
+  const journal = join(dir, 'journal.jsonl');
+  const start = () =>
+    guardInProcess({
+      tools: toolsAt(FS_TOOLS),
+      toolsFile: FS_TOOLS,
+      target: nodeServer(FILESYSTEM_SERVER, [files]),
+      journal,
+    });
+  return { files, journal, start };
+}
+
+describe("oneway guard's journal", () => {
+  it('gives a guard started again on it what the first one observed', async () => {
+    const { files, journal, start } = setup();
+    const a = join(files, 'a.txt');
+    writeFileSync(a, 'alpha');
+    guard = await start();
+    expect((await guard.client.callTool({ name: 'read_text_file', arguments: { path: a } })).isError).toBeFalsy();
+    await guard.close();
+    guard = await start();
+    // The read happened under the first guard: the second knows the file was read.
+    const write = await guard.client.callTool({ name: 'write_file', arguments: { path: a, content: 'beta' } });
+    expect(textOf(write)).not.toContain('refused');
+    expect(eventsOf(journal, 'run_start')).toHaveLength(1);
+    expect(outcomes(journal).map((c) => [c.step, c.tool, c.status])).toEqual([
+      [1, 'read_text_file', 'ok'],
+      [2, 'write_file', 'ok'],
+    ]);
+    // The read-only call changed nothing: no intent for it; the write has one.
+    expect(eventsOf(journal, 'intent').map((i) => i.tool)).toEqual(['write_file']);
+  });
+
+  it('journals a reply over its limit as what was left out, and the client still gets all of it', async () => {
+    const { files, journal, start } = setup();
+    const big = join(files, 'big.txt');
+    writeFileSync(big, 'x'.repeat(MAX_JOURNALED_REPLY + 10));
+    guard = await start();
+    const read = await guard.client.callTool({ name: 'read_text_file', arguments: { path: big } });
+    expect((read.structuredContent as { content: string }).content).toHaveLength(MAX_JOURNALED_REPLY + 10);
+    const [entry] = outcomes(journal);
+    expect(entry?.result).toEqual({
+      'oneway/omitted': `a reply of ${MAX_JOURNALED_REPLY + 24} bytes, over the ${MAX_JOURNALED_REPLY} bytes the journal keeps of one`,
+    });
+    // Its effects are rendered from the whole reply all the same.
+    expect(entry?.effects).toEqual([{ kind: 'establish', fact: `file_read(path=${big})`, was_new: true }]);
+  });
+
+  it('redacts secrets in every line, as every record is', async () => {
+    process.env.GUARD_TEST_API_KEY = 'sk-guard-test-0123456789';
+    resetSecrets();
+    const { files, journal, start } = setup();
+    const a = join(files, 'secret.txt');
+    writeFileSync(a, 'x');
+    guard = await start();
+    await guard.client.callTool({ name: 'read_text_file', arguments: { path: a } });
+    const w = await guard.client.callTool({
+      name: 'write_file',
+      arguments: { path: a, content: 'token sk-guard-test-0123456789' },
+    });
+    expect(w.isError).toBeFalsy();
+    const text = readFileSync(journal, 'utf8');
+    expect(text).not.toContain('sk-guard-test-0123456789');
+    expect(text).toContain('token [redacted:GUARD_TEST_API_KEY]');
+  });
+
+  it('refuses every call once it cannot be written, and lets the reply of a call the server had go back', async () => {
+    const { files, start } = setup();
+    const a = join(files, 'a.txt');
+    writeFileSync(a, 'alpha');
+    guard = await start();
+    await guard.client.callTool({ name: 'read_text_file', arguments: { path: a } });
+    // The disk goes away under the journal.
+    guard.journal.close();
+    const read = await guard.client.callTool({ name: 'read_text_file', arguments: { path: a } });
+    expect(read.structuredContent).toEqual({ content: 'alpha' });
+    expect(guard.log.join('\n')).toMatch(
+      /cannot be written: it is closed; step 2 \(read_text_file\) reached the server and is not journaled/,
+    );
+    const write = await guard.client.callTool({ name: 'write_file', arguments: { path: a, content: 'beta' } });
+    expect(textOf(write)).toMatch(/^refused by oneway guard: the journal .* cannot be written/);
+    expect(textOf(write)).toContain('Nothing was sent to the server.');
+    expect(readFileSync(a, 'utf8')).toBe('alpha');
+  });
+});
