@@ -22,6 +22,7 @@ import {
   runIfEntry,
   processIo,
   paints,
+  reporterOption,
 } from './common.ts';
 
 const HELP = `oneway recover: the incident checklist of a run, from its record.
@@ -29,8 +30,9 @@ const HELP = `oneway recover: the incident checklist of a run, from its record.
 Usage: oneway recover RECORD.jsonl [options]
 
   RECORD.jsonl               a run record (<out>/runs/<scenario>/<planner>-t<trial>.jsonl)
-  --format=text|markdown|json
-                             how to print the checklist (default: text)
+  --reporter=text|markdown|json
+                             how to print the checklist (default: text; --format, its former name,
+                             still works with a warning)
   --scenario=FILE|ID         the scenario the run used (default: the record's scenario_file, relative to
                              the current directory, then to the oneway checkout, then the bundled id);
                              it names approvers and describes tools, and --apply needs it
@@ -55,6 +57,7 @@ Example: oneway recover reports/latest/runs/invoice-and-notify/eager-t1.jsonl --
 
 /** The options `main` parses (also read by the `oneway` command, e.g. to catch a forgotten `--` after `npm run`). */
 export const OPTIONS = {
+  reporter: { type: 'string' },
   format: { type: 'string' },
   scenario: { type: 'string' },
   apply: { type: 'boolean' },
@@ -71,9 +74,9 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       io.stdout.write(`${HELP}\n`);
       return 0;
     }
-    const format = (values.format ?? 'text') as Format;
+    const format = reporterOption(values, io, 'text') as Format;
     if (!FORMATS.includes(format))
-      throw new UsageError(`--format must be one of ${FORMATS.join(', ')}, got "${values.format}"`);
+      throw new UsageError(`--reporter must be one of ${FORMATS.join(', ')}, got "${terminalText(format)}"`);
     if (values.approve && !values.apply)
       throw new UsageError(
         '--approve only makes sense with --apply',

@@ -172,9 +172,9 @@ describe('oneway.config.*', () => {
     writeFileSync(join(dir, 'email.yaml'), EMAIL_YAML);
     const config = { file: join(dir, 'oneway.config.yaml'), config: { scenarios: ['email.yaml'] } };
     const run = (argv: string[]) => runCli((a, io) => lintMain(a, io, config), argv, dir);
-    expect((await run(['--format=json'])).stdout).toContain('"email.yaml"');
+    expect((await run(['--reporter=json'])).stdout).toContain('"email.yaml"');
     // PATHS win over the config file's scenarios.
-    expect((await run(['--format=json', 'nowhere.yaml'])).code).toBe(2);
+    expect((await run(['--reporter=json', 'nowhere.yaml'])).code).toBe(2);
   });
 });
 

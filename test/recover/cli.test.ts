@@ -42,13 +42,20 @@ describe('npm run recover', () => {
 
   it('prints markdown and JSON', async () => {
     const r = await record(NOTES, [call('delete_note', n3)]);
-    const md = await runCli(main, [r.file, '--format=markdown', '--apply']);
+    const md = await runCli(main, [r.file, '--reporter=markdown', '--apply']);
     expect(md.stdout).toMatch(/^# Incident checklist: notes-recovery/);
     expect(md.stdout).toContain('**Restored**: the world equals its pre-run state.');
-    const json = await runCli(main, [r.file, '--format=json', '--apply']);
+    const json = await runCli(main, [r.file, '--reporter=json', '--apply']);
     const doc = JSON.parse(json.stdout) as { items: unknown[]; apply: { restored: boolean } };
     expect(doc.items).toHaveLength(1);
     expect(doc.apply.restored).toBe(true);
+    expect(json.stderr).not.toContain('deprecated');
+    // --format, the former name, still works, with a one-line warning.
+    const former = await runCli(main, [r.file, '--format=json', '--apply']);
+    expect(former.stdout).toBe(json.stdout);
+    expect(former.stderr.split('\n').filter((l) => l.includes('deprecated'))).toEqual([
+      'oneway: warning: --format is deprecated: write --reporter=json (the same option, as in oneway eval)',
+    ]);
   });
 
   it('warns about a truncated record and recovers what it holds', async () => {
@@ -94,7 +101,8 @@ describe('npm run recover', () => {
       [[], 'give the run record to recover from'],
       [['a.jsonl', 'b.jsonl'], 'one record at a time'],
       [['a.jsonl', '--approve'], '--approve only makes sense with --apply'],
-      [['a.jsonl', '--format=xml'], '--format must be one of text, markdown, json'],
+      [['a.jsonl', '--reporter=xml'], '--reporter must be one of text, markdown, json'],
+      [['a.jsonl', '--reporter=json', '--format=markdown'], '--reporter=json and --format=markdown disagree'],
       [['a.jsonl', '--aply'], 'unknown option --aply'],
     ];
     for (const [argv, message] of cases) {

@@ -207,7 +207,7 @@ export default { name, create() { let n = 0; return { name, next: () => (n++ ===
     for (const format of ['text', 'markdown']) {
       const rec = await runCli(
         recoverMain,
-        [record, `--scenario=${join(dir, 'evil.yaml')}`, `--format=${format}`],
+        [record, `--scenario=${join(dir, 'evil.yaml')}`, `--reporter=${format}`],
         dir,
       );
       expect(rec.code).toBe(0);
