@@ -22,6 +22,7 @@ import {
   scenarioHome,
   scenarioSpecs,
 } from './common.ts';
+import { printHelp } from './help.ts';
 
 const HELP = `oneway lint: review scenario declarations beyond the schema.
 
@@ -56,7 +57,7 @@ export async function main(argv: string[], io: Io = processIo(), config?: Config
   try {
     const { values, positionals } = parseCli(argv, OPTIONS, true);
     if (values.help) {
-      io.stdout.write(`${HELP}\n`);
+      printHelp(io, HELP);
       return 0;
     }
     const format = reporterOption(values, io, 'text');

@@ -17,6 +17,7 @@ import type { ConfigFile } from '../features/request/config.ts';
 import { configLayer, type EvalSettings } from '../features/request/eval.ts';
 import { mergeLayers } from '../features/request/layers.ts';
 import { list, parseCli, type Io, commandFailed, runIfEntry, processIo, paints } from './common.ts';
+import { printHelp } from './help.ts';
 
 const HELP = `oneway merge (eval:merge): merge the outputs of sharded evaluations
 
@@ -49,7 +50,7 @@ export async function main(argv: string[], io: Io = processIo(), config?: Config
   try {
     const { values, positionals } = parseCli(argv, OPTIONS, true);
     if (values.help) {
-      io.stdout.write(`${HELP}\n`);
+      printHelp(io, HELP);
       return 0;
     }
     if (positionals.length === 0)

@@ -12,6 +12,7 @@ import { applyRecovery, type ApplyReport } from '../features/recover/apply.ts';
 import { buildChecklist } from '../features/recover/checklist.ts';
 import { formatRecordIssue, readRecord, type ParsedRecord } from '../engine/record/reader.ts';
 import { FORMATS, renderJson, renderMarkdown, renderText, type Format } from '../features/recover/render.ts';
+import { outputWidth } from '../features/report/width.ts';
 import { terminalSafeDeep, terminalText } from '../util/terminal-text.ts';
 import {
   resolveScenarioSpecs,
@@ -24,6 +25,7 @@ import {
   paints,
   reporterOption,
 } from './common.ts';
+import { printHelp } from './help.ts';
 
 const HELP = `oneway recover: the incident checklist of a run, from its record.
 
@@ -71,7 +73,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   try {
     const { values, positionals } = parseCli(argv, OPTIONS, true);
     if (values.help) {
-      io.stdout.write(`${HELP}\n`);
+      printHelp(io, HELP);
       return 0;
     }
     const format = reporterOption(values, io, 'text') as Format;
@@ -155,7 +157,13 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       );
     else
       io.stdout.write(
-        renderText(terminalSafeDeep(checklist), report && terminalSafeDeep(report), c, terminalText(file)),
+        renderText(
+          terminalSafeDeep(checklist),
+          report && terminalSafeDeep(report),
+          c,
+          terminalText(file),
+          outputWidth(io.stdout, io.env),
+        ),
       );
     return report && !report.restored ? 1 : 0;
   } catch (e) {
