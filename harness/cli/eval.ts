@@ -474,6 +474,7 @@ async function writeAndReport(
     io.stderr.write(
       cerr.yellow(`oneway: interrupted after ${results.runs.length} runs; results.json is marked interrupted\n`),
     );
+  for (const s of results.gates.skipped ?? []) io.stderr.write(`${cerr.yellow(`note: ${terminalText(s.message)}`)}\n`);
   for (const f of results.gates.failures) io.stderr.write(`${cerr.red(`✗ ${terminalText(f.message)}`)}\n`);
   return results;
 }

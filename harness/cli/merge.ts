@@ -56,7 +56,7 @@ export async function main(argv: string[], io: Io = processIo(), config?: Config
     if (positionals.length === 0)
       throw new UsageError('no shard directories given', 'npx oneway merge --out=DIR DIR1 DIR2 ...');
     // Of the config file: the reporters, the gates, the baseline and out, each overridden by its flag.
-    const { settings } = mergeLayers<EvalSettings>([
+    const { settings, origin } = mergeLayers<EvalSettings>([
       ...(config ? [configLayer(config)] : []),
       {
         from: { kind: 'flags' },
@@ -71,7 +71,8 @@ export async function main(argv: string[], io: Io = processIo(), config?: Config
     ]);
     const reporters = reportersFor(settings.reporters ?? ['table'], io.env);
     const dirs = positionals.map((d) => resolve(io.cwd, d));
-    const gates = (settings.failOn ?? []).map(parseGate);
+    // The config file's gates stand for every run: one naming a planner these results lack is skipped.
+    const gates = (settings.failOn ?? []).map((g) => parseGate(g, { optional: origin.failOn?.kind === 'config' }));
     const baselineFile = settings.baseline ? resolve(io.cwd, settings.baseline) : undefined;
     const baseline = baselineFile ? readBaseline(baselineFile) : undefined;
     const bp = settings.baselinePlanner;
@@ -96,6 +97,7 @@ export async function main(argv: string[], io: Io = processIo(), config?: Config
     io.stderr.write(
       `${cerr.dim(`merged ${dirs.length} shard(s), ${merged.runs.length} runs: ${[`${where}/results.json`, ...written.map((w) => `${where}/${w}`)].join(', ')}`)}\n`,
     );
+    for (const s of merged.gates.skipped ?? []) io.stderr.write(`${cerr.yellow(`note: ${terminalText(s.message)}`)}\n`);
     for (const f of merged.gates.failures) io.stderr.write(`${cerr.red(`✗ ${terminalText(f.message)}`)}\n`);
     if (merged.problems.length > 0) return 2;
     return merged.gates.failures.length > 0 ? 1 : 0;
