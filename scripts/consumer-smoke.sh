@@ -2,6 +2,7 @@
 # Consumer smoke test (npm run smoke:consumer; CI runs it after the tests): oneway as a team uses it.
 # Packs the tarball, installs it into a fresh project (its dependencies from the registry, or npm's
 # cache when they are there), writes one scenario and one planner (.mjs) there, and checks:
+#   the shipped Markdown's links         every relative link resolves to a file in the tarball
 #   npx oneway --help / eval --help      fast, and no work started
 #   npx oneway lint / eval / fuzz        exit codes, results.json, junit.xml, fuzz.json
 #   oneway.config.yaml                   picked up, and overridden by a flag
@@ -33,6 +34,12 @@ unwanted="$(echo "$listing" | grep -E '^package/(test|reports|examples)/|\.test\
 [ -z "$unwanted" ] || fail "the tarball ships what users do not need: $(echo "$unwanted" | head -n 5 | tr '\n' ' ')"
 
 echo "   $tarball: $(echo "$listing" | wc -l) files"
+
+step "every relative link in the tarball's Markdown resolves to a file it ships"
+mkdir -p "$work/unpacked"
+tar -xzf "$work/$tarball" -C "$work/unpacked"
+node "$repo/scripts/check-doc-links.mjs" "$work/unpacked/package" || fail "the shipped docs link to files the tarball does not ship"
+[ -f "$work/unpacked/package/docs/planner-api.md" ] || fail "the tarball has no planner API reference (docs/planner-api.md)"
 
 step "a fresh project installs the tarball"
 app="$work/app"

@@ -43,6 +43,7 @@ import {
 import type { ThreadCpu } from '../features/bench/threads.ts';
 import { guardOverhead, type GuardBench } from '../features/bench/guard.ts';
 import { parallelScaling } from '../features/bench/ceiling.ts';
+import { printHelp } from './help.ts';
 
 interface Measure {
   name: string;
@@ -320,7 +321,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   try {
     const { values } = parseCli(argv, OPTIONS);
     if (values.help) {
-      io.stdout.write(`${HELP}\n`);
+      printHelp(io, HELP);
       return 0;
     }
     const reportsDir = resolve(io.cwd, values.out ?? 'reports');

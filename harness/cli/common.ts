@@ -100,6 +100,26 @@ export function positiveInt(raw: string | undefined, name: string, fallback: num
 }
 
 /**
+ * The output format of a command that prints one report (lint, recover): `--reporter`, the name every
+ * command uses (eval, merge, fuzz), or `--format`, its former name, which still works with a one-line
+ * warning on stderr. Both, naming different formats, is a usage error.
+ */
+export function reporterOption(values: { reporter?: string; format?: string }, io: Io, fallback: string): string {
+  const { reporter, format } = values;
+  if (format !== undefined) {
+    if (reporter !== undefined && reporter !== format)
+      throw new UsageError(
+        `--reporter=${terminalText(reporter)} and --format=${terminalText(format)} disagree`,
+        '--format is the former name of --reporter: give --reporter only',
+      );
+    io.stderr.write(
+      `oneway: warning: --format is deprecated: write --reporter=${terminalText(format)} (the same option, as in oneway eval)\n`,
+    );
+  }
+  return reporter ?? format ?? fallback;
+}
+
+/**
  * A time option in milliseconds, as every time option takes. `--agent-timeout` and `--time-limit`
  * took seconds at first: a value under 1000 there is still read as seconds, with a warning that
  * says what to write instead (no one means an agent run or a fuzzing budget under one second).

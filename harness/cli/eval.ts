@@ -51,6 +51,7 @@ import {
   processIo,
   paints,
 } from './common.ts';
+import { printHelp } from './help.ts';
 
 async function help(): Promise<string> {
   const [{ builtinPlanners }, { DEFAULT_BATCH_WINDOW_MS }] = await Promise.all([
@@ -177,7 +178,7 @@ export async function main(argv: string[], io: Io = processIo(), config?: Config
   try {
     const { values } = parseCli(argv, OPTIONS);
     if (values.help) {
-      io.stdout.write(`${await help()}\n`);
+      printHelp(io, await help());
       return 0;
     }
     const request = await evalRequest([...(config ? [configLayer(config)] : []), flagLayer(values, io)], {
@@ -473,6 +474,7 @@ async function writeAndReport(
     io.stderr.write(
       cerr.yellow(`oneway: interrupted after ${results.runs.length} runs; results.json is marked interrupted\n`),
     );
+  for (const s of results.gates.skipped ?? []) io.stderr.write(`${cerr.yellow(`note: ${terminalText(s.message)}`)}\n`);
   for (const f of results.gates.failures) io.stderr.write(`${cerr.red(`✗ ${terminalText(f.message)}`)}\n`);
   return results;
 }

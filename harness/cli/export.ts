@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 import { formatProblem, UsageError } from '../core/errors.ts';
 import { EXPORT_FORMATS, exportMcp, exportOpenAi, type ExportFormat } from '../features/convert/export.ts';
 import { resolveScenarioSpecs, parseCli, type Io, commandFailed, runIfEntry, processIo, paints } from './common.ts';
+import { printHelp } from './help.ts';
 
 const HELP = `oneway export: a scenario's tools in another tool format, classes included.
 
@@ -38,7 +39,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   try {
     const { values, positionals } = parseCli(argv, OPTIONS, true);
     if (values.help) {
-      io.stdout.write(`${HELP}\n`);
+      printHelp(io, HELP);
       return 0;
     }
     const [format, spec, ...extra] = positionals;

@@ -37,6 +37,7 @@ import {
   paints,
   scenarioHome,
 } from './common.ts';
+import { printHelp } from './help.ts';
 
 const HELP = `oneway fuzz: generate plans, check properties on every run, shrink failures to minimal plans.
 
@@ -317,7 +318,7 @@ export async function main(argv: string[], io: Io = processIo(), config?: Config
   try {
     const { values } = parseCli(argv, OPTIONS);
     if (values.help) {
-      io.stdout.write(`${HELP}\n`);
+      printHelp(io, HELP);
       return 0;
     }
     const request = fuzzRequest([...(config ? [fuzzConfigLayer(config)] : []), flagLayer(values, io, cerr)], io.cwd);

@@ -6,6 +6,7 @@
  *
  * Over stdio, stdout is the protocol: everything else goes to stderr.
  */
+import { helpWidth } from './help.ts';
 import { resolve } from 'node:path';
 import { formatProblem, UsageError, type Problem } from '../core/errors.ts';
 import { DEFAULT_POLICY, loadPolicyFile, type Policy } from '../engine/guard/policy.ts';
@@ -165,7 +166,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     const command = dash >= 0 ? argv.slice(dash + 1) : undefined;
     const { values, positionals } = parseCli(dash >= 0 ? argv.slice(0, dash) : argv, OPTIONS, true);
     if (values.help) {
-      io.stdout.write(`${guardHelp((io.stdout as { columns?: number }).columns ?? 100)}\n`);
+      io.stdout.write(`${guardHelp(helpWidth(io))}\n`);
       return 0;
     }
     if (positionals.length > 0)

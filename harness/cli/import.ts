@@ -12,6 +12,7 @@ import { toolsListOf, type McpTool } from '../features/convert/mcp.ts';
 import { isUrl, listLiveTools } from '../features/convert/mcp-live.ts';
 import { terminalText } from '../util/terminal-text.ts';
 import { parseCli, REPO_ROOT, type Io, commandFailed, runIfEntry, processIo, paints } from './common.ts';
+import { printHelp } from './help.ts';
 
 const HELP = `oneway import: turn another tool format into oneway tool declarations.
 
@@ -59,7 +60,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     const command = dash >= 0 ? argv.slice(dash + 1) : undefined;
     const { values, positionals } = parseCli(dash >= 0 ? argv.slice(0, dash) : argv, OPTIONS, true);
     if (values.help) {
-      io.stdout.write(`${HELP}\n`);
+      printHelp(io, HELP);
       return 0;
     }
     const [format, file, ...extra] = positionals;

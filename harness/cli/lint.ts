@@ -7,6 +7,7 @@ import { lintPaths } from '../features/lint/lint.ts';
 import { LINT_RULES } from '../features/lint/rules/index.ts';
 import { formatFinding, type LintFinding } from '../features/lint/types.ts';
 import { makeChalk } from '../features/report/color.ts';
+import { terminalText } from '../util/terminal-text.ts';
 import type { ConfigFile } from '../features/request/config.ts';
 import { configLayer, type EvalSettings } from '../features/request/eval.ts';
 import { mergeLayers } from '../features/request/layers.ts';
@@ -17,9 +18,11 @@ import {
   runIfEntry,
   processIo,
   paints,
+  reporterOption,
   scenarioHome,
   scenarioSpecs,
 } from './common.ts';
+import { printHelp } from './help.ts';
 
 const HELP = `oneway lint: review scenario declarations beyond the schema.
 
@@ -28,7 +31,8 @@ Usage: oneway lint [PATHS...] [options]
   PATHS                      scenario files, directories, globs or ids, as --scenario takes them
                              (default: "scenarios" in oneway.config.*, else the project's ./scenarios)
   --bundled                  with no PATHS: lint the example scenarios that ship with oneway
-  --format=text|json         how to print the findings (default: text)
+  --reporter=text|json       how to print the findings (default: text; --format, its former name,
+                             still works with a warning)
   --quiet                    errors only: no warnings or notes
   -h, --help                 this help
 
@@ -41,6 +45,7 @@ Example: oneway lint scenarios/data/ imported.yaml`;
 
 /** The options `main` parses (also read by the `oneway` command, e.g. to catch a forgotten `--` after `npm run`). */
 export const OPTIONS = {
+  reporter: { type: 'string' },
   format: { type: 'string' },
   quiet: { type: 'boolean' },
   bundled: { type: 'boolean' },
@@ -52,11 +57,12 @@ export async function main(argv: string[], io: Io = processIo(), config?: Config
   try {
     const { values, positionals } = parseCli(argv, OPTIONS, true);
     if (values.help) {
-      io.stdout.write(`${HELP}\n`);
+      printHelp(io, HELP);
       return 0;
     }
-    const format = values.format ?? 'text';
-    if (format !== 'text' && format !== 'json') throw new UsageError(`--format must be text or json, got "${format}"`);
+    const format = reporterOption(values, io, 'text');
+    if (format !== 'text' && format !== 'json')
+      throw new UsageError(`--reporter must be text or json, got "${terminalText(format)}"`);
     // PATHS or --bundled win over the config file's scenarios (or bundled).
     const { settings } = mergeLayers<EvalSettings>([
       ...(config ? [configLayer(config)] : []),

@@ -17,6 +17,7 @@ import type { ConfigFile } from '../features/request/config.ts';
 import { configLayer, type EvalSettings } from '../features/request/eval.ts';
 import { mergeLayers } from '../features/request/layers.ts';
 import { list, parseCli, type Io, commandFailed, runIfEntry, processIo, paints } from './common.ts';
+import { printHelp } from './help.ts';
 
 const HELP = `oneway merge (eval:merge): merge the outputs of sharded evaluations
 
@@ -49,13 +50,13 @@ export async function main(argv: string[], io: Io = processIo(), config?: Config
   try {
     const { values, positionals } = parseCli(argv, OPTIONS, true);
     if (values.help) {
-      io.stdout.write(`${HELP}\n`);
+      printHelp(io, HELP);
       return 0;
     }
     if (positionals.length === 0)
       throw new UsageError('no shard directories given', 'npx oneway merge --out=DIR DIR1 DIR2 ...');
     // Of the config file: the reporters, the gates, the baseline and out, each overridden by its flag.
-    const { settings } = mergeLayers<EvalSettings>([
+    const { settings, origin } = mergeLayers<EvalSettings>([
       ...(config ? [configLayer(config)] : []),
       {
         from: { kind: 'flags' },
@@ -70,7 +71,8 @@ export async function main(argv: string[], io: Io = processIo(), config?: Config
     ]);
     const reporters = reportersFor(settings.reporters ?? ['table'], io.env);
     const dirs = positionals.map((d) => resolve(io.cwd, d));
-    const gates = (settings.failOn ?? []).map(parseGate);
+    // The config file's gates stand for every run: one naming a planner these results lack is skipped.
+    const gates = (settings.failOn ?? []).map((g) => parseGate(g, { optional: origin.failOn?.kind === 'config' }));
     const baselineFile = settings.baseline ? resolve(io.cwd, settings.baseline) : undefined;
     const baseline = baselineFile ? readBaseline(baselineFile) : undefined;
     const bp = settings.baselinePlanner;
@@ -95,6 +97,7 @@ export async function main(argv: string[], io: Io = processIo(), config?: Config
     io.stderr.write(
       `${cerr.dim(`merged ${dirs.length} shard(s), ${merged.runs.length} runs: ${[`${where}/results.json`, ...written.map((w) => `${where}/${w}`)].join(', ')}`)}\n`,
     );
+    for (const s of merged.gates.skipped ?? []) io.stderr.write(`${cerr.yellow(`note: ${terminalText(s.message)}`)}\n`);
     for (const f of merged.gates.failures) io.stderr.write(`${cerr.red(`✗ ${terminalText(f.message)}`)}\n`);
     if (merged.problems.length > 0) return 2;
     return merged.gates.failures.length > 0 ? 1 : 0;

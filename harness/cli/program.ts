@@ -16,6 +16,7 @@ import { packageVersion } from '../util/package-root.ts';
 import { terminalText } from '../util/terminal-text.ts';
 import { COMMANDS, commandNamed, type CommandModule, type CommandSpec } from './commands.ts';
 import type { Io } from './common.ts';
+import { helpWidth, wrapHelp } from './help.ts';
 import { findConfig, loadConfig } from '../features/request/config.ts';
 
 const AFTER = `
@@ -86,7 +87,7 @@ function oneWayError(text: string): string {
  * before any option, and `oneway guard -- COMMAND` and `oneway import mcp -- COMMAND` need it.
  */
 function program(io: Io, done: (code: number) => void, argv: readonly string[] = []): Command {
-  const width = Math.max(60, Math.min(120, (io.stdout as { columns?: number }).columns ?? 100));
+  const width = helpWidth(io);
   const p = new Command('oneway')
     .usage('<command> [options]')
     .description(
@@ -108,7 +109,7 @@ function program(io: Io, done: (code: number) => void, argv: readonly string[] =
       outputError: (s, write) => write(makeChalk(useColor(io.stderr, io.env)).red(oneWayError(s))),
     })
     .helpCommand(false)
-    .addHelpText('after', AFTER);
+    .addHelpText('after', wrapHelp(AFTER, width));
   for (const spec of COMMANDS) {
     const cmd = p
       .command(spec.name)

@@ -19,6 +19,7 @@ import { buildChecklist, type Checklist } from '../features/recover/checklist.ts
 import { applyToServer, serverReportLines, type ServerReport } from '../features/recover/live.ts';
 import { formatRecordIssue, readRecord, type ParsedRecord } from '../engine/record/reader.ts';
 import { FORMATS, renderJson, renderMarkdown, renderText, type Format } from '../features/recover/render.ts';
+import { outputWidth } from '../features/report/width.ts';
 import { terminalSafeDeep, terminalText } from '../util/terminal-text.ts';
 import {
   resolveScenarioSpecs,
@@ -29,7 +30,9 @@ import {
   runIfEntry,
   processIo,
   paints,
+  reporterOption,
 } from './common.ts';
+import { printHelp } from './help.ts';
 
 const HELP = `oneway recover: the incident checklist of a run, from its record.
 
@@ -39,8 +42,9 @@ Usage: oneway recover RECORD.jsonl [options]
 
   RECORD.jsonl               a run record (<out>/runs/<scenario>/<planner>-t<trial>.jsonl), or the
                              journal oneway guard wrote
-  --format=text|markdown|json
-                             how to print the checklist (default: text)
+  --reporter=text|markdown|json
+                             how to print the checklist (default: text; --format, its former name,
+                             still works with a warning)
   --scenario=FILE|ID         the scenario the run used (default: the record's scenario_file, relative to
                              the current directory, then to the oneway checkout, then the bundled id);
                              it names approvers and describes tools, and --apply needs it
@@ -71,6 +75,7 @@ Example: oneway recover reports/latest/runs/invoice-and-notify/eager-t1.jsonl --
 
 /** The options `main` parses (also read by the `oneway` command, e.g. to catch a forgotten `--` after `npm run`). */
 export const OPTIONS = {
+  reporter: { type: 'string' },
   format: { type: 'string' },
   scenario: { type: 'string' },
   apply: { type: 'boolean' },
@@ -88,12 +93,12 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     const command = dash >= 0 ? argv.slice(dash + 1) : undefined;
     const { values, positionals } = parseCli(dash >= 0 ? argv.slice(0, dash) : argv, OPTIONS, true);
     if (values.help) {
-      io.stdout.write(`${HELP}\n`);
+      printHelp(io, HELP);
       return 0;
     }
-    const format = (values.format ?? 'text') as Format;
+    const format = reporterOption(values, io, 'text') as Format;
     if (!FORMATS.includes(format))
-      throw new UsageError(`--format must be one of ${FORMATS.join(', ')}, got "${values.format}"`);
+      throw new UsageError(`--reporter must be one of ${FORMATS.join(', ')}, got "${terminalText(format)}"`);
     if (values.approve && !values.apply)
       throw new UsageError(
         '--approve only makes sense with --apply',
@@ -214,7 +219,13 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       );
     else
       io.stdout.write(
-        renderText(terminalSafeDeep(checklist), report && terminalSafeDeep(report), c, terminalText(file)),
+        renderText(
+          terminalSafeDeep(checklist),
+          report && terminalSafeDeep(report),
+          c,
+          terminalText(file),
+          outputWidth(io.stdout, io.env),
+        ),
       );
     return report && !report.restored ? 1 : 0;
   } catch (e) {

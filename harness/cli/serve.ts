@@ -25,6 +25,7 @@ import {
 } from '../features/request/eval.ts';
 import type { Layer } from '../features/request/layers.ts';
 import { parseCli, positiveInt, type Io, commandFailed, processIo } from './common.ts';
+import { printHelp } from './help.ts';
 
 const HELP = `oneway serve: a scenario as an MCP server; each MCP session is one evaluated run.
 
@@ -95,7 +96,7 @@ export async function main(argv: string[], io: Io = processIo(), config?: Config
   try {
     const { values } = parseCli(argv, OPTIONS);
     if (values.help) {
-      io.stdout.write(`${HELP}\n`);
+      printHelp(io, HELP);
       return 0;
     }
     // --transport means one thing in every command: how calls reach the sandbox; the MCP side is --mcp.

@@ -11,6 +11,7 @@ import { UsageError } from '../core/errors.ts';
 import { configDir } from '../features/request/layers.ts';
 import type { ConfigFile } from '../features/request/config.ts';
 import { commandFailed, paints, parseCli, processIo, runIfEntry, type Io } from './common.ts';
+import { printHelp } from './help.ts';
 
 /** A path from the config file, made absolute against its directory. */
 const configPath = (cf: ConfigFile, p: string) => resolve(configDir(cf.file), p);
@@ -74,7 +75,7 @@ export async function main(
   try {
     const { values, positionals } = parseCli(argv, OPTIONS, true);
     if (values.help) {
-      io.stdout.write(`${HELP}\n`);
+      printHelp(io, HELP);
       return 0;
     }
     if (positionals.length > 1) throw new UsageError(`one report at a time; got ${positionals.join(' ')}`);

@@ -8,18 +8,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { Scenario } from './scenario.ts';
-import { packageVersion } from '../util/package-root.ts';
 
 export const SCHEMA_FILE = join(dirname(fileURLToPath(import.meta.url)), '..', 'schema', 'scenario.schema.json');
-
-/**
- * The schema's `$id`: where it is published (the npm package, through unpkg), by major version, so
- * a scenario can point its editor at a stable URL as well as at node_modules/oneway/harness/schema/
- * (package export `oneway/schema.json`). Changes only with the major version.
- */
-export function schemaId(version = packageVersion()): string {
-  return `https://unpkg.com/oneway@${version.split('.')[0]}/harness/schema/scenario.schema.json`;
-}
 
 /**
  * The JSON Schema of a scenario file as text (what authors write, so defaults make fields optional).
@@ -35,8 +25,9 @@ export function scenarioJsonSchemaText(): string {
   >;
   const { $schema, ...rest } = generated;
   const schema = {
+    // No `$id`: an `$id` is a URL, and no published copy exists to point at until the first release. Editors
+    // point at the installed file (node_modules/oneway/harness/schema/, package export oneway/schema.json).
     $schema,
-    $id: schemaId(),
     title: 'oneway scenario',
     description:
       'A oneway evaluation scenario: a task, the tools an agent may call (each classed reversible, compensable or ' +

@@ -18,6 +18,7 @@ import { UsageError } from '../../harness/core/errors.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
 import { EMAIL_YAML } from '../helpers/run.ts';
 import { PassThrough } from 'node:stream';
+import type { Results } from '../../harness/engine/results/types.ts';
 
 describe('oneway.config.*', () => {
   it('is found from the working directory up to the nearest package.json, and no further', () => {
@@ -166,15 +167,58 @@ describe('oneway.config.*', () => {
     expect(b.results.config).toMatchObject({ planners: ['gated'], trials: 1 });
   });
 
+  it("skips a config failOn gate naming a planner not in this evaluation, with a note; a flag's fails", async () => {
+    const dir = tempDir('oneway-config-');
+    writeFileSync(join(dir, 'package.json'), '{}');
+    mkdirSync(join(dir, 'scenarios'));
+    writeFileSync(join(dir, 'scenarios', 'email.yaml'), EMAIL_YAML);
+    writeFileSync(
+      join(dir, 'oneway.config.yaml'),
+      "planners: [gated]\nout: out\nreporters: [json]\ntransport: inprocess\nfailOn: ['speculative:premature_irreversible_rate>0', 'errors>0']\n",
+    );
+    const spec = commandNamed('eval');
+    if (!spec) throw new Error('no eval command');
+    const run = async (argv: string[]) => {
+      const stdout = new PassThrough();
+      const stderr = new PassThrough();
+      let out = '';
+      let err = '';
+      stdout.on('data', (d) => (out += String(d)));
+      stderr.on('data', (d) => (err += String(d)));
+      const code = await runCommand(spec, argv, { stdout, stderr, cwd: dir, env: { NO_COLOR: '1' } });
+      return { code, stderr: err, results: JSON.parse(out) as Results };
+    };
+    // An ad-hoc run of another planner: the speculative gate is skipped, the other one still applies.
+    const adHoc = await run(['--planner=eager']);
+    expect(adHoc.code).toBe(0);
+    expect(adHoc.stderr).toContain(
+      'note: gate speculative:premature_irreversible_rate>0 (from the config file) skipped: planner "speculative" is not in this evaluation',
+    );
+    expect(adHoc.results.gates).toMatchObject({
+      expressions: ['speculative:premature_irreversible_rate>0', 'errors>0'],
+      failures: [],
+      skipped: [{ gate: 'speculative:premature_irreversible_rate>0', planner: 'speculative' }],
+    });
+    // With the planner in the evaluation, the gate applies (speculative sends before verifying).
+    const withIt = await run(['--planner=speculative']);
+    expect(withIt.code).toBe(1);
+    expect(withIt.results.gates.skipped).toBeUndefined();
+    expect(withIt.results.gates.failures.map((f) => f.gate)).toEqual(['speculative:premature_irreversible_rate>0']);
+    // A flag names the planner for this run: not there is a failure (likely a typo), as before.
+    const flagged = await run(['--planner=eager', '--fail-on=speculativ:premature_irreversible_rate>0']);
+    expect(flagged.code).toBe(1);
+    expect(flagged.results.gates.failures[0]?.message).toContain('planner "speculativ" is not in this evaluation');
+  });
+
   it('gives lint its scenarios when no PATHS are given', async () => {
     const dir = tempDir('oneway-config-');
     writeFileSync(join(dir, 'package.json'), '{}');
     writeFileSync(join(dir, 'email.yaml'), EMAIL_YAML);
     const config = { file: join(dir, 'oneway.config.yaml'), config: { scenarios: ['email.yaml'] } };
     const run = (argv: string[]) => runCli((a, io) => lintMain(a, io, config), argv, dir);
-    expect((await run(['--format=json'])).stdout).toContain('"email.yaml"');
+    expect((await run(['--reporter=json'])).stdout).toContain('"email.yaml"');
     // PATHS win over the config file's scenarios.
-    expect((await run(['--format=json', 'nowhere.yaml'])).code).toBe(2);
+    expect((await run(['--reporter=json', 'nowhere.yaml'])).code).toBe(2);
   });
 });
 

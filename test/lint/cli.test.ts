@@ -35,10 +35,11 @@ describe('npm run lint', () => {
     expect(glob.stderr).toContain('3 files:');
   });
 
-  it('--quiet shows errors only; --format=json gives every finding', async () => {
+  it('--quiet shows errors only; --reporter=json gives every finding', async () => {
     const quiet = await runCli(main, ['unreachable-precondition.yaml', '--quiet'], dir);
     expect(quiet.stdout.split('\n').filter((l) => /^\S/.test(l))).toHaveLength(1);
-    const json = await runCli(main, ['unreachable-precondition.yaml', '--format=json'], dir);
+    const json = await runCli(main, ['unreachable-precondition.yaml', '--reporter=json'], dir);
+    expect(json.stderr).toBe('');
     const doc = JSON.parse(json.stdout) as {
       errors: number;
       warnings: number;
@@ -52,8 +53,20 @@ describe('npm run lint', () => {
     const missing = await runCli(main, ['nope.yaml'], dir);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('no such file or directory: nope.yaml');
-    const bad = await runCli(main, ['--format=xml'], dir);
+    const bad = await runCli(main, ['--reporter=xml'], dir);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('--format must be text or json');
+    expect(bad.stderr).toContain('--reporter must be text or json');
+    const disagree = await runCli(main, ['--reporter=json', '--format=text'], dir);
+    expect(disagree.code).toBe(2);
+    expect(disagree.stderr).toContain('--reporter=json and --format=text disagree');
+  });
+
+  it('still takes --format, the former name of --reporter, with a one-line warning on stderr', async () => {
+    const json = await runCli(main, ['clean.yaml', '--format=json'], dir);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({ files: ['clean.yaml'], errors: 0 });
+    expect(json.stderr).toBe(
+      'oneway: warning: --format is deprecated: write --reporter=json (the same option, as in oneway eval)\n',
+    );
   });
 });

@@ -7,6 +7,8 @@ import { call } from '../helpers/run.ts';
 import { NOTES, record } from './helpers.ts';
 
 const n3 = { id: 'n3', title: 'Stale draft', owner: 'ana' };
+/** A console wide enough that no checklist line wraps: the tests that read whole lines. */
+const WIDE = { NO_COLOR: '1', COLUMNS: '400' };
 const noStack = (s: string) => expect(s).not.toMatch(/\n\s+at .+\(.*:\d+:\d+\)/);
 
 describe('npm run recover', () => {
@@ -15,7 +17,7 @@ describe('npm run recover', () => {
       call('delete_note', n3),
       call('send_share_email', { to: 'dana@partner.example', note_id: 'n1' }),
     ]);
-    const out = await runCli(main, [r.file]);
+    const out = await runCli(main, [r.file], process.cwd(), WIDE);
     expect(out.code).toBe(0);
     expect(out.stdout).toContain(
       'Incident checklist: notes-recovery · planner fixed · trial 1 · seed 11 · 2 calls · ended: finish, completed',
@@ -23,6 +25,19 @@ describe('npm run recover', () => {
     expect(out.stdout).toContain('2 effects, newest first: 1 to compensate, 1 to respond to (no compensation)');
     expect(out.stdout).toContain('restore_note({"id":"n3","title":"Stale draft","owner":"ana"})');
     expect(out.stderr).toBe('');
+  });
+
+  it('wraps the text checklist to the terminal: COLUMNS=80 gives no line over 80 columns, the same words', async () => {
+    const r = await record(NOTES, [
+      call('delete_note', n3),
+      call('send_share_email', { to: 'dana@partner.example', note_id: 'n1' }),
+    ]);
+    const wide = await runCli(main, [r.file, '--apply'], process.cwd(), WIDE);
+    const narrow = await runCli(main, [r.file, '--apply'], process.cwd(), { NO_COLOR: '1', COLUMNS: '80' });
+    expect(wide.stdout.split('\n').some((l) => [...l].length > 80)).toBe(true);
+    expect(narrow.stdout.split('\n').filter((l) => [...l].length > 80)).toEqual([]);
+    expect(narrow.stdout.replace(/\s+/g, ' ')).toBe(wide.stdout.replace(/\s+/g, ' '));
+    expect(narrow.code).toBe(wide.code);
   });
 
   it('--apply exits 0 when the world is fully restored, 1 when something remains', async () => {
@@ -42,13 +57,20 @@ describe('npm run recover', () => {
 
   it('prints markdown and JSON', async () => {
     const r = await record(NOTES, [call('delete_note', n3)]);
-    const md = await runCli(main, [r.file, '--format=markdown', '--apply']);
+    const md = await runCli(main, [r.file, '--reporter=markdown', '--apply']);
     expect(md.stdout).toMatch(/^# Incident checklist: notes-recovery/);
     expect(md.stdout).toContain('**Restored**: the world equals its pre-run state.');
-    const json = await runCli(main, [r.file, '--format=json', '--apply']);
+    const json = await runCli(main, [r.file, '--reporter=json', '--apply']);
     const doc = JSON.parse(json.stdout) as { items: unknown[]; apply: { restored: boolean } };
     expect(doc.items).toHaveLength(1);
     expect(doc.apply.restored).toBe(true);
+    expect(json.stderr).not.toContain('deprecated');
+    // --format, the former name, still works, with a one-line warning.
+    const former = await runCli(main, [r.file, '--format=json', '--apply']);
+    expect(former.stdout).toBe(json.stdout);
+    expect(former.stderr.split('\n').filter((l) => l.includes('deprecated'))).toEqual([
+      'oneway: warning: --format is deprecated: write --reporter=json (the same option, as in oneway eval)',
+    ]);
   });
 
   it('warns about a truncated record and recovers what it holds', async () => {
@@ -60,7 +82,7 @@ describe('npm run recover', () => {
     const last = lines.findLastIndex((l) => l.includes('"type":"call"'));
     const file = join(tempDir(), 'cut.jsonl');
     writeFileSync(file, `${lines.slice(0, last).join('\n')}\n${(lines[last] ?? '').slice(0, 100)}`);
-    const out = await runCli(main, [file, '--apply']);
+    const out = await runCli(main, [file, '--apply'], process.cwd(), WIDE);
     expect(out.code).toBe(0);
     expect(out.stderr).toContain(`${file}:${last + 1}: warning: the last line is cut short`);
     expect(out.stderr).toContain('warning: the record has no run_end');
@@ -94,7 +116,8 @@ describe('npm run recover', () => {
       [[], 'give the run record to recover from'],
       [['a.jsonl', 'b.jsonl'], 'one record at a time'],
       [['a.jsonl', '--approve'], '--approve only makes sense with --apply'],
-      [['a.jsonl', '--format=xml'], '--format must be one of text, markdown, json'],
+      [['a.jsonl', '--reporter=xml'], '--reporter must be one of text, markdown, json'],
+      [['a.jsonl', '--reporter=json', '--format=markdown'], '--reporter=json and --format=markdown disagree'],
       [['a.jsonl', '--aply'], 'unknown option --aply'],
     ];
     for (const [argv, message] of cases) {

@@ -207,8 +207,10 @@ export default { name, create() { let n = 0; return { name, next: () => (n++ ===
     for (const format of ['text', 'markdown']) {
       const rec = await runCli(
         recoverMain,
-        [record, `--scenario=${join(dir, 'evil.yaml')}`, `--format=${format}`],
+        [record, `--scenario=${join(dir, 'evil.yaml')}`, `--reporter=${format}`],
         dir,
+        // Wide enough that the text checklist does not wrap the payload's line.
+        { NO_COLOR: '1', COLUMNS: '1000' },
       );
       expect(rec.code).toBe(0);
       expect(rec.stdout).toContain(`planner evil${SHOWN}`);

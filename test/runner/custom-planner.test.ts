@@ -44,7 +44,7 @@ describe('bring your own planner', () => {
     const r = await runCli(main, [`--planner=${join(dir, 'empty.mjs')}`, `--out=${tempDir()}`]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('does not export a planner');
-    expect(r.stderr).toContain('planners/README.md');
+    expect(r.stderr).toContain('docs/planner-api.md');
   });
 
   it('reports a module that fails to load without a stack trace', async () => {

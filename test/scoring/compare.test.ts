@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { evaluateGates, parseGate } from '../../harness/engine/gates/fail-on.ts';
+import { evaluateGates, parseGate, skippedGates } from '../../harness/engine/gates/fail-on.ts';
 import { annotation, escapeData, escapeProperty } from '../../harness/features/report/github.ts';
 import { xmlEscape } from '../../harness/features/report/junit.ts';
 import type { PlannerSummary, RunResult } from '../../harness/engine/results/types.ts';
@@ -184,6 +184,23 @@ describe('gate expressions', () => {
     expect(evaluateGates([parseGate('c:mean_steps>0')], summary)[0]?.message).toContain(
       'planner "c" is not in this evaluation',
     );
+    expect(skippedGates([parseGate('c:mean_steps>0')], summary)).toEqual([]);
+  });
+
+  it('skip a standing gate (from the config file) whose planner is not in this evaluation, and apply it when it is', () => {
+    const summary = [{ planner: 'a', mean_steps: 7 }] as PlannerSummary[];
+    const absent = parseGate('c:mean_steps>0', { optional: true });
+    expect(evaluateGates([absent], summary)).toEqual([]);
+    expect(skippedGates([absent], summary)).toEqual([
+      {
+        gate: 'c:mean_steps>0',
+        planner: 'c',
+        message: 'gate c:mean_steps>0 (from the config file) skipped: planner "c" is not in this evaluation',
+      },
+    ]);
+    const present = parseGate('a:mean_steps>5', { optional: true });
+    expect(evaluateGates([present], summary).map((f) => f.planner)).toEqual(['a']);
+    expect(skippedGates([present, parseGate('mean_steps>100', { optional: true })], summary)).toEqual([]);
   });
 });
 

@@ -5,7 +5,7 @@
  */
 import { UsageError } from '../../core/errors.ts';
 import { suggest } from '../../util/did-you-mean.ts';
-import type { GateFailure, PlannerSummary } from '../results/types.ts';
+import type { GateFailure, PlannerSummary, SkippedGate } from '../results/types.ts';
 import { figureList, type FigureName } from '../scoring/aggregate.ts';
 import { rateGateMetrics, type RateGateMetric } from '../scoring/rates.ts';
 
@@ -37,14 +37,23 @@ export interface FailOnGate {
   metric: GateMetric;
   op: '>' | '>=' | '<' | '<=' | '==' | '!=';
   value: number;
+  /**
+   * A standing gate (from the config file): when its planner is not in this evaluation it is
+   * skipped with a note, not failed, so an ad-hoc run of other planners is not refused by it. A gate
+   * given for this run (a flag, evaluate()) fails instead: its planner name is likely a typo.
+   */
+  optional?: true;
 }
 
 export type { GateFailure } from '../results/types.ts';
 
 const EXPR = /^\s*(?:([^:\s]+)\s*:\s*)?([a-z_0-9]+)\s*(>=|<=|==|!=|>|<)\s*(-?\d+(?:\.\d+)?%?)\s*$/;
 
-/** Parses one gate; throws a UsageError that says what a gate looks like. */
-export function parseGate(source: string): FailOnGate {
+/**
+ * Parses one gate; throws a UsageError that says what a gate looks like. `optional`: a standing
+ * gate (the config file's), skipped when its planner is not in the evaluation (see `FailOnGate`).
+ */
+export function parseGate(source: string, opts: { optional?: boolean } = {}): FailOnGate {
   const m = EXPR.exec(source);
   if (!m)
     throw new UsageError(
@@ -62,7 +71,14 @@ export function parseGate(source: string): FailOnGate {
   }
   const raw = m[4] as string;
   const value = raw.endsWith('%') ? Number(raw.slice(0, -1)) / 100 : Number(raw);
-  return { source, planner: m[1] ?? null, metric: metric as GateMetric, op: m[3] as FailOnGate['op'], value };
+  return {
+    source,
+    planner: m[1] ?? null,
+    metric: metric as GateMetric,
+    op: m[3] as FailOnGate['op'],
+    value,
+    ...(opts.optional ? { optional: true as const } : {}),
+  };
 }
 
 function compareOp(a: number, op: FailOnGate['op'], b: number): boolean {
@@ -82,12 +98,33 @@ function compareOp(a: number, op: FailOnGate['op'], b: number): boolean {
   }
 }
 
-/** A gate fails for a planner when its condition holds (the condition names the bad state). */
+/** Whether a gate names a planner this evaluation does not have. */
+const plannerAbsent = (g: FailOnGate, summary: readonly PlannerSummary[]): g is FailOnGate & { planner: string } =>
+  g.planner !== null && !summary.some((s) => s.planner === g.planner);
+
+/**
+ * The standing gates (`optional`) that name a planner not in this evaluation: skipped, each with
+ * the note the CLI prints and results.json keeps (`gates.skipped`).
+ */
+export function skippedGates(gates: readonly FailOnGate[], summary: readonly PlannerSummary[]): SkippedGate[] {
+  return gates
+    .filter((g) => g.optional && plannerAbsent(g, summary))
+    .map((g) => ({
+      gate: g.source,
+      planner: g.planner as string,
+      message: `gate ${g.source} (from the config file) skipped: planner "${g.planner}" is not in this evaluation`,
+    }));
+}
+
+/**
+ * A gate fails for a planner when its condition holds (the condition names the bad state), and
+ * when it names a planner not in this evaluation, unless it is a standing gate (`skippedGates`).
+ */
 export function evaluateGates(gates: readonly FailOnGate[], summary: readonly PlannerSummary[]): GateFailure[] {
   const out: GateFailure[] = [];
   for (const g of gates) {
     const planners = summary.filter((s) => g.planner === null || s.planner === g.planner);
-    if (g.planner !== null && planners.length === 0) {
+    if (plannerAbsent(g, summary) && !g.optional) {
       out.push({
         gate: g.source,
         planner: g.planner,

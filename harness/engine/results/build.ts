@@ -6,7 +6,7 @@
  * in, results out.
  */
 import { baselineGate } from '../gates/baseline.ts';
-import { evaluateGates, type FailOnGate } from '../gates/fail-on.ts';
+import { evaluateGates, skippedGates, type FailOnGate } from '../gates/fail-on.ts';
 import { summarize } from '../scoring/aggregate.ts';
 import { compareToBaselinePlanner } from '../scoring/compare.ts';
 import { RESULTS_SCHEMA_VERSION, type Results } from './types.ts';
@@ -38,6 +38,7 @@ export function buildResults(ran: RanResults, analysis: Analysis = {}): Results 
       : [];
   const gates = analysis.gates ?? [];
   const failures = evaluateGates(gates, summary);
+  const skipped = skippedGates(gates, summary);
   let baseline: Results['gates']['baseline'] = null;
   if (analysis.baseline) {
     const b = baselineGate(ran, analysis.baseline.results);
@@ -58,7 +59,7 @@ export function buildResults(ran: RanResults, analysis: Analysis = {}): Results 
     summary,
     unattributed_escapes: ran.unattributed_escapes,
     comparisons,
-    gates: { expressions: gates.map((g) => g.source), baseline, failures },
+    gates: { expressions: gates.map((g) => g.source), baseline, failures, ...(skipped.length ? { skipped } : {}) },
   };
 }
 

@@ -152,6 +152,8 @@ export interface Results {
     expressions: string[];
     baseline: { file: string; comparisons: Comparison[] } | null;
     failures: GateFailure[];
+    /** Gates of the config file that name a planner not in this evaluation: not applied (absent when none). */
+    skipped?: SkippedGate[];
   };
 }
 
@@ -191,6 +193,13 @@ export interface Comparison {
   candidate: string;
   overall: Deltas;
   per_scenario: ({ scenario: string } & Deltas)[];
+}
+
+/** A gate of the config file skipped because its planner is not in this evaluation (harness/engine/gates/fail-on.ts). */
+export interface SkippedGate {
+  gate: string;
+  planner: string;
+  message: string;
 }
 
 /** One --fail-on or baseline gate that failed (harness/engine/gates/). */

@@ -55,7 +55,7 @@ export function toHandle(mod: Record<string, unknown>, fallbackName: string, whe
   }
   throw new UsageError(
     `${where} does not export a planner`,
-    'export default { name, next(view) { ... } } (a Planner) or { name, create(ctx) { return planner } } (a PlannerFactory); see planners/README.md',
+    'export default { name, next(view) { ... } } (a Planner) or { name, create(ctx) { return planner } } (a PlannerFactory); the planner API: docs/planner-api.md in the oneway package',
   );
 }
 

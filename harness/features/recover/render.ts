@@ -8,6 +8,7 @@ import type { ApplyReport, CompensationOutcome, Remaining } from './apply.ts';
 import { showRow, showValue } from '../../core/effects/row-text.ts';
 import type { Checklist, ChecklistItem } from './checklist.ts';
 import { trimRuns } from '../../util/trim.ts';
+import { wrapLines } from '../report/width.ts';
 
 export const FORMATS = ['text', 'markdown', 'json'] as const;
 export type Format = (typeof FORMATS)[number];
@@ -65,7 +66,8 @@ function summaryLine(c: Checklist): string {
 }
 
 /**
- * The checklist as plain text (colour through `c`, a chalk instance at level 0 for none).
+ * The checklist as plain text (colour through `c`, a chalk instance at level 0 for none), each line
+ * wrapped to `width` console columns (the CLI gives the terminal's; default: not wrapped).
  *
  * @example
  * io.stdout.write(renderText(checklist, undefined, makeChalk(false)));
@@ -75,6 +77,7 @@ export function renderText(
   report: ApplyReport | undefined,
   c: ChalkInstance,
   file?: string,
+  width = Infinity,
 ): string {
   const out: string[] = [];
   out.push(c.bold(`Incident checklist: ${runLine(checklist)}`));
@@ -115,7 +118,9 @@ export function renderText(
     out.push('');
   });
   if (report) out.push(...applyText(report, c));
-  return `${trimRuns(out.join('\n'), '\n', 'end')}\n`;
+  // Wrapped to the console: an item's lines continue under its details, a detail's two columns further in.
+  const hang = (line: string) => (line.startsWith('[') ? 7 : line.length - line.trimStart().length + 2);
+  return `${trimRuns(wrapLines(out.join('\n'), width, hang), '\n', 'end')}\n`;
 }
 
 function actionText(i: ChecklistItem): string {

@@ -42,3 +42,41 @@ export function wrapText(text: string, width: number): string {
   if (line) lines.push(line);
   return lines.join('\n');
 }
+
+/**
+ * Each line of a block of console text wrapped at spaces to `width` columns (ANSI colours kept and
+ * not counted), its continuation lines indented by `hang(line)` spaces. A word wider than a line is
+ * cut when it is plain text (a colored one keeps its line: cutting would split its escape codes).
+ */
+export function wrapLines(text: string, width: number, hang: (line: string) => number): string {
+  if (!Number.isFinite(width)) return text;
+  const out: string[] = [];
+  for (const line of text.split('\n')) {
+    if (visibleWidth(line) <= width) {
+      out.push(line);
+      continue;
+    }
+    const lead = line.length - line.trimStart().length;
+    const pad = ' '.repeat(Math.min(hang(line), width - 20));
+    const room = Math.max(1, width - pad.length);
+    let current = line.slice(0, lead);
+    let started = false;
+    const push = (word: string) => {
+      if (started && visibleWidth(current) + 1 + visibleWidth(word) > width) {
+        out.push(current);
+        current = pad;
+        started = false;
+      }
+      current = started ? `${current} ${word}` : `${current}${word}`;
+      started = true;
+    };
+    for (const word of line.slice(lead).split(' ')) {
+      const chars = [...word];
+      if (chars.length > room && visibleWidth(word) === chars.length)
+        for (let i = 0; i < chars.length; i += room) push(chars.slice(i, i + room).join(''));
+      else push(word);
+    }
+    out.push(current);
+  }
+  return out.join('\n');
+}

@@ -279,7 +279,10 @@ export async function evalRequest(
 
   const workers = s.workers === undefined || s.workers === 'auto' ? ('auto' as const) : int('workers', 1);
   const failOn = s.failOn ?? [];
-  const gates = failOn.length ? failOn.map((await import('../../engine/gates/fail-on.ts')).parseGate) : [];
+  // The config file's gates stand for every run: one naming a planner an ad-hoc run leaves out is skipped.
+  const optional = origin.failOn?.kind === 'config';
+  const fail = failOn.length ? await import('../../engine/gates/fail-on.ts') : undefined;
+  const gates = fail ? failOn.map((g) => fail.parseGate(g, { optional })) : [];
   const baselineFile = s.baseline === undefined ? undefined : resolve(cwd, s.baseline);
   const baseline = baselineFile
     ? {
