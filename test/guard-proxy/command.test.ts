@@ -55,7 +55,8 @@ describe('oneway guard killed mid-call', () => {
     expect(await pending).toBeInstanceOf(Error);
     expect(outcomes(journal)).toEqual([]);
 
-    const checklist = await runCli(recover, [journal]);
+    // Wide enough that no checklist line wraps (recover wraps to the terminal's width).
+    const checklist = await runCli(recover, [journal], process.cwd(), { NO_COLOR: '1', COLUMNS: '1000' });
     expect(checklist.code).toBe(0);
     expect(checklist.stdout).toContain('1 to reconcile; 1 uncertain');
     expect(checklist.stdout).toContain('UNCERTAIN: may have happened: reconcile first (check with charge_status)');

@@ -73,7 +73,8 @@ describe('oneway guard in front of server-filesystem', () => {
       ['create_directory', 'blocked'],
       ['move_file', 'ok'],
     ]);
-    const checklist = await runCli(recover, [journal]);
+    // Wide enough that no checklist line wraps (recover wraps to the terminal's width).
+    const checklist = await runCli(recover, [journal], process.cwd(), { NO_COLOR: '1', COLUMNS: '1000' });
     expect(checklist.code).toBe(0);
     expect(checklist.stdout).toContain('2 effects, newest first: 2 to respond to (no compensation); 2 open');
     expect(checklist.stdout).toContain(`args: source=${a}, destination=${b}`);
