@@ -36,17 +36,16 @@ beforeAll(() => {
 /** Runs the compiled bin in `cwd` (a fresh temporary directory by default), without npm's or CI's environment. */
 function oneway(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; nodeArgs?: string[] } = {}) {
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('npm_') && k !== 'CI'));
-  const t0 = performance.now();
   const r = spawnSync(process.execPath, [...(opts.nodeArgs ?? []), BIN, ...args], {
     cwd: opts.cwd ?? tempDir('oneway-bin-'),
     env: { ...env, NO_COLOR: '1', ...opts.env },
     encoding: 'utf8',
   });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr, ms: performance.now() - t0 };
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
 describe('the compiled oneway command', () => {
-  it('lists every command in --help, fast, without loading the engine', () => {
+  it("lists every command in --help without loading the engine (its speed is the bench's start-up row)", () => {
     // Logs every module the process resolves, to show what `oneway --help` loads.
     const hook = `data:text/javascript,${encodeURIComponent(
       'import { register } from "node:module"; register("data:text/javascript," + encodeURIComponent("export async function resolve(s, c, n) { const r = await n(s, c); process._rawDebug(\\"LOADED \\" + r.url); return r; }"));',
@@ -59,17 +58,15 @@ describe('the compiled oneway command', () => {
     for (const engine of ['/runner/', '/loader/load', '/sandbox/', '/scoring/', '/llm/', '/mcp/', 'msw', 'openai']) {
       expect(loaded.filter((l) => l.includes(engine))).toEqual([]);
     }
-    expect(oneway(['--help']).ms).toBeLessThan(3000);
   });
 
-  it.each(COMMANDS.map((c) => [c.name]))('answers `oneway %s --help` fast and starts no work', (name) => {
+  it.each(COMMANDS.map((c) => [c.name]))('answers `oneway %s --help` and starts no work', (name) => {
     const cwd = tempDir('oneway-help-');
     const r = oneway([name, '--help'], { cwd });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(new RegExp(`^Usage: oneway ${name} `, 'm'));
     expect(r.stderr).toBe('');
     expect(readdirSync(cwd)).toEqual([]); // nothing written: no reports/, no bench.json
-    expect(r.ms).toBeLessThan(5000);
     expect(oneway(['help', name]).stdout).toBe(r.stdout);
   });
 
