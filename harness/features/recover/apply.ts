@@ -28,6 +28,37 @@ export interface ApplyOptions {
   duplicates?: boolean;
 }
 
+/** Why a checklist item's compensation is not issued (undefined: it is issued), the same for the sandbox and a real server. */
+export type Skipped<R extends string> = {
+  disposition: 'intended' | 'is_compensation' | 'already_compensated' | 'irreversible' | 'unapproved' | R;
+  operation?: string;
+  args?: Record<string, unknown>;
+};
+
+/**
+ * Recovery's triage of one checklist item, newest first, for `--apply` in the sandbox and against a
+ * real server alike: with `duplicates` only the duplicates are undone; what the run compensated or
+ * was itself a compensation is left; an ambiguous failure with no effect gets `reconcile` (the
+ * sandbox knows nothing applied, a server's caller must reconcile); no compensation is a response;
+ * a compensation that needs approval waits for `approve`.
+ */
+export function notIssued<R extends string>(
+  item: ChecklistItem,
+  opts: { approve?: boolean; duplicates?: boolean },
+  reconcile: R,
+): Skipped<R> | undefined {
+  if (opts.duplicates && item.duplicate_of === undefined)
+    return { disposition: item.action === 'none' && item.compensates !== undefined ? 'is_compensation' : 'intended' };
+  if (item.action === 'none')
+    return { disposition: item.compensates !== undefined ? 'is_compensation' : 'already_compensated' };
+  if (item.action === 'reconcile') return { disposition: reconcile };
+  const comp = item.compensation;
+  if (item.action === 'respond' || !comp) return { disposition: 'irreversible' };
+  if (item.action === 'compensate_with_approval' && !opts.approve)
+    return { disposition: 'unapproved', operation: comp.operation, args: comp.args };
+  return undefined;
+}
+
 /** What recovery did about one checklist item. */
 type Disposition =
   | 'compensated' // the compensation ran and replied ok
@@ -172,32 +203,12 @@ export async function applyRecovery(
     for (const item of checklist.items) {
       const base = { step: item.step, tool: item.tool, class: item.class };
       const comp = item.compensation;
-      if (opts.duplicates && item.duplicate_of === undefined) {
-        compensations.push({
-          ...base,
-          disposition: item.action === 'none' && item.compensates !== undefined ? 'is_compensation' : 'intended',
-        });
+      const skip = notIssued(item, opts, 'nothing_applied');
+      if (skip) {
+        compensations.push({ ...base, ...skip });
         continue;
       }
-      if (item.action === 'none') {
-        compensations.push({
-          ...base,
-          disposition: item.compensates !== undefined ? 'is_compensation' : 'already_compensated',
-        });
-        continue;
-      }
-      if (item.action === 'reconcile') {
-        compensations.push({ ...base, disposition: 'nothing_applied' });
-        continue;
-      }
-      if (item.action === 'respond' || !comp) {
-        compensations.push({ ...base, disposition: 'irreversible' });
-        continue;
-      }
-      if (item.action === 'compensate_with_approval' && !opts.approve) {
-        compensations.push({ ...base, disposition: 'unapproved', operation: comp.operation, args: comp.args });
-        continue;
-      }
+      if (!comp) continue; // notIssued skips an item without a compensation
       if (!sandbox.hasTool(comp.operation)) {
         compensations.push({
           ...base,

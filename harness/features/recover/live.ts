@@ -10,6 +10,7 @@
  * the sandbox's `--apply`): what could not be issued, or failed, is reported,
  * and what is left open is counted.
  */
+import { notIssued } from './apply.ts';
 import type { Checklist, ChecklistItem } from './checklist.ts';
 
 /** What recovery did about one checklist item against the server. */
@@ -74,32 +75,12 @@ export async function applyToServer(
   for (const item of checklist.items) {
     const base = { step: item.step, tool: item.tool, class: item.class };
     const comp = item.compensation;
-    if (opts.duplicates && item.duplicate_of === undefined) {
-      compensations.push({
-        ...base,
-        disposition: item.action === 'none' && item.compensates !== undefined ? 'is_compensation' : 'intended',
-      });
+    const skip = notIssued(item, opts, 'uncertain');
+    if (skip) {
+      compensations.push({ ...base, ...skip });
       continue;
     }
-    if (item.action === 'none') {
-      compensations.push({
-        ...base,
-        disposition: item.compensates !== undefined ? 'is_compensation' : 'already_compensated',
-      });
-      continue;
-    }
-    if (item.action === 'reconcile') {
-      compensations.push({ ...base, disposition: 'uncertain' });
-      continue;
-    }
-    if (item.action === 'respond' || !comp) {
-      compensations.push({ ...base, disposition: 'irreversible' });
-      continue;
-    }
-    if (item.action === 'compensate_with_approval' && !opts.approve) {
-      compensations.push({ ...base, disposition: 'unapproved', operation: comp.operation, args: comp.args });
-      continue;
-    }
+    if (!comp) continue; // notIssued skips an item without a compensation
     const r = await issue(comp.operation, comp.args);
     compensations.push({
       ...base,
