@@ -79,6 +79,24 @@ export interface Compensation {
   scheduled?: boolean;
 }
 
+/** A call event's fields that do not depend on its reply (what an intent records before the call is sent). */
+export type CallHead = Pick<
+  CallEvent,
+  | 'step'
+  | 'turn'
+  | 'batch'
+  | 'pos'
+  | 'batch_size'
+  | 't_ms'
+  | 'tool'
+  | 'args'
+  | 'class'
+  | 'read_only'
+  | 'kind'
+  | 'preconditions'
+  | 'establishes'
+>;
+
 /** What a reconciling call reported on (the sandbox's answer; see domain/rules/reconcile.ts). */
 export interface Reconciled {
   /** The most recent call reported on. */
@@ -150,23 +168,7 @@ export interface CallEvent {
  * it is sent. Its outcome is the call event of the same step; an intent without one (the guard was
  * killed mid-call) may have taken effect, and recovery treats it as an ambiguous failure.
  */
-export interface IntentEvent extends Pick<
-  CallEvent,
-  | 'step'
-  | 'turn'
-  | 'batch'
-  | 'pos'
-  | 'batch_size'
-  | 't_ms'
-  | 'tool'
-  | 'args'
-  | 'class'
-  | 'read_only'
-  | 'kind'
-  | 'preconditions'
-  | 'establishes'
-  | 'session'
-> {
+export interface IntentEvent extends CallHead, Pick<CallEvent, 'session'> {
   type: 'intent';
 }
 

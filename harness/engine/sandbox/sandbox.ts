@@ -26,7 +26,7 @@ import {
   valueText,
   type ReconcileTool,
 } from '../../domain/rules/reconcile.ts';
-import type { CallEvent, Row, WorldSnapshot } from '../../core/record.ts';
+import type { CallEvent, CallHead, Row, WorldSnapshot } from '../../core/record.ts';
 import type { Fault, Scenario, Tool, ToolClass } from '../../core/scenario.ts';
 import { renderText, renderValue, type TemplateContext } from '../../core/templates/render.ts';
 import { createRng, deriveSeed, type Rng } from '../../util/rng.ts';
@@ -55,23 +55,6 @@ interface LedgerEntry {
   applied: boolean;
 }
 
-/** A call event's fields that do not depend on its reply. */
-type CallHead = Pick<
-  CallEvent,
-  | 'step'
-  | 'turn'
-  | 'batch'
-  | 'pos'
-  | 'batch_size'
-  | 't_ms'
-  | 'tool'
-  | 'args'
-  | 'class'
-  | 'read_only'
-  | 'kind'
-  | 'preconditions'
-  | 'establishes'
->;
 /** The rest; `approved`, `reconciled`, `deduplicated_of` and `key_conflict_of` are left out of the event when undefined. */
 type CallTail = Omit<CallEvent, keyof CallHead | 'type' | 'blocked_reason' | 'reply_lost'>;
 

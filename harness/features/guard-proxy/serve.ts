@@ -8,10 +8,8 @@
  * pending) is closed first (its client gets "Session not found" and starts a new one).
  */
 import type { Readable, Writable } from 'node:stream';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { MAX_MESSAGE_BYTES, startHttpHost, type HttpHost } from '../mcp/http.ts';
-import { capLines } from '../mcp/line-cap.ts';
+import { cappedStdio } from '../mcp/stdio-transport.ts';
 import type { GuardProxy } from './proxy.ts';
 
 /**
@@ -26,18 +24,11 @@ export async function guardStdio(
   io: { stdin: Readable; stdout: Writable } = { stdin: process.stdin, stdout: process.stdout },
 ): Promise<void> {
   const session = proxy.session();
-  const stdin = capLines(io.stdin, MAX_MESSAGE_BYTES, (bytes) => {
-    const reply = {
-      jsonrpc: '2.0',
-      id: null,
-      error: {
-        code: ErrorCode.InvalidRequest,
-        message: `Request too large: a line over ${MAX_MESSAGE_BYTES} bytes (${bytes} so far) was dropped`,
-      },
-    };
-    void transport.send(reply as unknown as JSONRPCMessage).catch(() => {});
-  });
-  const transport = new StdioServerTransport(stdin, io.stdout);
+  const { transport, stdin } = cappedStdio(
+    io,
+    MAX_MESSAGE_BYTES,
+    (bytes) => `Request too large: a line over ${MAX_MESSAGE_BYTES} bytes (${bytes} so far) was dropped`,
+  );
   io.stdout.on('error', () => {}); // a client that left mid-answer: the call is journaled all the same
   const gone = new Promise<void>((resolve) => {
     stdin.once('end', resolve);

@@ -12,7 +12,6 @@
  * that connects and leaves) is no run and is not recorded.
  */
 import type { Readable, Writable } from 'node:stream';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { LintFinding } from '../../core/errors.ts';
 import type { Planner } from '../../core/planner.ts';
@@ -26,7 +25,7 @@ import { seal } from '../../engine/sandbox/seal.ts';
 import type { TransportName } from '../../engine/sandbox/transport.ts';
 import { RunChannel, type SessionEnd } from './channel.ts';
 import { MAX_MESSAGE_BYTES, startHttpHost, type HttpHost } from './http.ts';
-import { capLines } from './line-cap.ts';
+import { cappedStdio } from './stdio-transport.ts';
 import { createRunServer, scenarioSurface, type ScenarioSurface } from './server.ts';
 
 export const DEFAULT_AGENT_NAME = 'mcp';
@@ -255,18 +254,12 @@ export async function serveStdio(
     const runs = new SessionRuns(opts);
     const run = runs.open();
     // A line without a newline is not buffered for ever: past the limit it is answered and dropped.
-    const stdin = capLines(io.stdin, MAX_MESSAGE_BYTES, (bytes) => {
-      const reply = {
-        jsonrpc: '2.0',
-        id: null,
-        error: {
-          code: ErrorCode.InvalidRequest,
-          message: `Request too large: a line over ${MAX_MESSAGE_BYTES} bytes (${bytes} so far) was dropped; a message is at most ${MAX_MESSAGE_BYTES} bytes`,
-        },
-      };
-      void transport.send(reply as unknown as JSONRPCMessage).catch(() => {});
-    });
-    const transport = new StdioServerTransport(stdin, io.stdout);
+    const { transport, stdin } = cappedStdio(
+      io,
+      MAX_MESSAGE_BYTES,
+      (bytes) =>
+        `Request too large: a line over ${MAX_MESSAGE_BYTES} bytes (${bytes} so far) was dropped; a message is at most ${MAX_MESSAGE_BYTES} bytes`,
+    );
     // The SDK drops a line it cannot parse; a client deserves to hear why (JSON-RPC: id null).
     transport.onerror = (e) => {
       const parse = e instanceof SyntaxError;
