@@ -283,8 +283,8 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     const settings = fuzzSettings(values, io, cerr);
     const { timeLimit, runs, seed, maxItems, transport } = settings;
     const properties = await resolveProperties(settings.propertySpecs, io.cwd);
-    // Fuzzing runs thousands of short runs: the planner runs in process, not in a thread per run (README: the seal).
-    const planner = values.planner ? await loadPlanner(values.planner, io.cwd, { isolate: false }) : undefined;
+    // A planner file runs in sealed processes, as in eval (docs/seal.md).
+    const planner = values.planner ? await loadPlanner(values.planner, io.cwd) : undefined;
     if (values.path !== undefined && planner)
       throw new UsageError('--path replays a generated plan; it does not go with --planner');
 

@@ -31,9 +31,9 @@ function evalCli(args: string[]): Promise<{ code: number | null; stderr: string 
 describe('interruption and --resume', () => {
   it('stops on SIGINT after the runs in flight, then resumes to the uninterrupted results', async () => {
     const dir = tempDir();
-    writeFileSync(join(dir, 'slow.mjs'), SLOW);
+    writeFileSync(join(dir, 'slow.ts'), SLOW);
     const args = [
-      `--planner=${join(dir, 'slow.mjs')}`,
+      `--planner=${join(dir, 'slow.ts')}`,
       '--trials=2',
       '--seed=3',
       '--scenario=invoice-and-notify,purge-inactive-accounts,webhook-timeout-reconcile,release-with-migration',

@@ -6,12 +6,16 @@
  * or when tsx is installed beside oneway, which is then registered in this thread. Otherwise the
  * user hears what to do, instead of ERR_UNKNOWN_FILE_EXTENSION.
  */
+import { createRequire } from 'node:module';
+import { basename, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { UsageError } from '../../core/errors.ts';
 import { ownExtension } from '../../util/module-url.ts';
 
 const TS_FILE = /\.(c|m)?ts$/;
 let registering: Promise<void> | undefined;
+const TS_HINT =
+  'install tsx in your project (npm install --save-dev tsx), use Node >= 22.18 (or 22.6+ with --experimental-strip-types), or give a .js/.mjs file';
 
 /** Whether this Node loads TypeScript by itself (type stripping). */
 function nodeStripsTypes(): boolean {
@@ -19,7 +23,7 @@ function nodeStripsTypes(): boolean {
 }
 
 /** Makes sure `file` can be imported here when it is TypeScript; a UsageError saying what to do when it cannot. */
-export async function needsTypeScript(file: string, what: string): Promise<void> {
+async function needsTypeScript(file: string, what: string): Promise<void> {
   if (!TS_FILE.test(file) || ownExtension(import.meta.url) === '.ts' || nodeStripsTypes()) return;
   registering ??= (async () => {
     const [{ register: registerCjs }, { register }] = await Promise.all([import('tsx/cjs/api'), import('tsx/esm/api')]);
@@ -32,7 +36,7 @@ export async function needsTypeScript(file: string, what: string): Promise<void>
     registering = undefined;
     throw new UsageError(
       `${what} is TypeScript, and Node ${process.version} does not load TypeScript by itself`,
-      'install tsx in your project (npm install --save-dev tsx), use Node >= 22.18 (or 22.6+ with --experimental-strip-types), or give a .js/.mjs file',
+      TS_HINT,
     );
   }
 }
@@ -57,4 +61,85 @@ export async function importUserModule(
       o.hint ?? 'check that the file compiles and its imports resolve',
     );
   }
+}
+
+/** The part of esbuild's API `moduleForProcess` uses (esbuild comes with tsx). */
+interface Esbuild {
+  build(options: Record<string, unknown>): Promise<unknown>;
+}
+
+/** esbuild, where tsx is installed beside oneway or in the working directory's project; undefined otherwise. */
+function findEsbuild(cwd: string): Esbuild | undefined {
+  for (const from of [import.meta.url, pathToFileURL(join(cwd, 'package.json')).href]) {
+    try {
+      const tsx = createRequire(from).resolve('tsx/package.json');
+      return createRequire(tsx)('esbuild') as Esbuild;
+    } catch {
+      // not from here
+    }
+  }
+  return undefined;
+}
+
+/** Node flags that make this Node strip types (or transform them), as given to this process. */
+const typeFlags = (): string[] =>
+  process.execArgv.filter((a) => a === '--experimental-strip-types' || a === '--experimental-transform-types');
+
+/**
+ * A user's module made loadable by a plain `node` that can register no loader (a sealed process:
+ * runner/sealed-process.ts runs planner files and property modules so). A .js/.mjs/.cjs file runs as
+ * it is. A TypeScript file is bundled by esbuild (installed with tsx) into one ES module in `outDir`,
+ * its imports included, `import.meta.url` and `require` still those of the file itself; without
+ * tsx, it runs under Node's own type stripping where this Node has it (the flags that turned it on
+ * here are passed on); otherwise a UsageError says what to do.
+ */
+export async function moduleForProcess(
+  file: string,
+  outDir: string,
+  what: string,
+  cwd = process.cwd(),
+): Promise<{ file: string; nodeFlags: string[] }> {
+  if (!TS_FILE.test(file)) return { file, nodeFlags: [] };
+  const esbuild = findEsbuild(cwd);
+  if (esbuild) {
+    const url = pathToFileURL(file).href;
+    const out = join(outDir, `${basename(file).replace(TS_FILE, '')}.mjs`);
+    try {
+      await esbuild.build({
+        entryPoints: [file],
+        bundle: true,
+        platform: 'node',
+        format: 'esm',
+        target: `node${process.versions.node.split('.')[0]}`,
+        outfile: out,
+        write: true,
+        logLevel: 'silent',
+        sourcemap: 'inline',
+        define: {
+          'import.meta.url': JSON.stringify(url),
+          'import.meta.filename': JSON.stringify(file),
+          'import.meta.dirname': JSON.stringify(dirname(file)),
+        },
+        // CommonJS dependencies bundled into an ES module call `require`: the file's own.
+        banner: {
+          js: `import { createRequire as __onewayRequire } from 'node:module'; globalThis.require ??= __onewayRequire(${JSON.stringify(url)});`,
+        },
+      });
+    } catch (e) {
+      const errors = (e as { errors?: { text: string; location?: { file: string; line: number; column: number } }[] })
+        .errors;
+      const first = errors?.[0];
+      const where = first?.location ? `${first.location.file}:${first.location.line}:${first.location.column}: ` : '';
+      throw new UsageError(
+        `${what} failed to load: ${first ? `${where}${first.text}` : (e as Error).message}`,
+        'check that the file compiles and its imports resolve',
+      );
+    }
+    return { file: out, nodeFlags: ['--enable-source-maps'] };
+  }
+  if (nodeStripsTypes()) return { file, nodeFlags: typeFlags() };
+  throw new UsageError(
+    `${what} is TypeScript, and Node ${process.version} does not load TypeScript by itself`,
+    TS_HINT,
+  );
 }

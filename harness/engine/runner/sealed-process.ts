@@ -1,0 +1,347 @@
+/**
+ * Sealed processes: a user's module (a planner file, a fuzz property module) runs in a Node process
+ * of its own, never in the harness's. What the process may do is decided before its first line:
+ *
+ * - Node's permission model (`--permission` from Node 22.13 and 23.5, `--experimental-permission`
+ *   before): file reads anywhere, writes only in the process's own scratch directory (its TMPDIR),
+ *   and no child process, worker thread, native addon, WASI or inspector; no `--allow-*` flag for
+ *   any of those is ever given, and NODE_OPTIONS is not passed on;
+ * - sandbox/child-seal.cjs, preloaded: the network sealed by the socket layer, signals and the
+ *   inspector of other processes, other processes' priority and off-thread loader hooks refused,
+ *   and every refused reach written to the harness at once as an escape;
+ * - an OS memory limit (RLIMIT_DATA, through the shell's `ulimit -d`, on every POSIX system; Linux
+ *   counts every private writable mapping in it, so memory outside V8's heap is capped too) and a
+ *   V8 heap limit;
+ * - a process group of its own (`detached`), killed as a group (SIGKILL) when the harness is done
+ *   with it, at a decision timeout, and when the harness exits.
+ *
+ * The process talks to the harness over two pipes: requests on its fd 3, and everything it says,
+ * in order, on its fd 4, one JSON line a message. Every line is checked against the caller's schema
+ * (`escape` lines against this module's own). A line that is not JSON, does not match, is too long,
+ * or a channel closed or replaced while the process lives (child-seal.cjs exits with
+ * CHANNEL_LOST_EXIT then) breaches the channel: it counts as an escape, and the process is killed,
+ * which ends what it was doing as a planner error. Escapes are counted here, from those lines: the
+ * process never reports a count.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { Readable, Writable } from 'node:stream';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { terminalText } from '../../util/terminal-text.ts';
+import type { Escape } from '../sandbox/seal.ts';
+
+const HOST = fileURLToPath(new URL('./child-host.mjs', import.meta.url));
+const CHILD_SEAL = fileURLToPath(new URL('../sandbox/child-seal.cjs', import.meta.url));
+
+/** The exit code of a sealed process whose channel is gone (child-seal.cjs exits with it). */
+const CHANNEL_LOST_EXIT = 86;
+/** V8's old-space limit in a sealed process, MiB. */
+const PROCESS_HEAP_MB = 1024;
+/** The OS limit on a sealed process's data (heap, buffers, array buffers, WebAssembly memory), MiB. */
+const PROCESS_DATA_MB = 2048;
+/** The longest line a sealed process may send (a decision with large arguments fits). */
+const MAX_LINE = 32 * 2 ** 20;
+/** What a sealed process may print (to the harness's stderr, made safe) before the rest is dropped. */
+const MAX_OUTPUT = 2 ** 20;
+
+/**
+ * Flags of this process a sealed process gets too: they add globals (a WebSocket on Node 20), never a
+ * permission. Any other flag of this process (`--import`, `--inspect`, `--allow-*`) is not passed on.
+ */
+const FEATURE_FLAGS = new Set([
+  '--experimental-websocket',
+  '--experimental-eventsource',
+  '--no-experimental-websocket',
+]);
+
+/**
+ * The flag that turns on Node's permission model in the running Node: `--permission` where it is
+ * stable (22.13+, 23.5+; 24 knows no other), `--experimental-permission` before.
+ *
+ * @example
+ * permissionFlag('20.19.0') // '--experimental-permission'
+ * permissionFlag('22.13.0') // '--permission'
+ */
+export function permissionFlag(version = process.versions.node): string {
+  const [major = 0, minor = 0] = version.split('.').map(Number);
+  const stable = major >= 24 || (major === 23 && minor >= 5) || (major === 22 && minor >= 13);
+  return stable ? '--permission' : '--experimental-permission';
+}
+
+/** What the process runs (child-host.mjs reads it). */
+export interface SealedInit {
+  kind: 'planner' | 'property';
+  /** The module to import: plain JavaScript (ts-loader.ts's moduleForProcess made it so). */
+  file: string;
+  /** How the user named it, for messages. */
+  spec: string;
+  /** "planner module ./x.ts", for messages. */
+  what: string;
+  fallbackName: string;
+}
+
+export interface SealedOptions {
+  init: SealedInit;
+  /** Where its scratch directory is made (removed when the process ends). */
+  dir: string;
+  /** Origins it may reach (an LLM planner's model endpoint). */
+  allow: { host: string; port: number }[];
+  /** Node flags the module needs (type stripping, source maps). */
+  nodeFlags: string[];
+}
+
+const escapeLine = z.object({
+  t: z.literal('escape'),
+  method: z.string().max(64),
+  url: z.string().max(2000),
+  reason: z.string().max(2000),
+});
+const uncaughtLine = z.object({
+  t: z.literal('uncaught'),
+  error: z.object({ name: z.string().optional(), message: z.string().optional(), value: z.string().optional() }),
+});
+
+/** Who holds a process now: its messages, its escapes and its end go there. */
+export interface Lease<M> {
+  message(m: M): void;
+  fault(e: Error): void;
+  escape(e: Escape): void;
+}
+
+/** Every sealed process alive, killed (with its scratch directory removed) when this process exits. */
+const alive = new Set<SealedProcess<unknown>>();
+let exitHook = false;
+
+/**
+ * One sealed process. Messages other than escapes are parsed with `schema`; the holder of the
+ * lease gets each in order, and `fault` once when the process ends, dies or breaches its channel.
+ */
+export class SealedProcess<M> {
+  readonly child: ChildProcess;
+  lease: Lease<M> | undefined;
+  dead = false;
+  private error: Error | undefined;
+  private readonly scratch: string;
+  private killed = false;
+  private printed = 0;
+  private readonly input: Writable;
+  private readonly kind: SealedInit['kind'];
+
+  constructor(
+    opts: SealedOptions,
+    private readonly schema: z.ZodType<M>,
+    /** Where escapes go while nobody holds the process (unattributed). */
+    private readonly stray: (e: Escape) => void,
+  ) {
+    this.kind = opts.init.kind;
+    this.scratch = mkdtempSync(join(opts.dir, 'scratch-'));
+    const args = [
+      permissionFlag(),
+      '--allow-fs-read=*',
+      `--allow-fs-write=${this.scratch}`,
+      '--disable-warning=ExperimentalWarning',
+      `--max-old-space-size=${PROCESS_HEAP_MB}`,
+      '--require',
+      CHILD_SEAL,
+      ...process.execArgv.filter((a) => FEATURE_FLAGS.has(a)),
+      ...opts.nodeFlags,
+      HOST,
+    ];
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      ONEWAY_SEALED_PROCESS: JSON.stringify({ allow: opts.allow, init: opts.init, lostExit: CHANNEL_LOST_EXIT }),
+      TMPDIR: this.scratch,
+      TMP: this.scratch,
+      TEMP: this.scratch,
+    };
+    // Flags from the environment would come before ours: none (an --allow-* there would undo the seal).
+    delete env.NODE_OPTIONS;
+    const posix = process.platform !== 'win32';
+    // The limit is set by the shell the process starts as (`exec` keeps its pid and group); a lower hard
+    // limit already in place stays.
+    const [command, argv] = posix
+      ? [
+          '/bin/sh',
+          ['-c', `ulimit -d ${PROCESS_DATA_MB * 1024} 2>/dev/null; exec "$0" "$@"`, process.execPath, ...args],
+        ]
+      : [process.execPath, args];
+    this.child = spawn(command, argv, {
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'],
+      detached: posix,
+      env,
+      windowsHide: true,
+    });
+    alive.add(this as SealedProcess<unknown>);
+    if (!exitHook) {
+      exitHook = true;
+      process.on('exit', () => {
+        for (const p of alive) p.kill();
+      });
+    }
+    this.input = this.child.stdio[3] as Writable;
+    this.input.on('error', () => {});
+    this.readLines(this.child.stdio[4] as Readable);
+    for (const out of [this.child.stdout, this.child.stderr]) out?.on('data', (d: Buffer) => this.print(d));
+    this.child.on('error', (e) => this.die(new Error(`the ${opts.init.kind}'s process did not start: ${e.message}`)));
+    // 'close', not 'exit': every line it wrote before it ended is read first.
+    this.child.on('close', (code, signal) => this.exited(code, signal));
+  }
+
+  /** Reads the channel: each complete line is one message. */
+  private readLines(from: Readable): void {
+    let held: string[] = [];
+    let size = 0;
+    from.setEncoding('utf8');
+    from.on('data', (chunk: string) => {
+      let start = 0;
+      for (let i = chunk.indexOf('\n'); i >= 0 && !this.dead; i = chunk.indexOf('\n', start)) {
+        held.push(chunk.slice(start, i));
+        const line = held.length === 1 ? (held[0] as string) : held.join('');
+        held = [];
+        size = 0;
+        start = i + 1;
+        this.line(line);
+      }
+      if (start < chunk.length && !this.dead) {
+        held.push(chunk.slice(start));
+        size += chunk.length - start;
+        if (size > MAX_LINE) this.breach(`a line longer than ${MAX_LINE} bytes`);
+      }
+    });
+    // Closed while the process lives: it is killed, and `exited` sees our SIGKILL.
+    from.on('end', () => {
+      if (!this.dead && !this.killed) this.stop();
+    });
+    from.on('error', () => {});
+  }
+
+  private line(text: string): void {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch {
+      return this.breach(`a line that is not JSON (${JSON.stringify(text.slice(0, 80))})`);
+    }
+    const esc = escapeLine.safeParse(raw);
+    if (esc.success) {
+      const { method, url, reason } = esc.data;
+      return this.escape({ method, url, reason });
+    }
+    const uncaught = uncaughtLine.safeParse(raw);
+    if (uncaught.success) {
+      const e = uncaught.data.error;
+      this.die(
+        new Error(
+          `${e.value ?? `${e.name && e.name !== 'Error' ? `${e.name}: ` : ''}${e.message ?? 'unknown error'}`} (uncaught in the ${this.kind}'s process)`,
+        ),
+      );
+      return this.kill();
+    }
+    const m = this.schema.safeParse(raw);
+    if (!m.success)
+      return this.breach(`a message the harness does not take (${m.error.issues[0]?.message ?? 'invalid'})`);
+    if (!this.lease) return this.breach(`a message nobody asked for (${String((raw as { t?: unknown }).t)})`);
+    this.lease.message(m.data);
+  }
+
+  private escape(e: Escape): void {
+    if (this.lease) this.lease.escape(e);
+    else this.stray(e);
+  }
+
+  /** The channel was broken (a line that is not what the harness expects): an escape, and the process is done. */
+  breach(what: string): void {
+    if (this.dead) return;
+    this.escape({
+      method: 'CHANNEL',
+      url: 'oneway:channel',
+      reason: `the process broke its channel to the harness: ${what}`,
+    });
+    this.die(new Error(`the process broke its channel to the harness: ${what}`));
+    this.kill();
+  }
+
+  private exited(code: number | null, signal: NodeJS.Signals | null): void {
+    alive.delete(this as SealedProcess<unknown>);
+    rmSync(this.scratch, { recursive: true, force: true });
+    if (this.dead) return;
+    if (code === CHANNEL_LOST_EXIT || (signal === 'SIGKILL' && this.killed))
+      return this.breach('it closed or replaced its channel');
+    this.die(new Error(`the process exited (${signal ? `signal ${signal}` : `code ${code}`})`));
+  }
+
+  private die(e: Error): void {
+    if (this.dead) return;
+    this.dead = true;
+    this.error = e;
+    const lease = this.lease;
+    this.lease = undefined;
+    lease?.fault(e);
+  }
+
+  /** What it printed goes to the harness's stderr, made safe for a terminal, up to MAX_OUTPUT. */
+  private print(d: Buffer): void {
+    if (this.printed >= MAX_OUTPUT) return;
+    const text = d.toString('utf8').slice(0, MAX_OUTPUT - this.printed);
+    this.printed += text.length;
+    const lines = text.split('\n');
+    if (lines.at(-1) === '') lines.pop();
+    process.stderr.write(lines.map((l) => `${terminalText(l)}\n`).join(''));
+    if (this.printed >= MAX_OUTPUT) process.stderr.write('oneway: (a sealed process printed more: dropped)\n');
+  }
+
+  /** Sends one request. */
+  send(request: object): void {
+    this.input.write(`${JSON.stringify(request)}\n`);
+  }
+
+  /** Waits for one message (or the process's end). */
+  once(route: Omit<Lease<M>, 'message' | 'fault'>): Promise<M> {
+    return new Promise((resolve, reject) => {
+      if (this.dead) return reject(this.error ?? new Error('the process is gone'));
+      this.lease = { ...route, message: resolve, fault: reject };
+    });
+  }
+
+  /** Ends the process so that what happens from now on is a breach (a channel closed while it lives). */
+  private stop(): void {
+    this.killed = true;
+    this.signalGroup();
+  }
+
+  private signalGroup(): void {
+    try {
+      if (this.child.pid === undefined) return;
+      if (process.platform === 'win32') this.child.kill('SIGKILL');
+      else process.kill(-this.child.pid, 'SIGKILL');
+    } catch {
+      // gone already
+    }
+  }
+
+  /** Kills the process group, whatever it is doing; nothing it says from now on is heard. */
+  kill(): void {
+    if (!this.dead) this.die(new Error('the process was stopped'));
+    this.lease = undefined;
+    this.killed = true;
+    this.signalGroup();
+    this.unref();
+    if (this.child.exitCode !== null || this.child.signalCode !== null) {
+      alive.delete(this as SealedProcess<unknown>);
+      rmSync(this.scratch, { recursive: true, force: true });
+    }
+  }
+
+  /** Lets the harness exit while the process waits for work (or is being killed). */
+  unref(): void {
+    this.child.unref();
+    for (const s of this.child.stdio) (s as { unref?: () => void } | null)?.unref?.();
+  }
+
+  ref(): void {
+    this.child.ref();
+    for (const s of this.child.stdio) (s as { ref?: () => void } | null)?.ref?.();
+  }
+}
