@@ -266,4 +266,26 @@ export default { name: 'posts-null', next() {
     expect(report.plans).toBe(2);
     expect(r.signal).toBeNull();
   }, 180_000);
+
+  it('a fuzz property module that exits or reaches out fails its check, and fuzz.json is written', async () => {
+    const file = join(dir, 'props.mjs');
+    writeFileSync(
+      file,
+      `export default [
+  { name: 'exits', check() { process.exit(0); } },
+  { name: 'phones-home', async check() { await fetch('http://127.0.0.1:${port}/property').catch(() => {}); return true; } },
+];
+`,
+    );
+    const out = tempDir();
+    const r = await cli('fuzz', [`--property=${file}`, '--scenario=invoice-and-notify', '--runs=3', `--out=${out}`]);
+    expect(r.code).toBe(1);
+    const report = JSON.parse(readFileSync(join(out, 'fuzz.json'), 'utf8')) as {
+      failures: { property: string; message: string }[];
+    };
+    const failed = Object.fromEntries(report.failures.map((f) => [f.property, f.message]));
+    expect(failed.exits).toContain('the process exited (code 0)');
+    expect(failed['phones-home']).toContain(`reached outside the sandbox: CONNECT tcp://127.0.0.1:${port}`);
+    expect(hits).toBe(0);
+  }, 180_000);
 });

@@ -34,9 +34,9 @@ import { UsageError } from '../../core/errors.ts';
 import type { Decision, Planner, PlannerContext, PlannerView } from '../../core/planner.ts';
 import type { Checkpoint, EndReason } from '../../core/record.ts';
 import socketSeal from '../sandbox/socket-seal.cjs';
-import { runContext, type Escape } from '../sandbox/seal.ts';
+import type { Escape } from '../sandbox/seal.ts';
 import { moduleForProcess } from '../io/ts-loader.ts';
-import { SealedProcess, type SealedInit } from './sealed-process.ts';
+import { SealedProcess, unattributed, type SealedInit } from './sealed-process.ts';
 
 const HOSTED = Symbol('oneway.hosted-planner');
 
@@ -133,8 +133,6 @@ function thrown(error: z.infer<typeof errorShape>): unknown {
 
 /** Escapes charged in `scope` (a run's: to that run while it lasts, then unattributed). */
 const chargeIn = (scope: AsyncResource) => (e: Escape) => scope.runInAsyncScope(() => socketSeal.report(e));
-/** Escapes made while no run holds a process: unattributed. */
-const stray = (e: Escape) => runContext.exit(() => socketSeal.report(e));
 
 type PlannerProcess = SealedProcess<HostMessage>;
 
@@ -151,7 +149,7 @@ export class PlannerPool {
 
   /** A new process for this planner file (not yet loaded). */
   spawn(allow: { host: string; port: number }[]): PlannerProcess {
-    return new SealedProcess({ init: this.init, dir: this.dir, allow, nodeFlags: this.nodeFlags }, hostMessage, stray);
+    return new SealedProcess({ init: this.init, dir: this.dir, allow, nodeFlags: this.nodeFlags }, hostMessage);
   }
 
   private park(p: PlannerProcess): void {
@@ -232,7 +230,7 @@ export async function probePlanner(
   const late = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), timeoutMs)));
   let m: HostMessage | 'late';
   try {
-    m = await Promise.race([p.once({ escape: stray }), late]);
+    m = await Promise.race([p.once({ escape: unattributed }), late]);
   } catch (e) {
     p.kill();
     throw new UsageError(

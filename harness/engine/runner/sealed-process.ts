@@ -30,7 +30,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { terminalText } from '../../util/terminal-text.ts';
-import type { Escape } from '../sandbox/seal.ts';
+import socketSeal from '../sandbox/socket-seal.cjs';
+import { runContext, type Escape } from '../sandbox/seal.ts';
 
 const HOST = fileURLToPath(new URL('./child-host.mjs', import.meta.url));
 const CHILD_SEAL = fileURLToPath(new URL('../sandbox/child-seal.cjs', import.meta.url));
@@ -103,6 +104,9 @@ const uncaughtLine = z.object({
   error: z.object({ name: z.string().optional(), message: z.string().optional(), value: z.string().optional() }),
 });
 
+/** An escape made while nothing holds a sealed process: counted as unattributed (results.json). */
+export const unattributed = (e: Escape): void => runContext.exit(() => socketSeal.report(e));
+
 /** Who holds a process now: its messages, its escapes and its end go there. */
 export interface Lease<M> {
   message(m: M): void;
@@ -132,8 +136,8 @@ export class SealedProcess<M> {
   constructor(
     opts: SealedOptions,
     private readonly schema: z.ZodType<M>,
-    /** Where escapes go while nobody holds the process (unattributed). */
-    private readonly stray: (e: Escape) => void,
+    /** Where escapes go while nobody holds the process. */
+    private readonly stray: (e: Escape) => void = unattributed,
   ) {
     this.kind = opts.init.kind;
     this.scratch = mkdtempSync(join(opts.dir, 'scratch-'));
