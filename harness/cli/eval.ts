@@ -1,6 +1,6 @@
 /**
  * `npm run eval`: evaluate planners on scenarios.
- * Exit status: 0 the evaluation ran; 1 a gate failed; 2 usage or input error.
+ * Exit status: 0 the evaluation ran; 1 a gate failed; 2 usage or input error; 130/143 stopped by SIGINT/SIGTERM.
  */
 import { availableParallelism } from 'node:os';
 import { relative, resolve } from 'node:path';
@@ -24,6 +24,7 @@ import type { EvalOptions } from '../engine/runner/evaluate.ts';
 import type { PlanItem } from '../core/scenario.ts';
 import type { Policy } from '../engine/guard/policy.ts';
 import type { TransportName } from '../engine/sandbox/transport.ts';
+import { watchSignals, type Interruption } from './signals.ts';
 import {
   durationMs,
   list,
@@ -106,7 +107,8 @@ Usage: oneway eval [options]          (in a clone of oneway: npm run eval -- [op
 
 Options also come from oneway.config.(ts|js|mjs|yaml|json) (see docs/use-in-your-project.md); flags override it.
 Scenarios that loaded are cached in node_modules/.cache/oneway (ONEWAY_CACHE=off: no cache; see docs/cli.md).
-Exit status: 0 the evaluation ran (whatever it found); 1 a gate failed; 2 a usage or input error.
+Exit status: 0 the evaluation ran (whatever it found); 1 a gate failed; 2 a usage or input error;
+130/143 stopped by SIGINT (Ctrl-C) / SIGTERM after the runs in flight (what finished is kept).
 Example: oneway eval --planner=eager,gated --trials=3`;
 }
 
@@ -155,6 +157,7 @@ export const OPTIONS = {
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
   const { c, cerr } = paints(io);
   let lock: OutLock | undefined;
+  let signals: Interruption | undefined;
   try {
     const { values } = parseCli(argv, OPTIONS);
     if (values.help) {
@@ -203,14 +206,22 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       warn: (m) => io.stderr.write(`${cerr.yellow(`oneway: ${terminalText(m)}`)}\n`),
     });
     const setup: EvalSetup = { selected, lineup, plan, policy, problems };
-    const ran = await runEvaluation(engine, values, flags, setup, io);
+    // SIGINT/SIGTERM: stop after the runs in flight, keep what finished, exit 130/143 (harness/cli/signals.ts).
+    signals = watchSignals((m) => io.stderr.write(cerr.yellow(m)));
+    const ran = await runEvaluation(engine, values, flags, setup, io, signals);
     const results = await writeAndReport(ran, values, flags, setup, io);
-    if (problems.length > 0) return 2;
-    if (values.check && !expectationsHold(results, selected, io)) return 1;
-    return results.gates.failures.length > 0 ? 1 : 0;
+    const code =
+      problems.length > 0
+        ? 2
+        : (values.check && !expectationsHold(results, selected, io)) || results.gates.failures.length > 0
+          ? 1
+          : 0;
+    const gated = flags.gates.length > 0 || flags.baseline !== undefined || values.check === true;
+    return signals.exitCode(code, { interrupted: results.interrupted, gated });
   } catch (e) {
     return commandFailed(e, io, 'oneway');
   } finally {
+    signals?.dispose();
     lock?.release();
   }
 }
@@ -380,13 +391,14 @@ function readPlan(
   return undefined;
 }
 
-/** Runs the evaluation (resuming one in --out with --resume), with a progress bar; Ctrl-C finishes the runs in flight and stops. */
+/** Runs the evaluation (resuming one in --out with --resume), with a progress bar; SIGINT/SIGTERM finish the runs in flight and stop. */
 async function runEvaluation(
   engine: typeof import('../engine/runner/evaluate.ts'),
   values: Values,
   flags: Flags,
   setup: EvalSetup,
   io: Io,
+  signals: Interruption,
 ): Promise<Results> {
   const { cerr } = paints(io);
   const { outDir } = flags;
@@ -396,13 +408,6 @@ async function runEvaluation(
     import('../engine/results/write.ts'),
   ]);
   const progress = progressBar(io.stderr);
-  // Ctrl-C: finish the runs in flight, then write what finished (marked interrupted).
-  let stopping = false;
-  const onSigint = () => {
-    if (stopping) process.exit(130);
-    stopping = true;
-    io.stderr.write(cerr.yellow('\noneway: stopping after the runs in flight (Ctrl-C again to quit now)\n'));
-  };
   const { agent } = setup.lineup;
   const evalOptions: EvalOptions = {
     scenarios: setup.selected.map((l) => ({
@@ -425,7 +430,8 @@ async function runEvaluation(
     concurrency: flags.concurrency,
     workers: flags.workers,
     ...(values.shard ? { shard: values.shard } : {}),
-    shouldStop: () => stopping,
+    // Ctrl-C or SIGTERM: finish the runs in flight, then write what finished (marked interrupted).
+    shouldStop: () => signals.stopping,
     onRunDone: (run, done, total) => {
       agent?.runDone(run);
       progress?.update(run, done, total);
@@ -451,10 +457,8 @@ async function runEvaluation(
         ),
       );
   }
-  process.on('SIGINT', onSigint);
   return engine.evaluate(evalOptions).finally(async () => {
     progress?.stop();
-    process.off('SIGINT', onSigint);
     await agent?.close();
   });
 }
