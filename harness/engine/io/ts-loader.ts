@@ -100,10 +100,30 @@ export async function moduleForProcess(
   cwd = process.cwd(),
 ): Promise<{ file: string; nodeFlags: string[] }> {
   if (!TS_FILE.test(file)) return { file, nodeFlags: [] };
+  return bundledForProcess(file, outDir, what, cwd);
+}
+
+/**
+ * Whether a module failed to load because it imports TypeScript (a .js/.mjs file importing a .ts
+ * one), which `bundledForProcess` then makes loadable.
+ */
+export const importsTypeScript = (loadError: string): boolean => /Unknown file extension "\.(c|m)?ts"/.test(loadError);
+
+/**
+ * A module bundled by esbuild into one ES module in `outDir` (its imports, TypeScript ones included),
+ * or run under Node's type stripping without tsx, or a UsageError: how a TypeScript file, or a
+ * JavaScript file that imports TypeScript, is made loadable by a plain `node`.
+ */
+export async function bundledForProcess(
+  file: string,
+  outDir: string,
+  what: string,
+  cwd = process.cwd(),
+): Promise<{ file: string; nodeFlags: string[] }> {
   const esbuild = findEsbuild(cwd);
   if (esbuild) {
     const url = pathToFileURL(file).href;
-    const out = join(outDir, `${basename(file).replace(TS_FILE, '')}.mjs`);
+    const out = join(outDir, `${basename(file).replace(/\.(c|m)?[jt]s$/, '')}.bundle.mjs`);
     try {
       await esbuild.build({
         entryPoints: [file],

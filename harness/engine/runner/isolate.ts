@@ -30,12 +30,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { UsageError } from '../../core/errors.ts';
+import { UsageError, type Result } from '../../core/errors.ts';
 import type { Decision, Planner, PlannerContext, PlannerView } from '../../core/planner.ts';
 import type { Checkpoint, EndReason } from '../../core/record.ts';
 import socketSeal from '../sandbox/socket-seal.cjs';
 import type { Escape } from '../sandbox/seal.ts';
-import { moduleForProcess } from '../io/ts-loader.ts';
+import { bundledForProcess, importsTypeScript, moduleForProcess } from '../io/ts-loader.ts';
 import { SealedProcess, unattributed, type SealedInit } from './sealed-process.ts';
 
 const HOSTED = Symbol('oneway.hosted-planner');
@@ -219,12 +219,28 @@ export async function probePlanner(
 ): Promise<{ name: string; checkpoint?: Checkpoint; cpuBound?: boolean; pool: PlannerPool }> {
   const dir = workDir();
   const what = `planner module ${init.spec}`;
-  const compiled = await moduleForProcess(init.file, join(dir, 'module'), what);
-  const pool = new PlannerPool(
-    { kind: 'planner', file: compiled.file, spec: init.spec, what, fallbackName: init.fallbackName },
-    dir,
-    compiled.nodeFlags,
-  );
+  const pool = (compiled: { file: string; nodeFlags: string[] }) =>
+    new PlannerPool(
+      { kind: 'planner', file: compiled.file, spec: init.spec, what, fallbackName: init.fallbackName },
+      dir,
+      compiled.nodeFlags,
+    );
+  let loaded = await loadIn(pool(await moduleForProcess(init.file, join(dir, 'module'), what)), what, timeoutMs);
+  // A .js/.mjs file that imports TypeScript: bundled (with its imports), as a .ts file is.
+  if (!loaded.ok && importsTypeScript(loaded.error.message))
+    loaded = await loadIn(pool(await bundledForProcess(init.file, join(dir, 'module'), what)), what, timeoutMs);
+  if (!loaded.ok) throw loaded.error;
+  return loaded.value;
+}
+
+/** Loads a planner module in one process of `pool` (then ended): what it exports, or the UsageError why not. */
+async function loadIn(
+  pool: PlannerPool,
+  what: string,
+  timeoutMs: number,
+): Promise<
+  Result<{ name: string; checkpoint?: Checkpoint; cpuBound?: boolean; pool: PlannerPool }, { error: UsageError }>
+> {
   const p = pool.spawn([]);
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), timeoutMs)));
@@ -233,30 +249,40 @@ export async function probePlanner(
     m = await Promise.race([p.once({ escape: unattributed }), late]);
   } catch (e) {
     p.kill();
-    throw new UsageError(
+    const error = new UsageError(
       `${what} failed to load: ${(e as Error).message}`,
       'check that the file compiles and its imports resolve',
     );
+    return { ok: false, error };
   } finally {
     clearTimeout(timer);
   }
   // Not reused: each run's process imports the module again, so what its top level does is charged to a run.
   p.kill();
   if (m === 'late')
-    throw new UsageError(
-      `${what} did not finish loading within ${Math.round(timeoutMs / 1000)} s`,
-      'its top-level code must return (no endless loop at import)',
-    );
+    return {
+      ok: false,
+      error: new UsageError(
+        `${what} did not finish loading within ${Math.round(timeoutMs / 1000)} s`,
+        'its top-level code must return (no endless loop at import)',
+      ),
+    };
   if (m.t !== 'loaded')
-    throw new UsageError(
-      m.t === 'failed' ? m.message : `${what} failed to load`,
-      m.t === 'failed' ? m.hint : undefined,
-    );
+    return {
+      ok: false,
+      error: new UsageError(
+        m.t === 'failed' ? m.message : `${what} failed to load`,
+        m.t === 'failed' ? m.hint : undefined,
+      ),
+    };
   return {
-    name: m.name,
-    ...(m.checkpoint ? { checkpoint: m.checkpoint } : {}),
-    ...(m.cpuBound === true ? { cpuBound: true } : {}),
-    pool,
+    ok: true,
+    value: {
+      name: m.name,
+      ...(m.checkpoint ? { checkpoint: m.checkpoint } : {}),
+      ...(m.cpuBound === true ? { cpuBound: true } : {}),
+      pool,
+    },
   };
 }
 

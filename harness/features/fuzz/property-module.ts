@@ -19,7 +19,12 @@ import { basename, extname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { UsageError } from '../../core/errors.ts';
 import { suggest } from '../../util/did-you-mean.ts';
-import { looksLikeModulePath, moduleForProcess } from '../../engine/io/ts-loader.ts';
+import {
+  bundledForProcess,
+  importsTypeScript,
+  looksLikeModulePath,
+  moduleForProcess,
+} from '../../engine/io/ts-loader.ts';
 import { SealedProcess, unattributed } from '../../engine/runner/sealed-process.ts';
 import { verdictOf } from '../../engine/runner/module-exports.mjs';
 import type { Escape } from '../../engine/sandbox/seal.ts';
@@ -184,9 +189,19 @@ export async function loadPropertyModule(spec: string, cwd: string): Promise<Fuz
   if (!existsSync(file)) throw new UsageError(`property module not found: ${spec}`, `looked at ${file}`);
   const dir = mkdtempSync(join(tmpdir(), 'oneway-property-'));
   process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
-  const compiled = await moduleForProcess(file, join(dir, 'module'), `property module ${spec}`, cwd);
-  const module = new PropertyModule({ file: compiled.file, spec, nodeFlags: compiled.nodeFlags, dir });
-  const listed = await module.start();
+  const what = `property module ${spec}`;
+  let compiled = await moduleForProcess(file, join(dir, 'module'), what, cwd);
+  let module = new PropertyModule({ file: compiled.file, spec, nodeFlags: compiled.nodeFlags, dir });
+  let listed: Awaited<ReturnType<PropertyModule['start']>>;
+  try {
+    listed = await module.start();
+  } catch (e) {
+    // A .js/.mjs module that imports TypeScript: bundled (with its imports), as a .ts one is.
+    if (!(e instanceof UsageError) || !importsTypeScript(e.message)) throw e;
+    compiled = await bundledForProcess(file, join(dir, 'module'), what, cwd);
+    module = new PropertyModule({ file: compiled.file, spec, nodeFlags: compiled.nodeFlags, dir });
+    listed = await module.start();
+  }
   return listed.map((p, index) => ({
     name: p.name,
     description: p.description ?? '(user property)',
