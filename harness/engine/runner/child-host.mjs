@@ -3,10 +3,10 @@
 // and opened its channel before this line; this module takes the channel, imports the user's module
 // and answers the harness's requests, one JSON line each way.
 //
-// A planner (`kind: 'planner'`) serves runs one at a time: `create` builds the run's planner, `next`
-// answers one decision, `end` closes the run and says whether the process is clean (nothing of the
-// run still pending: no timer, interval, immediate, socket or other handle), so it may serve the
-// next run of the same planner. A property module (`kind: 'property'`) answers `check` with a
+// A planner (`kind: 'planner'`) serves runs one at a time: `create` builds the run's planner (after
+// saying, when told the last run is over, whether that run left anything pending: a timer, interval,
+// immediate, socket or other handle; a process that is not clean then serves no other run), `next`
+// answers one decision. A property module (`kind: 'property'`) answers `check` with a
 // verdict, asking the harness for a rerun when the property does.
 //
 // Plain JavaScript: no TypeScript loader runs in a sealed process (the harness compiled a .ts file
@@ -85,11 +85,34 @@ function failed(message, hint) {
   send({ t: 'failed', message, ...(hint ? { hint } : {}) });
 }
 
+function deepFreeze(v) {
+  if (v !== null && typeof v === 'object' && !Object.isFrozen(v)) {
+    for (const x of Object.values(v)) deepFreeze(x);
+    Object.freeze(v);
+  }
+  return v;
+}
+
 /** Serves a planner's runs. */
 function servePlanner(mod) {
   const handle = plannerExport(mod, init.fallbackName);
   if (!handle) return failed(`${init.spec} does not export a planner`, PLANNER_HINT);
   let planner;
+  // What the harness sent once and now names by number (deep-frozen parts of views), and this run's history.
+  const held = new Map();
+  let history = [];
+  /** The view the harness sent as what changed (runner/isolate.ts, viewDelta), deep-frozen as in process. */
+  const viewOf = (d) => {
+    for (const [key, [id, value]] of Object.entries(d.define)) {
+      held.set(id, deepFreeze(value));
+      d.refs[key] = id;
+    }
+    history = history.slice(0, d.keep).concat(d.add.map(deepFreeze));
+    const view = {};
+    for (const key of d.keys)
+      view[key] = key === 'history' ? history.slice() : key in d.refs ? held.get(d.refs[key]) : d.plain[key];
+    return view;
+  };
   const usage = () => {
     try {
       const u = planner?.usage?.();
@@ -100,7 +123,15 @@ function servePlanner(mod) {
   };
   const answer = {
     create(m) {
+      // The process's last run is over: whether it left anything pending decides whether this one may start here.
+      if (m.end) {
+        const wasClean = clean();
+        send({ t: 'ended', clean: wasClean });
+        if (!wasClean) return send({ t: 'dirty' });
+      }
+      planner = undefined;
       try {
+        history = [];
         planner = handle.create({ ...m.ctx, reject: (attempt) => send({ t: 'reject', attempt }) });
       } catch (e) {
         return failed(errorText(e));
@@ -111,7 +142,7 @@ function servePlanner(mod) {
       if (!planner) return send({ t: 'threw', error: { name: 'Error', message: 'internal: no run in this process' } });
       let value;
       try {
-        value = await planner.next(m.view);
+        value = await planner.next(viewOf(m.view));
       } catch (e) {
         return send({ t: 'threw', error: errorOf(e) });
       }
@@ -120,10 +151,6 @@ function servePlanner(mod) {
           t: 'threw',
           error: { name: 'Error', message: "its decision cannot leave the planner's process (not JSON)" },
         });
-    },
-    end() {
-      planner = undefined;
-      send({ t: 'ended', clean: clean() });
     },
   };
   send({

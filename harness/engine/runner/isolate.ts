@@ -56,9 +56,26 @@ export interface HostInit {
   fallbackName: string;
 }
 
-/** What the runner asks a planner process. */
+/**
+ * What the runner asks a planner process. A view goes as what changed since the process last saw
+ * it (viewDelta): deep-frozen parts it already holds (a scenario's tools, task, ...) by number, and
+ * the history as the entries it does not have yet.
+ */
 type HostRequest =
-  { t: 'create'; ctx: Omit<PlannerContext, 'reject' | 'deny'> } | { t: 'next'; view: PlannerView } | { t: 'end' };
+  { t: 'create'; ctx: Omit<PlannerContext, 'reject' | 'deny'> } | { t: 'next'; view: ViewDelta } | { t: 'end' };
+
+/**
+ * A view as sent: its `keys` in order; `plain` ones as they are, `refs` by number (`define` first
+ * gives new ones theirs), the history from `keep` on.
+ */
+interface ViewDelta {
+  keys: string[];
+  plain: Record<string, unknown>;
+  refs: Record<string, number>;
+  define: Record<string, [number, unknown]>;
+  keep: number;
+  add: unknown[];
+}
 
 const usage = z.object({
   prompt_tokens: z.number(),
@@ -87,6 +104,7 @@ const hostMessage = z.discriminatedUnion('t', [
   z.object({ t: z.literal('decision'), value: z.unknown(), usage: usage.optional() }),
   z.object({ t: z.literal('threw'), error: errorShape }),
   z.object({ t: z.literal('ended'), clean: z.boolean() }),
+  z.object({ t: z.literal('dirty') }),
   z.object({
     t: z.literal('reject'),
     attempt: z.object({ tool: z.string(), args: z.unknown(), reason: z.string() }),
@@ -136,10 +154,20 @@ const chargeIn = (scope: AsyncResource) => (e: Escape) => scope.runInAsyncScope(
 
 type PlannerProcess = SealedProcess<HostMessage>;
 
-/** The processes of one planner file: idle ones serve the next run. */
+/** A process for a run: new, or back from its last run, whose end it has not been told yet (`ending`: that run's scope). */
+interface Leased {
+  p: PlannerProcess;
+  ending?: AsyncResource;
+}
+
+/**
+ * The processes of one planner file: idle ones serve the next run. A run that ended with every
+ * request answered leaves its process here untold; the next run's `create` tells it (`end: true`),
+ * and the process says first whether the run left anything pending (`ended`): a process that did
+ * is killed, and the run starts again on a new one.
+ */
 export class PlannerPool {
-  private readonly idle: { p: PlannerProcess; timer: NodeJS.Timeout }[] = [];
-  private readonly returning = new Set<Promise<void>>();
+  private readonly idle: { p: PlannerProcess; ending: AsyncResource; timer: NodeJS.Timeout }[] = [];
 
   constructor(
     readonly init: SealedInit,
@@ -152,8 +180,27 @@ export class PlannerPool {
     return new SealedProcess({ init: this.init, dir: this.dir, allow, nodeFlags: this.nodeFlags }, hostMessage);
   }
 
-  private park(p: PlannerProcess): void {
-    p.lease = undefined;
+  /** A loaded process for a run (one back from its last run first, unless `fresh`). */
+  async acquire(scope: AsyncResource, options: Record<string, string>, fresh = false): Promise<Leased> {
+    for (let back = fresh ? undefined : this.idle.pop(); back; back = this.idle.pop()) {
+      clearTimeout(back.timer);
+      if (back.p.dead) continue;
+      back.p.ref();
+      return { p: back.p, ending: back.ending };
+    }
+    const p = this.spawn([...socketSeal.allowed(), ...modelOrigins(options, process.env)]);
+    const m = await p.request(undefined, { escape: chargeIn(scope) });
+    if (m.t === 'loaded') return { p };
+    p.kill();
+    throw new Error(m.t === 'failed' ? m.message : `the planner's process said ${m.t} before it loaded`);
+  }
+
+  /**
+   * A run is over: a process with every request answered waits for the next run (what it does
+   * meanwhile is charged in `scope`, the ended run's: unattributed); one still busy is killed.
+   */
+  release(p: PlannerProcess, reusable: boolean, scope: AsyncResource): void {
+    if (!reusable || p.dead) return p.kill();
     p.unref();
     const timer = setTimeout(() => {
       const i = this.idle.findIndex((x) => x.p === p);
@@ -161,37 +208,7 @@ export class PlannerPool {
       p.kill();
     }, IDLE_MS);
     timer.unref();
-    this.idle.push({ p, timer });
-  }
-
-  /** A loaded process for a run (one coming back from its last run first). */
-  async acquire(scope: AsyncResource, options: Record<string, string>): Promise<PlannerProcess> {
-    while (this.idle.length === 0 && this.returning.size > 0) await Promise.race(this.returning);
-    for (let reused = this.idle.pop(); reused; reused = this.idle.pop()) {
-      clearTimeout(reused.timer);
-      if (reused.p.dead) continue;
-      reused.p.ref();
-      return reused.p;
-    }
-    const p = this.spawn([...socketSeal.allowed(), ...modelOrigins(options, process.env)]);
-    const m = await p.once({ escape: chargeIn(scope) });
-    if (m.t === 'loaded') return p;
-    p.kill();
-    throw new Error(m.t === 'failed' ? m.message : `the planner's process said ${m.t} before it loaded`);
-  }
-
-  /** A run is over: the process serves again if it is clean, else it is killed. */
-  release(p: PlannerProcess, reusable: boolean, scope: AsyncResource): void {
-    if (!reusable || p.dead) return p.kill();
-    const back = p
-      .once({ escape: chargeIn(scope) })
-      .then((m) =>
-        m.t === 'ended' && m.clean ? this.park(p) : m.t === 'ended' ? p.kill() : p.breach(`it answered ${m.t} to end`),
-      )
-      .catch(() => p.kill())
-      .finally(() => this.returning.delete(back));
-    this.returning.add(back);
-    p.send({ t: 'end' } satisfies HostRequest);
+    this.idle.push({ p, ending: scope, timer });
   }
 }
 
@@ -246,7 +263,7 @@ async function loadIn(
   const late = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), timeoutMs)));
   let m: HostMessage | 'late';
   try {
-    m = await Promise.race([p.once({ escape: unattributed }), late]);
+    m = await Promise.race([p.request(undefined, { escape: unattributed }), late]);
   } catch (e) {
     p.kill();
     const error = new UsageError(
@@ -286,9 +303,44 @@ async function loadIn(
   };
 }
 
+/** The deep-frozen objects each process holds, by number (a process keeps what it was sent). */
+const held = new WeakMap<PlannerProcess, { ids: WeakMap<object, number>; next: number }>();
+
+/**
+ * What a process needs to rebuild `view` (see ViewDelta), given the history it was last sent in this
+ * run. Deep-frozen values cannot change, so one sent before is sent again as its number only; the
+ * history only grows in a run, so the entries it holds are kept.
+ */
+function viewDelta(p: PlannerProcess, view: PlannerView, sent: readonly unknown[]): ViewDelta {
+  let known = held.get(p);
+  if (!known) held.set(p, (known = { ids: new WeakMap(), next: 0 }));
+  const delta: ViewDelta = { keys: Object.keys(view), plain: {}, refs: {}, define: {}, keep: 0, add: [] };
+  for (const [key, value] of Object.entries(view)) {
+    if (key === 'history') continue;
+    if (value === null || typeof value !== 'object' || !Object.isFrozen(value)) {
+      delta.plain[key] = value;
+      continue;
+    }
+    const id = known.ids.get(value);
+    if (id !== undefined) delta.refs[key] = id;
+    else {
+      known.ids.set(value, known.next);
+      delta.define[key] = [known.next++, value];
+    }
+  }
+  const history = view.history;
+  let keep = 0;
+  while (keep < sent.length && keep < history.length && sent[keep] === history[keep]) keep++;
+  delta.keep = keep;
+  delta.add = history.slice(keep);
+  return delta;
+}
+
 /**
  * A run's planner, whose code runs in a process from `pool`. Built in `create`, inside the run's
- * context (so the process's escapes are charged to the run); it gets its process in `start`.
+ * context (so the process's escapes are charged to the run); it gets its process in `start`, where
+ * the run's planner is created there (not waited for: the first decision's request follows it at
+ * once, and both are answered in order).
  */
 export function hostedPlanner(name: string, pool: PlannerPool, ctx: PlannerContext): Planner {
   const scope = new AsyncResource('oneway-planner');
@@ -296,50 +348,98 @@ export function hostedPlanner(name: string, pool: PlannerPool, ctx: PlannerConte
   const { reject: onReject, deny: _deny, ...plain } = ctx;
   let proc: PlannerProcess | undefined;
   let starting: Promise<PlannerProcess> | undefined;
+  let created: Promise<HostMessage> | undefined;
   let closed = false;
-  let clean = true; // every request answered: the process may serve another run
+  let outstanding = 0; // requests not answered yet: a process with any may not serve another run
   let used: Usage | undefined;
-  const escape = chargeIn(scope);
-
-  /**
-   * Sends a request and waits for its answer, one of `expect`; any other breaches the channel.
-   * Rejected attempts that arrive while the planner decides go to the run, not to the reply.
-   */
-  const ask = (p: PlannerProcess, m: HostRequest, expect: readonly HostMessage['t'][]): Promise<HostMessage> => {
-    clean = false;
-    const reply = new Promise<HostMessage>((resolve, reject) => {
-      const wait = () =>
-        p.once({ escape }).then((x) => {
-          if (x.t !== 'reject') return resolve(x);
-          onReject?.(x.attempt);
-          wait();
-        }, reject);
-      wait();
-    });
-    p.send(m);
-    return reply.then((r) => {
-      if (!expect.includes(r.t)) {
-        p.breach(`it answered ${r.t} to ${m.t}`);
-        throw new Error(`the planner's process broke its channel: it answered ${r.t} to ${m.t}`);
-      }
-      clean = true;
-      if ('usage' in r && r.usage) used = r.usage;
-      return r;
-    });
+  let sent: readonly unknown[] = [];
+  // Rejected attempts arrive while the planner decides: they go to the run, not to the reply.
+  const route = {
+    escape: chargeIn(scope),
+    aside: (m: unknown) => {
+      const x = m as HostMessage;
+      if (x.t !== 'reject') return false;
+      onReject?.(x.attempt);
+      return true;
+    },
   };
 
-  const open = (): Promise<PlannerProcess> =>
+  /** Sends a request; its answer must be one of `expect`, anything else breaches the channel. */
+  const ask = (p: PlannerProcess, m: HostRequest, expect: readonly HostMessage['t'][]): Promise<HostMessage> => {
+    outstanding++;
+    return p.request(m, route).then(
+      (r) => {
+        outstanding--;
+        if (!expect.includes(r.t)) {
+          p.breach(`it answered ${r.t} to ${m.t}`);
+          throw new Error(`the planner's process broke its channel: it answered ${r.t} to ${m.t}`);
+        }
+        if ('usage' in r && r.usage) used = r.usage;
+        return r;
+      },
+      (e: unknown) => {
+        outstanding--;
+        throw e;
+      },
+    );
+  };
+
+  /**
+   * The run's process, with its planner being created there (not waited for). A process back from
+   * a run that left something pending answers `dirty`: the run then starts on a new one (`fresh`).
+   */
+  const open = (fresh = false): Promise<PlannerProcess> =>
     (starting ??= (async () => {
-      const p = await pool.acquire(scope, plain.options ?? {});
+      const { p, ending } = await pool.acquire(scope, plain.options ?? {}, fresh);
       if (closed) {
         pool.release(p, true, scope);
         throw new Error("the planner's run is over");
       }
       proc = p;
-      const r = await ask(p, { t: 'create', ctx: plain }, ['ready', 'failed']);
-      if (r.t === 'failed') throw new Error(`planner failed to start: ${r.message}`);
+      // Until the process says how the last run ended, what it reports is that run's (unattributed).
+      let ended = ending === undefined;
+      const first = {
+        escape: (e: Escape) => (ended ? route.escape(e) : chargeIn(ending as AsyncResource)(e)),
+        aside: (m: unknown) => {
+          if ((m as HostMessage).t !== 'ended') return route.aside(m);
+          ended = true;
+          return true;
+        },
+      };
+      outstanding++;
+      created = p.request({ t: 'create', ctx: plain, ...(ending ? { end: true as const } : {}) }, first).then(
+        (r) => {
+          outstanding--;
+          if (r.t !== 'ready' && r.t !== 'failed' && r.t !== 'dirty') {
+            p.breach(`it answered ${r.t} to create`);
+            throw new Error(`the planner's process broke its channel: it answered ${r.t} to create`);
+          }
+          if (r.t === 'ready' && r.usage) used = r.usage;
+          return r;
+        },
+        (e: unknown) => {
+          outstanding--;
+          throw e;
+        },
+      );
+      // Answered with the first decision; a process that ends first fails that decision, not this promise.
+      created.catch(() => {});
       return p;
     })());
+
+  /** The created planner's process, or the reason it could not be created (a dirty process is replaced). */
+  const ready = async (): Promise<PlannerProcess> => {
+    for (;;) {
+      const p = await open();
+      const made = await (created as Promise<HostMessage>);
+      if (made.t === 'failed') throw new Error(`planner failed to start: ${made.message}`);
+      if (made.t !== 'dirty') return p;
+      p.kill();
+      starting = undefined;
+      sent = [];
+      await open(true);
+    }
+  };
 
   const host: HostedPlanner = {
     async start(decisionTimeoutMs) {
@@ -350,8 +450,7 @@ export function hostedPlanner(name: string, pool: PlannerPool, ctx: PlannerConte
         const p = await Promise.race([open(), late]);
         return p === 'late' ? ['decision_timeout', `the planner's process did not start within ${ms} ms`] : undefined;
       } catch (e) {
-        const message = e instanceof Error ? e.message : String(e);
-        return ['planner_error', message.startsWith('planner failed to start') ? message : `planner threw: ${message}`];
+        return ['planner_error', `planner threw: ${e instanceof Error ? e.message : String(e)}`];
       } finally {
         clearTimeout(timer);
       }
@@ -360,17 +459,33 @@ export function hostedPlanner(name: string, pool: PlannerPool, ctx: PlannerConte
       if (closed) return;
       closed = true;
       // A process still deciding (a timeout, a loop) or that faulted is killed; a clean one goes back.
-      if (proc) pool.release(proc, clean, scope);
+      if (proc) pool.release(proc, outstanding === 0, scope);
     },
   };
 
   const planner: Planner & { [HOSTED]: HostedPlanner } = {
     name,
     async next(view: PlannerView): Promise<Decision> {
-      const p = await open();
-      const m = await ask(p, { t: 'next', view }, ['decision', 'threw']);
-      if (m.t === 'threw') throw thrown(m.error);
-      return (m as Extract<HostMessage, { t: 'decision' }>).value as Decision;
+      // The first decision's request goes at once, behind the planner's creation, to a process from
+      // the pool; if that process turns out dirty, again to the one that replaces it.
+      for (;;) {
+        const p = await open();
+        const reply = ask(p, { t: 'next', view: viewDelta(p, view, sent) }, ['decision', 'threw']);
+        const made = await (created as Promise<HostMessage>);
+        if (made.t === 'dirty') {
+          reply.catch(() => {});
+          await ready();
+          continue;
+        }
+        if (made.t === 'failed') {
+          reply.catch(() => {});
+          throw new Error(`planner failed to start: ${made.message}`);
+        }
+        sent = view.history;
+        const m = await reply;
+        if (m.t === 'threw') throw thrown(m.error);
+        return (m as Extract<HostMessage, { t: 'decision' }>).value as Decision;
+      }
     },
     usage: () => used,
     [HOSTED]: host,

@@ -33,8 +33,8 @@ import { terminalText } from '../../util/terminal-text.ts';
 import socketSeal from '../sandbox/socket-seal.cjs';
 import { runContext, type Escape } from '../sandbox/seal.ts';
 
-const HOST = fileURLToPath(new URL('./child-host.mjs', import.meta.url));
-const CHILD_SEAL = fileURLToPath(new URL('../sandbox/child-seal.cjs', import.meta.url));
+/** The child's main module and its preload, found when the first process starts (not at import: a DOM test environment has no file URLs). */
+const own = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
 /** The exit code of a sealed process whose channel is gone (child-seal.cjs exits with it). */
 const CHANNEL_LOST_EXIT = 86;
@@ -107,11 +107,21 @@ const uncaughtLine = z.object({
 /** An escape made while nothing holds a sealed process: counted as unattributed (results.json). */
 export const unattributed = (e: Escape): void => runContext.exit(() => socketSeal.report(e));
 
-/** Who holds a process now: its messages, its escapes and its end go there. */
-export interface Lease<M> {
-  message(m: M): void;
-  fault(e: Error): void;
+/**
+ * Where what a process says while a request waits goes: the request's escapes (charged to whoever
+ * made it), and messages that do not answer it (`aside`, e.g. a planner's rejected attempts while it
+ * decides; true when taken).
+ */
+export interface Route {
   escape(e: Escape): void;
+  aside?(m: unknown): boolean;
+}
+
+/** A request waiting for its answer: answers come in the order the requests were sent. */
+interface Waiting<M> {
+  route: Route;
+  resolve(m: M): void;
+  reject(e: Error): void;
 }
 
 /** Every sealed process alive, killed (with its scratch directory removed) when this process exits. */
@@ -119,12 +129,14 @@ const alive = new Set<SealedProcess<unknown>>();
 let exitHook = false;
 
 /**
- * One sealed process. Messages other than escapes are parsed with `schema`; the holder of the
- * lease gets each in order, and `fault` once when the process ends, dies or breaches its channel.
+ * One sealed process. Messages other than escapes are parsed with `schema`; each answers the oldest
+ * request still waiting (requests may be sent before the last is answered: the process answers them
+ * in order). Escapes go to that request's route, or, with none waiting, to `stray`. When the process
+ * ends, dies or breaches its channel, every waiting request fails.
  */
 export class SealedProcess<M> {
   readonly child: ChildProcess;
-  lease: Lease<M> | undefined;
+  private readonly waiting: Waiting<M>[] = [];
   dead = false;
   private error: Error | undefined;
   private readonly scratch: string;
@@ -148,10 +160,10 @@ export class SealedProcess<M> {
       '--disable-warning=ExperimentalWarning',
       `--max-old-space-size=${PROCESS_HEAP_MB}`,
       '--require',
-      CHILD_SEAL,
+      own('../sandbox/child-seal.cjs'),
       ...process.execArgv.filter((a) => FEATURE_FLAGS.has(a)),
       ...opts.nodeFlags,
-      HOST,
+      own('./child-host.mjs'),
     ];
     const env: NodeJS.ProcessEnv = {
       ...process.env,
@@ -228,13 +240,19 @@ export class SealedProcess<M> {
     } catch {
       return this.breach(`a line that is not JSON (${JSON.stringify(text.slice(0, 80))})`);
     }
-    const esc = escapeLine.safeParse(raw);
-    if (esc.success) {
+    // By its type: a failed parse is not free (a decision's round trip paid for two).
+    const t = raw !== null && typeof raw === 'object' ? (raw as { t?: unknown }).t : undefined;
+    if (t === 'escape') {
+      const esc = escapeLine.safeParse(raw);
+      if (!esc.success)
+        return this.breach(`an escape line the harness does not take (${esc.error.issues[0]?.message})`);
       const { method, url, reason } = esc.data;
       return this.escape({ method, url, reason });
     }
-    const uncaught = uncaughtLine.safeParse(raw);
-    if (uncaught.success) {
+    if (t === 'uncaught') {
+      const uncaught = uncaughtLine.safeParse(raw);
+      if (!uncaught.success)
+        return this.breach(`an uncaught line the harness does not take (${uncaught.error.issues[0]?.message})`);
       const e = uncaught.data.error;
       this.die(
         new Error(
@@ -246,12 +264,16 @@ export class SealedProcess<M> {
     const m = this.schema.safeParse(raw);
     if (!m.success)
       return this.breach(`a message the harness does not take (${m.error.issues[0]?.message ?? 'invalid'})`);
-    if (!this.lease) return this.breach(`a message nobody asked for (${String((raw as { t?: unknown }).t)})`);
-    this.lease.message(m.data);
+    const head = this.waiting[0];
+    if (!head) return this.breach(`a message nobody asked for (${String(t)})`);
+    if (head.route.aside?.(m.data)) return;
+    this.waiting.shift();
+    head.resolve(m.data);
   }
 
   private escape(e: Escape): void {
-    if (this.lease) this.lease.escape(e);
+    const head = this.waiting[0];
+    if (head) head.route.escape(e);
     else this.stray(e);
   }
 
@@ -280,9 +302,7 @@ export class SealedProcess<M> {
     if (this.dead) return;
     this.dead = true;
     this.error = e;
-    const lease = this.lease;
-    this.lease = undefined;
-    lease?.fault(e);
+    for (const w of this.waiting.splice(0)) w.reject(e);
   }
 
   /** What it printed goes to the harness's stderr, made safe for a terminal, up to MAX_OUTPUT. */
@@ -296,16 +316,20 @@ export class SealedProcess<M> {
     if (this.printed >= MAX_OUTPUT) process.stderr.write('oneway: (a sealed process printed more: dropped)\n');
   }
 
-  /** Sends one request. */
-  send(request: object): void {
-    this.input.write(`${JSON.stringify(request)}\n`);
+  /** Sends a message that waits for no answer (the answer to something the process asked). */
+  tell(message: object): void {
+    if (!this.dead) this.input.write(`${JSON.stringify(message)}\n`);
   }
 
-  /** Waits for one message (or the process's end). */
-  once(route: Omit<Lease<M>, 'message' | 'fault'>): Promise<M> {
+  /**
+   * Sends a request (none: waits for what the process says unasked, its `loaded`) and resolves with
+   * its answer; rejects when the process ends first.
+   */
+  request(message: object | undefined, route: Route): Promise<M> {
     return new Promise((resolve, reject) => {
       if (this.dead) return reject(this.error ?? new Error('the process is gone'));
-      this.lease = { ...route, message: resolve, fault: reject };
+      this.waiting.push({ route, resolve, reject });
+      if (message !== undefined) this.input.write(`${JSON.stringify(message)}\n`);
     });
   }
 
@@ -328,7 +352,6 @@ export class SealedProcess<M> {
   /** Kills the process group, whatever it is doing; nothing it says from now on is heard. */
   kill(): void {
     if (!this.dead) this.die(new Error('the process was stopped'));
-    this.lease = undefined;
     this.killed = true;
     this.signalGroup();
     this.unref();

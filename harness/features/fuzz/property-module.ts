@@ -104,7 +104,7 @@ class PropertyModule {
     );
     let m: PropertyMessage;
     try {
-      m = await p.once({ escape: unattributed });
+      m = await p.request(undefined, { escape: unattributed });
     } catch (e) {
       throw new UsageError(
         `${what} failed to load: ${(e as Error).message}`,
@@ -135,41 +135,51 @@ class PropertyModule {
     if (!this.proc || this.proc.dead) await this.start();
     const p = this.proc as SealedProcess<PropertyMessage>;
     const escapes: Escape[] = [];
-    const route = { escape: (e: Escape) => escapes.push(e) };
+    const route = {
+      escape: (e: Escape) => escapes.push(e),
+      // A rerun the property asks for while its check runs: run here, and its record sent back.
+      aside: (m: unknown) => {
+        const x = m as PropertyMessage;
+        if (x.t !== 'rerun') return false;
+        void ctx.rerun(x.change).then(
+          (run) => p.tell({ t: 'rerun', id: x.id, run }),
+          () => p.kill(),
+        );
+        return true;
+      },
+    };
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), CHECK_TIMEOUT_MS)));
     p.ref();
     try {
-      p.send({
-        t: 'check',
-        index,
-        run: ctx.run,
-        ctx: {
-          scenario: ctx.scenario,
-          guarded: ctx.guarded,
-          transport: ctx.transport,
-          ...(ctx.plan ? { plan: ctx.plan } : {}),
-        },
-      });
-      for (;;) {
-        const m = await Promise.race([p.once(route), late]);
-        if (m === 'late') {
-          p.kill();
-          return `check did not answer within ${CHECK_TIMEOUT_MS / 1000} s`;
-        }
-        if (m.t === 'rerun') {
-          const run = await ctx.rerun(m.change);
-          p.send({ t: 'rerun', id: m.id, run });
-          continue;
-        }
-        if (m.t !== 'verdict') {
-          p.breach(`it answered ${m.t} to a check`);
-          return `check failed: the property module's process broke its channel (it answered ${m.t})`;
-        }
-        if (escapes.length > 0)
-          return `the property module reached outside the sandbox: ${escapes.map((e) => `${e.method} ${e.url} (${e.reason})`).join('; ')}`;
-        return m.value;
+      const m = await Promise.race([
+        p.request(
+          {
+            t: 'check',
+            index,
+            run: ctx.run,
+            ctx: {
+              scenario: ctx.scenario,
+              guarded: ctx.guarded,
+              transport: ctx.transport,
+              ...(ctx.plan ? { plan: ctx.plan } : {}),
+            },
+          },
+          route,
+        ),
+        late,
+      ]);
+      if (m === 'late') {
+        p.kill();
+        return `check did not answer within ${CHECK_TIMEOUT_MS / 1000} s`;
       }
+      if (m.t !== 'verdict') {
+        p.breach(`it answered ${m.t} to a check`);
+        return `check failed: the property module's process broke its channel (it answered ${m.t})`;
+      }
+      if (escapes.length > 0)
+        return `the property module reached outside the sandbox: ${escapes.map((e) => `${e.method} ${e.url} (${e.reason})`).join('; ')}`;
+      return m.value;
     } catch (e) {
       return `check failed: ${(e as Error).message}${escapes.length > 0 ? `; it reached outside the sandbox: ${escapes.map((x) => `${x.method} ${x.url}`).join('; ')}` : ''}`;
     } finally {

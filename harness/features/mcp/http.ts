@@ -81,7 +81,7 @@ const MAX_DRAIN_BYTES = 8 * MAX_MESSAGE_BYTES;
 /** Concurrent sessions by default. */
 export const DEFAULT_MAX_SESSIONS = 16;
 /** How long a client has, after its `initialize` is answered, to send `notifications/initialized`. */
-export const HANDSHAKE_MS = 5_000;
+const HANDSHAKE_MS = 5_000;
 /** Hosts an Origin may name: a page served from this machine. */
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
