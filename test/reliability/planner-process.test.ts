@@ -241,6 +241,23 @@ export default { name: 'posts-null', next() {
         expect(run).toMatchObject({ end_reason: 'planner_error' });
   }, 180_000);
 
+  it('a flood of escapes (20,000 in one decision) ends its run as a planner error, every escape up to the cap counted', async () => {
+    const file = attackFile(
+      'floods',
+      "import net from 'node:net';",
+      `for (let i = 0; i < 20000; i++) net.connect({ host: '127.0.0.1', port: ${port} }).on('error', () => {}); return 'answered';`,
+    );
+    const out = tempDir();
+    const r = await cli('eval', [`--planner=${file},gated`, '--scenario=invoice-and-notify', `--out=${out}`]);
+    expect(r.code).toBe(0);
+    const results = readResults(out);
+    expect(runOf(results, 'floods')).toMatchObject({ end_reason: 'planner_error' });
+    expect(runOf(results, 'floods')?.error).toContain('more than 10000 escapes');
+    expect(runOf(results, 'floods')?.sandbox_escapes).toBeGreaterThan(10_000);
+    expect(runOf(results, 'gated')).toMatchObject({ completed: true });
+    expect(hits).toBe(0);
+  }, 180_000);
+
   it('allocating 4 GiB outside the heap fails in its own process; the harness and the other runs go on', async () => {
     const file = attackFile(
       'allocates',

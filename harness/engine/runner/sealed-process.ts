@@ -24,7 +24,7 @@
  * process never reports a count.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -46,6 +46,12 @@ const PROCESS_DATA_MB = 2048;
 const MAX_LINE = 32 * 2 ** 20;
 /** What a sealed process may print (to the harness's stderr, made safe) before the rest is dropped. */
 const MAX_OUTPUT = 2 ** 20;
+/**
+ * Escapes and other unasked messages (rejected attempts) one request may bring: each is recorded, so
+ * a flood would only grow the run's record and this process's memory. Past it, the channel is
+ * breached: the run ends as a planner error, its escapes counted (so none is hidden by the cap).
+ */
+const MAX_ASIDES = 10_000;
 
 /**
  * Flags of this process a sealed process gets too: they add globals (a WebSocket on Node 20), never a
@@ -122,6 +128,8 @@ interface Waiting<M> {
   route: Route;
   resolve(m: M): void;
   reject(e: Error): void;
+  /** Escapes and unasked messages so far. */
+  asides: number;
 }
 
 /** Every sealed process alive, killed (with its scratch directory removed) when this process exits. */
@@ -141,6 +149,7 @@ export class SealedProcess<M> {
   private error: Error | undefined;
   private readonly scratch: string;
   private killed = false;
+  private breached = false;
   private printed = 0;
   private readonly input: Writable;
   private readonly kind: SealedInit['kind'];
@@ -189,6 +198,14 @@ export class SealedProcess<M> {
       env,
       windowsHide: true,
     });
+    // Linux: if memory runs out, the kernel ends a sealed process before the harness.
+    if (this.child.pid !== undefined && process.platform === 'linux') {
+      try {
+        writeFileSync(`/proc/${this.child.pid}/oom_score_adj`, '1000');
+      } catch {
+        // gone already, or no /proc
+      }
+    }
     alive.add(this as SealedProcess<unknown>);
     if (!exitHook) {
       exitHook = true;
@@ -266,20 +283,28 @@ export class SealedProcess<M> {
       return this.breach(`a message the harness does not take (${m.error.issues[0]?.message ?? 'invalid'})`);
     const head = this.waiting[0];
     if (!head) return this.breach(`a message nobody asked for (${String(t)})`);
-    if (head.route.aside?.(m.data)) return;
+    if (head.route.aside?.(m.data)) return this.counted(head);
     this.waiting.shift();
     head.resolve(m.data);
   }
 
   private escape(e: Escape): void {
     const head = this.waiting[0];
-    if (head) head.route.escape(e);
-    else this.stray(e);
+    if (head) {
+      head.route.escape(e);
+      this.counted(head);
+    } else this.stray(e);
+  }
+
+  private counted(w: Waiting<M>): void {
+    if (++w.asides > MAX_ASIDES)
+      this.breach(`more than ${MAX_ASIDES} escapes and unasked messages while one request waited`);
   }
 
   /** The channel was broken (a line that is not what the harness expects): an escape, and the process is done. */
   breach(what: string): void {
-    if (this.dead) return;
+    if (this.dead || this.breached) return;
+    this.breached = true;
     this.escape({
       method: 'CHANNEL',
       url: 'oneway:channel',
@@ -328,7 +353,7 @@ export class SealedProcess<M> {
   request(message: object | undefined, route: Route): Promise<M> {
     return new Promise((resolve, reject) => {
       if (this.dead) return reject(this.error ?? new Error('the process is gone'));
-      this.waiting.push({ route, resolve, reject });
+      this.waiting.push({ route, resolve, reject, asides: 0 });
       if (message !== undefined) this.input.write(`${JSON.stringify(message)}\n`);
     });
   }
