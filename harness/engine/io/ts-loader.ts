@@ -4,7 +4,9 @@
  * (an installed oneway, from dist/), none is needed for .js/.mjs files, and a .ts file loads when
  * Node strips types itself (22.18+ and 23.6+ by default; 22.6+ with --experimental-strip-types)
  * or when tsx is installed beside oneway, which is then registered in this thread. Otherwise the
- * user hears what to do, instead of ERR_UNKNOWN_FILE_EXTENSION.
+ * user hears what to do, instead of ERR_UNKNOWN_FILE_EXTENSION. A planner file or property module
+ * runs in a sealed process, where no loader can be registered: `moduleForProcess` compiles it here
+ * first (esbuild, which comes with tsx), under the same rule.
  */
 import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';

@@ -11,7 +11,8 @@
  *   undici's fetch and WebSocket), checked by host and port;
  * - the TCP, pipe and UDP handles' `connect`/`send` (the calls the above end in, so code that
  *   reaches past `net` or `dgram` is stopped too), allowed only for sockets approved above;
- * - `dns` and `dns/promises` (lookup, lookupService, every resolve*, reverse, and `Resolver`);
+ * - `dns` and `dns/promises` (lookup, lookupService, every resolve*, reverse, and `Resolver`), and
+ *   a resolver's own c-ares handle; a reverse lookup goes out only for an allowed host;
  * - `process.binding` of the network bindings (the way around all of the above);
  * - `worker_threads.Worker`: a worker started while the seal is on gets this module preloaded
  *   (`--require`) before any of its own code, with the same allowed origins, reporting its
@@ -21,7 +22,10 @@
  * endpoint), by host and port. Everything else is refused as a failed connection and reported.
  *
  * Plain CommonJS, so a worker can preload it with `--require` before any loader (tsx) or user
- * code runs; one instance per thread (kept on the thread's global).
+ * code runs; one instance per thread (kept on the thread's global). A sealed process (a planner
+ * file's: runner/sealed-process.ts) gets it through child-seal.cjs, which calls `sealProcess`: there
+ * `process.binding` is refused (the permission model), so the handle prototypes are learnt from
+ * handles made for the purpose.
  */
 const net = require('node:net');
 const dns = require('node:dns');
@@ -523,7 +527,7 @@ function create() {
     },
     /**
      * Starts a worker sealed from its first line, whatever the state of this thread's seal;
-     * `locked` seals it for good (the planner's threads), `allow` adds origins it may reach.
+     * `locked` seals it for good, `allow` adds origins it may reach, `route` says where its reports go.
      */
     sealedWorker(filename, options, extra = {}) {
       api.install();
