@@ -427,20 +427,6 @@ export function hostedPlanner(name: string, pool: PlannerPool, ctx: PlannerConte
       return p;
     })());
 
-  /** The created planner's process, or the reason it could not be created (a dirty process is replaced). */
-  const ready = async (): Promise<PlannerProcess> => {
-    for (;;) {
-      const p = await open();
-      const made = await (created as Promise<HostMessage>);
-      if (made.t === 'failed') throw new Error(`planner failed to start: ${made.message}`);
-      if (made.t !== 'dirty') return p;
-      p.kill();
-      starting = undefined;
-      sent = [];
-      await open(true);
-    }
-  };
-
   const host: HostedPlanner = {
     async start(decisionTimeoutMs) {
       const ms = Math.max(decisionTimeoutMs, START_FLOOR_MS);
@@ -467,19 +453,18 @@ export function hostedPlanner(name: string, pool: PlannerPool, ctx: PlannerConte
     name,
     async next(view: PlannerView): Promise<Decision> {
       // The first decision's request goes at once, behind the planner's creation, to a process from
-      // the pool; if that process turns out dirty, again to the one that replaces it.
-      for (;;) {
-        const p = await open();
+      // the pool; if that process turns out dirty, it is killed and the run starts again on a new one.
+      for (let fresh = false; ; fresh = true) {
+        const p = await open(fresh);
         const reply = ask(p, { t: 'next', view: viewDelta(p, view, sent) }, ['decision', 'threw']);
         const made = await (created as Promise<HostMessage>);
-        if (made.t === 'dirty') {
+        if (made.t === 'dirty' || made.t === 'failed') {
           reply.catch(() => {});
-          await ready();
+          if (made.t === 'failed') throw new Error(`planner failed to start: ${made.message}`);
+          p.kill();
+          starting = undefined;
+          sent = [];
           continue;
-        }
-        if (made.t === 'failed') {
-          reply.catch(() => {});
-          throw new Error(`planner failed to start: ${made.message}`);
         }
         sent = view.history;
         const m = await reply;
