@@ -489,7 +489,7 @@ async function bench(reportsDir: string, io: Io) {
     `  two threads against one on this machine, the same fixed work, no oneway code: arithmetic ${scaling.arithmetic}×, allocation-heavy ${scaling.allocation}× (cores busy, one thread → two: ${scaling.cores.arithmetic.one_thread} → ${scaling.cores.arithmetic.two_threads} and ${scaling.cores.allocation.one_thread} → ${scaling.cores.allocation.two_threads})`,
   );
   out.push(
-    `\nplanner file in a sealed process against in process (${sealed.planner}, ${sealed.runs} runs, ${sealed.decisions} decisions, serial, MSW): ${sealed.sealed_runs_per_s} vs ${sealed.in_process_runs_per_s} runs/s, isolation costs ${Math.round(sealed.cost * 100)}% (${sealed.us_per_decision} µs a decision)`,
+    `\nplanner file in a sealed process against in process (${sealed.planner}, ${sealed.runs} runs, ${sealed.decisions} decisions, serial, MSW): ${sealed.sealed_runs_per_s} vs ${sealed.in_process_runs_per_s} runs/s, isolation costs ${Math.round(sealed.cost * 100)}% (${sealed.us_per_decision} µs a decision; load ${sealed.load.join(' → ')})`,
   );
   out.push(`\n${'fuzzing, one thread (compiled)'.padEnd(60)} plans   plans/s   plans/CPU-s`);
   const fuzzRow = (label: string, r: { plans: number; plans_per_s: number; plans_per_cpu_s: number }) =>

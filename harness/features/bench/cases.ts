@@ -22,7 +22,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -298,6 +298,11 @@ export interface IsolationRow {
   us_per_decision: number;
   /** Every pass, seconds, in the order run. */
   passes: { how: 'sealed' | 'in-process'; seconds: number }[];
+  /**
+   * The machine's 1-minute load average before and after: a round trip between two processes
+   * waits for the scheduler, so on a busy machine this row moves more than in-process ones.
+   */
+  load: [number, number];
 }
 
 /**
@@ -309,6 +314,7 @@ export interface IsolationRow {
  */
 export async function isolationChild(suite: readonly EvalScenario[], outDir: string): Promise<IsolationRow> {
   const dir = mkdtempSync(join(tmpdir(), 'oneway-bench-isolation-'));
+  const loadBefore = loadavg()[0] ?? 0;
   try {
     const builtin = fileURLToPath(new URL(`../../../planners/gated${ownExtension(import.meta.url)}`, import.meta.url));
     const file = join(dir, 'gated-file.mjs');
@@ -367,6 +373,7 @@ export async function isolationChild(suite: readonly EvalScenario[], outDir: str
       ),
       us_per_decision: Math.round(((s - ip) / decisions) * 1e6),
       passes: passes.map((p) => ({ how: p.how, seconds: round(p.seconds, 3) })),
+      load: [round(loadBefore, 2), round(loadavg()[0] ?? 0, 2)],
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
