@@ -116,6 +116,12 @@ describe('reaches a planner file makes from its process are refused and counted 
         `try { process.dlopen({ exports: {} }, ${JSON.stringify(join(dir, 'native.node'))}); return 'answered'; } catch (e) { return 'failed'; }`,
       ),
       attackFile(
+        'writes-scratch',
+        "import { readFileSync, writeFileSync } from 'node:fs'; import { tmpdir } from 'node:os'; import { join } from 'node:path';",
+        // Its own temporary directory is the one place it may write.
+        `writeFileSync(join(tmpdir(), 'note.txt'), 'kept'); return readFileSync(join(tmpdir(), 'note.txt'), 'utf8') === 'kept' ? 'answered' : 'failed';`,
+      ),
+      attackFile(
         'writes-project',
         "import { writeFileSync } from 'node:fs';",
         `try { writeFileSync(${JSON.stringify(planted())}, 'planted'); return 'answered'; } catch { return 'failed'; }`,
@@ -130,7 +136,7 @@ describe('reaches a planner file makes from its process are refused and counted 
 
   it('the evaluation completes with every run', () => {
     expect(r.code).toBe(0);
-    expect(results.runs).toHaveLength(7);
+    expect(results.runs).toHaveLength(8);
     expect(runOf(results, 'gated')).toMatchObject({ end_reason: 'finish', completed: true, sandbox_escapes: 0 });
   });
 
@@ -152,6 +158,11 @@ describe('reaches a planner file makes from its process are refused and counted 
       .filter((e) => e.type === 'escape');
     expect(escapes).toHaveLength(1);
     expect(`${escapes[0]?.method} ${escapes[0]?.url}`).toMatch(shape);
+  });
+
+  it('a planner writes and reads its own temporary directory (os.tmpdir()) freely: no escape', () => {
+    expect(runOf(results, 'writes-scratch')).toMatchObject({ end_reason: 'finish', error: null, sandbox_escapes: 0 });
+    expect(recordOf(out, results, 'writes-scratch')).toContain('answered@acme.example');
   });
 
   it('a planner that patches what reported escapes (postMessage, fs.writeSync) still has its escape counted', () => {

@@ -176,10 +176,14 @@ function watch(obj, key, method, scheme, reason) {
 }
 
 const FS_REASON = 'file system write outside the scratch directory (refused by the permission model)';
+// Not the watchers: they only read, and unwatchFile finds a listener by identity (a wrapped one is another).
+const READ_ONLY = new Set(['watch', 'watchFile', 'unwatchFile']);
 for (const key of Object.keys(fs))
-  if (typeof fs[key] === 'function' && /^[a-z]/.test(key)) watch(fs, key, 'FS', 'fs:', FS_REASON);
+  if (typeof fs[key] === 'function' && /^[a-z]/.test(key) && !READ_ONLY.has(key))
+    watch(fs, key, 'FS', 'fs:', FS_REASON);
 for (const key of Object.keys(fs.promises))
-  if (typeof fs.promises[key] === 'function') watch(fs.promises, key, 'FS', 'fs:promises.', FS_REASON);
+  if (typeof fs.promises[key] === 'function' && !READ_ONLY.has(key))
+    watch(fs.promises, key, 'FS', 'fs:promises.', FS_REASON);
 const childProcess = require('node:child_process');
 for (const key of Object.keys(childProcess))
   if (typeof childProcess[key] === 'function' && /^[a-z]/.test(key))
