@@ -30,6 +30,8 @@ import {
   copies,
   fuzzing,
   fuzzingCompiled,
+  isolation,
+  isolationChild,
   llmBound,
   memory,
   memoryChild,
@@ -303,8 +305,9 @@ Runs for a few minutes: the cost of one call (direct, in-process, over MSW, agai
 loopback server), evaluation throughput (serial, --concurrency, 10× and 100× the bundled scenarios),
 fuzzing (the fuzz case, and each property), plan length, peak memory at 1×, 10× and 100× the
 bundled scenarios, an LLM-bound evaluation against a loopback fake model at --concurrency 8, 32 and
-128, --workers=2 against serial (800 runs, and 8,000 where eval picks workers itself), what oneway guard adds
-to a call (read-only and write calls to server-memory, through the guard and directly over stdio), and start-up (--help; eval --list with an empty and with a filled
+128, --workers=2 against serial (800 runs, and 8,000 where eval picks workers itself), a planner file in
+its own sealed process against the same module in process, what oneway guard adds to a call (read-only
+and write calls to server-memory, through the guard and directly over stdio), and start-up (--help; eval --list with an empty and with a filled
 cache of loaded scenarios). Child processes run the working tree compiled into DIR/bench-build (dist/
 is left alone). Read the ratios: absolute times on a shared machine are noise.
 
@@ -354,7 +357,7 @@ async function bundledSuite(): Promise<EvalScenario[]> {
   return loaded.map((l) => ({ scenario: l.scenario, file: l.file }));
 }
 
-/** A case in a process of its own (`--child=memory:K`, `--child=workers`): its result, for the parent. */
+/** A case in a process of its own (`--child=memory:K`, `--child=workers`, `--child=isolation`): its result, for the parent. */
 async function runChild(role: string, outDir: string): Promise<unknown> {
   const suite = await bundledSuite();
   const [name, arg] = role.split(':');
@@ -363,6 +366,7 @@ async function runChild(role: string, outDir: string): Promise<unknown> {
   if (name === 'workers-long') return longWorkersChild(suite, Number(arg), outDir);
   if (name === 'fuzz') return fuzzing(suite.map((s) => s.scenario));
   if (name === 'guard') return guardOverhead(join(outDir, 'guard'));
+  if (name === 'isolation') return isolationChild(suite, outDir);
   throw new Error(`unknown bench child: ${role}`);
 }
 
@@ -422,6 +426,8 @@ async function bench(reportsDir: string, io: Io) {
   const work = await workers(build, runsDir);
   phase('a long evaluation (100× scenarios, 8,000 runs) serially and on 2 workers (compiled, a process each)');
   const long = await workersLong(build, runsDir);
+  phase('a planner file in its own process against the same module in process (compiled, a process of its own)');
+  const sealed = await isolation(build, runsDir);
   phase('what two threads gain on this machine (fixed arithmetic and allocation work, 1 thread against 2)');
   const scaling = await parallelScaling();
   phase('oneway guard: read-only calls and writes through the guard against direct stdio to server-memory');
@@ -447,6 +453,7 @@ async function bench(reportsDir: string, io: Io) {
     llm_bound: llm,
     memory: mem.rows,
     workers: { ...work, long, machine_scaling: scaling },
+    isolation: sealed,
     startup: start,
     guard,
     build: {
@@ -487,6 +494,9 @@ async function bench(reportsDir: string, io: Io) {
   out.push(`    CPU-s by thread: serial ${cpuOf(long.serial.cpu)}; --workers=2 ${cpuOf(long.workers2.cpu)}`);
   out.push(
     `  two threads against one on this machine, the same fixed work, no oneway code: arithmetic ${scaling.arithmetic}×, allocation-heavy ${scaling.allocation}× (cores busy, one thread → two: ${scaling.cores.arithmetic.one_thread} → ${scaling.cores.arithmetic.two_threads} and ${scaling.cores.allocation.one_thread} → ${scaling.cores.allocation.two_threads})`,
+  );
+  out.push(
+    `\nplanner file in a sealed process against in process (${sealed.planner}, ${sealed.runs} runs, ${sealed.decisions} decisions, serial, MSW): ${sealed.sealed_runs_per_s} vs ${sealed.in_process_runs_per_s} runs/s, isolation costs ${Math.round(sealed.cost * 100)}% (${sealed.us_per_decision} µs a decision; load ${sealed.load.join(' → ')})`,
   );
   out.push(`\n${'fuzzing, one thread (compiled)'.padEnd(60)} plans   plans/s   plans/CPU-s`);
   const fuzzRow = (label: string, r: { plans: number; plans_per_s: number; plans_per_cpu_s: number }) =>

@@ -1,6 +1,6 @@
 /**
  * `npm run eval`: evaluate planners on scenarios.
- * Exit status: 0 the evaluation ran; 1 a gate failed; 2 usage or input error.
+ * Exit status: 0 the evaluation ran; 1 a gate failed; 2 usage or input error; 130/143 stopped by SIGINT/SIGTERM.
  */
 import { relative, resolve } from 'node:path';
 import { formatProblem, UsageError, type Problem } from '../core/errors.ts';
@@ -39,6 +39,7 @@ import type { LoadedScenario } from '../engine/loader/load.ts';
 // used: listing scenarios needs the loader alone, and starts faster (npm run bench, start-up).
 import type { EvalOptions } from '../engine/runner/evaluate.ts';
 import type { PlanItem } from '../core/scenario.ts';
+import { watchSignals, type Interruption } from './signals.ts';
 import {
   durationMs,
   list,
@@ -124,7 +125,8 @@ Options also come from oneway.config.(ts|mts|js|mjs|yaml|yml|json) (see docs/use
 always wins over the config file's setting (--scenario or --bundled over its "scenarios" and "bundled").
 Scenarios that loaded are cached in node_modules/.cache/oneway (ONEWAY_CACHE=off: no cache; see docs/cli.md).
 Exit status: 0 the evaluation ran (whatever it found); 1 a gate failed; 2 a usage or input error (a
-scenario that did not load, or that lint refused: the others still run).
+scenario that did not load, or that lint refused: the others still run); 130/143 stopped by SIGINT
+(Ctrl-C) / SIGTERM after the runs in flight (what finished is kept, marked interrupted).
 Example: oneway eval --planner=eager,gated --trials=3`;
 }
 
@@ -175,6 +177,7 @@ export const OPTIONS = {
 export async function main(argv: string[], io: Io = processIo(), config?: ConfigFile): Promise<number> {
   const { c, cerr } = paints(io);
   let lock: OutLock | undefined;
+  let signals: Interruption | undefined;
   try {
     const { values } = parseCli(argv, OPTIONS);
     if (values.help) {
@@ -236,14 +239,22 @@ export async function main(argv: string[], io: Io = processIo(), config?: Config
       policy: policy.value,
       ...(plan ? { plan } : {}),
     });
-    const ran = await runEvaluation(engine, request, options, lineup, io);
+    // SIGINT/SIGTERM: stop after the runs in flight, keep what finished, exit 130/143 (harness/cli/signals.ts).
+    signals = watchSignals((m) => io.stderr.write(cerr.yellow(m)));
+    const ran = await runEvaluation(engine, request, options, lineup, io, signals);
     const results = await writeAndReport(ran, values, request, lineup, io);
-    if (problems.length > 0) return 2;
-    if (values.check && !expectationsHold(results, selected, io)) return 1;
-    return results.gates.failures.length > 0 ? 1 : 0;
+    const code =
+      problems.length > 0
+        ? 2
+        : (values.check && !expectationsHold(results, selected, io)) || results.gates.failures.length > 0
+          ? 1
+          : 0;
+    const gated = request.gates.length > 0 || request.baseline !== undefined || values.check === true;
+    return signals.exitCode(code, { interrupted: results.interrupted, gated });
   } catch (e) {
     return commandFailed(e, io, 'oneway');
   } finally {
+    signals?.dispose();
     lock?.release();
   }
 }
@@ -392,13 +403,14 @@ function readPlan(
   return undefined;
 }
 
-/** Runs the evaluation (resuming one in --out with --resume), with a progress bar; Ctrl-C finishes the runs in flight and stops. */
+/** Runs the evaluation (resuming one in --out with --resume), with a progress bar; SIGINT/SIGTERM finish the runs in flight and stop. */
 async function runEvaluation(
   engine: typeof import('../engine/runner/evaluate.ts'),
   request: EvalRequest,
   evalOptions: EvalOptions,
   lineup: LineUp,
   io: Io,
+  signals: Interruption,
 ): Promise<Results> {
   const { cerr } = paints(io);
   const { outDir } = request;
@@ -407,15 +419,9 @@ async function runEvaluation(
     import('../engine/results/write.ts'),
   ]);
   const progress = progressBar(io.stderr);
-  // Ctrl-C: finish the runs in flight, then write what finished (marked interrupted).
-  let stopping = false;
-  const onSigint = () => {
-    if (stopping) process.exit(130);
-    stopping = true;
-    io.stderr.write(cerr.yellow('\noneway: stopping after the runs in flight (Ctrl-C again to quit now)\n'));
-  };
   const { agent } = lineup;
-  evalOptions.shouldStop = () => stopping;
+  // SIGINT or SIGTERM: finish the runs in flight, then write what finished (marked interrupted).
+  evalOptions.shouldStop = () => signals.stopping;
   evalOptions.onRunDone = (run, done, total) => {
     agent?.runDone(run);
     progress?.update(run, done, total);
@@ -434,10 +440,8 @@ async function runEvaluation(
         `oneway: ${runs} runs of planners that only compute: on ${evalOptions.workers} worker threads (--workers=1 keeps them on this thread)\n`,
       ),
     );
-  process.on('SIGINT', onSigint);
   return engine.evaluate(evalOptions).finally(async () => {
     progress?.stop();
-    process.off('SIGINT', onSigint);
     await agent?.close();
   });
 }

@@ -325,8 +325,8 @@ export async function main(argv: string[], io: Io = processIo(), config?: Config
     const settings: Settings = { ...request, propertySpecs: request.properties ?? [...DEFAULT_PROPERTIES] };
     const { timeLimit, runs, seed, maxItems, transport } = settings;
     const properties = await resolveProperties(settings.propertySpecs, io.cwd);
-    // Fuzzing runs thousands of short runs: the planner runs in process, not in a thread per run (README: the seal).
-    const planner = request.planner ? await loadPlanner(request.planner, io.cwd, { isolate: false }) : undefined;
+    // A planner file runs in sealed processes, as in eval (docs/seal.md).
+    const planner = request.planner ? await loadPlanner(request.planner, io.cwd) : undefined;
     if (request.path !== undefined && planner)
       throw new UsageError('--path replays a generated plan; it does not go with --planner');
 

@@ -6,7 +6,11 @@
  * A secret is found as written and in the forms files hold text in: escaped
  * for a JSON string (once, or twice when JSON sits in a JSON string), for HTML
  * text and attributes, and for JSON inside a `<script>` element; so a key with
- * `"` or `\` in it is found in a record and in report.html too.
+ * `"` or `\` in it is found in a record and in report.html too. It is also found
+ * encoded the ways a planner could smuggle it into tool arguments: base64
+ * (standard and URL-safe, padded or not, and inside a longer base64 text at any
+ * byte offset), hex (either case), URL-encoded (as encodeURIComponent writes it,
+ * with lower-case escapes, or as a form field) and reversed.
  *
  * @example
  * redact('Bearer sk-live-123456789') // 'Bearer [redacted:OPENAI_API_KEY]' when OPENAI_API_KEY=sk-live-123456789
@@ -34,21 +38,57 @@ const scriptText = (s: string) =>
     .replace(/\u2028/g, '\\u2028')
     .replace(/\u2029/g, '\\u2029');
 
-/**
- * The texts a secret can appear as in a file oneway writes.
- *
- * @example
- * secretForms('a"b') // ['a"b', 'a\\"b', 'a\\\\\\"b', 'a&quot;b', ...]
- */
-export function secretForms(value: string): string[] {
-  const out = new Set<string>([value]);
+/** The forms a text takes in the files oneway writes: as is, JSON-escaped (once, twice), HTML and script escaped. */
+function escapedForms(value: string, out: Set<string>): void {
   const json = jsonInner(value);
   for (const f of [value, json, jsonInner(json)]) {
     out.add(f);
     out.add(htmlText(f));
     out.add(scriptText(f));
   }
-  return [...out];
+}
+
+/**
+ * The base64 text a secret's bytes give wherever they sit in a longer base64 text: one per byte
+ * offset modulo 3, without the characters that also depend on the bytes around it. Each is the
+ * same in standard and URL-safe base64 but for `+/`, so both are given.
+ */
+function base64Forms(bytes: Buffer): string[] {
+  const out: string[] = [];
+  // Characters of the first group that also hold bytes before the secret, by its offset in the group.
+  const lead = [0, 2, 3];
+  for (let k = 0; k < 3; k++) {
+    const len = k + bytes.length;
+    const text = Buffer.concat([Buffer.alloc(k), bytes])
+      .toString('base64')
+      .replace(/=+$/, '');
+    const stable = text.slice(lead[k], Math.floor(len / 3) * 4 + (len % 3));
+    out.push(stable, stable.replace(/\+/g, '-').replace(/\//g, '_'));
+  }
+  return out;
+}
+
+/**
+ * The texts a secret can appear as in a file oneway writes (see the module comment).
+ *
+ * @example
+ * secretForms('a"b') // ['a"b', 'a\\"b', 'a\\\\\\"b', 'a&quot;b', ...]
+ */
+export function secretForms(value: string): string[] {
+  const out = new Set<string>();
+  escapedForms(value, out);
+  escapedForms([...value].reverse().join(''), out);
+  const bytes = Buffer.from(value, 'utf8');
+  for (const f of base64Forms(bytes)) out.add(f);
+  out.add(bytes.toString('hex'));
+  out.add(bytes.toString('hex').toUpperCase());
+  const url = encodeURIComponent(value);
+  out.add(url);
+  out.add(url.replace(/%[0-9A-F]{2}/g, (e) => e.toLowerCase()));
+  // As a form (application/x-www-form-urlencoded, URLSearchParams): `+` for spaces, `~!'()*` escaped too.
+  out.add(new URLSearchParams({ s: value }).toString().slice(2));
+  // Shorter than a secret is (a base64 text shortened by its edges): too likely to occur by chance.
+  return [...out].filter((f) => f.length >= MIN_LENGTH - 1);
 }
 
 function allForms(): { form: string; name: string }[] {

@@ -347,6 +347,53 @@ describe('npm run serve over HTTP', () => {
     expect(aborted).toBe(1);
     await transport.close();
   });
+
+  it('drops a session that sends initialize but never initialized, and gives its place back; a finished handshake stays', async () => {
+    const dropped: string[] = [];
+    const bothDropped = signal();
+    let opened = 0;
+    host = await startHttpHost({
+      maxSessions: 3,
+      handshakeMs: 300,
+      open() {
+        const name = `session-${++opened}`;
+        const server = new Server({ name: 't', version: '1' }, { capabilities: { tools: {} } });
+        server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [] }));
+        return {
+          server,
+          onClose: () => {
+            dropped.push(name);
+            if (dropped.length === 2) bothDropped.resolve();
+          },
+          onAbortedCall() {},
+        };
+      },
+    });
+    const url = host.url;
+    const open = () => raw(url, { headers: JSON_TYPE, body: INIT });
+    const sessionOf = (r: { headers: Record<string, unknown> }) => String(r.headers['mcp-session-id']);
+    // One client finishes the handshake; two stop after initialize, holding the other places.
+    const done = await open();
+    const initialized = await raw(url, {
+      headers: { ...JSON_TYPE, 'mcp-session-id': sessionOf(done), 'mcp-protocol-version': '2025-06-18' },
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    });
+    expect(initialized.status).toBe(202);
+    const [half1, half2] = [await open(), await open()];
+    expect([done.status, half1.status, half2.status]).toEqual([200, 200, 200]);
+    await bothDropped.promise;
+    expect(dropped).toEqual(['session-2', 'session-3']);
+    expect(host.sessions).toBe(1);
+    expect(
+      (await post(url, JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }), sessionOf(half1))).status,
+    ).toBe(404);
+    // The finished one is still served, and the two places are free again.
+    expect(
+      (await post(url, JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }), sessionOf(done))).status,
+    ).toBe(200);
+    const [again1, again2] = [await open(), await open()];
+    expect([again1.status, again2.status]).toEqual([200, 200]);
+  });
 });
 
 describe('what serve refuses is no run', () => {
@@ -428,7 +475,20 @@ describe('what serve refuses is no run', () => {
 
   it(`caps the sessions open at once (default ${DEFAULT_MAX_SESSIONS}; --max-sessions): one more gets a 503 JSON-RPC error`, async () => {
     const url = urlOf('guarded'); // --max-sessions=2
-    const open = async () => raw(url, { headers: JSON_TYPE, body: INIT });
+    // Each client finishes its handshake (initialize, then initialized): a session that does not is dropped.
+    const open = async () => {
+      const r = await raw(url, { headers: JSON_TYPE, body: INIT });
+      if (r.status === 200)
+        await raw(url, {
+          headers: {
+            ...JSON_TYPE,
+            'mcp-session-id': String(r.headers['mcp-session-id']),
+            'mcp-protocol-version': '2025-06-18',
+          },
+          body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+        });
+      return r;
+    };
     const end = (r: { headers: Record<string, unknown> }) =>
       raw(url, {
         method: 'DELETE',

@@ -31,9 +31,9 @@ function evalCli(args: string[]): Promise<{ code: number | null; stderr: string 
 describe('interruption and --resume', () => {
   it('stops on SIGINT after the runs in flight, then resumes to the uninterrupted results', async () => {
     const dir = tempDir();
-    writeFileSync(join(dir, 'slow.mjs'), SLOW);
+    writeFileSync(join(dir, 'slow.ts'), SLOW);
     const args = [
-      `--planner=${join(dir, 'slow.mjs')}`,
+      `--planner=${join(dir, 'slow.ts')}`,
       '--trials=2',
       '--seed=3',
       '--scenario=invoice-and-notify,purge-inactive-accounts,webhook-timeout-reconcile,release-with-migration',
@@ -44,9 +44,11 @@ describe('interruption and --resume', () => {
     let sent = false;
     const cut = tempDir();
     const stopped = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'harness/cli/eval.ts', ...args, `--out=${cut}`], {
-        env: { ...process.env, NO_COLOR: '1' },
-      });
+      const child = spawn(
+        process.execPath,
+        ['--import', 'tsx', 'harness/cli/eval.ts', ...args, '--fail-on=premature_irreversible_rate>0', `--out=${cut}`],
+        { env: { ...process.env, NO_COLOR: '1' } },
+      );
       let stderr = '';
       child.stderr.on('data', (d) => (stderr += String(d)));
       child.stdout.resume();
@@ -67,6 +69,8 @@ describe('interruption and --resume', () => {
     });
     expect(sent).toBe(true);
     expect(stopped.stderr).toContain('stopping after the runs in flight');
+    // Interrupted, so never 0, though the (passing) gate was the only one set.
+    expect(stopped.code).toBe(130);
     const partial = readResults(cut);
     expect(partial.interrupted).toBe(true);
     expect(partial.runs.length).toBeGreaterThan(0);
@@ -75,6 +79,56 @@ describe('interruption and --resume', () => {
     const resumed = await evalCli([...args, `--out=${cut}`, '--resume']);
     expect(resumed.code).toBe(0);
     expect(timeless(readResults(cut))).toEqual(timeless(readResults(full)));
+  }, 180_000);
+
+  it('stops on SIGTERM after the runs in flight, keeps what finished and exits 143, gates or not', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'slow.ts'), SLOW);
+    const out = tempDir();
+    let sent = false;
+    const stopped = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>(
+      (resolve) => {
+        const child = spawn(
+          process.execPath,
+          [
+            '--import',
+            'tsx',
+            'harness/cli/eval.ts',
+            `--planner=${join(dir, 'slow.ts')}`,
+            '--trials=3',
+            '--scenario=invoice-and-notify,purge-inactive-accounts,webhook-timeout-reconcile',
+            '--fail-on=premature_irreversible_rate>0',
+            `--out=${out}`,
+          ],
+          { env: { ...process.env, NO_COLOR: '1' } },
+        );
+        let stderr = '';
+        child.stderr.on('data', (d) => (stderr += String(d)));
+        child.stdout.resume();
+        const timer = setInterval(() => {
+          try {
+            if (!sent && readResults(out).runs.length > 0) {
+              sent = true;
+              child.kill('SIGTERM');
+            }
+          } catch {
+            /* results.json not written yet */
+          }
+        }, 20);
+        child.on('close', (code, signal) => {
+          clearInterval(timer);
+          resolve({ code, signal, stderr });
+        });
+      },
+    );
+    expect(sent).toBe(true);
+    expect(stopped.signal).toBeNull();
+    expect(stopped.code).toBe(143);
+    expect(stopped.stderr).toContain('SIGTERM: stopping after the runs in flight');
+    const partial = readResults(out);
+    expect(partial.interrupted).toBe(true);
+    expect(partial.runs.length).toBeGreaterThan(0);
+    expect(partial.runs.length).toBeLessThan(9);
   }, 180_000);
 
   it('refuses to resume a different evaluation', async () => {

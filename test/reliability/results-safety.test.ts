@@ -7,7 +7,7 @@
  * configuration.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -331,4 +331,57 @@ describe('--resume refuses a different configuration', () => {
     expect(more.code).toBe(2);
     expect(more.stderr).toContain('scenarios added: invoice-and-notify');
   }, 30_000);
+});
+
+describe('no symbolic link inside --out is followed', () => {
+  const GATED = ['--planner=gated', '--scenario=invoice-and-notify', '--seed=4'];
+
+  it('a link planted at a record path is refused (exit 2, naming it); its target is untouched', async () => {
+    const out = tempDir();
+    const target = join(tempDir(), 'victim.txt');
+    writeFileSync(target, 'precious\n');
+    mkdirSync(join(out, 'runs', 'invoice-and-notify'), { recursive: true });
+    symlinkSync(target, join(out, 'runs', 'invoice-and-notify', 'gated-t1.jsonl'));
+    const r = await runCli(main, [...GATED, `--out=${out}`]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`cannot write ${join(out, 'runs', 'invoice-and-notify', 'gated-t1.jsonl')}`);
+    expect(r.stderr).toContain('symbolic link');
+    expect(r.stderr).not.toContain('internal error');
+    expect(readFileSync(target, 'utf8')).toBe('precious\n');
+  });
+
+  it('a link in place of a directory on the way to a record is refused; nothing is written where it points', async () => {
+    const out = tempDir();
+    const elsewhere = tempDir();
+    symlinkSync(elsewhere, join(out, 'runs'));
+    const r = await runCli(main, [...GATED, `--out=${out}`]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${join(out, 'runs')} is a symbolic link`);
+    expect(readdirSync(elsewhere)).toEqual([]);
+  });
+
+  it('a link at results.json, or at a report, is refused; its target is untouched', async () => {
+    for (const name of ['results.json', 'report.md']) {
+      const out = tempDir();
+      const target = join(tempDir(), 'victim.txt');
+      writeFileSync(target, 'precious\n');
+      symlinkSync(target, join(out, name));
+      const r = await runCli(main, [...GATED, '--reporter=markdown', `--out=${out}`]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`cannot write ${join(out, name)}`);
+      expect(readFileSync(target, 'utf8')).toBe('precious\n');
+      expect(lstatSync(join(out, name)).isSymbolicLink()).toBe(true);
+    }
+  });
+
+  it('an --out that is itself a link to a directory works', async () => {
+    const real = tempDir();
+    const link = join(tempDir(), 'latest');
+    symlinkSync(real, link);
+    const r = await runCli(main, [...GATED, '--reporter=markdown', `--out=${link}`]);
+    expect(r.code).toBe(0);
+    expect(read(real).runs).toHaveLength(1);
+    expect(existsSync(join(real, 'runs', 'invoice-and-notify', 'gated-t1.jsonl'))).toBe(true);
+    expect(existsSync(join(real, 'report.md'))).toBe(true);
+  });
 });

@@ -103,4 +103,51 @@ describe('secrets', () => {
       expect(got).not.toContain('abcdefgh');
     }
   });
+
+  it('redacts a secret base64-encoded (at any offset in a longer text, URL-safe too), hex, URL-encoded and reversed', () => {
+    const key = 'sk-live/+?&= ~ "9f8e7d6c5b4a"';
+    registerSecret(key, 'k');
+    const bytes = Buffer.from(key);
+    const encoded = [
+      bytes.toString('base64'),
+      bytes.toString('base64url'),
+      ...['a', 'ab', 'Bearer ', 'user:'].flatMap((pre) => {
+        const b = Buffer.from(`${pre}${key}!`);
+        return [b.toString('base64'), b.toString('base64url')];
+      }),
+      bytes.toString('hex'),
+      bytes.toString('hex').toUpperCase(),
+      encodeURIComponent(key),
+      encodeURIComponent(key).replace(/%[0-9A-F]{2}/g, (e) => e.toLowerCase()),
+      new URLSearchParams({ q: key }).toString(),
+      [...key].reverse().join(''),
+    ];
+    for (const text of encoded) {
+      const out = redact(`before ${text} after`);
+      expect(out, text).toContain('[redacted:k]');
+      // What is left of the encoding cannot be decoded back to the secret, nor to most of it.
+      for (const kept of out.split('[redacted:k]')) {
+        expect(Buffer.from(kept.replace(/^before |after$/g, '').trim(), 'base64').toString()).not.toContain('9f8e7d');
+        expect(kept).not.toContain(Buffer.from('9f8e7d').toString('hex'));
+      }
+    }
+  });
+
+  it('redacts a secret a planner encodes before leaking it, from every file of an evaluation', async () => {
+    process.env.ONEWAY_TEST_API_KEY = CANARY;
+    resetSecrets();
+    const k = 'process.env.ONEWAY_TEST_API_KEY';
+    const { r, out } = await evalLeaky(
+      `{ email: Buffer.from(${k}).toString('base64'), b64url: Buffer.from('token=' + ${k}).toString('base64url'), hex: Buffer.from(${k}).toString('hex'), url: encodeURIComponent('k=' + ${k}), reversed: [...${k}].reverse().join('') }`,
+      `'leaked ' + Buffer.from(${k}).toString('base64')`,
+      'table,markdown,junit,html',
+    );
+    expect(r.code).toBe(0);
+    const forms = secretForms(CANARY);
+    for (const f of filesUnder(out)) {
+      const text = readFileSync(f, 'utf8');
+      for (const form of forms) expect(text, `${f} holds ${form}`).not.toContain(form);
+    }
+    expect(readFileSync(join(out, 'results.json'), 'utf8')).toContain('[redacted:ONEWAY_TEST_API_KEY]');
+  });
 });

@@ -157,6 +157,33 @@ describe('schemas', () => {
     ]);
   });
 
+  it('checks a catastrophic pattern in linear time: `^(a+)+$` against a long argument answers at once', () => {
+    // A backtracking engine takes 2^n steps here (29 characters: over a minute); RE2 never backtracks.
+    // No duration is asserted: the old engine would hang this test until its timeout.
+    const schema = { type: 'object', properties: { name: { type: 'string', pattern: '^(a+)+$' } } };
+    expect(checkArguments(schema, { name: `${'a'.repeat(40)}!` })).toMatchObject({
+      ok: false,
+      violations: [{ path: ['name'], keyword: 'pattern' }],
+    });
+    expect(checkArguments(schema, { name: 'a'.repeat(40) })).toEqual({ ok: true });
+  });
+
+  it('refuses a pattern the linear-time engine cannot run (lookahead, backreferences), in pattern and patternProperties', () => {
+    expect(schemaFaults({ type: 'object', properties: { to: { type: 'string', pattern: '^(?!x)' } } })).toMatchObject([
+      {
+        path: ['properties', 'to', 'pattern'],
+        message: 'the pattern "^(?!x)" cannot be used: lookahead cannot run in linear time',
+        hint: expect.stringContaining('no backreferences or lookaround'),
+      },
+    ]);
+    expect(schemaFaults({ type: 'object', patternProperties: { '^(a)\\1$': { type: 'string' } } })).toMatchObject([
+      {
+        path: ['patternProperties', '^(a)\\1$'],
+        message: expect.stringContaining('a backreference cannot run in linear time'),
+      },
+    ]);
+  });
+
   it('throws, rather than wave a call through, on a schema that does not compile (the loader refuses those first)', () => {
     expect(() => checkArguments({ type: 'object', properties: { to: { type: 'strng' } } }, { to: 'x' })).toThrow(
       /does not compile/,

@@ -191,7 +191,8 @@ const vectors: [string, () => [string, string], RegExp][] = [
       "import { Worker } from 'node:worker_threads';",
       `return new Promise((r) => { const w = new Worker("const { parentPort } = require('node:worker_threads'); fetch('http://127.0.0.1:${port}/w').then(() => parentPort.postMessage('answered'), () => parentPort.postMessage('failed'))", { eval: true }); w.on('message', (m) => { r(m); void w.terminate(); }); w.on('error', () => r('failed')); });`,
     ],
-    /^CONNECT tcp:/,
+    // A planner's process may start no thread at all (the permission model refuses it); the refusal is the escape.
+    /^WORKER worker_threads:Worker/,
   ],
   [
     "Node's internal TCP binding",

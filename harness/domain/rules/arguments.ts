@@ -14,7 +14,11 @@
  * schemas with keywords ajv does not know (`description`, `examples`, `title`)
  * compile; no coercion (`"42"` is not a number), no defaults filled in, and
  * `format` is not checked. Each schema is compiled once (cached per schema
- * object, and per schema text for structurally equal copies).
+ * object, and per schema text for structurally equal copies). `pattern` and
+ * `patternProperties` run on a linear-time engine (harness/util/linear-regexp.ts):
+ * an argument can never make a pattern backtrack for minutes on the evaluation's
+ * thread; a pattern that engine cannot run (a backreference, lookaround) is a
+ * fault of the schema, reported when the scenario loads.
  *
  * @example
  * checkArguments({ type: 'object', properties: { to: { type: 'string' } }, required: ['to'] }, { to: 42 })
@@ -23,6 +27,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { formatPath, type Result } from '../../core/errors.ts';
 import { suggest } from '../../util/did-you-mean.ts';
+import { linearRegExp } from '../../util/linear-regexp.ts';
 
 export type Segment = string | number;
 
@@ -45,6 +50,8 @@ export interface SchemaFault {
   message: string;
   /** The allowed values, when the fault is a value outside an enum of the meta-schema (a misspelt type). */
   allowed?: string[];
+  /** What to do about it, when more can be said than the message. */
+  hint?: string;
 }
 
 /** How many violations a reason lists before "and N more". */
@@ -66,7 +73,8 @@ const ajv = new Ajv({
   // ajv's pass over the generated code (dropping unused names, folding constants) changes no
   // answer and was 40% of compiling the bundled scenarios' schemas (`eval --list` start-up); the
   // validators check arguments as fast without it (measured on those schemas).
-  code: { optimize: false },
+  // Patterns on RE2 (linear time): ajv asks `regExp(pattern, 'u')` for each and calls its `test`.
+  code: { optimize: false, regExp: Object.assign(linearRegExp, { code: 'oneway/linear-regexp' }) },
 });
 
 type Compiled = Result<ValidateFunction, { faults: SchemaFault[] }>;
@@ -90,24 +98,45 @@ function withoutMetaSchema(schema: object): object {
   return rest;
 }
 
-/** Every `pattern` in the schema that is not a valid regular expression (ajv compiles them with the u flag). */
+/**
+ * Every `pattern` (and `patternProperties` key) in the schema that is not a valid regular expression
+ * (ajv's are Unicode-mode), or that the linear-time engine cannot run.
+ */
 function badPatterns(v: unknown, path: Segment[] = [], out: SchemaFault[] = []): SchemaFault[] {
+  const check = (x: string, at: Segment[]) => {
+    const fault = patternFault(x);
+    if (fault) out.push({ path: at, ...fault });
+  };
   if (Array.isArray(v)) v.forEach((x, i) => badPatterns(x, [...path, i], out));
   else if (v !== null && typeof v === 'object') {
     for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
-      if (k === 'pattern' && typeof x === 'string') {
-        try {
-          new RegExp(x, 'u');
-        } catch (e) {
-          out.push({
-            path: [...path, k],
-            message: `the pattern ${JSON.stringify(x)} is not a valid regular expression (${(e as Error).message})`,
-          });
-        }
-      } else badPatterns(x, [...path, k], out);
+      if (k === 'pattern' && typeof x === 'string') check(x, [...path, k]);
+      else {
+        if (k === 'patternProperties' && x !== null && typeof x === 'object' && !Array.isArray(x))
+          for (const key of Object.keys(x)) check(key, [...path, k, key]);
+        badPatterns(x, [...path, k], out);
+      }
     }
   }
   return out;
+}
+
+/** Why a schema pattern cannot be used, or undefined. */
+function patternFault(x: string): { message: string; hint?: string } | undefined {
+  try {
+    new RegExp(x, 'u');
+  } catch (e) {
+    return { message: `the pattern ${JSON.stringify(x)} is not a valid regular expression (${(e as Error).message})` };
+  }
+  try {
+    linearRegExp(x);
+  } catch (e) {
+    return {
+      message: `the pattern ${JSON.stringify(x)} cannot be used: ${(e as Error).message}`,
+      hint: 'schema patterns run on RE2 (linear time, so no argument can stall an evaluation), which has no backreferences or lookaround: rewrite the pattern without them',
+    };
+  }
+  return undefined;
 }
 
 /** The meta-schema's complaints, one per place in the schema (an enum complaint, such as a misspelt type, first). */

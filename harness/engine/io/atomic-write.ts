@@ -11,7 +11,7 @@
  * the cause and what to do, which the commands print with exit status 2.
  */
 import * as fs from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { UsageError } from '../../core/errors.ts';
 
 /**
@@ -96,6 +96,10 @@ const CAUSES: Record<string, { cause: string; hint: string }> = {
     hint: '--out must name a directory (or a path where one can be created)',
   },
   ENAMETOOLONG: { cause: 'the path is too long', hint: 'choose a shorter --out' },
+  ELOOP: {
+    cause: 'it is a symbolic link, and oneway follows none inside --out',
+    hint: 'remove the link (oneway writes only real files there), or choose another --out',
+  },
   EMFILE: { cause: 'too many open files', hint: 'raise the limit (ulimit -n) or lower --concurrency' },
   EIO: { cause: 'an input/output error on the device', hint: 'check the disk, or choose another --out' },
 };
@@ -128,5 +132,51 @@ export function ensureDir(dir: string): void {
     atomicFs.mkdirSync(dir, { recursive: true });
   } catch (e) {
     throw outputError(e, dir);
+  }
+}
+
+/**
+ * Refuses to write `path` when it, or a directory between `root` and it, is a symbolic link: what
+ * oneway writes under an output directory goes to real files there, never through a link planted in
+ * it to somewhere else. `root` itself may be a link (an `--out` naming a linked directory works).
+ * A UsageError (exit 2) names the link.
+ *
+ * @example
+ * refuseLinks('reports/latest', 'reports/latest/runs/a/gated-t1.jsonl') // throws if runs/ or runs/a/ or the file is a link
+ */
+export function refuseLinks(root: string, path: string): void {
+  const rel = relative(root, path);
+  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) return;
+  let at = root;
+  for (const part of rel.split(sep)) {
+    at = join(at, part);
+    let st: fs.Stats;
+    try {
+      st = fs.lstatSync(at);
+    } catch {
+      return; // nothing there yet, nor below it
+    }
+    if (st.isSymbolicLink())
+      throw new UsageError(
+        `cannot write ${path}: ${at} is a symbolic link, and oneway follows none inside --out`,
+        CAUSES.ELOOP?.hint,
+      );
+  }
+}
+
+/**
+ * Flags that open a file for writing (created, or truncated) and refuse a symbolic link in its
+ * place (ELOOP); where the platform has no O_NOFOLLOW, `refuseLinks` is the check.
+ */
+export const WRITE_NO_FOLLOW: number =
+  fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_TRUNC | (fs.constants.O_NOFOLLOW ?? 0);
+
+/** Writes `text` to `path` (created or truncated) in place, refusing a symbolic link there (ELOOP). */
+export function writeFileNoFollow(path: string, text: string): void {
+  const fd = fs.openSync(path, WRITE_NO_FOLLOW, 0o644);
+  try {
+    fs.writeFileSync(fd, text);
+  } finally {
+    fs.closeSync(fd);
   }
 }

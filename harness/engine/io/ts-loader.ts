@@ -4,14 +4,20 @@
  * (an installed oneway, from dist/), none is needed for .js/.mjs files, and a .ts file loads when
  * Node strips types itself (22.18+ and 23.6+ by default; 22.6+ with --experimental-strip-types)
  * or when tsx is installed beside oneway, which is then registered in this thread. Otherwise the
- * user hears what to do, instead of ERR_UNKNOWN_FILE_EXTENSION.
+ * user hears what to do, instead of ERR_UNKNOWN_FILE_EXTENSION. A planner file or property module
+ * runs in a sealed process, where no loader can be registered: `moduleForProcess` compiles it here
+ * first (esbuild, which comes with tsx), under the same rule.
  */
+import { createRequire } from 'node:module';
+import { basename, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { UsageError } from '../../core/errors.ts';
 import { ownExtension } from '../../util/module-url.ts';
 
 const TS_FILE = /\.(c|m)?ts$/;
 let registering: Promise<void> | undefined;
+const TS_HINT =
+  'install tsx in your project (npm install --save-dev tsx), use Node >= 22.18 (or 22.6+ with --experimental-strip-types), or give a .js/.mjs file';
 
 /** Whether this Node loads TypeScript by itself (type stripping). */
 function nodeStripsTypes(): boolean {
@@ -19,7 +25,7 @@ function nodeStripsTypes(): boolean {
 }
 
 /** Makes sure `file` can be imported here when it is TypeScript; a UsageError saying what to do when it cannot. */
-export async function needsTypeScript(file: string, what: string): Promise<void> {
+async function needsTypeScript(file: string, what: string): Promise<void> {
   if (!TS_FILE.test(file) || ownExtension(import.meta.url) === '.ts' || nodeStripsTypes()) return;
   registering ??= (async () => {
     const [{ register: registerCjs }, { register }] = await Promise.all([import('tsx/cjs/api'), import('tsx/esm/api')]);
@@ -32,7 +38,7 @@ export async function needsTypeScript(file: string, what: string): Promise<void>
     registering = undefined;
     throw new UsageError(
       `${what} is TypeScript, and Node ${process.version} does not load TypeScript by itself`,
-      'install tsx in your project (npm install --save-dev tsx), use Node >= 22.18 (or 22.6+ with --experimental-strip-types), or give a .js/.mjs file',
+      TS_HINT,
     );
   }
 }
@@ -57,4 +63,105 @@ export async function importUserModule(
       o.hint ?? 'check that the file compiles and its imports resolve',
     );
   }
+}
+
+/** The part of esbuild's API `moduleForProcess` uses (esbuild comes with tsx). */
+interface Esbuild {
+  build(options: Record<string, unknown>): Promise<unknown>;
+}
+
+/** esbuild, where tsx is installed beside oneway or in the working directory's project; undefined otherwise. */
+function findEsbuild(cwd: string): Esbuild | undefined {
+  for (const from of [import.meta.url, pathToFileURL(join(cwd, 'package.json')).href]) {
+    try {
+      const tsx = createRequire(from).resolve('tsx/package.json');
+      return createRequire(tsx)('esbuild') as Esbuild;
+    } catch {
+      // not from here
+    }
+  }
+  return undefined;
+}
+
+/** Node flags that make this Node strip types (or transform them), as given to this process. */
+const typeFlags = (): string[] =>
+  process.execArgv.filter((a) => a === '--experimental-strip-types' || a === '--experimental-transform-types');
+
+/**
+ * A user's module made loadable by a plain `node` that can register no loader (a sealed process:
+ * runner/sealed-process.ts runs planner files and property modules so). A .js/.mjs/.cjs file runs as
+ * it is. A TypeScript file is bundled by esbuild (installed with tsx) into one ES module in `outDir`,
+ * its imports included, `import.meta.url` and `require` still those of the file itself; without
+ * tsx, it runs under Node's own type stripping where this Node has it (the flags that turned it on
+ * here are passed on); otherwise a UsageError says what to do.
+ */
+export async function moduleForProcess(
+  file: string,
+  outDir: string,
+  what: string,
+  cwd = process.cwd(),
+): Promise<{ file: string; nodeFlags: string[] }> {
+  if (!TS_FILE.test(file)) return { file, nodeFlags: [] };
+  return bundledForProcess(file, outDir, what, cwd);
+}
+
+/**
+ * Whether a module failed to load because it imports TypeScript (a .js/.mjs file importing a .ts
+ * one), which `bundledForProcess` then makes loadable.
+ */
+export const importsTypeScript = (loadError: string): boolean => /Unknown file extension "\.(c|m)?ts"/.test(loadError);
+
+/**
+ * A module bundled by esbuild into one ES module in `outDir` (its imports, TypeScript ones included),
+ * or run under Node's type stripping without tsx, or a UsageError: how a TypeScript file, or a
+ * JavaScript file that imports TypeScript, is made loadable by a plain `node`.
+ */
+export async function bundledForProcess(
+  file: string,
+  outDir: string,
+  what: string,
+  cwd = process.cwd(),
+): Promise<{ file: string; nodeFlags: string[] }> {
+  const esbuild = findEsbuild(cwd);
+  if (esbuild) {
+    const url = pathToFileURL(file).href;
+    const out = join(outDir, `${basename(file).replace(/\.(c|m)?[jt]s$/, '')}.bundle.mjs`);
+    try {
+      await esbuild.build({
+        entryPoints: [file],
+        bundle: true,
+        platform: 'node',
+        format: 'esm',
+        target: `node${process.versions.node.split('.')[0]}`,
+        outfile: out,
+        write: true,
+        logLevel: 'silent',
+        sourcemap: 'inline',
+        define: {
+          'import.meta.url': JSON.stringify(url),
+          'import.meta.filename': JSON.stringify(file),
+          'import.meta.dirname': JSON.stringify(dirname(file)),
+        },
+        // CommonJS dependencies bundled into an ES module call `require`: the file's own.
+        banner: {
+          js: `import { createRequire as __onewayRequire } from 'node:module'; globalThis.require ??= __onewayRequire(${JSON.stringify(url)});`,
+        },
+      });
+    } catch (e) {
+      const errors = (e as { errors?: { text: string; location?: { file: string; line: number; column: number } }[] })
+        .errors;
+      const first = errors?.[0];
+      const where = first?.location ? `${first.location.file}:${first.location.line}:${first.location.column}: ` : '';
+      throw new UsageError(
+        `${what} failed to load: ${first ? `${where}${first.text}` : (e as Error).message}`,
+        'check that the file compiles and its imports resolve',
+      );
+    }
+    return { file: out, nodeFlags: ['--enable-source-maps'] };
+  }
+  if (nodeStripsTypes()) return { file, nodeFlags: typeFlags() };
+  throw new UsageError(
+    `${what} is TypeScript, and Node ${process.version} does not load TypeScript by itself`,
+    TS_HINT,
+  );
 }

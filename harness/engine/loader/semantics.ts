@@ -299,7 +299,8 @@ function checkParametersSchema(t: Tool, i: number, f: Findings): void {
       `the parameters of "${t.name}" are not a valid JSON Schema: ${fault.path.length ? `${fault.path.join('.')} ` : ''}${fault.message}`,
       joinHints(
         near,
-        'parameters is a JSON Schema (draft-07) that every call is checked against, e.g. { type: object, properties: { to: { type: string } }, required: [to] }',
+        fault.hint ??
+          'parameters is a JSON Schema (draft-07) that every call is checked against, e.g. { type: object, properties: { to: { type: string } }, required: [to] }',
       ),
     );
   }

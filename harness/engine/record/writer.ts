@@ -6,6 +6,7 @@ import { closeSync, mkdirSync, open as fsOpen, openSync, writeSync } from 'node:
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { redact } from '../../util/secrets.ts';
+import { refuseLinks, WRITE_NO_FOLLOW } from '../io/atomic-write.ts';
 import type { RecordEvent } from '../../core/record.ts';
 
 export interface RecordSink {
@@ -26,11 +27,13 @@ const CREATE = {
   async: {
     mkdir: (dir: string) => mkdir(dir, { recursive: true }),
     open: (path: string) =>
-      new Promise<number>((resolve, reject) => fsOpen(path, 'w', (e, fd) => (e ? reject(e) : resolve(fd)))),
+      new Promise<number>((resolve, reject) =>
+        fsOpen(path, WRITE_NO_FOLLOW, 0o644, (e, fd) => (e ? reject(e) : resolve(fd))),
+      ),
   },
   sync: {
     mkdir: (dir: string) => void mkdirSync(dir, { recursive: true }),
-    open: (path: string) => openSync(path, 'w'),
+    open: (path: string) => openSync(path, WRITE_NO_FOLLOW, 0o644),
   },
 };
 
@@ -41,10 +44,13 @@ const CREATE = {
  * thread held back every run in flight (npm run bench, LLM-bound case). `sync` creates it at once,
  * for a caller with one run at a time: there nothing else can use the wait, and the pool's round
  * trips (a directory made is several) left the main thread idle ~15% of a serial evaluation.
+ * Under `root` (the output directory) no symbolic link is followed: a link at the record's path,
+ * or in place of a directory on the way to it, is refused (io/atomic-write.ts: refuseLinks).
  */
-export async function openFileSink(path: string, opts: { sync?: boolean } = {}): Promise<RecordSink> {
+export async function openFileSink(path: string, opts: { sync?: boolean; root?: string } = {}): Promise<RecordSink> {
   const create = opts.sync ? CREATE.sync : CREATE.async;
   const dir = dirname(path);
+  if (opts.root !== undefined) refuseLinks(opts.root, dir);
   if (!made.has(dir)) {
     await create.mkdir(dir);
     if (made.size >= MADE_MAX) made.clear();

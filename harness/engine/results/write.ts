@@ -1,7 +1,7 @@
 import { copyFileSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../../core/errors.ts';
-import { atomicFs, ensureDir, outputError, writeFileAtomic } from '../io/atomic-write.ts';
+import { atomicFs, ensureDir, outputError, refuseLinks, writeFileAtomic } from '../io/atomic-write.ts';
 import { prettyJsonPieces } from '../../util/json.ts';
 import { checkJsonFile } from '../../util/json-check.ts';
 import { redactingStream } from '../../util/secrets.ts';
@@ -29,11 +29,14 @@ function identity(path: string): string | undefined {
  * Writes `DIR/results.json` (pretty, newline-terminated, so diffs of committed baselines read well).
  * Atomically (harness/engine/io/atomic-write.ts): a failed write leaves the previous file whole, and the
  * previous file is kept as `results.json.prev`. A file-system failure is a `UsageError` (exit 2)
- * naming the path and the cause. `textOf` gives the JSON text of runs held on disk (results/run-store.ts).
+ * naming the path and the cause; so is a symbolic link at either (io/atomic-write.ts: refuseLinks). `textOf` gives the JSON text of runs held on disk (results/run-store.ts).
  */
 export function writeResults(outDir: string, results: Results, textOf?: (value: object) => string | undefined): void {
   ensureDir(outDir);
   const path = join(outDir, RESULTS_FILE);
+  // A link planted at results.json (or its checkpoint) is refused, never written through or replaced.
+  refuseLinks(outDir, path);
+  refuseLinks(outDir, join(outDir, PREVIOUS_RESULTS_FILE));
   try {
     keepPrevious(outDir);
     writeFileAtomic(path, redacted(resultsText(results, textOf)));

@@ -73,7 +73,7 @@ export async function runJob(job: Job, opts: RunOptions, how: { syncFiles?: bool
   const record = recordPath(scenario.id, planner.name, trial);
   const t0 = Date.now();
   const plan = opts.plan ?? scenario.reference_plan;
-  const sink = await recordSink(join(opts.outDir, record), how.syncFiles === true);
+  const sink = await recordSink(opts.outDir, join(opts.outDir, record), how.syncFiles === true);
   const outcome = await runOne({
     scenario,
     scenarioFile: file,
@@ -110,10 +110,10 @@ export async function runJob(job: Job, opts: RunOptions, how: { syncFiles?: bool
  * The run's JSONL record. A file-system failure while writing it is kept, not thrown into the
  * run (where it would read as the planner's fault); `runJob` reports it once the run is over.
  */
-async function recordSink(path: string, sync: boolean): Promise<RecordSink & { failure?: unknown }> {
+async function recordSink(root: string, path: string, sync: boolean): Promise<RecordSink & { failure?: unknown }> {
   let inner: RecordSink;
   try {
-    inner = await openFileSink(path, { sync });
+    inner = await openFileSink(path, { sync, root });
   } catch (e) {
     throw outputError(e, path);
   }

@@ -1,75 +1,125 @@
 /**
- * Planner files run in worker threads of their own, never in the evaluation's thread.
+ * Planner files run in sealed processes of their own (runner/sealed-process.ts), never in the
+ * evaluation's process.
  *
  * A planner module loaded from a file (`--planner=./mine.ts`) is someone else's code: a throw
- * from its timer, an interval it leaves behind, or a loop that never yields must end only its
- * own run. Its code runs in a thread sealed from its first line, for good (see
- * sandbox/socket-seal.cjs), which imports the module and answers one decision at a time; the
- * runner keeps the sandbox, the transport, the guard and the clock in its own thread. So:
+ * from its timer, an interval it leaves behind, a loop that never yields, a signal it sends, memory
+ * it allocates, a message it garbles must end only its own run. Its code runs in a process sealed
+ * from its first line, which imports the module and answers one decision at a time; the runner
+ * keeps the sandbox, the transport, the guard and the clock here. So:
  *
- * - an uncaught exception or unhandled rejection in the planner's thread ends the run with
+ * - an uncaught exception or unhandled rejection in the planner's process, its exit (with any code,
+ *   `process.exit(0)` included), a crash or running out of memory ends the run with
  *   `planner_error`; the evaluation goes on;
- * - a decision that takes longer than `--decision-timeout` (a synchronous endless loop
- *   included) ends the run with `decision_timeout`, and the thread is terminated;
- * - when a run ends, its thread serves the next run of the same planner only if nothing of the
- *   run is pending there (no timer, interval, immediate, socket or other handle); otherwise it
- *   is terminated with whatever it left running. Starting a thread costs ~150 ms, so a
- *   well-behaved planner keeps one thread per run in flight;
- * - planner code cannot see the runner's requests, tokens or sandbox at all.
+ * - a message that is not what the runner asked for ends the run with `planner_error` and counts as
+ *   a sandbox escape (so does a channel it closes or replaces);
+ * - a decision that takes longer than `--decision-timeout` (a synchronous endless loop included)
+ *   ends the run with `decision_timeout`, and the process group is killed;
+ * - when a run ends, its process serves the next run of the same planner only if nothing of the
+ *   run is pending there (no timer, interval, immediate, socket or other handle); otherwise it is
+ *   killed with whatever it left running. Starting one costs tens of milliseconds, so a
+ *   well-behaved planner keeps one process per run in flight;
+ * - planner code cannot see the runner's requests, tokens or sandbox at all, nor signal, write into
+ *   or inspect the harness.
  *
- * Loading a file to learn its planner's name happens in such a thread too (`probePlanner`), so a
- * module's top-level code never runs in the evaluation's thread.
+ * Loading a file to learn its planner's name happens in such a process too (`probePlanner`), so a
+ * module's top-level code never runs in the evaluation's process.
  */
 import { AsyncResource } from 'node:async_hooks';
-import type { Worker } from 'node:worker_threads';
-import { UsageError } from '../../core/errors.ts';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { UsageError, type Result } from '../../core/errors.ts';
 import type { Decision, Planner, PlannerContext, PlannerView } from '../../core/planner.ts';
 import type { Checkpoint, EndReason } from '../../core/record.ts';
 import socketSeal from '../sandbox/socket-seal.cjs';
-import { ownModule } from '../../util/module-url.ts';
+import type { Escape } from '../sandbox/seal.ts';
+import { bundledForProcess, importsTypeScript, moduleForProcess } from '../io/ts-loader.ts';
+import { SealedProcess, unattributed, type SealedInit } from './sealed-process.ts';
 
-const BOOT = new URL('./worker-boot.mjs', import.meta.url);
-const HOST = ownModule('./planner-host', import.meta.url);
 const HOSTED = Symbol('oneway.hosted-planner');
 
 /** How long loading a planner module may take (a module that never finishes loading is a usage error). */
 const LOAD_TIMEOUT_MS = 60_000;
-/** The least time a run's planner thread is given to start, whatever the decision timeout. */
+/** The least time a run's planner process is given to start, whatever the decision timeout. */
 const START_FLOOR_MS = 30_000;
+/** An idle planner process nobody took for this long is ended. */
+const IDLE_MS = 10_000;
 
 type Usage = ReturnType<NonNullable<Planner['usage']>>;
 
-/** What a planner thread is started with (structured-clonable). */
+/** A planner file, as the runner loads it. */
 export interface HostInit {
   file: string;
   spec: string;
   fallbackName: string;
 }
 
-/** What the runner asks a planner thread. */
-export type HostRequest =
-  | { type: 'create'; ctx: Omit<PlannerContext, 'reject' | 'deny'> }
-  | { type: 'next'; view: PlannerView }
-  | { type: 'end' };
+/**
+ * What the runner asks a planner process. A view goes as what changed since the process last saw
+ * it (viewDelta): deep-frozen parts it already holds (a scenario's tools, task, ...) by number, and
+ * the history as the entries it does not have yet.
+ */
+type HostRequest =
+  { t: 'create'; ctx: Omit<PlannerContext, 'reject' | 'deny'> } | { t: 'next'; view: ViewDelta } | { t: 'end' };
 
-/** What a planner thread says; `escapes` is how many attempts it has reported so far. */
-export type HostMessage =
-  | { type: 'loaded'; name: string; checkpoint?: Checkpoint; cpuBound?: boolean; escapes: number }
-  | { type: 'failed'; message: string; hint?: string; escapes: number }
-  | { type: 'ready'; escapes: number; usage?: Usage }
-  | { type: 'decision'; value: unknown; escapes: number; usage?: Usage }
-  | { type: 'threw'; error: { name?: string; message?: string; value?: string; stack?: string }; escapes: number }
-  | { type: 'ended'; clean: boolean; escapes: number }
-  | { type: 'reject'; attempt: Parameters<NonNullable<PlannerContext['reject']>>[0] };
+/**
+ * A view as sent: its `keys` in order; `plain` ones as they are, `refs` by number (`define` first
+ * gives new ones theirs), the history from `keep` on.
+ */
+interface ViewDelta {
+  keys: string[];
+  plain: Record<string, unknown>;
+  refs: Record<string, number>;
+  define: Record<string, [number, unknown]>;
+  keep: number;
+  add: unknown[];
+}
+
+const usage = z.object({
+  prompt_tokens: z.number(),
+  completion_tokens: z.number(),
+  requests: z.number().optional(),
+  retries: z.number().optional(),
+  estimated_cost_usd: z.number().nullable().optional(),
+});
+const errorShape = z.object({
+  name: z.string().optional(),
+  message: z.string().optional(),
+  value: z.string().optional(),
+  stack: z.string().optional(),
+});
+
+/** Everything a planner process may say (but escapes, which sealed-process.ts reads). */
+const hostMessage = z.discriminatedUnion('t', [
+  z.object({
+    t: z.literal('loaded'),
+    name: z.string().min(1).max(200),
+    checkpoint: z.enum(['initial', 'batch', 'batch+intents']).optional(),
+    cpuBound: z.literal(true).optional(),
+  }),
+  z.object({ t: z.literal('failed'), message: z.string(), hint: z.string().optional() }),
+  z.object({ t: z.literal('ready'), usage: usage.optional() }),
+  z.object({ t: z.literal('decision'), value: z.unknown(), usage: usage.optional() }),
+  z.object({ t: z.literal('threw'), error: errorShape }),
+  z.object({ t: z.literal('ended'), clean: z.boolean() }),
+  z.object({ t: z.literal('dirty') }),
+  z.object({
+    t: z.literal('reject'),
+    attempt: z.object({ tool: z.string(), args: z.unknown(), reason: z.string() }),
+  }),
+]);
+type HostMessage = z.infer<typeof hostMessage>;
 
 export interface HostedPlanner {
-  /** Gets the run a thread; resolves with how the run ends when it cannot start. */
+  /** Gets the run a process; resolves with how the run ends when it cannot start. */
   start(decisionTimeoutMs: number): Promise<[EndReason, string] | undefined>;
-  /** Ends the run's hold on its thread (idempotent). */
+  /** Ends the run's hold on its process (idempotent). */
   close(): void;
 }
 
-/** The thread behind a planner, when it runs in one. */
+/** The process behind a planner, when it runs in one. */
 export function hostOf(planner: Planner | undefined): HostedPlanner | undefined {
   return (planner as (Planner & { [HOSTED]?: HostedPlanner }) | undefined)?.[HOSTED];
 }
@@ -89,235 +139,292 @@ function modelOrigins(options: Record<string, string>, env: NodeJS.ProcessEnv): 
   }
 }
 
-/** An error from the planner's thread, as the runner reports it (`planner threw: ...`). */
-function thrown(error: { name?: string; message?: string; value?: string; stack?: string }): unknown {
+/** An error from the planner's process, as the runner reports it (`planner threw: ...`). */
+function thrown(error: z.infer<typeof errorShape>): unknown {
   if (error.value !== undefined) return error.value;
   const e = new Error(error.message ?? 'unknown error');
   if (error.name) e.name = error.name;
-  // The planner's own stack (its thread's), for `oneway eval --verbose`.
+  // The planner's own stack (its process's), for `oneway eval --verbose`.
   if (error.stack) e.stack = error.stack;
   return e;
 }
 
-/** A listener for what a thread says, bound to whoever holds the thread now. */
-interface Lease {
-  /** The async context escapes are reported in (the run's). */
-  scope: AsyncResource;
-  message(m: HostMessage): void;
-  fault(e: unknown): void;
+/** Escapes charged in `scope` (a run's: to that run while it lasts, then unattributed). */
+const chargeIn = (scope: AsyncResource) => (e: Escape) => scope.runInAsyncScope(() => socketSeal.report(e));
+
+type PlannerProcess = SealedProcess<HostMessage>;
+
+/** A process for a run: new, or back from its last run, whose end it has not been told yet (`ending`: that run's scope). */
+interface Leased {
+  p: PlannerProcess;
+  ending?: AsyncResource;
 }
 
 /**
- * One sealed planner thread: replies are handed over only once every escape the thread reported
- * before them has arrived (they come over another port), so a record has them in the order they
- * happened.
+ * The processes of one planner file: idle ones serve the next run. A run that ended with every
+ * request answered leaves its process here untold; the next run's `create` tells it (`end: true`),
+ * and the process says first whether the run left anything pending (`ended`): a process that did
+ * is killed, and the run starts again on a new one.
  */
-class PlannerThread {
-  readonly worker: Worker;
-  lease: Lease | undefined;
-  dead = false;
-  private error: unknown;
-  private received = 0;
-  private held: HostMessage[] = [];
+export class PlannerPool {
+  private readonly idle: { p: PlannerProcess; ending: AsyncResource; timer: NodeJS.Timeout }[] = [];
 
-  constructor(init: HostInit, allow: { host: string; port: number }[], scope: AsyncResource) {
-    let owner = scope;
-    this.worker = socketSeal.sealedWorker(
-      BOOT,
-      { workerData: { entry: HOST.href, data: init } },
-      {
-        locked: true,
-        allow,
-        route: (e) => {
-          owner = this.lease?.scope ?? owner;
-          owner.runInAsyncScope(() => socketSeal.report(e));
-          this.received++;
-          this.flush();
-        },
-      },
-    );
-    this.worker.on('message', (m: HostMessage) => {
-      if (m.type === 'reject') return this.lease?.message(m);
-      this.held.push(m);
-      this.flush();
-    });
-    this.worker.on('error', (e) => this.die(new Error(`${e.message} (uncaught in the planner's thread)`)));
-    this.worker.on('exit', (code) => this.die(new Error(`the planner's thread exited (code ${code})`)));
+  constructor(
+    readonly init: SealedInit,
+    private readonly dir: string,
+    private readonly nodeFlags: string[],
+  ) {}
+
+  /** A new process for this planner file (not yet loaded). */
+  spawn(allow: { host: string; port: number }[]): PlannerProcess {
+    return new SealedProcess({ init: this.init, dir: this.dir, allow, nodeFlags: this.nodeFlags }, hostMessage);
   }
 
-  private flush(): void {
-    while (this.held.length > 0 && this.received >= (this.held[0] as { escapes: number }).escapes) {
-      const m = this.held.shift() as HostMessage;
-      this.lease?.message(m);
+  /** A loaded process for a run (one back from its last run first, unless `fresh`). */
+  async acquire(scope: AsyncResource, options: Record<string, string>, fresh = false): Promise<Leased> {
+    for (let back = fresh ? undefined : this.idle.pop(); back; back = this.idle.pop()) {
+      clearTimeout(back.timer);
+      if (back.p.dead) continue;
+      back.p.ref();
+      return { p: back.p, ending: back.ending };
     }
+    const p = this.spawn([...socketSeal.allowed(), ...modelOrigins(options, process.env)]);
+    const m = await p.request(undefined, { escape: chargeIn(scope) });
+    if (m.t === 'loaded') return { p };
+    p.kill();
+    throw new Error(m.t === 'failed' ? m.message : `the planner's process said ${m.t} before it loaded`);
   }
 
-  private die(e: unknown): void {
-    if (this.dead) return;
-    this.dead = true;
-    this.error = e;
-    this.lease?.fault(e);
-  }
-
-  send(m: HostRequest): void {
-    this.worker.postMessage(m);
-  }
-
-  /** Stops the thread, whatever it is doing, and lets the process exit without it. */
-  kill(): void {
-    this.dead = true;
-    this.lease = undefined;
-    this.worker.removeAllListeners('message');
-    this.worker.on('error', () => {});
-    void this.worker.terminate().catch(() => {});
-    this.worker.unref();
-  }
-
-  /** Waits for one message (or the thread's death). */
-  once(scope: AsyncResource): Promise<HostMessage> {
-    return new Promise((resolve, reject) => {
-      if (this.dead) return reject(this.error ?? new Error("the planner's thread is gone"));
-      this.lease = { scope, message: resolve, fault: reject };
-    });
+  /**
+   * A run is over: a process with every request answered waits for the next run (what it does
+   * meanwhile is charged in `scope`, the ended run's: unattributed); one still busy is killed.
+   */
+  release(p: PlannerProcess, reusable: boolean, scope: AsyncResource): void {
+    if (!reusable || p.dead) return p.kill();
+    p.unref();
+    const timer = setTimeout(() => {
+      const i = this.idle.findIndex((x) => x.p === p);
+      if (i >= 0) this.idle.splice(i, 1);
+      p.kill();
+    }, IDLE_MS);
+    timer.unref();
+    this.idle.push({ p, ending: scope, timer });
   }
 }
 
-/** The threads of one planner file: idle ones serve the next run. */
-export class PlannerPool {
-  private readonly idle: PlannerThread[] = [];
-  private readonly returning = new Set<Promise<void>>();
-
-  constructor(readonly init: HostInit) {}
-
-  private park(t: PlannerThread): void {
-    t.lease = undefined;
-    t.worker.unref();
-    this.idle.push(t);
+/** Where planner processes keep their compiled modules and scratch directories; removed at exit. */
+let root: string | undefined;
+function workDir(): string {
+  if (!root) {
+    const dir = mkdtempSync(join(tmpdir(), 'oneway-planners-'));
+    root = dir;
+    process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
   }
-
-  /** A loaded thread for a run (one coming back from its last run first). */
-  async acquire(scope: AsyncResource, options: Record<string, string>): Promise<PlannerThread> {
-    while (this.idle.length === 0 && this.returning.size > 0) await Promise.race(this.returning);
-    for (let reused = this.idle.pop(); reused; reused = this.idle.pop()) {
-      if (reused.dead) continue;
-      reused.worker.ref();
-      return reused;
-    }
-    const t = new PlannerThread(this.init, [...socketSeal.allowed(), ...modelOrigins(options, process.env)], scope);
-    const m = await t.once(scope);
-    if (m.type === 'loaded') return t;
-    t.kill();
-    throw new Error(m.type === 'failed' ? m.message : `internal: unexpected ${m.type} from the planner's thread`);
-  }
-
-  /** A run is over: the thread serves again if it is clean, else it is terminated. */
-  release(t: PlannerThread, reusable: boolean, scope: AsyncResource): void {
-    if (!reusable || t.dead) return t.kill();
-    const back = t
-      .once(scope)
-      .then((m) => (m.type === 'ended' && m.clean ? this.park(t) : t.kill()))
-      .catch(() => t.kill())
-      .finally(() => this.returning.delete(back));
-    this.returning.add(back);
-    try {
-      t.send({ type: 'end' });
-    } catch {
-      t.kill();
-    }
-  }
+  return mkdtempSync(join(root, 'p-'));
 }
 
 /**
- * Loads a planner module in a sealed thread and returns its planner's name and the pool its runs
- * will use. What the module exports is checked there; a module that fails to load, exports no
- * planner or does not finish loading within `LOAD_TIMEOUT_MS` is a usage error. Attempts its
- * top-level code makes while loading are unattributed (a run's own thread makes them again).
+ * Loads a planner module in a sealed process and returns its planner's name and the pool its runs
+ * will use. A TypeScript file is compiled here first (ts-loader.ts). What the module exports is
+ * checked there; a module that fails to load, exports no planner or does not finish loading within
+ * `LOAD_TIMEOUT_MS` is a usage error. Attempts its top-level code makes while loading are
+ * unattributed (a run's own process makes them again).
  */
 export async function probePlanner(
   init: HostInit,
   timeoutMs = LOAD_TIMEOUT_MS,
 ): Promise<{ name: string; checkpoint?: Checkpoint; cpuBound?: boolean; pool: PlannerPool }> {
-  const scope = new AsyncResource('oneway-planner-load');
-  const t = new PlannerThread(init, [], scope);
+  const dir = workDir();
+  const what = `planner module ${init.spec}`;
+  const pool = (compiled: { file: string; nodeFlags: string[] }) =>
+    new PlannerPool(
+      { kind: 'planner', file: compiled.file, spec: init.spec, what, fallbackName: init.fallbackName },
+      dir,
+      compiled.nodeFlags,
+    );
+  let loaded = await loadIn(pool(await moduleForProcess(init.file, join(dir, 'module'), what)), what, timeoutMs);
+  // A .js/.mjs file that imports TypeScript: bundled (with its imports), as a .ts file is.
+  if (!loaded.ok && importsTypeScript(loaded.error.message))
+    loaded = await loadIn(pool(await bundledForProcess(init.file, join(dir, 'module'), what)), what, timeoutMs);
+  if (!loaded.ok) throw loaded.error;
+  return loaded.value;
+}
+
+/** Loads a planner module in one process of `pool` (then ended): what it exports, or the UsageError why not. */
+async function loadIn(
+  pool: PlannerPool,
+  what: string,
+  timeoutMs: number,
+): Promise<
+  Result<{ name: string; checkpoint?: Checkpoint; cpuBound?: boolean; pool: PlannerPool }, { error: UsageError }>
+> {
+  const p = pool.spawn([]);
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), timeoutMs)));
   let m: HostMessage | 'late';
   try {
-    m = await Promise.race([t.once(scope), late]);
+    m = await Promise.race([p.request(undefined, { escape: unattributed }), late]);
   } catch (e) {
-    t.kill();
-    throw new UsageError(
-      `planner module ${init.spec} failed to load: ${(e as Error).message}`,
+    p.kill();
+    const error = new UsageError(
+      `${what} failed to load: ${(e as Error).message}`,
       'check that the file compiles and its imports resolve',
     );
+    return { ok: false, error };
   } finally {
     clearTimeout(timer);
   }
-  if (m === 'late') {
-    t.kill();
-    throw new UsageError(
-      `planner module ${init.spec} did not finish loading within ${Math.round(timeoutMs / 1000)} s`,
-      'its top-level code must return (no endless loop at import)',
-    );
-  }
-  if (m.type !== 'loaded') {
-    t.kill();
-    throw new UsageError(
-      m.type === 'failed' ? m.message : `planner module ${init.spec} failed to load`,
-      m.type === 'failed' ? m.hint : undefined,
-    );
-  }
-  // Not reused: each run's thread imports the module again, so what its top level does is charged to a run.
-  t.kill();
+  // Not reused: each run's process imports the module again, so what its top level does is charged to a run.
+  p.kill();
+  if (m === 'late')
+    return {
+      ok: false,
+      error: new UsageError(
+        `${what} did not finish loading within ${Math.round(timeoutMs / 1000)} s`,
+        'its top-level code must return (no endless loop at import)',
+      ),
+    };
+  if (m.t !== 'loaded')
+    return {
+      ok: false,
+      error: new UsageError(
+        m.t === 'failed' ? m.message : `${what} failed to load`,
+        m.t === 'failed' ? m.hint : undefined,
+      ),
+    };
   return {
-    name: m.name,
-    ...(m.checkpoint ? { checkpoint: m.checkpoint } : {}),
-    ...(m.cpuBound === true ? { cpuBound: true } : {}),
-    pool: new PlannerPool(init),
+    ok: true,
+    value: {
+      name: m.name,
+      ...(m.checkpoint ? { checkpoint: m.checkpoint } : {}),
+      ...(m.cpuBound === true ? { cpuBound: true } : {}),
+      pool,
+    },
   };
 }
 
+/** The deep-frozen objects each process holds, by number (a process keeps what it was sent). */
+const held = new WeakMap<PlannerProcess, { ids: WeakMap<object, number>; next: number }>();
+
 /**
- * A run's planner, whose code runs in a thread from `pool`. Built in `create`, inside the run's
- * context (so the thread's escapes are charged to the run); it gets its thread in `start`.
+ * What a process needs to rebuild `view` (see ViewDelta), given the history it was last sent in this
+ * run. Deep-frozen values cannot change, so one sent before is sent again as its number only; the
+ * history only grows in a run, so the entries it holds are kept.
+ */
+function viewDelta(p: PlannerProcess, view: PlannerView, sent: readonly unknown[]): ViewDelta {
+  let known = held.get(p);
+  if (!known) held.set(p, (known = { ids: new WeakMap(), next: 0 }));
+  const delta: ViewDelta = { keys: Object.keys(view), plain: {}, refs: {}, define: {}, keep: 0, add: [] };
+  for (const [key, value] of Object.entries(view)) {
+    if (key === 'history') continue;
+    if (value === null || typeof value !== 'object' || !Object.isFrozen(value)) {
+      delta.plain[key] = value;
+      continue;
+    }
+    const id = known.ids.get(value);
+    if (id !== undefined) delta.refs[key] = id;
+    else {
+      known.ids.set(value, known.next);
+      delta.define[key] = [known.next++, value];
+    }
+  }
+  const history = view.history;
+  let keep = 0;
+  while (keep < sent.length && keep < history.length && sent[keep] === history[keep]) keep++;
+  delta.keep = keep;
+  delta.add = history.slice(keep);
+  return delta;
+}
+
+/**
+ * A run's planner, whose code runs in a process from `pool`. Built in `create`, inside the run's
+ * context (so the process's escapes are charged to the run); it gets its process in `start`, where
+ * the run's planner is created there (not waited for: the first decision's request follows it at
+ * once, and both are answered in order).
  */
 export function hostedPlanner(name: string, pool: PlannerPool, ctx: PlannerContext): Planner {
   const scope = new AsyncResource('oneway-planner');
-  // `deny` (a framework's approval step, harness/features/mcp/approvals.ts) is for in-process session planners: not sent to the thread.
+  // `deny` (a framework's approval step, harness/features/mcp/approvals.ts) is for in-process session planners: not sent.
   const { reject: onReject, deny: _deny, ...plain } = ctx;
-  let thread: PlannerThread | undefined;
-  let starting: Promise<PlannerThread> | undefined;
+  let proc: PlannerProcess | undefined;
+  let starting: Promise<PlannerProcess> | undefined;
+  let created: Promise<HostMessage> | undefined;
   let closed = false;
-  let clean = true; // every request answered: the thread may serve another run
-  let usage: Usage | undefined;
-
-  const ask = async (t: PlannerThread, m: HostRequest): Promise<HostMessage> => {
-    clean = false;
-    const reply = t.once(scope);
-    const lease = t.lease;
-    if (lease) {
-      // Rejected attempts arrive while the planner decides: they go to the run, not to the reply.
-      const settle = lease.message;
-      lease.message = (x) => (x.type === 'reject' ? onReject?.(x.attempt) : settle(x));
-    }
-    t.send(m);
-    const r = await reply;
-    clean = true;
-    if ('usage' in r && r.usage) usage = r.usage;
-    return r;
+  let outstanding = 0; // requests not answered yet: a process with any may not serve another run
+  let used: Usage | undefined;
+  let sent: readonly unknown[] = [];
+  // Rejected attempts arrive while the planner decides: they go to the run, not to the reply.
+  const route = {
+    escape: chargeIn(scope),
+    aside: (m: unknown) => {
+      const x = m as HostMessage;
+      if (x.t !== 'reject') return false;
+      onReject?.(x.attempt);
+      return true;
+    },
   };
 
-  const open = (): Promise<PlannerThread> =>
+  /** Sends a request; its answer must be one of `expect`, anything else breaches the channel. */
+  const ask = (p: PlannerProcess, m: HostRequest, expect: readonly HostMessage['t'][]): Promise<HostMessage> => {
+    outstanding++;
+    return p.request(m, route).then(
+      (r) => {
+        outstanding--;
+        if (!expect.includes(r.t)) {
+          p.breach(`it answered ${r.t} to ${m.t}`);
+          throw new Error(`the planner's process broke its channel: it answered ${r.t} to ${m.t}`);
+        }
+        if ('usage' in r && r.usage) used = r.usage;
+        return r;
+      },
+      (e: unknown) => {
+        outstanding--;
+        throw e;
+      },
+    );
+  };
+
+  /**
+   * The run's process, with its planner being created there (not waited for). A process back from
+   * a run that left something pending answers `dirty`: the run then starts on a new one (`fresh`).
+   */
+  const open = (fresh = false): Promise<PlannerProcess> =>
     (starting ??= (async () => {
-      const t = await pool.acquire(scope, plain.options ?? {});
+      const { p, ending } = await pool.acquire(scope, plain.options ?? {}, fresh);
       if (closed) {
-        pool.release(t, true, scope);
+        pool.release(p, true, scope);
         throw new Error("the planner's run is over");
       }
-      thread = t;
-      const r = await ask(t, { type: 'create', ctx: plain });
-      if (r.type === 'failed') throw new Error(`planner failed to start: ${r.message}`);
-      return t;
+      proc = p;
+      // Until the process says how the last run ended, what it reports is that run's (unattributed).
+      let ended = ending === undefined;
+      const first = {
+        escape: (e: Escape) => (ended ? route.escape(e) : chargeIn(ending as AsyncResource)(e)),
+        aside: (m: unknown) => {
+          if ((m as HostMessage).t !== 'ended') return route.aside(m);
+          ended = true;
+          return true;
+        },
+      };
+      outstanding++;
+      created = p.request({ t: 'create', ctx: plain, ...(ending ? { end: true as const } : {}) }, first).then(
+        (r) => {
+          outstanding--;
+          if (r.t !== 'ready' && r.t !== 'failed' && r.t !== 'dirty') {
+            p.breach(`it answered ${r.t} to create`);
+            throw new Error(`the planner's process broke its channel: it answered ${r.t} to create`);
+          }
+          if (r.t === 'ready' && r.usage) used = r.usage;
+          return r;
+        },
+        (e: unknown) => {
+          outstanding--;
+          throw e;
+        },
+      );
+      // Answered with the first decision; a process that ends first fails that decision, not this promise.
+      created.catch(() => {});
+      return p;
     })());
 
   const host: HostedPlanner = {
@@ -326,11 +433,10 @@ export function hostedPlanner(name: string, pool: PlannerPool, ctx: PlannerConte
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), ms)));
       try {
-        const t = await Promise.race([open(), late]);
-        return t === 'late' ? ['decision_timeout', `the planner's thread did not start within ${ms} ms`] : undefined;
+        const p = await Promise.race([open(), late]);
+        return p === 'late' ? ['decision_timeout', `the planner's process did not start within ${ms} ms`] : undefined;
       } catch (e) {
-        const message = e instanceof Error ? e.message : String(e);
-        return ['planner_error', message.startsWith('planner failed to start') ? message : `planner threw: ${message}`];
+        return ['planner_error', `planner threw: ${e instanceof Error ? e.message : String(e)}`];
       } finally {
         clearTimeout(timer);
       }
@@ -338,21 +444,35 @@ export function hostedPlanner(name: string, pool: PlannerPool, ctx: PlannerConte
     close() {
       if (closed) return;
       closed = true;
-      // A thread still deciding (a timeout, a loop) or that faulted is terminated; a clean one goes back.
-      if (thread) pool.release(thread, clean, scope);
+      // A process still deciding (a timeout, a loop) or that faulted is killed; a clean one goes back.
+      if (proc) pool.release(proc, outstanding === 0, scope);
     },
   };
 
   const planner: Planner & { [HOSTED]: HostedPlanner } = {
     name,
     async next(view: PlannerView): Promise<Decision> {
-      const t = await open();
-      const m = await ask(t, { type: 'next', view });
-      if (m.type === 'threw') throw thrown(m.error);
-      if (m.type !== 'decision') throw new Error(`internal: unexpected message from the planner's thread (${m.type})`);
-      return m.value as Decision;
+      // The first decision's request goes at once, behind the planner's creation, to a process from
+      // the pool; if that process turns out dirty, it is killed and the run starts again on a new one.
+      for (let fresh = false; ; fresh = true) {
+        const p = await open(fresh);
+        const reply = ask(p, { t: 'next', view: viewDelta(p, view, sent) }, ['decision', 'threw']);
+        const made = await (created as Promise<HostMessage>);
+        if (made.t === 'dirty' || made.t === 'failed') {
+          reply.catch(() => {});
+          if (made.t === 'failed') throw new Error(`planner failed to start: ${made.message}`);
+          p.kill();
+          starting = undefined;
+          sent = [];
+          continue;
+        }
+        sent = view.history;
+        const m = await reply;
+        if (m.t === 'threw') throw thrown(m.error);
+        return (m as Extract<HostMessage, { t: 'decision' }>).value as Decision;
+      }
     },
-    usage: () => usage as Usage,
+    usage: () => used,
     [HOSTED]: host,
   };
   return planner;

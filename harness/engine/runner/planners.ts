@@ -2,20 +2,20 @@
  * Finds planners by name (the built-ins in planners/) or by path (a user's
  * module), and normalises what the module exports into a PlannerHandle.
  *
- * A user's module runs in sealed worker threads, never in this one
- * (runner/isolate.ts): its faults, leftovers and loops end only its own run.
- * The built-ins are the harness's own code and run in process.
+ * A user's module runs in sealed processes, never in this one
+ * (runner/isolate.ts): its faults, leftovers, loops, signals and allocations
+ * end only its own run. The built-ins are the harness's own code and run in process.
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UsageError } from '../../core/errors.ts';
-import type { Planner, PlannerFactory } from '../../core/planner.ts';
 import { suggest } from '../../util/did-you-mean.ts';
 import { hostedPlanner, probePlanner } from './isolate.ts';
 import type { PlannerHandle } from './run.ts';
 import { ownExtension } from '../../util/module-url.ts';
-import { importUserModule, looksLikeModulePath, needsTypeScript } from '../io/ts-loader.ts';
+import { importUserModule, looksLikeModulePath } from '../io/ts-loader.ts';
+import { plannerExport, PLANNER_HINT } from './module-exports.mjs';
 
 const PLANNERS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../../planners');
 /** The built-ins' extension: .ts from source, .js compiled (dist/planners/). */
@@ -29,42 +29,11 @@ export function builtinPlanners(): string[] {
     .sort();
 }
 
-function isFactory(x: unknown): x is PlannerFactory {
-  return typeof x === 'object' && x !== null && typeof (x as PlannerFactory).create === 'function';
-}
-function isPlanner(x: unknown): x is Planner {
-  return typeof x === 'object' && x !== null && typeof (x as Planner).next === 'function';
-}
-
-/** Turns a module's exports into a handle, or explains what it should export. */
+/** Turns a module's exports (a Planner or a PlannerFactory) into a handle, or explains what it should export. */
 export function toHandle(mod: Record<string, unknown>, fallbackName: string, where: string): PlannerHandle {
-  for (const candidate of [mod.default, mod.planner, mod.factory]) {
-    if (isFactory(candidate)) {
-      const name = typeof candidate.name === 'string' && candidate.name ? candidate.name : fallbackName;
-      return {
-        name,
-        create: (ctx) => candidate.create(ctx),
-        ...(candidate.checkpoint ? { checkpoint: candidate.checkpoint } : {}),
-        ...(candidate.cpuBound === true ? { cpuBound: true } : {}),
-      };
-    }
-    if (isPlanner(candidate)) {
-      const name = typeof candidate.name === 'string' && candidate.name ? candidate.name : fallbackName;
-      return { name, create: () => candidate };
-    }
-  }
-  throw new UsageError(
-    `${where} does not export a planner`,
-    'export default { name, next(view) { ... } } (a Planner) or { name, create(ctx) { return planner } } (a PlannerFactory); the planner API: docs/planner-api.md in the oneway package',
-  );
-}
-
-export interface LoadOptions {
-  /**
-   * Run a planner file (not a built-in) in sealed worker threads (default true). Off only where
-   * runs are too many and too short for that (fuzzing), at the cost of that isolation.
-   */
-  isolate?: boolean;
+  const handle = plannerExport(mod, fallbackName);
+  if (!handle) throw new UsageError(`${where} does not export a planner`, PLANNER_HINT);
+  return handle;
 }
 
 /** Whether a file is one of the built-in planners (the harness's own, trusted code). */
@@ -72,7 +41,14 @@ function isBuiltinFile(file: string): boolean {
   return dirname(file) === PLANNERS_DIR && builtinPlanners().includes(basename(file, EXT)) && extname(file) === EXT;
 }
 
-export async function loadPlanner(spec: string, cwd: string, opts: LoadOptions = {}): Promise<PlannerHandle> {
+/**
+ * A planner by name (a built-in, run in process) or by path (a user's module, run in sealed processes).
+ *
+ * @example
+ * const gated = await loadPlanner('gated', process.cwd());
+ * const mine = await loadPlanner('./planners/mine.ts', process.cwd()); // its code never runs here
+ */
+export async function loadPlanner(spec: string, cwd: string): Promise<PlannerHandle> {
   let file: string;
   if (looksLikeModulePath(spec)) {
     file = resolve(cwd, spec);
@@ -89,10 +65,8 @@ export async function loadPlanner(spec: string, cwd: string, opts: LoadOptions =
     }
   }
   const fallback = basename(file, extname(file));
-  // A .ts planner needs a TypeScript loader (tsx, or Node's type stripping): without one, say so now.
-  await needsTypeScript(file, `planner module ${spec}`);
-  if (opts.isolate !== false && !isBuiltinFile(file)) {
-    // Its code runs in sealed threads, never in this one (its top level included).
+  if (!isBuiltinFile(file)) {
+    // Its code runs in sealed processes, never in this one (its top level included); TypeScript is compiled for them.
     const { name, checkpoint, cpuBound, pool } = await probePlanner({ file, spec, fallbackName: fallback });
     return {
       name,

@@ -320,7 +320,7 @@ export async function runOne(spec: RunSpec): Promise<RunOutcome> {
 
   try {
     planner = inRun(() => spec.planner.create(plannerContext()));
-    // A planner file runs in a thread of its own (runner/isolate.ts), started before the first turn.
+    // A planner file runs in a sealed process of its own (runner/isolate.ts), taken before the first turn.
     const host = hostOf(planner);
     const unstarted = host ? await host.start(spec.decisionTimeoutMs) : undefined;
     if (unstarted) [end, error] = unstarted;
@@ -432,7 +432,8 @@ export async function runOne(spec: RunSpec): Promise<RunOutcome> {
       e instanceof TamperError ? ['planner_error', e.message] : ['harness_error', `internal error: ${errorText(e)}`];
   } finally {
     transport.close();
-    // The planner's thread, and whatever it left running, ends with the run (a loop that blew the timeout included).
+    // The planner's process, and whatever it left running, ends with the run (a loop that blew the timeout included),
+    // unless it is clean and serves the next run.
     hostOf(planner)?.close();
     runCtx.ended = true;
   }

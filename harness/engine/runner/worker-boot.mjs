@@ -1,4 +1,4 @@
-// Worker entry for runOnWorkers (worker-pool.ts) and planner threads (runner/isolate.ts): registers tsx's
+// Worker entry for runOnWorkers (worker-pool.ts): registers tsx's
 // TypeScript loader in this thread when needed (below), then imports the worker module (a worker does not inherit the main
 // thread's loader hooks on Node 20). These threads are started with sandbox/socket-seal.cjs preloaded
 // (`--require`), so the seal is on before this line.

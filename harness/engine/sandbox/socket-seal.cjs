@@ -11,7 +11,8 @@
  *   undici's fetch and WebSocket), checked by host and port;
  * - the TCP, pipe and UDP handles' `connect`/`send` (the calls the above end in, so code that
  *   reaches past `net` or `dgram` is stopped too), allowed only for sockets approved above;
- * - `dns` and `dns/promises` (lookup, lookupService, every resolve*, reverse, and `Resolver`);
+ * - `dns` and `dns/promises` (lookup, lookupService, every resolve*, reverse, and `Resolver`), and
+ *   a resolver's own c-ares handle; a reverse lookup goes out only for an allowed host;
  * - `process.binding` of the network bindings (the way around all of the above);
  * - `worker_threads.Worker`: a worker started while the seal is on gets this module preloaded
  *   (`--require`) before any of its own code, with the same allowed origins, reporting its
@@ -21,7 +22,10 @@
  * endpoint), by host and port. Everything else is refused as a failed connection and reported.
  *
  * Plain CommonJS, so a worker can preload it with `--require` before any loader (tsx) or user
- * code runs; one instance per thread (kept on the thread's global).
+ * code runs; one instance per thread (kept on the thread's global). A sealed process (a planner
+ * file's: runner/sealed-process.ts) gets it through child-seal.cjs, which calls `sealProcess`: there
+ * `process.binding` is refused (the permission model), so the handle prototypes are learnt from
+ * handles made for the purpose.
  */
 const net = require('node:net');
 const dns = require('node:dns');
@@ -66,6 +70,8 @@ function create() {
   const pending = [];
   /** Attempts refused or passed on by this thread so far. */
   let reported = 0;
+  /** Whether tsx's pipe is let through (not in a sealed process, which has no tsx). */
+  let tsxPipe = true;
 
   const on = () => armed > 0 || locked;
 
@@ -123,7 +129,7 @@ function create() {
     net.Socket.prototype.connect = function connectSealed(...args) {
       if (on()) {
         const t = connectTarget(args);
-        const ok = t.path === undefined ? hostPortAllowed(t.host, t.port) : t.path === TSX_PIPE;
+        const ok = t.path === undefined ? hostPortAllowed(t.host, t.port) : tsxPipe && t.path === TSX_PIPE;
         if (!ok) {
           const url = t.path !== undefined ? `unix:${t.path}` : `tcp://${showHost(t.host)}:${t.port}`;
           report({ method: 'CONNECT', url, reason: 'network connection outside the sandbox (socket layer)' });
@@ -170,10 +176,48 @@ function create() {
       return orig.apply(this, args);
     };
   }
-  function installHandles() {
+  /**
+   * The TCP, pipe and UDP handle prototypes: from Node's bindings, or, where `process.binding` is
+   * refused (a process under the permission model), from handles made here (a TCP handle bound to a
+   * loopback port and closed at once, a UDP socket never bound) and those given (`known`).
+   */
+  function handlePrototypes(known) {
     const tcp = binding('tcp_wrap');
     const pipe = binding('pipe_wrap');
     const udp = binding('udp_wrap');
+    const protos = { tcp: tcp?.TCP.prototype, pipe: pipe?.Pipe.prototype, udp: udp?.UDP.prototype };
+    for (const h of known) {
+      const name = h?.constructor?.name;
+      if (name === 'Pipe') protos.pipe ??= Object.getPrototypeOf(h);
+      if (name === 'TCP') protos.tcp ??= Object.getPrototypeOf(h);
+    }
+    if (!protos.tcp && typeof net._createServerHandle === 'function') {
+      try {
+        const h = net._createServerHandle('127.0.0.1', 0, 4);
+        if (h !== null && typeof h === 'object') {
+          protos.tcp = Object.getPrototypeOf(h);
+          h.close();
+        }
+      } catch {
+        /* no TCP handle to learn from: net.Socket.prototype.connect still guards TCP */
+      }
+    }
+    if (!protos.udp) {
+      try {
+        const s = require('node:dgram').createSocket('udp4');
+        for (const k of Object.getOwnPropertySymbols(s)) {
+          const h = s[k]?.handle;
+          if (h?.constructor?.name === 'UDP') protos.udp = Object.getPrototypeOf(h);
+        }
+        s.close();
+      } catch {
+        /* as above */
+      }
+    }
+    return protos;
+  }
+  function installHandles(known = []) {
+    const { tcp, pipe, udp } = handlePrototypes(known);
     const viaSocket = (kind) => (handle, args) => {
       const owner = ownerOf(handle);
       if (owner && approved.has(owner)) return null;
@@ -181,27 +225,56 @@ function create() {
       return { method: 'CONNECT', url, reason: 'network connection outside the sandbox (socket handle)' };
     };
     if (tcp) {
-      wrapMethod(tcp.TCP.prototype, 'connect', viaSocket('tcp'));
-      wrapMethod(tcp.TCP.prototype, 'connect6', viaSocket('tcp'));
+      wrapMethod(tcp, 'connect', viaSocket('tcp'));
+      wrapMethod(tcp, 'connect6', viaSocket('tcp'));
     }
-    if (pipe) wrapMethod(pipe.Pipe.prototype, 'connect', viaSocket('pipe'));
+    if (pipe) wrapMethod(pipe, 'connect', viaSocket('pipe'));
     if (udp) {
       const sendTarget = (args) =>
         args.length >= 6 ? `udp://${showHost(args[4])}:${args[3]}` : 'udp://(connected socket)';
       for (const m of ['send', 'send6']) {
-        wrapMethod(udp.UDP.prototype, m, (_h, args) => ({
+        wrapMethod(udp, m, (_h, args) => ({
           method: 'UDP',
           url: sendTarget(args),
           reason: 'UDP datagram outside the sandbox',
         }));
       }
       for (const m of ['connect', 'connect6']) {
-        wrapMethod(udp.UDP.prototype, m, (_h, args) => ({
+        wrapMethod(udp, m, (_h, args) => ({
           method: 'UDP',
           url: `udp://${showHost(args[0])}:${args[1]}`,
           reason: 'UDP connection outside the sandbox',
         }));
       }
+    }
+    installResolverHandle();
+  }
+
+  /**
+   * c-ares under dns.Resolver: a resolver's handle (`resolver._handle`) answers queries itself, past
+   * the patched Resolver methods; its prototype's queries are refused like theirs (an address
+   * literal, or an allowed host, goes through).
+   */
+  function installResolverHandle() {
+    let proto;
+    try {
+      proto = Object.getPrototypeOf(new dns.Resolver()._handle);
+    } catch {
+      return;
+    }
+    if (!proto) return;
+    for (const name of Object.getOwnPropertyNames(proto)) {
+      if (!/^query|^getHostByAddr$/.test(name)) continue;
+      // (req, name): the name a query is for is its second argument.
+      wrapMethod(proto, name, (_h, args) =>
+        hostAllowed(args[1])
+          ? null
+          : {
+              method: 'DNS',
+              url: `dns://${showHost(args[1])}`,
+              reason: `DNS ${name} outside the sandbox (resolver handle)`,
+            },
+      );
     }
   }
 
@@ -233,11 +306,15 @@ function create() {
   /** A name the seal lets a query for: an address literal (no query is made) or an allowed host. */
   const nameOk = (name) => net.isIP(normHost(name)) !== 0 || hostAllowed(name);
 
+  /** Reverse lookups query for an address: only an allowed host's address goes through. */
+  const queryOk = (key) => (key === 'reverse' || key === 'lookupService' ? hostAllowed : nameOk);
+
   function wrapCallbackDns(target, key, what) {
     const orig = target[key];
     if (typeof orig !== 'function') return;
+    const ok = queryOk(key);
     target[key] = function sealedDns(name, ...rest) {
-      if (on() && !nameOk(name)) {
+      if (on() && !ok(name)) {
         const cb = rest[rest.length - 1];
         const err = dnsRefusal(what, name);
         if (typeof cb === 'function') process.nextTick(cb, err);
@@ -249,8 +326,9 @@ function create() {
   function wrapPromiseDns(target, key, what) {
     const orig = target[key];
     if (typeof orig !== 'function') return;
+    const ok = queryOk(key);
     target[key] = function sealedDnsPromise(name, ...rest) {
-      if (on() && !nameOk(name)) return Promise.reject(dnsRefusal(what, name));
+      if (on() && !ok(name)) return Promise.reject(dnsRefusal(what, name));
       return orig.call(this, name, ...rest);
     };
   }
@@ -374,19 +452,38 @@ function create() {
     ports.add(Number(port));
   }
 
+  function installAll(handles) {
+    installed = true;
+    installNet();
+    installHandles(handles);
+    installDns();
+    installBinding();
+    installWorker();
+  }
+
   const api = {
     /** Patches everything (idempotent); nothing is refused until `arm`. */
     install() {
       if (installed) return api;
-      installed = true;
-      installNet();
-      installHandles();
-      installDns();
-      installBinding();
-      installWorker();
+      installAll([]);
       adoptWorkerConfig();
       syncBuiltinESMExports();
       return api;
+    },
+    /**
+     * Seals this whole process for good (a sealed process: child-seal.cjs, before any of its own
+     * code): patched, armed and locked, letting out exactly `allow`, each refusal to `reporter`.
+     * `handles` are handles of this process whose prototypes the handle layer patches where
+     * `process.binding` is refused (the permission model).
+     */
+    sealProcess({ allow, reporter: to, handles }) {
+      tsxPipe = false;
+      if (!installed) installAll(handles);
+      for (const a of allow) addAllowed(a.host, a.port);
+      reporter = to;
+      armed++;
+      locked = true;
+      syncBuiltinESMExports();
     },
     /** Reference-counted: the seal refuses while armed at least once (or locked). */
     arm() {
@@ -430,7 +527,7 @@ function create() {
     },
     /**
      * Starts a worker sealed from its first line, whatever the state of this thread's seal;
-     * `locked` seals it for good (the planner's threads), `allow` adds origins it may reach.
+     * `locked` seals it for good, `allow` adds origins it may reach, `route` says where its reports go.
      */
     sealedWorker(filename, options, extra = {}) {
       api.install();

@@ -9,6 +9,11 @@ export interface SocketEscape {
 
 export interface SocketSeal {
   install(): SocketSeal;
+  sealProcess(o: {
+    allow: { host: string; port: number }[];
+    reporter: (e: SocketEscape) => void;
+    handles: unknown[];
+  }): void;
   arm(): void;
   disarm(): void;
   lock(): void;

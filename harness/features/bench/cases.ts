@@ -10,19 +10,30 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { fuzzScenario } from '../fuzz/fuzz.ts';
 import { BUILTIN_PROPERTIES, scoringOracle, sealHolds, type FuzzProperty } from '../fuzz/properties.ts';
 import { evaluate, type EvalScenario } from '../../engine/runner/evaluate.ts';
-import { loadPlanner } from '../../engine/runner/planners.ts';
+import { loadPlanner, toHandle } from '../../engine/runner/planners.ts';
+import type { PlannerHandle } from '../../engine/runner/run.ts';
 import { seal } from '../../engine/sandbox/seal.ts';
 import type { Scenario } from '../../core/scenario.ts';
-import { ownModule } from '../../util/module-url.ts';
+import { ownExtension, ownModule } from '../../util/module-url.ts';
 import { PACKAGE_ROOT } from '../../util/package-root.ts';
 import { median, round } from './stats.ts';
 import { withThreadCpu, type ThreadCpu } from './threads.ts';
@@ -267,6 +278,111 @@ export async function workersChild(suite: readonly EvalScenario[], outDir: strin
     cpu: { serial: serial.cpu, workers2: two.cpu, serial_warm: warm.cpu },
   };
 }
+
+// ------------------------------------------------------------------------------------------------
+// A planner file in its own process against the same module in this one
+
+export interface IsolationRow {
+  /** The module evaluated: the bundled gated planner, given as a file (what eval runs sealed). */
+  planner: string;
+  runs: number;
+  /** Decisions the planner made in one evaluation (the same in both). */
+  decisions: number;
+  /** Runs per second, the planner file in a sealed process of its own (as `eval --planner=FILE` runs it); the median pass. */
+  sealed_runs_per_s: number;
+  /** The same module imported into this process (as a built-in runs); the median pass. */
+  in_process_runs_per_s: number;
+  /** 1 - sealed ÷ in process runs/s: the share of throughput isolation costs (the median of each adjacent pair's). */
+  cost: number;
+  /** The extra wall time per decision, in microseconds (sealed - in process, ÷ decisions). */
+  us_per_decision: number;
+  /** Every pass, seconds, in the order run. */
+  passes: { how: 'sealed' | 'in-process'; seconds: number }[];
+  /**
+   * The machine's 1-minute load average before and after: a round trip between two processes
+   * waits for the scheduler, so on a busy machine this row moves more than in-process ones.
+   */
+  load: [number, number];
+}
+
+/**
+ * The bundled suite × 3 trials (serial, MSW, as `oneway eval` runs) with the same planner module
+ * twice: as a planner file, in a sealed process (runner/isolate.ts), and imported into this process.
+ * Both evaluations are the same runs (the same seed), so their records match; after a warm-up of
+ * each, five passes each, alternating; runs/s is each one's median pass, and the cost the median
+ * of the five pairs' (a pair runs back to back, so what else the machine does weighs on both).
+ */
+export async function isolationChild(suite: readonly EvalScenario[], outDir: string): Promise<IsolationRow> {
+  const dir = mkdtempSync(join(tmpdir(), 'oneway-bench-isolation-'));
+  const loadBefore = loadavg()[0] ?? 0;
+  try {
+    const builtin = fileURLToPath(new URL(`../../../planners/gated${ownExtension(import.meta.url)}`, import.meta.url));
+    const file = join(dir, 'gated-file.mjs');
+    writeFileSync(file, `export { default } from ${JSON.stringify(pathToFileURL(builtin).href)};\n`);
+    const sealed = await loadPlanner(file, dir);
+    let decisions = 0;
+    const imported = toHandle((await import(pathToFileURL(file).href)) as Record<string, unknown>, 'gated', file);
+    const inProcess: PlannerHandle = {
+      ...imported,
+      create(ctx) {
+        const p = imported.create(ctx);
+        return { name: p.name, next: (v) => (decisions++, p.next(v)) };
+      },
+    };
+    const pass = async (how: 'sealed' | 'in-process') => {
+      const t0 = performance.now();
+      const r = await evaluate({
+        scenarios: [...suite],
+        planners: [how === 'sealed' ? sealed : inProcess],
+        trials: 3,
+        seed: 1,
+        outDir: join(outDir, how),
+        transport: 'msw',
+        maxTurns: 50,
+        decisionTimeoutMs: 30_000,
+        plannerOptions: {},
+      });
+      const errors = r.runs.filter((x) => x.error !== null);
+      if (errors.length > 0)
+        throw new Error(`isolation bench: ${errors.length} runs ended in an error (${errors[0]?.error})`);
+      return { how, runs: r.runs.length, seconds: (performance.now() - t0) / 1000 };
+    };
+    await pass('sealed');
+    await pass('in-process');
+    const passes: Awaited<ReturnType<typeof pass>>[] = [];
+    const PAIRS = 5;
+    for (let i = 0; i < PAIRS; i++) passes.push(await pass('sealed'), await pass('in-process'));
+    decisions /= PAIRS + 1; // every in-process pass counted
+    const secondsOf = (how: string) => median(passes.filter((p) => p.how === how).map((p) => p.seconds));
+    const [s, ip] = [secondsOf('sealed'), secondsOf('in-process')];
+    const runs = passes[0]?.runs ?? 0;
+    return {
+      planner: 'gated, as a planner file',
+      runs,
+      decisions,
+      sealed_runs_per_s: round(runs / s),
+      in_process_runs_per_s: round(runs / ip),
+      cost: round(
+        median(
+          Array.from(
+            { length: PAIRS },
+            (_, i) => 1 - (passes[2 * i + 1]?.seconds ?? 0) / (passes[2 * i]?.seconds ?? 1),
+          ),
+        ),
+        3,
+      ),
+      us_per_decision: Math.round(((s - ip) / decisions) * 1e6),
+      passes: passes.map((p) => ({ how: p.how, seconds: round(p.seconds, 3) })),
+      load: [round(loadBefore, 2), round(loadavg()[0] ?? 0, 2)],
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The isolation rows, measured in a process of their own (compiled, as `oneway eval` runs). */
+export const isolation = (build: Build, outDir: string) =>
+  child<IsolationRow>(build, 'isolation', join(outDir, 'isolation'));
 
 // ------------------------------------------------------------------------------------------------
 // Fuzzing, memory and workers, from the parent

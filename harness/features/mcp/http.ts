@@ -6,7 +6,10 @@
  * this endpoint (DNS rebinding) and an Origin header, when a browser sends one,
  * must be a loopback origin (as the MCP spec asks: a page elsewhere cannot
  * drive a session), both else 403; a POST must be JSON (415), and at most
- * `maxSessions` sessions are open at once (503 beyond). A body over
+ * `maxSessions` sessions are open at once (503 beyond). A session whose client
+ * does not finish the handshake (`initialize`, then the `initialized`
+ * notification) within `handshakeMs` is dropped, so clients that never finish
+ * cannot hold every place. A body over
  * MAX_MESSAGE_BYTES is answered with a JSON-RPC error and 413. The
  * standalone GET stream is declined (405, which the spec allows): the server
  * sends no notifications, and an idle stream would only hold connections open.
@@ -52,6 +55,8 @@ export interface HttpHostOptions {
   open(): SessionBinding | { refuse: string };
   /** Sessions open (or opening) at once; an initialize beyond gets 503 (default DEFAULT_MAX_SESSIONS). */
   maxSessions?: number;
+  /** How long a new session has to send `notifications/initialized` before it is dropped (default HANDSHAKE_MS). */
+  handshakeMs?: number;
   onError?(e: Error): void;
   /**
    * Let this process's own requests to the endpoint through the seal (default true). Off for hosts
@@ -80,6 +85,8 @@ export const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 const MAX_DRAIN_BYTES = 8 * MAX_MESSAGE_BYTES;
 /** Concurrent sessions by default. */
 export const DEFAULT_MAX_SESSIONS = 16;
+/** How long a client has, after its `initialize` is answered, to send `notifications/initialized`. */
+const HANDSHAKE_MS = 5_000;
 /** Hosts an Origin may name: a page served from this machine. */
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
@@ -144,6 +151,10 @@ function readBody(req: IncomingMessage): Promise<Body> {
 }
 
 const asList = (body: unknown): unknown[] => (Array.isArray(body) ? body : [body]);
+const initializes = (body: unknown) =>
+  asList(body).some(
+    (m) => typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'notifications/initialized',
+  );
 const callsTool = (body: unknown) =>
   asList(body).some(
     (m) => typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'tools/call' && 'id' in m,
@@ -158,11 +169,15 @@ const callsTool = (body: unknown) =>
  */
 export async function startHttpHost(opts: HttpHostOptions): Promise<HttpHost> {
   const path = opts.path ?? '/mcp';
-  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; binding: SessionBinding }>();
+  const sessions = new Map<
+    string,
+    { transport: StreamableHTTPServerTransport; binding: SessionBinding; handshake?: NodeJS.Timeout }
+  >();
   let closing = false;
   let port = 0;
 
   const maxSessions = opts.maxSessions ?? DEFAULT_MAX_SESSIONS;
+  const handshakeMs = opts.handshakeMs ?? HANDSHAKE_MS;
   /** Initializes accepted for a session that does not exist yet. */
   let opening = 0;
 
@@ -223,6 +238,10 @@ export async function startHttpHost(opts: HttpHostOptions): Promise<HttpHost> {
       if (!s)
         // -32001 with 404 is what the SDK answers for an unknown session.
         return jsonRpcError(res, 404, -32001, 'Session not found: it ended or never existed; initialize a new session');
+      if (s.handshake && req.method === 'POST' && initializes(body)) {
+        clearTimeout(s.handshake);
+        delete s.handshake;
+      }
       if (req.method === 'POST' && callsTool(body)) {
         res.on('close', () => {
           if (!res.writableFinished) s.binding.onAbortedCall();
@@ -274,7 +293,16 @@ export async function startHttpHost(opts: HttpHostOptions): Promise<HttpHost> {
       enableJsonResponse: opts.streamReplies !== true,
       enableDnsRebindingProtection: true,
       allowedHosts: [`127.0.0.1:${port}`, `localhost:${port}`],
-      onsessioninitialized: (sessionId) => void sessions.set(sessionId, { transport, binding: bound }),
+      onsessioninitialized: (sessionId) => {
+        // The client has handshakeMs to send `initialized`; a session that never does gives its place back.
+        const handshake = setTimeout(() => {
+          if (sessions.get(sessionId)?.handshake !== handshake) return;
+          sessions.delete(sessionId);
+          void bound.server.close();
+        }, handshakeMs);
+        handshake.unref();
+        sessions.set(sessionId, { transport, binding: bound, handshake });
+      },
     });
     let closed = false;
     bound.server.onclose = () => {
@@ -311,6 +339,7 @@ export async function startHttpHost(opts: HttpHostOptions): Promise<HttpHost> {
     },
     async close() {
       closing = true;
+      for (const s of sessions.values()) clearTimeout(s.handshake);
       await Promise.all([...sessions.values()].map((s) => s.binding.server.close()));
       sessions.clear();
       await new Promise<void>((resolve) => {

@@ -3,13 +3,13 @@
  * `results.json` is always written by the evaluation itself; file reporters
  * write beside it in the output directory.
  */
-import { appendFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChalkInstance } from 'chalk';
 import type { Results } from '../../engine/results/types.ts';
 import { redact } from '../../util/secrets.ts';
 import { neutraliseCommands, terminalSafeDeep } from '../../util/terminal-text.ts';
-import { outputError } from '../../engine/io/atomic-write.ts';
+import { outputError, refuseLinks, writeFileNoFollow } from '../../engine/io/atomic-write.ts';
 import { renderAnnotations } from './github.ts';
 import { HTML_REPORT_FILE, recordsIn, renderHtml } from './html.ts';
 import { renderJunit } from './junit.ts';
@@ -85,7 +85,9 @@ export function writeReports(results: Results, names: readonly string[], ctx: Re
   const stdout = (t: string) => ctx.stdout.write(redact(t));
   const writeFile = (name: string, text: string) => {
     try {
-      writeFileSync(join(ctx.outDir, name), redact(text));
+      // Never through a symbolic link planted in --out (io/atomic-write.ts).
+      refuseLinks(ctx.outDir, join(ctx.outDir, name));
+      writeFileNoFollow(join(ctx.outDir, name), redact(text));
     } catch (e) {
       throw outputError(e, join(ctx.outDir, name), 'results.json is written');
     }

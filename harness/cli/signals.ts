@@ -1,0 +1,52 @@
+/**
+ * The harness's own SIGINT and SIGTERM during an evaluation: the first stops it after the runs in
+ * flight (what finished is kept and written, marked interrupted), the second ends the process at
+ * once. Either way the exit status says so, 130 (SIGINT) or 143 (SIGTERM), never 0: a gate that
+ * was configured cannot pass an evaluation that did not run to its end. Planner code cannot send
+ * these: it runs in processes of its own, which may signal only themselves (docs/seal.md).
+ */
+const EXIT: Record<'SIGINT' | 'SIGTERM', number> = { SIGINT: 130, SIGTERM: 143 };
+
+export interface Interruption {
+  /** Whether a signal asked the evaluation to stop. */
+  readonly stopping: boolean;
+  /** The exit status: 130 or 143 after a signal; 1 for an evaluation interrupted otherwise while gates are set (never 0). */
+  exitCode(code: number, o: { interrupted: boolean; gated: boolean }): number;
+  /** Stops listening (the process's default handling comes back). */
+  dispose(): void;
+}
+
+/**
+ * Listens for SIGINT and SIGTERM until `dispose`; `say` tells the user the evaluation is stopping.
+ *
+ * @example
+ * const signals = watchSignals((m) => io.stderr.write(m));
+ * // ... evaluate with shouldStop: () => signals.stopping ...
+ * return signals.exitCode(gateFailures > 0 ? 1 : 0, { interrupted: results.interrupted, gated: gates.length > 0 });
+ */
+export function watchSignals(say: (message: string) => void): Interruption {
+  let got: 'SIGINT' | 'SIGTERM' | undefined;
+  const on = (signal: 'SIGINT' | 'SIGTERM') => () => {
+    if (got) process.exit(EXIT[signal]);
+    got = signal;
+    say(
+      `\noneway: ${signal}: stopping after the runs in flight (${signal === 'SIGINT' ? 'Ctrl-C' : 'SIGTERM'} again to quit now)\n`,
+    );
+  };
+  const handlers = { SIGINT: on('SIGINT'), SIGTERM: on('SIGTERM') };
+  process.on('SIGINT', handlers.SIGINT);
+  process.on('SIGTERM', handlers.SIGTERM);
+  return {
+    get stopping() {
+      return got !== undefined;
+    },
+    exitCode(code, o) {
+      if (got) return EXIT[got];
+      return o.interrupted && o.gated && code === 0 ? 1 : code;
+    },
+    dispose() {
+      process.off('SIGINT', handlers.SIGINT);
+      process.off('SIGTERM', handlers.SIGTERM);
+    },
+  };
+}

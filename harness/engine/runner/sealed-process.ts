@@ -1,0 +1,399 @@
+/**
+ * Sealed processes: a user's module (a planner file, a fuzz property module) runs in a Node process
+ * of its own, never in the harness's. What the process may do is decided before its first line:
+ *
+ * - Node's permission model (`--permission` from Node 22.13 and 23.5, `--experimental-permission`
+ *   before): file reads anywhere, writes only in the process's own scratch directory (its TMPDIR),
+ *   and no child process, worker thread, native addon, WASI or inspector; no `--allow-*` flag for
+ *   any of those is ever given, and NODE_OPTIONS is not passed on;
+ * - sandbox/child-seal.cjs, preloaded: the network sealed by the socket layer, signals and the
+ *   inspector of other processes, other processes' priority and off-thread loader hooks refused,
+ *   and every refused reach written to the harness at once as an escape;
+ * - an OS memory limit (RLIMIT_DATA, through the shell's `ulimit -d`, on every POSIX system; Linux
+ *   counts every private writable mapping in it, so memory outside V8's heap is capped too) and a
+ *   V8 heap limit;
+ * - a process group of its own (`detached`), killed as a group (SIGKILL) when the harness is done
+ *   with it, at a decision timeout, and when the harness exits.
+ *
+ * The process talks to the harness over two pipes: requests on its fd 3, and everything it says,
+ * in order, on its fd 4, one JSON line a message. Every line is checked against the caller's schema
+ * (`escape` lines against this module's own). A line that is not JSON, does not match, is too long,
+ * or a channel closed or replaced while the process lives (child-seal.cjs exits with
+ * CHANNEL_LOST_EXIT then) breaches the channel: it counts as an escape, and the process is killed,
+ * which ends what it was doing as a planner error. Escapes are counted here, from those lines: the
+ * process never reports a count.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import type { Readable, Writable } from 'node:stream';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { terminalText } from '../../util/terminal-text.ts';
+import socketSeal from '../sandbox/socket-seal.cjs';
+import { runContext, type Escape } from '../sandbox/seal.ts';
+
+/** The child's main module and its preload, found when the first process starts (not at import: a DOM test environment has no file URLs). */
+const own = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
+/** The exit code of a sealed process whose channel is gone (child-seal.cjs exits with it). */
+const CHANNEL_LOST_EXIT = 86;
+/** V8's old-space limit in a sealed process, MiB. */
+const PROCESS_HEAP_MB = 1024;
+/** The OS limit on a sealed process's data (heap, buffers, array buffers, WebAssembly memory), MiB. */
+const PROCESS_DATA_MB = 2048;
+/** The longest line a sealed process may send (a decision with large arguments fits). */
+const MAX_LINE = 32 * 2 ** 20;
+/** What a sealed process may print (to the harness's stderr, made safe) before the rest is dropped. */
+const MAX_OUTPUT = 2 ** 20;
+/**
+ * Escapes and other unasked messages (rejected attempts) one request may bring: each is recorded, so
+ * a flood would only grow the run's record and this process's memory. Past it, the channel is
+ * breached: the run ends as a planner error, its escapes counted (so none is hidden by the cap).
+ */
+const MAX_ASIDES = 10_000;
+
+/**
+ * Flags of this process a sealed process gets too: they add globals (a WebSocket on Node 20), never a
+ * permission. Any other flag of this process (`--import`, `--inspect`, `--allow-*`) is not passed on.
+ */
+const FEATURE_FLAGS = new Set([
+  '--experimental-websocket',
+  '--experimental-eventsource',
+  '--no-experimental-websocket',
+]);
+
+/**
+ * The flag that turns on Node's permission model in the running Node: `--permission` where it is
+ * stable (22.13+, 23.5+; 24 knows no other), `--experimental-permission` before.
+ *
+ * @example
+ * permissionFlag('20.19.0') // '--experimental-permission'
+ * permissionFlag('22.13.0') // '--permission'
+ */
+export function permissionFlag(version = process.versions.node): string {
+  const [major = 0, minor = 0] = version.split('.').map(Number);
+  const stable = major >= 24 || (major === 23 && minor >= 5) || (major === 22 && minor >= 13);
+  return stable ? '--permission' : '--experimental-permission';
+}
+
+/** What the process runs (child-host.mjs reads it). */
+export interface SealedInit {
+  kind: 'planner' | 'property';
+  /** The module to import: plain JavaScript (ts-loader.ts's moduleForProcess made it so). */
+  file: string;
+  /** How the user named it, for messages. */
+  spec: string;
+  /** "planner module ./x.ts", for messages. */
+  what: string;
+  fallbackName: string;
+}
+
+export interface SealedOptions {
+  init: SealedInit;
+  /** Where its scratch directory is made (removed when the process ends). */
+  dir: string;
+  /** Origins it may reach (an LLM planner's model endpoint). */
+  allow: { host: string; port: number }[];
+  /** Node flags the module needs (type stripping, source maps). */
+  nodeFlags: string[];
+}
+
+const escapeLine = z.object({
+  t: z.literal('escape'),
+  method: z.string().max(64),
+  url: z.string().max(2000),
+  reason: z.string().max(2000),
+});
+const uncaughtLine = z.object({
+  t: z.literal('uncaught'),
+  error: z.object({ name: z.string().optional(), message: z.string().optional(), value: z.string().optional() }),
+});
+
+/** An escape made while nothing holds a sealed process: counted as unattributed (results.json). */
+export const unattributed = (e: Escape): void => runContext.exit(() => socketSeal.report(e));
+
+/**
+ * Where what a process says while a request waits goes: the request's escapes (charged to whoever
+ * made it), and messages that do not answer it (`aside`, e.g. a planner's rejected attempts while it
+ * decides; true when taken).
+ */
+export interface Route {
+  escape(e: Escape): void;
+  aside?(m: unknown): boolean;
+}
+
+/** A request waiting for its answer: answers come in the order the requests were sent. */
+interface Waiting<M> {
+  route: Route;
+  resolve(m: M): void;
+  reject(e: Error): void;
+  /** Escapes and unasked messages so far. */
+  asides: number;
+}
+
+/** Every sealed process alive, killed (with its scratch directory removed) when this process exits. */
+const alive = new Set<SealedProcess<unknown>>();
+let exitHook = false;
+
+/**
+ * One sealed process. Messages other than escapes are parsed with `schema`; each answers the oldest
+ * request still waiting (requests may be sent before the last is answered: the process answers them
+ * in order). Escapes go to that request's route, or, with none waiting, to `stray`. When the process
+ * ends, dies or breaches its channel, every waiting request fails.
+ */
+export class SealedProcess<M> {
+  readonly child: ChildProcess;
+  private readonly waiting: Waiting<M>[] = [];
+  dead = false;
+  private error: Error | undefined;
+  private readonly scratch: string;
+  private killed = false;
+  private breached = false;
+  private printed = 0;
+  private readonly input: Writable;
+  private readonly kind: SealedInit['kind'];
+
+  constructor(
+    opts: SealedOptions,
+    private readonly schema: z.ZodType<M>,
+    /** Where escapes go while nobody holds the process. */
+    private readonly stray: (e: Escape) => void = unattributed,
+  ) {
+    this.kind = opts.init.kind;
+    this.scratch = mkdtempSync(join(opts.dir, 'scratch-'));
+    const args = [
+      permissionFlag(),
+      '--allow-fs-read=*',
+      `--allow-fs-write=${this.scratch}`,
+      '--disable-warning=ExperimentalWarning',
+      `--max-old-space-size=${PROCESS_HEAP_MB}`,
+      '--require',
+      own('../sandbox/child-seal.cjs'),
+      ...process.execArgv.filter((a) => FEATURE_FLAGS.has(a)),
+      ...opts.nodeFlags,
+      own('./child-host.mjs'),
+    ];
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      ONEWAY_SEALED_PROCESS: JSON.stringify({ allow: opts.allow, init: opts.init, lostExit: CHANNEL_LOST_EXIT }),
+      TMPDIR: this.scratch,
+      TMP: this.scratch,
+      TEMP: this.scratch,
+    };
+    // Flags from the environment would come before ours: none (an --allow-* there would undo the seal).
+    delete env.NODE_OPTIONS;
+    const posix = process.platform !== 'win32';
+    // The limit is set by the shell the process starts as (`exec` keeps its pid and group); a lower hard
+    // limit already in place stays.
+    const [command, argv] = posix
+      ? [
+          '/bin/sh',
+          ['-c', `ulimit -d ${PROCESS_DATA_MB * 1024} 2>/dev/null; exec "$0" "$@"`, process.execPath, ...args],
+        ]
+      : [process.execPath, args];
+    this.child = spawn(command, argv, {
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'],
+      detached: posix,
+      env,
+      windowsHide: true,
+    });
+    // Linux: if memory runs out, the kernel ends a sealed process before the harness.
+    if (this.child.pid !== undefined && process.platform === 'linux') {
+      try {
+        writeFileSync(`/proc/${this.child.pid}/oom_score_adj`, '1000');
+      } catch {
+        // gone already, or no /proc
+      }
+    }
+    alive.add(this as SealedProcess<unknown>);
+    if (!exitHook) {
+      exitHook = true;
+      process.on('exit', () => {
+        for (const p of alive) p.kill();
+      });
+    }
+    this.input = this.child.stdio[3] as Writable;
+    this.input.on('error', () => {});
+    this.readLines(this.child.stdio[4] as Readable);
+    for (const out of [this.child.stdout, this.child.stderr]) out?.on('data', (d: Buffer) => this.print(d));
+    this.child.on('error', (e) => this.die(new Error(`the ${opts.init.kind}'s process did not start: ${e.message}`)));
+    // 'close', not 'exit': every line it wrote before it ended is read first.
+    this.child.on('close', (code, signal) => this.exited(code, signal));
+  }
+
+  /** Reads the channel: each complete line is one message. */
+  private readLines(from: Readable): void {
+    let held: string[] = [];
+    let size = 0;
+    from.setEncoding('utf8');
+    from.on('data', (chunk: string) => {
+      let start = 0;
+      for (let i = chunk.indexOf('\n'); i >= 0 && !this.dead; i = chunk.indexOf('\n', start)) {
+        held.push(chunk.slice(start, i));
+        const line = held.length === 1 ? (held[0] as string) : held.join('');
+        held = [];
+        size = 0;
+        start = i + 1;
+        this.line(line);
+      }
+      if (start < chunk.length && !this.dead) {
+        held.push(chunk.slice(start));
+        size += chunk.length - start;
+        if (size > MAX_LINE) this.breach(`a line longer than ${MAX_LINE} bytes`);
+      }
+    });
+    // Closed while the process lives: it is killed, and `exited` sees our SIGKILL.
+    from.on('end', () => {
+      if (!this.dead && !this.killed) this.stop();
+    });
+    from.on('error', () => {});
+  }
+
+  private line(text: string): void {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch {
+      return this.breach(`a line that is not JSON (${JSON.stringify(text.slice(0, 80))})`);
+    }
+    // By its type: a failed parse is not free (a decision's round trip paid for two).
+    const t = raw !== null && typeof raw === 'object' ? (raw as { t?: unknown }).t : undefined;
+    if (t === 'escape') {
+      const esc = escapeLine.safeParse(raw);
+      if (!esc.success)
+        return this.breach(`an escape line the harness does not take (${esc.error.issues[0]?.message})`);
+      const { method, url, reason } = esc.data;
+      return this.escape({ method, url, reason });
+    }
+    if (t === 'uncaught') {
+      const uncaught = uncaughtLine.safeParse(raw);
+      if (!uncaught.success)
+        return this.breach(`an uncaught line the harness does not take (${uncaught.error.issues[0]?.message})`);
+      const e = uncaught.data.error;
+      this.die(
+        new Error(
+          `${e.value ?? `${e.name && e.name !== 'Error' ? `${e.name}: ` : ''}${e.message ?? 'unknown error'}`} (uncaught in the ${this.kind}'s process)`,
+        ),
+      );
+      return this.kill();
+    }
+    const m = this.schema.safeParse(raw);
+    if (!m.success)
+      return this.breach(`a message the harness does not take (${m.error.issues[0]?.message ?? 'invalid'})`);
+    const head = this.waiting[0];
+    if (!head) return this.breach(`a message nobody asked for (${String(t)})`);
+    if (head.route.aside?.(m.data)) return this.counted(head);
+    this.waiting.shift();
+    head.resolve(m.data);
+  }
+
+  private escape(e: Escape): void {
+    const head = this.waiting[0];
+    if (head) {
+      head.route.escape(e);
+      this.counted(head);
+    } else this.stray(e);
+  }
+
+  private counted(w: Waiting<M>): void {
+    if (++w.asides > MAX_ASIDES)
+      this.breach(`more than ${MAX_ASIDES} escapes and unasked messages while one request waited`);
+  }
+
+  /** The channel was broken (a line that is not what the harness expects): an escape, and the process is done. */
+  breach(what: string): void {
+    if (this.dead || this.breached) return;
+    this.breached = true;
+    this.escape({
+      method: 'CHANNEL',
+      url: 'oneway:channel',
+      reason: `the process broke its channel to the harness: ${what}`,
+    });
+    this.die(new Error(`the process broke its channel to the harness: ${what}`));
+    this.kill();
+  }
+
+  private exited(code: number | null, signal: NodeJS.Signals | null): void {
+    alive.delete(this as SealedProcess<unknown>);
+    rmSync(this.scratch, { recursive: true, force: true });
+    if (this.dead) return;
+    if (code === CHANNEL_LOST_EXIT || (signal === 'SIGKILL' && this.killed))
+      return this.breach('it closed or replaced its channel');
+    this.die(new Error(`the process exited (${signal ? `signal ${signal}` : `code ${code}`})`));
+  }
+
+  private die(e: Error): void {
+    if (this.dead) return;
+    this.dead = true;
+    this.error = e;
+    for (const w of this.waiting.splice(0)) w.reject(e);
+  }
+
+  /** What it printed goes to the harness's stderr, made safe for a terminal, up to MAX_OUTPUT. */
+  private print(d: Buffer): void {
+    if (this.printed >= MAX_OUTPUT) return;
+    const text = d.toString('utf8').slice(0, MAX_OUTPUT - this.printed);
+    this.printed += text.length;
+    const lines = text.split('\n');
+    if (lines.at(-1) === '') lines.pop();
+    process.stderr.write(lines.map((l) => `${terminalText(l)}\n`).join(''));
+    if (this.printed >= MAX_OUTPUT) process.stderr.write('oneway: (a sealed process printed more: dropped)\n');
+  }
+
+  /** Sends a message that waits for no answer (the answer to something the process asked). */
+  tell(message: object): void {
+    if (!this.dead) this.input.write(`${JSON.stringify(message)}\n`);
+  }
+
+  /**
+   * Sends a request (none: waits for what the process says unasked, its `loaded`) and resolves with
+   * its answer; rejects when the process ends first.
+   */
+  request(message: object | undefined, route: Route): Promise<M> {
+    return new Promise((resolve, reject) => {
+      if (this.dead) return reject(this.error ?? new Error('the process is gone'));
+      this.waiting.push({ route, resolve, reject, asides: 0 });
+      if (message !== undefined) this.input.write(`${JSON.stringify(message)}\n`);
+    });
+  }
+
+  /** Ends the process so that what happens from now on is a breach (a channel closed while it lives). */
+  private stop(): void {
+    this.killed = true;
+    this.signalGroup();
+  }
+
+  private signalGroup(): void {
+    try {
+      if (this.child.pid === undefined) return;
+      if (process.platform === 'win32') this.child.kill('SIGKILL');
+      else process.kill(-this.child.pid, 'SIGKILL');
+    } catch {
+      // gone already
+    }
+  }
+
+  /** Kills the process group, whatever it is doing; nothing it says from now on is heard. */
+  kill(): void {
+    if (!this.dead) this.die(new Error('the process was stopped'));
+    this.killed = true;
+    this.signalGroup();
+    this.unref();
+    if (this.child.exitCode !== null || this.child.signalCode !== null) {
+      alive.delete(this as SealedProcess<unknown>);
+      rmSync(this.scratch, { recursive: true, force: true });
+    }
+  }
+
+  /** Lets the harness exit while the process waits for work (or is being killed). */
+  unref(): void {
+    this.child.unref();
+    for (const s of this.child.stdio) (s as { unref?: () => void } | null)?.unref?.();
+  }
+
+  ref(): void {
+    this.child.ref();
+    for (const s of this.child.stdio) (s as { ref?: () => void } | null)?.ref?.();
+  }
+}

@@ -1,0 +1,319 @@
+/**
+ * A planner file runs in a sealed process of its own (runner/sealed-process.ts): what it does there
+ * ends, at worst, its own run, and every reach outside is refused and counted on that run. Each
+ * attack of issue 30 is a planner file evaluated with the real CLI in a child process, next to
+ * built-in planners, against a loopback canary that must receive nothing. The tests wait for the
+ * CLI's 'exit' event (their timeouts are only a safety net).
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo, type Server } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Results } from '../../harness/engine/results/types.ts';
+import { tempDir } from '../helpers/cli.ts';
+import { readResults } from '../helpers/results.ts';
+
+function cli(
+  command: 'eval' | 'fuzz',
+  args: string[],
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', `harness/cli/${command}.ts`, ...args], {
+      cwd: process.cwd(),
+      env: { ...process.env, NO_COLOR: '1' },
+    });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += String(d)));
+    child.stdout.resume();
+    child.on('exit', (code, signal) => resolve({ code, signal, stderr }));
+  });
+}
+
+let canary: Server;
+let hits = 0;
+let port = 0;
+let dir = '';
+
+beforeAll(async () => {
+  canary = createServer((s) => {
+    hits++;
+    s.destroy();
+  });
+  await new Promise<void>((r) => canary.listen(0, '127.0.0.1', r));
+  port = (canary.address() as AddressInfo).port;
+  dir = tempDir('oneway-attacks-');
+});
+afterAll(() => new Promise<void>((r) => canary.close(() => r())));
+
+/**
+ * A planner file: `top` at module top, `attempt` (an async function body that resolves to
+ * 'answered' or 'failed') on turn 1, whose outcome it reports in the one call it makes.
+ */
+function attackFile(name: string, top: string, attempt: string): string {
+  const file = join(dir, `${name}.mjs`);
+  writeFileSync(
+    file,
+    `${top}
+async function attempt() { ${attempt} }
+export default {
+  name: '${name}',
+  async next(view) {
+    if (view.turn === 1) {
+      const got = await attempt();
+      return { type: 'call', call: { tool: 'verify_recipient', args: { email: got + '@acme.example' } } };
+    }
+    return { type: 'finish' };
+  },
+};
+`,
+  );
+  return file;
+}
+
+const runOf = (results: Results, planner: string) => results.runs.find((r) => r.planner === planner);
+const recordOf = (out: string, results: Results, planner: string) => {
+  const run = runOf(results, planner);
+  return run ? readFileSync(join(out, run.record), 'utf8') : '';
+};
+
+describe('reaches a planner file makes from its process are refused and counted on its run', () => {
+  let out = '';
+  let r: Awaited<ReturnType<typeof cli>>;
+  let results: Results;
+  const planted = () => join(dir, 'planted.txt');
+
+  beforeAll(async () => {
+    const files = [
+      attackFile(
+        'inspector',
+        "import { Session } from 'node:inspector';",
+        // In a worker thread, connectToMainThread reached the evaluation's own thread.
+        `const s = new Session(); try { s.connectToMainThread(); } catch { try { s.connect(); } catch { return 'failed'; } }
+         s.post('Runtime.evaluate', { expression: 'process.exitCode = 0' }); return 'answered';`,
+      ),
+      attackFile(
+        'loader-hooks',
+        "import { register } from 'node:module';",
+        // Loader hooks run in a thread of their own.
+        `const hooks = "fetch('http://127.0.0.1:${port}/hooks').catch(() => {}); export async function resolve(s, c, n) { return n(s, c); }";
+         try { register('data:text/javascript,' + encodeURIComponent(hooks)); } catch { return 'failed'; }
+         await import('data:text/javascript,export default 1'); return 'answered';`,
+      ),
+      attackFile(
+        'hides-reports',
+        "import { MessagePort } from 'node:worker_threads'; import fs from 'node:fs';\nMessagePort.prototype.postMessage = function () {}; fs.writeSync = () => 0;",
+        `try { await fetch('http://127.0.0.1:${port}/hidden'); return 'answered'; } catch { return 'failed'; }`,
+      ),
+      attackFile(
+        'child-process',
+        "import { execFileSync } from 'node:child_process';",
+        `try { execFileSync(process.execPath, ['-e', "fetch('http://127.0.0.1:${port}/child').catch(() => {})"]); return 'answered'; } catch { return 'failed'; }`,
+      ),
+      attackFile(
+        'addon',
+        '',
+        `try { process.dlopen({ exports: {} }, ${JSON.stringify(join(dir, 'native.node'))}); return 'answered'; } catch (e) { return 'failed'; }`,
+      ),
+      attackFile(
+        'writes-scratch',
+        "import { readFileSync, writeFileSync } from 'node:fs'; import { tmpdir } from 'node:os'; import { join } from 'node:path';",
+        // Its own temporary directory is the one place it may write.
+        `writeFileSync(join(tmpdir(), 'note.txt'), 'kept'); return readFileSync(join(tmpdir(), 'note.txt'), 'utf8') === 'kept' ? 'answered' : 'failed';`,
+      ),
+      attackFile(
+        'writes-project',
+        "import { writeFileSync } from 'node:fs';",
+        `try { writeFileSync(${JSON.stringify(planted())}, 'planted'); return 'answered'; } catch { return 'failed'; }`,
+      ),
+    ];
+    writeFileSync(join(dir, 'native.node'), 'not an addon');
+    out = tempDir();
+    r = await cli('eval', [`--planner=${files.join(',')},gated`, '--scenario=invoice-and-notify', `--out=${out}`]);
+    // Each test below says what is missing if the evaluation wrote nothing.
+    results = existsSync(join(out, 'results.json')) ? readResults(out) : ({ runs: [] } as unknown as Results);
+  }, 240_000);
+
+  it('the evaluation completes with every run', () => {
+    expect(r.code).toBe(0);
+    expect(results.runs).toHaveLength(8);
+    expect(runOf(results, 'gated')).toMatchObject({ end_reason: 'finish', completed: true, sandbox_escapes: 0 });
+  });
+
+  it.each([
+    ['inspector', /^INSPECTOR inspector:Session\.connect/],
+    ['loader-hooks', /^LOADER module:register/],
+    ['child-process', /^PROCESS child_process:execFileSync/],
+    ['addon', /^ADDON process:dlopen/],
+    ['writes-project', /^FS fs:writeFileSync .*planted\.txt$/],
+  ])('%s: refused, counted on its run, and the run goes on', (planner, shape) => {
+    const run = runOf(results, planner);
+    expect(run).toMatchObject({ end_reason: 'finish', error: null, sandbox_escapes: 1 });
+    const record = recordOf(out, results, planner);
+    expect(record).toContain('failed@acme.example');
+    const escapes = record
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; method?: string; url?: string })
+      .filter((e) => e.type === 'escape');
+    expect(escapes).toHaveLength(1);
+    expect(`${escapes[0]?.method} ${escapes[0]?.url}`).toMatch(shape);
+  });
+
+  it('a planner writes and reads its own temporary directory (os.tmpdir()) freely: no escape', () => {
+    expect(runOf(results, 'writes-scratch')).toMatchObject({ end_reason: 'finish', error: null, sandbox_escapes: 0 });
+    expect(recordOf(out, results, 'writes-scratch')).toContain('answered@acme.example');
+  });
+
+  it('a planner that patches what reported escapes (postMessage, fs.writeSync) still has its escape counted', () => {
+    expect(runOf(results, 'hides-reports')).toMatchObject({ end_reason: 'finish', sandbox_escapes: 1 });
+    expect(recordOf(out, results, 'hides-reports')).toContain(`"url":"tcp://127.0.0.1:${port}"`);
+  });
+
+  it('nothing reached the canary, and nothing was written outside the planner process scratch directory', () => {
+    expect(hits).toBe(0);
+    expect(existsSync(planted())).toBe(false);
+  });
+});
+
+describe('what a planner file does to its own process ends only its run', () => {
+  it('a malformed message (null) on its channel is a planner error and an escape; every other run is kept', async () => {
+    const file = join(dir, 'posts-null.mjs');
+    writeFileSync(
+      file,
+      `import { parentPort } from 'node:worker_threads'; import { writeSync } from 'node:fs';
+export default { name: 'posts-null', next() {
+  // A thread posted to its host; a process writes to its channel.
+  if (parentPort) parentPort.postMessage(null); else writeSync(4, 'null\\n');
+  return new Promise(() => {});
+} };
+`,
+    );
+    const out = tempDir();
+    const r = await cli('eval', [
+      `--planner=${file},gated`,
+      '--scenario=invoice-and-notify,purge-inactive-accounts',
+      '--decision-timeout=5000',
+      `--out=${out}`,
+    ]);
+    expect(r.code).toBe(0);
+    const results = readResults(out);
+    expect(results.runs).toHaveLength(4);
+    for (const run of results.runs.filter((x) => x.planner === 'posts-null')) {
+      expect(run).toMatchObject({ end_reason: 'planner_error', sandbox_escapes: 1 });
+      expect(run.error).toContain('broke its channel');
+    }
+    expect(results.runs.filter((x) => x.planner === 'gated').every((x) => x.completed)).toBe(true);
+  }, 180_000);
+
+  it('closing its channel and putting a file in its place is a planner error and an escape', async () => {
+    const file = attackFile(
+      'replaces-channel',
+      "import fs from 'node:fs'; import os from 'node:os'; import { join } from 'node:path';",
+      `fs.closeSync(4); fs.openSync(join(os.tmpdir(), 'decoy'), 'w');
+       try { await fetch('http://127.0.0.1:${port}/after-close'); return 'answered'; } catch { return 'failed'; }`,
+    );
+    const out = tempDir();
+    const r = await cli('eval', [`--planner=${file},gated`, '--scenario=invoice-and-notify', `--out=${out}`]);
+    expect(r.code).toBe(0);
+    const results = readResults(out);
+    expect(runOf(results, 'replaces-channel')).toMatchObject({ end_reason: 'planner_error', sandbox_escapes: 1 });
+    expect(runOf(results, 'gated')).toMatchObject({ completed: true });
+    expect(hits).toBe(0);
+  }, 180_000);
+
+  it('SIGINT to the evaluation or to itself, and SIGKILL to itself, neither stop the evaluation nor pass a failing gate', async () => {
+    const harness = attackFile(
+      'sigint-harness',
+      "import { isMainThread } from 'node:worker_threads';",
+      // The evaluation: its own process in a thread, its parent in a process.
+      `try { process.kill(isMainThread ? process.ppid : process.pid, 'SIGINT'); return 'answered'; } catch { return 'failed'; }`,
+    );
+    const self = attackFile('sigint-self', '', `process.kill(process.pid, 'SIGINT'); return 'answered';`);
+    const kill = attackFile('sigkill-self', '', `process.kill(process.pid, 'SIGKILL'); return 'answered';`);
+    const out = tempDir();
+    const r = await cli('eval', [
+      `--planner=${harness},${self},${kill},eager,gated`,
+      '--scenario=invoice-and-notify,purge-inactive-accounts',
+      '--fail-on=eager:premature_irreversible_rate>0',
+      `--out=${out}`,
+    ]);
+    // eager fails the gate: exit 1, never 0; nothing was interrupted.
+    expect(r.signal).toBeNull();
+    expect(r.code).toBe(1);
+    const results = readResults(out);
+    expect(results.interrupted).toBe(false);
+    expect(results.runs).toHaveLength(10);
+    expect(results.gates.failures.length).toBeGreaterThan(0);
+    expect(runOf(results, 'sigint-harness')).toMatchObject({ end_reason: 'finish', sandbox_escapes: 1 });
+    expect(recordOf(out, results, 'sigint-harness')).toMatch(/"method":"SIGNAL","url":"pid:\d+"/);
+    for (const planner of ['sigint-self', 'sigkill-self'])
+      for (const run of results.runs.filter((x) => x.planner === planner))
+        expect(run).toMatchObject({ end_reason: 'planner_error' });
+  }, 180_000);
+
+  it('a flood of escapes (20,000 in one decision) ends its run as a planner error, every escape up to the cap counted', async () => {
+    const file = attackFile(
+      'floods',
+      "import net from 'node:net';",
+      `for (let i = 0; i < 20000; i++) net.connect({ host: '127.0.0.1', port: ${port} }).on('error', () => {}); return 'answered';`,
+    );
+    const out = tempDir();
+    const r = await cli('eval', [`--planner=${file},gated`, '--scenario=invoice-and-notify', `--out=${out}`]);
+    expect(r.code).toBe(0);
+    const results = readResults(out);
+    expect(runOf(results, 'floods')).toMatchObject({ end_reason: 'planner_error' });
+    expect(runOf(results, 'floods')?.error).toContain('more than 10000 escapes');
+    expect(runOf(results, 'floods')?.sandbox_escapes).toBeGreaterThan(10_000);
+    expect(runOf(results, 'gated')).toMatchObject({ completed: true });
+    expect(hits).toBe(0);
+  }, 180_000);
+
+  it('allocating 4 GiB outside the heap fails in its own process; the harness and the other runs go on', async () => {
+    const file = attackFile(
+      'allocates',
+      '',
+      `const kept = []; for (let i = 0; i < 4; i++) kept.push(Buffer.allocUnsafe(2 ** 30)); return 'answered';`,
+    );
+    const out = tempDir();
+    const r = await cli('eval', [`--planner=${file},gated`, '--scenario=invoice-and-notify', `--out=${out}`]);
+    expect(r.code).toBe(0);
+    const results = readResults(out);
+    expect(runOf(results, 'allocates')).toMatchObject({ end_reason: 'planner_error' });
+    expect(runOf(results, 'allocates')?.error).toContain('allocation failed');
+    expect(runOf(results, 'gated')).toMatchObject({ completed: true });
+  }, 180_000);
+
+  it('fuzz with a planner file that calls process.exit(0) still writes fuzz.json', async () => {
+    const file = join(dir, 'exits.mjs');
+    writeFileSync(file, `export default { name: 'exits', next() { process.exit(0); } };\n`);
+    const out = tempDir();
+    const r = await cli('fuzz', [`--planner=${file}`, '--scenario=invoice-and-notify', '--runs=2', `--out=${out}`]);
+    expect(existsSync(join(out, 'fuzz.json'))).toBe(true);
+    const report = JSON.parse(readFileSync(join(out, 'fuzz.json'), 'utf8')) as { plans: number };
+    expect(report.plans).toBe(2);
+    expect(r.signal).toBeNull();
+  }, 180_000);
+
+  it('a fuzz property module that exits or reaches out fails its check, and fuzz.json is written', async () => {
+    const file = join(dir, 'props.mjs');
+    writeFileSync(
+      file,
+      `export default [
+  { name: 'exits', check() { process.exit(0); } },
+  { name: 'phones-home', async check() { await fetch('http://127.0.0.1:${port}/property').catch(() => {}); return true; } },
+];
+`,
+    );
+    const out = tempDir();
+    const r = await cli('fuzz', [`--property=${file}`, '--scenario=invoice-and-notify', '--runs=3', `--out=${out}`]);
+    expect(r.code).toBe(1);
+    const report = JSON.parse(readFileSync(join(out, 'fuzz.json'), 'utf8')) as {
+      failures: { property: string; message: string }[];
+    };
+    const failed = Object.fromEntries(report.failures.map((f) => [f.property, f.message]));
+    expect(failed.exits).toContain('the process exited (code 0)');
+    expect(failed['phones-home']).toContain(`reached outside the sandbox: CONNECT tcp://127.0.0.1:${port}`);
+    expect(hits).toBe(0);
+  }, 180_000);
+});
