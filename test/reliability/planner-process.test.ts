@@ -284,15 +284,21 @@ export default { name: 'posts-null', next() {
     expect(runOf(results, 'gated')).toMatchObject({ completed: true });
   }, 180_000);
 
-  it('fuzz with a planner file that calls process.exit(0) still writes fuzz.json', async () => {
+  it('fuzz with a planner file that calls process.exit(0) writes fuzz.json and fails (planner-ran), never a silent pass', async () => {
     const file = join(dir, 'exits.mjs');
     writeFileSync(file, `export default { name: 'exits', next() { process.exit(0); } };\n`);
     const out = tempDir();
     const r = await cli('fuzz', [`--planner=${file}`, '--scenario=invoice-and-notify', '--runs=2', `--out=${out}`]);
     expect(existsSync(join(out, 'fuzz.json'))).toBe(true);
-    const report = JSON.parse(readFileSync(join(out, 'fuzz.json'), 'utf8')) as { plans: number };
+    const report = JSON.parse(readFileSync(join(out, 'fuzz.json'), 'utf8')) as {
+      plans: number;
+      failures: { property: string; message: string; fault: { party: string } }[];
+    };
     expect(report.plans).toBe(2);
     expect(r.signal).toBeNull();
+    expect(r.code).toBe(1);
+    expect(report.failures.map((f) => [f.property, f.fault.party])).toEqual([['planner-ran', 'planner']]);
+    expect(report.failures[0]?.message).toContain('the run ended in planner_error');
   }, 180_000);
 
   it('a fuzz property module that exits or reaches out fails its check, and fuzz.json is written', async () => {

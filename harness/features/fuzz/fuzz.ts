@@ -258,6 +258,9 @@ async function fuzzPlans(opts: FuzzOptions, deadline: number | undefined): Promi
   return { scenario: opts.scenario.id, plans, failures, interrupted };
 }
 
+/** The failure a fuzzed planner's own crash or hang is reported as (once a scenario): its runs were not all checked. */
+export const PLANNER_RAN = 'planner-ran';
+
 async function fuzzPlanner(
   opts: FuzzOptions,
   planner: PlannerHandle,
@@ -267,6 +270,7 @@ async function fuzzPlanner(
   let interrupted = false;
   const failures: FuzzFailure[] = [];
   let remaining = [...opts.properties];
+  let crashed = false;
   for (let i = 0; i < opts.runs && remaining.length > 0; i++) {
     if (deadline !== undefined && Date.now() >= deadline) {
       interrupted = true;
@@ -276,6 +280,19 @@ async function fuzzPlanner(
     if (++plans % 32 === 0) await new Promise<void>((resolve) => setImmediate(resolve));
     const again = (o: PlanRunOptions) => runPlanner(opts.scenario, planner, Object.assign({}, o, { seed }));
     const first = await again(runOptions(opts));
+    if (!crashed && (first.end_reason === 'planner_error' || first.end_reason === 'decision_timeout')) {
+      // A planner that crashed or hung was not checked past that point: a failure, never a silent pass.
+      crashed = true;
+      failures.push({
+        scenario: opts.scenario.id,
+        property: PLANNER_RAN,
+        message: `the run ended in ${first.end_reason}${first.error ? `: ${first.error}` : ''}; nothing the planner would have done after that was checked`,
+        plan: null,
+        seed,
+        planner: planner.name,
+        fault: faultOf({ name: PLANNER_RAN, owner: 'planner' }, planner.name),
+      });
+    }
     for (const prop of [...remaining]) {
       const f = await checkRun(opts, [prop], first, again);
       if (!f) continue;
