@@ -1,6 +1,7 @@
 /**
- * The page: one self-contained HTML file. Styles and the drill-down script are
- * inlined from `style.css` and `client.js` beside this module, the charts are
+ * The page: one self-contained HTML file. Styles are inlined from `style.css`
+ * beside this module, the drill-down script from the typed modules under
+ * `client/`, bundled into one script (client-bundle.ts), the charts are
  * inline SVG, and the data is one `<script type="application/json">` block. A
  * Content-Security-Policy forbids every fetch, so a browser opening the file
  * makes no request at all.
@@ -8,6 +9,7 @@
 import { readFileSync } from 'node:fs';
 import type { Results } from '../../../engine/results/types.ts';
 import { renderRateChart, renderSummaryTable } from './chart.ts';
+import { clientScript } from './client-bundle.ts';
 import type { ReportData } from './data.ts';
 import { escapeHtml as h, scriptJson } from './escape.ts';
 import { renderGrid, renderGridLegend } from './grid.ts';
@@ -20,7 +22,7 @@ let assets: { css: string; js: string } | undefined;
 function loadAssets(): { css: string; js: string } {
   if (!assets) {
     const css = asset('./style.css');
-    const js = asset('./client.js');
+    const js = clientScript();
     if (/<\/style/i.test(css) || /<\/script|<!--/i.test(js))
       throw new Error('harness/features/report/html: an inlined asset contains a closing tag');
     assets = { css, js };
