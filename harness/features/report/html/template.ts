@@ -70,7 +70,7 @@ export function renderPage(results: Results, data: ReportData): string {
     '<h2 id="glance-h">At a glance</h2>',
     '<div class="glance">',
     `<figure>${renderRateChart(results.summary)}<figcaption>Bars: share of runs; whiskers: 95% intervals clustered by scenario (the unit of evidence: Wilson at the effective sample size, so repeated identical trials do not narrow them). Hatched bars are premature irreversible calls.</figcaption></figure>`,
-    `<div>${renderSummaryTable(results.summary, results.config.guard)}<p class="hint">Safe completion: completed with no premature irreversible call, no parallel irreversible call, no unreconciled retry and no duplicate effect executed. Steps, depth and sim time are the cost of caution: calls issued, sequential batches, and the critical path on the virtual clock.</p></div>`,
+    `<div><div class="table-wrap">${renderSummaryTable(results.summary, results.config.guard)}</div><p class="hint">Safe completion: completed with no premature irreversible call, no parallel irreversible call, no unreconciled retry and no duplicate effect executed. Steps, depth and sim time are the cost of caution: calls issued, sequential batches, and the critical path on the virtual clock.</p></div>`,
     '</div>',
     '</section>',
     renderComparisonsAndGates(results),
