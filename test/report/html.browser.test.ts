@@ -45,7 +45,15 @@ describe('report.html in chromium', () => {
       summary: ev.results.summary.filter((s) => s.planner === one),
       comparisons: [],
     };
-    writeFileSync(join(ev.dir, 'one-planner.html'), renderHtml(only, { loadRecord: recordsIn(ev.dir) }));
+    // Rendered as an installed oneway would, in a project at /work/app with results in reports/latest.
+    writeFileSync(
+      join(ev.dir, 'one-planner.html'),
+      renderHtml(only, {
+        loadRecord: recordsIn(ev.dir),
+        outDir: '/work/app/reports/latest',
+        where: { source: false, root: '/work/app/node_modules/oneway', cwd: '/work/app' },
+      }),
+    );
     onePlanner = pathToFileURL(join(ev.dir, 'one-planner.html')).href;
     browser = await openBrowser();
   }, 120_000);
@@ -182,6 +190,27 @@ describe('report.html in chromium', () => {
     await expect.poll(dialogOpen).toBe(true);
     // The drill-down's legend lists every mark; the data names them all (a mark no run has included).
     expect(await missingGlyphs(page)).toEqual([]);
+  });
+
+  it.skipIf(skip)('ends the recovery section with the command the user would type', async () => {
+    const page = browser!.page;
+    const { run } = prematureIrreversible(ev);
+    await page.goto(url);
+    await page.click(cell(run.scenario, run.planner));
+    await expect.poll(dialogOpen).toBe(true);
+    // From source in the oneway repository (as the tests run): npm run, and where the results are.
+    expect(await page.locator('#drill .recover-command').innerText()).toBe(
+      `npm run recover -- ${ev.dir}/${run.record} [--apply]`,
+    );
+    // From an installed package, in the project: npx oneway, and the directory relative to it.
+    const other = ev.results.runs.find((r) => r.planner === ev.results.config.planners[0])!;
+    await page.goto(
+      `${onePlanner}#run=${encodeURIComponent(other.scenario)}/${encodeURIComponent(other.planner)}/${other.trial}`,
+    );
+    await expect.poll(dialogOpen).toBe(true);
+    expect(await page.locator('#drill .recover-command').innerText()).toBe(
+      `npx oneway recover reports/latest/${other.record} [--apply]`,
+    );
   });
 
   it.skipIf(skip || !screenshot)('writes the README screenshot (ONEWAY_SCREENSHOT)', async () => {

@@ -93,7 +93,7 @@ export function renderRun(
   if (t) {
     out.appendChild(timeline(data, run, t));
     out.appendChild(ending(t));
-    out.appendChild(recovery(run, t));
+    out.appendChild(recovery(data, run, t));
   } else {
     out.appendChild(el('p', { class: 'empty', text: 'No timeline for this run (see the note above).' }));
   }

@@ -1,5 +1,6 @@
 /** What the run left behind, newest first: the incident checklist `oneway recover` prints, per item. */
-import type { RecoveryView, RunView, TimelineView } from '../data.ts';
+import { shellWord } from '../../../../util/shell-word.ts';
+import type { RecoveryView, ReportData, RunView, TimelineView } from '../data.ts';
 import { classBadge } from './badges.ts';
 import { el, section } from './dom.ts';
 import { callText } from './values.ts';
@@ -77,8 +78,15 @@ function item(i: RecoveryView): HTMLElement {
   return li;
 }
 
+/** The command that prints a run's full checklist, as the user types it where the report was written. */
+function recoverCommand(data: ReportData, run: RunView): string {
+  const { command, dir } = data.recover;
+  const record = dir === null ? `<out>/${run.record}` : shellWord(dir === '.' ? run.record : `${dir}/${run.record}`);
+  return `${command} ${record} [--apply]`;
+}
+
 /** The recovery section, ending with the command that prints the full checklist. */
-export function recovery(run: RunView, t: TimelineView): HTMLElement {
+export function recovery(data: ReportData, run: RunView, t: TimelineView): HTMLElement {
   const s = section('Recovery: what the run left behind, newest first', 'drill-recovery');
   if (t.recovery.length === 0) {
     s.appendChild(
@@ -92,7 +100,7 @@ export function recovery(run: RunView, t: TimelineView): HTMLElement {
       'p',
       { class: 'hint' },
       'The full checklist, and replaying the compensations in a sandbox: ',
-      el('code', { text: `npm run recover -- <out>/${run.record} [--apply]` }),
+      el('code', { class: 'recover-command', text: recoverCommand(data, run) }),
     ),
   );
   return s;
