@@ -2,12 +2,14 @@
 // `npm run build` (and prepare / prepack): compiles harness/ and planners/ to dist/ with the pinned tsc
 // (JavaScript + declarations, relative `.ts` specifiers rewritten to `.js`), then copies the files tsc
 // does not emit but the code reads at run time: the worker boot script, the seal's CommonJS preload,
-// the HTML report's client script and style sheet, the scenario JSON Schema.
+// the HTML report's style sheet, the scenario JSON Schema; and bundles the HTML report's browser
+// script (the typed modules under harness/features/report/html/client/) into one file with esbuild,
+// as the compiled report reads it (an installed package has no esbuild).
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
@@ -36,4 +38,12 @@ const walk = (dir) => {
   }
 };
 walk(join(root, 'harness'));
+
+// The report's browser script, bundled by the same function that bundles it from source.
+const html = join(dist, 'harness', 'features', 'report', 'html');
+const { bundleClient, CLIENT_BUNDLE } = await import(pathToFileURL(join(html, 'client-bundle.js')).href);
+writeFileSync(
+  join(html, CLIENT_BUNDLE),
+  bundleClient(join(root, 'harness', 'features', 'report', 'html', 'client', 'main.ts')),
+);
 process.stderr.write(`build: dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s (${copied} assets copied)\n`);

@@ -4,7 +4,7 @@
 # cache when they are there), writes one scenario and one planner (.mjs) there, and checks:
 #   the shipped Markdown's links         every relative link resolves to a file in the tarball
 #   npx oneway --help / eval --help      fast, and no work started
-#   npx oneway lint / eval / fuzz        exit codes, results.json, junit.xml, fuzz.json
+#   npx oneway lint / eval / fuzz        exit codes, results.json, junit.xml, report.html, fuzz.json
 #   oneway.config.yaml                   picked up, and overridden by a flag
 #   a forgotten -- after npm run         refused with exit 2 and the corrected command
 #   import 'oneway' and 'oneway/fuzz'    in a vitest test of the consumer's
@@ -111,7 +111,7 @@ npx --no-install oneway lint || fail "lint exited $?"
 
 step "oneway eval: the project's scenario, its planner and a built-in"
 set +e
-npx --no-install oneway eval --planner=./planners/verify-first.mjs,eager,gated --reporter=table,junit --out=reports/eval
+npx --no-install oneway eval --planner=./planners/verify-first.mjs,eager,gated --reporter=table,junit,html --out=reports/eval
 code=$?
 set -e
 [ "$code" -eq 0 ] || fail "oneway eval exited $code"
@@ -126,6 +126,11 @@ check(r.runs.length === 3 && r.runs.every((x) => x.end_reason === 'finish'), 'th
 check(by['verify-first']?.safe_completion_rate === 1, 'the custom planner completed safely');
 check(by.eager?.premature_irreversible_rate === 1, 'eager called send_email prematurely');
 check(readFileSync('reports/eval/junit.xml', 'utf8').includes('<testsuite name="oneway.eager"'), 'junit.xml written');
+// report.html: the drill-down script bundled at build time (no esbuild here), and the recovery
+// command as this project types it.
+const html = readFileSync('reports/eval/report.html', 'utf8');
+check(html.includes('getElementById("oneway-data")'), 'report.html embeds the bundled drill-down script');
+check(html.includes('"recover":{"command":"npx oneway recover","dir":"reports/eval"}'), 'report.html names npx oneway recover');
 console.log('   results.json: ok');
 JS
 

@@ -10,9 +10,12 @@ import type { RecordEvent } from '../../harness/core/record.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
 import { CHANGED_FIELD_YAML, NOTES_YAML, changedField, notes, scenarioFile } from './fixtures.ts';
 
-/** The arguments of the `npx oneway eval ...` line printed after "replay:". */
+/**
+ * The arguments of the eval command line printed after "replay:" (`npm run eval -- ...`: the tests
+ * run oneway from source inside its repository; an installed oneway prints `npx oneway eval ...`).
+ */
 function replayArgs(stdout: string): string[] {
-  const line = /replay: +npx oneway eval (.*)$/m.exec(stdout)?.[1];
+  const line = /replay: +npm run eval -- (.*)$/m.exec(stdout)?.[1];
   if (!line) throw new Error(`no replay command in:\n${stdout}`);
   return line.split(' ');
 }
@@ -112,7 +115,7 @@ describe('npm run fuzz', () => {
       '--seed=4',
       `--out=${tempDir()}`,
     ]);
-    const command = /^ +npx oneway fuzz (.*)$/m.exec(first.stdout)?.[1]?.split(' ') ?? [];
+    const command = /^ +npm run fuzz -- (.*)$/m.exec(first.stdout)?.[1]?.split(' ') ?? [];
     expect(command).toContainEqual(expect.stringMatching(/^--path=[\d:]+$/));
     const [a, b] = [tempDir(), tempDir()];
     await runCli(fuzzMain, [
@@ -185,7 +188,7 @@ export default property;
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/✗ archive-note: no-restore \(planner random, seed \d+\)/);
     expect(r.stdout).toMatch(/minimal plan \(1 call\)/);
-    expect(r.stdout).toMatch(/planner run: npx oneway eval --planner=random --scenario=\S+ --seed=\d+/);
+    expect(r.stdout).toMatch(/planner run: npm run eval -- --planner=random --scenario=\S+ --seed=\d+/);
     const plan = loadPlanFile(join(out, 'archive-note', 'no-restore.yaml'), notes);
     expect(plan.ok && plan.value).toEqual([{ restore_note: expect.any(Object) }]);
   });

@@ -164,7 +164,7 @@ goal: ["notes_listed"]`,
     expect(r.stdout).toContain(
       'please report it to the oneway maintainers with the plan file and the replay command below',
     );
-    expect(r.stdout).toMatch(/replay: +npx oneway eval --planner=scripted/);
+    expect(r.stdout).toMatch(/replay: +npm run eval -- --planner=scripted/);
   });
 
   it('refuses an owner it cannot blame, exit 2', async () => {

@@ -5,11 +5,15 @@
  * Skipped only when /usr/bin/chromium is absent, unless ONEWAY_REQUIRE_BROWSER=1
  * (set by .ci/run), which makes its absence a failure.
  * ONEWAY_SCREENSHOT=docs/report.png also writes the README's screenshot.
+ * The layout checks take screenshots at 800 and 1,400 px into the evaluation's temporary directory.
  */
-import { resolve } from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM, hasChromium, openBrowser, type Browser } from './browser.ts';
+import { CHROMIUM, hasChromium, layoutFaults, missingGlyphs, openBrowser, type Browser } from './browser.ts';
+import type { Results } from '../../harness/engine/results/types.ts';
+import { recordsIn, renderHtml } from '../../harness/features/report/html.ts';
 import { evaluateWithHtml, prematureIrreversible, type Evaluated } from './fixture.ts';
 
 const required = process.env.ONEWAY_REQUIRE_BROWSER === '1';
@@ -25,12 +29,32 @@ describe('report.html in chromium', () => {
   let ev: Evaluated;
   let browser: Browser | undefined;
   let url: string;
+  let onePlanner: string;
 
   beforeAll(async () => {
     if (skip) return;
     expect(hasChromium, `${CHROMIUM} is required (ONEWAY_REQUIRE_BROWSER=1): apt-get install chromium`).toBe(true);
     ev = await evaluateWithHtml(['--planner=eager,speculative,gated,serial', '--trials=2']);
     url = pathToFileURL(resolve(ev.dir, 'report.html')).href;
+    // The same results with one planner: the narrowest chart.
+    const one = ev.results.config.planners[0]!;
+    const only: Results = {
+      ...ev.results,
+      config: { ...ev.results.config, planners: [one] },
+      runs: ev.results.runs.filter((r) => r.planner === one),
+      summary: ev.results.summary.filter((s) => s.planner === one),
+      comparisons: [],
+    };
+    // Rendered as an installed oneway would, in a project at /work/app with results in reports/latest.
+    writeFileSync(
+      join(ev.dir, 'one-planner.html'),
+      renderHtml(only, {
+        loadRecord: recordsIn(ev.dir),
+        outDir: '/work/app/reports/latest',
+        where: { source: false, root: '/work/app/node_modules/oneway', cwd: '/work/app' },
+      }),
+    );
+    onePlanner = pathToFileURL(join(ev.dir, 'one-planner.html')).href;
     browser = await openBrowser();
   }, 120_000);
 
@@ -119,6 +143,74 @@ describe('report.html in chromium', () => {
     await page.goto(`${url}#run=${encodeURIComponent(r.scenario)}/${encodeURIComponent(r.planner)}/2`);
     await expect.poll(dialogOpen).toBe(true);
     expect(await page.locator('.trial-btn[aria-pressed="true"]').getAttribute('data-trial')).toBe('2');
+  });
+
+  for (const width of [800, 1400]) {
+    it.skipIf(skip)(
+      `fits ${width} px: no sideways scrolling, no clipped text, the chart across the width (screenshot)`,
+      async () => {
+        const page = browser!.page;
+        await page.setViewportSize({ width, height: 900 });
+        await page.goto(url);
+        await page.screenshot({ path: join(ev.dir, `report-${width}.png`), fullPage: true });
+        const full = await layoutFaults(page);
+        // The chart spans the content column (less its padding), not a third of it.
+        const [chart, column] = await page.evaluate(() => [
+          document.querySelector('svg.chart')!.getBoundingClientRect().right -
+            document.querySelector('.chart-axis, svg.chart')!.getBoundingClientRect().left,
+          document.querySelector('main')!.clientWidth - 40,
+        ]);
+        // With one planner the chart is narrowest: its legend must still show whole.
+        await page.goto(onePlanner);
+        await page.screenshot({ path: join(ev.dir, `one-planner-${width}.png`) });
+        expect({ full, onePlanner: await layoutFaults(page), chartAcross: chart >= column * 0.95 }).toEqual({
+          full: [],
+          onePlanner: [],
+          chartAcross: true,
+        });
+        await page.goto(url);
+        // The drill-down of a run with findings fits too.
+        const { run } = prematureIrreversible(ev);
+        await page.click(cell(run.scenario, run.planner));
+        await expect.poll(dialogOpen).toBe(true);
+        await page.screenshot({ path: join(ev.dir, `report-${width}-drill.png`) });
+        expect(await layoutFaults(page)).toEqual([]);
+        await page.keyboard.press('Escape');
+        await expect.poll(dialogOpen).toBe(false);
+        await page.setViewportSize({ width: 1280, height: 900 });
+      },
+    );
+  }
+
+  it.skipIf(skip)('has a glyph in the installed fonts for every character it shows, marks included', async () => {
+    const page = browser!.page;
+    await page.goto(url);
+    const { run } = prematureIrreversible(ev);
+    await page.click(cell(run.scenario, run.planner));
+    await expect.poll(dialogOpen).toBe(true);
+    // The drill-down's legend lists every mark; the data names them all (a mark no run has included).
+    expect(await missingGlyphs(page)).toEqual([]);
+  });
+
+  it.skipIf(skip)('ends the recovery section with the command the user would type', async () => {
+    const page = browser!.page;
+    const { run } = prematureIrreversible(ev);
+    await page.goto(url);
+    await page.click(cell(run.scenario, run.planner));
+    await expect.poll(dialogOpen).toBe(true);
+    // From source in the oneway repository (as the tests run): npm run, and where the results are.
+    expect(await page.locator('#drill .recover-command').innerText()).toBe(
+      `npm run recover -- ${ev.dir}/${run.record} [--apply]`,
+    );
+    // From an installed package, in the project: npx oneway, and the directory relative to it.
+    const other = ev.results.runs.find((r) => r.planner === ev.results.config.planners[0])!;
+    await page.goto(
+      `${onePlanner}#run=${encodeURIComponent(other.scenario)}/${encodeURIComponent(other.planner)}/${other.trial}`,
+    );
+    await expect.poll(dialogOpen).toBe(true);
+    expect(await page.locator('#drill .recover-command').innerText()).toBe(
+      `npx oneway recover reports/latest/${other.record} [--apply]`,
+    );
   });
 
   it.skipIf(skip || !screenshot)('writes the README screenshot (ONEWAY_SCREENSHOT)', async () => {

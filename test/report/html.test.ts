@@ -154,6 +154,17 @@ describe('--reporter=html', () => {
     expect(html).toContain('to keep the file small');
   });
 
+  it('names the recovery command as the user types it, with the results directory', () => {
+    // These tests run oneway from source inside its repository: npm run, and the directory as given.
+    expect((embeddedData(ev.html) as ReportData).recover).toEqual({ command: 'npm run recover --', dir: ev.dir });
+    // An installed oneway, run in a project: npx, and the directory relative to the project.
+    const where = { source: false, root: '/work/app/node_modules/oneway', cwd: '/work/app' };
+    const data = embeddedData(renderHtml(ev.results, { outDir: '/work/app/reports/latest', where })) as ReportData;
+    expect(data.recover).toEqual({ command: 'npx oneway recover', dir: 'reports/latest' });
+    // Without the directory the page says <out>.
+    expect((embeddedData(renderHtml(ev.results, { where })) as ReportData).recover.dir).toBeNull();
+  });
+
   it('cuts long values, with their length', () => {
     expect(clip({ a: 'x'.repeat(10) }, 8)).toEqual({ clipped: true, preview: '{"a":"xx', chars: 18 });
     expect(clip({ a: 1 }, 8)).toEqual({ a: 1 });

@@ -40,9 +40,11 @@ describe('the seal over MSW', () => {
   });
 
   it("hands a tool's reply to the run without cloning it", async () => {
-    const clone = Response.prototype.clone;
+    // Writable here (Node's types declare it read-only).
+    const proto = Response.prototype as { clone(this: Response): Response };
+    const clone = proto.clone;
     let clones = 0;
-    Response.prototype.clone = function (this: Response) {
+    proto.clone = function (this: Response) {
       clones++;
       return clone.call(this);
     };
@@ -55,7 +57,7 @@ describe('the seal over MSW', () => {
       expect(r.error).toBeNull();
       expect(r.steps).toBe(1);
     } finally {
-      Response.prototype.clone = clone;
+      proto.clone = clone;
     }
     expect(clones).toBe(0);
   });

@@ -49,7 +49,7 @@ type Aggregate = { how: 'sum' | 'mean'; at: number; gate: boolean } | 'rate' | '
 export interface FindingDef {
   kind: string;
   message: (c: CallEvent, at: { verb: string; related: number | undefined; batchAttempts: number }) => string;
-  /** The HTML drill-down's mark: a glyph, its name, and what it means on a call card. */
+  /** The HTML drill-down's mark: a glyph (one the usual system fonts all have: DejaVu, Liberation, Segoe UI, SF; the browser test checks), its name, and what it means on a call card. */
   glyph: string;
   text: string;
   detail: string;
@@ -322,7 +322,7 @@ export const SCORES = [
     finding: {
       kind: 'duplicate_effect',
       message: (c, at) => `step ${c.step}: ${c.class} ${c.tool} applied again the effect of step ${at.related}`,
-      glyph: '⧉',
+      glyph: '≡',
       text: 'duplicate effect',
       detail: 'applies again an effect the run already had',
     },

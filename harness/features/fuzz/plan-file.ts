@@ -9,6 +9,7 @@ import type { CallEvent, RecordEvent } from '../../core/record.ts';
 import type { PlanItem, Scenario } from '../../core/scenario.ts';
 import { renderValue } from '../../core/templates/render.ts';
 import { worldCandidates } from './values.ts';
+import { commandLine } from '../../util/command-line.ts';
 
 /** Scalar leaves of a value with their dotted paths. */
 function leaves(v: unknown, path: string[] = [], out: [string, unknown][] = []): [string, unknown][] {
@@ -78,13 +79,12 @@ export function writePlanFile(path: string, plan: readonly PlanItem[], comment: 
   writeFileSync(path, planYaml(plan, comment));
 }
 
-/** Quotes a shell word only when it needs it. */
-export function shellWord(s: string): string {
-  return /^[A-Za-z0-9_./:=,@%+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
-}
+/** Quotes a shell word only when it needs it (harness/util/shell-word.ts; the CLI imports it from here). */
+export { shellWord } from '../../util/shell-word.ts';
 
 /**
- * The command that replays a plan file with `oneway eval` (`npx oneway`: a project's installed oneway, or a clone's own).
+ * The command that replays a plan file with `oneway eval`, as the user types it where they are
+ * (`npx oneway eval`, or `npm run eval --` inside the oneway repository: util/command-line.ts).
  *
  * @example
  * replayCommand({ plan: 'reports/fuzz/x.yaml', scenario: 'invoice-and-notify', seed: 12 })
@@ -108,5 +108,5 @@ export function replayCommand(o: {
     ...(o.transport ? [`--transport=${o.transport}`] : []),
     ...(o.out ? [`--out=${o.out}`] : []),
   ];
-  return `npx oneway eval ${args.map(shellWord).join(' ')}`;
+  return commandLine('eval', args);
 }

@@ -8,8 +8,9 @@ import type { ChalkInstance } from 'chalk';
 import { safeName } from '../../engine/runner/evaluate.ts';
 import type { FuzzFailure } from './fuzz.ts';
 import { failureCalls } from './fuzz.ts';
-import { replayCommand, shellWord, writePlanFile } from './plan-file.ts';
+import { replayCommand, writePlanFile } from './plan-file.ts';
 import { terminalText } from '../../util/terminal-text.ts';
+import { commandLine } from '../../util/command-line.ts';
 
 /** How the fuzz run was invoked, as far as replaying a failure needs it. */
 export interface ReplayContext {
@@ -39,7 +40,7 @@ function fuzzReplayCommand(f: FuzzFailure, r: ReplayContext): string | undefined
     ...(r.transport !== 'inprocess' ? [`--transport=${r.transport}`] : []),
     ...(r.maxItems !== 6 ? [`--max-items=${r.maxItems}`] : []),
   ];
-  return `npx oneway fuzz ${args.map(shellWord).join(' ')}`;
+  return commandLine('fuzz', args);
 }
 
 /** The party at fault as a reader names it: "oneway (a bug)", "the scenario", "the planner NAME". */

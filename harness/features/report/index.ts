@@ -73,7 +73,7 @@ const reporters = {
   },
   // Reads each run's record from outDir; a missing or cut-short one is a note in its drill-down.
   html: ({ results, ctx, writeFile }) =>
-    writeFile(HTML_REPORT_FILE, renderHtml(results, { loadRecord: recordsIn(ctx.outDir) })),
+    writeFile(HTML_REPORT_FILE, renderHtml(results, { loadRecord: recordsIn(ctx.outDir), outDir: ctx.outDir })),
 } satisfies Record<ReporterName, Reporter>;
 
 export { REPORTERS, parseReporters, reportersFor } from './names.ts';

@@ -15,45 +15,51 @@ import { escapeHtml as h } from './escape.ts';
 const BAR = 40;
 const GAP = 10;
 const PAD = 21;
-const LEFT = 48;
-const TOP = 40;
+/** The y axis's width (its tick labels), the plot's top (above the tallest whisker's label), its height, and the planner labels' band. */
+const AXIS = 48;
+const TOP = 24;
 const PLOT_H = 200;
 const BOTTOM = 44;
+const HEIGHT = TOP + PLOT_H + BOTTOM;
 
 const y = (v: number) => TOP + PLOT_H * (1 - Math.max(0, Math.min(1, v)));
 const f = (v: number) => Number(v.toFixed(1));
 const short = (s: string, n = 16) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+const pctOf = (v: number) => `${f(v * 100)}%`;
 
 /** Words joined as in a sentence: `a`, `a and b`, `a, b and c`. */
 const sentence = (words: readonly string[]): string =>
   words.length > 1 ? `${words.slice(0, -1).join(', ')} and ${words.at(-1)}` : (words[0] ?? '');
 
 /**
- * The SVG chart: one group per planner, a bar for each rate of the rate registry that declares
- * `chart` (`rect.bar`, `data-planner`, and `data-metric` its series: safe | premature), whiskers for the intervals.
+ * The chart: a legend (HTML, so it wraps and is never cut), the y axis, and the plot, an SVG as
+ * wide as the page allows. Each planner has an equal slot across the plot (a nested SVG that
+ * centres its group at its natural size, so text is never stretched); below its natural width
+ * the plot scrolls inside its own box. In each group, a bar for each rate of the rate registry
+ * that declares `chart` (`rect.bar`, `data-planner`, and `data-metric` its series: safe |
+ * premature), whiskers for the intervals.
  *
  * @example
- * renderRateChart(results.summary) // '<svg ...><rect class="bar fill-safe" .../>...</svg>'
+ * renderRateChart(results.summary) // '<div class="chart-box">...<svg class="chart" ...><rect class="bar fill-safe" .../>...'
  */
 export function renderRateChart(summary: readonly PlannerSummary[]): string {
   if (summary.length === 0) return '<p class="empty">No planner finished a run, so there is nothing to chart.</p>';
   const series = chartRates();
   const bars = series.length * BAR + (series.length - 1) * GAP;
   const group = bars + 2 * PAD;
-  const width = LEFT + summary.length * group + 16;
-  const height = TOP + PLOT_H + BOTTOM;
-  const grid = [0, 0.25, 0.5, 0.75, 1]
+  const ticks = [0, 0.25, 0.5, 0.75, 1];
+  const axis = ticks
     .map(
-      (t) =>
-        `<line class="gridline" x1="${LEFT}" x2="${width - 8}" y1="${f(y(t))}" y2="${f(y(t))}"/><text class="tick" x="${LEFT - 6}" y="${f(y(t) + 4)}" text-anchor="end">${Math.round(t * 100)}%</text>`,
+      (t) => `<text class="tick" x="${AXIS - 6}" y="${f(y(t) + 4)}" text-anchor="end">${Math.round(t * 100)}%</text>`,
     )
     .join('');
+  const grid = ticks.map((t) => `<line class="gridline" x1="0" x2="100%" y1="${f(y(t))}" y2="${f(y(t))}"/>`).join('');
+  const slot = 1 / summary.length;
   const groups = summary
     .map((s, i) => {
-      const x0 = LEFT + i * group + PAD;
       const shown = series
         .map((m, j) => {
-          const x = x0 + j * (BAR + GAP);
+          const x = PAD + j * (BAR + GAP);
           const { value, ci } = rateOf(s, m);
           const rate = value ?? 0;
           const [lo, hi] = ci ?? [0, 1];
@@ -73,14 +79,14 @@ export function renderRateChart(summary: readonly PlannerSummary[]): string {
           ].join('');
         })
         .join('');
-      const label = `<text class="planner-label" x="${f(x0 + bars / 2)}" y="${TOP + PLOT_H + 20}" text-anchor="middle">${h(short(s.planner))}<title>${h(s.planner)}</title></text>`;
-      return `<g class="planner-group">${shown}${label}</g>`;
+      const label = `<text class="planner-label" x="${f(group / 2)}" y="${TOP + PLOT_H + 20}" text-anchor="middle">${h(short(s.planner))}<title>${h(s.planner)}</title></text>`;
+      return `<svg class="planner-group" x="${pctOf(i * slot)}" y="0" width="${pctOf(slot)}" height="${HEIGHT}" viewBox="0 0 ${group} ${HEIGHT}" preserveAspectRatio="xMidYMid meet">${shown}${label}</svg>`;
     })
     .join('');
   const legend = series
     .map(
-      (m, j) =>
-        `<g transform="translate(${LEFT + j * 230},8)"><rect class="swatch fill-${m.chart.metric}" x="0" y="0" width="14" height="14"/><text class="legend" x="20" y="12">${h(m.label)} (${m.better} is better)</text></g>`,
+      (m) =>
+        `<li><svg class="swatch-box" width="14" height="14" aria-hidden="true"><rect class="swatch fill-${m.chart.metric}" x="0.75" y="0.75" width="12.5" height="12.5"/></svg> ${h(m.label)} (${m.better} is better)</li>`,
     )
     .join('');
   const desc = summary
@@ -96,16 +102,19 @@ export function renderRateChart(summary: readonly PlannerSummary[]): string {
     .join('; ');
   const title = sentence(series.map((m) => m.label));
   return [
-    `<svg class="chart" role="img" aria-labelledby="chart-title chart-desc" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}">`,
+    `<ul class="legend-list chart-legend" aria-hidden="true">${legend}</ul>`,
+    '<div class="chart-box">',
+    `<svg class="chart-axis" width="${AXIS}" height="${HEIGHT}" aria-hidden="true">${axis}</svg>`,
+    `<div class="chart-scroll"><svg class="chart" role="img" aria-labelledby="chart-title chart-desc" width="100%" height="${HEIGHT}" style="min-width:${summary.length * group}px">`,
     `<title id="chart-title">${h(`${title.charAt(0).toUpperCase()}${title.slice(1)}`)} rate per planner, with 95% intervals</title>`,
     `<desc id="chart-desc">${h(desc)}</desc>`,
     // Hatching tells the two series apart without colour.
     `<defs><pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect class="hatch-bg" width="6" height="6"/><line class="hatch-line" x1="0" y1="0" x2="0" y2="6"/></pattern></defs>`,
-    legend,
     grid,
-    `<line class="axis" x1="${LEFT}" x2="${width - 8}" y1="${y(0)}" y2="${y(0)}"/>`,
+    `<line class="axis" x1="0" x2="100%" y1="${y(0)}" y2="${y(0)}"/>`,
     groups,
-    `</svg>`,
+    `</svg></div>`,
+    '</div>',
   ].join('');
 }
 

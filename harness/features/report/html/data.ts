@@ -12,6 +12,7 @@ import type { ParsedRecord, RecordRead } from '../../../engine/record/reader.ts'
 import type { Results, RunResult } from '../../../engine/results/types.ts';
 import type { ScoreFinding } from '../../../engine/scoring/findings.ts';
 import { findingScores, scoreOf, scores, type ScoreDef, type ScoreValue } from '../../../engine/scoring/registry.ts';
+import { commandPrefix, typedPath, type Where } from '../../../util/command-line.ts';
 
 /** Above this many runs, only runs with findings (or an error) keep their timelines. */
 const MAX_FULL_TIMELINES = 2000;
@@ -138,6 +139,12 @@ export interface ReportData {
   scores: ScoreView[];
   /** The marks a call card and the timeline legend show: one per registry finding kind, then `blocked`. */
   marks: Record<string, MarkView>;
+  /**
+   * The recovery checklist's command as the user types it where the report was written
+   * (`npx oneway recover`, or `npm run recover --` inside the oneway repository), and the
+   * results directory as they would type it (null when not known: the page says `<out>`).
+   */
+  recover: { command: string; dir: string | null };
 }
 
 /** A score as the drill-down names it. */
@@ -172,6 +179,10 @@ export interface DataOptions {
   loadRecord?: (run: RunResult) => RecordRead;
   maxFullTimelines?: number;
   maxValueChars?: number;
+  /** The results directory, for the recovery command (`<out>` without it). */
+  outDir?: string;
+  /** Where oneway runs, which decides how the recovery command is typed (default: this process). */
+  where?: Where;
 }
 
 /**
@@ -256,6 +267,10 @@ export function buildReportData(results: Results, options: DataOptions = {}): Re
     outcomes: OUTCOMES,
     scores: scores().map((s) => ({ name: s.name, label: s.label, unit: s.unit })),
     marks: marksView(),
+    recover: {
+      command: commandPrefix('recover', options.where),
+      dir: options.outDir === undefined ? null : typedPath(options.outDir, options.where?.cwd),
+    },
   };
 }
 

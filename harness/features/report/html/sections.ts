@@ -92,7 +92,7 @@ function comparisonTable(comparisons: readonly Comparison[], caption: string): s
       ].join('');
     })
     .join('');
-  return `<table class="summary"><caption>${caption}</caption><thead><tr><th scope="col">planner</th><th scope="col">n (scenarios)</th>${paired.map((r) => `<th scope="col">${h(r.paired.head)}</th>`).join('')}<th scope="col">steps</th><th scope="col">depth</th></tr></thead><tbody>${rows}</tbody></table>`;
+  return `<div class="table-wrap"><table class="summary"><caption>${caption}</caption><thead><tr><th scope="col">planner</th><th scope="col">n (scenarios)</th>${paired.map((r) => `<th scope="col">${h(r.paired.head)}</th>`).join('')}<th scope="col">steps</th><th scope="col">depth</th></tr></thead><tbody>${rows}</tbody></table></div>`;
 }
 
 /** `--baseline-planner` and `--baseline` comparisons, and `--fail-on` gates; empty when none were asked for. */

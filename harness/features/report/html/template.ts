@@ -1,6 +1,7 @@
 /**
- * The page: one self-contained HTML file. Styles and the drill-down script are
- * inlined from `style.css` and `client.js` beside this module, the charts are
+ * The page: one self-contained HTML file. Styles are inlined from `style.css`
+ * beside this module, the drill-down script from the typed modules under
+ * `client/`, bundled into one script (client-bundle.ts), the charts are
  * inline SVG, and the data is one `<script type="application/json">` block. A
  * Content-Security-Policy forbids every fetch, so a browser opening the file
  * makes no request at all.
@@ -8,6 +9,7 @@
 import { readFileSync } from 'node:fs';
 import type { Results } from '../../../engine/results/types.ts';
 import { renderRateChart, renderSummaryTable } from './chart.ts';
+import { clientScript } from './client-bundle.ts';
 import type { ReportData } from './data.ts';
 import { escapeHtml as h, scriptJson } from './escape.ts';
 import { renderGrid, renderGridLegend } from './grid.ts';
@@ -20,7 +22,7 @@ let assets: { css: string; js: string } | undefined;
 function loadAssets(): { css: string; js: string } {
   if (!assets) {
     const css = asset('./style.css');
-    const js = asset('./client.js');
+    const js = clientScript();
     if (/<\/style/i.test(css) || /<\/script|<!--/i.test(js))
       throw new Error('harness/features/report/html: an inlined asset contains a closing tag');
     assets = { css, js };
@@ -68,7 +70,7 @@ export function renderPage(results: Results, data: ReportData): string {
     '<h2 id="glance-h">At a glance</h2>',
     '<div class="glance">',
     `<figure>${renderRateChart(results.summary)}<figcaption>Bars: share of runs; whiskers: 95% intervals clustered by scenario (the unit of evidence: Wilson at the effective sample size, so repeated identical trials do not narrow them). Hatched bars are premature irreversible calls.</figcaption></figure>`,
-    `<div>${renderSummaryTable(results.summary, results.config.guard)}<p class="hint">Safe completion: completed with no premature irreversible call, no parallel irreversible call, no unreconciled retry and no duplicate effect executed. Steps, depth and sim time are the cost of caution: calls issued, sequential batches, and the critical path on the virtual clock.</p></div>`,
+    `<div><div class="table-wrap">${renderSummaryTable(results.summary, results.config.guard)}</div><p class="hint">Safe completion: completed with no premature irreversible call, no parallel irreversible call, no unreconciled retry and no duplicate effect executed. Steps, depth and sim time are the cost of caution: calls issued, sequential batches, and the critical path on the virtual clock.</p></div>`,
     '</div>',
     '</section>',
     renderComparisonsAndGates(results),
