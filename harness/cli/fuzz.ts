@@ -14,7 +14,7 @@ import type { Scenario } from '../core/scenario.ts';
 import { fuzzScenario, type FuzzFailure, type FuzzReport } from '../features/fuzz/fuzz.ts';
 import { reportFailure } from '../features/fuzz/report.ts';
 import { withScenarioFindings } from '../features/fuzz/fault.ts';
-import { shellWord } from '../features/fuzz/plan-file.ts';
+import { commandLine } from '../util/command-line.ts';
 import { lintTexts } from '../features/lint/lint.ts';
 import { fuzzOnWorkers } from '../features/fuzz/workers.ts';
 import { BUILTIN_PROPERTIES, DEFAULT_PROPERTIES } from '../features/fuzz/properties.ts';
@@ -266,7 +266,7 @@ function judgeScenarios(
       found = lintTexts([{ file: shown(l.file), text: readFileSync(l.file, 'utf8') }]);
       findings.set(l.file, found);
     }
-    f.fault = withScenarioFindings(f.fault, found, `npx oneway lint ${shellWord(shown(l.file))}`);
+    f.fault = withScenarioFindings(f.fault, found, commandLine('lint', [shown(l.file)]));
   }
 }
 

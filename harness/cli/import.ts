@@ -4,6 +4,7 @@
  * skeleton, every tool marked `review: true`.
  * Exit status: 0 written; 2 usage or input error.
  */
+import { commandLine, commandPrefix } from '../util/command-line.ts';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, relative, resolve } from 'node:path';
 import { UsageError } from '../core/errors.ts';
@@ -166,7 +167,11 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     io.stderr.write(
       `imported ${result.tools.length} tool${result.tools.length === 1 ? '' : 's'}${out ? ` to ${values.out}` : ''}: ${parts.join(', ')}; every tool has review: true\n`,
     );
-    io.stderr.write(cerr.dim(`next: fill in the TODOs, then npx oneway lint ${values.out ?? '<file>'}\n`));
+    io.stderr.write(
+      cerr.dim(
+        `next: fill in the TODOs, then ${values.out ? commandLine('lint', [values.out]) : `${commandPrefix('lint')} <file>`}\n`,
+      ),
+    );
     return 0;
   } catch (e) {
     return commandFailed(e, io, 'oneway import');

@@ -144,7 +144,7 @@ goal: ["notes_listed"]`,
     expect(r.stdout).toMatch(
       /at fault: the scenario: lint finds a problem in the scenario that can make any property fail, whoever plans: \[reversible-asymmetric\] tools\[2\]\.compensating_operation/,
     );
-    expect(r.stdout).toContain(`next:     fix it first (npx oneway lint ${file}), then fuzz again`);
+    expect(r.stdout).toContain(`next:     fix it first (npm run lint -- ${file}), then fuzz again`);
   });
 
   it('says a failure of a property oneway owns is a bug in oneway, with the replay command', async () => {

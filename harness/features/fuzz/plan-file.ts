@@ -79,9 +79,6 @@ export function writePlanFile(path: string, plan: readonly PlanItem[], comment: 
   writeFileSync(path, planYaml(plan, comment));
 }
 
-/** Quotes a shell word only when it needs it (harness/util/shell-word.ts; the CLI imports it from here). */
-export { shellWord } from '../../util/shell-word.ts';
-
 /**
  * The command that replays a plan file with `oneway eval`, as the user types it where they are
  * (`npx oneway eval`, or `npm run eval --` inside the oneway repository: util/command-line.ts).
