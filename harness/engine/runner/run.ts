@@ -33,8 +33,7 @@ import { canonicalOrder } from '../../domain/rules/same-call.ts';
 import { reportedTools } from '../../domain/rules/reconcile.ts';
 import { LOST_REPLY } from '../../domain/planner-kit/lost-reply.ts';
 import { checkDecision, rejectedEvent } from './decision.ts';
-import type { BatchGate } from './gate.ts';
-import { createGuard } from '../guard/guard.ts';
+import { blockedEvent, type BatchGate } from './gate.ts';
 import { hostOf } from './isolate.ts';
 import { copyJson, deepFreeze } from '../../util/json.ts';
 import { RecentCache } from '../../util/recent.ts';
@@ -382,11 +381,13 @@ export async function runOne(spec: RunSpec): Promise<RunOutcome> {
           ? []
           : denial && checked.calls.length === 1 && checked.calls[0]?.tool === denial.call.tool
             ? [
-                createGuard().blockedEvent(
-                  { call: checked.calls[0], verdict: { pass: false, reason: denial.reason, missing: [] } },
-                  sandbox,
-                  { turn, batch, step: attempts + 1, pos: 0, batchSize: 1 },
-                ),
+                blockedEvent(checked.calls[0], denial.reason, sandbox, {
+                  turn,
+                  batch,
+                  step: attempts + 1,
+                  pos: 0,
+                  batchSize: 1,
+                }),
               ]
             : executeTurn(spec, sandbox, transport, canonicalOrder(checked.calls), turn, batch, attempts + 1, past);
       if (!Array.isArray(callEvents)) callEvents = await callEvents;
@@ -471,7 +472,15 @@ function executeTurn(
   let pos = passing.length;
   const blocked = screened
     .filter((s) => !s.verdict.pass)
-    .map((s) => gate.blockedEvent(s, sandbox, { turn, batch, step: next++, pos: pos++, batchSize: calls.length }));
+    .map((s) =>
+      blockedEvent(s.call, s.verdict.pass ? 'blocked' : s.verdict.reason, sandbox, {
+        turn,
+        batch,
+        step: next++,
+        pos: pos++,
+        batchSize: calls.length,
+      }),
+    );
   const sent = passing.length > 0 ? send(passing) : [];
   // A passing compensable call's compensation is scheduled: the record says so.
   const annotate = (events: CallEvent[]): CallEvent[] => [
