@@ -259,7 +259,7 @@ async function fuzzPlans(opts: FuzzOptions, deadline: number | undefined): Promi
 }
 
 /** The failure a fuzzed planner's own crash or hang is reported as (once a scenario): its runs were not all checked. */
-export const PLANNER_RAN = 'planner-ran';
+const PLANNER_RAN = 'planner-ran';
 
 async function fuzzPlanner(
   opts: FuzzOptions,
