@@ -48,6 +48,14 @@ module.exports = {
     only('engine', ['util', 'core', 'domain']),
     only('features', ['util', 'core', 'domain', 'engine']),
     {
+      name: 'recover-does-not-import-report',
+      severity: 'error',
+      comment:
+        "the HTML report shows recovery's checklist (report imports recover): what both need (durations, console widths) lives in util/",
+      from: { path: '^harness/features/recover/' },
+      to: { path: '^harness/features/report/' },
+    },
+    {
       name: 'harness-does-not-import-bundled-planners',
       severity: 'error',
       comment:

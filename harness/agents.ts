@@ -1,11 +1,13 @@
 /// <reference types="node" preserve="true" />
 // oneway's declarations use Node's types (streams, process.env): consumers get them without listing "node" in "types".
 /**
- * `oneway/agents`: what exists for MCP agents today. A scenario served as an MCP server (each
- * session one recorded, scored run: `oneway serve`), an agent process evaluated through that
- * server (`oneway eval --agent-cmd`), and the mapping between oneway's tool classes and MCP or
- * OpenAI tool definitions (`oneway export` / `oneway import`), and the adapters for agent frameworks'
- * approval steps (`needsApproval`, `askHuman`: see harness/features/mcp/approvals.ts).
+ * `oneway/agents`: what an agent integration needs, decided and checked (api/oneway-agents.api.md,
+ * `npm run check:api`). A scenario served as an MCP server (each session one recorded, scored run:
+ * `oneway serve`), an agent process evaluated through that server (`oneway eval --agent-cmd`, and
+ * the environment it gets), the adapters for agent frameworks' approval steps (`needsApproval`,
+ * `askHuman`), and the mapping between oneway's tool classes and MCP or OpenAI tool definitions
+ * (`oneway export` / `oneway import`). How the server is built (its tools, results, channels) is
+ * internal.
  *
  * @example
  * import { loadScenarioFile } from 'oneway';
@@ -17,31 +19,10 @@
  * // point the agent at serving.url; each MCP session is one run
  * const results = await serving.close();
  */
-export {
-  serveHttp,
-  serveStdio,
-  DEFAULT_AGENT_NAME,
-  type HttpServing,
-  type ServeOptions,
-} from './features/mcp/serve.ts';
-export {
-  agentPlanner,
-  AGENT_ENV,
-  DEFAULT_AGENT_COMMAND_NAME,
-  type AgentHandle,
-  type AgentOptions,
-} from './features/mcp/agent.ts';
-export { scenarioSurface, taskText, type ScenarioSurface } from './features/mcp/server.ts';
-export {
-  servedTool,
-  finishTool,
-  finishToolName,
-  FINISH_TOOL,
-  SERVED_META,
-  APPROVAL_TOOL,
-  approvalTool,
-  approvalToolName,
-} from './features/mcp/tools.ts';
+// Serving a scenario to agents, and evaluating an agent process (the environment it is started with).
+export { serveHttp, serveStdio, type HttpServing, type ServeOptions } from './features/mcp/serve.ts';
+export { agentPlanner, AGENT_ENV, type AgentHandle, type AgentOptions } from './features/mcp/agent.ts';
+// A framework's approval step: which served tools wait for a sign-off, and asking the scenario's scripted human.
 export {
   needsApproval,
   servedClass,
@@ -52,12 +33,11 @@ export {
   type ToolCaller,
   type HumanAnswer,
 } from './features/mcp/approvals.ts';
-export { DEFAULT_BATCH_WINDOW_MS, DENIED_BY_HUMAN, type ChannelOptions } from './features/mcp/channel.ts';
-export { toToolResult, errorResult } from './features/mcp/result.ts';
-export { exportMcp, exportOpenAi, EXPORT_FORMATS, type ExportFormat } from './features/convert/export.ts';
+export { DEFAULT_BATCH_WINDOW_MS, DENIED_BY_HUMAN } from './features/mcp/channel.ts';
+// Tool definitions: a scenario's tools as MCP or OpenAI definitions, and MCP tools as oneway declarations.
+export { exportMcp, exportOpenAi } from './features/convert/export.ts';
 export {
   importMcpTools,
-  scenarioId,
   type ImportOptions,
   type ImportResult,
   type ImportedTool,
@@ -66,14 +46,9 @@ export {
   toMcpTool,
   classFromHints,
   toolsListOf,
-  META_CLASS,
-  META_COMPENSATION,
-  META_PRECONDITIONS,
-  META_APPROVAL,
-  META_KIND,
   type McpTool,
   type McpAnnotations,
   type McpToolSource,
   type McpVerdict,
 } from './features/convert/mcp.ts';
-export { toOpenAiFunction, classNote, type OpenAiFunction, type OpenAiToolSource } from './features/convert/openai.ts';
+export { toOpenAiFunction, type OpenAiFunction, type OpenAiToolSource } from './features/convert/openai.ts';

@@ -1,15 +1,31 @@
 /// <reference types="node" preserve="true" />
 // oneway's declarations use Node's types (streams, process.env): consumers get them without listing "node" in "types".
 /**
- * oneway's public surface (`import ... from 'oneway'`): the planner contract, loading scenarios
- * and planners, scoring, problems and their formatting, and `evaluate(config)`, the programmatic
- * `oneway eval`. Fuzzing lives in `oneway/fuzz` (also re-exported here, as before), MCP agents in
- * `oneway/agents`, the scenario JSON Schema in `oneway/schema.json`.
+ * oneway's public surface (`import ... from 'oneway'`), decided and checked (api/oneway.api.md,
+ * `npm run check:api`): `evaluate(config)` (the programmatic `oneway eval`) and the config's shape;
+ * the planner contract and the helpers a planner is built with; loading scenarios and planners;
+ * scoring a record, summaries and gates; problems and how they print. Fuzzing lives in
+ * `oneway/fuzz` only (it loads fast-check), MCP agents in `oneway/agents`, the scenario JSON Schema
+ * in `oneway/schema.json`. Everything else is internal and may change in any release.
  *
  * @example
  * import type { PlannerFactory, PlannerView, Decision } from 'oneway';
  * import { evaluate } from 'oneway';
  */
+
+// Evaluating: the programmatic `oneway eval`, and the config file's shape.
+export {
+  evaluate,
+  defineConfig,
+  type EvaluateConfig,
+  type OnewayConfig,
+  type LlmConfig,
+  type FuzzConfig,
+} from './api.ts';
+export type { ReporterName } from './features/report/names.ts';
+
+// The planner contract (docs/planner-api.md), and what a planner is built with: seeded randomness,
+// facts and their templates, the one argument rule (a call's arguments against its tool's JSON Schema).
 export type {
   Call,
   Decision,
@@ -23,36 +39,35 @@ export type {
   ToolClass,
   ToolView,
 } from './core/planner.ts';
-export type { CallEvent, RecordEvent, RejectedEvent, RunEndEvent, RunStartEvent } from './core/record.ts';
-// The one argument rule: a call's arguments against its tool's JSON Schema.
-export { checkArguments, type ArgumentsVerdict, type Violation } from './domain/rules/arguments.ts';
-export type { Results, RunResult, PlannerSummary } from './engine/results/types.ts';
-export type { Scenario, Tool, PlanItem } from './core/scenario.ts';
+export { createRng, deriveSeed, type Rng } from './util/rng.ts';
 export { parseFact, formatFact, matchesFact, type Fact } from './core/facts/fact.ts';
 export { renderFact } from './core/facts/template.ts';
-export { createRng, deriveSeed, type Rng } from './util/rng.ts';
-export { scoreRecord, scoreRun } from './engine/scoring/metrics.ts';
-export { loadScenarioFile, loadScenarioText, loadPlanFile } from './engine/loader/load.ts';
-// Fuzzing: everything `oneway/fuzz` exports (plan arbitraries, running plans, properties, the oracle, rollback, shrinking).
-export * from './features/fuzz/index.ts';
-export type { PlannerHandle } from './engine/runner/run.ts';
-// Evaluating: the programmatic `oneway eval`, and the config file's shape.
-export {
-  evaluate,
-  defineConfig,
-  type EvaluateConfig,
-  type OnewayConfig,
-  type LlmConfig,
-  type FuzzConfig,
-} from './api.ts';
-// Loading: scenario specs (files, directories, globs, ids) and planners (names or module paths).
+export { checkArguments, type ArgumentsVerdict, type Violation } from './domain/rules/arguments.ts';
+
+// Loading: scenario files and texts, specs (files, directories, globs, ids), planners (names or module paths).
+export type { Scenario, Tool, PlanItem } from './core/scenario.ts';
+export { loadScenarioFile, loadScenarioText, type LoadedScenario } from './engine/loader/load.ts';
 export { resolveScenarios, type Resolved, type ResolveOptions } from './engine/loader/resolve.ts';
-export type { LoadedScenario } from './engine/loader/load.ts';
-export { loadPlanner, builtinPlanners, toHandle } from './engine/runner/planners.ts';
-// Problems: what the loaders and commands report, and how they print it (file:line:col severity [code] path: message).
+export { loadPlanner } from './engine/runner/planners.ts';
+export type { PlannerHandle } from './engine/runner/run.ts';
+
+// Records and results: a run record's events, scoring them, summaries over runs, gates, results.json.
+export type { CallEvent, RecordEvent, RejectedEvent, RunEndEvent, RunStartEvent } from './core/record.ts';
+export { scoreRecord, scoreRun } from './engine/scoring/metrics.ts';
+export { summarize } from './engine/scoring/aggregate.ts';
+export {
+  parseGate,
+  evaluateGates,
+  type FailOnGate,
+  type GateFailure,
+  type GateMetric,
+} from './engine/gates/fail-on.ts';
+export type { Results, RunResult, PlannerSummary } from './engine/results/types.ts';
+export { readResults } from './engine/results/write.ts';
+
+// Problems: what the loaders and commands report, and how they print (file:line:col severity [code] path: message).
 export {
   formatProblem,
-  formatPath,
   OnewayError,
   UsageError,
   type Problem,
@@ -60,24 +75,3 @@ export {
   type Result,
   type Severity,
 } from './core/errors.ts';
-// Scoring: summaries over runs, gates, and the paired comparison.
-export { summarize, summarizePlanner } from './engine/scoring/aggregate.ts';
-// `Gate` is FailOnGate's earlier name, kept for code that imports it.
-export {
-  parseGate,
-  evaluateGates,
-  GATE_METRICS,
-  type FailOnGate,
-  type FailOnGate as Gate,
-  type GateFailure,
-  type GateMetric,
-} from './engine/gates/fail-on.ts';
-// `applyGates` is analyseResults' earlier name, kept for code that imports it.
-export {
-  analyseResults,
-  analyseResults as applyGates,
-  buildResults,
-  type Analysis,
-  type RanResults,
-} from './engine/results/build.ts';
-export { readResults, writeResults, RESULTS_FILE } from './engine/results/write.ts';

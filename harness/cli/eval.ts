@@ -13,7 +13,7 @@ import { stableJson } from '../util/json.ts';
 import { terminalText } from '../util/terminal-text.ts';
 import type { Stacks } from './run-errors.ts';
 import { describeScenario, renderList } from '../features/report/list.ts';
-import { outputWidth } from '../features/report/width.ts';
+import { outputWidth } from '../util/width.ts';
 import { formatFinding } from '../features/lint/types.ts';
 import type { ConfigFile } from '../features/request/config.ts';
 import type { Layer } from '../features/request/layers.ts';

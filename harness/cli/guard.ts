@@ -6,7 +6,6 @@
  *
  * Over stdio, stdout is the protocol: everything else goes to stderr.
  */
-import { helpWidth } from './help.ts';
 import { resolve } from 'node:path';
 import { formatProblem, UsageError, type Problem } from '../core/errors.ts';
 import { DEFAULT_POLICY, loadPolicyFile, type Policy } from '../engine/guard/policy.ts';
@@ -17,6 +16,7 @@ import { loadGuardTools, loadKnownFacts } from '../features/guard-proxy/tools-fi
 import { Upstream, type UpstreamTarget } from '../features/guard-proxy/upstream.ts';
 import { terminalText } from '../util/terminal-text.ts';
 import { commandFailed, parseCli, positiveInt, processIo, type Io } from './common.ts';
+import { printHelp } from './help.ts';
 
 /** Where the journal goes when --journal is not given (relative to the working directory). */
 export const DEFAULT_JOURNAL = 'oneway-journal.jsonl';
@@ -67,47 +67,24 @@ const NOTES = [
   'Example: oneway guard --tools=memory-tools.yaml --policy=policy.yaml --journal=memory.jsonl -- npx -y @modelcontextprotocol/server-memory',
 ];
 
-/** Text wrapped at word boundaries to `width`, continuation lines indented by `indent`. */
-function wrap(text: string, width: number, indent: number, first = ''): string[] {
-  const lines: string[] = [];
-  let line = first;
-  for (const word of text.split(/\s+/).filter(Boolean)) {
-    const start = lines.length === 0 ? first.length : indent;
-    if (line.length > start && line.length + 1 + word.length > width) {
-      lines.push(line.trimEnd());
-      line = ' '.repeat(indent);
-    }
-    line += (line.length > (lines.length === 0 ? first.length : indent) ? ' ' : '') + word;
-  }
-  lines.push(line.trimEnd());
-  return lines;
-}
+/** Where option descriptions start. */
+const COLUMN = 26;
 
 /**
- * The help, wrapped to `width` columns (the terminal's, between 60 and 120).
- *
- * @example
- * guardHelp(80).split('\n').every((l) => l.length <= 80) // true
+ * The help as written, one line per option and paragraph: `printHelp` wraps it to the terminal, as
+ * every command's help is (harness/cli/help.ts).
  */
-export function guardHelp(width: number): string {
-  const w = Math.max(60, Math.min(120, width));
-  const col = 26;
-  const out = [
-    'oneway guard: the declarations you evaluated, enforced in front of a real MCP server; every effect journaled for oneway recover.',
-    '',
-    ...USAGE.map((u, i) => `${i === 0 ? 'Usage: ' : '       '}${u}`),
-    '',
-  ].flatMap((l) => (l.length > w ? wrap(l, w, 2) : [l]));
-  for (const [flag, text] of OPTIONS_HELP) {
+const HELP = [
+  'oneway guard: the declarations you evaluated, enforced in front of a real MCP server; every effect journaled for oneway recover.',
+  '',
+  ...USAGE.map((u, i) => `${i === 0 ? 'Usage: ' : '       '}${u}`),
+  '',
+  ...OPTIONS_HELP.map(([flag, text]) => {
     const head = `  ${flag}`;
-    if (head.length >= col - 1) {
-      out.push(head);
-      out.push(...wrap(text, w, col, ' '.repeat(col)));
-    } else out.push(...wrap(text, w, col, head.padEnd(col)));
-  }
-  for (const n of NOTES) out.push('', ...wrap(n, w, 0));
-  return out.join('\n');
-}
+    return head.length >= COLUMN - 1 ? `${head}\n${' '.repeat(COLUMN)}${text}` : `${head.padEnd(COLUMN)}${text}`;
+  }),
+  ...NOTES.flatMap((n) => ['', n]),
+].join('\n');
 
 /** The options `main` parses (also read by the `oneway` command, e.g. to catch a forgotten `--` after `npm run`). */
 export const OPTIONS = {
@@ -166,7 +143,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     const command = dash >= 0 ? argv.slice(dash + 1) : undefined;
     const { values, positionals } = parseCli(dash >= 0 ? argv.slice(0, dash) : argv, OPTIONS, true);
     if (values.help) {
-      io.stdout.write(`${guardHelp(helpWidth(io))}\n`);
+      printHelp(io, HELP);
       return 0;
     }
     if (positionals.length > 0)

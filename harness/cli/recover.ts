@@ -19,7 +19,7 @@ import { buildChecklist, type Checklist } from '../features/recover/checklist.ts
 import { applyToServer, serverReportLines, type ServerReport } from '../features/recover/live.ts';
 import { formatRecordIssue, readRecord, type ParsedRecord } from '../engine/record/reader.ts';
 import { FORMATS, renderJson, renderMarkdown, renderText, type Format } from '../features/recover/render.ts';
-import { outputWidth } from '../features/report/width.ts';
+import { outputWidth } from '../util/width.ts';
 import { terminalSafeDeep, terminalText } from '../util/terminal-text.ts';
 import {
   resolveScenarioSpecs,

@@ -139,7 +139,7 @@ describe('npm run fuzz', () => {
     const dir = tempDir();
     writeFileSync(
       join(dir, 'never-archive-twice.ts'),
-      `import type { RecordProperty } from 'oneway';
+      `import type { RecordProperty } from 'oneway/fuzz';
 const property: RecordProperty = {
   name: 'never-archive-twice',
   description: 'a note is archived at most once per run',

@@ -1,22 +1,22 @@
 /**
  * Using oneway's plan arbitraries in your own vitest suite, written as a user
  * would: `@fast-check/vitest` for the property tests, 'oneway' for the
- * scenario, the plans, the runs and the properties. A failing property prints
+ * scenario, 'oneway/fuzz' for the plans, the runs and the properties. A failing property prints
  * fast-check's seed and path; `test.prop([...], { seed, path })` replays it.
  */
 import { fileURLToPath } from 'node:url';
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
+import { loadScenarioFile } from 'oneway';
 import {
   checkPlan,
   fromRecordProperty,
-  loadScenarioFile,
   planArbitrary,
   rollbackCompleteness,
   runPlan,
   scoringOracle,
   type RecordProperty,
-} from 'oneway';
+} from 'oneway/fuzz';
 
 function scenarioAt(path: string) {
   const loaded = loadScenarioFile(fileURLToPath(new URL(path, import.meta.url)));

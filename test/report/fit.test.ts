@@ -13,7 +13,7 @@ import { makeChalk } from '../../harness/features/report/color.ts';
 import { renderJunit } from '../../harness/features/report/junit.ts';
 import { renderList, type ListedScenario } from '../../harness/features/report/list.ts';
 import { renderComparisonTable, renderScenarioGrid, renderSummaryTable } from '../../harness/features/report/table.ts';
-import { blockWidth, outputWidth } from '../../harness/features/report/width.ts';
+import { blockWidth, outputWidth } from '../../harness/util/width.ts';
 import type { Results, RunResult } from '../../harness/engine/results/types.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
 import { resultsOf, runResult } from '../helpers/results.ts';

@@ -7,7 +7,6 @@
  * @example
  * npm run eval -- --planner=eager --guard
  */
-import type { CallEvent } from '../../core/record.ts';
 import type { Call } from '../../core/planner.ts';
 import type { BatchGate, Screened, Verdict } from '../runner/gate.ts';
 import type { Sandbox } from '../sandbox/sandbox.ts';
@@ -24,38 +23,6 @@ export function createGuard(policy: Policy = DEFAULT_POLICY): BatchGate {
         call,
         verdict: judge(call, calls.length, sandbox, open, tools, policy),
       }));
-    },
-    blockedEvent(s, sandbox, at) {
-      const a = sandbox.assess(s.call);
-      const decl = sandbox.scenario.tools.find((t) => t.name === s.call.tool);
-      const reason = s.verdict.pass ? 'blocked' : s.verdict.reason;
-      return {
-        type: 'call',
-        step: at.step,
-        turn: at.turn,
-        batch: at.batch,
-        pos: at.pos,
-        batch_size: at.batchSize,
-        t_ms: sandbox.nowMs,
-        latency_ms: 0,
-        tool: s.call.tool,
-        args: s.call.args,
-        class: a.class,
-        read_only: decl?.read_only ?? false,
-        kind: decl?.kind ?? 'action',
-        preconditions: { held: a.held, missing: a.missing },
-        establishes: a.establishes,
-        status: 'blocked',
-        http_status: null,
-        applied: false,
-        ambiguous: false,
-        result: null,
-        error: null,
-        blocked_reason: reason,
-        effect_id: null,
-        effects: [],
-        compensation: null,
-      } satisfies CallEvent;
     },
   };
 }

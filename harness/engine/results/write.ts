@@ -7,7 +7,7 @@ import { checkJsonFile } from '../../util/json-check.ts';
 import { redactingStream } from '../../util/secrets.ts';
 import { RESULTS_SCHEMA_VERSION, type Results } from './types.ts';
 
-export const RESULTS_FILE = 'results.json';
+const RESULTS_FILE = 'results.json';
 /** The checkpoint before the current `results.json`, kept so a damaged file never costs the runs it held. */
 export const PREVIOUS_RESULTS_FILE = 'results.json.prev';
 

@@ -24,7 +24,7 @@ interface RejectedCall {
 }
 
 /** `calls` are the calls to run, in the order decided; `rejected` the ones refused (none of them runs). */
-interface CheckedDecision {
+export interface CheckedDecision {
   decision: Decision;
   calls: Call[];
   rejected: RejectedCall[];

@@ -17,9 +17,50 @@ export interface Screened {
 export interface BatchGate {
   /** Judges each call of a decision; `past` holds the run's call events so far. */
   screen(calls: readonly Call[], sandbox: Sandbox, past: readonly CallEvent[]): Screened[];
-  blockedEvent(
-    s: Screened,
-    sandbox: Sandbox,
-    at: { turn: number; batch: number; step: number; pos: number; batchSize: number },
-  ): CallEvent;
+}
+
+/** Where a blocked attempt sits in the record: its turn and batch, its step number, its place in the batch. */
+export interface BlockedAt {
+  turn: number;
+  batch: number;
+  step: number;
+  pos: number;
+  batchSize: number;
+}
+
+/**
+ * The record of a call that never reached the sandbox (a guard refused it, or the planner's own
+ * human denied it): assessed against the world as it stands, nothing applied, `reason` as its
+ * `blocked_reason`. The one place a blocked call event is built.
+ */
+export function blockedEvent(call: Call, reason: string, sandbox: Sandbox, at: BlockedAt): CallEvent {
+  const a = sandbox.assess(call);
+  const decl = sandbox.scenario.tools.find((t) => t.name === call.tool);
+  return {
+    type: 'call',
+    step: at.step,
+    turn: at.turn,
+    batch: at.batch,
+    pos: at.pos,
+    batch_size: at.batchSize,
+    t_ms: sandbox.nowMs,
+    latency_ms: 0,
+    tool: call.tool,
+    args: call.args,
+    class: a.class,
+    read_only: decl?.read_only ?? false,
+    kind: decl?.kind ?? 'action',
+    preconditions: { held: a.held, missing: a.missing },
+    establishes: a.establishes,
+    status: 'blocked',
+    http_status: null,
+    applied: false,
+    ambiguous: false,
+    result: null,
+    error: null,
+    blocked_reason: reason,
+    effect_id: null,
+    effects: [],
+    compensation: null,
+  };
 }

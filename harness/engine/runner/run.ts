@@ -32,9 +32,8 @@ import { findingsFrom, type ScoreFinding } from '../scoring/findings.ts';
 import { canonicalOrder } from '../../domain/rules/same-call.ts';
 import { reportedTools } from '../../domain/rules/reconcile.ts';
 import { LOST_REPLY } from '../../domain/planner-kit/lost-reply.ts';
-import { checkDecision, rejectedEvent } from './decision.ts';
-import type { BatchGate } from './gate.ts';
-import { createGuard } from '../guard/guard.ts';
+import { checkDecision, rejectedEvent, type CheckedDecision } from './decision.ts';
+import { blockedEvent, type BatchGate } from './gate.ts';
 import { hostOf } from './isolate.ts';
 import { copyJson, deepFreeze } from '../../util/json.ts';
 import { RecentCache } from '../../util/recent.ts';
@@ -264,182 +263,260 @@ function endRun(
   return Object.assign({}, metrics, { end_reason: end, error }, usage ? { usage } : {}, { events }, findings);
 }
 
+/**
+ * Runs one planner on one scenario, trial and seed, and returns what the run came to: its scores,
+ * how it ended and its record (also written to `spec.sink` as it goes). Whatever the planner does
+ * (throws, hangs, answers nonsense), the run ends with a complete record.
+ */
 export async function runOne(spec: RunSpec): Promise<RunOutcome> {
-  const { scenario } = spec;
-  const events: RecordEvent[] = [];
-  const emit = (e: RecordEvent) => {
-    events.push(e);
-    spec.sink.write(e);
-  };
-  const sandbox = new Sandbox(scenario, spec.seed);
-  spec.onSandbox?.(sandbox);
-  const onEscape = (e: Escape) => emit({ type: 'escape', t_ms: sandbox.nowMs, ...e } satisfies EscapeEvent);
-  const transport: Transport =
-    spec.transport === 'msw' ? mswTransport(sandbox, spec.runId, onEscape) : inProcessTransport(sandbox);
-  // Every call of a decision is checked against its tool's declared parameters (harness/domain/rules/arguments.ts).
-  const tools = toolsByName(scenario);
+  const run = new Run(spec);
+  await run.play();
+  return endRun(spec, run.sandbox, run.events, run.emit, run.end, run.error, run.planner);
+}
 
-  emit(runStartEvent(spec, sandbox));
+/** Why a run ended, and the error that says so (null when it ended well). */
+type Ending = [EndReason, string | null];
 
-  const fixed = frozenView(scenario, sandbox.classes, spec.maxTurns);
-  let steps = 0; // calls issued: what max_steps limits
-  let attempts = 0; // calls issued or blocked: what step numbers count
-  let batch = 0;
-  let end: EndReason = 'finish';
-  let error: string | null = null;
-  let planner: Planner | undefined;
+/**
+ * One run while its turns are played: the sandbox and transport, the record so far, the budgets
+ * used, and what survives a restart fault. `play` is the loop; each of its steps (starting the
+ * planner, one turn's decision, its calls, a restart) is a method of its own.
+ */
+class Run {
+  readonly events: RecordEvent[] = [];
+  readonly sandbox: Sandbox;
+  end: EndReason = 'finish';
+  error: string | null = null;
+  planner: Planner | undefined;
 
-  // Planner code runs inside the run's context, so a request it makes on its own is charged to this run
-  // (until the run ends: what its code still does then, a timer, is unattributed).
-  const runCtx: { onEscape(e: Escape): void; ended?: boolean } = { onEscape };
-  const inRun = <T>(f: () => T): T => runContext.run(runCtx, f);
-
-  // Attempts a planner refused itself while deciding (an LLM's unusable tool calls) are recorded as
-  // rejected, with the current turn and the batch index of the decision that follows.
-  let turnNow = 0;
-  let recording = true;
-  const reject = (a: RejectedAttempt) => {
-    if (recording) emit(rejectedEvent(turnNow, batch, a));
-  };
-
-  // A call the planner's own human denied (harness/features/mcp/approvals.ts): its next decision is recorded as a blocked attempt.
-  let denied: { call: Call; reason: string } | undefined;
-  const deny = (call: Call, reason: string) => void (denied = { call, reason });
-
-  const plannerContext = () =>
-    Object.assign({}, spec.plannerContext, { seed: spec.seed, trial: spec.trial, scenario: scenario.id, reject, deny });
+  private readonly transport: Transport;
+  /** Every call of a decision is checked against its tool's declared parameters (harness/domain/rules/arguments.ts). */
+  private readonly tools: ReadonlyMap<string, Scenario['tools'][number]>;
+  private readonly fixed: ReturnType<typeof staticView>;
+  private steps = 0; // calls issued: what max_steps limits
+  private attempts = 0; // calls issued or blocked: what step numbers count
+  private batch = 0;
+  /** Planner code runs inside the run's context, so a request it makes on its own is charged to this run
+   *  (until the run ends: what its code still does then, a timer, is unattributed). */
+  private readonly runCtx: { onEscape(e: Escape): void; ended?: boolean };
+  private turnNow = 0;
+  private recording = true;
+  /** A call the planner's own human denied (harness/features/mcp/approvals.ts): its next decision is recorded as a blocked attempt. */
+  private denied: { call: Call; reason: string } | undefined;
   // Restart faults (scenario `restarts`, --restart-at) and what the planner keeps across one.
-  const restartAt = new Set([...scenario.restarts, ...(spec.restartAt ?? [])]);
-  const fired = new Set<number>();
-  const checkpoint: Checkpoint = spec.planner.checkpoint ?? 'initial';
+  private readonly restartAt: ReadonlySet<number>;
+  private readonly fired = new Set<number>();
+  private readonly checkpoint: Checkpoint;
   /** What the current planner instance has seen: the history since its checkpoint. */
-  const visible: HistoryEntry[] = [];
+  private readonly visible: HistoryEntry[] = [];
   /** Calls in flight when the planner restarted (kept only by planners that write intents). */
-  const pending: Call[] = [];
-  let restarted = 0;
+  private readonly pending: Call[] = [];
+  private restarted = 0;
 
-  try {
-    planner = inRun(() => spec.planner.create(plannerContext()));
-    // A planner file runs in a sealed process of its own (runner/isolate.ts), taken before the first turn.
-    const host = hostOf(planner);
-    const unstarted = host ? await host.start(spec.decisionTimeoutMs) : undefined;
-    if (unstarted) [end, error] = unstarted;
-    for (let turn = 1; !unstarted; turn++) {
-      if (turn > spec.maxTurns) {
-        // Running out of budget is how the run ended, not an error (errors are crashes, timeouts, harness faults).
-        end = 'max_turns';
-        break;
-      }
-      // History entries are deep-frozen when recorded, so the planner gets them without a copy:
-      // cloning the whole history every turn made long runs quadratic (npm run bench, plan length).
-      turnNow = turn;
-      // Object.assign, not a literal opening with `...fixed`: on Node 20, V8 keeps objects built so (a spread,
-      // then more keys) alive past young collections, and everything they reference with them (npm run bench).
-      const view: PlannerView = Object.assign({}, fixed, { history: visible.slice(), turn, steps_used: steps });
-      if (restarted > 0) view.restarts = restarted;
-      if (pending.length > 0) view.pending = pending.slice();
-      let raw: unknown;
-      try {
-        raw = decide(planner, view, inRun, spec.decisionTimeoutMs);
-        if (isThenable(raw)) raw = await raw;
-      } catch (e) {
-        [end, error] =
-          e instanceof DecisionTimeout
-            ? ['decision_timeout', e.message]
-            : ['planner_error', `planner threw: ${errorText(e)}`];
-        break;
-      }
-      const check = checkDecision(raw, tools);
-      if (!check.ok) {
-        [end, error] = ['invalid_decision', `invalid decision on turn ${turn}: ${check.message}`];
-        break;
-      }
-      const checked = check.value;
-      const { decision } = checked;
-      emit({
-        type: 'turn',
-        turn,
-        decision: decision.type,
-        // Every call the planner decided, rejected ones included (each also has its `rejected` event).
-        calls: checked.calls.length + checked.rejected.length,
-        ...(decision.type === 'finish' && decision.reason ? { reason: decision.reason.slice(0, 500) } : {}),
-      });
-      if (decision.type === 'finish') break;
-      // Rejected calls never reach the sandbox and are not steps; the planner sees them in this turn's history.
-      for (const r of checked.rejected) reject(r);
-      if (steps + checked.calls.length > scenario.max_steps) {
-        end = 'max_steps';
-        break;
-      }
-      const past = spec.gate ? events.filter((e): e is CallEvent => e.type === 'call') : [];
-      // A batch has no order: it runs in its canonical order, so the world, the seeded ids and faults
-      // and the step numbers are the same whatever order the planner listed its calls in.
-      // A decision whose calls were all rejected sends no batch, but still ends the turn.
-      const denial = denied;
-      denied = undefined;
-      let callEvents =
-        checked.calls.length === 0
-          ? []
-          : denial && checked.calls.length === 1 && checked.calls[0]?.tool === denial.call.tool
-            ? [
-                createGuard().blockedEvent(
-                  { call: checked.calls[0], verdict: { pass: false, reason: denial.reason, missing: [] } },
-                  sandbox,
-                  { turn, batch, step: attempts + 1, pos: 0, batchSize: 1 },
-                ),
-              ]
-            : executeTurn(spec, sandbox, transport, canonicalOrder(checked.calls), turn, batch, attempts + 1, past);
-      if (!Array.isArray(callEvents)) callEvents = await callEvents;
-      // A restart fault: the process died right after this batch was applied, before its replies arrived.
-      const crash = callEvents.find((c) => restartAt.has(c.step) && !fired.has(c.step));
-      const recorded = crash
-        ? callEvents.map((c) => (c.status === 'blocked' ? c : { ...c, reply_lost: true }))
-        : callEvents;
-      for (const e of recorded) emit(e);
-      attempts += callEvents.length;
-      for (const c of callEvents) if (c.status !== 'blocked') steps++;
-      // Deep-frozen: the planner may read what it is shown, not change it.
-      const entry = frozenEntry(historyEntry(turn, batch, callEvents, checked.rejected));
-      if (crash) {
-        fired.add(crash.step);
-        restarted++;
-        emit({ type: 'restart', after_step: crash.step, turn, batch, checkpoint } satisfies RestartEvent);
-        // The world keeps everything; the planner keeps only its checkpoint, as a fresh instance.
-        if (checkpoint === 'initial') visible.length = 0;
-        if (checkpoint === 'batch+intents') {
-          // The intent log names the calls in flight; what became of them is unknown, like an ambiguous failure.
-          const lost = callEvents.filter((c) => c.status !== 'blocked');
-          pending.push(...lost.map((c) => deepFreeze({ tool: c.tool, args: c.args })));
-          visible.push(lostReplies(turn, batch, lost));
-        }
-        hostOf(planner)?.close();
-        planner = inRun(() => spec.planner.create(plannerContext()));
-        const again = await hostOf(planner)?.start(spec.decisionTimeoutMs);
-        if (again) {
-          [end, error] = again;
-          break;
-        }
-      } else visible.push(entry);
-      batch++;
-      // A long run whose planner and tools answer at once never lets the event loop turn: now and then,
-      // it does (timers fire, and V8 lets go of what fetch made WeakRefs for; see evaluate's pool).
-      if (turn % 32 === 0) await new Promise<void>((resolve) => setImmediate(resolve));
-    }
-  } catch (e) {
-    // A tool request altered on its way to the sandbox is the planner's doing (its batch was refused);
-    // anything else is a fault of the harness itself. The run still ends with a record.
-    [end, error] =
-      e instanceof TamperError ? ['planner_error', e.message] : ['harness_error', `internal error: ${errorText(e)}`];
-  } finally {
-    transport.close();
-    // The planner's process, and whatever it left running, ends with the run (a loop that blew the timeout included),
-    // unless it is clean and serves the next run.
-    hostOf(planner)?.close();
-    runCtx.ended = true;
+  constructor(private readonly spec: RunSpec) {
+    const { scenario } = spec;
+    this.sandbox = new Sandbox(scenario, spec.seed);
+    spec.onSandbox?.(this.sandbox);
+    const onEscape = (e: Escape) => this.emit({ type: 'escape', t_ms: this.sandbox.nowMs, ...e } satisfies EscapeEvent);
+    this.runCtx = { onEscape };
+    this.transport =
+      spec.transport === 'msw' ? mswTransport(this.sandbox, spec.runId, onEscape) : inProcessTransport(this.sandbox);
+    this.tools = toolsByName(scenario);
+    this.restartAt = new Set([...scenario.restarts, ...(spec.restartAt ?? [])]);
+    this.checkpoint = spec.planner.checkpoint ?? 'initial';
+    this.emit(runStartEvent(spec, this.sandbox));
+    this.fixed = frozenView(scenario, this.sandbox.classes, spec.maxTurns);
   }
 
-  recording = false;
-  return endRun(spec, sandbox, events, emit, end, error, planner);
+  readonly emit = (e: RecordEvent): void => {
+    this.events.push(e);
+    this.spec.sink.write(e);
+  };
+
+  private readonly inRun = <T>(f: () => T): T => runContext.run(this.runCtx, f);
+
+  /** Attempts a planner refused itself while deciding (an LLM's unusable tool calls): rejected, in the current turn and the batch of the decision that follows. */
+  private readonly reject = (a: RejectedAttempt): void => {
+    if (this.recording) this.emit(rejectedEvent(this.turnNow, this.batch, a));
+  };
+
+  private readonly deny = (call: Call, reason: string): void => void (this.denied = { call, reason });
+
+  private plannerContext(): PlannerContext {
+    const { spec } = this;
+    return Object.assign({}, spec.plannerContext, {
+      seed: spec.seed,
+      trial: spec.trial,
+      scenario: spec.scenario.id,
+      reject: this.reject,
+      deny: this.deny,
+    });
+  }
+
+  /** Plays turns until the planner finishes, a budget runs out or something ends the run; sets `end` and `error`. */
+  async play(): Promise<void> {
+    try {
+      this.planner = this.inRun(() => this.spec.planner.create(this.plannerContext()));
+      // A planner file runs in a sealed process of its own (runner/isolate.ts), taken before the first turn.
+      const host = hostOf(this.planner);
+      const unstarted = host ? await host.start(this.spec.decisionTimeoutMs) : undefined;
+      if (unstarted) [this.end, this.error] = unstarted;
+      for (let turn = 1; !unstarted; turn++) {
+        if (turn > this.spec.maxTurns) {
+          // Running out of budget is how the run ended, not an error (errors are crashes, timeouts, harness faults).
+          this.end = 'max_turns';
+          break;
+        }
+        let decided = this.decide(turn);
+        if (isThenable(decided)) decided = await decided;
+        if (Array.isArray(decided)) {
+          [this.end, this.error] = decided;
+          break;
+        }
+        if (decided.decision.type === 'finish') break;
+        if (this.steps + decided.calls.length > this.spec.scenario.max_steps) {
+          this.end = 'max_steps';
+          break;
+        }
+        let callEvents = this.callsOf(decided.calls, turn);
+        if (!Array.isArray(callEvents)) callEvents = await callEvents;
+        const crash = this.record(callEvents, turn, decided.rejected);
+        if (crash) {
+          const again = await this.restart(crash, callEvents, turn);
+          if (again) {
+            [this.end, this.error] = again;
+            break;
+          }
+        }
+        this.batch++;
+        // A long run whose planner and tools answer at once never lets the event loop turn: now and then,
+        // it does (timers fire, and V8 lets go of what fetch made WeakRefs for; see evaluate's pool).
+        if (turn % 32 === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+    } catch (e) {
+      // A tool request altered on its way to the sandbox is the planner's doing (its batch was refused);
+      // anything else is a fault of the harness itself. The run still ends with a record.
+      [this.end, this.error] =
+        e instanceof TamperError ? ['planner_error', e.message] : ['harness_error', `internal error: ${errorText(e)}`];
+    } finally {
+      this.transport.close();
+      // The planner's process, and whatever it left running, ends with the run (a loop that blew the timeout included),
+      // unless it is clean and serves the next run.
+      hostOf(this.planner)?.close();
+      this.runCtx.ended = true;
+    }
+    this.recording = false;
+  }
+
+  /**
+   * One turn's decision, checked and recorded (its `turn` event, and a `rejected` event per call it
+   * rejects), or how the run ends because of it. A planner that answered at once is answered without
+   * a promise (see `decide`).
+   */
+  private decide(turn: number): CheckedDecision | Ending | Promise<CheckedDecision | Ending> {
+    // History entries are deep-frozen when recorded, so the planner gets them without a copy:
+    // cloning the whole history every turn made long runs quadratic (npm run bench, plan length).
+    this.turnNow = turn;
+    // Object.assign, not a literal opening with `...fixed`: on Node 20, V8 keeps objects built so (a spread,
+    // then more keys) alive past young collections, and everything they reference with them (npm run bench).
+    const view: PlannerView = Object.assign({}, this.fixed, {
+      history: this.visible.slice(),
+      turn,
+      steps_used: this.steps,
+    });
+    if (this.restarted > 0) view.restarts = this.restarted;
+    if (this.pending.length > 0) view.pending = this.pending.slice();
+    const failed = (e: unknown): Ending =>
+      e instanceof DecisionTimeout
+        ? ['decision_timeout', e.message]
+        : ['planner_error', `planner threw: ${errorText(e)}`];
+    let raw: unknown;
+    try {
+      raw = decide(this.planner as Planner, view, this.inRun, this.spec.decisionTimeoutMs);
+    } catch (e) {
+      return failed(e);
+    }
+    return isThenable(raw) ? Promise.resolve(raw).then((r) => this.checked(r, turn), failed) : this.checked(raw, turn);
+  }
+
+  /** A decision checked against the tools and recorded as the turn's event, or the run's end when it is malformed. */
+  private checked(raw: unknown, turn: number): CheckedDecision | Ending {
+    const check = checkDecision(raw, this.tools);
+    if (!check.ok) return ['invalid_decision', `invalid decision on turn ${turn}: ${check.message}`];
+    const checked = check.value;
+    const { decision } = checked;
+    this.emit({
+      type: 'turn',
+      turn,
+      decision: decision.type,
+      // Every call the planner decided, rejected ones included (each also has its `rejected` event).
+      calls: checked.calls.length + checked.rejected.length,
+      ...(decision.type === 'finish' && decision.reason ? { reason: decision.reason.slice(0, 500) } : {}),
+    });
+    // Rejected calls never reach the sandbox and are not steps; the planner sees them in this turn's history.
+    if (decision.type !== 'finish') for (const r of checked.rejected) this.reject(r);
+    return checked;
+  }
+
+  /**
+   * The call events of a decision's calls: one blocked attempt when the planner's human denied its
+   * only call, else the calls run through the gate and the transport (none when all were rejected:
+   * the turn still ends).
+   */
+  private callsOf(calls: Call[], turn: number): CallEvent[] | Promise<CallEvent[]> {
+    const { spec, sandbox, batch } = this;
+    const past = spec.gate ? this.events.filter((e): e is CallEvent => e.type === 'call') : [];
+    const denial = this.denied;
+    this.denied = undefined;
+    if (calls.length === 0) return [];
+    if (denial && calls.length === 1 && calls[0]?.tool === denial.call.tool)
+      return [
+        blockedEvent(calls[0], denial.reason, sandbox, { turn, batch, step: this.attempts + 1, pos: 0, batchSize: 1 }),
+      ];
+    // A batch has no order: it runs in its canonical order, so the world, the seeded ids and faults
+    // and the step numbers are the same whatever order the planner listed its calls in.
+    return executeTurn(spec, sandbox, this.transport, canonicalOrder(calls), turn, batch, this.attempts + 1, past);
+  }
+
+  /**
+   * Records a turn's call events and counts them; the planner's history gets the turn unless a
+   * restart fault fires after it, which is then returned.
+   */
+  private record(callEvents: CallEvent[], turn: number, rejected: CheckedDecision['rejected']): CallEvent | undefined {
+    // A restart fault: the process died right after this batch was applied, before its replies arrived.
+    const crash = callEvents.find((c) => this.restartAt.has(c.step) && !this.fired.has(c.step));
+    const recorded = crash
+      ? callEvents.map((c) => (c.status === 'blocked' ? c : { ...c, reply_lost: true }))
+      : callEvents;
+    for (const e of recorded) this.emit(e);
+    this.attempts += callEvents.length;
+    for (const c of callEvents) if (c.status !== 'blocked') this.steps++;
+    // Deep-frozen: the planner may read what it is shown, not change it.
+    const entry = frozenEntry(historyEntry(turn, this.batch, callEvents, rejected));
+    if (!crash) this.visible.push(entry);
+    return crash;
+  }
+
+  /**
+   * A restart fault after `crash`'s step: the world keeps everything; the planner keeps only its
+   * checkpoint, as a fresh instance. Returns how the run ends when the new instance cannot start.
+   */
+  private async restart(crash: CallEvent, callEvents: CallEvent[], turn: number): Promise<Ending | undefined> {
+    const { checkpoint, batch } = this;
+    this.fired.add(crash.step);
+    this.restarted++;
+    this.emit({ type: 'restart', after_step: crash.step, turn, batch, checkpoint } satisfies RestartEvent);
+    if (checkpoint === 'initial') this.visible.length = 0;
+    if (checkpoint === 'batch+intents') {
+      // The intent log names the calls in flight; what became of them is unknown, like an ambiguous failure.
+      const lost = callEvents.filter((c) => c.status !== 'blocked');
+      this.pending.push(...lost.map((c) => deepFreeze({ tool: c.tool, args: c.args })));
+      this.visible.push(lostReplies(turn, batch, lost));
+    }
+    hostOf(this.planner)?.close();
+    this.planner = this.inRun(() => this.spec.planner.create(this.plannerContext()));
+    return await hostOf(this.planner)?.start(this.spec.decisionTimeoutMs);
+  }
 }
 
 /**
@@ -471,7 +548,15 @@ function executeTurn(
   let pos = passing.length;
   const blocked = screened
     .filter((s) => !s.verdict.pass)
-    .map((s) => gate.blockedEvent(s, sandbox, { turn, batch, step: next++, pos: pos++, batchSize: calls.length }));
+    .map((s) =>
+      blockedEvent(s.call, s.verdict.pass ? 'blocked' : s.verdict.reason, sandbox, {
+        turn,
+        batch,
+        step: next++,
+        pos: pos++,
+        batchSize: calls.length,
+      }),
+    );
   const sent = passing.length > 0 ? send(passing) : [];
   // A passing compensable call's compensation is scheduled: the record says so.
   const annotate = (events: CallEvent[]): CallEvent[] => [

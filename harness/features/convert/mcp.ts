@@ -46,7 +46,7 @@ export interface McpToolSource {
   compensation_requires_approval?: boolean;
 }
 
-export const META_CLASS = 'oneway/class';
+const META_CLASS = 'oneway/class';
 export const META_COMPENSATION = 'oneway/compensating_operation';
 export const META_PRECONDITIONS = 'oneway/preconditions';
 export const META_APPROVAL = 'oneway/compensation_requires_approval';

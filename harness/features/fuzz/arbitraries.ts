@@ -17,7 +17,7 @@
  *
  * @example
  * import { test, fc } from '@fast-check/vitest';
- * import { planArbitrary, runPlan } from 'oneway';
+ * import { planArbitrary, runPlan } from 'oneway/fuzz';
  * test.prop([planArbitrary(scenario), fc.nat()])('...', async (plan, seed) => { const run = await runPlan(scenario, plan, { seed }); ... });
  */
 import fc from 'fast-check';

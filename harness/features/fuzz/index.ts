@@ -3,7 +3,8 @@
 /**
  * `oneway/fuzz`: property-based testing of plans in your own test suite (fast-check): plan
  * arbitraries for a scenario, running a plan or a planner in a sandbox, the built-in properties
- * and the scoring oracle, rollback, shrinking, and whole-scenario fuzzing as `oneway fuzz` does it.
+ * and the scoring oracle, rollback, shrinking, plan files, and whole-scenario fuzzing as `oneway fuzz`
+ * does it. The package root does not re-export any of it: importing 'oneway' does not load fast-check.
  *
  * @example
  * import fc from 'fast-check';
@@ -43,5 +44,8 @@ export { fromRecordProperty, loadPropertyModule, resolveProperties, type RecordP
 export { oracleScores, type OracleScores } from './oracle.ts';
 export { rollBack, type RollbackResult } from './rollback.ts';
 export { checkPlan, fuzzScenario, type Failure, type FuzzFailure, type FuzzOptions, type FuzzReport } from './fuzz.ts';
+// Plan files: a plan as YAML (what a failure writes and `--plan` replays), and reading one back.
 export { planFromRun, planYaml } from './plan-file.ts';
+export { loadPlanFile } from '../../engine/loader/load.ts';
+export type { PlanItem } from '../../core/scenario.ts';
 export { shrinkPlan } from './shrink.ts';

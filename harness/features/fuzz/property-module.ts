@@ -4,7 +4,7 @@
  * record:
  *
  * ```ts
- * import type { RecordProperty } from 'oneway';
+ * import type { RecordProperty } from 'oneway/fuzz';
  * export default {
  *   name: 'no-email-before-invoice',
  *   check(events) {

@@ -57,7 +57,7 @@ export interface ScenarioSurface {
  * @example
  * taskText(view, 'finish') // 'Task: Invoice Acme ...\n\nInputs: {"customer":"acme"}\n\nYou may make at most 20 tool calls. Call finish when ...'
  */
-export function taskText(view: Pick<PlannerView, 'scenario' | 'inputs' | 'max_steps'>, finish: string): string {
+function taskText(view: Pick<PlannerView, 'scenario' | 'inputs' | 'max_steps'>, finish: string): string {
   return [
     `Task: ${view.scenario.task.trim()}`,
     `Inputs: ${JSON.stringify(view.inputs)}`,

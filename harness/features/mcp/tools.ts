@@ -12,7 +12,7 @@ import { toMcpTool, type McpTool } from '../convert/mcp.ts';
 import type { ToolView } from '../../core/planner.ts';
 
 /** `_meta` keys added to the shared mapping's. */
-export const SERVED_META = {
+const SERVED_META = {
   readOnly: 'oneway/read_only',
   establishes: 'oneway/establishes',
   revokes: 'oneway/revokes',
@@ -21,7 +21,7 @@ export const SERVED_META = {
 } as const;
 
 /** The name of the tool that ends a run, unless a scenario already declares a tool by that name. */
-export const FINISH_TOOL = 'finish';
+const FINISH_TOOL = 'finish';
 
 /**
  * One scenario tool as a session lists it.

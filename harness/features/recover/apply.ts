@@ -11,7 +11,7 @@ import type { Result } from '../../core/errors.ts';
 import type { AppliedEffect, CallEvent, Row, WorldSnapshot } from '../../core/record.ts';
 import type { Approver } from './approver.ts';
 import { Sandbox } from '../../engine/sandbox/sandbox.ts';
-import { inProcessTransport } from '../../engine/sandbox/transport.ts';
+import { inProcessTransport, type Transport } from '../../engine/sandbox/transport.ts';
 import type { Scenario } from '../../core/scenario.ts';
 import { stableJson } from '../../util/json.ts';
 import { buildChecklist, type Checklist, type ChecklistItem } from './checklist.ts';
@@ -117,7 +117,10 @@ export interface ApplyReport {
 export type ApplyResult = Result<ApplyReport, { issues: RecordIssue[] }>;
 
 /**
- * Replays a record against its scenario and applies the compensations.
+ * Replays a record against its scenario and applies the compensations: the replay's sandbox is
+ * checked against the record (`replaySandbox`), the run replayed (`replay`), the checklist's
+ * compensations issued newest first (`compensate`), and what differs from the target world
+ * attributed to why it remains (`remainder`).
  *
  * @example
  * const r = await applyRecovery(record, loaded.scenario, { approve: false });
@@ -129,14 +132,72 @@ export async function applyRecovery(
   opts: ApplyOptions,
   checklist: Checklist = buildChecklist(record, scenario),
 ): Promise<ApplyResult> {
+  const ready = replaySandbox(record, scenario);
+  if (!ready.ok) return ready;
+  const { sandbox, deployment, issued, notes } = ready.value;
   const { start } = record;
-  const problem = (message: string, hint?: string, line = 0): ApplyResult => ({
-    ok: false,
-    issues: [{ severity: 'error', file: record.file, line, message, ...(hint ? { hint } : {}) }],
-  });
+  const transport = inProcessTransport(sandbox);
+  // The issued calls by batch, in record order.
+  const batches = new Map<number, CallEvent[]>();
+  for (const c of issued) batches.set(c.batch, [...(batches.get(c.batch) ?? []), c]);
+  try {
+    const replayed = await replay(record, transport, batches);
+    if (!replayed.ok) return replayed;
+    const { compensations, timeline } = await compensate(checklist, opts, sandbox, transport, issued, replayed.value);
+    // The target: the pre-run world, or the world the run would have left with each effect applied once.
+    const before = opts.duplicates
+      ? await intendedWorld(
+          scenario,
+          deployment,
+          start.seed,
+          batches,
+          new Set(checklist.items.flatMap((i) => (i.duplicate_of !== undefined ? [i.step] : []))),
+        )
+      : start.initial_world;
+    const after = sandbox.world.snapshot();
+    const { remaining, observations, reordered } = remainder(before, after, issued, timeline, compensations, checklist);
+    return {
+      ok: true,
+      value: {
+        target: opts.duplicates ? 'intended' : 'pre-run',
+        replay: { calls: issued.length, batches: batches.size },
+        compensations,
+        restored: remaining.length === 0,
+        remaining,
+        observations,
+        reordered,
+        notes,
+        before,
+        after,
+      },
+    };
+  } finally {
+    transport.close();
+  }
+}
+
+/** A record that cannot be recovered from as it is, and what to do about it. */
+function problem(record: ParsedRecord, message: string, hint?: string, line = 0): ApplyResult & { ok: false } {
+  return { ok: false, issues: [{ severity: 'error', file: record.file, line, message, ...(hint ? { hint } : {}) }] };
+}
+
+/**
+ * A fresh sandbox to replay the record in: the run's scenario, under the run's deployment, with the
+ * run's initial world, declaring every tool the run called; else why the scenario file is not the
+ * one the run used. Also the calls that reached the sandbox, and notes for the operator.
+ */
+function replaySandbox(
+  record: ParsedRecord,
+  scenario: Scenario,
+): Result<
+  { sandbox: Sandbox; deployment: Record<string, unknown>; issued: CallEvent[]; notes: string[] },
+  { issues: RecordIssue[] }
+> {
+  const { start } = record;
   const notes: string[] = [];
   if (scenario.id !== start.scenario) {
     return problem(
+      record,
       `the record is a run of "${start.scenario}", but the scenario file is "${scenario.id}"`,
       'pass the scenario the run used with --scenario=FILE',
     );
@@ -151,146 +212,158 @@ export async function applyRecovery(
   const sandbox = new Sandbox({ ...scenario, deployment }, start.seed);
   if (stableJson(sandbox.initialWorld()) !== stableJson(start.initial_world)) {
     return problem(
+      record,
       'the scenario file gives another initial world than the run had: it changed since the run',
       'pass the version the run used with --scenario=FILE',
     );
   }
-  const transport = inProcessTransport(sandbox);
   const issued = record.calls.filter((c) => c.status !== 'blocked');
   const unknown = issued.find((c) => !sandbox.hasTool(c.tool));
   if (unknown)
     return problem(
+      record,
       `step ${unknown.step} calls "${unknown.tool}", which the scenario file does not declare`,
       'pass the scenario the run used with --scenario=FILE',
     );
+  return { ok: true, value: { sandbox, deployment, issued, notes } };
+}
 
-  // Replay, batch by batch, in record order.
-  const batches = new Map<number, CallEvent[]>();
-  for (const c of issued) batches.set(c.batch, [...(batches.get(c.batch) ?? []), c]);
-  let lastTurn = 0;
-  let lastBatch = -1;
-  let lastStep = 0;
-  try {
-    for (const [batch, calls] of [...batches.entries()].sort((a, b) => a[0] - b[0])) {
-      const first = calls[0] as CallEvent;
-      const out = await transport.executeBatch({
-        turn: first.turn,
-        batch,
-        firstStep: first.step,
-        calls: calls.map((c) => ({ tool: c.tool, args: c.args })),
-      });
-      for (let i = 0; i < calls.length; i++) {
-        const want = calls[i] as CallEvent;
-        const got = out.events[i];
-        const why = got ? replayMismatch(want, got) : 'no event';
-        if (why) {
-          return problem(
-            `the replay does not reproduce the record at step ${want.step} (${want.tool}): ${why}`,
-            'the scenario file changed since the run, or the run used a guard that asked the human itself; pass the version the run used with --scenario=FILE',
-          );
-        }
+/** Where the replay left off: the last turn, batch and step, after which compensations are numbered. */
+interface Cursor {
+  turn: number;
+  batch: number;
+  step: number;
+}
+
+/** Replays the recorded batches in order, each call checked against its record; where it left off, or the first mismatch. */
+async function replay(
+  record: ParsedRecord,
+  transport: Transport,
+  batches: ReadonlyMap<number, CallEvent[]>,
+): Promise<Result<Cursor, { issues: RecordIssue[] }>> {
+  const last: Cursor = { turn: 0, batch: -1, step: 0 };
+  for (const [batch, calls] of [...batches.entries()].sort((a, b) => a[0] - b[0])) {
+    const first = calls[0] as CallEvent;
+    const out = await transport.executeBatch({
+      turn: first.turn,
+      batch,
+      firstStep: first.step,
+      calls: calls.map((c) => ({ tool: c.tool, args: c.args })),
+    });
+    for (let i = 0; i < calls.length; i++) {
+      const want = calls[i] as CallEvent;
+      const got = out.events[i];
+      const why = got ? replayMismatch(want, got) : 'no event';
+      if (why) {
+        return problem(
+          record,
+          `the replay does not reproduce the record at step ${want.step} (${want.tool}): ${why}`,
+          'the scenario file changed since the run, or the run used a guard that asked the human itself; pass the version the run used with --scenario=FILE',
+        );
       }
-      lastTurn = Math.max(lastTurn, first.turn);
-      lastBatch = batch;
-      lastStep = Math.max(lastStep, ...calls.map((c) => c.step));
     }
+    last.turn = Math.max(last.turn, first.turn);
+    last.batch = batch;
+    last.step = Math.max(last.step, ...calls.map((c) => c.step));
+  }
+  return { ok: true, value: last };
+}
 
-    // Compensate, newest first.
-    const compensations: CompensationOutcome[] = [];
-    const timeline: { effects: AppliedEffect[]; step: number; tool: string; compensation?: string }[] = issued.map(
-      (c) => ({ effects: c.effects, step: c.step, tool: c.tool }),
-    );
-    for (const item of checklist.items) {
-      const base = { step: item.step, tool: item.tool, class: item.class };
-      const comp = item.compensation;
-      const skip = notIssued(item, opts, 'nothing_applied');
-      if (skip) {
-        compensations.push({ ...base, ...skip });
-        continue;
-      }
-      if (!comp) continue; // notIssued skips an item without a compensation
-      if (!sandbox.hasTool(comp.operation)) {
-        compensations.push({
-          ...base,
-          disposition: 'compensation_failed',
-          operation: comp.operation,
-          args: comp.args,
-          error: `the scenario declares no tool "${comp.operation}"`,
-        });
-        continue;
-      }
-      lastTurn++;
-      lastBatch++;
-      lastStep++;
-      const out = await transport.executeBatch({
-        turn: lastTurn,
-        batch: lastBatch,
-        firstStep: lastStep,
-        calls: [{ tool: comp.operation, args: comp.args }],
-      });
-      const ev = out.events[0] as CallEvent;
-      timeline.push({ effects: ev.effects, step: item.step, tool: item.tool, compensation: comp.operation });
+/** A run's effects in order, then each compensation's (attributed to the call it compensates). */
+type Timeline = { effects: AppliedEffect[]; step: number; tool: string; compensation?: string }[];
+
+/**
+ * Issues the checklist's compensations, newest first, each as a batch of its own after the replay
+ * (`from`), unless `notIssued` says why not; what became of each item, and the timeline of effects.
+ */
+async function compensate(
+  checklist: Checklist,
+  opts: ApplyOptions,
+  sandbox: Sandbox,
+  transport: Transport,
+  issued: readonly CallEvent[],
+  from: Cursor,
+): Promise<{ compensations: CompensationOutcome[]; timeline: Timeline }> {
+  const last = { ...from };
+  const compensations: CompensationOutcome[] = [];
+  const timeline: Timeline = issued.map((c) => ({ effects: c.effects, step: c.step, tool: c.tool }));
+  for (const item of checklist.items) {
+    const base = { step: item.step, tool: item.tool, class: item.class };
+    const comp = item.compensation;
+    const skip = notIssued(item, opts, 'nothing_applied');
+    if (skip) {
+      compensations.push({ ...base, ...skip });
+      continue;
+    }
+    if (!comp) continue; // notIssued skips an item without a compensation
+    if (!sandbox.hasTool(comp.operation)) {
       compensations.push({
         ...base,
-        disposition: ev.status === 'ok' ? 'compensated' : 'compensation_failed',
+        disposition: 'compensation_failed',
         operation: comp.operation,
         args: comp.args,
-        http_status: ev.http_status,
-        error: ev.error,
-        missing: ev.preconditions.missing,
-        effects: ev.effects,
+        error: `the scenario declares no tool "${comp.operation}"`,
       });
+      continue;
     }
-
-    // The target: the pre-run world, or the world the run would have left with each effect applied once.
-    const before = opts.duplicates
-      ? await intendedWorld(
-          scenario,
-          deployment,
-          start.seed,
-          batches,
-          new Set(checklist.items.flatMap((i) => (i.duplicate_of !== undefined ? [i.step] : []))),
-        )
-      : start.initial_world;
-    const after = sandbox.world.snapshot();
-    const diff = diffWorlds(before, after);
-    const observed = observationFacts(issued);
-    const observations: string[] = [];
-    const remaining: Remaining[] = [];
-    const byStep = new Map(compensations.map((c) => [c.step, c]));
-    for (const change of diff.changes) {
-      if (
-        change.where === 'fact' &&
-        change.change === 'added' &&
-        observed.has(change.fact) &&
-        !producedBy(
-          change,
-          timeline.filter((t) => !isReadOnly(t.step, issued)),
-        )
-      ) {
-        observations.push(change.fact);
-        continue;
-      }
-      remaining.push(attribute(change, timeline, byStep, checklist));
-    }
-    return {
-      ok: true,
-      value: {
-        target: opts.duplicates ? 'intended' : 'pre-run',
-        replay: { calls: issued.length, batches: batches.size },
-        compensations,
-        restored: remaining.length === 0,
-        remaining,
-        observations,
-        reordered: diff.reordered,
-        notes,
-        before,
-        after,
-      },
-    };
-  } finally {
-    transport.close();
+    last.turn++;
+    last.batch++;
+    last.step++;
+    const out = await transport.executeBatch({
+      turn: last.turn,
+      batch: last.batch,
+      firstStep: last.step,
+      calls: [{ tool: comp.operation, args: comp.args }],
+    });
+    const ev = out.events[0] as CallEvent;
+    timeline.push({ effects: ev.effects, step: item.step, tool: item.tool, compensation: comp.operation });
+    compensations.push({
+      ...base,
+      disposition: ev.status === 'ok' ? 'compensated' : 'compensation_failed',
+      operation: comp.operation,
+      args: comp.args,
+      http_status: ev.http_status,
+      error: ev.error,
+      missing: ev.preconditions.missing,
+      effects: ev.effects,
+    });
   }
+  return { compensations, timeline };
+}
+
+/**
+ * What differs between the target world and the world after recovery: facts read-only calls
+ * verified (observations, not effects), and every other difference attributed to why it remains.
+ */
+function remainder(
+  before: WorldSnapshot,
+  after: WorldSnapshot,
+  issued: readonly CallEvent[],
+  timeline: Timeline,
+  compensations: readonly CompensationOutcome[],
+  checklist: Checklist,
+): { remaining: Remaining[]; observations: string[]; reordered: string[] } {
+  const diff = diffWorlds(before, after);
+  const observed = observationFacts(issued);
+  const observations: string[] = [];
+  const remaining: Remaining[] = [];
+  const byStep = new Map(compensations.map((c) => [c.step, c]));
+  for (const change of diff.changes) {
+    if (
+      change.where === 'fact' &&
+      change.change === 'added' &&
+      observed.has(change.fact) &&
+      !producedBy(
+        change,
+        timeline.filter((t) => !isReadOnly(t.step, issued)),
+      )
+    ) {
+      observations.push(change.fact);
+      continue;
+    }
+    remaining.push(attribute(change, timeline, byStep, checklist));
+  }
+  return { remaining, observations, reordered: diff.reordered };
 }
 
 /**
@@ -374,7 +447,7 @@ function producedBy(change: WorldChange, timeline: readonly { effects: AppliedEf
 /** Why a difference remains: the latest effect that produced it, and what recovery did about its call. */
 function attribute(
   change: WorldChange,
-  timeline: readonly { effects: AppliedEffect[]; step: number; tool: string; compensation?: string }[],
+  timeline: Timeline,
   byStep: ReadonlyMap<number, CompensationOutcome>,
   checklist: Checklist,
 ): Remaining {

@@ -3,12 +3,12 @@
  * markdown for a ticket, or JSON for tools.
  */
 import type { ChalkInstance } from 'chalk';
-import { ms } from '../report/format.ts';
+import { ms } from '../../util/duration.ts';
 import type { ApplyReport, CompensationOutcome, Remaining } from './apply.ts';
 import { showRow, showValue } from '../../core/effects/row-text.ts';
 import type { Checklist, ChecklistItem } from './checklist.ts';
 import { trimRuns } from '../../util/trim.ts';
-import { wrapLines } from '../report/width.ts';
+import { wrapLines } from '../../util/width.ts';
 
 export const FORMATS = ['text', 'markdown', 'json'] as const;
 export type Format = (typeof FORMATS)[number];

@@ -1,11 +1,11 @@
 /** Small number formats shared by reporters. */
 import { rateOf, type RateDef } from '../../engine/scoring/rates.ts';
+import { ms } from '../../util/duration.ts';
 
 export const pct = (x: number | null | undefined): string =>
   x === null || x === undefined ? '—' : `${Math.round(x * 100)}%`;
 const ci = (c: readonly [number, number]): string => `[${pct(c[0])}, ${pct(c[1])}]`;
 const num = (x: number, digits = 1): string => (Number.isInteger(x) ? String(x) : x.toFixed(digits));
-export const ms = (x: number): string => (x >= 10_000 ? `${(x / 1000).toFixed(1)} s` : `${Math.round(x)} ms`);
 
 /** Trials per scenario: `2`, or `1–2` when an interrupted evaluation left them unequal. */
 export const trialsText = (t: { min: number; max: number }): string =>

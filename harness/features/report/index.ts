@@ -15,7 +15,7 @@ import { HTML_REPORT_FILE, recordsIn, renderHtml } from './html.ts';
 import { renderJunit } from './junit.ts';
 import { renderMarkdown } from './markdown.ts';
 import { renderComparisonTable, renderScenarioGrid, renderSummaryTable } from './table.ts';
-import { outputWidth } from './width.ts';
+import { outputWidth } from '../../util/width.ts';
 import { parseReporters, type ReporterName } from './names.ts';
 
 export interface ReportContext {

@@ -5,7 +5,7 @@ import { basename, dirname } from 'node:path';
 import { effectiveClass } from '../../domain/rules/classes.ts';
 import type { Scenario } from '../../core/scenario.ts';
 import { terminalText } from '../../util/terminal-text.ts';
-import { visibleWidth, wrapText } from './width.ts';
+import { visibleWidth, wrapText } from '../../util/width.ts';
 
 export interface ListedScenario {
   id: string;

@@ -12,7 +12,7 @@ import { pairedOf, pairedRates, rateColumns } from '../../engine/scoring/rates.t
 import { marked, markCount, summaryColumns } from '../../engine/scoring/registry.ts';
 import { figureText, passK, pct, rateHead, rateText, sampleSize } from './format.ts';
 import { runsByPair } from './runs.ts';
-import { blockWidth, visibleWidth, wrapText } from './width.ts';
+import { blockWidth, visibleWidth, wrapText } from '../../util/width.ts';
 
 /**
  * A table that fits `width` columns: as is when it does; else in its compact form (short heads,
