@@ -54,10 +54,14 @@ describe('loading a scenario file', () => {
     });
   });
 
-  it('reports an unreadable file', () => {
+  it('reports an unreadable file', async () => {
     const file = join(dir, 'locked.yaml');
     writeFileSync(file, 'id: x\n');
     locked.add(file);
+    // The loader as imported now, through the mocked node:fs (in the unit project, test files share
+    // a module cache: an earlier file may have imported it already, with the real one).
+    vi.resetModules();
+    const { loadScenarioFile } = await import('../../harness/engine/loader/load.ts');
     expect(loadScenarioFile(file)).toMatchObject({
       ok: false,
       problems: [{ code: 'file', file, line: 1, col: 1, message: 'the file is not readable (permission denied)' }],
