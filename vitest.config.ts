@@ -1,7 +1,45 @@
+import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
+/**
+ * The fast inner loop (`npm run test:unit`): tests that run oneway's code in this process, on its
+ * thread. Everything else is the `integration` project: tests that start processes, worker threads,
+ * servers or a browser, the whole-CLI evaluations of the bundled suite, and the long property and
+ * growth suites. `npm test` runs both.
+ */
+const UNIT_DIRS = [
+  'architecture',
+  'bad-input',
+  'effects',
+  'fuzz',
+  'guard',
+  'lint',
+  'llm',
+  'loader',
+  'planners',
+  'recover',
+  'report',
+  'restarts',
+  'rules',
+  'sandbox',
+  'scenarios',
+  'scoring',
+  'templates',
+];
+const OTHER_DIRS = readdirSync(source('./test'), { withFileTypes: true })
+  .filter((e) => e.isDirectory() && !UNIT_DIRS.includes(e.name))
+  .map((e) => e.name);
+const NOT_UNIT = [
+  'test/bad-input/loader-work.test.ts', // CPU-time growth of every parser at four sizes
+  'test/bad-input/loader-fuzz.test.ts', // long property runs
+  'test/fuzz/cli.test.ts', // --workers: worker threads
+  'test/report/html.browser.test.ts', // a browser
+  'test/sandbox/seal-socket.test.ts', // sockets and servers on loopback
+  'test/scoring/permutation.property.test.ts', // long property runs
+];
 
 export default defineConfig({
   // Tests import the package by name from source (package.json "exports" points at the compiled dist/).
@@ -13,7 +51,6 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ['test/**/*.test.ts'],
     // A safety net, not a budget: tests wait on events, and tests that start processes (servers,
     // evaluations, a browser) may take long to start while other work shares the cores
     // (scripts/test-under-load.sh runs the suite so).
@@ -21,5 +58,25 @@ export default defineConfig({
     hookTimeout: 120_000,
     // Two cores on CI: more workers than that only adds contention.
     maxWorkers: 2,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          // The files of a worker share one module cache: the engine is imported once a worker, not
+          // once a file (import was most of the project's time). Such a test leaves no global state
+          // behind: environment variables through vi.stubEnv, servers closed in afterAll, and a
+          // module mock re-imports what it mocks (vi.resetModules; test/loader/load.test.ts).
+          isolate: false,
+          include: UNIT_DIRS.map((dir) => `test/${dir}/**/*.test.ts`),
+          exclude: [...configDefaults.exclude, ...NOT_UNIT],
+        },
+      },
+      // Every other directory (a new one too), and the files above.
+      {
+        extends: true,
+        test: { name: 'integration', include: [...OTHER_DIRS.map((dir) => `test/${dir}/**/*.test.ts`), ...NOT_UNIT] },
+      },
+    ],
   },
 });

@@ -1,7 +1,9 @@
 /**
- * The compiled `oneway` command (dist/, as users run it): `--help` of the command and of every
- * subcommand answers fast and starts no work, `oneway --help` loads no engine, and typos, unknown
- * options and a forgotten `--` after `npm run` exit 2 with a hint. dist/ is built when missing or
+ * The `oneway` command. As users run it, compiled (dist/), in a process of its own, where the
+ * process is the point: `oneway --help` loads no engine, a command's help and `--version` reach
+ * stdout with exit 0, a mistyped command exits 2. The rest in process (program.ts `run`, what the
+ * bin calls), faster: every subcommand's `--help` starts no work, typos, unknown options and a
+ * forgotten `--` after `npm run` exit 2 with a hint, `oneway view`. dist/ is built when missing or
  * older than the sources (npm ci builds it through `prepare`).
  */
 import { spawnSync } from 'node:child_process';
@@ -9,7 +11,8 @@ import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'nod
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../harness/cli/commands.ts';
-import { tempDir } from '../helpers/cli.ts';
+import { run } from '../../harness/cli/program.ts';
+import { runCli, tempDir } from '../helpers/cli.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const BIN = join(ROOT, 'dist/harness/cli/oneway.js');
@@ -60,24 +63,41 @@ describe('the compiled oneway command', () => {
     }
   });
 
-  it.each(COMMANDS.map((c) => [c.name]))('answers `oneway %s --help` and starts no work', (name) => {
+  it("writes a command's help and its version to stdout and exits 0; exits 2 on a mistyped command", () => {
     const cwd = tempDir('oneway-help-');
-    const r = oneway([name, '--help'], { cwd });
+    const help = oneway(['eval', '--help'], { cwd });
+    expect(help.code, help.stderr).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: oneway eval /m);
+    expect(help.stdout.trimEnd().split('\n').length).toBeGreaterThan(20); // all of it, not a first chunk
+    expect(help.stderr).toBe('');
+    expect(readdirSync(cwd)).toEqual([]);
+    const version = oneway(['--version']);
+    expect(version.code).toBe(0);
+    expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+    const typo = oneway(['evl']);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain("oneway: unknown command 'evl'");
+    expect(typo.stderr).toContain('did you mean eval?');
+  });
+});
+
+/** The program as the bin runs it, in this process: `cwd` a fresh temporary directory unless given. */
+const inProcess = (argv: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) =>
+  runCli(run, argv, opts.cwd ?? tempDir('oneway-cli-'), { NO_COLOR: '1', ...opts.env });
+
+describe('the oneway command, in process', () => {
+  it.each(COMMANDS.map((c) => [c.name]))('answers `oneway %s --help` and starts no work', async (name) => {
+    const cwd = tempDir('oneway-help-');
+    const r = await inProcess([name, '--help'], { cwd });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(new RegExp(`^Usage: oneway ${name} `, 'm'));
     expect(r.stderr).toBe('');
     expect(readdirSync(cwd)).toEqual([]); // nothing written: no reports/, no bench.json
-    expect(oneway(['help', name]).stdout).toBe(r.stdout);
+    expect((await inProcess(['help', name])).stdout).toBe(r.stdout);
   });
 
-  it('prints its version', () => {
-    const r = oneway(['--version']);
-    expect(r.code).toBe(0);
-    expect(r.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
-  });
-
-  it('exits 2 with a did-you-mean on a mistyped command or option, in every command alike', () => {
-    const cmd = oneway(['evl']);
+  it('exits 2 with a did-you-mean on a mistyped command or option, in every command alike', async () => {
+    const cmd = await inProcess(['evl']);
     expect(cmd.code).toBe(2);
     expect(cmd.stderr).toContain("oneway: unknown command 'evl'");
     expect(cmd.stderr).toContain('did you mean eval?');
@@ -87,30 +107,30 @@ describe('the compiled oneway command', () => {
       ['lint', '--quite', '--quiet'],
       ['view', '--ot=x', '--out'],
     ]) {
-      const r = oneway([name as string, typo as string]);
+      const r = await inProcess([name as string, typo as string]);
       expect(r.code, `${name} ${typo}`).toBe(2);
       expect(r.stderr).toContain(`unknown option ${(typo as string).split('=')[0]}`);
       expect(r.stderr).toContain(`did you mean ${meant}?`);
     }
   });
 
-  it('refuses a forgotten -- after npm run, before any work', () => {
+  it('refuses a forgotten -- after npm run, before any work', async () => {
     const cwd = tempDir('oneway-npm-');
-    const r = oneway(['eval'], { cwd, env: { npm_lifecycle_event: 'eval', npm_config_planner: 'eager' } });
+    const r = await inProcess(['eval'], { cwd, env: { npm_lifecycle_event: 'eval', npm_config_planner: 'eager' } });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('--planner=eager went to npm');
     expect(r.stderr).toContain('hint: npm run eval -- --planner=eager');
     expect(readdirSync(cwd)).toEqual([]);
   });
 
-  it('opens the last HTML report: prints its path (no display here), or says how to write one', () => {
+  it('opens the last HTML report: prints its path (no display here), or says how to write one', async () => {
     const cwd = tempDir('oneway-view-');
-    const none = oneway(['view'], { cwd, env: { DISPLAY: '', WAYLAND_DISPLAY: '' } });
+    const none = await inProcess(['view'], { cwd });
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('--reporter=table,html');
     mkdirSync(join(cwd, 'reports', 'latest'), { recursive: true });
     writeFileSync(join(cwd, 'reports', 'latest', 'report.html'), '<!doctype html>');
-    const found = oneway(['view'], { cwd, env: { DISPLAY: '', WAYLAND_DISPLAY: '' } });
+    const found = await inProcess(['view'], { cwd });
     expect(found.code, found.stderr).toBe(0);
     expect(found.stdout.trim()).toBe(join('reports', 'latest', 'report.html'));
   });

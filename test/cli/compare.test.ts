@@ -7,13 +7,18 @@ import { main as merge } from '../../harness/cli/merge.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
 import { readResults, timeless } from '../helpers/results.ts';
 
-const base = ['--planner=eager,gated', '--trials=2', '--seed=9'];
+// Runs go through the in-process transport (the same sandbox, 4-5 times faster than MSW's HTTP)
+// wherever the transport is not what a test is about; --concurrency is tested over MSW, where
+// concurrent runs share one request interceptor.
+const fast = '--transport=inprocess';
+const base = ['--planner=eager,gated', '--trials=2', '--seed=9', fast];
 
 describe('scale: concurrency and shards', () => {
   it('gives results identical to a serial run with --concurrency', async () => {
     const [a, b] = [tempDir(), tempDir()];
-    expect((await runCli(main, [...base, `--out=${a}`])).code).toBe(0);
-    expect((await runCli(main, [...base, '--concurrency=5', `--out=${b}`])).code).toBe(0);
+    const msw = ['--planner=eager,gated', '--trials=2', '--seed=9'];
+    expect((await runCli(main, [...msw, `--out=${a}`])).code).toBe(0);
+    expect((await runCli(main, [...msw, '--concurrency=5', `--out=${b}`])).code).toBe(0);
     expect(timeless(readResults(b))).toEqual(timeless(readResults(a)));
   });
 
@@ -68,7 +73,7 @@ describe('scale: concurrency and shards', () => {
   it('applies gates when merging, exiting 1 when one fails', async () => {
     const shards = [tempDir(), tempDir()];
     for (const [i, dir] of shards.entries())
-      await runCli(main, ['--planner=eager,gated', `--shard=${i + 1}/2`, `--out=${dir}`]);
+      await runCli(main, ['--planner=eager,gated', fast, `--shard=${i + 1}/2`, `--out=${dir}`]);
     const out = tempDir();
     const r = await runCli(merge, [
       `--out=${out}`,
@@ -86,7 +91,7 @@ describe('scale: concurrency and shards', () => {
   it('refuses to merge shards of different evaluations', async () => {
     const [a, b] = [tempDir(), tempDir()];
     await runCli(main, [...base, '--shard=1/2', `--out=${a}`]);
-    await runCli(main, ['--planner=gated', '--shard=2/2', `--out=${b}`]);
+    await runCli(main, ['--planner=gated', fast, '--shard=2/2', `--out=${b}`]);
     const r = await runCli(merge, [`--out=${tempDir()}`, a, b]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('the shards differ in planners');
@@ -104,6 +109,7 @@ describe('gates', () => {
     const out = tempDir();
     const r = await runCli(main, [
       '--planner=eager,gated',
+      fast,
       '--fail-on=premature_irreversible_rate>0',
       '--fail-on=gated:errors>0',
       `--out=${out}`,
@@ -117,6 +123,7 @@ describe('gates', () => {
   it('exits 0 when every gate holds', async () => {
     const r = await runCli(main, [
       '--planner=gated',
+      fast,
       '--fail-on=premature_irreversible_rate>0',
       '--fail-on=safe_completion_rate<50%',
       `--out=${tempDir()}`,
@@ -136,10 +143,11 @@ describe('gates', () => {
 
   it('fails on a regression beyond noise against a committed baseline, and holds against itself', async () => {
     const baseline = tempDir();
-    await runCli(main, ['--planner=gated', '--trials=2', `--out=${baseline}`]);
+    await runCli(main, ['--planner=gated', '--trials=2', fast, `--out=${baseline}`]);
     const same = await runCli(main, [
       '--planner=gated',
       '--trials=2',
+      fast,
       `--baseline=${join(baseline, 'results.json')}`,
       `--out=${tempDir()}`,
     ]);
@@ -154,6 +162,7 @@ describe('gates', () => {
     const worse = await runCli(main, [
       `--planner=${join(dir, 'gated.ts')}`,
       '--trials=2',
+      fast,
       `--baseline=${join(baseline, 'results.json')}`,
       `--out=${out}`,
     ]);
@@ -185,6 +194,7 @@ describe('statistics: the scenario is the unit of evidence', () => {
           await runCli(main, [
             '--planner=eager,speculative,gated',
             `--trials=${trials}`,
+            fast,
             '--seed=1',
             '--baseline-planner=eager',
             `--out=${out}`,
@@ -230,7 +240,7 @@ describe('statistics: the scenario is the unit of evidence', () => {
 describe('reporters', () => {
   it('writes junit.xml that parses, with a failing case per premature scenario naming the step', async () => {
     const out = tempDir();
-    await runCli(main, ['--planner=eager,gated', '--reporter=junit', `--out=${out}`]);
+    await runCli(main, ['--planner=eager,gated', fast, '--reporter=junit', `--out=${out}`]);
     const xml = readFileSync(join(out, 'junit.xml'), 'utf8');
     expect(XMLValidator.validate(xml)).toBe(true);
     const doc = new XMLParser({
@@ -268,6 +278,7 @@ describe('reporters', () => {
     const out = tempDir();
     await runCli(main, [
       '--planner=eager,gated',
+      fast,
       '--baseline-planner=eager',
       '--fail-on=premature_irreversible_rate>0',
       '--reporter=markdown',

@@ -25,10 +25,12 @@ import { filesUnder, runCli, tempDir } from '../helpers/cli.ts';
 import { timeless } from '../helpers/results.ts';
 import { EMAIL_YAML } from '../helpers/run.ts';
 
-// What the engine is asked: the real evaluate, watched.
+// What the engine is asked: the real evaluate, watched. It runs the runs on this thread whatever
+// `workers` asks: runs are the same on worker threads (test/cli/compare.test.ts), and the workers
+// row is about what the engine is asked, so it starts no threads (each loads the engine again).
 vi.mock('../../harness/engine/runner/evaluate.ts', async (importOriginal) => {
   const real = await importOriginal<typeof import('../../harness/engine/runner/evaluate.ts')>();
-  return { ...real, evaluate: vi.fn(real.evaluate) };
+  return { ...real, evaluate: vi.fn((opts: EvalOptions) => real.evaluate({ ...opts, workers: 1 })) };
 });
 const engineCalls = () => vi.mocked(engine.evaluate).mock.calls;
 

@@ -36,7 +36,7 @@ async function run(
     sink: memorySink(),
     transport: 'inprocess',
     maxTurns: 30,
-    decisionTimeoutMs: 5000,
+    decisionTimeoutMs: 30_000, // a safety net: these planners answer at once, however busy the machine
     ...(restartAt ? { restartAt } : {}),
   });
 }

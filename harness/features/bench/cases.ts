@@ -424,13 +424,17 @@ export interface LongWorkersPass {
   cpu: ThreadCpu;
 }
 
-/** 100× the bundled suite (eager and gated, MSW, 8,000 runs) on `workers` threads; in this (fresh) process. */
+/**
+ * `times`× the bundled suite (eager and gated, MSW: 8,000 runs at the bench's 100×) on `workers`
+ * threads, in this (fresh) process; the results and records go to `outDir`/w`workers`.
+ */
 export async function longWorkersChild(
   suite: readonly EvalScenario[],
   workers: number,
   outDir: string,
+  times = 100,
 ): Promise<LongWorkersPass> {
-  const r = await workersPass(copies(suite, 100), workers, outDir);
+  const r = await workersPass(copies(suite, times), workers, outDir);
   return {
     workers,
     runs: r.runs,
