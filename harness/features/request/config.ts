@@ -244,7 +244,7 @@ export function shapeProblems(raw: unknown, shape: Readonly<Record<string, Kind>
     for (const [k, x] of Object.entries(v)) {
       const kind = kinds[k];
       const path = at ? `${at}.${k}` : k;
-      if (!kind && !at && COMMAND_LINE_ONLY[k]) problems.push(`"${k}" is not a ${what}: ${COMMAND_LINE_ONLY[k]}`);
+      if (!kind && !at && COMMAND_LINE_ONLY[k]) problems.push(`"${k}" is no ${what}: ${COMMAND_LINE_ONLY[k]}`);
       else if (!kind) {
         const s = suggest(k, Object.keys(kinds));
         problems.push(`unknown ${what} "${path}"${s ? ` (did you mean "${at ? `${at}.` : ''}${s}"?)` : ''}`);
