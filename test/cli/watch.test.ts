@@ -49,12 +49,13 @@ function project(files: Record<string, string> = {}): string {
 }
 
 /**
- * `oneway eval --watch ARGS` in `cwd`, with a terminal's stdin (to press q) and captured output.
+ * `oneway eval --watch ARGS` in `cwd`, with a terminal's stdin (to press q) and captured output
+ * (stdout a terminal too with `tty`).
  * `waiting(n)` resolves once the n-th "waiting for changes" line is written (the first comes after
  * the first evaluation); `press('q')` quits.
  */
-function watchEval(args: string[], cwd: string) {
-  const stdout = new PassThrough();
+function watchEval(args: string[], cwd: string, o: { tty?: boolean } = {}) {
+  const stdout = Object.assign(new PassThrough(), { isTTY: o.tty === true });
   const stderr = new PassThrough();
   const stdin = Object.assign(new PassThrough(), { isTTY: true });
   let out = '';
@@ -166,7 +167,7 @@ describe('oneway eval --watch', () => {
 export default { name: 'mine', create: () => ({ name: 'mine', next: () => ({ type: 'finish', reason: reason() }) }) };
 `;
     const dir = project({ 'mine.mjs': planner, 'reason.mjs': "export const reason = () => 'one';\n" });
-    const w = watchEval(['--planner=gated,./mine.mjs'], dir);
+    const w = watchEval(['--planner=gated,./mine.mjs'], dir, { tty: true });
     await w.waiting(1);
 
     writeFileSync(join(dir, 'reason.mjs'), "export const reason = () => 'two';\n");
@@ -178,6 +179,9 @@ export default { name: 'mine', create: () => ({ name: 'mine', next: () => ({ typ
     await w.waiting(3);
     expect(keptAt(3)).toEqual([]);
     expect(w.stderr()).toContain('re-running everything (a)');
+    // On a terminal the screen is cleared before each re-run, and the table drawn afresh: no separator lines.
+    expect(w.stdout().split('\u001b[2J\u001b[3J\u001b[H')).toHaveLength(3);
+    expect(w.stdout()).not.toContain('── oneway eval --watch');
 
     w.press('q');
     expect(await w.code).toBe(0);
