@@ -15,11 +15,12 @@ import { pathToFileURL } from 'node:url';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { evaluate } from '../../harness/api.ts';
 import { commandNamed } from '../../harness/cli/commands.ts';
+import { main as evalMain } from '../../harness/cli/eval.ts';
 import { run, runCommand } from '../../harness/cli/program.ts';
 import { changeOf, localImports, type Watched } from '../../harness/cli/watch.ts';
 import * as engine from '../../harness/engine/runner/evaluate.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
-import { readResults } from '../helpers/results.ts';
+import { readResults, timeless } from '../helpers/results.ts';
 import { EMAIL_YAML } from '../helpers/run.ts';
 
 // What the engine is asked each time: the real evaluate, watched (its `resume` is the runs kept).
@@ -105,6 +106,10 @@ describe('oneway eval --watch', () => {
     expect(results.runs).toHaveLength(4);
     expect(results.scenarios.find((s) => s.id === 'email-two')?.title).toBe('Changed');
     expect(results.summary.map((s) => s.planner)).toEqual(['eager', 'gated']);
+    // What a fresh evaluation of the files as they are now gives, apart from wall-clock figures.
+    const fresh = tempDir('oneway-watch-fresh-');
+    expect((await runCli(evalMain, ['--planner=eager,gated', `--out=${fresh}`], dir)).code).toBe(0);
+    expect(timeless(results)).toEqual(timeless(readResults(fresh)));
     // Not a terminal: the table printed again, after a separator line.
     expect(w.stdout()).toContain('── oneway eval --watch: evaluation 2 (scenarios/two.yaml changed) ──');
     expect(w.stdout().split('│ email-two ').length - 1).toBe(2);
