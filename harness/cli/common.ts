@@ -25,6 +25,8 @@ export interface Io {
   stderr: NodeJS.WritableStream & { isTTY?: boolean };
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /** Keys (`eval --watch`: q quits): read only where it is a terminal. */
+  stdin?: NodeJS.ReadableStream & { isTTY?: boolean; setRawMode?(raw: boolean): unknown };
 }
 
 /** The real process streams: what a command uses when not run from a test. */
@@ -33,6 +35,10 @@ export const processIo = (): Io => ({
   stderr: process.stderr,
   cwd: process.cwd(),
   env: process.env,
+  // Made when read: process.stdin opens the terminal or pipe, which no command but a watching one needs.
+  get stdin() {
+    return process.stdin;
+  },
 });
 
 /** Chalk for each stream: colour only where that stream is a terminal and NO_COLOR is unset. */

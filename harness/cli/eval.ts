@@ -1,7 +1,9 @@
 /**
- * `npm run eval`: evaluate planners on scenarios.
- * Exit status: 0 the evaluation ran; 1 a gate failed; 2 usage or input error; 130/143 stopped by SIGINT/SIGTERM.
+ * `npm run eval`: evaluate planners on scenarios (with --watch, again each time their files change).
+ * Exit status: 0 the evaluation ran; 1 a gate failed; 2 usage or input error; 130/143 stopped by SIGINT/SIGTERM
+ * (--watch: its last evaluation's status when q or Ctrl-C ends it between evaluations).
  */
+import { existsSync, statSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { formatProblem, UsageError, type Problem } from '../core/errors.ts';
 import { loadPlanFile } from '../engine/loader/load.ts';
@@ -15,7 +17,7 @@ import type { Stacks } from './run-errors.ts';
 import { describeScenario, renderList } from '../features/report/list.ts';
 import { outputWidth } from '../util/width.ts';
 import { formatFinding } from '../features/lint/types.ts';
-import type { ConfigFile } from '../features/request/config.ts';
+import { configCandidates, findConfig, loadConfig, type ConfigFile } from '../features/request/config.ts';
 import type { Layer } from '../features/request/layers.ts';
 import {
   analysisOf,
@@ -33,6 +35,10 @@ import {
   type RequestScenarios,
 } from '../features/request/eval.ts';
 import { checkRuns } from '../engine/scoring/expect.ts';
+import { hasMagic } from '../engine/loader/glob.ts';
+import { looksLikeModulePath } from '../engine/io/ts-loader.ts';
+import { scenarioCache, scenarioHome, scenarioSpecs } from '../features/request/scenarios.ts';
+import type { Change, Outcome, Watched } from './watch.ts';
 import type { LoadedScenario } from '../engine/loader/load.ts';
 // What only running needs (the engine, planners, the guard, results and reports; the MCP client for
 // --agent-cmd; what --shard, --fail-on and --baseline read, when given) is imported where it is
@@ -118,6 +124,13 @@ Usage: oneway eval [options]          (in a clone of oneway: npm run eval -- [op
   --list                      print the scenario library (id, domain, class mix, traps) and exit
   --check                     run the planners named in each scenario's expect: and exit 1 when a figure
                               does not hold (naming scenario, planner and figure)
+  --watch                     evaluate, then again each time a file it read changes, re-running only the
+                              runs a change affects: a scenario file its scenarios' runs, a planner file
+                              (or a file it imports) its planner's, oneway.config.*, --plan or the guard
+                              policy every run; a new file in a scenario directory runs. results.json and
+                              the reports are rewritten each time (the table redrawn). q or Ctrl-C quits
+                              with the last evaluation's exit status (Ctrl-C during a run: 130, as
+                              always); a re-runs everything. Not with --list or --shard
   --verbose                   a planner's crash with its stack trace, not only its message
   -h, --help                  this help
 
@@ -126,7 +139,8 @@ always wins over the config file's setting (--scenario or --bundled over its "sc
 Scenarios that loaded are cached in node_modules/.cache/oneway (ONEWAY_CACHE=off: no cache; see docs/cli.md).
 Exit status: 0 the evaluation ran (whatever it found); 1 a gate failed; 2 a usage or input error (a
 scenario that did not load, or that lint refused: the others still run); 130/143 stopped by SIGINT
-(Ctrl-C) / SIGTERM after the runs in flight (what finished is kept, marked interrupted).
+(Ctrl-C) / SIGTERM after the runs in flight (what finished is kept, marked interrupted). --watch ends
+with its last evaluation's status when q or Ctrl-C ends it between evaluations (SIGTERM: 143).
 Example: oneway eval --planner=eager,gated --trials=3`;
 }
 
@@ -166,97 +180,313 @@ export const OPTIONS = {
   bundled: { type: 'boolean' },
   'allow-lint-errors': { type: 'boolean' },
   verbose: { type: 'boolean' },
+  watch: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
 /**
- * The steps of an evaluation: the request (the flags over oneway.config.*: harness/features/request/),
- * the scenarios through the lint gate (--list stops before the gate), the planners and the --plan,
- * the --out lock, the run, then results, reports, the gates and --check.
+ * `oneway eval`: one evaluation (`evaluation`), or with --watch one and then another each time its
+ * files change (`watchMode`). Exit status: see the module comment; --watch ends with its last
+ * evaluation's.
  */
 export async function main(argv: string[], io: Io = processIo(), config?: ConfigFile): Promise<number> {
-  const { c, cerr } = paints(io);
-  let lock: OutLock | undefined;
-  let signals: Interruption | undefined;
+  const session: Session = {};
   try {
     const { values } = parseCli(argv, OPTIONS);
     if (values.help) {
       printHelp(io, await help());
       return 0;
     }
-    const request = await evalRequest([...(config ? [configLayer(config)] : []), flagLayer(values, io)], {
-      cwd: io.cwd,
-      env: io.env,
-      defaults: EVAL_DEFAULTS,
-    });
-    const scenarios = await requestScenarios(request, io.env, { lint: !values.list });
-    const { selected, problems } = scenarios;
-    for (const p of problems) io.stderr.write(`${formatProblem(p)}\n`);
-    if (values.list) {
-      io.stdout.write(
-        `${renderList(
-          selected.map((l) => describeScenario(l.scenario, l.file)),
-          c,
-          outputWidth(io.stdout as { isTTY?: boolean; columns?: number }, io.env),
-        )}\n`,
-      );
-      return problems.length > 0 ? 2 : 0;
-    }
-
-    const engine = await import('../engine/runner/evaluate.ts');
-    const lineup = await lineUp(values, request, selected, io);
-    const plan = request.plan ? readPlan(request.plan, selected, io, problems) : undefined;
-    if (request.plan && !plan) {
-      io.stderr.write(cerr.red('oneway: the plan file has errors; nothing was run\n'));
-      return 2;
-    }
-    if (selected.length === 0) {
-      io.stderr.write(
-        cerr.red(
-          `oneway: no scenario ${scenarios.loaded ? (problems.some((p) => p.code === 'lint') ? 'passed lint' : 'matches --tag/--filter') : 'could be loaded'}; nothing was run\n`,
-        ),
-      );
-      if (problems.some((p) => p.code === 'lint')) io.stderr.write(`  hint: ${LINT_HINT}\n`);
-      return 2;
-    }
-    reportLint(scenarios, io);
-    const policy = await requestPolicy(request);
-    if (!policy.ok) {
-      for (const p of policy.problems) io.stderr.write(`${formatProblem(p)}\n`);
-      return 2;
-    }
-
-    // One evaluation per --out at a time (harness/engine/results/lock.ts); released on any exit, Ctrl-C included.
-    ensureDir(request.outDir);
-    const { lockOutDir } = await import('../engine/results/lock.ts');
-    lock = lockOutDir(request.outDir, {
-      command: 'oneway eval',
-      warn: (m) => io.stderr.write(`${cerr.yellow(`oneway: ${terminalText(m)}`)}\n`),
-    });
-    const options = await evalOptionsOf(request, {
-      scenarios,
-      planners: lineup.planners,
-      policy: policy.value,
-      ...(plan ? { plan } : {}),
-    });
-    // SIGINT/SIGTERM: stop after the runs in flight, keep what finished, exit 130/143 (harness/cli/signals.ts).
-    signals = watchSignals((m) => io.stderr.write(cerr.yellow(m)));
-    const ran = await runEvaluation(engine, request, options, lineup, io, signals);
-    const results = await writeAndReport(ran, values, request, lineup, io);
-    const code =
-      problems.length > 0
-        ? 2
-        : (values.check && !expectationsHold(results, selected, io)) || results.gates.failures.length > 0
-          ? 1
-          : 0;
-    const gated = request.gates.length > 0 || request.baseline !== undefined || values.check === true;
-    return signals.exitCode(code, { interrupted: results.interrupted, gated });
+    if (values.watch) return await watchMode(values, io, config, session);
+    return (await evaluation(values, await requestOf(values, io, config), io, session)).code;
   } catch (e) {
     return commandFailed(e, io, 'oneway');
   } finally {
-    signals?.dispose();
-    lock?.release();
+    session.signals?.dispose();
+    session.lock?.lock.release();
   }
+}
+
+/** The request: the flags over oneway.config.* (harness/features/request/). */
+function requestOf(values: Values, io: Io, config: ConfigFile | undefined): Promise<EvalRequest> {
+  return evalRequest([...(config ? [configLayer(config)] : []), flagLayer(values, io)], {
+    cwd: io.cwd,
+    env: io.env,
+    defaults: EVAL_DEFAULTS,
+  });
+}
+
+/** What the evaluations of one command share: the --out lock, the signal handling, and (--watch) the last results. */
+interface Session {
+  lock?: { dir: string; lock: OutLock };
+  signals?: Interruption;
+  /** --watch: the last evaluation's results (not an interrupted one's), and which of their runs the next keeps. */
+  previous?: Results;
+  keep?: (run: RunResult) => boolean;
+}
+
+/** How far an evaluation got: what --watch watches after it (the scenarios and planners it read). */
+interface Reached {
+  scenarios?: RequestScenarios;
+  lineup?: LineUp;
+}
+
+/**
+ * The steps of an evaluation: the scenarios through the lint gate (--list stops before the gate),
+ * the planners and the --plan, the --out lock, the run, then results, reports, the gates and --check.
+ */
+async function evaluation(
+  values: Values,
+  request: EvalRequest,
+  io: Io,
+  session: Session,
+  reached: Reached = {},
+): Promise<{ code: number }> {
+  const { c, cerr } = paints(io);
+  const scenarios = await requestScenarios(request, io.env, { lint: !values.list });
+  reached.scenarios = scenarios;
+  const { selected, problems } = scenarios;
+  for (const p of problems) io.stderr.write(`${formatProblem(p)}\n`);
+  if (values.list) {
+    io.stdout.write(
+      `${renderList(
+        selected.map((l) => describeScenario(l.scenario, l.file)),
+        c,
+        outputWidth(io.stdout as { isTTY?: boolean; columns?: number }, io.env),
+      )}\n`,
+    );
+    return { code: problems.length > 0 ? 2 : 0 };
+  }
+
+  const engine = await import('../engine/runner/evaluate.ts');
+  const lineup = await lineUp(values, request, selected, io);
+  reached.lineup = lineup;
+  const plan = request.plan ? readPlan(request.plan, selected, io, problems) : undefined;
+  if (request.plan && !plan) {
+    io.stderr.write(cerr.red('oneway: the plan file has errors; nothing was run\n'));
+    return { code: 2 };
+  }
+  if (selected.length === 0) {
+    io.stderr.write(
+      cerr.red(
+        `oneway: no scenario ${scenarios.loaded ? (problems.some((p) => p.code === 'lint') ? 'passed lint' : 'matches --tag/--filter') : 'could be loaded'}; nothing was run\n`,
+      ),
+    );
+    if (problems.some((p) => p.code === 'lint')) io.stderr.write(`  hint: ${LINT_HINT}\n`);
+    return { code: 2 };
+  }
+  reportLint(scenarios, io);
+  const policy = await requestPolicy(request);
+  if (!policy.ok) {
+    for (const p of policy.problems) io.stderr.write(`${formatProblem(p)}\n`);
+    return { code: 2 };
+  }
+
+  // One evaluation per --out at a time (harness/engine/results/lock.ts); released on any exit, Ctrl-C included.
+  ensureDir(request.outDir);
+  await lockOut(session, request.outDir, io);
+  const options = await evalOptionsOf(request, {
+    scenarios,
+    planners: lineup.planners,
+    policy: policy.value,
+    ...(plan ? { plan } : {}),
+  });
+  // SIGINT/SIGTERM: stop after the runs in flight, keep what finished, exit 130/143 (harness/cli/signals.ts).
+  const signals = (session.signals ??= watchSignals((m) => io.stderr.write(cerr.yellow(m))));
+  const kept = session.keep && session.previous ? keptRuns(session.previous, options, engine, session.keep) : undefined;
+  const ran = await runEvaluation(engine, request, options, lineup, io, signals, kept);
+  const results = await writeAndReport(ran, values, request, lineup, io);
+  if (!results.interrupted) session.previous = results;
+  if (kept) io.stderr.write(cerr.dim(`${rerunSummary(results, kept)}\n`));
+  const code =
+    problems.length > 0
+      ? 2
+      : (values.check && !expectationsHold(results, selected, io)) || results.gates.failures.length > 0
+        ? 1
+        : 0;
+  const gated = request.gates.length > 0 || request.baseline !== undefined || values.check === true;
+  return { code: signals.exitCode(code, { interrupted: results.interrupted, gated }) };
+}
+
+/** Locks --out for this command (once; again when --watch's config moves it). */
+async function lockOut(session: Session, dir: string, io: Io): Promise<void> {
+  if (session.lock?.dir === dir) return;
+  const { cerr } = paints(io);
+  const { lockOutDir } = await import('../engine/results/lock.ts');
+  session.lock?.lock.release();
+  session.lock = undefined;
+  const lock = lockOutDir(dir, {
+    command: 'oneway eval',
+    warn: (m) => io.stderr.write(`${cerr.yellow(`oneway: ${terminalText(m)}`)}\n`),
+  });
+  session.lock = { dir, lock };
+}
+
+/** What --watch cannot go with, and why: each is refused with a hint, never ignored. */
+const NOT_WITH_WATCH: readonly (readonly ['list' | 'shard', string, string])[] = [
+  [
+    'list',
+    '--list prints the scenario library and exits: it evaluates nothing to watch',
+    'run oneway eval --list alone, or --watch without --list',
+  ],
+  [
+    'shard',
+    '--shard slices the scenarios for parallel CI jobs, and a scenario added while watching moves others from shard to shard',
+    'narrow what is watched with --scenario, --tag or --filter',
+  ],
+];
+
+/**
+ * --watch: a first, full evaluation, then another each time a file it read changes, keeping the
+ * runs of the last one the change leaves as they were (harness/cli/watch.ts). A request that fails
+ * at the start ends the command (exit 2); once watching, an evaluation's errors (a planner file that
+ * does not compile, a config file with a mistake) are printed and the watching goes on.
+ */
+async function watchMode(values: Values, io: Io, config: ConfigFile | undefined, session: Session): Promise<number> {
+  for (const [flag, message, hint] of NOT_WITH_WATCH)
+    if (values[flag]) throw new UsageError(`--watch cannot go with --${flag}: ${message}`, hint);
+  const { cerr } = paints(io);
+  const { watchLoop, localImports } = await import('./watch.ts');
+  const signals = (session.signals = watchSignals((m) => io.stderr.write(cerr.yellow(m))));
+  let configFile = config;
+  let request = await requestOf(values, io, configFile);
+  if (request.agent)
+    io.stderr.write(
+      cerr.yellow(
+        "oneway --watch: the agent's own files are not watched (--agent-cmd is a command, not a file): press a to re-run everything\n",
+      ),
+    );
+  const configs = configCandidates(io.cwd);
+  let watched: Watched | undefined;
+  const once = async (change?: Change): Promise<Outcome> => {
+    const reached: Reached = {};
+    let code: number;
+    try {
+      if (change) {
+        if (change.files.some((f) => configs.includes(f))) {
+          const file = findConfig(io.cwd);
+          configFile = file ? { file, config: await loadConfig(file, { fresh: true }) } : undefined;
+        }
+        request = await requestOf(values, io, configFile);
+        session.keep = (run) => !change.all && !change.scenarios.has(run.scenario) && !change.planners.has(run.planner);
+      }
+      code = (await evaluation(values, request, io, session, reached)).code;
+    } catch (e) {
+      code = commandFailed(e, io, 'oneway');
+    }
+    watched = watchedOf(request, reached, { io, configs, previous: watched, localImports });
+    return { code, watched, stopped: signals.stopping };
+  };
+  return watchLoop({ io, signals, first: await once(), rerun: once });
+}
+
+/**
+ * What --watch watches after an evaluation (harness/cli/watch.ts, `Watched`): its scenario files,
+ * the directories and globs they were found in, the planner files given by path and what they
+ * import, oneway.config.*, --plan, the guard policy and the --baseline. What the evaluation did not
+ * get to (a planner file that did not load) is taken from the evaluation before.
+ */
+function watchedOf(
+  request: EvalRequest,
+  reached: Reached,
+  o: { io: Io; configs: string[]; previous: Watched | undefined; localImports: (file: string) => string[] },
+): Watched {
+  const { cwd, outDir } = request;
+  const place = { cwd, env: o.io.env };
+  const scenarios = new Map<string, string[]>();
+  const scenarioDirs: string[] = [];
+  if (reached.scenarios) {
+    const home = scenarioHome(place, request.bundled);
+    for (const spec of scenarioSpecs(request.scenarios, home, place)) {
+      const at = resolve(cwd, spec);
+      if (hasMagic(spec)) {
+        const parts = spec.split(/[\\/]/);
+        scenarioDirs.push(
+          resolve(
+            cwd,
+            parts
+              .slice(
+                0,
+                parts.findIndex((p) => hasMagic(p)),
+              )
+              .join('/') || '.',
+          ),
+        );
+      } else if (isDirectory(at)) scenarioDirs.push(at);
+      else if (existsSync(at)) scenarios.set(at, []);
+    }
+    for (const p of reached.scenarios.problems) if (p.file) scenarios.set(resolve(cwd, p.file), []);
+    for (const l of reached.scenarios.selected)
+      scenarios.set(l.file, [...(scenarios.get(l.file) ?? []), l.scenario.id]);
+  }
+  const planners = new Map<string, string[]>();
+  for (const spec of request.planners ?? []) {
+    if (typeof spec !== 'string' || !looksLikeModulePath(spec)) continue;
+    const file = resolve(cwd, spec);
+    const names = reached.lineup
+      ? reached.lineup.planners.filter((p) => p.source === file).map((p) => p.name)
+      : [...(o.previous?.planners.get(file) ?? [])];
+    for (const f of o.localImports(file)) planners.set(f, [...(planners.get(f) ?? []), ...names]);
+  }
+  const cache = scenarioCache(place);
+  const cassettes = request.plannerOptions.llm_cache_dir;
+  return {
+    scenarios: reached.scenarios ? scenarios : (o.previous?.scenarios ?? scenarios),
+    scenarioDirs: reached.scenarios ? scenarioDirs : (o.previous?.scenarioDirs ?? scenarioDirs),
+    planners,
+    everything: [
+      ...o.configs,
+      ...(request.plan ? [request.plan] : []),
+      ...(typeof request.guard === 'string' ? [request.guard] : []),
+    ],
+    analysis: request.baseline ? [resolve(cwd, request.baseline.label)] : [],
+    ignore: [outDir, ...(cache ? [cache] : []), ...(cassettes ? [cassettes] : [])],
+  };
+}
+
+const isDirectory = (path: string) => {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * --watch: the runs of the last evaluation this one keeps: those `keep` leaves (not of a scenario
+ * or planner the change touched), and only while they are the runs this evaluation would make:
+ * the same options (each that changes a result, as results.json's config records them) and the
+ * same scenario content (its hash). Anything else is run again.
+ */
+function keptRuns(
+  previous: Results,
+  now: EvalOptions,
+  engine: typeof import('../engine/runner/evaluate.ts'),
+  keep: (run: RunResult) => boolean,
+): RunResult[] {
+  const was = previous.config;
+  const is = engine.buildResults(now, [], { started: Date.now(), interrupted: false, unattributed: 0 }).config;
+  const options = (c: Results['config']) =>
+    stableJson({ ...c, planners: null, scenarios: null, scenario_hashes: null });
+  if (options(was) !== options(is)) return [];
+  return previous.runs.filter(
+    (r) =>
+      keep(r) &&
+      was.scenario_hashes?.[r.scenario] !== undefined &&
+      was.scenario_hashes[r.scenario] === is.scenario_hashes?.[r.scenario],
+  );
+}
+
+/** --watch: what an evaluation after the first ran, and how many runs it kept from the one before. */
+function rerunSummary(results: Results, kept: readonly RunResult[]): string {
+  const key = (r: RunResult) => `${r.scenario}\u0000${r.planner}\u0000${r.trial}`;
+  const old = new Set(kept.map(key));
+  const ran = results.runs.filter((r) => !old.has(key(r)));
+  const few = (names: string[]) => `${names.slice(0, 4).join(', ')}${names.length > 4 ? `, +${names.length - 4}` : ''}`;
+  const what = ran.length
+    ? `ran ${ran.length} run${ran.length === 1 ? '' : 's'} (${terminalText(few([...new Set(ran.map((r) => r.scenario))]))} × ${terminalText(few([...new Set(ran.map((r) => r.planner))]))})`
+    : 'ran nothing';
+  return `oneway --watch: ${what}; kept ${results.runs.length - ran.length} from the evaluation before`;
 }
 
 type Values = ParsedCli<typeof OPTIONS>['values'];
@@ -403,7 +633,10 @@ function readPlan(
   return undefined;
 }
 
-/** Runs the evaluation (resuming one in --out with --resume), with a progress bar; SIGINT/SIGTERM finish the runs in flight and stop. */
+/**
+ * Runs the evaluation (resuming one in --out with --resume; keeping the runs `kept`, for --watch),
+ * with a progress bar; SIGINT/SIGTERM finish the runs in flight and stop.
+ */
 async function runEvaluation(
   engine: typeof import('../engine/runner/evaluate.ts'),
   request: EvalRequest,
@@ -411,6 +644,7 @@ async function runEvaluation(
   lineup: LineUp,
   io: Io,
   signals: Interruption,
+  kept?: RunResult[],
 ): Promise<Results> {
   const { cerr } = paints(io);
   const { outDir } = request;
@@ -426,7 +660,9 @@ async function runEvaluation(
     agent?.runDone(run);
     progress?.update(run, done, total);
   };
-  if (request.resume) {
+  // --watch, after the first evaluation: the runs of the last one that the change left as they were.
+  if (kept) evalOptions.resume = kept;
+  else if (request.resume) {
     // A damaged results.json falls back to the last good checkpoint (results.json.prev), said here.
     const previous = readResultsForResume(outDir);
     if (previous.note) io.stderr.write(`${cerr.yellow(`oneway: --resume: ${terminalText(previous.note)}`)}\n`);

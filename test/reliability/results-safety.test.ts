@@ -25,14 +25,14 @@ const ARGS = ['--planner=gated', '--scenario=invoice-and-notify,purge-inactive-a
 const errno = (code: string) => Object.assign(new Error(`${code}: simulated, write`), { code });
 const leftovers = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.tmp') || f.includes('.stale'));
 
-/** Makes every write to a temporary results file fail with `code` (through the writer's file-system seam). */
-function failResultsWrites(code: string) {
+/** Makes every write to a temporary results file (or report: `file`) fail with `code` (through the writer's file-system seam). */
+function failResultsWrites(code: string, file = 'results.json') {
   const fds = new Set<number>();
   const open = atomicFs.openSync;
   const write = atomicFs.writeSync;
   vi.spyOn(atomicFs, 'openSync').mockImplementation(((path: string, ...rest: unknown[]) => {
     const fd = (open as (...a: unknown[]) => number)(path, ...rest);
-    if (String(path).includes('.results.json.')) fds.add(fd);
+    if (String(path).includes(`.${file}.`)) fds.add(fd);
     return fd;
   }) as typeof atomicFs.openSync);
   vi.spyOn(atomicFs, 'writeSync').mockImplementation(((fd: number, ...rest: unknown[]) => {
@@ -66,6 +66,19 @@ describe('atomic results.json', () => {
     vi.restoreAllMocks();
     expect((await runCli(main, [...ARGS, '--trials=2', `--out=${out}`])).code).toBe(0);
     expect(read(out).runs).toHaveLength(4);
+  }, 60_000);
+
+  it('a report is written whole or not at all: a failed write keeps the previous report.md byte for byte', async () => {
+    const out = tempDir();
+    expect((await runCli(main, [...ARGS, '--reporter=markdown', `--out=${out}`])).code).toBe(0);
+    const before = readFileSync(join(out, 'report.md'), 'utf8');
+
+    failResultsWrites('ENOSPC', 'report.md');
+    const r = await runCli(main, [...ARGS, '--trials=2', '--reporter=markdown', `--out=${out}`]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`cannot write ${join(out, 'report.md')}: no space left on the device (ENOSPC)`);
+    expect(readFileSync(join(out, 'report.md'), 'utf8')).toBe(before);
+    expect(leftovers(out)).toEqual([]);
   }, 60_000);
 
   it('writeFileAtomic leaves the target untouched when the rename fails (EROFS)', () => {

@@ -170,13 +170,3 @@ export function refuseLinks(root: string, path: string): void {
  */
 export const WRITE_NO_FOLLOW: number =
   fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_TRUNC | (fs.constants.O_NOFOLLOW ?? 0);
-
-/** Writes `text` to `path` (created or truncated) in place, refusing a symbolic link there (ELOOP). */
-export function writeFileNoFollow(path: string, text: string): void {
-  const fd = fs.openSync(path, WRITE_NO_FOLLOW, 0o644);
-  try {
-    fs.writeFileSync(fd, text);
-  } finally {
-    fs.closeSync(fd);
-  }
-}

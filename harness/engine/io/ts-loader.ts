@@ -46,17 +46,22 @@ async function needsTypeScript(file: string, what: string): Promise<void> {
 /** Whether a `--planner` or `--property` value names a module file rather than a built-in: a path, or a module's extension. */
 export const looksLikeModulePath = (spec: string): boolean => /[\\/]/.test(spec) || /\.(m?[jt]s|cjs)$/.test(spec);
 
+/** How many times a module was imported afresh (`fresh`): each import gets a URL of its own. */
+let freshImports = 0;
+
 /**
  * Imports a module a user handed oneway (a planner, a property module, oneway.config.ts), TypeScript
  * made loadable first. A module that does not load is the user's mistake: a UsageError naming it.
+ * `fresh`: imported again under a new URL, not taken from the module cache (a file that changed).
  */
 export async function importUserModule(
   file: string,
-  o: { what: string; failed?: string; hint?: string },
+  o: { what: string; failed?: string; hint?: string; fresh?: boolean },
 ): Promise<Record<string, unknown>> {
   await needsTypeScript(file, o.what);
+  const url = pathToFileURL(file).href;
   try {
-    return (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+    return (await import(o.fresh ? `${url}?fresh=${++freshImports}` : url)) as Record<string, unknown>;
   } catch (e) {
     throw new UsageError(
       `${o.failed ?? o.what} failed to load: ${(e as Error).message}`,

@@ -9,7 +9,7 @@ import type { ChalkInstance } from 'chalk';
 import type { Results } from '../../engine/results/types.ts';
 import { redact } from '../../util/secrets.ts';
 import { neutraliseCommands, terminalSafeDeep } from '../../util/terminal-text.ts';
-import { outputError, refuseLinks, writeFileNoFollow } from '../../engine/io/atomic-write.ts';
+import { outputError, refuseLinks, writeFileAtomic } from '../../engine/io/atomic-write.ts';
 import { renderAnnotations } from './github.ts';
 import { HTML_REPORT_FILE, recordsIn, renderHtml } from './html.ts';
 import { renderJunit } from './junit.ts';
@@ -85,9 +85,10 @@ export function writeReports(results: Results, names: readonly string[], ctx: Re
   const stdout = (t: string) => ctx.stdout.write(redact(t));
   const writeFile = (name: string, text: string) => {
     try {
-      // Never through a symbolic link planted in --out (io/atomic-write.ts).
+      // Never through a symbolic link planted in --out (io/atomic-write.ts); whole or not at all, so that
+      // a report open in a browser while `eval --watch` rewrites it is the old one or the new one.
       refuseLinks(ctx.outDir, join(ctx.outDir, name));
-      writeFileNoFollow(join(ctx.outDir, name), redact(text));
+      writeFileAtomic(join(ctx.outDir, name), redact(text));
     } catch (e) {
       throw outputError(e, join(ctx.outDir, name), 'results.json is written');
     }

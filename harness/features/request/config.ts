@@ -91,10 +91,11 @@ const CONFIG_FILES = [
 ];
 
 /**
- * The config file for `cwd`: the first of CONFIG_FILES in `cwd`, then in each parent up to the
- * nearest directory with a package.json. Outside any package, only `cwd` is looked at.
+ * Where a config file for `cwd` may be, in the order they are looked at: each of CONFIG_FILES in
+ * `cwd`, then in each parent up to the nearest directory with a package.json. Outside any package,
+ * only `cwd` is looked at. (`eval --watch` watches them all: a config file added is a change too.)
  */
-export function findConfig(cwd: string): string | undefined {
+export function configCandidates(cwd: string): string[] {
   const dirs: string[] = [];
   for (let dir = resolve(cwd); ; dir = dirname(dir)) {
     dirs.push(dir);
@@ -104,10 +105,12 @@ export function findConfig(cwd: string): string | undefined {
       break;
     }
   }
-  for (const dir of dirs) {
-    for (const name of CONFIG_FILES) if (existsSync(join(dir, name))) return join(dir, name);
-  }
-  return undefined;
+  return dirs.flatMap((dir) => CONFIG_FILES.map((name) => join(dir, name)));
+}
+
+/** The config file for `cwd`: the first of `configCandidates` that exists. */
+export function findConfig(cwd: string): string | undefined {
+  return configCandidates(cwd).find((f) => existsSync(f));
 }
 
 /** What a setting's value must be; `KIND_TEXT` says it in words. */
@@ -174,6 +177,15 @@ export const FUZZ_SHAPE: Readonly<Record<keyof FuzzConfig, Kind>> = {
 /** The maps inside a config, by key: checked against their own shapes. */
 const NESTED: Readonly<Record<string, Readonly<Record<string, Kind>>>> = { llm: LLM_SHAPE, fuzz: FUZZ_SHAPE };
 
+/**
+ * Modes of the command line that are no setting of an evaluation, and why: a config file's settings
+ * hold for every run (CI's included) and evaluate() returns once, so neither may ask for them.
+ */
+const COMMAND_LINE_ONLY: Readonly<Record<string, string>> = {
+  watch:
+    "watch mode is asked for on the command line only (oneway eval --watch): a config file holds for every run, CI's included, and evaluate() returns its results once",
+};
+
 const KIND_TEXT: Record<Kind, string> = {
   string: 'a string',
   boolean: 'true or false',
@@ -232,7 +244,8 @@ export function shapeProblems(raw: unknown, shape: Readonly<Record<string, Kind>
     for (const [k, x] of Object.entries(v)) {
       const kind = kinds[k];
       const path = at ? `${at}.${k}` : k;
-      if (!kind) {
+      if (!kind && !at && COMMAND_LINE_ONLY[k]) problems.push(`"${k}" is no ${what}: ${COMMAND_LINE_ONLY[k]}`);
+      else if (!kind) {
         const s = suggest(k, Object.keys(kinds));
         problems.push(`unknown ${what} "${path}"${s ? ` (did you mean "${at ? `${at}.` : ''}${s}"?)` : ''}`);
       } else if (x !== undefined && !fits(kind, x)) problems.push(`"${path}" must be ${KIND_TEXT[kind]}`);
@@ -260,8 +273,11 @@ export interface ConfigFile {
   config: OnewayConfig;
 }
 
-/** Reads and checks a config file (TypeScript needs a loader: see util/ts-loader.ts). */
-export async function loadConfig(file: string): Promise<OnewayConfig> {
+/**
+ * Reads and checks a config file (TypeScript needs a loader: see util/ts-loader.ts). `fresh`: a
+ * module is imported again, not taken from the module cache (`eval --watch`, after it changed).
+ */
+export async function loadConfig(file: string, o: { fresh?: boolean } = {}): Promise<OnewayConfig> {
   let raw: unknown;
   if (/\.(ya?ml)$/.test(file) || file.endsWith('.json')) {
     const text = readFileSync(file, 'utf8');
@@ -276,6 +292,7 @@ export async function loadConfig(file: string): Promise<OnewayConfig> {
       what: `the config file ${file}`,
       failed: file,
       hint: 'check that it compiles and its imports resolve',
+      ...(o.fresh ? { fresh: true } : {}),
     });
     raw = mod.default;
     if (typeof raw === 'function') raw = await (raw as () => unknown)();
