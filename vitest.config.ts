@@ -58,6 +58,8 @@ export default defineConfig({
     hookTimeout: 120_000,
     // Two cores on CI: more workers than that only adds contention.
     maxWorkers: 2,
+    // Every temporary directory of the run in one, removed at its end (test/global-setup.ts).
+    globalSetup: ['test/global-setup.ts'],
     projects: [
       {
         extends: true,

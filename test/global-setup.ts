@@ -1,0 +1,20 @@
+/**
+ * One temporary directory for the whole test run: every `os.tmpdir()` in the tests, in the
+ * processes they start and in oneway's own code under test resolves inside it (TMPDIR), and it is
+ * removed when the run ends. Tests still clean up after themselves; this keeps a run that a test
+ * forgot, or that was stopped half-way through a test, from leaving `oneway-*` directories in /tmp.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export default function setup(): () => void {
+  const dir = mkdtempSync(join(tmpdir(), 'oneway-tests-'));
+  const before = process.env.TMPDIR;
+  process.env.TMPDIR = dir;
+  return () => {
+    if (before === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = before;
+    rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+  };
+}
