@@ -9,12 +9,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export default function setup(): () => void {
+  // Each vitest project runs the global setup again: the first one's directory serves them all (a
+  // short path: Chromium's socket path must fit in 108 bytes).
+  if (process.env.ONEWAY_TESTS_TMPDIR !== undefined) return () => {};
   const dir = mkdtempSync(join(tmpdir(), 'oneway-tests-'));
   const before = process.env.TMPDIR;
   process.env.TMPDIR = dir;
+  process.env.ONEWAY_TESTS_TMPDIR = dir;
   return () => {
     if (before === undefined) delete process.env.TMPDIR;
     else process.env.TMPDIR = before;
+    delete process.env.ONEWAY_TESTS_TMPDIR;
     rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
   };
 }
