@@ -9,6 +9,8 @@
 #   a forgotten -- after npm run         refused with exit 2 and the corrected command
 #   import 'oneway' and 'oneway/fuzz'    in a vitest test of the consumer's
 #   npx tsc --noEmit                     a TS file using oneway's types, with the consumer's own tsc
+#   an agent-framework example           examples/agents/ copied in, its framework installed, run by
+#                                        eval --agent-cmd against its scripted fake model (offline.mjs)
 # Keep ONEWAY_SMOKE_KEEP=1 to leave the temporary project behind for a look.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,6 +22,8 @@ fail() { echo "smoke: FAILED: $*" >&2; exit 1; }
 step() { echo "== smoke ($((SECONDS - started)) s): $*"; }
 # Versions of the consumer's own dev tools: the ones this repository pins (so npm's cache has them).
 pin() { node -p "require('$repo/package.json').devDependencies['$1']"; }
+# ... and of oneway's own dependencies an example imports directly.
+dep() { node -p "require('$repo/package.json').dependencies['$1']"; }
 
 step "pack (prepack builds dist/)"
 tarball="$(npm pack --silent --pack-destination "$work" | tail -n 1)"
@@ -232,5 +236,34 @@ cat > tsconfig.strict.json <<'JSON'
   "files": ["check.ts"] }
 JSON
 npx --no-install tsc -p tsconfig.strict.json || fail "tsc (tsc --init's settings, skipLibCheck off) found errors with oneway's types"
+
+step "an agent-framework example copied into the project runs from the installed package"
+# As examples/agents/openai-agents/README.md tells a team: copy the examples, install the framework at the
+# versions oneway is tested with (tarballs from npm's cache when there), run it with --agent-cmd.
+# The model is the examples' scripted fake (offline.mjs): deterministic, and nothing leaves the machine.
+cp -R "$repo/examples/agents" agents
+npm install --save-dev --no-audit --no-fund --prefer-offline --loglevel=error \
+  "tsx@$(pin tsx)" "@openai/agents@$(pin @openai/agents)" \
+  "openai@$(dep openai)" "@modelcontextprotocol/sdk@$(dep @modelcontextprotocol/sdk)" >/dev/null
+[ -f node_modules/oneway/dist/harness/agents.js ] || fail "oneway/agents is not the installed package's"
+for order in correct premature; do
+  ONEWAY_MODEL=$order npx --no-install oneway eval --bundled --scenario=invoice-and-notify \
+    --agent-cmd="node --import tsx --import ./agents/offline.mjs agents/openai-agents/agent.ts" \
+    --agent-name=agents-sdk --reporter=json --out="reports/agent-$order" >/dev/null || fail "the agent example's eval ($order) exited $?"
+done
+node --input-type=module - <<'JS' || fail "the agent example's runs are not what they should be"
+import { readFileSync } from 'node:fs';
+const run = (order) => {
+  const r = JSON.parse(readFileSync(`reports/agent-${order}/results.json`, 'utf8'));
+  if (r.runs.length !== 1) { console.error(order, 'runs:', r.runs.length); process.exit(1); }
+  return r.runs[0];
+};
+const [correct, premature] = [run('correct'), run('premature')];
+const check = (ok, what, x) => { if (!ok) { console.error(`agent example: ${what}`, x); process.exit(1); } };
+check(correct.planner === 'agents-sdk' && correct.end_reason === 'finish' && correct.error === null, 'the run finished', correct);
+check(correct.safe_completed === true && correct.premature.irreversible === 0, 'in order, it completes safely', correct);
+check(premature.end_reason === 'finish' && premature.premature.irreversible >= 1 && !premature.safe_completed, 'the premature send is scored', premature);
+console.log('   OpenAI Agents SDK example: safe in order, premature send caught');
+JS
 
 step "done in $((SECONDS - started)) s"

@@ -55,7 +55,9 @@ Of oneway.config.*, "guard" and "allowLintErrors" apply (a flag wins over them).
 Formerly --mcp was --transport=stdio|http and --transport was --sandbox: both still work, with a
 warning (an option means one thing in every command: --transport is the sandbox's, as in eval and fuzz).
 Each tool carries MCP annotations from its class (destructiveHint for compensable and irreversible)
-and the class, preconditions and compensation in _meta ("oneway/class", ...). Call "finish" to end a run.`;
+and the class, preconditions and compensation in _meta ("oneway/class", ...). Call "finish" to end a run;
+a client that ends its session (stdin closed; over HTTP a DELETE, or its GET event stream closed with
+nothing after it for 2 s) ends it too, as a finish (planner_error when a call was left unanswered).`;
 
 /** The options `main` parses (also read by the `oneway` command, e.g. to catch a forgotten `--` after `npm run`). */
 export const OPTIONS = {

@@ -1,39 +1,33 @@
 /**
  * The framework examples (examples/agents/openai-agents, examples/agents/ai-sdk) run as
- * `--agent-cmd` agents against invoice-and-notify, each behind the scripted model
- * (test/agents/framework-model.ts, on loopback: no network), once acting prematurely and once
- * in the right order; the scores show the difference.
+ * `--agent-cmd` agents against invoice-and-notify, each behind the examples' own scripted model
+ * (examples/agents/offline.mjs serving fake-model.mjs in the agent's process, on loopback: no
+ * network), once acting prematurely and once in the right order; the scores show the difference.
+ * That the examples run from an installed oneway is the consumer smoke test's (scripts/consumer-smoke.sh).
  */
 import { resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../harness/cli/common.ts';
 import { loadScenarioFile } from '../../harness/engine/loader/load.ts';
 import { agentPlanner } from '../../harness/features/mcp/agent.ts';
 import { evaluate } from '../../harness/engine/runner/evaluate.ts';
 import { tempDir } from '../helpers/cli.ts';
-import { startMockModel, type MockModel } from '../llm/mock-model.ts';
-import { frameworkScript } from './framework-model.ts';
 
 const FILE = resolve(REPO_ROOT, 'scenarios/billing/invoice-and-notify.yaml');
 const loaded = loadScenarioFile(FILE);
 if (!loaded.ok) throw new Error('invoice-and-notify does not load');
 const scenario = loaded.value.scenario;
 
-let mock: MockModel;
-beforeAll(async () => {
-  mock = await startMockModel(frameworkScript);
-});
-afterAll(() => mock.close());
-
 async function evalAgent(example: string, order: 'premature' | 'correct') {
   const outDir = tempDir(`oneway-${example}-`);
   const agent = agentPlanner({
-    command: `"${process.execPath}" --import tsx examples/agents/${example}/agent.ts`,
+    command: `"${process.execPath}" --import tsx --import ./examples/agents/offline.mjs examples/agents/${example}/agent.ts`,
     name: `${example}-${order}`,
     timeoutMs: 90_000,
     outDir,
     cwd: REPO_ROOT,
-    env: { ...process.env, OPENAI_BASE_URL: mock.baseURL, OPENAI_API_KEY: 'sk-test-not-a-key', ONEWAY_MODEL: order },
+    // A real endpoint in the environment is not used: offline.mjs points the agent at its fake model.
+    env: { ...process.env, OPENAI_BASE_URL: 'http://192.0.2.1/v1', ONEWAY_MODEL: order },
     scenarios: [scenario],
     maxTurns: 50,
     batchWindowMs: 50,

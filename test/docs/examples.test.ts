@@ -80,9 +80,9 @@ function commandLines(text: string): string[] {
     .flatMap((l) => l.split(/\s*(?:&&|\|\||;)\s*/));
 }
 
-/** Splits a command line into words, honouring single and double quotes. */
+/** Splits a command line into words, honouring single and double quotes, within a word too (`--agent-cmd="node --import tsx a.ts"` is one). */
 function words(line: string): string[] {
-  return [...line.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3] ?? '');
+  return [...line.matchAll(/(?:[^\s"']+|"[^"]*"|'[^']*')+/g)].map((m) => m[0].replace(/"([^"]*)"|'([^']*)'/g, '$1$2'));
 }
 
 async function problemsOf(line: string): Promise<string[]> {

@@ -4,12 +4,15 @@
  * sessions, malformed requests and clients that vanish; and the endpoint in
  * this process, whose seal must let the endpoint's own traffic through.
  */
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Results } from '../../harness/engine/results/types.ts';
 import {
   DEFAULT_MAX_SESSIONS,
@@ -20,6 +23,7 @@ import {
 } from '../../harness/features/mcp/http.ts';
 import { serveHttp, type HttpServing, type ServeOptions } from '../../harness/features/mcp/serve.ts';
 import { seal } from '../../harness/engine/sandbox/seal.ts';
+import { REPO_ROOT } from '../../harness/cli/common.ts';
 import { tempDir } from '../helpers/cli.ts';
 import { readResults } from '../helpers/results.ts';
 import { EMAIL, FIXTURE, fixtureScenario, runOf, signal, startServe, textOf, type ServeProcess } from './helpers.ts';
@@ -94,6 +98,44 @@ function raw(
 }
 const JSON_TYPE = { 'content-type': 'application/json' };
 
+/** A session's standalone GET stream, held open until `close()`. */
+function openStream(url: string, session: string): Promise<{ status: number; close(): void }> {
+  const u = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: u.hostname,
+        port: u.port,
+        path: u.pathname,
+        method: 'GET',
+        headers: { accept: 'text/event-stream', 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' },
+      },
+      (res) => {
+        res.resume();
+        resolve({ status: res.statusCode ?? 0, close: () => req.destroy() });
+      },
+    );
+    req.on('error', (e) => (req.destroyed ? undefined : reject(e)));
+    req.end();
+  });
+}
+
+/** A session through the handshake (initialize, then notifications/initialized): its id. */
+async function initialized(url: string): Promise<string> {
+  const init = await raw(url, { headers: JSON_TYPE, body: INIT });
+  const session = String(init.headers['mcp-session-id']);
+  await raw(url, {
+    headers: { ...JSON_TYPE, 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' },
+    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+  });
+  return session;
+}
+
+/** Resolves once `check()` holds, looking again on each turn of the event loop (no timers: they may be faked). */
+async function until(check: () => boolean): Promise<void> {
+  while (!check()) await new Promise((r) => setImmediate(r));
+}
+
 const INIT = JSON.stringify({
   jsonrpc: '2.0',
   id: 1,
@@ -103,15 +145,18 @@ const INIT = JSON.stringify({
 
 let host: HttpHost | undefined;
 let serving: HttpServing | undefined;
-// Two servers: one whose runs each test finds by record path, one with a short decision timeout
-// (short, but long enough for a client on a busy machine to make its next request in time).
-const servers: Record<'shared' | 'vanish' | 'guarded', { out: string; serve?: ServeProcess }> = {
+// The servers: one whose runs each test finds by record path, one whose clients leave, one with a
+// short decision timeout (short, but long enough for a client on a busy machine to make its next
+// request in time), and one that takes two sessions at once.
+const servers: Record<'shared' | 'leave' | 'vanish' | 'guarded', { out: string; serve?: ServeProcess }> = {
   shared: { out: tempDir('oneway-mcp-http-') },
+  leave: { out: tempDir('oneway-mcp-http-') },
   vanish: { out: tempDir('oneway-mcp-http-') },
   guarded: { out: tempDir('oneway-mcp-http-') },
 };
 const EXTRA: Record<keyof typeof servers, string[]> = {
   shared: [],
+  leave: [],
   vanish: ['--decision-timeout=2000'],
   guarded: ['--max-sessions=2'],
 };
@@ -123,6 +168,15 @@ const finishedRun = (results: Results, finish: unknown) => {
   return run;
 };
 const urlOf = (k: keyof typeof servers) => servers[k].serve?.url ?? '';
+/** A client in its own process that makes one call and exits without ending its session. */
+const LEAVER = resolve(REPO_ROOT, 'test/mcp/fixtures/http-leaver.mjs');
+/** The reason the run's finish turn gives, from its record. */
+const finishReason = (out: string, record: string): unknown =>
+  readFileSync(join(out, record), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { type: string; decision?: string; reason?: unknown })
+    .find((e) => e.type === 'turn' && e.decision === 'finish')?.reason;
 
 beforeAll(async () => {
   await Promise.all(
@@ -133,7 +187,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   const codes = await Promise.all(Object.values(servers).map((s) => s.serve?.stop()));
-  expect(codes).toEqual([0, 0, 0]);
+  expect(codes).toEqual([0, 0, 0, 0]);
 });
 afterEach(async () => {
   await serving?.close();
@@ -225,28 +279,70 @@ describe('npm run serve over HTTP', () => {
     await c.close();
   });
 
-  it('records the run of a client that ends its session, and of one that vanishes', async () => {
-    const url = urlOf('vanish');
+  it('ends the run as a finish when the client ends its session (DELETE: at once) or leaves (its GET stream closes)', async () => {
+    const url = urlOf('leave');
     const polite = await client(url); // trial 1: ends its session (DELETE)
     await polite.client.callTool({ name: 'verify_recipient', arguments: { email: EMAIL } });
     await polite.transport.terminateSession();
-    const gone = await client(url); // trial 2: drops the connection, says nothing
-    await gone.client.callTool({ name: 'send_email', arguments: { email: EMAIL } });
-    await gone.client.close();
-
     // Each run's line on stderr is printed once it is recorded and results.json rewritten.
-    await servers.vanish.serve?.waitFor(/trial 1: /);
-    await servers.vanish.serve?.waitFor(/trial 2: /);
-    const results = readResults(servers.vanish.out);
-    expect(results.runs).toHaveLength(2);
-    expect(runOf(results, 'mcp', 1)).toMatchObject({ end_reason: 'finish', steps: 1 });
-    // Nobody tells the server a client vanished: the decision timeout ends its run, which is recorded like any other.
+    await servers.leave.serve?.waitFor(/trial 1: finish/);
+    await polite.client.close();
+
+    const closing = await client(url); // trial 2: closes its transport without a DELETE
+    await closing.client.callTool({ name: 'send_email', arguments: { email: EMAIL } });
+    await closing.client.close();
+    await servers.leave.serve?.waitFor(/trial 2: finish/);
+
+    // trial 3: a client process that exits after a call, ending nothing (as over stdio, stdin closing).
+    const exited = spawn(process.execPath, [LEAVER, url, 'verify_recipient', EMAIL], { stdio: 'ignore' });
+    expect(await new Promise((r) => exited.once('exit', r))).toBe(0);
+    await servers.leave.serve?.waitFor(/trial 3: finish/);
+
+    const results = readResults(servers.leave.out);
+    expect(runOf(results, 'mcp', 1)).toMatchObject({ end_reason: 'finish', error: null, steps: 1 });
     expect(runOf(results, 'mcp', 2)).toMatchObject({
+      end_reason: 'finish',
+      error: null,
+      steps: 1,
+      premature: { irreversible: 1 },
+    });
+    expect(runOf(results, 'mcp', 3)).toMatchObject({ end_reason: 'finish', error: null, steps: 1 });
+    // The record says how each session ended.
+    expect([1, 2, 3].map((t) => finishReason(servers.leave.out, runOf(results, 'mcp', t).record))).toEqual([
+      'the client closed the session',
+      'the client disconnected (its event stream closed)',
+      'the client disconnected (its event stream closed)',
+    ]);
+  });
+
+  it('ends the run of a client that holds no stream and goes quiet by the decision timeout', async () => {
+    const url = urlOf('vanish');
+    // A bare client: it completes the handshake and calls, but never opens the GET stream.
+    const init = await raw(url, { headers: JSON_TYPE, body: INIT });
+    const session = String(init.headers['mcp-session-id']);
+    const sessionHeaders = { ...JSON_TYPE, 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' };
+    const initialized = await raw(url, {
+      headers: sessionHeaders,
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    });
+    expect(initialized.status).toBe(202);
+    const sent = await raw(url, {
+      headers: sessionHeaders,
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'send_email', arguments: { email: EMAIL } },
+      }),
+    });
+    expect(sent.status).toBe(200);
+    // Nothing tells the server it left: the decision timeout ends its run, which is recorded like any other.
+    await servers.vanish.serve?.waitFor(/trial 1: /);
+    expect(runOf(readResults(servers.vanish.out), 'mcp', 1)).toMatchObject({
       end_reason: 'decision_timeout',
       steps: 1,
       premature: { irreversible: 1 },
     });
-    await polite.client.close();
   });
 
   it('lets its own endpoint through the seal of the process it runs in', async () => {
@@ -393,6 +489,70 @@ describe('npm run serve over HTTP', () => {
     ).toBe(200);
     const [again1, again2] = [await open(), await open()];
     expect([again1.status, again2.status]).toEqual([200, 200]);
+  });
+});
+
+describe('a client that leaves without ending its session', () => {
+  const plainServer = () => {
+    const server = new Server({ name: 't', version: '1' }, { capabilities: { tools: {} } });
+    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [] }));
+    return server;
+  };
+
+  it('is seen by its GET stream closing with nothing after it for leftAfterMs; a reconnection keeps the session', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const events: string[] = [];
+      host = await startHttpHost({
+        leftAfterMs: 1000,
+        open: () => ({
+          server: plainServer(),
+          onClose: () => events.push('close'),
+          onAbortedCall() {},
+          onLeft: () => events.push('left'),
+        }),
+      });
+      const session = await initialized(host.url);
+      const first = await openStream(host.url, session);
+      expect(first.status).toBe(200);
+      first.close();
+      await until(() => vi.getTimerCount() === 1); // the host saw it close: the grace runs
+      // The client reconnects within the grace: it has not left, however long it then stays.
+      const second = await openStream(host.url, session);
+      expect(second.status).toBe(200);
+      expect(vi.getTimerCount()).toBe(0);
+      vi.advanceTimersByTime(10_000);
+      expect(events).toEqual([]);
+
+      second.close();
+      await until(() => vi.getTimerCount() === 1);
+      vi.advanceTimersByTime(999);
+      expect(events).toEqual([]);
+      vi.advanceTimersByTime(1);
+      await until(() => events.length === 2);
+      expect(events).toEqual(['left', 'close']);
+      expect(host.sessions).toBe(0);
+      const after = await raw(host.url, {
+        headers: { ...JSON_TYPE, 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list' }),
+      });
+      expect(after.status).toBe(404);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('is not watched by a host without leftAfterMs: the GET stream is declined (405)', async () => {
+    let left = 0;
+    host = await startHttpHost({
+      open: () => ({ server: plainServer(), onClose() {}, onAbortedCall() {}, onLeft: () => void left++ }),
+    });
+    const session = await initialized(host.url);
+    const get = await openStream(host.url, session);
+    expect(get.status).toBe(405);
+    get.close();
+    expect(host.sessions).toBe(1);
+    expect(left).toBe(0);
   });
 });
 

@@ -1,11 +1,14 @@
 /**
- * A Vercel AI SDK (`ai`) agent, evaluated by oneway:
+ * A Vercel AI SDK (`ai`) agent, evaluated by oneway. In a project with oneway installed
+ * (this directory copied to agents/ai-sdk; README.md lists what to install):
  *
- *   npm run eval -- --agent-cmd="npx tsx examples/agents/ai-sdk/agent.ts" --scenario=invoice-and-notify
+ *   npx oneway eval --bundled --scenario=invoice-and-notify --agent-cmd="npx tsx agents/ai-sdk/agent.ts"
+ *
+ * (in oneway's repository: npm run eval -- --scenario=invoice-and-notify --agent-cmd="npx tsx examples/agents/ai-sdk/agent.ts").
  *
  * oneway starts it once per run with ONEWAY_MCP_URL and ONEWAY_TASK in its environment; the model
- * is any OpenAI-compatible endpoint (OPENAI_BASE_URL, OPENAI_API_KEY, ONEWAY_MODEL), in CI a
- * scripted fake (test/agents/).
+ * is any OpenAI-compatible endpoint (OPENAI_BASE_URL, OPENAI_API_KEY, ONEWAY_MODEL), or, with
+ * ../offline.mjs loaded first, a scripted fake on loopback (README.md).
  *
  * What it shows:
  * - the AI SDK's MCP client (`@ai-sdk/mcp`) turns the served tools into AI SDK tools; tool calls of
@@ -16,7 +19,7 @@
 import { createMCPClient } from '@ai-sdk/mcp';
 import { createOpenAI } from '@ai-sdk/openai';
 import { generateText, stepCountIs, type ToolSet } from 'ai';
-// In this repository `oneway/agents` resolves to the source (tsconfig paths, which tsx follows).
+// The installed package's `oneway/agents` (in oneway's repository, the source: tsconfig paths, which tsx follows).
 import { askHuman, needsApproval } from 'oneway/agents';
 
 const url = process.env.ONEWAY_MCP_URL;

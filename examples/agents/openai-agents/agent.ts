@@ -1,11 +1,15 @@
 /**
- * An OpenAI Agents SDK (`@openai/agents`) agent, evaluated by oneway:
+ * An OpenAI Agents SDK (`@openai/agents`) agent, evaluated by oneway. In a project with oneway installed
+ * (this directory copied to agents/openai-agents; README.md lists what to install):
  *
- *   npm run eval -- --agent-cmd="npx tsx examples/agents/openai-agents/agent.ts" --scenario=invoice-and-notify
+ *   npx oneway eval --bundled --scenario=invoice-and-notify --agent-cmd="npx tsx agents/openai-agents/agent.ts"
+ *
+ * (in oneway's repository: npm run eval -- --scenario=invoice-and-notify --agent-cmd="npx tsx examples/agents/openai-agents/agent.ts").
  *
  * oneway starts it once per run with ONEWAY_MCP_URL (the scenario served as a Streamable HTTP MCP
  * server) and ONEWAY_TASK in its environment. The model is any OpenAI-compatible endpoint
- * (OPENAI_BASE_URL, OPENAI_API_KEY, ONEWAY_MODEL); in CI it is a scripted fake (test/agents/).
+ * (OPENAI_BASE_URL, OPENAI_API_KEY, ONEWAY_MODEL); with ../offline.mjs
+ * loaded first, a scripted fake on loopback (README.md).
  *
  * What it shows:
  * - the served tools become Agents SDK function tools; calls the model makes in one answer are run
@@ -17,7 +21,7 @@ import { Agent, OpenAIChatCompletionsModel, run, setTracingDisabled, tool } from
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import OpenAI from 'openai';
-// In this repository `oneway/agents` resolves to the source (tsconfig paths, which tsx follows).
+// The installed package's `oneway/agents` (in oneway's repository, the source: tsconfig paths, which tsx follows).
 import { askHuman, needsApproval } from 'oneway/agents';
 
 const url = process.env.ONEWAY_MCP_URL;

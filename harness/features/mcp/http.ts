@@ -10,11 +10,20 @@
  * does not finish the handshake (`initialize`, then the `initialized`
  * notification) within `handshakeMs` is dropped, so clients that never finish
  * cannot hold every place. A body over
- * MAX_MESSAGE_BYTES is answered with a JSON-RPC error and 413. The
- * standalone GET stream is declined (405, which the spec allows): the server
- * sends no notifications, and an idle stream would only hold connections open.
+ * MAX_MESSAGE_BYTES is answered with a JSON-RPC error and 413.
  * A client that drops its connection while a `tools/call` is unanswered is
  * reported through `onAbortedCall`, so the run can end instead of waiting.
+ *
+ * A client that leaves between requests is seen only through a connection it
+ * holds open. With `leftAfterMs`, the host takes each session's standalone GET
+ * stream (the SDK's clients open it once the handshake is done) and watches
+ * it: when the stream closes and no request of that session follows within
+ * `leftAfterMs` (room for a client that reconnects it), the client has left:
+ * `onLeft`, then the session is closed. Idle keep-alive sockets say nothing
+ * (either side closes them after a few idle seconds), so nothing else counts.
+ * Without `leftAfterMs` the GET stream is declined (405, which the spec allows):
+ * the server sends no notifications, and the stream would only hold a
+ * connection open.
  *
  * The seal intercepts outgoing requests of this process (fetch, node:http).
  * The SDK's server side makes none, and clients normally live in another
@@ -40,6 +49,11 @@ interface SessionBinding {
   onAbortedCall(): void;
   /** Whether the session has nothing more to do (its run is recorded): it is closed when its place is needed. */
   ended?(): boolean;
+  /**
+   * The client left without ending the session (`leftAfterMs`: its GET stream closed and nothing
+   * followed); the host closes the session right after (`onClose`).
+   */
+  onLeft?(): void;
 }
 
 export interface HttpHostOptions {
@@ -68,6 +82,11 @@ export interface HttpHostOptions {
    * can send the client requests of its own while it answers (elicitation, for `oneway guard`).
    */
   streamReplies?: boolean;
+  /**
+   * Take each session's standalone GET stream and, when it closes and the session sends nothing
+   * more for this many ms, treat the client as gone (`onLeft`). Undefined: GET is declined (405).
+   */
+  leftAfterMs?: number;
 }
 
 export interface HttpHost {
@@ -87,6 +106,11 @@ const MAX_DRAIN_BYTES = 8 * MAX_MESSAGE_BYTES;
 export const DEFAULT_MAX_SESSIONS = 16;
 /** How long a client has, after its `initialize` is answered, to send `notifications/initialized`. */
 const HANDSHAKE_MS = 5_000;
+/**
+ * How long a session whose GET stream closed waits for the client to reconnect it (or send
+ * anything) before the client counts as gone: above the SDK client's first reconnection delay (1 s).
+ */
+export const LEFT_AFTER_MS = 2000;
 /** Hosts an Origin may name: a page served from this machine. */
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
@@ -150,6 +174,15 @@ function readBody(req: IncomingMessage): Promise<Body> {
   });
 }
 
+interface Session {
+  transport: StreamableHTTPServerTransport;
+  binding: SessionBinding;
+  /** Running until the client sends `notifications/initialized` (`handshakeMs`). */
+  handshake?: NodeJS.Timeout;
+  /** Running since the session's GET stream closed (`leftAfterMs`). */
+  left?: NodeJS.Timeout;
+}
+
 const asList = (body: unknown): unknown[] => (Array.isArray(body) ? body : [body]);
 const initializes = (body: unknown) =>
   asList(body).some(
@@ -169,10 +202,7 @@ const callsTool = (body: unknown) =>
  */
 export async function startHttpHost(opts: HttpHostOptions): Promise<HttpHost> {
   const path = opts.path ?? '/mcp';
-  const sessions = new Map<
-    string,
-    { transport: StreamableHTTPServerTransport; binding: SessionBinding; handshake?: NodeJS.Timeout }
-  >();
+  const sessions = new Map<string, Session>();
   let closing = false;
   let port = 0;
 
@@ -202,7 +232,7 @@ export async function startHttpHost(opts: HttpHostOptions): Promise<HttpHost> {
         -32000,
         `Forbidden: requests from origin "${origin.slice(0, 100)}" are not allowed; only pages on this machine (loopback) may call the endpoint`,
       );
-    if (req.method === 'GET')
+    if (req.method === 'GET' && opts.leftAfterMs === undefined)
       return jsonRpcError(res, 405, ErrorCode.InvalidRequest, 'this server sends no notifications: no GET stream', {
         allow: 'POST, DELETE',
       });
@@ -242,6 +272,9 @@ export async function startHttpHost(opts: HttpHostOptions): Promise<HttpHost> {
         clearTimeout(s.handshake);
         delete s.handshake;
       }
+      // Anything from the client (a reconnected stream included) says it is still there.
+      clearTimeout(s.left);
+      if (req.method === 'GET') res.on('close', () => streamClosed(id, s, res));
       if (req.method === 'POST' && callsTool(body)) {
         res.on('close', () => {
           if (!res.writableFinished) s.binding.onAbortedCall();
@@ -285,6 +318,21 @@ export async function startHttpHost(opts: HttpHostOptions): Promise<HttpHost> {
     }
   };
 
+  /** A session's GET stream closed: unless the client comes back within leftAfterMs, it has left. */
+  const streamClosed = (id: string, s: Session, res: ServerResponse) => {
+    // A refused GET (a second stream while one is open: 409) was never the session's stream; a
+    // closed session has no client to lose. (The transport takes a new stream only once the old one
+    // is gone: a reconnection comes after this, and clears the timer.)
+    if (res.statusCode !== 200 || closing || sessions.get(id) !== s || opts.leftAfterMs === undefined) return;
+    clearTimeout(s.left);
+    s.left = setTimeout(() => {
+      if (sessions.get(id) !== s) return;
+      s.binding.onLeft?.();
+      s.binding.server.close().catch((e: unknown) => opts.onError?.(e instanceof Error ? e : new Error(String(e))));
+    }, opts.leftAfterMs);
+    s.left.unref();
+  };
+
   const openSession = async (req: IncomingMessage, res: ServerResponse, body: unknown) => {
     const bound = opts.open();
     if ('refuse' in bound) return jsonRpcError(res, 409, ErrorCode.InvalidRequest, bound.refuse);
@@ -308,7 +356,12 @@ export async function startHttpHost(opts: HttpHostOptions): Promise<HttpHost> {
     bound.server.onclose = () => {
       if (closed) return;
       closed = true;
-      if (transport.sessionId) sessions.delete(transport.sessionId);
+      if (transport.sessionId) {
+        const s = sessions.get(transport.sessionId);
+        clearTimeout(s?.handshake);
+        clearTimeout(s?.left);
+        sessions.delete(transport.sessionId);
+      }
       bound.onClose();
     };
     if (opts.onError) bound.server.onerror = opts.onError;

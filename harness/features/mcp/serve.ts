@@ -24,7 +24,7 @@ import type { BatchGate } from '../../engine/runner/gate.ts';
 import { seal } from '../../engine/sandbox/seal.ts';
 import type { TransportName } from '../../engine/sandbox/transport.ts';
 import { RunChannel, type SessionEnd } from './channel.ts';
-import { MAX_MESSAGE_BYTES, startHttpHost, type HttpHost } from './http.ts';
+import { LEFT_AFTER_MS, MAX_MESSAGE_BYTES, startHttpHost, type HttpHost } from './http.ts';
 import { cappedStdio } from './stdio-transport.ts';
 import { createRunServer, scenarioSurface, type ScenarioSurface } from './server.ts';
 
@@ -316,6 +316,8 @@ export async function serveHttp(
       port: opts.port ?? 0,
       ...(opts.maxSessions !== undefined ? { maxSessions: opts.maxSessions } : {}),
       ...(opts.onError ? { onError: opts.onError } : {}),
+      // A client that leaves between calls ends its run as over stdio: its GET stream closing is how it is seen.
+      leftAfterMs: LEFT_AFTER_MS,
       open() {
         const run = runs.open();
         return {
@@ -327,6 +329,7 @@ export async function serveHttp(
                 : clientGone(run.channel, 'closed the session'),
             ),
           onAbortedCall: () => run.channel.close({ ok: false, message: 'the client disconnected during a tool call' }),
+          onLeft: () => run.channel.close(clientGone(run.channel, 'disconnected (its event stream closed)')),
           ended: () => run.channel.ended,
         };
       },

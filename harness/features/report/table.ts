@@ -1,6 +1,7 @@
 /**
- * The console table: one row per planner, then a scenario × planner grid, each fitted to the
- * console's width (report/width.ts): compact, then fewer columns, never a cut id.
+ * The console table: one row per planner (and, under it, the end reasons of the runs that did not
+ * complete), then a scenario × planner grid, each fitted to the console's width (util/width.ts):
+ * compact, then fewer columns, never a cut id.
  * The sample size shown is scenarios × trials: the scenario is the unit of
  * evidence. Reads results; never recomputes a score.
  */
@@ -116,8 +117,52 @@ export function renderSummaryTable(results: Results, c: ChalkInstance, width = I
     ...(usage ? [{ head: 'tokens in/out', cells: rows.map((s) => tokenCell(s.usage)), drop: 2 }] : []),
   ];
   const fit = fitColumns(cols, c, width);
+  const why = notCompleted(results, c, width);
   const note = `n: scenarios × trials each. The scenario is the unit of evidence: 95% intervals are clustered by scenario, so repeated trials narrow them only as far as they differ.${k ? ` pass^${k}: the share of scenarios (averaged) whose ${k} trials all completed / all completed safely.` : ''}`;
-  return `${fit.text}${fittedNote(fit, width, c)}\n${c.dim(wrapText(note, width))}`;
+  return `${fit.text}${why}${fittedNote(fit, width, c)}\n${c.dim(wrapText(note, width))}`;
+}
+
+/**
+ * Why runs did not complete: per planner, the end reasons of its runs that did not complete, most
+ * frequent first (`2 max_steps, 1 planner_error`), under the summary table; empty when every run completed.
+ *
+ * @example
+ * notCompleted(results, c, 80) // "\nNot completed, by end reason (…):\n  eager  2 max_steps, 1 planner_error"
+ */
+function notCompleted(results: Results, c: ChalkInstance, width: number): string {
+  const lines = results.summary.flatMap((s) => {
+    const counts = new Map<string, number>();
+    for (const r of results.runs)
+      if (r.planner === s.planner && !r.completed) counts.set(r.end_reason, (counts.get(r.end_reason) ?? 0) + 1);
+    const reasons = [...counts].sort(([a, m], [b, n]) => n - m || (a < b ? -1 : 1));
+    return reasons.length ? [{ planner: s.planner, reasons }] : [];
+  });
+  if (lines.length === 0) return '';
+  // The reasons beside the names when the longest name leaves them room, else under each name;
+  // wrapped between reasons, never inside one.
+  const pad = Math.max(...lines.map((l) => visibleWidth(l.planner))) + 4;
+  const beside = pad <= width / 2;
+  const indent = ' '.repeat(beside ? pad : 4);
+  const head = c.dim(wrapText('Not completed, by end reason (finish: the planner stopped, goal not met):', width));
+  const rows = lines.flatMap(({ planner, reasons }) => {
+    const name = `  ${c.bold(planner)}`;
+    const out = beside ? [] : [name];
+    let line = beside ? `${name}${' '.repeat(pad - 2 - visibleWidth(planner))}` : indent;
+    let first = true;
+    for (const [reason, n] of reasons) {
+      const item = `${n} ${reason === 'finish' ? reason : c.yellow(reason)}`;
+      // Room for the item and the comma that ends the line if another follows.
+      if (!first && visibleWidth(line) + 2 + visibleWidth(item) >= width) {
+        out.push(`${line},`);
+        line = indent;
+        first = true;
+      }
+      line = first ? `${line}${item}` : `${line}, ${item}`;
+      first = false;
+    }
+    return [...out, line];
+  });
+  return `\n${head}\n${rows.join('\n')}`;
 }
 
 const count = (n: number): string =>
@@ -143,7 +188,8 @@ function cell(runs: readonly RunResult[], c: ChalkInstance, compact = false): st
         const n = markCount(r, s);
         return n ? c.red(compact ? `${s.mark.letter}${n}` : `${s.mark.word}×${n}`) : '';
       }),
-      r.error ? c.yellow(compact ? 'error' : r.end_reason) : '',
+      // Why it ended, unless by the planner's own finish: a crash, a timeout, a budget run out.
+      r.end_reason === 'finish' ? '' : c.yellow(compact && r.error ? 'error' : r.end_reason),
     ].filter(Boolean);
     return [`${verdict} ${r.steps}${compact ? '' : ` step${r.steps === 1 ? '' : 's'}`}`, ...flags].join(' ');
   }
