@@ -193,6 +193,77 @@ const callsTool = (body: unknown) =>
     (m) => typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'tools/call' && 'id' in m,
   );
 
+/** Why a request is refused before its body is read (not this endpoint's path, Host or Origin; a GET it does not serve), or undefined. */
+function refusal(
+  req: IncomingMessage,
+  o: { path: string; port: number; getStream: boolean },
+): { status: number; code: number; message: string; headers?: Record<string, string> } | undefined {
+  const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+  if (url.pathname !== o.path)
+    return { status: 404, code: ErrorCode.InvalidRequest, message: `not found: the MCP endpoint is ${o.path}` };
+  // Who may talk to the endpoint, before anything else: this endpoint's Host, and no page from elsewhere.
+  const host = req.headers.host ?? '';
+  if (host !== `127.0.0.1:${o.port}` && host !== `localhost:${o.port}`)
+    return {
+      status: 403,
+      code: -32000,
+      message: `Forbidden: Host "${host.slice(0, 100)}" is not this endpoint (127.0.0.1:${o.port})`,
+    };
+  const origin = req.headers.origin;
+  if (origin !== undefined && !loopbackOrigin(origin))
+    return {
+      status: 403,
+      code: -32000,
+      message: `Forbidden: requests from origin "${origin.slice(0, 100)}" are not allowed; only pages on this machine (loopback) may call the endpoint`,
+    };
+  if (req.method === 'GET' && !o.getStream)
+    return {
+      status: 405,
+      code: ErrorCode.InvalidRequest,
+      message: 'this server sends no notifications: no GET stream',
+      headers: { allow: 'POST, DELETE' },
+    };
+  return undefined;
+}
+
+/**
+ * A POST's JSON body; undefined when the request was answered instead (not JSON, too large, not
+ * parseable) or the client went away.
+ */
+async function readJsonRequest(req: IncomingMessage, res: ServerResponse): Promise<{ body: unknown } | undefined> {
+  const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+  if (type !== 'application/json') {
+    jsonRpcError(res, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json', {
+      connection: 'close',
+    });
+    return undefined;
+  }
+  const read = await readBody(req);
+  if ('aborted' in read) {
+    res.destroy();
+    return undefined;
+  }
+  if ('tooLarge' in read) {
+    res.once('finish', () => read.cut && req.destroy());
+    jsonRpcError(
+      res,
+      413,
+      ErrorCode.InvalidRequest,
+      `Request too large: a message is at most ${MAX_MESSAGE_BYTES} bytes`,
+      {
+        connection: 'close',
+      },
+    );
+    return undefined;
+  }
+  try {
+    return { body: JSON.parse(read.text) };
+  } catch (e) {
+    jsonRpcError(res, 400, ErrorCode.ParseError, `Parse error: ${(e as Error).message}`);
+    return undefined;
+  }
+}
+
 /**
  * Starts the endpoint.
  *
@@ -211,77 +282,19 @@ export async function startHttpHost(opts: HttpHostOptions): Promise<HttpHost> {
   /** Initializes accepted for a session that does not exist yet. */
   let opening = 0;
 
+  /** One request: refused before anything else, its body read, then to its session or opening one. */
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    if (url.pathname !== path)
-      return jsonRpcError(res, 404, ErrorCode.InvalidRequest, `not found: the MCP endpoint is ${path}`);
-    // Who may talk to the endpoint, before anything else: this endpoint's Host, and no page from elsewhere.
-    const host = req.headers.host ?? '';
-    if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`)
-      return jsonRpcError(
-        res,
-        403,
-        -32000,
-        `Forbidden: Host "${host.slice(0, 100)}" is not this endpoint (127.0.0.1:${port})`,
-      );
-    const origin = req.headers.origin;
-    if (origin !== undefined && !loopbackOrigin(origin))
-      return jsonRpcError(
-        res,
-        403,
-        -32000,
-        `Forbidden: requests from origin "${origin.slice(0, 100)}" are not allowed; only pages on this machine (loopback) may call the endpoint`,
-      );
-    if (req.method === 'GET' && opts.leftAfterMs === undefined)
-      return jsonRpcError(res, 405, ErrorCode.InvalidRequest, 'this server sends no notifications: no GET stream', {
-        allow: 'POST, DELETE',
-      });
+    const refused = refusal(req, { path, port, getStream: opts.leftAfterMs !== undefined });
+    if (refused) return jsonRpcError(res, refused.status, refused.code, refused.message, refused.headers);
     let body: unknown;
     if (req.method === 'POST') {
-      const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
-      if (type !== 'application/json')
-        return jsonRpcError(res, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json', {
-          connection: 'close',
-        });
-      const read = await readBody(req);
-      if ('aborted' in read) return void res.destroy();
-      if ('tooLarge' in read) {
-        res.once('finish', () => read.cut && req.destroy());
-        return jsonRpcError(
-          res,
-          413,
-          ErrorCode.InvalidRequest,
-          `Request too large: a message is at most ${MAX_MESSAGE_BYTES} bytes`,
-          { connection: 'close' },
-        );
-      }
-      try {
-        body = JSON.parse(read.text);
-      } catch (e) {
-        return jsonRpcError(res, 400, ErrorCode.ParseError, `Parse error: ${(e as Error).message}`);
-      }
+      const read = await readJsonRequest(req, res);
+      if (!read) return;
+      body = read.body;
     }
     const sid = req.headers['mcp-session-id'];
     const id = Array.isArray(sid) ? sid[0] : sid;
-    if (id !== undefined) {
-      const s = sessions.get(id);
-      if (!s)
-        // -32001 with 404 is what the SDK answers for an unknown session.
-        return jsonRpcError(res, 404, -32001, 'Session not found: it ended or never existed; initialize a new session');
-      if (s.handshake && req.method === 'POST' && initializes(body)) {
-        clearTimeout(s.handshake);
-        delete s.handshake;
-      }
-      // Anything from the client (a reconnected stream included) says it is still there.
-      clearTimeout(s.left);
-      if (req.method === 'GET') res.on('close', () => streamClosed(id, s, res));
-      if (req.method === 'POST' && callsTool(body)) {
-        res.on('close', () => {
-          if (!res.writableFinished) s.binding.onAbortedCall();
-        });
-      }
-      return s.transport.handleRequest(req, res, body);
-    }
+    if (id !== undefined) return toSession(id, req, res, body);
     if (req.method !== 'POST' || !asList(body).some((m) => isInitializeRequest(m))) {
       return jsonRpcError(
         res,
@@ -291,17 +304,7 @@ export async function startHttpHost(opts: HttpHostOptions): Promise<HttpHost> {
       );
     }
     if (closing) return jsonRpcError(res, 503, ErrorCode.InvalidRequest, 'the server is shutting down');
-    if (sessions.size + opening >= maxSessions) {
-      // Sessions whose run is over (a client that called finish and kept the session) give their place first.
-      for (const [sid, s] of sessions) {
-        if (sessions.size + opening < maxSessions) break;
-        if (s.binding.ended?.()) {
-          sessions.delete(sid);
-          await s.binding.server.close();
-        }
-      }
-    }
-    if (sessions.size + opening >= maxSessions) {
+    if (!(await makeRoom())) {
       return jsonRpcError(
         res,
         503,
@@ -316,6 +319,39 @@ export async function startHttpHost(opts: HttpHostOptions): Promise<HttpHost> {
     } finally {
       opening--;
     }
+  };
+
+  /** A request of an open session (the Mcp-Session-Id header): the handshake and the client's presence noted, then to its transport. */
+  const toSession = (id: string, req: IncomingMessage, res: ServerResponse, body: unknown) => {
+    const s = sessions.get(id);
+    if (!s)
+      // -32001 with 404 is what the SDK answers for an unknown session.
+      return jsonRpcError(res, 404, -32001, 'Session not found: it ended or never existed; initialize a new session');
+    if (s.handshake && req.method === 'POST' && initializes(body)) {
+      clearTimeout(s.handshake);
+      delete s.handshake;
+    }
+    // Anything from the client (a reconnected stream included) says it is still there.
+    clearTimeout(s.left);
+    if (req.method === 'GET') res.on('close', () => streamClosed(id, s, res));
+    if (req.method === 'POST' && callsTool(body)) {
+      res.on('close', () => {
+        if (!res.writableFinished) s.binding.onAbortedCall();
+      });
+    }
+    return s.transport.handleRequest(req, res, body);
+  };
+
+  /** Whether a new session fits: sessions whose run is over (a client that called finish and kept the session) give their place first. */
+  const makeRoom = async (): Promise<boolean> => {
+    for (const [sid, s] of sessions) {
+      if (sessions.size + opening < maxSessions) break;
+      if (s.binding.ended?.()) {
+        sessions.delete(sid);
+        await s.binding.server.close();
+      }
+    }
+    return sessions.size + opening < maxSessions;
   };
 
   /** A session's GET stream closed: unless the client comes back within leftAfterMs, it has left. */
