@@ -237,3 +237,33 @@ export type { Checkpoint };
 
 export type RecordEvent =
   RunStartEvent | TurnEvent | CallEvent | IntentEvent | RejectedEvent | RestartEvent | EscapeEvent | RunEndEvent;
+
+/** The fields after its head of a call that never reached a tool (a guard refused it, a human denied it): nothing happened, `reason` why. */
+export function blockedOutcome(
+  reason: string,
+): Pick<
+  CallEvent,
+  | 'status'
+  | 'http_status'
+  | 'applied'
+  | 'ambiguous'
+  | 'result'
+  | 'error'
+  | 'blocked_reason'
+  | 'effect_id'
+  | 'effects'
+  | 'compensation'
+> {
+  return {
+    status: 'blocked',
+    http_status: null,
+    applied: false,
+    ambiguous: false,
+    result: null,
+    error: null,
+    blocked_reason: reason,
+    effect_id: null,
+    effects: [],
+    compensation: null,
+  };
+}

@@ -3,7 +3,7 @@
  * decision's calls; blocked calls never reach the sandbox but are recorded
  * (attempts still count as "reached for").
  */
-import type { CallEvent } from '../../core/record.ts';
+import { blockedOutcome, type CallEvent } from '../../core/record.ts';
 import type { Call } from '../../core/planner.ts';
 import type { Sandbox } from '../sandbox/sandbox.ts';
 
@@ -52,15 +52,6 @@ export function blockedEvent(call: Call, reason: string, sandbox: Sandbox, at: B
     kind: decl?.kind ?? 'action',
     preconditions: { held: a.held, missing: a.missing },
     establishes: a.establishes,
-    status: 'blocked',
-    http_status: null,
-    applied: false,
-    ambiguous: false,
-    result: null,
-    error: null,
-    blocked_reason: reason,
-    effect_id: null,
-    effects: [],
-    compensation: null,
+    ...blockedOutcome(reason),
   };
 }

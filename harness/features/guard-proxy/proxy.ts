@@ -49,7 +49,7 @@ import {
   type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { CallEvent, IntentEvent, RunStartEvent } from '../../core/record.ts';
-import { RECORD_SCHEMA_VERSION } from '../../core/record.ts';
+import { blockedOutcome, RECORD_SCHEMA_VERSION } from '../../core/record.ts';
 import type { Scenario, ToolClass } from '../../core/scenario.ts';
 import { checkArguments } from '../../domain/rules/arguments.ts';
 import { effectiveClass } from '../../domain/rules/classes.ts';
@@ -419,16 +419,7 @@ export class GuardProxy {
         this.journalOutcome({
           ...head,
           latency_ms: 0,
-          status: 'blocked',
-          http_status: null,
-          applied: false,
-          ambiguous: false,
-          result: null,
-          error: null,
-          blocked_reason: refusal.reason,
-          effect_id: null,
-          effects: [],
-          compensation: null,
+          ...blockedOutcome(refusal.reason),
           session: s.id,
         });
         const needs = this.needs(declared, refusal);
