@@ -28,6 +28,37 @@ function evalCli(args: string[]): Promise<{ code: number | null; stderr: string 
   });
 }
 
+/** Starts `eval` with `args`, sends it `signal` once results.json holds a finished run, and waits for it to end. */
+function stopWith(
+  signal: NodeJS.Signals,
+  args: string[],
+  out: string,
+): Promise<{ sent: boolean; code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
+  let sent = false;
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'harness/cli/eval.ts', ...args, `--out=${out}`], {
+      env: { ...process.env, NO_COLOR: '1' },
+    });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += String(d)));
+    child.stdout.resume();
+    const timer = setInterval(() => {
+      try {
+        if (!sent && readResults(out).runs.length > 0) {
+          sent = true;
+          child.kill(signal);
+        }
+      } catch {
+        /* results.json not written yet */
+      }
+    }, 20);
+    child.on('close', (code, got) => {
+      clearInterval(timer);
+      resolve({ sent, code, signal: got, stderr });
+    });
+  });
+}
+
 describe('interruption and --resume', () => {
   it('stops on SIGINT after the runs in flight, then resumes to the uninterrupted results', async () => {
     const dir = tempDir();
@@ -41,33 +72,9 @@ describe('interruption and --resume', () => {
     const full = tempDir();
     expect((await evalCli([...args, `--out=${full}`])).code).toBe(0);
 
-    let sent = false;
     const cut = tempDir();
-    const stopped = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = spawn(
-        process.execPath,
-        ['--import', 'tsx', 'harness/cli/eval.ts', ...args, '--fail-on=premature_irreversible_rate>0', `--out=${cut}`],
-        { env: { ...process.env, NO_COLOR: '1' } },
-      );
-      let stderr = '';
-      child.stderr.on('data', (d) => (stderr += String(d)));
-      child.stdout.resume();
-      const timer = setInterval(() => {
-        try {
-          if (!sent && readResults(cut).runs.length > 0) {
-            sent = true;
-            child.kill('SIGINT');
-          }
-        } catch {
-          /* results.json not written yet */
-        }
-      }, 20);
-      child.on('close', (code) => {
-        clearInterval(timer);
-        resolve({ code, stderr });
-      });
-    });
-    expect(sent).toBe(true);
+    const stopped = await stopWith('SIGINT', [...args, '--fail-on=premature_irreversible_rate>0'], cut);
+    expect(stopped.sent).toBe(true);
     expect(stopped.stderr).toContain('stopping after the runs in flight');
     // Interrupted, so never 0, though the (passing) gate was the only one set.
     expect(stopped.code).toBe(130);
@@ -85,43 +92,17 @@ describe('interruption and --resume', () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'slow.ts'), SLOW);
     const out = tempDir();
-    let sent = false;
-    const stopped = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>(
-      (resolve) => {
-        const child = spawn(
-          process.execPath,
-          [
-            '--import',
-            'tsx',
-            'harness/cli/eval.ts',
-            `--planner=${join(dir, 'slow.ts')}`,
-            '--trials=3',
-            '--scenario=invoice-and-notify,purge-inactive-accounts,webhook-timeout-reconcile',
-            '--fail-on=premature_irreversible_rate>0',
-            `--out=${out}`,
-          ],
-          { env: { ...process.env, NO_COLOR: '1' } },
-        );
-        let stderr = '';
-        child.stderr.on('data', (d) => (stderr += String(d)));
-        child.stdout.resume();
-        const timer = setInterval(() => {
-          try {
-            if (!sent && readResults(out).runs.length > 0) {
-              sent = true;
-              child.kill('SIGTERM');
-            }
-          } catch {
-            /* results.json not written yet */
-          }
-        }, 20);
-        child.on('close', (code, signal) => {
-          clearInterval(timer);
-          resolve({ code, signal, stderr });
-        });
-      },
+    const stopped = await stopWith(
+      'SIGTERM',
+      [
+        `--planner=${join(dir, 'slow.ts')}`,
+        '--trials=3',
+        '--scenario=invoice-and-notify,purge-inactive-accounts,webhook-timeout-reconcile',
+        '--fail-on=premature_irreversible_rate>0',
+      ],
+      out,
     );
-    expect(sent).toBe(true);
+    expect(stopped.sent).toBe(true);
     expect(stopped.signal).toBeNull();
     expect(stopped.code).toBe(143);
     expect(stopped.stderr).toContain('SIGTERM: stopping after the runs in flight');
