@@ -9,8 +9,9 @@
  * a file watcher would be holding. Events are collected for DEBOUNCE_MS after the last one, so a
  * save (or a `git checkout`) is one change.
  */
-import { existsSync, readdirSync, readFileSync, statSync, watch, type FSWatcher } from 'node:fs';
-import { dirname, extname, join, relative, resolve, sep } from 'node:path';
+import { readdirSync, statSync, watch, type FSWatcher } from 'node:fs';
+import { dirname, extname, join, relative, sep } from 'node:path';
+import { moduleImports } from '../util/module-imports.ts';
 import { terminalText } from '../util/terminal-text.ts';
 import type { Io } from './common.ts';
 import { quitStatus, type Interruption } from './signals.ts';
@@ -197,50 +198,14 @@ class DirWatcher {
   }
 }
 
-const LOCAL_IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\brequire\s*\(\s*)(['"])(\.{1,2}\/[^'"\n]+)\1/g;
-const MODULE_EXT = ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs', '.tsx', '.jsx'];
-
-/** The file a relative import names, as Node or a TypeScript bundler finds it (`./x.js` may be `./x.ts`). */
-function localFile(from: string, spec: string): string | undefined {
-  const base = resolve(dirname(from), spec);
-  const candidates = [
-    base,
-    base.replace(/\.(m|c)?js$/, '.$1ts'),
-    ...MODULE_EXT.map((e) => `${base}${e}`),
-    ...MODULE_EXT.map((e) => join(base, `index${e}`)),
-  ];
-  return candidates.find((c) => existsSync(c) && !isDir(c));
-}
-
 /**
- * A module file and the local files it imports, at any depth: relative `import`, `export … from`,
- * `import()` and `require()` specifiers read from the text (nothing is run; a specifier built at
- * run time is not seen, and node_modules are not followed).
+ * A module file and the local files it imports, at any depth (util/module-imports.ts: relative
+ * specifiers read from the text, node_modules not followed).
  *
  * @example
  * localImports('/p/planners/mine.ts') // ['/p/planners/mine.ts', '/p/planners/rules.ts']
  */
-export function localImports(file: string): string[] {
-  const seen = new Set([file]);
-  const todo = [file];
-  while (todo.length > 0 && seen.size < MAX_IMPORTS) {
-    const f = todo.pop() as string;
-    let text: string;
-    try {
-      text = readFileSync(f, 'utf8');
-    } catch {
-      continue;
-    }
-    for (const m of text.matchAll(LOCAL_IMPORT)) {
-      const target = localFile(f, m[2] as string);
-      if (target && !seen.has(target) && !target.split(sep).includes('node_modules')) {
-        seen.add(target);
-        todo.push(target);
-      }
-    }
-  }
-  return [...seen];
-}
+export const localImports = (file: string): string[] => moduleImports(file, MAX_IMPORTS).files;
 
 /** What one evaluation of watch mode came to: its exit status, what to watch next, and whether a signal stopped it. */
 export interface Outcome {

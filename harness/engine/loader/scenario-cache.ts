@@ -20,10 +20,11 @@
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Result } from '../../core/errors.ts';
 import type { Scenario } from '../../core/scenario.ts';
+import { moduleImports } from '../../util/module-imports.ts';
 import { packageVersion } from '../../util/package-root.ts';
 import { loadScenarioText, locator, type LoadedScenario } from './load.ts';
 
@@ -185,34 +186,10 @@ export function codeVersion(start: string): string {
   return hash.digest('hex');
 }
 
-// `import ... from '...'`, `export ... from '...'`, `import '...'` and `import('...')`; `import type` is erased.
-const IMPORTS =
-  /^\s*(?:import|export)\s+(?!type\s)[^'";]*?\sfrom\s*['"]([^'"]+)['"]|^\s*import\s*['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/gm;
-
-/** The files `start` imports, transitively (its own included, sorted), and the packages they import. */
+/** The files `start` imports, transitively (its own included, sorted), and the packages they import (util/module-imports.ts). */
 export function importClosure(start: string): { files: string[]; packages: string[] } {
-  const files = new Set<string>();
-  const packages = new Set<string>();
-  const todo = [start];
-  for (let f = todo.pop(); f !== undefined; f = todo.pop()) {
-    if (files.has(f)) continue;
-    files.add(f);
-    let text: string;
-    try {
-      text = readFileSync(f, 'utf8');
-    } catch {
-      continue;
-    }
-    for (const m of text.matchAll(IMPORTS)) {
-      const spec = m[1] ?? m[2] ?? m[3] ?? '';
-      if (spec.startsWith('.')) todo.push(resolve(dirname(f), spec));
-      else if (spec && !spec.startsWith('node:')) {
-        const parts = spec.split('/');
-        packages.add(spec.startsWith('@') ? parts.slice(0, 2).join('/') : (parts[0] ?? spec));
-      }
-    }
-  }
-  return { files: [...files].sort(), packages: [...packages].sort() };
+  const { files, packages } = moduleImports(start);
+  return { files: files.sort(), packages: packages.sort() };
 }
 
 /** A package's version as Node would find it from `from` (node_modules upward), or "missing". */
