@@ -5,13 +5,13 @@
  * journal alone, says what happened to which file and that nothing can undo it.
  */
 import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main as recover } from '../../harness/cli/recover.ts';
-import { REPO_ROOT } from '../../harness/cli/common.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
 import {
   FILESYSTEM_SERVER,
+  FILESYSTEM_TOOLS as FS_TOOLS,
   guardInProcess,
   nodeServer,
   outcomes,
@@ -19,8 +19,6 @@ import {
   toolsAt,
   type InProcessGuard,
 } from './helpers.ts';
-
-const FS_TOOLS = resolve(REPO_ROOT, 'test/guard-proxy/fixtures/filesystem-tools.yaml');
 
 let guard: InProcessGuard | undefined;
 afterEach(async () => {

@@ -33,6 +33,7 @@ export const MEMORY_SERVER = binOf(require.resolve('@modelcontextprotocol/server
 export const FILESYSTEM_SERVER = binOf(require.resolve('@modelcontextprotocol/server-filesystem/package.json'));
 export const MISBEHAVING_SERVER = resolve(REPO_ROOT, 'test/guard-proxy/fixtures/misbehaving-server.mjs');
 export const MEMORY_TOOLS = resolve(REPO_ROOT, 'examples/guard/memory-tools.yaml');
+export const FILESYSTEM_TOOLS = resolve(REPO_ROOT, 'test/guard-proxy/fixtures/filesystem-tools.yaml');
 export const MISBEHAVING_TOOLS = resolve(REPO_ROOT, 'test/guard-proxy/fixtures/misbehaving-tools.yaml');
 
 /** The declarations of a tools file that must load. */

@@ -5,15 +5,15 @@
  * left out, never silently cut, while the client gets all of it.
  */
 import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { resetSecrets } from '../../harness/util/secrets.ts';
-import { REPO_ROOT } from '../../harness/cli/common.ts';
 import { MAX_JOURNALED_REPLY } from '../../harness/features/guard-proxy/proxy.ts';
 import { tempDir } from '../helpers/cli.ts';
 import {
   eventsOf,
   FILESYSTEM_SERVER,
+  FILESYSTEM_TOOLS as FS_TOOLS,
   guardInProcess,
   nodeServer,
   outcomes,
@@ -21,8 +21,6 @@ import {
   toolsAt,
   type InProcessGuard,
 } from './helpers.ts';
-
-const FS_TOOLS = resolve(REPO_ROOT, 'test/guard-proxy/fixtures/filesystem-tools.yaml');
 
 let guard: InProcessGuard | undefined;
 afterEach(async () => {
