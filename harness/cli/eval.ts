@@ -35,7 +35,7 @@ import {
   type RequestScenarios,
 } from '../features/request/eval.ts';
 import { checkRuns } from '../engine/scoring/expect.ts';
-import { hasMagic } from '../engine/loader/glob.ts';
+import { globBase, hasMagic } from '../engine/loader/glob.ts';
 import { looksLikeModulePath } from '../engine/io/ts-loader.ts';
 import { scenarioCache, scenarioHome, scenarioSpecs } from '../features/request/scenarios.ts';
 import type { Change, Outcome, Watched } from './watch.ts';
@@ -399,20 +399,8 @@ function watchedOf(
     const home = scenarioHome(place, request.bundled);
     for (const spec of scenarioSpecs(request.scenarios, home, place)) {
       const at = resolve(cwd, spec);
-      if (hasMagic(spec)) {
-        const parts = spec.split(/[\\/]/);
-        scenarioDirs.push(
-          resolve(
-            cwd,
-            parts
-              .slice(
-                0,
-                parts.findIndex((p) => hasMagic(p)),
-              )
-              .join('/') || '.',
-          ),
-        );
-      } else if (isDirectory(at)) scenarioDirs.push(at);
+      if (hasMagic(spec)) scenarioDirs.push(globBase(spec, cwd).base);
+      else if (isDirectory(at)) scenarioDirs.push(at);
       else if (existsSync(at)) scenarios.set(at, []);
     }
     for (const p of reached.scenarios.problems) if (p.file) scenarios.set(resolve(cwd, p.file), []);

@@ -116,15 +116,25 @@ export async function walk(base: string, maxDepth = Infinity): Promise<WalkEntry
  * await glob('scenarios/**\/*.yaml', process.cwd()) // ['/repo/scenarios/billing/invoice-and-notify.yaml', ...]
  */
 export async function glob(pattern: string, cwd: string): Promise<WalkEntry[]> {
+  const { base, rest } = globBase(pattern, cwd);
+  const re = globToRegExp(rest);
+  const depth = rest.includes('**') ? Infinity : rest.split('/').length;
+  const entries = await walk(base, depth);
+  return entries.filter((e) => re.test(e.rel));
+}
+
+/**
+ * A glob's fixed directory (its segments before the first with a wildcard, resolved from `cwd`
+ * unless absolute) and the pattern below it: where `glob` walks, and what `eval --watch` watches.
+ *
+ * @example
+ * globBase('scenarios/**\/*.yaml', '/repo') // { base: '/repo/scenarios', rest: '**\/*.yaml' }
+ */
+export function globBase(pattern: string, cwd: string): { base: string; rest: string } {
   const posix = pattern.split(sep).join('/');
   const segments = posix.split('/');
   const fixed: string[] = [];
   while (segments.length > 1 && !hasMagic(segments[0] as string)) fixed.push(segments.shift() as string);
-  const rest = segments.join('/');
   const baseText = fixed.join('/');
-  const base = isAbsolute(posix) ? resolve(baseText || '/') : resolve(cwd, baseText);
-  const re = globToRegExp(rest);
-  const depth = rest.includes('**') ? Infinity : segments.length;
-  const entries = await walk(base, depth);
-  return entries.filter((e) => re.test(e.rel));
+  return { base: isAbsolute(posix) ? resolve(baseText || '/') : resolve(cwd, baseText), rest: segments.join('/') };
 }
