@@ -4,37 +4,18 @@
  * stdout with exit 0, a mistyped command exits 2. The rest in process (program.ts `run`, what the
  * bin calls), faster: every subcommand's `--help` starts no work, typos, unknown options and a
  * forgotten `--` after `npm run` exit 2 with a hint, `oneway view`. dist/ is built when missing or
- * older than the sources (npm ci builds it through `prepare`).
+ * older than the sources, by test/global-setup.ts (npm ci builds it through `prepare`).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../harness/cli/commands.ts';
 import { run } from '../../harness/cli/program.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
+import { cli } from '../helpers/compiled.ts';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-const BIN = join(ROOT, 'dist/harness/cli/oneway.js');
-
-function newest(dir: string): number {
-  let t = 0;
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    t = Math.max(t, e.isDirectory() ? newest(p) : statSync(p).mtimeMs);
-  }
-  return t;
-}
-
-beforeAll(() => {
-  if (
-    existsSync(BIN) &&
-    statSync(BIN).mtimeMs >= Math.max(newest(join(ROOT, 'harness')), newest(join(ROOT, 'planners')))
-  )
-    return;
-  const built = spawnSync(process.execPath, [join(ROOT, 'scripts/build.mjs')], { cwd: ROOT, encoding: 'utf8' });
-  if (built.status !== 0) throw new Error(`npm run build failed:\n${built.stdout}${built.stderr}`);
-}, 120_000);
+const BIN = cli('oneway');
 
 /** Runs the compiled bin in `cwd` (a fresh temporary directory by default), without npm's or CI's environment. */
 function oneway(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; nodeArgs?: string[] } = {}) {

@@ -1,0 +1,35 @@
+/**
+ * The compiled build (dist/), for tests that start oneway in a process of its own. A process run
+ * through tsx compiles every module it loads on the way in (about a second per process on these
+ * machines); the compiled build is what users run (`npx oneway`) and starts in half the time.
+ * test/global-setup.ts rebuilds dist/ before the integration project when any source is newer.
+ */
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+export const REPO = resolve(import.meta.dirname, '../..');
+export const DIST = join(REPO, 'dist');
+
+/** The compiled entry of a CLI module: `cli('eval')` is dist/harness/cli/eval.js. */
+export const cli = (name: string): string => join(DIST, 'harness', 'cli', `${name}.js`);
+
+/** The newest modification time of any file under `dir`. */
+function newest(dir: string): number {
+  let t = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    t = Math.max(t, e.isDirectory() ? newest(p) : statSync(p).mtimeMs);
+  }
+  return t;
+}
+
+/** Whether dist/ is missing or older than a file it is built from. */
+export function distIsStale(): boolean {
+  const stamp = cli('oneway');
+  if (!existsSync(stamp)) return true;
+  const sources = [join(REPO, 'harness'), join(REPO, 'planners')].map(newest);
+  const inputs = ['scripts/build.mjs', 'tsconfig.json', 'tsconfig.build.json'].map(
+    (f) => statSync(join(REPO, f)).mtimeMs,
+  );
+  return statSync(stamp).mtimeMs < Math.max(...sources, ...inputs);
+}
