@@ -8,7 +8,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 export const REPO = resolve(import.meta.dirname, '../..');
-export const DIST = join(REPO, 'dist');
+const DIST = join(REPO, 'dist');
 
 /** The compiled entry of a CLI module: `cli('eval')` is dist/harness/cli/eval.js. */
 export const cli = (name: string): string => join(DIST, 'harness', 'cli', `${name}.js`);
