@@ -58,6 +58,11 @@ export default defineConfig({
     hookTimeout: 120_000,
     // Two cores on CI: more workers than that only adds contention.
     maxWorkers: 2,
+    // The files of a worker share one module cache: the engine is imported once a worker, not once
+    // a file (import was a fifth of the suite's time). Such a test leaves no global state behind:
+    // environment variables through vi.stubEnv, servers closed in afterAll, signal handlers removed,
+    // and a module mock re-imports what it mocks (vi.resetModules; test/loader/load.test.ts).
+    isolate: false,
     // Every temporary directory of the run in one, removed at its end (test/global-setup.ts).
     globalSetup: ['test/global-setup.ts'],
     projects: [
@@ -65,11 +70,6 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
-          // The files of a worker share one module cache: the engine is imported once a worker, not
-          // once a file (import was most of the project's time). Such a test leaves no global state
-          // behind: environment variables through vi.stubEnv, servers closed in afterAll, and a
-          // module mock re-imports what it mocks (vi.resetModules; test/loader/load.test.ts).
-          isolate: false,
           include: UNIT_DIRS.map((dir) => `test/${dir}/**/*.test.ts`),
           exclude: [...configDefaults.exclude, ...NOT_UNIT],
         },

@@ -8,8 +8,6 @@ import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it, vi } from 'vitest';
-import { evaluate } from '../../harness/engine/runner/evaluate.ts';
-import { loadPlanner } from '../../harness/engine/runner/planners.ts';
 import { tempDir } from '../helpers/cli.ts';
 import { EMAIL_YAML, scenarioFrom } from '../helpers/run.ts';
 
@@ -45,6 +43,10 @@ function* objects(value: unknown, seenObjects = new Set<object>()): Generator<Re
 
 describe('the results object', () => {
   it('holds per-run scores and findings, not records, events or worlds, and lets the events go', async () => {
+    // Imported after the mock is in place: a worker's earlier files may have loaded the engine unmocked.
+    vi.resetModules();
+    const { evaluate } = await import('../../harness/engine/runner/evaluate.ts');
+    const { loadPlanner } = await import('../../harness/engine/runner/planners.ts');
     const scenario = scenarioFrom(EMAIL_YAML);
     const scenarios = Array.from({ length: 5 }, (_, i) => ({
       scenario: { ...scenario, id: `email-${i}` },
