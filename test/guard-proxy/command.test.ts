@@ -2,11 +2,13 @@
  * `oneway guard` as a command: killed with SIGKILL mid-call, its journal still says what may have
  * happened, and a guard started again on it continues it; served over Streamable HTTP with
  * `--listen` (loopback, Origin checked); bad input is a positioned problem or a usage error with a
- * hint, never a stack trace; the help fits the terminal.
+ * hint, never a stack trace; the help fits the terminal. Where the process is the point (SIGKILL,
+ * stdio, a listening port, its exit status) the guard is the compiled CLI in a process of its own;
+ * the rest calls its main in process.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -19,6 +21,7 @@ import { REPO_ROOT } from '../../harness/cli/common.ts';
 import { LOST_INTENT_ERROR } from '../../harness/engine/record/reader.ts';
 import { when } from '../mcp/helpers.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
+import { cli } from '../helpers/compiled.ts';
 import {
   eventsOf,
   guardCommand,
@@ -90,9 +93,7 @@ describe('oneway guard --listen', () => {
     const child = spawn(
       process.execPath,
       [
-        '--import',
-        'tsx',
-        resolve(REPO_ROOT, 'harness/cli/oneway.ts'),
+        cli('oneway'),
         'guard',
         `--tools=${MEMORY_TOOLS}`,
         `--policy=${join(REPO_ROOT, 'examples/guard/policy.yaml')}`,
