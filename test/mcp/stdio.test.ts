@@ -1,6 +1,7 @@
 /**
- * `npm run serve` over stdio, driven by the SDK's own client: the server is a
- * child process (`node --import tsx harness/cli/serve.ts`), one session = one run.
+ * `oneway serve` over stdio, driven by the SDK's own client: the server is a
+ * child process (the compiled CLI, dist/harness/cli/serve.js, as `npx oneway serve`
+ * runs it), one session = one run.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -10,17 +11,18 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../harness/cli/common.ts';
 import { tempDir } from '../helpers/cli.ts';
+import { cli } from '../helpers/compiled.ts';
 import { MAX_MESSAGE_BYTES } from '../../harness/features/mcp/http.ts';
 import { readResults } from '../helpers/results.ts';
 import { EMAIL, FIXTURE, runOf, textOf, when } from './helpers.ts';
 
 type Reply = { id?: unknown; error?: { code: number; message: string }; result?: unknown };
 
-/** `npm run serve` over stdio as a raw child: send lines, wait for replies (by event, not by timer). */
+/** `oneway serve` over stdio as a raw child: send lines, wait for replies (by event, not by timer). */
 function rawServe(out: string) {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', 'harness/cli/serve.ts', `--scenario=${FIXTURE}`, `--out=${out}`],
+    [cli('serve'), `--scenario=${FIXTURE}`, `--out=${out}`],
     { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'ignore'] },
   );
   const replies: Reply[] = [];
@@ -51,7 +53,7 @@ const INIT = {
 async function connect(out: string): Promise<Client> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ['--import', 'tsx', 'harness/cli/serve.ts', `--scenario=${FIXTURE}`, `--out=${out}`],
+    args: [cli('serve'), `--scenario=${FIXTURE}`, `--out=${out}`],
     cwd: REPO_ROOT,
     stderr: 'pipe',
   });
