@@ -87,14 +87,10 @@ export interface ServeProcess {
  * report on clients in the sealed process.)
  */
 export function startServe(args: string[]): Promise<ServeProcess> {
-  const child = spawn(
-    process.execPath,
-    [cli('serve'), '--transport=http', '--port=0', ...args],
-    {
-      cwd: REPO_ROOT,
-      stdio: ['ignore', 'ignore', 'pipe'],
-    },
-  );
+  const child = spawn(process.execPath, [cli('serve'), '--transport=http', '--port=0', ...args], {
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let err = '';
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   return new Promise((resolve, reject) => {

@@ -20,11 +20,10 @@ type Reply = { id?: unknown; error?: { code: number; message: string }; result?:
 
 /** `oneway serve` over stdio as a raw child: send lines, wait for replies (by event, not by timer). */
 function rawServe(out: string) {
-  const child = spawn(
-    process.execPath,
-    [cli('serve'), `--scenario=${FIXTURE}`, `--out=${out}`],
-    { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'ignore'] },
-  );
+  const child = spawn(process.execPath, [cli('serve'), `--scenario=${FIXTURE}`, `--out=${out}`], {
+    cwd: REPO_ROOT,
+    stdio: ['pipe', 'pipe', 'ignore'],
+  });
   const replies: Reply[] = [];
   let buffer = '';
   child.stdout.on('data', (d: Buffer) => {
