@@ -3,6 +3,8 @@
  * `--agent-cmd` agents against invoice-and-notify, each behind the examples' own scripted model
  * (examples/agents/offline.mjs serving fake-model.mjs in the agent's process, on loopback: no
  * network), once acting prematurely and once in the right order; the scores show the difference.
+ * The agent's TypeScript is compiled by test/helpers/strip-types.mjs (esbuild, .ts files only) and
+ * imports `oneway/agents` as an installed package does (the compiled dist/), not through tsx.
  * That the examples run from an installed oneway is the consumer smoke test's (scripts/consumer-smoke.sh).
  */
 import { resolve } from 'node:path';
@@ -21,7 +23,8 @@ const scenario = loaded.value.scenario;
 async function evalAgent(example: string, order: 'premature' | 'correct') {
   const outDir = tempDir(`oneway-${example}-`);
   const agent = agentPlanner({
-    command: `"${process.execPath}" --import tsx --import ./examples/agents/offline.mjs examples/agents/${example}/agent.ts`,
+    // Not through tsx: its loader would see every module of the frameworks' packages too (strip-types.mjs).
+    command: `"${process.execPath}" --import ./test/helpers/strip-types.mjs --import ./examples/agents/offline.mjs examples/agents/${example}/agent.ts`,
     name: `${example}-${order}`,
     timeoutMs: 90_000,
     outDir,
