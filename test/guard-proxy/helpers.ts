@@ -70,7 +70,8 @@ export interface GuardSetup {
   policy?: Policy;
   facts?: string[];
   approveCmd?: string;
-  callTimeoutMs?: number;
+  /** The call timeout; a function is asked again for each call the guard forwards. */
+  callTimeoutMs?: number | (() => number);
   batchWindowMs?: number;
   /** The client's capabilities (elicitation, ...). */
   clientOptions?: ConstructorParameters<typeof Client>[1];
@@ -99,7 +100,11 @@ export async function guardInProcess(setup: GuardSetup): Promise<InProcessGuard>
     journal,
     approveCmd: setup.approveCmd,
     approvalTimeoutMs: 60_000,
-    callTimeoutMs: setup.callTimeoutMs ?? 60_000,
+    // A getter: the proxy reads its options at each call it forwards.
+    get callTimeoutMs() {
+      const timeout = setup.callTimeoutMs ?? 60_000;
+      return typeof timeout === 'function' ? timeout() : timeout;
+    },
     batchWindowMs: setup.batchWindowMs ?? 20,
     log: (m) => log.push(m),
   });
