@@ -25,12 +25,15 @@ import { cli } from '../helpers/compiled.ts';
 import {
   eventsOf,
   guardCommand,
+  guardInProcess,
   MEMORY_SERVER,
   MEMORY_TOOLS,
   MISBEHAVING_SERVER,
   MISBEHAVING_TOOLS,
+  nodeServer,
   outcomes,
   textOf,
+  toolsAt,
   whenFile,
 } from './helpers.ts';
 
@@ -227,16 +230,15 @@ describe('oneway guard: bad input', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("is the record of an evaluation, not a guard's journal");
 
+    // A journal another guard began (in this process: what the command writes is the first test's).
     const other = join(dir, 'other.jsonl');
-    const first = await guardCommand([
-      `--tools=${MISBEHAVING_TOOLS}`,
-      `--journal=${other}`,
-      '--',
-      process.execPath,
-      MISBEHAVING_SERVER,
-      dir,
-    ]);
-    await first.client.close();
+    const first = await guardInProcess({
+      tools: toolsAt(MISBEHAVING_TOOLS),
+      toolsFile: MISBEHAVING_TOOLS,
+      target: nodeServer(MISBEHAVING_SERVER, [dir]),
+      journal: other,
+    });
+    await first.close();
     const again = await runCli(guardMain, [`--tools=${MEMORY_TOOLS}`, `--journal=${other}`, ...server], cwd);
     expect(again.code).toBe(2);
     expect(again.stderr).toContain('began with other tools than this guard enforces');
