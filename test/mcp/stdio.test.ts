@@ -61,8 +61,9 @@ async function connect(out: string): Promise<Client> {
   return client;
 }
 
-// Each test starts its own server process; they run side by side.
-describe.concurrent('npm run serve over stdio', () => {
+// Each test starts its own server process (over stdio, one process is one session), one after another:
+// side by side they only took turns on the cores with each other and with the other test files.
+describe('npm run serve over stdio', () => {
   it('lists annotated tools and the task, scores a premature irreversible call, and survives an unknown tool', async () => {
     const out = tempDir('oneway-mcp-stdio-');
     const client = await connect(out);
