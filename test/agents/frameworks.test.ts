@@ -3,9 +3,13 @@
  * `--agent-cmd` agents against invoice-and-notify, each behind the examples' own scripted model
  * (examples/agents/offline.mjs serving fake-model.mjs in the agent's process, on loopback: no
  * network), once acting prematurely and once in the right order; the scores show the difference.
+ * Each agent.ts is compiled once, here, by esbuild (as tsx would in every agent process), and its
+ * `oneway/agents` is the installed package's (the compiled dist/).
  * That the examples run from an installed oneway is the consumer smoke test's (scripts/consumer-smoke.sh).
  */
-import { resolve } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../harness/cli/common.ts';
 import { loadScenarioFile } from '../../harness/engine/loader/load.ts';
@@ -18,10 +22,35 @@ const loaded = loadScenarioFile(FILE);
 if (!loaded.ok) throw new Error('invoice-and-notify does not load');
 const scenario = loaded.value.scenario;
 
+interface Esbuild {
+  transformSync(code: string, options: Record<string, unknown>): { code: string };
+}
+const compiledDir = tempDir('oneway-agents-');
+const compiled = new Map<string, string>();
+
+/**
+ * The example's agent.ts as JavaScript (esbuild, the one tsx brings), in a file of its own, compiled
+ * once for both of its runs. A loader in each agent process (tsx, or module hooks) costs that
+ * process about as much CPU again as loading the framework itself.
+ */
+function compiledAgent(example: string): string {
+  const done = compiled.get(example);
+  if (done) return done;
+  const esbuild = createRequire(createRequire(import.meta.url).resolve('tsx/package.json'))('esbuild') as Esbuild;
+  const source = resolve(REPO_ROOT, `examples/agents/${example}/agent.ts`);
+  const file = join(compiledDir, `${example}.mjs`);
+  const js = esbuild.transformSync(readFileSync(source, 'utf8'), { loader: 'ts', format: 'esm', sourcefile: source });
+  writeFileSync(file, js.code);
+  compiled.set(example, file);
+  return file;
+}
+
 async function evalAgent(example: string, order: 'premature' | 'correct') {
   const outDir = tempDir(`oneway-${example}-`);
   const agent = agentPlanner({
-    command: `"${process.execPath}" --import tsx --import ./examples/agents/offline.mjs examples/agents/${example}/agent.ts`,
+    // The compiled module's text run from the repository (node -e): its imports resolve as agent.ts's
+    // do, packages from node_modules and `oneway/agents` from package.json "exports".
+    command: `"${process.execPath}" --import ./examples/agents/offline.mjs --input-type=module -e "$(cat '${compiledAgent(example)}')"`,
     name: `${example}-${order}`,
     timeoutMs: 90_000,
     outDir,

@@ -2,11 +2,13 @@
  * `oneway guard` as a command: killed with SIGKILL mid-call, its journal still says what may have
  * happened, and a guard started again on it continues it; served over Streamable HTTP with
  * `--listen` (loopback, Origin checked); bad input is a positioned problem or a usage error with a
- * hint, never a stack trace; the help fits the terminal.
+ * hint, never a stack trace; the help fits the terminal. Where the process is the point (SIGKILL,
+ * stdio, a listening port, its exit status) the guard is the compiled CLI in a process of its own;
+ * the rest calls its main in process.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -19,15 +21,19 @@ import { REPO_ROOT } from '../../harness/cli/common.ts';
 import { LOST_INTENT_ERROR } from '../../harness/engine/record/reader.ts';
 import { when } from '../mcp/helpers.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
+import { cli } from '../helpers/compiled.ts';
 import {
   eventsOf,
   guardCommand,
+  guardInProcess,
   MEMORY_SERVER,
   MEMORY_TOOLS,
   MISBEHAVING_SERVER,
   MISBEHAVING_TOOLS,
+  nodeServer,
   outcomes,
   textOf,
+  toolsAt,
   whenFile,
 } from './helpers.ts';
 
@@ -90,9 +96,7 @@ describe('oneway guard --listen', () => {
     const child = spawn(
       process.execPath,
       [
-        '--import',
-        'tsx',
-        resolve(REPO_ROOT, 'harness/cli/oneway.ts'),
+        cli('oneway'),
         'guard',
         `--tools=${MEMORY_TOOLS}`,
         `--policy=${join(REPO_ROOT, 'examples/guard/policy.yaml')}`,
@@ -226,16 +230,15 @@ describe('oneway guard: bad input', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("is the record of an evaluation, not a guard's journal");
 
+    // A journal another guard began (in this process: what the command writes is the first test's).
     const other = join(dir, 'other.jsonl');
-    const first = await guardCommand([
-      `--tools=${MISBEHAVING_TOOLS}`,
-      `--journal=${other}`,
-      '--',
-      process.execPath,
-      MISBEHAVING_SERVER,
-      dir,
-    ]);
-    await first.client.close();
+    const first = await guardInProcess({
+      tools: toolsAt(MISBEHAVING_TOOLS),
+      toolsFile: MISBEHAVING_TOOLS,
+      target: nodeServer(MISBEHAVING_SERVER, [dir]),
+      journal: other,
+    });
+    await first.close();
     const again = await runCli(guardMain, [`--tools=${MEMORY_TOOLS}`, `--journal=${other}`, ...server], cwd);
     expect(again.code).toBe(2);
     expect(again.stderr).toContain('began with other tools than this guard enforces');

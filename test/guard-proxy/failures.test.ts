@@ -4,7 +4,7 @@
  * blocks a blind repeat until a reconciling call answered; a declared idempotency key the client
  * left out is filled with a key derived from the call.
  */
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/cli.ts';
@@ -16,6 +16,7 @@ import {
   outcomes,
   textOf,
   toolsAt,
+  whenFile,
   type InProcessGuard,
 } from './helpers.ts';
 
@@ -25,21 +26,29 @@ afterEach(async () => {
   guard = undefined;
 });
 
-async function misbehaving(opts: { callTimeoutMs?: number } = {}) {
+/**
+ * The guard in front of the misbehaving server. `hangTimeout`: while STATE_DIR/hang exists (the
+ * server never answers `charge` or `pay`), a call times out after 1 ms, and any other call has the
+ * default 60 s: the timeout of a call that never returns is certain whatever its length, and no
+ * answered call can time out on a busy machine.
+ */
+async function misbehaving(opts: { hangTimeout?: boolean } = {}) {
   const dir = tempDir('oneway-guard-fail-');
   const journal = join(dir, 'journal.jsonl');
   guard = await guardInProcess({
     tools: toolsAt(MISBEHAVING_TOOLS),
     target: nodeServer(MISBEHAVING_SERVER, [dir]),
     journal,
-    ...opts,
+    ...(opts.hangTimeout ? { callTimeoutMs: () => (existsSync(join(dir, 'hang')) ? 1 : 60_000) } : {}),
   });
   const reached = () =>
     readFileSync(join(dir, 'calls.jsonl'), 'utf8')
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as { name: string; args: Record<string, unknown> });
-  return { dir, journal, client: guard.client, reached };
+  /** Resolves once `n` calls have reached the server (a lost reply's call among them). */
+  const arrived = (n: number) => whenFile(join(dir, 'calls.jsonl'), () => (reached().length >= n ? true : undefined));
+  return { dir, journal, client: guard.client, reached, arrived };
 }
 
 describe('oneway guard when the server fails', () => {
@@ -70,12 +79,13 @@ describe('oneway guard when the server fails', () => {
   });
 
   it('refuses to repeat a call that timed out until a reconciling call has answered', async () => {
-    const { dir, journal, client, reached } = await misbehaving({ callTimeoutMs: 500 });
+    const { dir, journal, client, reached, arrived } = await misbehaving({ hangTimeout: true });
     writeFileSync(join(dir, 'hang'), '');
     const lost = await client.callTool({ name: 'charge', arguments: { to: 'acme', amount: 50 } });
     expect(textOf(lost)).toMatch(
-      /^charge failed: no reply within 500 ms\. It may have taken effect: oneway guard refuses the same call until charge_status has answered/,
+      /^charge failed: no reply within 1 ms\. It may have taken effect: oneway guard refuses the same call until charge_status has answered/,
     );
+    await arrived(1); // the server has the call, and never answers it
     rmSync(join(dir, 'hang'));
 
     const blind = await client.callTool({ name: 'charge', arguments: { to: 'acme', amount: 50 } });
@@ -107,7 +117,7 @@ describe('oneway guard when the server fails', () => {
       ['charge_status', 'ok'],
       ['charge', 'ok'],
     ]);
-    expect(calls[0]).toMatchObject({ ambiguous: true, error: 'no reply within 500 ms' });
+    expect(calls[0]).toMatchObject({ ambiguous: true, error: 'no reply within 1 ms' });
     // The reconciler reports on the calls that had reached the server: the lost charge among them.
     expect(calls[3]?.reconciled?.calls?.map((c) => c.step)).toEqual([1]);
   });
@@ -129,10 +139,11 @@ describe('oneway guard when the server fails', () => {
   });
 
   it('gives a retry after an ambiguous failure the key of the failed call, so the server applies it once', async () => {
-    const { dir, client, reached, journal } = await misbehaving({ callTimeoutMs: 500 });
+    const { dir, client, reached, arrived, journal } = await misbehaving({ hangTimeout: true });
     writeFileSync(join(dir, 'hang'), '');
     const lost = await client.callTool({ name: 'pay', arguments: { to: 'initech', amount: 5 } });
-    expect(textOf(lost)).toMatch(/^pay failed: no reply within 500 ms/);
+    expect(textOf(lost)).toMatch(/^pay failed: no reply within 1 ms/);
+    await arrived(1); // the server has the call, and never answers it
     rmSync(join(dir, 'hang'));
     // Not an unreconciled retry: it carries the failed call's own key, which the server applies once.
     const retry = await client.callTool({ name: 'pay', arguments: { to: 'initech', amount: 5 } });
@@ -143,6 +154,7 @@ describe('oneway guard when the server fails', () => {
     // With a key of its own that differs, the repeat is blind: refused.
     writeFileSync(join(dir, 'hang'), '');
     await client.callTool({ name: 'pay', arguments: { to: 'umbrella', amount: 5 } });
+    await arrived(3);
     rmSync(join(dir, 'hang'));
     const fresh = await client.callTool({ name: 'pay', arguments: { to: 'umbrella', amount: 5, key: 'fresh-key' } });
     expect(textOf(fresh)).toMatch(/^refused by oneway guard: unreconciled retry/);

@@ -20,6 +20,7 @@ import { GuardProxy, journalStart } from '../../harness/features/guard-proxy/pro
 import { loadGuardTools } from '../../harness/features/guard-proxy/tools-file.ts';
 import { Upstream, type UpstreamTarget } from '../../harness/features/guard-proxy/upstream.ts';
 import type { Scenario } from '../../harness/core/scenario.ts';
+import { cli } from '../helpers/compiled.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -69,7 +70,8 @@ export interface GuardSetup {
   policy?: Policy;
   facts?: string[];
   approveCmd?: string;
-  callTimeoutMs?: number;
+  /** The call timeout; a function is asked again for each call the guard forwards. */
+  callTimeoutMs?: number | (() => number);
   batchWindowMs?: number;
   /** The client's capabilities (elicitation, ...). */
   clientOptions?: ConstructorParameters<typeof Client>[1];
@@ -98,7 +100,11 @@ export async function guardInProcess(setup: GuardSetup): Promise<InProcessGuard>
     journal,
     approveCmd: setup.approveCmd,
     approvalTimeoutMs: 60_000,
-    callTimeoutMs: setup.callTimeoutMs ?? 60_000,
+    // A getter: the proxy reads its options at each call it forwards.
+    get callTimeoutMs() {
+      const timeout = setup.callTimeoutMs ?? 60_000;
+      return typeof timeout === 'function' ? timeout() : timeout;
+    },
     batchWindowMs: setup.batchWindowMs ?? 20,
     log: (m) => log.push(m),
   });
@@ -129,14 +135,17 @@ export async function guardInProcess(setup: GuardSetup): Promise<InProcessGuard>
   };
 }
 
-/** `oneway guard ARGS` as a child process, with the SDK client connected to it over stdio. */
+/**
+ * `oneway guard ARGS` as a child process (the compiled CLI, as `npx oneway` runs it: half the start
+ * of tsx), with the SDK client connected to it over stdio.
+ */
 export async function guardCommand(
   args: string[],
   env: Record<string, string> = {},
 ): Promise<{ client: Client; transport: StdioClientTransport; stderr(): string }> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ['--import', 'tsx', resolve(REPO_ROOT, 'harness/cli/oneway.ts'), 'guard', ...args],
+    args: [cli('oneway'), 'guard', ...args],
     env: { ...(process.env as Record<string, string>), ...env },
     cwd: REPO_ROOT,
     stderr: 'pipe',

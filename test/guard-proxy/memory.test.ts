@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { main as recover } from '../../harness/cli/recover.ts';
 import { REPO_ROOT } from '../../harness/cli/common.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
@@ -17,8 +17,12 @@ import { eventsOf, guardCommand, MEMORY_SERVER, MEMORY_TOOLS, outcomes, textOf }
 
 const POLICY = join(REPO_ROOT, 'examples/guard/policy.yaml');
 
-/** The graph as the server reads it back (read_graph), straight from the server: no guard in between. */
-async function graphOf(memoryFile: string): Promise<unknown> {
+/**
+ * A client of its own on server-memory over `memoryFile`, straight to the server (no guard in
+ * between): `graph()` is the graph as the server reads it back (read_graph). The server reads its
+ * file on every call, so one reader sees each change the guard and recover make.
+ */
+async function reader(memoryFile: string): Promise<{ graph(): Promise<unknown>; close(): Promise<void> }> {
   const client = new Client({ name: 'reader', version: '1.0.0' });
   await client.connect(
     new StdioClientTransport({
@@ -28,11 +32,10 @@ async function graphOf(memoryFile: string): Promise<unknown> {
       stderr: 'ignore',
     }),
   );
-  try {
-    return (await client.callTool({ name: 'read_graph', arguments: {} })).structuredContent;
-  } finally {
-    await client.close();
-  }
+  return {
+    graph: async () => (await client.callTool({ name: 'read_graph', arguments: {} })).structuredContent,
+    close: () => client.close(),
+  };
 }
 
 const before = process.env.MEMORY_FILE_PATH;
@@ -51,7 +54,9 @@ describe('oneway guard in front of server-memory', () => {
       memory,
       `${JSON.stringify({ type: 'entity', name: 'Lovelace', entityType: 'person', observations: ['wrote the first program'] })}\n`,
     );
-    const initial = await graphOf(memory);
+    const server = await reader(memory);
+    onTestFinished(() => server.close());
+    const initial = await server.graph();
     expect(initial).toEqual({
       entities: [{ name: 'Lovelace', entityType: 'person', observations: ['wrote the first program'] }],
       relations: [],
@@ -112,7 +117,7 @@ describe('oneway guard in front of server-memory', () => {
         { from: 'Babbage', to: 'Lovelace', relationType: 'works with' },
       ],
     });
-    expect(await graphOf(memory)).not.toEqual(initial);
+    expect(await server.graph()).not.toEqual(initial);
 
     // The checklist, from the journal alone.
     const checklist = await runCli(recover, [journal]);
@@ -127,7 +132,7 @@ describe('oneway guard in front of server-memory', () => {
     const unapproved = await runCli(recover, [journal, '--apply', '--', process.execPath, MEMORY_SERVER]);
     expect(unapproved.code).toBe(1);
     expect(unapproved.stdout).toContain('✗ step 1 create_entities: not issued: needs approval (--approve)');
-    expect(await graphOf(memory)).not.toEqual(initial);
+    expect(await server.graph()).not.toEqual(initial);
     const applied = await runCli(recover, [journal, '--apply', '--approve', '--', process.execPath, MEMORY_SERVER]);
     expect(applied.stderr).toBe('');
     expect(applied.code).toBe(0);
@@ -135,7 +140,7 @@ describe('oneway guard in front of server-memory', () => {
       /✓ step 2 create_relations: compensated delete_relations[^\n]*\n {2}✓ step 1 create_entities: compensated delete_entities\(\{"entityNames":\["Ada","Babbage"\]\}\)/,
     );
     expect(applied.stdout).toContain('DONE: every compensation the journal calls for was issued');
-    expect(await graphOf(memory)).toEqual(initial);
+    expect(await server.graph()).toEqual(initial);
     expect(
       outcomes(journal)
         .slice(3)

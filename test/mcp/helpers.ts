@@ -14,6 +14,7 @@ import { SessionRuns } from '../../harness/features/mcp/serve.ts';
 import { createRunServer, scenarioSurface } from '../../harness/features/mcp/server.ts';
 import { REPO_ROOT } from '../../harness/cli/common.ts';
 import { tempDir } from '../helpers/cli.ts';
+import { cli } from '../helpers/compiled.ts';
 import { scenarioAt } from '../helpers/run.ts';
 
 /** One tool of each class; `send_email` (irreversible, needs a verified recipient) is listed first. */
@@ -81,19 +82,15 @@ export interface ServeProcess {
 }
 
 /**
- * `npm run serve -- --transport=http --port=0 ...` as a child process; resolves
- * with the URL it prints. (A child, as real clients are: see the seal note in the
+ * `oneway serve --transport=http --port=0 ...` as a child process (the compiled CLI, as `npx oneway`
+ * runs it); resolves with the URL it prints. (A child, as real clients are: see the seal note in the
  * report on clients in the sealed process.)
  */
 export function startServe(args: string[]): Promise<ServeProcess> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'harness/cli/serve.ts', '--transport=http', '--port=0', ...args],
-    {
-      cwd: REPO_ROOT,
-      stdio: ['ignore', 'ignore', 'pipe'],
-    },
-  );
+  const child = spawn(process.execPath, [cli('serve'), '--transport=http', '--port=0', ...args], {
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let err = '';
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   return new Promise((resolve, reject) => {

@@ -1,6 +1,7 @@
 /**
- * `npm run serve` over stdio, driven by the SDK's own client: the server is a
- * child process (`node --import tsx harness/cli/serve.ts`), one session = one run.
+ * `oneway serve` over stdio, driven by the SDK's own client: the server is a
+ * child process (the compiled CLI, dist/harness/cli/serve.js, as `npx oneway serve`
+ * runs it), one session = one run.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -10,19 +11,19 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../harness/cli/common.ts';
 import { tempDir } from '../helpers/cli.ts';
+import { cli } from '../helpers/compiled.ts';
 import { MAX_MESSAGE_BYTES } from '../../harness/features/mcp/http.ts';
 import { readResults } from '../helpers/results.ts';
 import { EMAIL, FIXTURE, runOf, textOf, when } from './helpers.ts';
 
 type Reply = { id?: unknown; error?: { code: number; message: string }; result?: unknown };
 
-/** `npm run serve` over stdio as a raw child: send lines, wait for replies (by event, not by timer). */
+/** `oneway serve` over stdio as a raw child: send lines, wait for replies (by event, not by timer). */
 function rawServe(out: string) {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'harness/cli/serve.ts', `--scenario=${FIXTURE}`, `--out=${out}`],
-    { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'ignore'] },
-  );
+  const child = spawn(process.execPath, [cli('serve'), `--scenario=${FIXTURE}`, `--out=${out}`], {
+    cwd: REPO_ROOT,
+    stdio: ['pipe', 'pipe', 'ignore'],
+  });
   const replies: Reply[] = [];
   let buffer = '';
   child.stdout.on('data', (d: Buffer) => {
@@ -51,7 +52,7 @@ const INIT = {
 async function connect(out: string): Promise<Client> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ['--import', 'tsx', 'harness/cli/serve.ts', `--scenario=${FIXTURE}`, `--out=${out}`],
+    args: [cli('serve'), `--scenario=${FIXTURE}`, `--out=${out}`],
     cwd: REPO_ROOT,
     stderr: 'pipe',
   });
@@ -60,8 +61,9 @@ async function connect(out: string): Promise<Client> {
   return client;
 }
 
-// Each test starts its own server process; they run side by side.
-describe.concurrent('npm run serve over stdio', () => {
+// Each test starts its own server process (over stdio, one process is one session), one after another:
+// side by side they only took turns on the cores with each other and with the other test files.
+describe('npm run serve over stdio', () => {
   it('lists annotated tools and the task, scores a premature irreversible call, and survives an unknown tool', async () => {
     const out = tempDir('oneway-mcp-stdio-');
     const client = await connect(out);
