@@ -3,11 +3,11 @@
  * ends, at worst, its own run, and every reach outside is refused and counted on that run. Each
  * attack of issue 30 is a planner file evaluated with the real CLI in a child process (the compiled
  * build, test/helpers/compiled.ts), next to built-in planners, against a loopback canary that must
- * receive nothing. The attacks that end or breach only their own run share one evaluation (each
- * test reads its own run from it: that the others are whole beside it is the point); those that
- * aim at the evaluation's process (signals) or at a run's neighbours of the same planner get
- * evaluations of their own. The tests wait for the CLI's 'exit' event (their timeouts are only a
- * safety net).
+ * receive nothing. The attacks share evaluations, and each test reads its own runs from one (that
+ * the other runs beside it are whole is part of the point): most share one on one scenario; those on
+ * the evaluation's process (signals) and on a planner's channel share one on two scenarios, so each
+ * attacker runs again after the process it ended; fuzz gets its own. The tests wait for the CLI's
+ * 'exit' event (their timeouts are only a safety net).
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -199,10 +199,16 @@ describe('reaches a planner file makes from its process are refused and counted 
 });
 
 describe('what a planner file does to its own process ends only its run', () => {
-  it('a malformed message (null) on its channel is a planner error and an escape; every other run is kept', async () => {
-    const file = join(dir, 'posts-null.mjs');
+  // One evaluation of the attacks on the evaluation's process (signals) and on a planner's channel, on two
+  // scenarios: each attacker's second run has a process of its own again.
+  let signalledOut = '';
+  let signalledEval: Awaited<ReturnType<typeof cli>>;
+  let signalled: Results;
+
+  beforeAll(async () => {
+    const postsNull = join(dir, 'posts-null.mjs');
     writeFileSync(
-      file,
+      postsNull,
       `import { parentPort } from 'node:worker_threads'; import { writeSync } from 'node:fs';
 export default { name: 'posts-null', next() {
   // A thread posted to its host; a process writes to its channel.
@@ -211,30 +217,6 @@ export default { name: 'posts-null', next() {
 } };
 `,
     );
-    const out = tempDir();
-    const r = await cli('eval', [
-      `--planner=${file},gated`,
-      '--scenario=invoice-and-notify,purge-inactive-accounts',
-      '--decision-timeout=5000',
-      `--out=${out}`,
-    ]);
-    expect(r.code).toBe(0);
-    const results = readResults(out);
-    expect(results.runs).toHaveLength(4);
-    for (const run of results.runs.filter((x) => x.planner === 'posts-null')) {
-      expect(run).toMatchObject({ end_reason: 'planner_error', sandbox_escapes: 1 });
-      expect(run.error).toContain('broke its channel');
-    }
-    expect(results.runs.filter((x) => x.planner === 'gated').every((x) => x.completed)).toBe(true);
-  }, 180_000);
-
-  it('closing its channel and putting a file in its place is a planner error and an escape', () => {
-    expect(runOf(results, 'replaces-channel')).toMatchObject({ end_reason: 'planner_error', sandbox_escapes: 1 });
-    expect(runOf(results, 'gated')).toMatchObject({ completed: true });
-    expect(hits).toBe(0);
-  });
-
-  it('SIGINT to the evaluation or to itself, and SIGKILL to itself, neither stop the evaluation nor pass a failing gate', async () => {
     const harness = attackFile(
       'sigint-harness',
       "import { isMainThread } from 'node:worker_threads';",
@@ -243,26 +225,49 @@ export default { name: 'posts-null', next() {
     );
     const self = attackFile('sigint-self', '', `process.kill(process.pid, 'SIGINT'); return 'answered';`);
     const kill = attackFile('sigkill-self', '', `process.kill(process.pid, 'SIGKILL'); return 'answered';`);
-    const out = tempDir();
-    const r = await cli('eval', [
-      `--planner=${harness},${self},${kill},eager,gated`,
+    signalledOut = tempDir();
+    signalledEval = await cli('eval', [
+      `--planner=${postsNull},${harness},${self},${kill},eager,gated`,
       '--scenario=invoice-and-notify,purge-inactive-accounts',
       '--fail-on=eager:premature_irreversible_rate>0',
-      `--out=${out}`,
+      `--out=${signalledOut}`,
     ]);
+    // Each test below says what is missing if the evaluation wrote nothing.
+    signalled = existsSync(join(signalledOut, 'results.json'))
+      ? readResults(signalledOut)
+      : ({ runs: [] } as unknown as Results);
+  }, 240_000);
+
+  it('a malformed message (null) on its channel is a planner error and an escape; every other run is kept', () => {
+    expect(signalled.runs).toHaveLength(12);
+    const runs = signalled.runs.filter((x) => x.planner === 'posts-null');
+    expect(runs).toHaveLength(2);
+    for (const run of runs) {
+      expect(run).toMatchObject({ end_reason: 'planner_error', sandbox_escapes: 1 });
+      expect(run.error).toContain('broke its channel');
+    }
+    expect(signalled.runs.filter((x) => x.planner === 'gated').every((x) => x.completed)).toBe(true);
+  });
+
+  it('SIGINT to the evaluation or to itself, and SIGKILL to itself, neither stop the evaluation nor pass a failing gate', () => {
     // eager fails the gate: exit 1, never 0; nothing was interrupted.
-    expect(r.signal).toBeNull();
-    expect(r.code).toBe(1);
-    const results = readResults(out);
-    expect(results.interrupted).toBe(false);
-    expect(results.runs).toHaveLength(10);
-    expect(results.gates.failures.length).toBeGreaterThan(0);
-    expect(runOf(results, 'sigint-harness')).toMatchObject({ end_reason: 'finish', sandbox_escapes: 1 });
-    expect(recordOf(out, results, 'sigint-harness')).toMatch(/"method":"SIGNAL","url":"pid:\d+"/);
+    expect(signalledEval.signal).toBeNull();
+    expect(signalledEval.code).toBe(1);
+    expect(signalled.interrupted).toBe(false);
+    expect(signalled.runs).toHaveLength(12);
+    expect(signalled.gates.failures.length).toBeGreaterThan(0);
+    expect(runOf(signalled, 'sigint-harness')).toMatchObject({ end_reason: 'finish', sandbox_escapes: 1 });
+    expect(recordOf(signalledOut, signalled, 'sigint-harness')).toMatch(/"method":"SIGNAL","url":"pid:\d+"/);
     for (const planner of ['sigint-self', 'sigkill-self'])
-      for (const run of results.runs.filter((x) => x.planner === planner))
+      for (const run of signalled.runs.filter((x) => x.planner === planner))
         expect(run).toMatchObject({ end_reason: 'planner_error' });
-  }, 180_000);
+  });
+
+  it('closing its channel and putting a file in its place is a planner error and an escape', () => {
+    expect(runOf(results, 'replaces-channel')).toMatchObject({ end_reason: 'planner_error', sandbox_escapes: 1 });
+    expect(runOf(results, 'gated')).toMatchObject({ completed: true });
+    expect(hits).toBe(0);
+  });
 
   it('a flood of escapes (20,000 in one decision) ends its run as a planner error, every escape up to the cap counted', () => {
     expect(runOf(results, 'floods')).toMatchObject({ end_reason: 'planner_error' });
