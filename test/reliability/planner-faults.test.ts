@@ -37,12 +37,6 @@ const PLANNERS: Record<string, string> = {
   'loop.mjs': `export default { name: 'loop', next(view) { if (view.turn === 1) for (;;) {} return { type: 'finish' }; } };\n`,
 };
 
-/**
- * Only the endless loop reaches it (the other planners answer, or fail, at once): it spins a core
- * until then, in each of its 4 runs over this file, so it is short, with a wide margin still.
- */
-const DECISION_TIMEOUT = '--decision-timeout=1500';
-
 let dir = '';
 let serial: { code: number | null; stderr: string };
 let serialOut = '';
@@ -56,7 +50,7 @@ beforeAll(async () => {
       .map((f) => join(dir, f))
       .join(',')},gated`,
     '--scenario=invoice-and-notify,purge-inactive-accounts',
-    DECISION_TIMEOUT,
+    '--decision-timeout=3000',
     `--out=${serialOut}`,
   ]);
 }, 180_000);
@@ -95,7 +89,7 @@ describe('planner faults end only their own run', () => {
         .map((f) => join(dir, f))
         .join(',')},gated`,
       '--scenario=invoice-and-notify,purge-inactive-accounts',
-      DECISION_TIMEOUT,
+      '--decision-timeout=3000',
       '--workers=2',
       `--out=${out}`,
     ]);
