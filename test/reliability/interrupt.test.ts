@@ -1,32 +1,24 @@
 /**
  * Nothing lost: Ctrl-C stops after the runs in flight, writes results.json
  * marked interrupted, and --resume finishes with results identical to an
- * uninterrupted evaluation. Runs the real CLI in a child process.
+ * uninterrupted evaluation. The evaluation a signal stops is the real CLI in a
+ * child process (the compiled build, test/helpers/compiled.ts); the ones no
+ * signal reaches (the uninterrupted reference, the resume, a refused resume)
+ * run its `main` in process.
  */
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { tempDir } from '../helpers/cli.ts';
+import { main } from '../../harness/cli/eval.ts';
+import { runCli, tempDir } from '../helpers/cli.ts';
+import { cli } from '../helpers/compiled.ts';
 import { readResults, timeless } from '../helpers/results.ts';
 
 /** gated, but slow enough (real time) to be interrupted mid-evaluation. */
 const SLOW = `import gated from '${join(process.cwd(), 'planners/gated.ts')}';
 export default { name: 'slow-gated', create(ctx) { const p = gated.create(ctx); return { name: 'slow-gated', next: async (v) => { await new Promise((r) => setTimeout(r, 40)); return p.next(v); } }; } };
 `;
-
-function evalCli(args: string[]): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'harness/cli/eval.ts', ...args], {
-      cwd: process.cwd(),
-      env: { ...process.env, NO_COLOR: '1' },
-    });
-    let stderr = '';
-    child.stderr.on('data', (d) => (stderr += String(d)));
-    child.stdout.resume();
-    child.on('close', (code) => resolve({ code, stderr }));
-  });
-}
 
 /** Starts `eval` with `args`, sends it `signal` once results.json holds a finished run, and waits for it to end. */
 function stopWith(
@@ -36,7 +28,7 @@ function stopWith(
 ): Promise<{ sent: boolean; code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
   let sent = false;
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'harness/cli/eval.ts', ...args, `--out=${out}`], {
+    const child = spawn(process.execPath, [cli('eval'), ...args, `--out=${out}`], {
       env: { ...process.env, NO_COLOR: '1' },
     });
     let stderr = '';
@@ -70,7 +62,7 @@ describe('interruption and --resume', () => {
       '--scenario=invoice-and-notify,purge-inactive-accounts,webhook-timeout-reconcile,release-with-migration',
     ];
     const full = tempDir();
-    expect((await evalCli([...args, `--out=${full}`])).code).toBe(0);
+    expect((await runCli(main, [...args, `--out=${full}`])).code).toBe(0);
 
     const cut = tempDir();
     const stopped = await stopWith('SIGINT', [...args, '--fail-on=premature_irreversible_rate>0'], cut);
@@ -83,7 +75,7 @@ describe('interruption and --resume', () => {
     expect(partial.runs.length).toBeGreaterThan(0);
     expect(partial.runs.length).toBeLessThan(readResults(full).runs.length);
 
-    const resumed = await evalCli([...args, `--out=${cut}`, '--resume']);
+    const resumed = await runCli(main, [...args, `--out=${cut}`, '--resume']);
     expect(resumed.code).toBe(0);
     expect(timeless(readResults(cut))).toEqual(timeless(readResults(full)));
   }, 180_000);
@@ -114,8 +106,8 @@ describe('interruption and --resume', () => {
 
   it('refuses to resume a different evaluation', async () => {
     const out = tempDir();
-    await evalCli(['--planner=gated', '--scenario=invoice-and-notify', `--out=${out}`]);
-    const r = await evalCli(['--planner=eager', '--scenario=invoice-and-notify', `--out=${out}`, '--resume']);
+    expect((await runCli(main, ['--planner=gated', '--scenario=invoice-and-notify', `--out=${out}`])).code).toBe(0);
+    const r = await runCli(main, ['--planner=eager', '--scenario=invoice-and-notify', `--out=${out}`, '--resume']);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('--resume');
   }, 120_000);

@@ -1,8 +1,11 @@
 /**
  * A planner file's faults end only its own run, and the evaluation exits when it is done: a throw
  * from a timer, an unhandled rejection, an interval left running, a synchronous endless loop. Runs
- * the real CLI in a child process and waits for its 'exit' event (the test timeouts are only a
- * safety net). Also: a global WebSocket from a planner file is refused and counted.
+ * the real CLI (the compiled build, test/helpers/compiled.ts) in a child process, since whether
+ * that process exits is part of the point, and waits for its 'exit' event (the test timeouts are
+ * only a safety net). Also: a global WebSocket from a planner file is refused and counted, and one
+ * from a planner object (the API's, in the evaluation's process) is closed and counted by MSW;
+ * Node 20 has the WebSocket global only behind a flag, so both run in processes started with it.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -10,11 +13,12 @@ import { createServer, type AddressInfo, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/cli.ts';
+import { cli, REPO } from '../helpers/compiled.ts';
 import { readResults, timeless } from '../helpers/results.ts';
 
 function evalCli(args: string[], nodeArgs: string[] = []): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'harness/cli/eval.ts', ...args], {
+    const child = spawn(process.execPath, [...nodeArgs, cli('eval'), ...args], {
       cwd: process.cwd(),
       env: { ...process.env, NO_COLOR: '1' },
     });
@@ -135,29 +139,34 @@ describe('a global WebSocket from a planner file', () => {
 
   it('is closed and counted by MSW when the planner runs in process', async () => {
     const port = (canary.address() as AddressInfo).port;
-    const script = join(dir, 'ws-in-process.mts');
-    const root = process.cwd();
+    const script = join(dir, 'ws-in-process.mjs');
+    const out = tempDir();
+    // A planner object given to evaluate() (the compiled package's entry point) runs in this process, over MSW.
     writeFileSync(
       script,
-      `import { seal } from '${root}/harness/engine/sandbox/seal.ts';
-import { runPlanner, scenarioFrom, EMAIL_YAML } from '${root}/test/helpers/run.ts';
-seal.acquire();
-const r = await runPlanner(scenarioFrom(EMAIL_YAML), { name: 'ws', async next(v) {
+      `import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { evaluate } from ${JSON.stringify(join(REPO, 'dist/harness/index.js'))};
+const out = ${JSON.stringify(out)};
+const results = await evaluate({ planners: [{ name: 'ws', async next(v) {
   if (v.turn === 1) await new Promise((res) => { const ws = new WebSocket('ws://127.0.0.1:${port}/'); ws.onclose = res; ws.onerror = res; });
   return { type: 'finish' };
-} }, { transport: 'msw' });
-seal.release();
-process.stdout.write(JSON.stringify(r.events.filter((e) => e.type === 'escape')));
+} }], scenarios: ['invoice-and-notify'], transport: 'msw', out });
+const events = readFileSync(join(out, results.runs[0].record), 'utf8').trim().split('\\n').map((l) => JSON.parse(l));
+process.stdout.write(JSON.stringify(events.filter((e) => e.type === 'escape')));
 `,
     );
-    const out = await new Promise<string>((resolve) => {
-      const child = spawn(process.execPath, ['--experimental-websocket', '--import', 'tsx', script], { cwd: root });
+    const { printed, stderr } = await new Promise<{ printed: string; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, ['--experimental-websocket', script], { cwd: REPO });
       let text = '';
+      let err = '';
       child.stdout.on('data', (d) => (text += String(d)));
-      child.stderr.resume();
-      child.on('exit', () => resolve(text));
+      child.stderr.on('data', (d) => (err += String(d)));
+      child.on('exit', () => resolve({ printed: text, stderr: err }));
     });
-    expect(JSON.parse(out)).toMatchObject([{ method: 'WEBSOCKET', url: `ws://127.0.0.1:${port}/` }]);
+    expect(printed, stderr).not.toBe('');
+    expect(JSON.parse(printed)).toMatchObject([{ method: 'WEBSOCKET', url: `ws://127.0.0.1:${port}/` }]);
+    expect(readResults(out).runs[0]).toMatchObject({ planner: 'ws', sandbox_escapes: 1 });
     expect(hits).toBe(0);
   }, 120_000);
 });

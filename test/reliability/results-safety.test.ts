@@ -4,7 +4,8 @@
  * leaves the previous file whole; --resume falls back to the last good
  * checkpoint when results.json is damaged; one evaluation per --out (a lock,
  * stale locks taken over, released on Ctrl-C); --resume refuses a different
- * configuration.
+ * configuration. Evaluations run eval's `main` in process, but the one Ctrl-C
+ * stops: the compiled CLI in a child process.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -17,6 +18,7 @@ import { RESULTS_SCHEMA_VERSION, type Results } from '../../harness/engine/resul
 import { PREVIOUS_RESULTS_FILE, writeResults } from '../../harness/engine/results/write.ts';
 import { atomicFs, writeFileAtomic } from '../../harness/engine/io/atomic-write.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
+import { cli } from '../helpers/compiled.ts';
 import { timeless } from '../helpers/results.ts';
 import { EMAIL_YAML } from '../helpers/run.ts';
 
@@ -240,7 +242,8 @@ export default { name: 'slow-gated', create(ctx) { const p = gated.create(ctx); 
       '--scenario=invoice-and-notify,purge-inactive-accounts,webhook-timeout-reconcile,release-with-migration',
       `--out=${out}`,
     ];
-    const child = spawn(process.execPath, ['--import', 'tsx', 'harness/cli/eval.ts', ...args], {
+    // A real process (the compiled CLI): the lock must go when Ctrl-C's process.exit ends it.
+    const child = spawn(process.execPath, [cli('eval'), ...args], {
       env: { ...process.env, NO_COLOR: '1' },
     });
     child.stdout.resume();

@@ -1,8 +1,12 @@
 /**
  * `eval` without `--workers`: which evaluations go to worker threads (autoWorkers), that a planner
  * file's own `cpuBound` reaches the decision through its sealed loading thread, and the CLI's
- * choice end to end.
+ * choice end to end: a long evaluation (the compiled CLI in a process of its own) says it goes to
+ * worker threads, runs there, and is stopped by Ctrl-C once a run finished, so its thousands of runs
+ * are not all done (that an evaluation on worker threads completes with the runs of a serial one is
+ * test/cli/compare.test.ts's).
  */
+import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +21,7 @@ import {
   workerCapable,
 } from '../../harness/engine/runner/workers.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
+import { cli } from '../helpers/compiled.ts';
 import { readResults } from '../helpers/results.ts';
 
 let eager: PlannerHandle;
@@ -95,18 +100,44 @@ describe('eval without --workers', () => {
   ];
   const trials = String(AUTO_WORKERS_MIN_RUNS / 2);
 
-  it(`goes to worker threads from ${AUTO_WORKERS_MIN_RUNS} runs (on two cores or more), and says so`, async () => {
+  it(`goes to worker threads from ${AUTO_WORKERS_MIN_RUNS} runs (on two cores or more), says so, and runs there`, async () => {
     const out = tempDir();
-    const r = await runCli(main, args(out, [`--trials=${trials}`]));
-    expect(r.code).toBe(0);
-    expect(readResults(out).runs).toHaveLength(AUTO_WORKERS_MIN_RUNS);
+    const child = spawn(process.execPath, [cli('eval'), ...args(out, [`--trials=${trials}`])], {
+      env: { ...process.env, NO_COLOR: '1' },
+    });
+    child.stdout.resume();
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += String(d)));
+    // Ctrl-C once results.json holds a finished run: the runs in flight finish, the rest never start.
+    const code = await new Promise<number | null>((resolve) => {
+      let sent = false;
+      const poll = setInterval(() => {
+        try {
+          if (!sent && readResults(out).runs.length > 0) {
+            sent = true;
+            child.kill('SIGINT');
+          }
+        } catch {
+          /* no checkpoint yet */
+        }
+      }, 20);
+      child.on('close', (c) => {
+        clearInterval(poll);
+        resolve(c);
+      });
+    });
+    expect(code, stderr).toBe(130);
+    const results = readResults(out);
+    expect(results.interrupted).toBe(true);
+    expect(results.runs.length).toBeGreaterThan(0);
+    expect(results.runs.length).toBeLessThan(AUTO_WORKERS_MIN_RUNS);
     const n = Math.min(availableParallelism(), AUTO_WORKERS_MAX);
     if (n > 1)
-      expect(r.stderr).toContain(`${AUTO_WORKERS_MIN_RUNS} runs of planners that only compute: on ${n} worker threads`);
-    else expect(r.stderr).not.toContain('worker threads');
+      expect(stderr).toContain(`${AUTO_WORKERS_MIN_RUNS} runs of planners that only compute: on ${n} worker threads`);
+    else expect(stderr).not.toContain('worker threads');
   }, 120_000);
 
-  it('stays on this thread below that, and with --workers=1', async () => {
+  it('stays on this thread below that, --workers left out or auto', async () => {
     const short = await runCli(main, args(tempDir(), ['--trials=3']));
     expect(short.code).toBe(0);
     expect(short.stderr).not.toContain('worker threads');
