@@ -94,7 +94,8 @@ describe('the cache of loaded scenarios', () => {
 
     const evaluate = async (on: boolean) => {
       const out = tempDir('oneway-cache-eval-');
-      const r = await runCli(main, [spec, '--planner=eager,gated', '--reporter=json', `--out=${out}`], REPO, env(on));
+      const argv = [spec, '--planner=eager,gated', '--transport=inprocess', '--reporter=json', `--out=${out}`];
+      const r = await runCli(main, argv, REPO, env(on));
       expect(r.code, r.stderr).toBeLessThan(2);
       const records = filesUnder(join(out, 'runs')).sort();
       return {
