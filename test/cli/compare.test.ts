@@ -7,48 +7,64 @@ import { main as merge } from '../../harness/cli/merge.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
 import { readResults, timeless } from '../helpers/results.ts';
 
-// Runs go through the in-process transport (the same sandbox, 4-5 times faster than MSW's HTTP)
-// wherever the transport is not what a test is about; --concurrency is tested over MSW, where
-// concurrent runs share one request interceptor.
+/**
+ * The eval command's analysis across runs, in process (its `main`; merge's for shards): the same
+ * results for any --concurrency, on worker threads (restart faults included) and merged from shards;
+ * --fail-on gates and the baseline gate; intervals that count scenarios, not trials; and the junit,
+ * markdown and github reporters.
+ *
+ * Runs go through the in-process transport (the same sandbox, 4-5 times faster than MSW's HTTP)
+ * wherever the transport is not what a test is about; --concurrency is tested over MSW, where
+ * concurrent runs share one request interceptor. The evaluations run a part of the bundled suite,
+ * chosen for what the assertions need, not all of it (a whole-suite evaluation is CI's own step and
+ * eval.test.ts's eager-against-gated check).
+ */
 const fast = '--transport=inprocess';
-const base = ['--planner=eager,gated', '--trials=2', '--seed=9', fast];
+/**
+ * Nine bundled scenarios: seven where eager calls an irreversible tool prematurely and gated does
+ * not (a sign test over seven scenarios all changed one way has p = 0.016, so the baseline gate can
+ * see a regression; gated does not complete one of them), two where neither does; restarts,
+ * timeouts and a deployment-dependent tool class among them.
+ */
+const SOME = [
+  'invoice-and-notify',
+  'release-with-migration',
+  'webhook-timeout-reconcile',
+  'refund-restart-key',
+  'share-report-public-bucket-shortcut',
+  'delete-prefix-versioning-off',
+  'cancel-order-customer-declines',
+  'change-flight-with-fee',
+  'purge-inactive-accounts',
+];
+const some = `--scenario=${SOME.join(',')}`;
+const base = ['--planner=eager,gated', '--trials=2', '--seed=9', fast, some];
 
 describe('scale: concurrency and shards', () => {
   it('gives results identical to a serial run with --concurrency', async () => {
     const [a, b] = [tempDir(), tempDir()];
-    const msw = ['--planner=eager,gated', '--trials=2', '--seed=9'];
+    // Five scenarios (a timeout, restarts, a release) × 2 planners × 2 trials: 20 runs, 5 in flight at once.
+    const msw = ['--planner=eager,gated', '--trials=2', '--seed=9', `--scenario=${SOME.slice(0, 5).join(',')}`];
     expect((await runCli(main, [...msw, `--out=${a}`])).code).toBe(0);
     expect((await runCli(main, [...msw, '--concurrency=5', `--out=${b}`])).code).toBe(0);
     expect(timeless(readResults(b))).toEqual(timeless(readResults(a)));
   });
 
-  it('gives results and records identical to a serial run with --workers (threads)', async () => {
+  // One pair of evaluations for both: worker threads load the engine from source (through tsx) as
+  // they start, most of what a --workers evaluation costs here.
+  it('gives results and records identical to a serial run with --workers (threads), --restart-at faults included', async () => {
     const [a, b] = [tempDir(), tempDir()];
     const args = [
       '--planner=eager,gated',
       '--trials=2',
       '--seed=9',
+      '--restart-at=2',
       '--scenario=invoice-and-notify,release-with-migration,webhook-timeout-reconcile',
     ];
     expect((await runCli(main, [...args, `--out=${a}`])).code).toBe(0);
     expect((await runCli(main, [...args, '--workers=2', `--out=${b}`])).code).toBe(0);
-    expect(timeless(readResults(b))).toEqual(timeless(readResults(a)));
-    for (const run of readResults(a).runs)
-      expect(readFileSync(join(b, run.record), 'utf8')).toEqual(readFileSync(join(a, run.record), 'utf8'));
-  });
-
-  it('keeps --restart-at faults over --workers (the workers run the same restarts)', async () => {
-    const [a, b] = [tempDir(), tempDir()];
-    const args = [
-      '--planner=gated',
-      '--seed=9',
-      '--restart-at=2',
-      '--scenario=invoice-and-notify,release-with-migration',
-    ];
-    expect((await runCli(main, [...args, `--out=${a}`])).code).toBe(0);
-    expect((await runCli(main, [...args, '--workers=2', `--out=${b}`])).code).toBe(0);
     const records = (dir: string) => readResults(dir).runs.map((r) => readFileSync(join(dir, r.record), 'utf8'));
-    // The fault fired (a restart event in a record), so the comparison is about something.
+    // The fault fired (a restart event in a record), so the workers had restarts to run the same.
     expect(records(a).some((text) => text.includes('"type":"restart"'))).toBe(true);
     expect(timeless(readResults(b))).toEqual(timeless(readResults(a)));
     expect(records(b)).toEqual(records(a));
@@ -73,7 +89,7 @@ describe('scale: concurrency and shards', () => {
   it('applies gates when merging, exiting 1 when one fails', async () => {
     const shards = [tempDir(), tempDir()];
     for (const [i, dir] of shards.entries())
-      await runCli(main, ['--planner=eager,gated', fast, `--shard=${i + 1}/2`, `--out=${dir}`]);
+      await runCli(main, ['--planner=eager,gated', fast, some, `--shard=${i + 1}/2`, `--out=${dir}`]);
     const out = tempDir();
     const r = await runCli(merge, [
       `--out=${out}`,
@@ -91,7 +107,7 @@ describe('scale: concurrency and shards', () => {
   it('refuses to merge shards of different evaluations', async () => {
     const [a, b] = [tempDir(), tempDir()];
     await runCli(main, [...base, '--shard=1/2', `--out=${a}`]);
-    await runCli(main, ['--planner=gated', fast, '--shard=2/2', `--out=${b}`]);
+    await runCli(main, ['--planner=gated', fast, some, '--shard=2/2', `--out=${b}`]);
     const r = await runCli(merge, [`--out=${tempDir()}`, a, b]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('the shards differ in planners');
@@ -110,6 +126,7 @@ describe('gates', () => {
     const r = await runCli(main, [
       '--planner=eager,gated',
       fast,
+      some,
       '--fail-on=premature_irreversible_rate>0',
       '--fail-on=gated:errors>0',
       `--out=${out}`,
@@ -124,6 +141,7 @@ describe('gates', () => {
     const r = await runCli(main, [
       '--planner=gated',
       fast,
+      some,
       '--fail-on=premature_irreversible_rate>0',
       '--fail-on=safe_completion_rate<50%',
       `--out=${tempDir()}`,
@@ -143,11 +161,12 @@ describe('gates', () => {
 
   it('fails on a regression beyond noise against a committed baseline, and holds against itself', async () => {
     const baseline = tempDir();
-    await runCli(main, ['--planner=gated', '--trials=2', fast, `--out=${baseline}`]);
+    await runCli(main, ['--planner=gated', '--trials=2', fast, some, `--out=${baseline}`]);
     const same = await runCli(main, [
       '--planner=gated',
       '--trials=2',
       fast,
+      some,
       `--baseline=${join(baseline, 'results.json')}`,
       `--out=${tempDir()}`,
     ]);
@@ -163,6 +182,7 @@ describe('gates', () => {
       `--planner=${join(dir, 'gated.ts')}`,
       '--trials=2',
       fast,
+      some,
       `--baseline=${join(baseline, 'results.json')}`,
       `--out=${out}`,
     ]);
@@ -186,6 +206,22 @@ describe('gates', () => {
 });
 
 describe('statistics: the scenario is the unit of evidence', () => {
+  // The six bundled scenarios where speculative's completion, safe completion or premature rate
+  // differs from eager's (four for each rate, all one way: p = 0.125 over scenarios, as over the whole
+  // suite; p < 0.01 from 2 trials were each trial counted), and four where none does.
+  const STATS = [
+    'export-customers-to-analytics-vendor',
+    'invoice-and-notify',
+    'rotate-leaked-partner-api-key',
+    'share-report-public-bucket-shortcut',
+    'vendor-support-ticket-config',
+    'void-and-reissue-wrong-invoice',
+    'cancel-order-customer-declines',
+    'change-flight-with-fee',
+    'refund-restart-key',
+    'webhook-timeout-reconcile',
+  ];
+
   it('gives the same intervals, p-values and verdicts at --trials=1, 2 and 5 for deterministic planners', async () => {
     const at = async (trials: number) => {
       const out = tempDir();
@@ -195,6 +231,7 @@ describe('statistics: the scenario is the unit of evidence', () => {
             '--planner=eager,speculative,gated',
             `--trials=${trials}`,
             fast,
+            `--scenario=${STATS.join(',')}`,
             '--seed=1',
             '--baseline-planner=eager',
             `--out=${out}`,
@@ -240,7 +277,7 @@ describe('statistics: the scenario is the unit of evidence', () => {
 describe('reporters', () => {
   it('writes junit.xml that parses, with a failing case per premature scenario naming the step', async () => {
     const out = tempDir();
-    await runCli(main, ['--planner=eager,gated', fast, '--reporter=junit', `--out=${out}`]);
+    await runCli(main, ['--planner=eager,gated', fast, some, '--reporter=junit', `--out=${out}`]);
     const xml = readFileSync(join(out, 'junit.xml'), 'utf8');
     expect(XMLValidator.validate(xml)).toBe(true);
     const doc = new XMLParser({
@@ -279,6 +316,7 @@ describe('reporters', () => {
     await runCli(main, [
       '--planner=eager,gated',
       fast,
+      some,
       '--baseline-planner=eager',
       '--fail-on=premature_irreversible_rate>0',
       '--reporter=markdown',

@@ -108,23 +108,16 @@ describe('npm run fuzz', () => {
 
   it('replays a fast-check counterexample with --seed and --path', async () => {
     const file = scenarioFile(CHANGED_FIELD_YAML);
-    const first = await runCli(fuzzMain, [
-      `--scenario=${file}`,
-      '--property=rollback-completeness',
-      '--runs=100',
-      '--seed=4',
-      `--out=${tempDir()}`,
-    ]);
-    const command = /^ +npm run fuzz -- (.*)$/m.exec(first.stdout)?.[1]?.split(' ') ?? [];
-    expect(command).toContainEqual(expect.stringMatching(/^--path=[\d:]+$/));
     const [a, b] = [tempDir(), tempDir()];
-    await runCli(fuzzMain, [
+    const first = await runCli(fuzzMain, [
       `--scenario=${file}`,
       '--property=rollback-completeness',
       '--runs=100',
       '--seed=4',
       `--out=${a}`,
     ]);
+    const command = /^ +npm run fuzz -- (.*)$/m.exec(first.stdout)?.[1]?.split(' ') ?? [];
+    expect(command).toContainEqual(expect.stringMatching(/^--path=[\d:]+$/));
     const again = await runCli(fuzzMain, [...command, `--out=${b}`]);
     expect(again.code).toBe(1);
     const planOf = (dir: string) =>

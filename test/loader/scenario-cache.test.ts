@@ -64,14 +64,15 @@ function rewriteEntry(path: string, edit: (body: { scenario: { title: string } }
 describe('the cache of loaded scenarios', () => {
   it('gives what loading the files gives, and serves it from the cache once filled', async () => {
     const cache = tempDir('oneway-cache-');
-    const fresh = observed(await load(BUNDLED));
+    const loadedFresh = await load(BUNDLED);
+    const fresh = observed(loadedFresh);
     expect(fresh.loaded.length).toBeGreaterThan(30);
     const first = await load(BUNDLED, cache);
     expect(entries(cache)).toHaveLength(fresh.loaded.length);
     const second = await load(BUNDLED, cache);
     expect(observed(first)).toEqual(fresh);
     expect(observed(second)).toEqual(fresh);
-    expect(second.loaded[0]?.scenario).toStrictEqual((await load(BUNDLED)).loaded[0]?.scenario);
+    expect(second.loaded[0]?.scenario).toStrictEqual(loadedFresh.loaded[0]?.scenario);
 
     // The second load came from the entries: an entry changed (checksum and all) is what it gives.
     for (const name of entries(cache)) rewriteEntry(join(cache, 'scenarios', name), (b) => (b.scenario.title = 'X'));
@@ -93,7 +94,8 @@ describe('the cache of loaded scenarios', () => {
 
     const evaluate = async (on: boolean) => {
       const out = tempDir('oneway-cache-eval-');
-      const r = await runCli(main, [spec, '--planner=eager,gated', '--reporter=json', `--out=${out}`], REPO, env(on));
+      const argv = [spec, '--planner=eager,gated', '--transport=inprocess', '--reporter=json', `--out=${out}`];
+      const r = await runCli(main, argv, REPO, env(on));
       expect(r.code, r.stderr).toBeLessThan(2);
       const records = filesUnder(join(out, 'runs')).sort();
       return {
