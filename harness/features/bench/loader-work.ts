@@ -83,7 +83,7 @@ export const KNOWN: readonly Shape[] = [
 export type Site = (s: string) => unknown;
 
 /** A small valid scenario whose strings the loader sites replace, one at a time. */
-export const TINY_SCENARIO = `id: tiny
+const TINY_SCENARIO = `id: tiny
 title: Tiny
 task: Email bob.
 inputs: { email: bob@acme.example }
@@ -148,14 +148,14 @@ export interface Sizes {
   floorMs: number;
 }
 /** A load has a constant cost: a higher floor. */
-export const LOADER_SIZES: Sizes = { sizes: [1024, 16384], floorMs: 4 };
+const LOADER_SIZES: Sizes = { sizes: [1024, 16384], floorMs: 4 };
 export const PARSER_SIZES: Sizes = { sizes: [2048, 16384], floorMs: 1 };
 
 /** A clock in ms: the process's CPU time in the bench, one a test drives in its tests. */
 export type Clock = () => number;
 
 /** CPU time of this process so far, in ms (user and system): what a computation costs, however busy the machine. */
-export const cpuMs: Clock = () => {
+const cpuMs: Clock = () => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1000;
 };
@@ -172,7 +172,7 @@ function timeOf(fn: Site, input: string, tries: number, clock: Clock): number {
 }
 
 /** How `fn`'s time grew from `n` to `4n` characters. */
-export interface Growth {
+interface Growth {
   ratio: number;
   small_ms: number;
   large_ms: number;
@@ -183,7 +183,7 @@ export interface Growth {
  * under the floor (too fast to time). Interleaved rounds, so that a burst of other work lands on both
  * sizes; the smaller time counts as at least a quarter of the floor.
  */
-export function growth(fn: Site, shape: Shape, n: number, floorMs: number, clock: Clock = cpuMs): Growth | undefined {
+function growth(fn: Site, shape: Shape, n: number, floorMs: number, clock: Clock = cpuMs): Growth | undefined {
   const small = make(shape, n);
   const large = make(shape, 4 * n);
   fn(small); // warm up (compile, caches)
