@@ -548,14 +548,15 @@ async function bench(reportsDir: string, io: Io) {
 /** The loader-work rows of the printed table: each site's worst growth for an input 4× as long. */
 function loaderLines(rows: readonly SiteWork[]): string[] {
   const out = [
-    `\nloader work, CPU time for an input 4× as long (linear 4, quadratic 16)   worst ×   chars          ms`,
+    '\nloader work: CPU time for an input 4× as long (linear 4, quadratic 16, cubic 64)',
+    `  ${'where'.padEnd(24)} ${'worst ×'.padStart(7)}   ${'chars'.padEnd(15)}  ms`,
   ];
   for (const r of rows) {
     const w = r.worst;
-    const at = w ? `${w.n} → ${4 * w.n}` : `all ${r.measured} pairs under the floor`;
+    const at = w ? `${w.n} → ${4 * w.n}` : `all ${r.measured} pairs too fast to time`;
     const ms = w ? `${w.small_ms} → ${w.large_ms}` : '';
     const flag = r.super_linear ? `   SUPER-LINEAR (≥ ${SUPER_LINEAR}) on ${JSON.stringify(w?.shape)}` : '';
-    out.push(`  ${r.site.padEnd(70)} ${String(w?.ratio ?? '-').padStart(7)}   ${at.padEnd(13)}  ${ms}${flag}`);
+    out.push(`  ${r.site.padEnd(24)} ${String(w?.ratio ?? '-').padStart(7)}   ${at.padEnd(15)}  ${ms}${flag}`);
   }
   return out;
 }
