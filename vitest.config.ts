@@ -33,7 +33,6 @@ const OTHER_DIRS = readdirSync(source('./test'), { withFileTypes: true })
   .filter((e) => e.isDirectory() && !UNIT_DIRS.includes(e.name))
   .map((e) => e.name);
 const NOT_UNIT = [
-  'test/bad-input/loader-work.test.ts', // CPU-time growth of every parser at four sizes
   'test/bad-input/loader-fuzz.test.ts', // long property runs
   'test/fuzz/cli.test.ts', // --workers: worker threads
   'test/report/html.browser.test.ts', // a browser

@@ -45,6 +45,7 @@ import {
 import type { ThreadCpu } from '../features/bench/threads.ts';
 import { guardOverhead, type GuardBench } from '../features/bench/guard.ts';
 import { parallelScaling } from '../features/bench/ceiling.ts';
+import { loaderWork, SUPER_LINEAR, type SiteWork } from '../features/bench/loader-work.ts';
 import { printHelp } from './help.ts';
 
 interface Measure {
@@ -303,7 +304,8 @@ Usage: oneway bench [options]          (in a clone of oneway: npm run bench)
 
 Runs for a few minutes: the cost of one call (direct, in-process, over MSW, against plain MSW and a
 loopback server), evaluation throughput (serial, --concurrency, 10× and 100× the bundled scenarios),
-fuzzing (the fuzz case, and each property), plan length, peak memory at 1×, 10× and 100× the
+fuzzing (the fuzz case, and each property), plan length, how the loader's and parsers' CPU time grows
+with adversarial strings 4× as long, peak memory at 1×, 10× and 100× the
 bundled scenarios, an LLM-bound evaluation against a loopback fake model at --concurrency 8, 32 and
 128, --workers=2 against serial (800 runs, and 8,000 where eval picks workers itself), a planner file in
 its own sealed process against the same module in process, what oneway guard adds to a call (read-only
@@ -357,7 +359,7 @@ async function bundledSuite(): Promise<EvalScenario[]> {
   return loaded.map((l) => ({ scenario: l.scenario, file: l.file }));
 }
 
-/** A case in a process of its own (`--child=memory:K`, `--child=workers`, `--child=isolation`): its result, for the parent. */
+/** A case in a process of its own (`--child=memory:K`, `--child=workers`, `--child=isolation`, `--child=loader-work`, ...): its result, for the parent. */
 async function runChild(role: string, outDir: string): Promise<unknown> {
   const suite = await bundledSuite();
   const [name, arg] = role.split(':');
@@ -367,6 +369,7 @@ async function runChild(role: string, outDir: string): Promise<unknown> {
   if (name === 'fuzz') return fuzzing(suite.map((s) => s.scenario));
   if (name === 'guard') return guardOverhead(join(outDir, 'guard'));
   if (name === 'isolation') return isolationChild(suite, outDir);
+  if (name === 'loader-work') return loaderWork();
   throw new Error(`unknown bench child: ${role}`);
 }
 
@@ -386,6 +389,9 @@ async function bench(reportsDir: string, io: Io) {
   const base = calls[0]!.per_op_us;
   phase('sandbox call over MSW against a plain MSW fetch, alternating rounds');
   const msw = await mswRatios(email);
+
+  phase('loader work: CPU time for adversarial strings 4× as long, every place a scenario string is parsed');
+  const loader = loaderWork();
 
   phase('evaluation throughput');
   const evals = [
@@ -449,6 +455,7 @@ async function bench(reportsDir: string, io: Io) {
     msw_ratios: msw,
     evaluation: evals,
     plan_length: lengths,
+    loader_work: loader,
     fuzzing: fuzz,
     llm_bound: llm,
     memory: mem.rows,
@@ -506,6 +513,7 @@ async function bench(reportsDir: string, io: Io) {
   for (const p of fuzz.per_property) fuzzRow(`  ${p.properties.join(', ')} alone`, p);
   out.push('\nplan length (one run over MSW)          µs/call');
   for (const l of lengths) out.push(`  ${l.name.padEnd(38)} ${pad(l.us_per_call, 7)}`);
+  out.push(...loaderLines(loader));
   out.push(
     `\nLLM-bound: ${llm[0]?.runs ?? 0} runs of openai-aware, a fake model on loopback answering in ${llm[0]?.latency_ms ?? 0} ms, MSW transport`,
   );
@@ -535,6 +543,22 @@ async function bench(reportsDir: string, io: Io) {
   if (build.note) out.push(`compiled build: ${build.note}`);
   out.push(`written: ${relative(io.cwd, join(reportsDir, 'bench.json')) || join(reportsDir, 'bench.json')}`);
   io.stdout.write(`${out.join('\n')}\n`);
+}
+
+/** The loader-work rows of the printed table: each site's worst growth for an input 4× as long. */
+function loaderLines(rows: readonly SiteWork[]): string[] {
+  const out = [
+    '\nloader work: CPU time for an input 4× as long (linear 4, quadratic 16, cubic 64)',
+    `  ${'where'.padEnd(24)} ${'worst ×'.padStart(7)}   ${'chars'.padEnd(15)}  ms`,
+  ];
+  for (const r of rows) {
+    const w = r.worst;
+    const at = w ? `${w.n} → ${4 * w.n}` : `all ${r.measured} pairs too fast to time`;
+    const ms = w ? `${w.small_ms} → ${w.large_ms}` : '';
+    const flag = r.super_linear ? `   SUPER-LINEAR (≥ ${SUPER_LINEAR}) on ${JSON.stringify(w?.shape)}` : '';
+    out.push(`  ${r.site.padEnd(24)} ${String(w?.ratio ?? '-').padStart(7)}   ${at.padEnd(15)}  ${ms}${flag}`);
+  }
+  return out;
 }
 
 /** The guard rows of the printed table. */

@@ -4,6 +4,11 @@
  * Loading it gives positioned problems with hints and never throws; the real CLI exits 2
  * and prints `file:line:col error [code] path: message` with a hint line, never a stack
  * trace; and a bad scenario never stops the good one beside it.
+ *
+ * The CLI (its `main`, in process) runs once over a directory of every bad scenario file and one
+ * good one; each file's test reads its own lines and problems from that run (one evaluation in
+ * place of one a file: the good scenario runs beside all of them). A plan file is run once and
+ * read by each test about it.
  */
 import { copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -75,8 +80,10 @@ function expectProblems(problems: Problem[], exp: Expectation, file: string): vo
   expect(first?.hint).toContain(exp.hint);
 }
 
+type CliRun = { code: number; stdout: string; stderr: string };
+
 /** Exit 2, no stack trace, and the expected problem as `file:line:col error [code] path: ...` followed by its hint. */
-function expectCliReport(r: { code: number; stdout: string; stderr: string }, shown: string, exp: Expectation): void {
+function expectCliReport(r: CliRun, shown: string, exp: Expectation): void {
   expect(`${r.stdout}\n${r.stderr}`).not.toMatch(STACK_TRACE);
   expect(r.code, r.stderr).toBe(2);
   const lines = r.stderr.split('\n');
@@ -117,31 +124,30 @@ describe('bad scenario files', () => {
     if (!r.ok) expectProblems(r.problems, expectationOf(corpus.scenarios, name), file);
   });
 
-  it.each(scenarioFiles)('%s: the CLI reports it (exit 2, file:line:col, path, hint) and still runs the good scenario beside it', async (name) => {
-    const exp = expectationOf(corpus.scenarios, name);
-    const dir = tempDir('oneway-bad-');
-    copyFileSync(join(SCENARIOS, name), join(dir, name));
-    copyFileSync(GOOD, join(dir, 'good.yaml'));
-    const out = tempDir('oneway-out-');
-    // A directory picks up .yaml and .yml only; a .json scenario is named.
-    const spec = name.endsWith('.json') ? `${name},good.yaml` : '.';
-    const r = await runCli(main, [`--scenario=${spec}`, '--planner=gated', '--transport=inprocess', `--out=${out}`], dir);
-    expectCliReport(r, name, exp);
-    const results = readResults(out);
-    expect(results.runs.map((x) => x.scenario)).toEqual([GOOD_ID]);
-    expect(results.problems.map((p) => p.file)).toEqual(Array(exp.problems).fill(name));
-  });
-
-  it('a directory of every bad file and one good file: each bad file is reported, the good one runs', async () => {
+  // One CLI run over every bad file and the good one, in one directory.
+  let r: CliRun;
+  let results: ReturnType<typeof readResults>;
+  beforeAll(async () => {
     const dir = tempDir('oneway-bad-');
     for (const name of scenarioFiles) copyFileSync(join(SCENARIOS, name), join(dir, name));
     copyFileSync(GOOD, join(dir, 'good.yaml'));
     const out = tempDir('oneway-out-');
+    // A directory picks up .yaml and .yml only; a .json scenario is named.
     const json = scenarioFiles.filter((f) => f.endsWith('.json'));
-    const r = await runCli(main, [`--scenario=${['.', ...json].join(',')}`, '--planner=gated,eager', '--transport=inprocess', `--out=${out}`], dir);
+    r = await runCli(main, [`--scenario=${['.', ...json].join(',')}`, '--planner=gated,eager', '--transport=inprocess', `--out=${out}`], dir);
+    results = readResults(out);
+  });
+
+  it.each(scenarioFiles)('%s: the CLI reports it (exit 2, file:line:col, path, hint) and still runs the good scenario beside it', (name) => {
+    const exp = expectationOf(corpus.scenarios, name);
+    expectCliReport(r, name, exp);
+    expect(results.problems.filter((p) => p.file === name)).toHaveLength(exp.problems);
+    expect(results.runs.map((x) => x.scenario)).toEqual([GOOD_ID, GOOD_ID]);
+  });
+
+  it('a directory of every bad file and one good file: each bad file is reported, the good one runs', () => {
     expect(`${r.stdout}\n${r.stderr}`).not.toMatch(STACK_TRACE);
     expect(r.code).toBe(2);
-    const results = readResults(out);
     expect(results.runs.map((x) => `${x.scenario}/${x.planner}`).sort()).toEqual([`${GOOD_ID}/eager`, `${GOOD_ID}/gated`]);
     expect([...new Set(results.problems.map((p) => p.file))].sort()).toEqual(scenarioFiles);
     const total = scenarioFiles.reduce((n, f) => n + expectationOf(corpus.scenarios, f).problems, 0);
@@ -221,21 +227,25 @@ describe('bad plan files (--plan=FILE --planner=scripted)', () => {
     expect(r.stderr).toContain('the plan file has errors; nothing was run');
   });
 
+  /** The CLI run with a plan file that needs the scenario, once a file (two tests read it). */
+  const planRuns = new Map<string, Promise<CliRun>>();
+  const planRun = (name: string): Promise<CliRun> => {
+    if (!planRuns.has(name)) {
+      const out = tempDir('oneway-out-');
+      planRuns.set(name, runCli(main, [`--scenario=${GOOD}`, `--plan=${join(PLANS, name)}`, '--planner=scripted', '--transport=inprocess', `--out=${out}`]));
+    }
+    return planRuns.get(name)!;
+  };
+
   it.each(needsScenario)('%s: the CLI never prints a stack trace for it', async (name) => {
-    const out = tempDir('oneway-out-');
-    const r = await runCli(main, [`--scenario=${GOOD}`, `--plan=${join(PLANS, name)}`, '--planner=scripted', '--transport=inprocess', `--out=${out}`]);
+    const r = await planRun(name);
     expect(`${r.stdout}\n${r.stderr}`).not.toMatch(STACK_TRACE);
     expect([0, 2]).toContain(r.code);
   });
 
-  // Known gap: harness/cli/eval.ts loads --plan without a scenario (loadPlanFile(path)), so a
-  // plan that calls an undeclared tool or omits a required argument is not reported; the run
-  // just ends with an invalid decision. These fail until eval.ts checks the plan against each
-  // selected scenario (loadPlanFile(path, scenario)); then drop `.fails`.
+  // A plan that calls an undeclared tool or omits a required argument is an error only against a
+  // scenario: eval checks --plan against each selected scenario.
   it.each(needsScenario)('%s: the CLI reports it against the scenario (exit 2, file:line:col, path, hint)', async (name) => {
-    const file = join(PLANS, name);
-    const out = tempDir('oneway-out-');
-    const r = await runCli(main, [`--scenario=${GOOD}`, `--plan=${file}`, '--planner=scripted', '--transport=inprocess', `--out=${out}`]);
-    expectCliReport(r, file, expectationOf(corpus.plans, name));
+    expectCliReport(await planRun(name), join(PLANS, name), expectationOf(corpus.plans, name));
   });
 });

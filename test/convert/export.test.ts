@@ -10,10 +10,12 @@ import { resolveScenarios } from '../../harness/engine/loader/resolve.ts';
 import type { Scenario, Tool } from '../../harness/core/scenario.ts';
 import { scenarioFrom, EMAIL_YAML } from '../helpers/run.ts';
 
-const bundled = async (): Promise<Scenario[]> =>
-  (await resolveScenarios([BUNDLED_SCENARIOS], { cwd: process.cwd(), root: BUNDLED_SCENARIOS })).loaded.map(
-    (l) => l.scenario,
-  );
+/** The bundled scenarios, loaded once for the file (both round trips read them; neither changes them). */
+let loading: Promise<Scenario[]> | undefined;
+const bundled = (): Promise<Scenario[]> =>
+  (loading ??= resolveScenarios([BUNDLED_SCENARIOS], { cwd: process.cwd(), root: BUNDLED_SCENARIOS }).then((r) =>
+    r.loaded.map((l) => l.scenario),
+  ));
 
 /** Export to MCP, over the wire as JSON, and import again. */
 function roundTrip(s: Scenario, strip = false) {

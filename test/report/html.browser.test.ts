@@ -5,7 +5,12 @@
  * Skipped only when /usr/bin/chromium is absent, unless ONEWAY_REQUIRE_BROWSER=1
  * (set by .ci/run), which makes its absence a failure.
  * ONEWAY_SCREENSHOT=docs/report.png also writes the README's screenshot.
- * The layout checks take screenshots at 800 and 1,400 px into the evaluation's temporary directory.
+ *
+ * One browser and one evaluation for the file. The report of the bundled suite (4 planners,
+ * 2 trials) is 2 MB: loading it is most of a test's time, so a test takes the page as the one before
+ * left it when that is the report with no dialog open (`show`), and loads it otherwise. The layout
+ * checks load it afresh at each width (what a window that size shows); they measure the page and
+ * take no screenshot (the run's temporary directory, where they went, is removed at its end).
  */
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -34,6 +39,8 @@ describe('report.html in chromium', () => {
   beforeAll(async () => {
     if (skip) return;
     expect(hasChromium, `${CHROMIUM} is required (ONEWAY_REQUIRE_BROWSER=1): apt-get install chromium`).toBe(true);
+    // The browser starts while the evaluation runs.
+    const opening = openBrowser();
     ev = await evaluateWithHtml(['--planner=eager,speculative,gated,serial', '--trials=2']);
     url = pathToFileURL(resolve(ev.dir, 'report.html')).href;
     // The same results with one planner: the narrowest chart.
@@ -55,7 +62,8 @@ describe('report.html in chromium', () => {
       }),
     );
     onePlanner = pathToFileURL(join(ev.dir, 'one-planner.html')).href;
-    browser = await openBrowser();
+    browser = await opening;
+    await browser.page.goto(url);
   }, 120_000);
 
   afterAll(async () => {
@@ -75,10 +83,15 @@ describe('report.html in chromium', () => {
       .then((n) => n === 1);
   const cell = (scenario: string, planner: string) =>
     `.cell-btn[data-scenario="${scenario}"][data-planner="${planner}"]`;
+  /** The page showing the report with no dialog open: as the test before left it, or loaded again. */
+  const show = async () => {
+    const page = browser!.page;
+    if (page.url() !== url || (await dialogOpen())) await page.goto(url);
+    return page;
+  };
 
   it.skipIf(skip)('renders the chart bars and the grid', async () => {
-    const page = browser!.page;
-    await page.goto(url);
+    const page = await show();
     const planners = ev.results.config.planners.length;
     expect(await page.locator('svg.chart rect.bar').count()).toBe(planners * 2);
     // Every bar is drawn with a size (a 0% bar keeps a hairline).
@@ -97,8 +110,7 @@ describe('report.html in chromium', () => {
   it.skipIf(skip)(
     'opens a run with a premature irreversible call and marks it, with the missing precondition',
     async () => {
-      const page = browser!.page;
-      await page.goto(url);
+      const page = await show();
       const { run, call } = prematureIrreversible(ev);
       await page.click(cell(run.scenario, run.planner));
       const dialog = page.locator('dialog#drill');
@@ -125,8 +137,7 @@ describe('report.html in chromium', () => {
   );
 
   it.skipIf(skip)('is operable from the keyboard: Enter opens a cell, Escape closes it and returns focus', async () => {
-    const page = browser!.page;
-    await page.goto(url);
+    const page = await show();
     const first = page.locator('.cell-btn').first();
     await first.focus();
     await page.keyboard.press('Enter');
@@ -140,62 +151,29 @@ describe('report.html in chromium', () => {
   it.skipIf(skip)('opens the run named in the address (#run=scenario/planner/trial)', async () => {
     const page = browser!.page;
     const r = ev.results.runs.find((x) => x.trial === 2)!;
+    // From the report already shown: the address changes, the page stays (hashchange). A page loaded
+    // with the address opens its run too: the recovery test below loads one so.
     await page.goto(`${url}#run=${encodeURIComponent(r.scenario)}/${encodeURIComponent(r.planner)}/2`);
     await expect.poll(dialogOpen).toBe(true);
     expect(await page.locator('.trial-btn[aria-pressed="true"]').getAttribute('data-trial')).toBe('2');
+    await page.keyboard.press('Escape');
+    await expect.poll(dialogOpen).toBe(false);
   });
 
-  for (const width of [800, 1400]) {
-    it.skipIf(skip)(
-      `fits ${width} px: no sideways scrolling, no clipped text, the chart across the width (screenshot)`,
-      async () => {
-        const page = browser!.page;
-        await page.setViewportSize({ width, height: 900 });
-        await page.goto(url);
-        await page.screenshot({ path: join(ev.dir, `report-${width}.png`), fullPage: true });
-        const full = await layoutFaults(page);
-        // The chart spans the content column (less its padding), not a third of it.
-        const [chart, column] = await page.evaluate(() => [
-          document.querySelector('svg.chart')!.getBoundingClientRect().right -
-            document.querySelector('.chart-axis, svg.chart')!.getBoundingClientRect().left,
-          document.querySelector('main')!.clientWidth - 40,
-        ]);
-        // With one planner the chart is narrowest: its legend must still show whole.
-        await page.goto(onePlanner);
-        await page.screenshot({ path: join(ev.dir, `one-planner-${width}.png`) });
-        expect({ full, onePlanner: await layoutFaults(page), chartAcross: chart >= column * 0.95 }).toEqual({
-          full: [],
-          onePlanner: [],
-          chartAcross: true,
-        });
-        await page.goto(url);
-        // The drill-down of a run with findings fits too.
-        const { run } = prematureIrreversible(ev);
-        await page.click(cell(run.scenario, run.planner));
-        await expect.poll(dialogOpen).toBe(true);
-        await page.screenshot({ path: join(ev.dir, `report-${width}-drill.png`) });
-        expect(await layoutFaults(page)).toEqual([]);
-        await page.keyboard.press('Escape');
-        await expect.poll(dialogOpen).toBe(false);
-        await page.setViewportSize({ width: 1280, height: 900 });
-      },
-    );
-  }
-
   it.skipIf(skip)('has a glyph in the installed fonts for every character it shows, marks included', async () => {
-    const page = browser!.page;
-    await page.goto(url);
+    const page = await show();
     const { run } = prematureIrreversible(ev);
     await page.click(cell(run.scenario, run.planner));
     await expect.poll(dialogOpen).toBe(true);
     // The drill-down's legend lists every mark; the data names them all (a mark no run has included).
     expect(await missingGlyphs(page)).toEqual([]);
+    await page.keyboard.press('Escape');
+    await expect.poll(dialogOpen).toBe(false);
   });
 
   it.skipIf(skip)('ends the recovery section with the command the user would type', async () => {
-    const page = browser!.page;
+    const page = await show();
     const { run } = prematureIrreversible(ev);
-    await page.goto(url);
     await page.click(cell(run.scenario, run.planner));
     await expect.poll(dialogOpen).toBe(true);
     // From source in the oneway repository (as the tests run): npm run, and where the results are.
@@ -212,6 +190,40 @@ describe('report.html in chromium', () => {
       `npx oneway recover reports/latest/${other.record} [--apply]`,
     );
   });
+
+  for (const width of [800, 1400]) {
+    it.skipIf(skip)(
+      `fits ${width} px: no sideways scrolling, no clipped text, the chart across the width`,
+      async () => {
+        const page = browser!.page;
+        await page.setViewportSize({ width, height: 900 });
+        await page.goto(url);
+        const full = await layoutFaults(page);
+        // The chart spans the content column (less its padding), not a third of it.
+        const [chart, column] = await page.evaluate(() => [
+          document.querySelector('svg.chart')!.getBoundingClientRect().right -
+            document.querySelector('.chart-axis, svg.chart')!.getBoundingClientRect().left,
+          document.querySelector('main')!.clientWidth - 40,
+        ]);
+        // The drill-down of a run with findings fits too.
+        const { run } = prematureIrreversible(ev);
+        await page.click(cell(run.scenario, run.planner));
+        await expect.poll(dialogOpen).toBe(true);
+        const drill = await layoutFaults(page);
+        await page.keyboard.press('Escape');
+        await expect.poll(dialogOpen).toBe(false);
+        // With one planner the chart is narrowest: its legend must still show whole.
+        await page.goto(onePlanner);
+        expect({ full, drill, onePlanner: await layoutFaults(page), chartAcross: chart >= column * 0.95 }).toEqual({
+          full: [],
+          drill: [],
+          onePlanner: [],
+          chartAcross: true,
+        });
+        await page.setViewportSize({ width: 1280, height: 900 });
+      },
+    );
+  }
 
   it.skipIf(skip || !screenshot)('writes the README screenshot (ONEWAY_SCREENSHOT)', async () => {
     const page = browser!.page;
