@@ -33,6 +33,8 @@ const OTHER_DIRS = readdirSync(source('./test'), { withFileTypes: true })
   .filter((e) => e.isDirectory() && !UNIT_DIRS.includes(e.name))
   .map((e) => e.name);
 const NOT_UNIT = [
+  'test/loader/scenario-cache.test.ts', // whole-CLI evaluations of the bundled suite, cached and not
+  'test/planners/variants.test.ts', // every bundled scenario through the run loop, 20 seeds
   'test/bad-input/loader-fuzz.test.ts', // long property runs
   'test/fuzz/cli.test.ts', // --workers: worker threads
   'test/report/html.browser.test.ts', // a browser
