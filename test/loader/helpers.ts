@@ -1,28 +1,11 @@
 /** Shared fixtures for the loader tests: the tiny scenario, as text and as an editable object. */
 import { parse, stringify } from 'yaml';
 import type { Problem } from '../../harness/core/errors.ts';
+import { TINY_SCENARIO } from '../../harness/features/bench/loader-work.ts';
 import { loadScenarioText, type LoadedScenario } from '../../harness/engine/loader/load.ts';
 
-export const TINY = `id: tiny
-title: Tiny
-task: Email bob.
-inputs: { email: bob@acme.example }
-world: { facts: [customer_exists(customer=acme)] }
-approvals: { send_email: approve }
-tools:
-  - name: verify_recipient
-    reversibility: reversible
-    read_only: true
-    parameters: { type: object, properties: { email: { type: string } }, required: [email] }
-    effects: [ { establish: "recipient_verified(email={{args.email}})" } ]
-  - name: send_email
-    reversibility: irreversible
-    preconditions: ["recipient_verified(email={{args.to}})"]
-    parameters: { type: object, properties: { to: { type: string } }, required: [to] }
-    effects: [ { insert: { table: outbox, row: { to: "{{args.to}}" } } }, { establish: "email_sent(to={{args.to}})" } ]
-    returns: { message_id: "{{id}}" }
-goal: ["email_sent(to={{inputs.email}})"]
-`;
+/** A small valid scenario: the one the bench's loader-work case edits, from its one home. */
+export const TINY = TINY_SCENARIO;
 
 export type Doc = Record<string, any>;
 

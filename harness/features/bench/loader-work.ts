@@ -82,8 +82,8 @@ export const KNOWN: readonly Shape[] = [
 /** A place a string is parsed: called with the adversarial string. */
 export type Site = (s: string) => unknown;
 
-/** A small valid scenario whose strings the loader sites replace, one at a time. */
-const TINY_SCENARIO = `id: tiny
+/** A small valid scenario whose strings the loader sites replace, one at a time (the loader tests' too). */
+export const TINY_SCENARIO = `id: tiny
 title: Tiny
 task: Email bob.
 inputs: { email: bob@acme.example }
