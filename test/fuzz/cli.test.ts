@@ -224,8 +224,7 @@ export default property;
       '--workers=2',
       `--out=${parallel}`,
     ]);
-    expect(p.stderr).toBe('');
-    expect(p.code).toBe(1);
+    expect(p.code, p.stderr).toBe(1);
     expect(p.code).toBe(s.code);
     const report = (out: string) => {
       const r = JSON.parse(readFileSync(join(out, 'fuzz.json'), 'utf8')) as {
