@@ -59,8 +59,8 @@ function badResult(r: Result<unknown>, text: string): string | undefined {
  * behave. Returns the scenario load's result.
  */
 function loadWellBehaved(text: string, scenarioOnly = false): ReturnType<typeof loadScenarioText> {
-  const well = <T,>(load: () => Result<T>): Result<T> => {
-    let r: Result<T>;
+  const well = <R extends Result<unknown>>(load: () => R): R => {
+    let r: R;
     try {
       r = load();
     } catch (e) {
