@@ -5,11 +5,13 @@ import { describe, expect, it } from 'vitest';
 import { main } from '../../harness/cli/eval.ts';
 import { main as merge } from '../../harness/cli/merge.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
+import { runCompiled } from '../helpers/compiled.ts';
 import { readResults, timeless } from '../helpers/results.ts';
 
 /**
  * The eval command's analysis across runs, in process (its `main`; merge's for shards): the same
- * results for any --concurrency, on worker threads (restart faults included) and merged from shards;
+ * results for any --concurrency, on worker threads (the compiled CLI in a process; restart faults
+ * included) and merged from shards;
  * --fail-on gates and the baseline gate; intervals that count scenarios, not trials; and the junit,
  * markdown and github reporters.
  *
@@ -50,9 +52,10 @@ describe('scale: concurrency and shards', () => {
     expect(timeless(readResults(b))).toEqual(timeless(readResults(a)));
   });
 
-  // One pair of evaluations for both: worker threads load the engine from source (through tsx) as
-  // they start, most of what a --workers evaluation costs here.
-  it('gives results and records identical to a serial run with --workers (threads), --restart-at faults included', async () => {
+  // One pair of evaluations for both. The --workers one is the compiled CLI's, in a process of its
+  // own: worker threads started from this process (the source) would each compile the engine through
+  // tsx as they start, most of what the evaluation cost.
+  it('gives results and records identical to a serial run with --workers (threads, the compiled CLI), --restart-at faults included', async () => {
     const [a, b] = [tempDir(), tempDir()];
     const args = [
       '--planner=eager,gated',
@@ -62,7 +65,8 @@ describe('scale: concurrency and shards', () => {
       '--scenario=invoice-and-notify,release-with-migration,webhook-timeout-reconcile',
     ];
     expect((await runCli(main, [...args, `--out=${a}`])).code).toBe(0);
-    expect((await runCli(main, [...args, '--workers=2', `--out=${b}`])).code).toBe(0);
+    const workers = await runCompiled('eval', [...args, '--workers=2', `--out=${b}`]);
+    expect(workers.code, workers.stderr).toBe(0);
     const records = (dir: string) => readResults(dir).runs.map((r) => readFileSync(join(dir, r.record), 'utf8'));
     // The fault fired (a restart event in a record), so the workers had restarts to run the same.
     expect(records(a).some((text) => text.includes('"type":"restart"'))).toBe(true);

@@ -10,7 +10,7 @@
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { stringify } from 'yaml';
-import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { evaluate, type EvaluateConfig } from '../../harness/api.ts';
 import { main as evalMain } from '../../harness/cli/eval.ts';
 import { main as fuzzMain } from '../../harness/cli/fuzz.ts';
@@ -79,12 +79,23 @@ function clean(dir: string): void {
   for (const name of readdirSync(dir)) if (!kept.has(name)) rmSync(join(dir, name), { recursive: true, force: true });
 }
 
+// Every entry point loads scenarios through a cache of loaded scenarios, as in a project with
+// node_modules (where it is on by default; these projects have none): ONEWAY_CACHE_DIR, outside the
+// project, so no row sees its files. It holds the bundled suite (a --list loads it), so an id looked
+// up among the bundled scenarios is found without parsing the forty files again in each run. That a
+// cached scenario is the scenario loaded afresh is test/loader/scenario-cache.test.ts's.
+afterAll(() => {
+  vi.unstubAllEnvs();
+});
+
 beforeAll(async () => {
+  vi.stubEnv('ONEWAY_CACHE_DIR', tempDir('oneway-settings-cache-'));
   const dir = tempDir('oneway-settings-baseline-');
   writeFileSync(join(dir, 'email.yaml'), EMAIL_YAML);
   await evaluate({ cwd: dir, scenarios: ['email.yaml'], out: 'out' });
   baseline = join(dir, 'out', 'results.json');
   shared = project();
+  expect((await runCli(evalMain, ['--bundled', '--list'], dir, env())).code).toBe(0);
 });
 
 /**

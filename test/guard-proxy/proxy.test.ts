@@ -12,7 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { DEFAULT_MAX_SESSIONS } from '../../harness/features/mcp/http.ts';
 import { guardHttp } from '../../harness/features/guard-proxy/serve.ts';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_POLICY, type Policy } from '../../harness/engine/guard/policy.ts';
 import { tempDir } from '../helpers/cli.ts';
 import {
@@ -52,9 +52,30 @@ async function memoryGuard(setup: Partial<GuardSetup> = {}) {
 
 const entity = (name: string) => ({ entities: [{ name, entityType: 'thing', observations: [] }] });
 
+/**
+ * One guard for the tests that look at a guard under `irreversible: approval` with nobody to ask
+ * (what it lists, and that it refuses): each starts nothing else, and neither reads its journal.
+ */
+let askingNobody: Promise<InProcessGuard> | undefined;
+function approvalGuard(): Promise<InProcessGuard> {
+  if (!askingNobody) {
+    const dir = tempDir('oneway-guard-proxy-');
+    askingNobody = guardInProcess({
+      tools: toolsAt(MEMORY_TOOLS),
+      target: nodeServer(MEMORY_SERVER, [], { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') }),
+      journal: join(dir, 'journal.jsonl'),
+      policy: APPROVAL,
+    });
+  }
+  return askingNobody;
+}
+afterAll(async () => {
+  await (await askingNobody)?.close();
+});
+
 describe('oneway guard: tools/list', () => {
   it("passes the server's tools through, with each declared tool's class in its annotations and _meta", async () => {
-    const { client } = await memoryGuard({ policy: APPROVAL });
+    const { client } = await approvalGuard();
     const { tools } = await client.listTools();
     const byName = new Map(tools.map((t) => [t.name, t]));
     expect([...byName.keys()].sort()).toEqual(
@@ -224,7 +245,7 @@ describe('oneway guard: approvals', () => {
   });
 
   it('else refuses: nobody to ask', async () => {
-    const { client } = await memoryGuard({ policy: APPROVAL });
+    const { client } = await approvalGuard();
     const r = await client.callTool({ name: 'delete_entities', arguments: { entityNames: ['a'] } });
     expect(textOf(r)).toContain(
       'approval for delete_entities was denied (nobody to ask: the client does not take elicitation and the guard has no --approve-cmd)',

@@ -4,6 +4,7 @@
  * machines); the compiled build is what users run (`npx oneway`) and starts in half the time.
  * test/global-setup.ts rebuilds dist/ before the integration project when any source is newer.
  */
+import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
@@ -32,4 +33,30 @@ export function distIsStale(): boolean {
     (f) => statSync(join(REPO, f)).mtimeMs,
   );
   return statSync(stamp).mtimeMs < Math.max(...sources, ...inputs);
+}
+
+/**
+ * Runs a command of the compiled CLI (`runCompiled('eval', args)`: node dist/harness/cli/eval.js)
+ * in a process of its own, without colour, and resolves with its exit code and output once it
+ * exits. For what must not run in the test's process: worker threads started from the source
+ * would each compile the engine through tsx, where the compiled build's load the JavaScript.
+ */
+export function runCompiled(
+  command: string,
+  args: string[],
+  cwd = process.cwd(),
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [cli(command), ...args], {
+      cwd,
+      env: { ...process.env, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += String(d)));
+    child.stderr.on('data', (d: Buffer) => (stderr += String(d)));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
 }

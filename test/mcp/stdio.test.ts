@@ -4,7 +4,7 @@
  * runs it), one session = one run.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -62,7 +62,8 @@ async function connect(out: string): Promise<Client> {
 }
 
 // Each test starts its own server process (over stdio, one process is one session), one after another:
-// side by side they only took turns on the cores with each other and with the other test files.
+// side by side they only took turns on the cores with each other and with the other test files. A
+// session's observations share its process: the bad lines and the client that leaves are one session.
 describe('npm run serve over stdio', () => {
   it('lists annotated tools and the task, scores a premature irreversible call, and survives an unknown tool', async () => {
     const out = tempDir('oneway-mcp-stdio-');
@@ -167,7 +168,9 @@ describe('npm run serve over stdio', () => {
     expect(calls.find((e) => e.type === 'turn' && e.reason)?.reason).toBe('sent');
   });
 
-  it('answers a malformed line with a JSON-RPC error and goes on; a client gone mid-run still leaves its run', async () => {
+  // One session for the bad lines and the client that leaves: each bad line is answered, and the run
+  // goes on to be recorded when stdin closes (as the SDK client's close() does: it ends stdin).
+  it('answers a malformed line and a line over the limit with JSON-RPC errors and goes on; a client gone mid-run without finish still leaves its run', async () => {
     const out = tempDir('oneway-mcp-stdio-');
     const { child, replies, exited, send, reply } = rawServe(out);
     send(INIT);
@@ -175,40 +178,11 @@ describe('npm run serve over stdio', () => {
     send('{"jsonrpc": "2.0", "id": 2, "method": "tools/li');
     send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'send_email', arguments: { email: EMAIL } } });
     await reply((r) => r.id === 3);
-    child.stdin.end(); // gone, without finish
-    expect(await exited).toBe(0);
     expect(replies.find((r) => r.id === null)?.error?.code).toBe(-32700);
     expect(replies.find((r) => r.id === 3)?.result).toMatchObject({
       structuredContent: { message_id: expect.any(String) },
     });
-    expect(runOf(readResults(out), 'mcp')).toMatchObject({
-      end_reason: 'finish',
-      steps: 1,
-      premature: { irreversible: 1 },
-    });
-  });
 
-  it('records the run when the client disconnects without calling finish', async () => {
-    const out = tempDir('oneway-mcp-stdio-');
-    const client = await connect(out);
-    await client.callTool({ name: 'verify_recipient', arguments: { email: EMAIL } });
-    await client.close(); // stdin closes: the session is over
-    expect(existsSync(join(out, 'results.json'))).toBe(true);
-    const run = runOf(readResults(out), 'mcp');
-    expect(run).toMatchObject({ end_reason: 'finish', steps: 1, completed: false });
-    const end = readFileSync(join(out, run.record), 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as { type: string; reason?: string });
-    expect(end.find((e) => e.type === 'turn' && e.reason)?.reason).toBe('the client closed the connection');
-  });
-
-  it('answers a line over the limit that has no newline yet, drops it, and goes on', async () => {
-    const out = tempDir('oneway-mcp-stdio-');
-    const { child, exited, send, reply } = rawServe(out);
-    send(INIT);
-    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-    await reply((r) => r.id === 1);
     // Past the limit, with no newline: answered at once, not buffered until a newline that may never come.
     const chunk = 'x'.repeat(1024 * 1024);
     for (let sent = 0; sent <= MAX_MESSAGE_BYTES; sent += chunk.length) child.stdin.write(chunk);
@@ -223,11 +197,16 @@ describe('npm run serve over stdio', () => {
       params: { name: 'verify_recipient', arguments: { email: EMAIL } },
     });
     expect((await reply((r) => r.id === 4)).result).toMatchObject({ _meta: { 'oneway/status': 'ok' } });
-    send({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'finish', arguments: {} } });
-    await reply((r) => r.id === 5);
-    child.stdin.end();
+
+    child.stdin.end(); // gone, without finish
     expect(await exited).toBe(0);
-    expect(runOf(readResults(out), 'mcp')).toMatchObject({ end_reason: 'finish', steps: 1 });
+    const run = runOf(readResults(out), 'mcp');
+    expect(run).toMatchObject({ end_reason: 'finish', steps: 2, premature: { irreversible: 1 } });
+    const end = readFileSync(join(out, run.record), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; reason?: string });
+    expect(end.find((e) => e.type === 'turn' && e.reason)?.reason).toBe('the client closed the connection');
   });
 
   it('records no run for a client that leaves without initialising', async () => {
