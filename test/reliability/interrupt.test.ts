@@ -4,7 +4,9 @@
  * uninterrupted evaluation. The evaluation a signal stops is the real CLI in a
  * child process (the compiled build, test/helpers/compiled.ts); the ones no
  * signal reaches (the uninterrupted reference, the resume, a refused resume)
- * run its `main` in process.
+ * run its `main` in process. The planner waits before each decision only in
+ * the process a signal stops, so that there are runs left to stop; it decides
+ * the same everywhere, and the reference runs while that process does.
  */
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -15,9 +17,13 @@ import { runCli, tempDir } from '../helpers/cli.ts';
 import { cli } from '../helpers/compiled.ts';
 import { readResults, timeless } from '../helpers/results.ts';
 
-/** gated, but slow enough (real time) to be interrupted mid-evaluation. */
+/**
+ * gated, but slow enough (real time) to be interrupted mid-evaluation in the process stopWith starts
+ * (it waits 40 ms before each decision there; elsewhere it does not wait, and decides the same).
+ */
 const SLOW = `import gated from '${join(process.cwd(), 'planners/gated.ts')}';
-export default { name: 'slow-gated', create(ctx) { const p = gated.create(ctx); return { name: 'slow-gated', next: async (v) => { await new Promise((r) => setTimeout(r, 40)); return p.next(v); } }; } };
+const wait = Number(process.env.ONEWAY_TEST_DECISION_WAIT_MS ?? 0);
+export default { name: 'slow-gated', create(ctx) { const p = gated.create(ctx); return { name: 'slow-gated', next: async (v) => { if (wait > 0) await new Promise((r) => setTimeout(r, wait)); return p.next(v); } }; } };
 `;
 
 /** Starts `eval` with `args`, sends it `signal` once results.json holds a finished run, and waits for it to end. */
@@ -29,7 +35,7 @@ function stopWith(
   let sent = false;
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [cli('eval'), ...args, `--out=${out}`], {
-      env: { ...process.env, NO_COLOR: '1' },
+      env: { ...process.env, NO_COLOR: '1', ONEWAY_TEST_DECISION_WAIT_MS: '40' },
     });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += String(d)));
@@ -55,17 +61,23 @@ describe('interruption and --resume', () => {
   it('stops on SIGINT after the runs in flight, then resumes to the uninterrupted results', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'slow.ts'), SLOW);
+    // Six runs, one at a time: stopped after the first, the one in flight finishes and at least the
+    // last three (over a second of the planner's waits) are left for --resume.
     const args = [
       `--planner=${join(dir, 'slow.ts')}`,
       '--trials=2',
       '--seed=3',
-      '--scenario=invoice-and-notify,purge-inactive-accounts,webhook-timeout-reconcile,release-with-migration',
+      '--scenario=invoice-and-notify,purge-inactive-accounts,webhook-timeout-reconcile',
     ];
+    // The uninterrupted reference runs here while the process is stopped.
     const full = tempDir();
-    expect((await runCli(main, [...args, `--out=${full}`])).code).toBe(0);
-
     const cut = tempDir();
-    const stopped = await stopWith('SIGINT', [...args, '--fail-on=premature_irreversible_rate>0'], cut);
+    const [reference, stopped] = await Promise.all([
+      runCli(main, [...args, `--out=${full}`]),
+      stopWith('SIGINT', [...args, '--fail-on=premature_irreversible_rate>0'], cut),
+    ]);
+    expect(reference.code).toBe(0);
+    expect(readResults(full).runs).toHaveLength(6);
     expect(stopped.sent).toBe(true);
     expect(stopped.stderr).toContain('stopping after the runs in flight');
     // Interrupted, so never 0, though the (passing) gate was the only one set.
