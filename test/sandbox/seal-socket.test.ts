@@ -1,6 +1,6 @@
 /**
  * The seal at the socket layer: every way out a planner module has, tried from a planner file
- * (run as eval runs it: in a sealed thread of its own), against a loopback canary (a TCP
+ * (run as eval runs it: in sealed processes of its own), against a loopback canary (a TCP
  * listener and a UDP socket) that must receive nothing. Each attempt must fail and be counted as
  * a sandbox escape on the run that made it; the attempts' runs go side by side, so an escape
  * counted on another run than its own would show.
