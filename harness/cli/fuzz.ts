@@ -1,7 +1,8 @@
 /**
  * `npm run fuzz`: property-based fuzzing of plans (or of a planner across
  * seeds) against the built-in and user-defined properties. Each failure is
- * shrunk to a minimal plan, written under --out with the command that replays it.
+ * shrunk to a minimal plan (unless --no-shrink), written under --out with the
+ * command that replays it.
  * Exit status: 0 no property failed; 1 a property failed; 2 usage or input error.
  */
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
