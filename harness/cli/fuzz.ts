@@ -1,7 +1,8 @@
 /**
  * `npm run fuzz`: property-based fuzzing of plans (or of a planner across
  * seeds) against the built-in and user-defined properties. Each failure is
- * shrunk to a minimal plan, written under --out with the command that replays it.
+ * shrunk to a minimal plan (unless --no-shrink), written under --out with the
+ * command that replays it.
  * Exit status: 0 no property failed; 1 a property failed; 2 usage or input error.
  */
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
@@ -62,6 +63,8 @@ Usage: oneway fuzz [options]          (in a clone of oneway: npm run fuzz -- [op
   --max-items=N               items per generated plan, at most (default: 6)
   --workers=N                 fuzz N scenarios at once on worker threads (default: 1); reports are the same
   --path=PATH                 replay one fast-check counterexample (with its --seed, one scenario and property)
+  --no-shrink                 report each failure with the plan that first failed, not shrunk to a minimal
+                              one (for properties slow to check: shrinking checks a plan dozens of times)
   --out=DIR                   where counterexample plans and fuzz.json go (default: reports/fuzz)
   --allow-lint-errors         fuzz scenarios \`oneway lint\` finds errors in (skipped otherwise, exit 2);
                               fuzz.json lists the findings ("lint")
@@ -95,6 +98,7 @@ export const OPTIONS = {
   workers: { type: 'string' },
   'allow-lint-errors': { type: 'boolean' },
   path: { type: 'string' },
+  'no-shrink': { type: 'boolean' },
   out: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -129,6 +133,7 @@ function flagLayer(values: Values, io: Io, cerr: Paints['cerr']): Layer<FuzzSett
     out: values.out,
     transport: values.transport,
     path: values.path,
+    noShrink: values['no-shrink'],
   };
   return { from: { kind: 'flags' }, settings };
 }
@@ -157,6 +162,7 @@ async function fuzzAll(
     transport,
     ...(planner ? { plannerOptions } : {}),
     arbitrary: { maxItems },
+    shrink: settings.shrink,
   };
   if (workers > 1 && jobs.length > 1) {
     await fuzzOnWorkers(
@@ -223,6 +229,7 @@ function writeFuzzJson(
           guard: settings.guard,
           transport: settings.transport,
           max_items: settings.maxItems,
+          shrink: settings.shrink,
           time_limit_s: settings.timeLimit ?? null,
           workers: settings.workers,
         },
@@ -303,6 +310,7 @@ function reportFailures(
         guard: settings.guard,
         transport,
         maxItems,
+        shrink: settings.shrink,
         shown,
       },
       c,

@@ -18,7 +18,7 @@ import { RESULTS_SCHEMA_VERSION, type Results } from '../../harness/engine/resul
 import { PREVIOUS_RESULTS_FILE, writeResults } from '../../harness/engine/results/write.ts';
 import { atomicFs, writeFileAtomic } from '../../harness/engine/io/atomic-write.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
-import { cli } from '../helpers/compiled.ts';
+import { cli, REPO } from '../helpers/compiled.ts';
 import { timeless } from '../helpers/results.ts';
 import { EMAIL_YAML } from '../helpers/run.ts';
 
@@ -227,7 +227,7 @@ describe('one evaluation per --out', () => {
     // gated, slowed down; after the first Ctrl-C its run in flight never ends, so only the second one stops it.
     writeFileSync(
       join(dir, 'slow.mjs'),
-      `import gated from '${join(process.cwd(), 'planners/gated.ts')}';
+      `import gated from '${join(REPO, 'dist/planners/gated.js')}';
 let hang = false;
 process.on('SIGINT', () => { hang = true; setInterval(() => {}, 1000); });
 export default { name: 'slow-gated', create(ctx) { const p = gated.create(ctx); return { name: 'slow-gated', next: async (v) => { await new Promise((r) => setTimeout(r, 20)); if (hang) await new Promise(() => {}); return p.next(v); } }; } };

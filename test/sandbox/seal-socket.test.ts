@@ -1,8 +1,9 @@
 /**
  * The seal at the socket layer: every way out a planner module has, tried from a planner file
- * (run as eval runs it: in a sealed thread of its own), against a loopback canary (a TCP
+ * (run as eval runs it: in sealed processes of its own), against a loopback canary (a TCP
  * listener and a UDP socket) that must receive nothing. Each attempt must fail and be counted as
- * a sandbox escape on the run that made it.
+ * a sandbox escape on the run that made it; the attempts' runs go side by side, so an escape
+ * counted on another run than its own would show.
  */
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { writeFileSync } from 'node:fs';
@@ -202,10 +203,22 @@ const vectors: [string, () => [string, string], RegExp][] = [
 ];
 
 describe('the seal at the socket layer, from a planner file', () => {
-  it.each(vectors)('refuses %s, counts it on the run, and the canary sees nothing', async (name, code, shape) => {
-    const [top, attempt] = code();
-    const file = plannerFile(name.replace(/[^a-z0-9]+/gi, '-'), top, attempt);
-    const r = await run(await loadPlanner(file, process.cwd()));
+  // Each attempt is a planner file of its own, loaded and run in processes of its own; they run side
+  // by side (most of each is starting its processes), and each test reads its own run.
+  const runs = new Map<string, Awaited<ReturnType<typeof run>>>();
+  beforeAll(async () => {
+    await Promise.all(
+      vectors.map(async ([name, code]) => {
+        const [top, attempt] = code();
+        const file = plannerFile(name.replace(/[^a-z0-9]+/gi, '-'), top, attempt);
+        runs.set(name, await run(await loadPlanner(file, process.cwd())));
+      }),
+    );
+  }, 120_000);
+
+  it.each(vectors)('refuses %s, counts it on the run, and the canary sees nothing', (name, _code, shape) => {
+    const r = runs.get(name);
+    if (!r) throw new Error(`no run for ${name}`);
     expect(r.error).toBeNull();
     expect(r.emails[0]).toBe('failed@acme.example');
     expect(r.escapes).toHaveLength(1);

@@ -43,6 +43,11 @@ export interface FuzzOptions {
   arbitrary?: PlanArbitraryOptions;
   maxTurns?: number;
   decisionTimeoutMs?: number;
+  /**
+   * Shrink each failure to a minimal plan (the default). False reports the first failing plan as
+   * found: for properties whose every check is slow (a module whose check ends its process).
+   */
+  shrink?: boolean;
 }
 
 export interface FuzzFailure {
@@ -225,6 +230,7 @@ async function fuzzPlans(opts: FuzzOptions, deadline: number | undefined): Promi
     const details = await fc.check<[[PlanItem[], number]]>(property, {
       seed: opts.seed,
       numRuns: opts.runs,
+      ...(opts.shrink === false ? { endOnFailure: true } : {}),
       ...(opts.path ? { path: opts.path } : {}),
       ...(left !== undefined ? { plugins: [fc.interruptAfterTimeLimit(left)] } : {}),
     });
@@ -236,7 +242,7 @@ async function fuzzPlans(opts: FuzzOptions, deadline: number | undefined): Promi
     const failed = details.errorInstance;
     const prop = remaining.find((p) => p.name === failed.property) as FuzzProperty;
     const [plan, seed] = details.counterexample[0];
-    const minimal = await minimise(opts, plan, seed, prop, () => plans++);
+    const minimal = opts.shrink === false ? null : await minimise(opts, plan, seed, prop, () => plans++);
     failures.push({
       scenario: opts.scenario.id,
       property: failed.property,
@@ -299,7 +305,11 @@ async function fuzzPlanner(
       // The planner's decisions as a plan: when the plan fails the same way, it shrinks and replays without the planner.
       const plan = planFromRun(first.events, opts.scenario);
       const reproduced = (await checkPlanWith(opts, plan, seed, [prop])) !== null;
-      const minimal = reproduced ? await minimise(opts, plan, seed, prop, () => plans++) : null;
+      const minimal = !reproduced
+        ? null
+        : opts.shrink === false
+          ? { plan, message: f.message }
+          : await minimise(opts, plan, seed, prop, () => plans++);
       failures.push({
         scenario: opts.scenario.id,
         property: prop.name,

@@ -24,6 +24,8 @@ export interface ReplayContext {
   guard: boolean;
   transport: string;
   maxItems: number;
+  /** False with --no-shrink: the plan is the one that first failed (default: true). */
+  shrink?: boolean;
   /** A path as the user would type it. */
   shown(path: string): string;
 }
@@ -39,6 +41,7 @@ function fuzzReplayCommand(f: FuzzFailure, r: ReplayContext): string | undefined
     ...(r.guard ? ['--guard'] : []),
     ...(r.transport !== 'inprocess' ? [`--transport=${r.transport}`] : []),
     ...(r.maxItems !== 6 ? [`--max-items=${r.maxItems}`] : []),
+    ...(r.shrink === false ? ['--no-shrink'] : []),
   ];
   return commandLine('fuzz', args);
 }
@@ -88,7 +91,7 @@ export function reportFailure(
     ]);
     const n = failureCalls(f);
     lines.push(
-      `    minimal plan (${n} call${n === 1 ? '' : 's'}): ${t(r.shown(file))}`,
+      `    ${r.shrink === false ? 'plan, not shrunk' : 'minimal plan'} (${n} call${n === 1 ? '' : 's'}): ${t(r.shown(file))}`,
       `    replay:     ${t(replay)}`,
     );
   } else {

@@ -18,7 +18,10 @@ export interface WorkerInit {
   properties: string[];
   /** `--planner` value, if any. */
   planner?: string;
-  options: Pick<FuzzOptions, 'runs' | 'seed' | 'path' | 'guard' | 'transport' | 'plannerOptions' | 'arbitrary'>;
+  options: Pick<
+    FuzzOptions,
+    'runs' | 'seed' | 'path' | 'guard' | 'transport' | 'plannerOptions' | 'arbitrary' | 'shrink'
+  >;
   cwd: string;
 }
 

@@ -28,6 +28,8 @@ export interface FuzzSettings {
   // What only the command line gives.
   transport?: string;
   path?: string;
+  /** --no-shrink given: failures are reported as found. */
+  noShrink?: boolean;
 }
 
 const NAMES: Record<keyof FuzzSettings, SettingName> = {
@@ -46,6 +48,7 @@ const NAMES: Record<keyof FuzzSettings, SettingName> = {
   out: { flag: 'out', config: 'fuzz.out' },
   transport: { flag: 'transport', config: 'transport' },
   path: { flag: 'path', config: 'path' },
+  noShrink: { flag: 'no-shrink', config: 'noShrink' },
 };
 
 /** The config file's layer of a fuzzing run: its `fuzz` settings and the shared ones, paths made absolute against the file. */
@@ -96,6 +99,8 @@ export interface FuzzRequest {
   outDir: string;
   transport: TransportName;
   path: string | undefined;
+  /** Whether failures are shrunk to minimal plans (false with --no-shrink). */
+  shrink: boolean;
 }
 
 /**
@@ -150,5 +155,6 @@ export function fuzzRequest(layers: readonly Layer<FuzzSettings>[], cwd: string)
     outDir: resolve(cwd, s.out ?? 'reports/fuzz'),
     transport,
     path: s.path,
+    shrink: s.noShrink !== true,
   };
 }
