@@ -65,6 +65,12 @@ async function post(
   return { status: res.status, json: (await res.json()) as { error?: { code: number; message: string } } };
 }
 
+/** Where node:http sends a request for `url`. */
+function target(url: string): { host: string; port: string; path: string } {
+  const u = new URL(url);
+  return { host: u.hostname, port: u.port, path: u.pathname };
+}
+
 /** A raw request with any headers (Host included, which fetch does not let a caller set). */
 function raw(
   url: string,
@@ -74,13 +80,10 @@ function raw(
   headers: Record<string, unknown>;
   json: { error?: { code: number; message: string }; result?: unknown };
 }> {
-  const u = new URL(url);
   return new Promise((resolve, reject) => {
     const req = request(
       {
-        host: u.hostname,
-        port: u.port,
-        path: u.pathname,
+        ...target(url),
         method: opts.method ?? 'POST',
         headers: { accept: 'application/json, text/event-stream', ...opts.headers },
       },
@@ -100,13 +103,10 @@ const JSON_TYPE = { 'content-type': 'application/json' };
 
 /** A session's standalone GET stream, held open until `close()`. */
 function openStream(url: string, session: string): Promise<{ status: number; close(): void }> {
-  const u = new URL(url);
   return new Promise((resolve, reject) => {
     const req = request(
       {
-        host: u.hostname,
-        port: u.port,
-        path: u.pathname,
+        ...target(url),
         method: 'GET',
         headers: { accept: 'text/event-stream', 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' },
       },

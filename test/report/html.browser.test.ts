@@ -83,6 +83,13 @@ describe('report.html in chromium', () => {
       .then((n) => n === 1);
   const cell = (scenario: string, planner: string) =>
     `.cell-btn[data-scenario="${scenario}"][data-planner="${planner}"]`;
+  /** Opens the drill-down of the first run with a premature irreversible call: that run and call. */
+  const openPremature = async (page: NonNullable<typeof browser>['page']) => {
+    const found = prematureIrreversible(ev);
+    await page.click(cell(found.run.scenario, found.run.planner));
+    await expect.poll(dialogOpen).toBe(true);
+    return found;
+  };
   /** The page showing the report with no dialog open: as the test before left it, or loaded again. */
   const show = async () => {
     const page = browser!.page;
@@ -111,10 +118,8 @@ describe('report.html in chromium', () => {
     'opens a run with a premature irreversible call and marks it, with the missing precondition',
     async () => {
       const page = await show();
-      const { run, call } = prematureIrreversible(ev);
-      await page.click(cell(run.scenario, run.planner));
+      const { run, call } = await openPremature(page);
       const dialog = page.locator('dialog#drill');
-      await expect.poll(dialogOpen).toBe(true);
       const trial = dialog.locator(`.trial-btn[data-trial="${run.trial}"]`);
       if ((await trial.count()) > 0) await trial.click();
       const card = dialog.locator(`article.call[data-step="${call.step}"]`);
@@ -162,9 +167,7 @@ describe('report.html in chromium', () => {
 
   it.skipIf(skip)('has a glyph in the installed fonts for every character it shows, marks included', async () => {
     const page = await show();
-    const { run } = prematureIrreversible(ev);
-    await page.click(cell(run.scenario, run.planner));
-    await expect.poll(dialogOpen).toBe(true);
+    const { run } = await openPremature(page);
     // The drill-down's legend lists every mark; the data names them all (a mark no run has included).
     expect(await missingGlyphs(page)).toEqual([]);
     await page.keyboard.press('Escape');
@@ -173,9 +176,7 @@ describe('report.html in chromium', () => {
 
   it.skipIf(skip)('ends the recovery section with the command the user would type', async () => {
     const page = await show();
-    const { run } = prematureIrreversible(ev);
-    await page.click(cell(run.scenario, run.planner));
-    await expect.poll(dialogOpen).toBe(true);
+    const { run } = await openPremature(page);
     // From source in the oneway repository (as the tests run): npm run, and where the results are.
     expect(await page.locator('#drill .recover-command').innerText()).toBe(
       `npm run recover -- ${ev.dir}/${run.record} [--apply]`,
@@ -206,9 +207,7 @@ describe('report.html in chromium', () => {
           document.querySelector('main')!.clientWidth - 40,
         ]);
         // The drill-down of a run with findings fits too.
-        const { run } = prematureIrreversible(ev);
-        await page.click(cell(run.scenario, run.planner));
-        await expect.poll(dialogOpen).toBe(true);
+        const { run } = await openPremature(page);
         const drill = await layoutFaults(page);
         await page.keyboard.press('Escape');
         await expect.poll(dialogOpen).toBe(false);
