@@ -37,18 +37,20 @@ export function distIsStale(): boolean {
 
 /**
  * Runs a command of the compiled CLI (`runCompiled('eval', args)`: node dist/harness/cli/eval.js)
- * in a process of its own, without colour, and resolves with its exit code and output once it
- * exits. For what must not run in the test's process: worker threads started from the source
- * would each compile the engine through tsx, where the compiled build's load the JavaScript.
+ * in a process of its own, without colour, and resolves with its exit code, signal and output once
+ * it ends: at its 'close' (every line read), or with `endOn: 'exit'` at its 'exit', for a test whose
+ * point is that the process exits even if something it started still holds its output open. For what
+ * must not run in the test's process: worker threads started from the source would each compile
+ * the engine through tsx, where the compiled build's load the JavaScript.
  */
 export function runCompiled(
   command: string,
   args: string[],
-  cwd = process.cwd(),
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  opts: { cwd?: string; endOn?: 'close' | 'exit' } = {},
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [cli(command), ...args], {
-      cwd,
+      cwd: opts.cwd ?? process.cwd(),
       env: { ...process.env, NO_COLOR: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -57,6 +59,8 @@ export function runCompiled(
     child.stdout.on('data', (d: Buffer) => (stdout += String(d)));
     child.stderr.on('data', (d: Buffer) => (stderr += String(d)));
     child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
+    child.once(opts.endOn ?? 'close', (code: number | null, signal: NodeJS.Signals | null) =>
+      resolve({ code, signal, stdout, stderr }),
+    );
   });
 }

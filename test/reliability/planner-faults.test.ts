@@ -16,22 +16,11 @@ import { createServer, type AddressInfo, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/cli.ts';
-import { cli, REPO } from '../helpers/compiled.ts';
+import { REPO, runCompiled } from '../helpers/compiled.ts';
 import { readResults, timeless } from '../helpers/results.ts';
 
-function evalCli(args: string[], nodeArgs: string[] = []): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...nodeArgs, cli('eval'), ...args], {
-      cwd: process.cwd(),
-      env: { ...process.env, NO_COLOR: '1' },
-    });
-    let stderr = '';
-    child.stderr.on('data', (d) => (stderr += String(d)));
-    child.stdout.resume();
-    // 'exit', not 'close': a process kept alive by a planner's leftovers would never get here.
-    child.on('exit', (code) => resolve({ code, stderr }));
-  });
-}
+// 'exit', not 'close': a process kept alive by a planner's leftovers would never get there.
+const evalCli = (args: string[]) => runCompiled('eval', args, { endOn: 'exit' });
 
 const PLANNERS: Record<string, string> = {
   'timer-throw.mjs': `export default { name: 'timer-throw', next() { setTimeout(() => { throw new Error('boom from a timer'); }, 1); return new Promise(() => {}); } };\n`,

@@ -9,31 +9,16 @@
  * attacker runs again after the process it ended; fuzz gets its own. The tests wait for the CLI's
  * 'exit' event (their timeouts are only a safety net).
  */
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Results } from '../../harness/engine/results/types.ts';
 import { tempDir } from '../helpers/cli.ts';
-import { cli as compiled } from '../helpers/compiled.ts';
+import { runCompiled } from '../helpers/compiled.ts';
 import { readResults } from '../helpers/results.ts';
 
-function cli(
-  command: 'eval' | 'fuzz',
-  args: string[],
-): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [compiled(command), ...args], {
-      cwd: process.cwd(),
-      env: { ...process.env, NO_COLOR: '1' },
-    });
-    let stderr = '';
-    child.stderr.on('data', (d) => (stderr += String(d)));
-    child.stdout.resume();
-    child.on('exit', (code, signal) => resolve({ code, signal, stderr }));
-  });
-}
+const cli = (command: 'eval' | 'fuzz', args: string[]) => runCompiled(command, args, { endOn: 'exit' });
 
 let canary: Server;
 let hits = 0;
