@@ -5,8 +5,9 @@
  * test/global-setup.ts rebuilds dist/ before the integration project when any source is newer.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { filesUnder } from './cli.ts';
 
 export const REPO = resolve(import.meta.dirname, '../..');
 const DIST = join(REPO, 'dist');
@@ -15,14 +16,7 @@ const DIST = join(REPO, 'dist');
 export const cli = (name: string): string => join(DIST, 'harness', 'cli', `${name}.js`);
 
 /** The newest modification time of any file under `dir`. */
-function newest(dir: string): number {
-  let t = 0;
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    t = Math.max(t, e.isDirectory() ? newest(p) : statSync(p).mtimeMs);
-  }
-  return t;
-}
+const newest = (dir: string): number => Math.max(0, ...filesUnder(dir).map((f) => statSync(f).mtimeMs));
 
 /** Whether dist/ is missing or older than a file it is built from. */
 export function distIsStale(): boolean {
