@@ -28,13 +28,14 @@ function oneway(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; n
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+/** A `--import` that logs every module the process resolves ("LOADED <url>" on stderr), to show what a command loads. */
+const LOG_LOADS = `data:text/javascript,${encodeURIComponent(
+  'import { register } from "node:module"; register("data:text/javascript," + encodeURIComponent("export async function resolve(s, c, n) { const r = await n(s, c); process._rawDebug(\\"LOADED \\" + r.url); return r; }"));',
+)}`;
+
 describe('the compiled oneway command', () => {
   it("lists every command in --help without loading the engine (its speed is the bench's start-up row)", () => {
-    // Logs every module the process resolves, to show what `oneway --help` loads.
-    const hook = `data:text/javascript,${encodeURIComponent(
-      'import { register } from "node:module"; register("data:text/javascript," + encodeURIComponent("export async function resolve(s, c, n) { const r = await n(s, c); process._rawDebug(\\"LOADED \\" + r.url); return r; }"));',
-    )}`;
-    const r = oneway(['--help'], { nodeArgs: ['--import', hook] });
+    const r = oneway(['--help'], { nodeArgs: ['--import', LOG_LOADS] });
     expect(r.code, r.stderr).toBe(0);
     for (const c of COMMANDS) expect(r.stdout).toContain(`  ${c.name}`);
     const loaded = r.stderr.split('\n').filter((l) => l.startsWith('LOADED ') && l.includes('/dist/'));
@@ -42,6 +43,19 @@ describe('the compiled oneway command', () => {
     for (const engine of ['/runner/', '/loader/load', '/sandbox/', '/scoring/', '/llm/', '/mcp/', 'msw', 'openai']) {
       expect(loaded.filter((l) => l.includes(engine))).toEqual([]);
     }
+  });
+
+  it('loads zod and msw from the bundles in dist/vendor, never from node_modules (scripts/vendor.mjs)', () => {
+    // eval's help loads the engine's modules (the seal among them), as a run does.
+    const r = oneway(['eval', '--help'], { nodeArgs: ['--import', LOG_LOADS] });
+    expect(r.code, r.stderr).toBe(0);
+    const loaded = r.stderr.split('\n').filter((l) => l.startsWith('LOADED '));
+    for (const bundle of ['zod.js', 'msw.js', 'msw-node.js'])
+      expect(
+        loaded.some((l) => l.endsWith(`/dist/vendor/${bundle}`)),
+        bundle,
+      ).toBe(true);
+    expect(loaded.filter((l) => /\/node_modules\/(zod|msw|@mswjs)\//.test(l))).toEqual([]);
   });
 
   it("writes a command's help and its version to stdout and exits 0; exits 2 on a mistyped command", () => {
