@@ -128,6 +128,29 @@ describe('the cache of loaded scenarios', () => {
     expect((await byId('tinier')).loaded.map((l) => l.scenario.id)).toEqual(['tinier']);
   });
 
+  it('an id lookup leaves an entry for every file of the directory that loads, so the next one parses none', async () => {
+    const cache = tempDir('oneway-cache-');
+    const dir = tempDir('oneway-cache-files-');
+    writeFileSync(join(dir, 'tiny.yaml'), TINY);
+    writeFileSync(join(dir, 'other.yaml'), TINY.replace('id: tiny', 'id: other'));
+    writeFileSync(join(dir, 'broken.yaml'), 'id: broken\ntools: [\n');
+    writeFileSync(join(dir, 'no-goal.yaml'), 'id: no-goal\ntitle: No goal\n');
+    const byId = (id: string) => resolveScenarios([id], { cwd: dir, root: dir, cache });
+    expect((await byId('other')).loaded.map((l) => l.scenario.id)).toEqual(['other']);
+    // tiny.yaml and other.yaml load, so both are stored; the two with problems are not.
+    expect(entries(cache)).toHaveLength(2);
+    // A file with problems is still found by the id its YAML gives (its problems are then reported),
+    // and one whose YAML does not parse by its file name.
+    const noGoal = await byId('no-goal');
+    expect(noGoal.loaded).toEqual([]);
+    expect(noGoal.problems.length).toBeGreaterThan(0);
+    expect(noGoal.problems.every((p) => p.file.endsWith('no-goal.yaml'))).toBe(true);
+    const broken = await byId('broken');
+    expect(broken.problems.length).toBeGreaterThan(0);
+    expect(broken.problems.every((p) => p.file.endsWith('broken.yaml'))).toBe(true);
+    expect(entries(cache)).toHaveLength(2);
+  });
+
   it('misses when the file changes, and gives the new scenario', async () => {
     const cache = tempDir('oneway-cache-');
     const dir = tempDir('oneway-cache-files-');

@@ -5,13 +5,14 @@
  * One bad file never stops the others: its problems are returned beside the
  * scenarios that loaded.
  */
+import { createHash } from 'node:crypto';
 import { realpath, stat } from 'node:fs/promises';
 import { extname, basename, isAbsolute, relative, resolve } from 'node:path';
 import type { Problem } from '../../core/errors.ts';
 import { didYouMean, joinHints } from '../../util/did-you-mean.ts';
 import { glob, hasMagic, walk } from './glob.ts';
 import { loadScenarioText, readSource, type LoadedScenario } from './load.ts';
-import { cachedScenario, loadScenarioCached } from './scenario-cache.ts';
+import { loadScenarioCached } from './scenario-cache.ts';
 import { parseYamlSource } from './yaml-source.ts';
 
 export interface ResolveOptions {
@@ -182,18 +183,40 @@ async function indexIds(dirs: string[], cache: string | undefined): Promise<{ by
   return { byId };
 }
 
-/** A file's `id`: from the cache of loaded scenarios when it holds the file's text (no parsing), else from the parsed YAML. */
+/**
+ * A file's `id`. With a cache of loaded scenarios, the file is loaded through it: an entry gives the
+ * id without parsing, and a miss leaves an entry, so the next lookup in any process parses nothing
+ * (an id lookup used to parse every scenario file of the directory on every command). A file that
+ * does not load, or with no cache, gives the `id` of its parsed YAML.
+ */
 function readId(file: string, cache: string | undefined): string | undefined {
   const text = readSource(file);
   if (!text.ok) return undefined;
-  const cached = cache === undefined ? undefined : cachedScenario(text.value, cache);
-  if (cached) return cached.id;
-  const src = parseYamlSource(text.value, file);
-  if (!src.ok) return undefined;
-  const v = src.value.value;
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) return undefined;
-  const id = (v as Record<string, unknown>).id;
-  return typeof id === 'string' ? id : undefined;
+  if (cache !== undefined) {
+    const loaded = loadScenarioCached(text.value, file, cache);
+    if (loaded.ok) return loaded.value.scenario.id;
+  }
+  return parsedId(text.value, file);
+}
+
+/**
+ * Ids parsed in this process, by a SHA-256 of the file's text (an id is a function of the text
+ * alone). Bounded, so a long `eval --watch` over edited files does not keep every version it saw.
+ */
+const parsedIds = new Map<string, string | undefined>();
+const PARSED_IDS_KEPT = 4096;
+
+/** The top-level `id` of a file's YAML, if it is a string. */
+function parsedId(text: string, file: string): string | undefined {
+  const key = createHash('sha256').update(text).digest('hex');
+  if (parsedIds.has(key)) return parsedIds.get(key);
+  const src = parseYamlSource(text, file);
+  const v = src.ok ? src.value.value : undefined;
+  const raw = v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>).id : undefined;
+  const id = typeof raw === 'string' ? raw : undefined;
+  if (parsedIds.size >= PARSED_IDS_KEPT) parsedIds.clear();
+  parsedIds.set(key, id);
+  return id;
 }
 
 function specProblem(spec: string, message: string, hint?: string): Problem {

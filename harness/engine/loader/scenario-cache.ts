@@ -55,15 +55,6 @@ export function loadScenarioCached(text: string, file: string, dir: string): Res
   return r;
 }
 
-/**
- * The scenario the cache in `dir` holds for this text, if it holds one (it never loads the text):
- * e.g. to find a scenario's id without parsing its file.
- */
-export function cachedScenario(text: string, dir: string): Scenario | undefined {
-  const { key, entry } = entryFor(text, dir);
-  return readEntry(entry, key)?.scenario;
-}
-
 function entryFor(text: string, dir: string): { key: string; entry: string } {
   const key = createHash('sha256').update(loaderVersion()).update('\0').update(text).digest('hex');
   return { key, entry: join(dir, 'scenarios', `${key}.json`) };
