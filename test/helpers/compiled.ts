@@ -42,8 +42,20 @@ export function runCompiled(
   args: string[],
   opts: { cwd?: string; endOn?: 'close' | 'exit' } = {},
 ): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
+  return runNode([cli(command), ...args], opts);
+}
+
+/**
+ * Runs `node <argv>` in a process of its own, as runCompiled does: e.g. a script that imports the
+ * compiled build (never import it into the test's process: its seal would patch the sockets a
+ * second time beside the source's, and escapes would be counted by the other copy).
+ */
+export function runNode(
+  argv: string[],
+  opts: { cwd?: string; endOn?: 'close' | 'exit' } = {},
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cli(command), ...args], {
+    const child = spawn(process.execPath, argv, {
       cwd: opts.cwd ?? process.cwd(),
       env: { ...process.env, NO_COLOR: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],

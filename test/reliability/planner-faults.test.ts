@@ -10,13 +10,12 @@
  * evaluation (evaluate() of the compiled package) in a process started with it. The three processes
  * (the faults in one thread, over --workers=2, the WebSockets) run side by side, once for the file.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/cli.ts';
-import { REPO, runCompiled } from '../helpers/compiled.ts';
+import { REPO, runCompiled, runNode } from '../helpers/compiled.ts';
 import { readResults, timeless } from '../helpers/results.ts';
 
 // 'exit', not 'close': a process kept alive by a planner's leftovers would never get there.
@@ -76,14 +75,10 @@ process.stdout.write('done');
 `,
   );
   // The WebSocket global: Node 22 has it; Node 20 behind a flag.
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--experimental-websocket', script], { cwd: REPO });
-    let text = '';
-    let err = '';
-    child.stdout.on('data', (d) => (text += String(d)));
-    child.stderr.on('data', (d) => (err += String(d)));
-    child.on('exit', () => resolve({ printed: text, stderr: err }));
-  });
+  return runNode(['--experimental-websocket', script], { cwd: REPO, endOn: 'exit' }).then((r) => ({
+    printed: r.stdout,
+    stderr: r.stderr,
+  }));
 }
 
 // The same evaluation in one thread and over --workers=2, and the WebSocket one, side by side (the
