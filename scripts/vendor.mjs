@@ -1,26 +1,43 @@
-// Part of `npm run build` (scripts/build.mjs): the third-party packages every oneway process loads at
-// start (zod, and msw for the sandbox's seal), bundled into dist/vendor/ as a few ES modules, and the
-// compiled modules' imports of them pointed there.
+// Part of `npm run build` (scripts/build.mjs): the third-party packages oneway's processes load at
+// start (zod; msw, for the sandbox's seal; the MCP SDK, for serve, guard and agents), bundled into
+// dist/vendor/ as a few ES modules with their shared code in common chunks (the SDK's zod is the
+// same as oneway's), and the compiled modules' imports of them pointed there.
 //
-// Why: Node 20 loads an ES module graph one file at a time (resolve, read, compile each), and these
-// packages are ~190 of the ~370 modules `oneway eval` loads; bundled, the same code is a handful of
-// files, and every command starts about 0.35 CPU-s sooner (`npm run bench`'s start-up case, and
-// docs/benchmark.md). What runs is the code installed in node_modules, as it was.
+// Why: Node 20 loads an ES module graph one file at a time (resolve, read, compile each). These
+// packages were ~190 of the ~370 modules `oneway eval` loaded and ~200 of the ~290 of `oneway
+// guard` (the SDK brings its own zod and zod-to-json-schema); bundled, the same installed code is a
+// handful of files, and a command starts about 0.3-0.4 CPU-s sooner.
 //
-// Safe because none of their objects cross oneway's public API (api/*.api.md names no zod or msw
-// type): a user's own zod or msw never meets oneway's copy. (msw's interceptors find each other
-// through global symbols, so a user's msw and the seal's share one patched fetch, as before.)
-// fast-check, openai and the MCP SDK are not vendored: users pass their objects to oneway or get
-// oneway's from it.
+// Safe because none of their objects cross oneway's public API (api/*.api.md names no zod, msw or
+// MCP SDK type): a user's own copy never meets oneway's. (msw's interceptors find each other through
+// global symbols, so a user's msw and the seal's share one patched fetch, as before.) fast-check and
+// openai are not vendored: users pass their objects to oneway, or get oneway's from it.
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, sep } from 'node:path';
 
 /** Package specifier → the vendored module's name under dist/vendor/. */
-export const VENDORED = { zod: 'zod', msw: 'msw', 'msw/node': 'msw-node' };
+export const VENDORED = {
+  zod: 'zod',
+  msw: 'msw',
+  'msw/node': 'msw-node',
+  '@modelcontextprotocol/sdk/client/index.js': 'mcp-client',
+  '@modelcontextprotocol/sdk/client/stdio.js': 'mcp-client-stdio',
+  '@modelcontextprotocol/sdk/client/streamableHttp.js': 'mcp-client-http',
+  '@modelcontextprotocol/sdk/server/index.js': 'mcp-server',
+  '@modelcontextprotocol/sdk/server/stdio.js': 'mcp-server-stdio',
+  '@modelcontextprotocol/sdk/server/streamableHttp.js': 'mcp-server-http',
+  '@modelcontextprotocol/sdk/types.js': 'mcp-types',
+  '@modelcontextprotocol/sdk/shared/transport.js': 'mcp-transport',
+};
 
 // `from 'x'`, `import('x')` and `import 'x'` of a vendored specifier, in compiled JavaScript.
-const SPECIFIER = /(\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(['"])(zod|msw|msw\/node)\2/g;
+const SPECIFIER = new RegExp(
+  `(\\bfrom\\s*|\\bimport\\s*\\(\\s*|\\bimport\\s+)(['"])(${Object.keys(VENDORED)
+    .map((k) => k.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'))
+    .join('|')})\\2`,
+  'g',
+);
 
 /**
  * Bundles the vendored packages from `root`'s node_modules into `dist`/vendor, and rewrites every

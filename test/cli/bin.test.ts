@@ -45,17 +45,19 @@ describe('the compiled oneway command', () => {
     }
   });
 
-  it('loads zod and msw from the bundles in dist/vendor, never from node_modules (scripts/vendor.mjs)', () => {
-    // eval's help loads the engine's modules (the seal among them), as a run does.
-    const r = oneway(['eval', '--help'], { nodeArgs: ['--import', LOG_LOADS] });
-    expect(r.code, r.stderr).toBe(0);
-    const loaded = r.stderr.split('\n').filter((l) => l.startsWith('LOADED '));
-    for (const bundle of ['zod.js', 'msw.js', 'msw-node.js'])
+  it('loads zod, msw and the MCP SDK from the bundles in dist/vendor, never from node_modules (scripts/vendor.mjs)', () => {
+    // eval's and serve's help load the engine's modules (the seal and the MCP server among them), as their runs do.
+    const loaded = ['eval', 'serve'].flatMap((command) => {
+      const r = oneway([command, '--help'], { nodeArgs: ['--import', LOG_LOADS] });
+      expect(r.code, r.stderr).toBe(0);
+      return r.stderr.split('\n').filter((l) => l.startsWith('LOADED '));
+    });
+    for (const bundle of ['zod.js', 'msw.js', 'msw-node.js', 'mcp-server.js', 'mcp-types.js'])
       expect(
         loaded.some((l) => l.endsWith(`/dist/vendor/${bundle}`)),
         bundle,
       ).toBe(true);
-    expect(loaded.filter((l) => /\/node_modules\/(zod|msw|@mswjs)\//.test(l))).toEqual([]);
+    expect(loaded.filter((l) => /\/node_modules\/(zod|msw|@mswjs|@modelcontextprotocol)\//.test(l))).toEqual([]);
   });
 
   it("writes a command's help and its version to stdout and exits 0; exits 2 on a mistyped command", () => {
