@@ -39,6 +39,10 @@ const SPECIFIER = new RegExp(
   'g',
 );
 
+// An import of any other subpath of those packages.
+const UNVENDORED =
+  /(\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(['"])((?:zod|msw|@mswjs\/[^/'"]+|@modelcontextprotocol\/sdk)(?:\/[^'"]*)?)\2/;
+
 /**
  * Bundles the vendored packages from `root`'s node_modules into `dist`/vendor, and rewrites every
  * compiled module under `dist` that imports one. Returns how many modules were rewritten.
@@ -96,6 +100,12 @@ export async function vendor(root, dist) {
           writeFileSync(path, next);
           rewritten++;
         }
+        // Another subpath of a vendored package would load a second copy from node_modules.
+        const stray = next.match(UNVENDORED);
+        if (stray)
+          throw new Error(
+            `${relative(dist, path)} imports ${stray[3]}, a subpath of a vendored package that is not in VENDORED (scripts/vendor.mjs): add it there`,
+          );
       }
     }
   };
