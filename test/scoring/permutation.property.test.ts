@@ -10,7 +10,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BUNDLED_SCENARIOS } from '../../harness/cli/common.ts';
+import { BUNDLED_SCENARIOS, scenarioCache } from '../../harness/cli/common.ts';
 import { planArbitrary } from '../../harness/features/fuzz/arbitraries.ts';
 import { oracleScores, recordedScores } from '../../harness/features/fuzz/oracle.ts';
 import { runPlan, runPlanner, type PlanRun } from '../../harness/features/fuzz/run-plan.ts';
@@ -23,7 +23,12 @@ import type { PlanItem, Scenario } from '../../harness/core/scenario.ts';
 import { scoreRecord } from '../../harness/engine/scoring/metrics.ts';
 import { createRng } from '../../harness/util/rng.ts';
 
-const { loaded } = await resolveScenarios([BUNDLED_SCENARIOS], { cwd: process.cwd(), root: BUNDLED_SCENARIOS });
+// Through the project's cache of loaded scenarios, as commands load them: loading is not what this file tests.
+const { loaded } = await resolveScenarios([BUNDLED_SCENARIOS], {
+  cwd: process.cwd(),
+  root: BUNDLED_SCENARIOS,
+  cache: scenarioCache({ cwd: process.cwd(), env: process.env }),
+});
 const all: Scenario[] = loaded.map((l) => l.scenario).sort((a, b) => a.id.localeCompare(b.id));
 const byId = (id: string): Scenario => {
   const s = all.find((x) => x.id === id);
