@@ -5,8 +5,9 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fc, test } from '@fast-check/vitest';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { itProp } from '../helpers/prop.ts';
 import { checkJsonFile, JsonCheck } from '../../harness/util/json-check.ts';
 import { tempDir } from '../helpers/cli.ts';
 
@@ -68,28 +69,37 @@ const spliced = fc.tuple(text, fc.nat(), fc.boolean(), token).map(([t, at, after
 });
 
 describe('the JSON check', () => {
-  test.prop([fc.oneof(text.map(utf8), damaged, anyBytes, soup, spliced), fc.array(fc.nat(), { maxLength: 4 })], {
-    numRuns: 1000,
-  })('answers as JSON.parse does, however the bytes come in pieces', (bytes, cuts) => {
-    expect(check(bytes, cuts).end()).toBe(parses(bytes));
-  });
+  itProp(
+    'answers as JSON.parse does, however the bytes come in pieces',
+    [fc.oneof(text.map(utf8), damaged, anyBytes, soup, spliced), fc.array(fc.nat(), { maxLength: 4 })],
+    (bytes, cuts) => {
+      expect(check(bytes, cuts).end()).toBe(parses(bytes));
+    },
+    {
+      numRuns: 1000,
+    },
+  );
 
-  test.prop([
-    fc.dictionary(
-      fc.oneof(fc.string(), fc.constantFrom('runs', 'config', 'schema_version', 'a\u0001b', 'q"uote', 'back\\slash')),
-      fc.jsonValue({ maxDepth: 2 }),
-    ),
-  ])("reads the top-level object's members: what each value begins with, a number's text", (o) => {
-    const c = check(utf8(JSON.stringify(o, null, 1)));
-    expect(c.end()).toBe(true);
-    expect([...c.top.keys()].sort()).toEqual(Object.keys(o).sort());
-    for (const [k, v] of Object.entries(o)) {
-      const got = c.top.get(k) as string;
-      if (typeof v === 'number')
-        expect(Number(got)).toBe(JSON.parse(JSON.stringify(v)) as number); // -0 is written 0
-      else expect(got).toBe((JSON.stringify(v) as string)[0]);
-    }
-  });
+  itProp(
+    "reads the top-level object's members: what each value begins with, a number's text",
+    [
+      fc.dictionary(
+        fc.oneof(fc.string(), fc.constantFrom('runs', 'config', 'schema_version', 'a\u0001b', 'q"uote', 'back\\slash')),
+        fc.jsonValue({ maxDepth: 2 }),
+      ),
+    ],
+    (o) => {
+      const c = check(utf8(JSON.stringify(o, null, 1)));
+      expect(c.end()).toBe(true);
+      expect([...c.top.keys()].sort()).toEqual(Object.keys(o).sort());
+      for (const [k, v] of Object.entries(o)) {
+        const got = c.top.get(k) as string;
+        if (typeof v === 'number')
+          expect(Number(got)).toBe(JSON.parse(JSON.stringify(v)) as number); // -0 is written 0
+        else expect(got).toBe((JSON.stringify(v) as string)[0]);
+      }
+    },
+  );
 
   it('answers as JSON.parse does on the edges of the grammar', () => {
     const cases = [

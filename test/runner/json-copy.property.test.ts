@@ -3,8 +3,9 @@
  * without the text (util/json.ts plainJsonCopy). Whatever the value, the result must be exactly what
  * `JSON.parse(JSON.stringify(value))` gives, key order, -0 and own `__proto__` keys included.
  */
-import { fc, test } from '@fast-check/vitest';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { itProp } from '../helpers/prop.ts';
 import { checkDecision, MAX_ARGS_BYTES } from '../../harness/engine/runner/decision.ts';
 import type { ToolParameters } from '../../harness/domain/rules/arguments.ts';
 import { wire } from '../../harness/engine/sandbox/transport.ts';
@@ -32,14 +33,11 @@ const value = fc.letrec((tie) => ({
 })).v;
 
 describe('plain JSON copy', () => {
-  test.prop([fc.dictionary(fc.string(), value, { maxKeys: 6 })])(
-    'wire gives what the JSON round trip gives',
-    (args) => {
-      expectSame(wire(args), roundTrip(args));
-    },
-  );
+  itProp('wire gives what the JSON round trip gives', [fc.dictionary(fc.string(), value, { maxKeys: 6 })], (args) => {
+    expectSame(wire(args), roundTrip(args));
+  });
 
-  test.prop([value])('plainJsonCopy is the round trip, or undefined', (v) => {
+  itProp('plainJsonCopy is the round trip, or undefined', [value], (v) => {
     const copy = plainJsonCopy(v);
     if (copy !== undefined) expectSame(copy, roundTrip(v));
   });

@@ -3,8 +3,9 @@
  * never one string. Joined, the pieces must be exactly `JSON.stringify(value, null, 2)`: key order,
  * what JSON leaves out or writes as null, toJSON (called with its key), -0, escapes.
  */
-import { fc, test } from '@fast-check/vitest';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { itProp } from '../helpers/prop.ts';
 import { prettyJsonPieces } from '../../harness/util/json.ts';
 import { jsonSpecials } from '../helpers/json-specials.ts';
 
@@ -34,7 +35,7 @@ const value = fc.letrec((tie) => ({
 })).v;
 
 describe('prettyJsonPieces', () => {
-  test.prop([value, fc.integer({ min: 1, max: 300 })])('joined, is what JSON.stringify(v, null, 2) writes', (v, n) => {
+  itProp('joined, is what JSON.stringify(v, null, 2) writes', [value, fc.integer({ min: 1, max: 300 })], (v, n) => {
     const want = json(v);
     expect(joined(v, n)).toBe(want ?? '');
     expect(joined(v)).toBe(want ?? '');

@@ -3,8 +3,9 @@
  * repeating a deterministic planner's identical runs k times must change no interval,
  * p-value or verdict (issue 14, "Statistics").
  */
-import { fc, test } from '@fast-check/vitest';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { itProp } from '../helpers/prop.ts';
 import { baselineGate } from '../../harness/engine/gates/baseline.ts';
 import type { PlannerSummary, Results, RunResult } from '../../harness/engine/results/types.ts';
 import { summarizePlanner } from '../../harness/engine/scoring/aggregate.ts';
@@ -74,27 +75,32 @@ const resultsOf = (runs: RunResult[], planners: string[], k: number): Results =>
   ({ config: { planners, trials: k }, runs }) as unknown as Results;
 
 describe('k identical trials are one trial’s evidence', () => {
-  test.prop([fc.array(outcome, { minLength: 1, maxLength: 20 }), fc.array(outcome, { minLength: 1, maxLength: 20 })], {
-    numRuns: 150,
-  })('summaries, comparisons and the baseline gate are exactly the same at k = 1, 2 and 5', (base, cand) => {
-    const scenarios = Math.min(base.length, cand.length);
-    const [b, c] = [base.slice(0, scenarios), cand.slice(0, scenarios)];
-    const at = (k: number) => {
-      const bRuns = trials('base', b, k);
-      const cRuns = trials('cand', c, k);
-      const gate = baselineGate(resultsOf(trials('p', c, k), ['p'], k), resultsOf(trials('p', b, k), ['p'], k));
-      return {
-        base: evidence(summarizePlanner('base', bRuns)),
-        cand: evidence(summarizePlanner('cand', cRuns)),
-        comparison: tested(compare('base', bRuns, 'cand', cRuns)),
-        gate: gate.failures.map((f) => [f.metric, f.value]),
-        gateComparison: gate.comparisons.map(tested),
+  itProp(
+    'summaries, comparisons and the baseline gate are exactly the same at k = 1, 2 and 5',
+    [fc.array(outcome, { minLength: 1, maxLength: 20 }), fc.array(outcome, { minLength: 1, maxLength: 20 })],
+    (base, cand) => {
+      const scenarios = Math.min(base.length, cand.length);
+      const [b, c] = [base.slice(0, scenarios), cand.slice(0, scenarios)];
+      const at = (k: number) => {
+        const bRuns = trials('base', b, k);
+        const cRuns = trials('cand', c, k);
+        const gate = baselineGate(resultsOf(trials('p', c, k), ['p'], k), resultsOf(trials('p', b, k), ['p'], k));
+        return {
+          base: evidence(summarizePlanner('base', bRuns)),
+          cand: evidence(summarizePlanner('cand', cRuns)),
+          comparison: tested(compare('base', bRuns, 'cand', cRuns)),
+          gate: gate.failures.map((f) => [f.metric, f.value]),
+          gateComparison: gate.comparisons.map(tested),
+        };
       };
-    };
-    const one = at(1);
-    expect(at(2)).toEqual(one);
-    expect(at(5)).toEqual(one);
-  });
+      const one = at(1);
+      expect(at(2)).toEqual(one);
+      expect(at(5)).toEqual(one);
+    },
+    {
+      numRuns: 150,
+    },
+  );
 
   it('reproduces the issue: 4 of 31 scenarios better stays within noise at 1, 2 and 5 trials', () => {
     // eager vs speculative: speculative completes 4 scenarios eager does not, the other 27 tie.

@@ -2,8 +2,9 @@
  * Interval statistics: the scenario is the unit of evidence (harness/engine/scoring/stats.ts).
  * Every expectation here is computed by hand in the comment beside it.
  */
-import { fc, test } from '@fast-check/vitest';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { itProp } from '../helpers/prop.ts';
 import {
   clusteredWilson,
   scenarioPassHatK,
@@ -101,25 +102,30 @@ describe('clusteredWilson: Wilson at the scenario-clustered effective sample siz
     expect(clusteredWilson([])).toEqual({ rate: 0, ci: [0, 1], n_eff: 0, scenarios: 0 });
   });
 
-  test.prop([
-    fc.array(fc.tuple(fc.nat(6), fc.nat(6)), { minLength: 1, maxLength: 25 }),
-    fc.constantFrom(2, 5),
-    fc.integer({ min: 1, max: 7 }),
-  ])('repeating every scenario’s single trial k times changes nothing (k = 1, 2, 5 and any k)', (base, k, anyK) => {
-    // Each base scenario: one run with a successes out of a + b trials (a run-level rate when a + b = 1).
-    const one = base.map(([a, b]): Cluster => [{ successes: a, trials: a + b }]);
-    const binary = base.map(([a, b]): Cluster => runs(a > b ? 1 : 0));
-    for (const clusters of [one, binary]) {
-      const ref = clusteredWilson(clusters);
-      for (const times of [1, k, anyK]) {
-        const repeated = clusters.map((c) => Array.from({ length: times }, () => c).flat());
-        expect(clusteredWilson(repeated)).toEqual(ref);
+  itProp(
+    'repeating every scenario’s single trial k times changes nothing (k = 1, 2, 5 and any k)',
+    [
+      fc.array(fc.tuple(fc.nat(6), fc.nat(6)), { minLength: 1, maxLength: 25 }),
+      fc.constantFrom(2, 5),
+      fc.integer({ min: 1, max: 7 }),
+    ],
+    (base, k, anyK) => {
+      // Each base scenario: one run with a successes out of a + b trials (a run-level rate when a + b = 1).
+      const one = base.map(([a, b]): Cluster => [{ successes: a, trials: a + b }]);
+      const binary = base.map(([a, b]): Cluster => runs(a > b ? 1 : 0));
+      for (const clusters of [one, binary]) {
+        const ref = clusteredWilson(clusters);
+        for (const times of [1, k, anyK]) {
+          const repeated = clusters.map((c) => Array.from({ length: times }, () => c).flat());
+          expect(clusteredWilson(repeated)).toEqual(ref);
+        }
       }
-    }
-  });
+    },
+  );
 
-  test.prop([fc.array(fc.array(fc.boolean(), { minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 20 })])(
+  itProp(
     'contains the rate and never counts more than the runs',
+    [fc.array(fc.array(fc.boolean(), { minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 20 })],
     (scenarios) => {
       const r = clusteredWilson(scenarios.map((s) => runs(...s.map(Number))));
       const total = scenarios.reduce((a, s) => a + s.length, 0);
