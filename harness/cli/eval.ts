@@ -565,7 +565,7 @@ async function lineUp(values: Values, request: EvalRequest, selected: readonly L
       : (request.planners ?? (asked ? [] : ['gated']));
   // Each planner's errors keep their stack traces for --verbose (runs in this thread or in a planner's own).
   const stacks: Stacks = new Map();
-  const planners = (await loadPlanners(specs, io.cwd)).map((p) => capturingStacks(p, stacks));
+  const planners = (await loadPlanners(specs, io.cwd, request.plannerOptions)).map((p) => capturingStacks(p, stacks));
   const agent =
     asked && mcpAgent
       ? mcpAgent.agentPlanner({

@@ -334,7 +334,9 @@ export async function main(argv: string[], io: Io = processIo(), config?: Config
     const { timeLimit, runs, seed, maxItems, transport } = settings;
     const properties = await resolveProperties(settings.propertySpecs, io.cwd);
     // A planner file runs in sealed processes, as in eval (docs/seal.md).
-    const planner = request.planner ? await loadPlanner(request.planner, io.cwd) : undefined;
+    const planner = request.planner
+      ? await loadPlanner(request.planner, io.cwd, request.plannerOptions ?? {})
+      : undefined;
     if (request.path !== undefined && planner)
       throw new UsageError('--path replays a generated plan; it does not go with --planner');
 

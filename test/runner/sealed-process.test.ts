@@ -1,12 +1,14 @@
 /**
  * Sealed processes (runner/sealed-process.ts, runner/isolate.ts): the permission model's flag per
  * Node version (`--permission` where it is stable, 22.13+, 23.5+, 24; `--experimental-permission`
- * before it), and when a planner's process serves another run.
+ * before it), when a planner's process serves another run, and that the process that loaded a
+ * planner file serves its first run (one process start fewer a planner file).
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { memorySink } from '../../harness/engine/record/writer.ts';
+import { PlannerPool } from '../../harness/engine/runner/isolate.ts';
 import { loadPlanner } from '../../harness/engine/runner/planners.ts';
 import { runOne, type PlannerHandle } from '../../harness/engine/runner/run.ts';
 import { permissionFlag } from '../../harness/engine/runner/sealed-process.ts';
@@ -44,15 +46,20 @@ export default { name: '${name}', create() { served++; return { name: '${name}',
   return file;
 }
 
-async function emailsOfRuns(handle: PlannerHandle, runs: number): Promise<string[]> {
+async function emailsOfRuns(
+  handle: PlannerHandle,
+  runs: number,
+  options: Record<string, string> = {},
+): Promise<{ emails: string[]; escapes: string[] }> {
   const scenario = scenarioFrom(EMAIL_YAML);
   const out: string[] = [];
+  const escapes: string[] = [];
   for (let i = 1; i <= runs; i++) {
     const r = await runOne({
       scenario,
       scenarioFile: 'inline.yaml',
       planner: handle,
-      plannerContext: { options: {} },
+      plannerContext: { options },
       trial: i,
       seed: i,
       runId: `reuse/${i}`,
@@ -63,16 +70,78 @@ async function emailsOfRuns(handle: PlannerHandle, runs: number): Promise<string
     });
     expect(r.error).toBeNull();
     out.push(...r.events.flatMap((e) => (e.type === 'call' ? [String(e.args.email)] : [])));
+    escapes.push(...r.events.flatMap((e) => (e.type === 'escape' ? [`${e.method} ${e.url}`] : [])));
   }
-  return out;
+  return { emails: out, escapes };
 }
 
 describe('a planner process serves the next run only if the last one left nothing pending', () => {
   it('a clean process is reused (its module state goes on); one with a timer left is replaced', async () => {
     const dir = tempDir('oneway-reuse-');
     const clean = await loadPlanner(countingPlanner(dir, 'clean', false), dir);
-    expect(await emailsOfRuns(clean, 3)).toEqual(['run1@acme.example', 'run2@acme.example', 'run3@acme.example']);
+    expect((await emailsOfRuns(clean, 3)).emails).toEqual([
+      'run1@acme.example',
+      'run2@acme.example',
+      'run3@acme.example',
+    ]);
     const dirty = await loadPlanner(countingPlanner(dir, 'dirty', true), dir);
-    expect(await emailsOfRuns(dirty, 3)).toEqual(['run1@acme.example', 'run1@acme.example', 'run1@acme.example']);
+    expect((await emailsOfRuns(dirty, 3)).emails).toEqual([
+      'run1@acme.example',
+      'run1@acme.example',
+      'run1@acme.example',
+    ]);
+  });
+});
+
+describe('the process that loaded a planner file serves its first run', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  /** A planner file that reaches out at its top level (refused: an escape) and counts its module's loads in its process. */
+  function reachesAtLoad(dir: string): string {
+    const file = join(dir, 'top.mjs');
+    writeFileSync(
+      file,
+      `import net from 'node:net';
+net.connect({ host: '127.0.0.1', port: 7 }).on('error', () => {});
+globalThis.loads = (globalThis.loads ?? 0) + 1;
+export default { name: 'top', next(view) {
+  return view.turn === 1 ? { type: 'call', call: { tool: 'verify_recipient', args: { email: 'loads' + globalThis.loads + '@acme.example' } } } : { type: 'finish' };
+} };
+`,
+    );
+    return file;
+  }
+
+  it('one process for loading and the first run; what its top level reached is charged to that run', async () => {
+    const dir = tempDir('oneway-first-run-');
+    const spawned = vi.spyOn(PlannerPool.prototype, 'spawn');
+    const handle = await loadPlanner(reachesAtLoad(dir), dir, {});
+    expect(spawned).toHaveBeenCalledTimes(1);
+    const { emails, escapes } = await emailsOfRuns(handle, 1);
+    // No second process: the module was loaded once, and its run sees that load's escape as its own.
+    expect(spawned).toHaveBeenCalledTimes(1);
+    expect(emails).toEqual(['loads1@acme.example']);
+    expect(escapes).toEqual(['CONNECT tcp://127.0.0.1:7']);
+  });
+
+  it('a run allowed other origins (a model endpoint in its options) gets a process of its own', async () => {
+    const dir = tempDir('oneway-first-run-');
+    const spawned = vi.spyOn(PlannerPool.prototype, 'spawn');
+    const handle = await loadPlanner(reachesAtLoad(dir), dir, {});
+    const { emails, escapes } = await emailsOfRuns(handle, 1, { base_url: 'http://127.0.0.1:9/v1' });
+    expect(spawned).toHaveBeenCalledTimes(2);
+    expect(spawned.mock.calls[1]?.[0]).toContainEqual({ host: '127.0.0.1', port: 9 });
+    expect(emails).toEqual(['loads1@acme.example']);
+    expect(escapes).toEqual(['CONNECT tcp://127.0.0.1:7']);
+  });
+
+  it("loaded without the runs' options, the module runs allowed no origin, and its first run gets a process of its own", async () => {
+    const dir = tempDir('oneway-first-run-');
+    const spawned = vi.spyOn(PlannerPool.prototype, 'spawn');
+    const handle = await loadPlanner(reachesAtLoad(dir), dir);
+    expect(spawned.mock.calls[0]?.[0]).toEqual([]);
+    const { escapes } = await emailsOfRuns(handle, 1);
+    expect(spawned).toHaveBeenCalledTimes(2);
+    expect(escapes).toEqual(['CONNECT tcp://127.0.0.1:7']);
   });
 });

@@ -1,6 +1,6 @@
 /**
  * The seal at the socket layer: every way out a planner module has, tried from a planner file
- * (run as eval runs it: in sealed processes of its own), against a loopback canary (a TCP
+ * (run as eval runs it: in a sealed process of its own, the one that loaded it), against a loopback canary (a TCP
  * listener and a UDP socket) that must receive nothing. Each attempt must fail and be counted as
  * a sandbox escape on the run that made it; the attempts' runs go side by side, so an escape
  * counted on another run than its own would show.
@@ -203,15 +203,16 @@ const vectors: [string, () => [string, string], RegExp][] = [
 ];
 
 describe('the seal at the socket layer, from a planner file', () => {
-  // Each attempt is a planner file of its own, loaded and run in processes of its own; they run side
-  // by side (most of each is starting its processes), and each test reads its own run.
+  // Each attempt is a planner file of its own, loaded (with its run's planner options, {}) in a process
+  // of its own that then serves its run; they run side by side (most of each is starting its process),
+  // and each test reads its own run.
   const runs = new Map<string, Awaited<ReturnType<typeof run>>>();
   beforeAll(async () => {
     await Promise.all(
       vectors.map(async ([name, code]) => {
         const [top, attempt] = code();
         const file = plannerFile(name.replace(/[^a-z0-9]+/gi, '-'), top, attempt);
-        runs.set(name, await run(await loadPlanner(file, process.cwd())));
+        runs.set(name, await run(await loadPlanner(file, process.cwd(), {})));
       }),
     );
   }, 120_000);
@@ -268,7 +269,7 @@ export default { name: 'late-timer', next() {
       '',
       `const a = await fetch('http://127.0.0.1:${allowedPort}/v1').then((x) => x.text(), () => 'failed'); const b = await fetch('http://127.0.0.1:${port}/v1').then(() => 'answered', () => 'failed'); return a + '-' + b;`,
     );
-    const r = await run(await loadPlanner(file, process.cwd()));
+    const r = await run(await loadPlanner(file, process.cwd(), {}));
     allowedServer.close();
     expect(r.emails[0]).toBe('ok-failed@acme.example');
     expect(served).toBe(1);
@@ -316,7 +317,7 @@ describe('the guard cannot be bypassed through the per-run token', () => {
   it('a planner file wrapping fetch in its own thread never sees the runner’s requests', async () => {
     const file = join(dir, 'tamper-file.mjs');
     writeFileSync(file, TAMPER);
-    const r = await run(await loadPlanner(file, process.cwd()), { gate: true });
+    const r = await run(await loadPlanner(file, process.cwd(), {}), { gate: true });
     expect(r.error).toBeNull();
     expect(r.received.map((c) => c.tool)).toEqual(['verify_recipient']);
     expect(r.escapes).toHaveLength(0);

@@ -23,7 +23,11 @@
  *   or inspect the harness.
  *
  * Loading a file to learn its planner's name happens in such a process too (`probePlanner`), so a
- * module's top-level code never runs in the evaluation's process.
+ * module's top-level code never runs in the evaluation's process. Given the planner options the runs
+ * will have, that process is started with the origins a run's would be allowed and then serves the
+ * planner's first run as a run's own process would (a process start saved per planner file): what
+ * its top level reached is charged to that run too, as if the run's process had just imported the
+ * module. Without them it is allowed no origin, and ended once loaded.
  */
 import { AsyncResource } from 'node:async_hooks';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -128,7 +132,7 @@ export function hostOf(planner: Planner | undefined): HostedPlanner | undefined 
  * The model endpoint a planner's options configure (`base_url`, else `OPENAI_BASE_URL`, else
  * OpenAI's), which an LLM planner loaded from a file may reach; none for a replay.
  */
-function modelOrigins(options: Record<string, string>, env: NodeJS.ProcessEnv): { host: string; port: number }[] {
+function modelOrigins(options: Record<string, string>, env: NodeJS.ProcessEnv): Origin[] {
   if (options.llm_cache === 'replay') return [];
   try {
     const u = new URL(options.base_url ?? env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1');
@@ -154,6 +158,23 @@ const chargeIn = (scope: AsyncResource) => (e: Escape) => scope.runInAsyncScope(
 
 type PlannerProcess = SealedProcess<HostMessage>;
 
+type Origin = { host: string; port: number };
+
+/**
+ * The process that loaded a planner module, kept for its first run: the origins it was allowed,
+ * the escapes it made while loading (reported unattributed then, and charged to that run too), and
+ * those it made since (`later`: the run's, or unattributed if no run takes the process). `sink` is
+ * where its escapes go while nobody holds it.
+ */
+interface Loaded {
+  p: PlannerProcess;
+  allow: Origin[];
+  escapes: Escape[];
+  later: Escape[];
+  sink: { to: (e: Escape) => void };
+  timer: NodeJS.Timeout;
+}
+
 /** A process for a run: new, or back from its last run, whose end it has not been told yet (`ending`: that run's scope). */
 interface Leased {
   p: PlannerProcess;
@@ -168,6 +189,8 @@ interface Leased {
  */
 export class PlannerPool {
   private readonly idle: { p: PlannerProcess; ending: AsyncResource; timer: NodeJS.Timeout }[] = [];
+  /** The process that loaded the module to learn its name, kept for the first run (see keepLoaded). */
+  private loaded: Loaded | undefined;
 
   constructor(
     readonly init: SealedInit,
@@ -175,9 +198,30 @@ export class PlannerPool {
     private readonly nodeFlags: string[],
   ) {}
 
-  /** A new process for this planner file (not yet loaded). */
-  spawn(allow: { host: string; port: number }[]): PlannerProcess {
-    return new SealedProcess({ init: this.init, dir: this.dir, allow, nodeFlags: this.nodeFlags }, hostMessage);
+  /** A new process for this planner file (not yet loaded); escapes it makes while nobody holds it go to `stray`. */
+  spawn(allow: Origin[], stray?: (e: Escape) => void): PlannerProcess {
+    return new SealedProcess({ init: this.init, dir: this.dir, allow, nodeFlags: this.nodeFlags }, hostMessage, stray);
+  }
+
+  /**
+   * Keeps the process that loaded the module (`loading`: what it reached while it did, reported
+   * unattributed already) for the first run whose allowed origins are `allow`, up to IDLE_MS.
+   */
+  keepLoaded(loading: Omit<Loaded, 'timer'>): void {
+    loading.p.unref();
+    const timer = setTimeout(() => this.dropLoaded(), IDLE_MS);
+    timer.unref();
+    this.loaded = { ...loading, timer };
+  }
+
+  /** Ends the kept loading process, unused: what it reached since it loaded is unattributed. */
+  private dropLoaded(): void {
+    const kept = this.loaded;
+    if (!kept) return;
+    this.loaded = undefined;
+    clearTimeout(kept.timer);
+    kept.p.kill();
+    for (const e of kept.later.splice(0)) unattributed(e);
   }
 
   /** A loaded process for a run (one back from its last run first, unless `fresh`). */
@@ -188,7 +232,23 @@ export class PlannerPool {
       back.p.ref();
       return { p: back.p, ending: back.ending };
     }
-    const p = this.spawn([...socketSeal.allowed(), ...modelOrigins(options, process.env)]);
+    const allow = [...socketSeal.allowed(), ...modelOrigins(options, process.env)];
+    const kept = this.loaded;
+    if (kept) {
+      this.loaded = undefined;
+      clearTimeout(kept.timer);
+      if (!kept.p.dead && JSON.stringify(kept.allow) === JSON.stringify(allow)) {
+        // This run's process, as if it had just imported the module: what that did is the run's.
+        const charge = chargeIn(scope);
+        for (const e of [...kept.escapes, ...kept.later.splice(0)]) charge(e);
+        kept.sink.to = unattributed;
+        kept.p.ref();
+        return { p: kept.p };
+      }
+      this.loaded = kept;
+      this.dropLoaded();
+    }
+    const p = this.spawn(allow);
     const m = await p.request(undefined, { escape: chargeIn(scope) });
     if (m.t === 'loaded') return { p };
     p.kill();
@@ -228,11 +288,13 @@ function workDir(): string {
  * will use. A TypeScript file is compiled here first (ts-loader.ts). What the module exports is
  * checked there; a module that fails to load, exports no planner or does not finish loading within
  * `LOAD_TIMEOUT_MS` is a usage error. Attempts its top-level code makes while loading are
- * unattributed (a run's own process makes them again).
+ * unattributed, and charged to the first run too (made in its process, or again by a run's own).
+ * With the runs' planner `options`, the process is allowed their origins and kept for the first run.
  */
 export async function probePlanner(
   init: HostInit,
   timeoutMs = LOAD_TIMEOUT_MS,
+  options?: Record<string, string>,
 ): Promise<{ name: string; checkpoint?: Checkpoint; cpuBound?: boolean; pool: PlannerPool }> {
   const dir = workDir();
   const what = `planner module ${init.spec}`;
@@ -242,30 +304,57 @@ export async function probePlanner(
       dir,
       compiled.nodeFlags,
     );
-  let loaded = await loadIn(pool(await moduleForProcess(init.file, join(dir, 'module'), what)), what, timeoutMs);
+  let loaded = await loadIn(
+    pool(await moduleForProcess(init.file, join(dir, 'module'), what)),
+    what,
+    timeoutMs,
+    options,
+  );
   // A .js/.mjs file that imports TypeScript: bundled (with its imports), as a .ts file is.
   if (!loaded.ok && importsTypeScript(loaded.error.message))
-    loaded = await loadIn(pool(await bundledForProcess(init.file, join(dir, 'module'), what)), what, timeoutMs);
+    loaded = await loadIn(
+      pool(await bundledForProcess(init.file, join(dir, 'module'), what)),
+      what,
+      timeoutMs,
+      options,
+    );
   if (!loaded.ok) throw loaded.error;
   return loaded.value;
 }
 
-/** Loads a planner module in one process of `pool` (then ended): what it exports, or the UsageError why not. */
+/**
+ * Loads a planner module in one process of `pool` (kept for the first run when the runs' `options`
+ * are known, else ended): what it exports, or the UsageError why not.
+ */
 async function loadIn(
   pool: PlannerPool,
   what: string,
   timeoutMs: number,
+  options: Record<string, string> | undefined,
 ): Promise<
   Result<{ name: string; checkpoint?: Checkpoint; cpuBound?: boolean; pool: PlannerPool }, { error: UsageError }>
 > {
-  const p = pool.spawn([]);
+  // Allowed what a run's process will be, so that it can serve the first run; nothing when that is not known.
+  const allow = options ? [...socketSeal.allowed(), ...modelOrigins(options, process.env)] : [];
+  const escapes: Escape[] = [];
+  const later: Escape[] = [];
+  const sink = { to: (e: Escape) => void later.push(e) };
+  const p = pool.spawn(allow, (e) => sink.to(e));
+  const unused = () => {
+    p.kill();
+    for (const e of later.splice(0)) unattributed(e);
+  };
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), timeoutMs)));
   let m: HostMessage | 'late';
+  const loading = (e: Escape) => {
+    unattributed(e);
+    escapes.push(e);
+  };
   try {
-    m = await Promise.race([p.request(undefined, { escape: unattributed }), late]);
+    m = await Promise.race([p.request(undefined, { escape: loading }), late]);
   } catch (e) {
-    p.kill();
+    unused();
     const error = new UsageError(
       `${what} failed to load: ${(e as Error).message}`,
       'check that the file compiles and its imports resolve',
@@ -274,8 +363,8 @@ async function loadIn(
   } finally {
     clearTimeout(timer);
   }
-  // Not reused: each run's process imports the module again, so what its top level does is charged to a run.
-  p.kill();
+  if (m === 'late' || m.t !== 'loaded' || !options) unused();
+  else pool.keepLoaded({ p, allow, escapes, later, sink });
   if (m === 'late')
     return {
       ok: false,

@@ -43,12 +43,14 @@ function isBuiltinFile(file: string): boolean {
 
 /**
  * A planner by name (a built-in, run in process) or by path (a user's module, run in sealed processes).
+ * `options`, the planner options its runs will have, let the process that loads a planner file serve
+ * the first run (isolate.ts, probePlanner).
  *
  * @example
  * const gated = await loadPlanner('gated', process.cwd());
  * const mine = await loadPlanner('./planners/mine.ts', process.cwd()); // its code never runs here
  */
-export async function loadPlanner(spec: string, cwd: string): Promise<PlannerHandle> {
+export async function loadPlanner(spec: string, cwd: string, options?: Record<string, string>): Promise<PlannerHandle> {
   let file: string;
   if (looksLikeModulePath(spec)) {
     file = resolve(cwd, spec);
@@ -67,7 +69,11 @@ export async function loadPlanner(spec: string, cwd: string): Promise<PlannerHan
   const fallback = basename(file, extname(file));
   if (!isBuiltinFile(file)) {
     // Its code runs in sealed processes, never in this one (its top level included); TypeScript is compiled for them.
-    const { name, checkpoint, cpuBound, pool } = await probePlanner({ file, spec, fallbackName: fallback });
+    const { name, checkpoint, cpuBound, pool } = await probePlanner(
+      { file, spec, fallbackName: fallback },
+      undefined,
+      options,
+    );
     return {
       name,
       source: file,

@@ -8,7 +8,10 @@ import { loadPlanner } from './planners.ts';
 import type { WorkerInit } from './workers.ts';
 
 const init = workerInput<WorkerInit>();
-const planners = await Promise.all(init.planners.map((p) => loadPlanner(p.source, init.cwd)));
+// With the runs' planner options, a planner file's loading process serves its first run here.
+const planners = await Promise.all(
+  init.planners.map((p) => loadPlanner(p.source, init.cwd, init.options.plannerOptions ?? {})),
+);
 const opts: RunOptions = {
   ...init.options,
   ...(init.guardPolicy ? { gate: createGuard(init.guardPolicy), guardPolicy: init.guardPolicy } : {}),

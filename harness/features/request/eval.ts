@@ -423,14 +423,22 @@ export async function requestPolicy(req: Pick<EvalRequest, 'guard'>): Promise<Re
   return req.guard === true ? { ok: true, value: DEFAULT_POLICY } : loadPolicyFile(req.guard);
 }
 
-/** Loads planners by name or path, or takes them as given (evaluate()'s Planner and PlannerFactory objects). */
-export async function loadPlanners(specs: readonly PlannerSpec[], cwd: string): Promise<PlannerHandle[]> {
+/**
+ * Loads planners by name or path, or takes them as given (evaluate()'s Planner and PlannerFactory
+ * objects). `options`: the planner options the runs will have (a planner file's loading process
+ * then serves its first run).
+ */
+export async function loadPlanners(
+  specs: readonly PlannerSpec[],
+  cwd: string,
+  options?: Record<string, string>,
+): Promise<PlannerHandle[]> {
   const { loadPlanner, toHandle } = await import('../../engine/runner/planners.ts');
   const handles: PlannerHandle[] = [];
   for (const [i, p] of specs.entries())
     handles.push(
       typeof p === 'string'
-        ? await loadPlanner(p, cwd)
+        ? await loadPlanner(p, cwd, options)
         : toHandle({ default: p }, `planner-${i + 1}`, `planners[${i}]`),
     );
   return handles;
