@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { it } from 'vitest';
 
 /** The seed every property here runs with unless it names its own. */
-export const PROPERTY_SEED = 20261203;
+const PROPERTY_SEED = 20261203;
 
 /**
  * @example
