@@ -57,6 +57,24 @@ describe('fact text', () => {
     );
   });
 
+  it('refuses a raw control character in a quoted value, pointing at it, where JSON.parse threw (the loader fuzz found it)', () => {
+    for (const c of ['\u0000', '\n', '\u001f']) {
+      const text = `rule_set(ranges="${c}185.51.76.0/24")`;
+      const r = parseFact(text);
+      expect(r.ok).toBe(false);
+      if (!r.ok) {
+        expect(r.message).toContain('control character');
+        expect(r.message).toContain(`\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+        expect(r.offset).toBe(text.indexOf(c));
+      }
+    }
+    // Escaped, the same character is a value.
+    expect(parseFact('rule_set(ranges="\\u001f1")')).toMatchObject({
+      ok: true,
+      value: { fact: { args: { ranges: '\u001f1' } } },
+    });
+  });
+
   it('keeps only the named keys as bare wildcards (property)', () => {
     fc.assert(
       fc.property(fact, fc.array(key), (f, wildKeys) => {

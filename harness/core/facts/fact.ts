@@ -67,6 +67,16 @@ export function parseFact(text: string): FactParse {
           offset: i + bad.index,
         };
       }
+      // A raw control character (U+0000-U+001F) is not a JSON string character either: `\u001f` is.
+      const control = /[\u0000-\u001f]/.exec(quoted);
+      if (control) {
+        const code = `\\u${control[0].charCodeAt(0).toString(16).padStart(4, '0')}`;
+        return {
+          ok: false,
+          message: `a quoted value holds a control character (write it as ${code})`,
+          offset: i + control.index,
+        };
+      }
       value = JSON.parse(quoted) as string;
       i = end + 1;
     } else {
