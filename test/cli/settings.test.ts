@@ -21,8 +21,7 @@ import type { Results } from '../../harness/engine/results/types.ts';
 import * as engine from '../../harness/engine/runner/evaluate.ts';
 import type { EvalOptions } from '../../harness/engine/runner/eval-types.ts';
 import { CONFIG_SHAPE, FUZZ_SHAPE, LLM_SHAPE } from '../../harness/features/request/config.ts';
-import { filesUnder, runCli, tempDir } from '../helpers/cli.ts';
-import { REPO } from '../helpers/compiled.ts';
+import { filesUnder, REPO_SCENARIO_CACHE, runCli, tempDir } from '../helpers/cli.ts';
 import { timeless } from '../helpers/results.ts';
 import { EMAIL_YAML } from '../helpers/run.ts';
 
@@ -92,7 +91,7 @@ afterAll(() => {
 });
 
 beforeAll(async () => {
-  vi.stubEnv('ONEWAY_CACHE_DIR', join(REPO, 'node_modules', '.cache', 'oneway'));
+  vi.stubEnv('ONEWAY_CACHE_DIR', REPO_SCENARIO_CACHE);
   const dir = tempDir('oneway-settings-baseline-');
   writeFileSync(join(dir, 'email.yaml'), EMAIL_YAML);
   await evaluate({ cwd: dir, scenarios: ['email.yaml'], out: 'out' });
