@@ -3,13 +3,14 @@
  * repeating a deterministic planner's identical runs k times must change no interval,
  * p-value or verdict (issue 14, "Statistics").
  */
-import { fc, test } from '@fast-check/vitest';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { baselineGate } from '../../harness/engine/gates/baseline.ts';
 import type { PlannerSummary, Results, RunResult } from '../../harness/engine/results/types.ts';
 import { summarizePlanner } from '../../harness/engine/scoring/aggregate.ts';
 import { compare, type Comparison } from '../../harness/engine/scoring/compare.ts';
 import { wilson } from '../../harness/engine/scoring/stats.ts';
+import { prop } from '../helpers/prop.ts';
 import { runResult } from '../helpers/results.ts';
 
 /** What a deterministic planner does on one scenario, every trial alike. */
@@ -74,7 +75,7 @@ const resultsOf = (runs: RunResult[], planners: string[], k: number): Results =>
   ({ config: { planners, trials: k }, runs }) as unknown as Results;
 
 describe('k identical trials are one trial’s evidence', () => {
-  test.prop([fc.array(outcome, { minLength: 1, maxLength: 20 }), fc.array(outcome, { minLength: 1, maxLength: 20 })], {
+  prop([fc.array(outcome, { minLength: 1, maxLength: 20 }), fc.array(outcome, { minLength: 1, maxLength: 20 })], {
     numRuns: 150,
   })('summaries, comparisons and the baseline gate are exactly the same at k = 1, 2 and 5', (base, cand) => {
     const scenarios = Math.min(base.length, cand.length);
