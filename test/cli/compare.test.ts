@@ -19,7 +19,10 @@ import { readResults, timeless } from '../helpers/results.ts';
  * wherever the transport is not what a test is about; --concurrency is tested over MSW, where
  * concurrent runs share one request interceptor. The evaluations run a part of the bundled suite,
  * chosen for what the assertions need, not all of it (a whole-suite evaluation is CI's own step and
- * eval.test.ts's eager-against-gated check).
+ * eval.test.ts's eager-against-gated check). Tests that observe different things of one evaluation
+ * share it (evaluated once, by the first test that asks): the shards of one evaluation are merged
+ * as they are and with gates, and one gated evaluation of eager and gated gives the gate's exit and
+ * message, junit.xml and report.md.
  */
 const fast = '--transport=inprocess';
 /**
@@ -41,6 +44,41 @@ const SOME = [
 ];
 const some = `--scenario=${SOME.join(',')}`;
 const base = ['--planner=eager,gated', '--trials=2', '--seed=9', fast, some];
+
+/** Evaluated at most once, by the first test that asks. */
+function once<T>(make: () => Promise<T>): () => Promise<T> {
+  let made: Promise<T> | undefined;
+  return () => (made ??= make());
+}
+
+/** `base` unsharded, and in three shards. */
+const sharded = once(async () => {
+  const whole = tempDir();
+  expect((await runCli(main, [...base, `--out=${whole}`])).code).toBe(0);
+  const shards = [tempDir(), tempDir(), tempDir()];
+  for (const [i, dir] of shards.entries())
+    expect((await runCli(main, [...base, `--shard=${i + 1}/3`, `--out=${dir}`])).code).toBe(0);
+  return { whole, shards };
+});
+
+/**
+ * Eager and gated over SOME, with a --fail-on gate eager fails and one gated holds, compared with
+ * eager, and written as junit.xml and report.md too.
+ */
+const gatedEval = once(async () => {
+  const out = tempDir();
+  const r = await runCli(main, [
+    '--planner=eager,gated',
+    fast,
+    some,
+    '--baseline-planner=eager',
+    '--fail-on=premature_irreversible_rate>0',
+    '--fail-on=gated:errors>0',
+    '--reporter=junit,markdown',
+    `--out=${out}`,
+  ]);
+  return { ...r, out };
+});
 
 describe('scale: concurrency and shards', () => {
   it('gives results identical to a serial run with --concurrency', async () => {
@@ -75,11 +113,7 @@ describe('scale: concurrency and shards', () => {
   });
 
   it('merges shards into the results of the unsharded run, records included', async () => {
-    const whole = tempDir();
-    await runCli(main, [...base, `--out=${whole}`]);
-    const shards = [tempDir(), tempDir(), tempDir()];
-    for (const [i, dir] of shards.entries())
-      expect((await runCli(main, [...base, `--shard=${i + 1}/3`, `--out=${dir}`])).code).toBe(0);
+    const { whole, shards } = await sharded();
     const sizes = shards.map((d) => readResults(d).scenarios.length);
     expect(sizes.reduce((a, b) => a + b, 0)).toBe(readResults(whole).scenarios.length);
     expect(Math.max(...sizes) - Math.min(...sizes)).toBeLessThanOrEqual(1);
@@ -91,9 +125,7 @@ describe('scale: concurrency and shards', () => {
   });
 
   it('applies gates when merging, exiting 1 when one fails', async () => {
-    const shards = [tempDir(), tempDir()];
-    for (const [i, dir] of shards.entries())
-      await runCli(main, ['--planner=eager,gated', fast, some, `--shard=${i + 1}/2`, `--out=${dir}`]);
+    const { shards } = await sharded();
     const out = tempDir();
     const r = await runCli(merge, [
       `--out=${out}`,
@@ -109,9 +141,9 @@ describe('scale: concurrency and shards', () => {
   });
 
   it('refuses to merge shards of different evaluations', async () => {
-    const [a, b] = [tempDir(), tempDir()];
-    await runCli(main, [...base, '--shard=1/2', `--out=${a}`]);
-    await runCli(main, ['--planner=gated', fast, some, '--shard=2/2', `--out=${b}`]);
+    const a = (await sharded()).shards[0]!;
+    const b = tempDir();
+    await runCli(main, ['--planner=gated', fast, some, '--shard=2/3', `--out=${b}`]);
     const r = await runCli(merge, [`--out=${tempDir()}`, a, b]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('the shards differ in planners');
@@ -125,16 +157,29 @@ describe('scale: concurrency and shards', () => {
 });
 
 describe('gates', () => {
-  it('exits 1 naming planner, metric, value and threshold when a --fail-on gate fails', async () => {
+  /**
+   * Gated over SOME, 2 trials, as a baseline; then the same evaluation gated by that baseline and by
+   * two --fail-on gates gated holds.
+   */
+  const againstItself = once(async () => {
+    const baseline = tempDir();
+    expect((await runCli(main, ['--planner=gated', '--trials=2', fast, some, `--out=${baseline}`])).code).toBe(0);
     const out = tempDir();
-    const r = await runCli(main, [
-      '--planner=eager,gated',
+    const same = await runCli(main, [
+      '--planner=gated',
+      '--trials=2',
       fast,
       some,
+      `--baseline=${join(baseline, 'results.json')}`,
       '--fail-on=premature_irreversible_rate>0',
-      '--fail-on=gated:errors>0',
+      '--fail-on=safe_completion_rate<50%',
       `--out=${out}`,
     ]);
+    return { baseline, same: { ...same, out } };
+  });
+
+  it('exits 1 naming planner, metric, value and threshold when a --fail-on gate fails', async () => {
+    const { out, ...r } = await gatedEval();
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/gate failed: eager premature_irreversible_rate = 0\.\d+ \(fails when > 0\)/);
     expect(r.stderr).not.toContain('gate failed: gated');
@@ -142,15 +187,11 @@ describe('gates', () => {
   });
 
   it('exits 0 when every gate holds', async () => {
-    const r = await runCli(main, [
-      '--planner=gated',
-      fast,
-      some,
-      '--fail-on=premature_irreversible_rate>0',
-      '--fail-on=safe_completion_rate<50%',
-      `--out=${tempDir()}`,
-    ]);
-    expect(r.code).toBe(0);
+    const { same } = await againstItself();
+    expect(same.code, same.stderr).toBe(0);
+    const gates = readResults(same.out).gates;
+    expect(gates.expressions).toEqual(['premature_irreversible_rate>0', 'safe_completion_rate<50%']);
+    expect(gates.failures).toEqual([]);
   });
 
   it.each([
@@ -164,17 +205,9 @@ describe('gates', () => {
   });
 
   it('fails on a regression beyond noise against a committed baseline, and holds against itself', async () => {
-    const baseline = tempDir();
-    await runCli(main, ['--planner=gated', '--trials=2', fast, some, `--out=${baseline}`]);
-    const same = await runCli(main, [
-      '--planner=gated',
-      '--trials=2',
-      fast,
-      some,
-      `--baseline=${join(baseline, 'results.json')}`,
-      `--out=${tempDir()}`,
-    ]);
-    expect(same.code).toBe(0);
+    const { baseline, same } = await againstItself();
+    expect(same.code, same.stderr).toBe(0);
+    expect(readResults(same.out).gates.baseline?.comparisons).toHaveLength(1);
     // A "gated" that is really eager: the regression the baseline gate exists to catch.
     const dir = tempDir();
     writeFileSync(
@@ -226,7 +259,7 @@ describe('statistics: the scenario is the unit of evidence', () => {
     'webhook-timeout-reconcile',
   ];
 
-  it('gives the same intervals, p-values and verdicts at --trials=1, 2 and 5 for deterministic planners', async () => {
+  it('gives the same intervals, p-values and verdicts at --trials=1, 2 and 3 for deterministic planners', async () => {
     const at = async (trials: number) => {
       const out = tempDir();
       expect(
@@ -271,7 +304,7 @@ describe('statistics: the scenario is the unit of evidence', () => {
     };
     const one = await at(1);
     expect(await at(2)).toEqual(one);
-    expect(await at(5)).toEqual(one);
+    expect(await at(3)).toEqual(one);
     // speculative against eager: within noise at every k (it was "improvement" at 2 trials when runs were counted).
     const speculative = one.comparisons.find((c) => c.candidate === 'speculative')!;
     expect(speculative.overall.completion.verdict).toBe('no significant change');
@@ -279,9 +312,8 @@ describe('statistics: the scenario is the unit of evidence', () => {
 });
 
 describe('reporters', () => {
-  it('writes junit.xml that parses, with a failing case per premature scenario naming the step', async () => {
-    const out = tempDir();
-    await runCli(main, ['--planner=eager,gated', fast, some, '--reporter=junit', `--out=${out}`]);
+  it('writes junit.xml that parses, with a failing case per premature scenario naming the step, and per failed gate', async () => {
+    const { out } = await gatedEval();
     const xml = readFileSync(join(out, 'junit.xml'), 'utf8');
     expect(XMLValidator.validate(xml)).toBe(true);
     const doc = new XMLParser({
@@ -296,36 +328,32 @@ describe('reporters', () => {
           name: string;
           tests: string;
           failures: string;
-          testcase: { name: string; failure?: { message: string } }[];
+          testcase: { classname: string; name: string; failure?: { message: string } }[];
         }[];
       };
     };
     const results = readResults(out);
     const [eager, gated] = doc.testsuites.testsuite;
     expect(eager?.name).toBe('oneway.eager');
-    expect(eager?.testcase).toHaveLength(results.scenarios.length);
+    // A case per scenario, and one per gate the planner failed (eager fails the --fail-on gate).
+    const scenarioCases = eager?.testcase.filter((c) => c.classname === 'oneway.eager') ?? [];
+    expect(scenarioCases).toHaveLength(results.scenarios.length);
     const premature = results.runs
       .filter((r) => r.planner === 'eager' && r.premature.irreversible > 0)
       .map((r) => r.scenario);
-    expect(eager?.testcase.filter((c) => c.failure).map((c) => c.name)).toEqual(premature);
-    expect(eager?.testcase.find((c) => c.failure)?.failure?.message).toMatch(
+    expect(scenarioCases.filter((c) => c.failure).map((c) => c.name)).toEqual(premature);
+    expect(scenarioCases.find((c) => c.failure)?.failure?.message).toMatch(
       /^trial 1, step \d+: irreversible \S+ called before its preconditions held; missing /,
     );
+    const gateCases = eager?.testcase.filter((c) => c.classname === 'oneway.eager.gates') ?? [];
+    expect(gateCases.map((c) => c.name)).toEqual(results.gates.failures.map((f) => f.gate));
+    expect(gateCases).toHaveLength(1);
     expect(Number(gated?.failures)).toBe(0);
-    expect(Number(doc.testsuites.tests)).toBe(2 * results.scenarios.length);
+    expect(Number(doc.testsuites.tests)).toBe(2 * results.scenarios.length + 1);
   });
 
   it('writes report.md with the summary, the comparison and the gates', async () => {
-    const out = tempDir();
-    await runCli(main, [
-      '--planner=eager,gated',
-      fast,
-      some,
-      '--baseline-planner=eager',
-      '--fail-on=premature_irreversible_rate>0',
-      '--reporter=markdown',
-      `--out=${out}`,
-    ]);
+    const { out } = await gatedEval();
     const md = readFileSync(join(out, 'report.md'), 'utf8');
     expect(md).toMatch(/^## oneway: \d+ runs · eager, gated/);
     expect(md).toContain('| **gated** |');

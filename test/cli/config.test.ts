@@ -15,7 +15,7 @@ import { main as lintMain } from '../../harness/cli/lint.ts';
 import { forgottenDashDash, runCommand } from '../../harness/cli/program.ts';
 import { commandNamed, COMMANDS } from '../../harness/cli/commands.ts';
 import { UsageError } from '../../harness/core/errors.ts';
-import { runCli, tempDir } from '../helpers/cli.ts';
+import { REPO_SCENARIO_CACHE, runCli, tempDir } from '../helpers/cli.ts';
 import { EMAIL_YAML } from '../helpers/run.ts';
 import { PassThrough } from 'node:stream';
 import type { Results } from '../../harness/engine/results/types.ts';
@@ -296,7 +296,11 @@ describe("the project's scenarios", () => {
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('no scenarios to run');
     expect(none.stderr).toContain('--bundled');
-    const bundled = await runCli(evalMain, ['--bundled', '--list'], dir);
+    // The bundled scenarios from the repository's cache of loaded scenarios (the project has no node_modules).
+    const bundled = await runCli(evalMain, ['--bundled', '--list'], dir, {
+      NO_COLOR: '1',
+      ONEWAY_CACHE_DIR: REPO_SCENARIO_CACHE,
+    });
     expect(bundled.code).toBe(0);
     expect(bundled.stdout).toContain('invoice-and-notify');
     mkdirSync(join(dir, 'scenarios'));

@@ -4,12 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { BUNDLED_SCENARIOS } from '../../harness/cli/common.ts';
 import { createGuard } from '../../harness/engine/guard/guard.ts';
 import { loadPolicyFile } from '../../harness/engine/guard/policy.ts';
-import { resolveScenarios } from '../../harness/engine/loader/resolve.ts';
 import type { PlannerView } from '../../harness/core/planner.ts';
 import type { CallEvent } from '../../harness/core/record.ts';
 import { builtinPlanners, loadPlanner } from '../../harness/engine/runner/planners.ts';
 import type { Sandbox } from '../../harness/engine/sandbox/sandbox.ts';
 import { scoredSteps } from '../../harness/engine/scoring/metrics.ts';
+import { resolveScenarioSpecs } from '../../harness/features/request/scenarios.ts';
 import { tempDir } from '../helpers/cli.ts';
 import { EMAIL_YAML, batch, call, fixedPlanner, runDecisions, runPlanner, scenarioFrom } from '../helpers/run.ts';
 
@@ -137,7 +137,12 @@ describe('the guard', () => {
 });
 
 describe('guard soundness', async () => {
-  const { loaded } = await resolveScenarios([BUNDLED_SCENARIOS], { cwd: process.cwd(), root: BUNDLED_SCENARIOS });
+  // Loaded as commands load them: through the project's cache of loaded scenarios.
+  const { loaded } = await resolveScenarioSpecs(
+    [BUNDLED_SCENARIOS],
+    { cwd: process.cwd(), env: process.env },
+    BUNDLED_SCENARIOS,
+  );
   // LLM planners need a model; their guard behaviour is the same boundary, tested in test/llm.
   const planners = builtinPlanners().filter((p) => p !== 'scripted' && !p.startsWith('openai'));
   const seeds = [1, 2, 3, 4, 5, 6, 7, 8];

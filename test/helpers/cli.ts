@@ -4,6 +4,14 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { Io } from '../../harness/cli/common.ts';
 
+/**
+ * The repository's own cache of loaded scenarios (node_modules/.cache/oneway: where commands run in
+ * the repository keep theirs), as ONEWAY_CACHE_DIR for a test whose project has no node_modules, so
+ * the bundled scenarios it names are not loaded afresh there. A cached scenario is the scenario loaded
+ * afresh: test/loader/scenario-cache.test.ts.
+ */
+export const REPO_SCENARIO_CACHE = join(import.meta.dirname, '..', '..', 'node_modules', '.cache', 'oneway');
+
 export function tempDir(prefix = 'oneway-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }

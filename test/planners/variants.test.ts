@@ -1,15 +1,17 @@
 /**
  * The planner variants speculative, serial and random, through the real run
- * loop on the test world and on every bundled scenario.
+ * loop on the test world and on every bundled scenario (loaded as commands load
+ * them, through the project's cache of loaded scenarios). A run that several
+ * tests read (gated's on a bundled scenario, random's with a seed) is made once.
  */
 import { describe, expect, it } from 'vitest';
 import { BUNDLED_SCENARIOS } from '../../harness/cli/common.ts';
-import { resolveScenarios } from '../../harness/engine/loader/resolve.ts';
 import type { Planner, PlannerFactory, PlannerView } from '../../harness/core/planner.ts';
 import type { CallEvent, RecordEvent } from '../../harness/core/record.ts';
 import { nearMiss } from '../../harness/domain/planner-kit/near-miss.ts';
 import { seenValues } from '../../harness/domain/planner-kit/values.ts';
 import type { Scenario } from '../../harness/core/scenario.ts';
+import { resolveScenarioSpecs } from '../../harness/features/request/scenarios.ts';
 import { createRng } from '../../harness/util/rng.ts';
 import gated from '../../planners/gated.ts';
 import random from '../../planners/random.ts';
@@ -17,10 +19,11 @@ import serial from '../../planners/serial.ts';
 import speculative from '../../planners/speculative.ts';
 import { EMAIL_YAML, runPlanner, scenarioFrom } from '../helpers/run.ts';
 
-const { loaded, problems } = await resolveScenarios([BUNDLED_SCENARIOS], {
-  cwd: process.cwd(),
-  root: BUNDLED_SCENARIOS,
-});
+const { loaded, problems } = await resolveScenarioSpecs(
+  [BUNDLED_SCENARIOS],
+  { cwd: process.cwd(), env: process.env },
+  BUNDLED_SCENARIOS,
+);
 const bundled = loaded.map((l) => [l.scenario.id, l.scenario] as const);
 const email = scenarioFrom(EMAIL_YAML);
 const byId = (id: string): Scenario => {
@@ -34,6 +37,13 @@ const run = (factory: PlannerFactory, scenario: Scenario, seed = 1) =>
     seed,
     ...(factory.checkpoint ? { checkpoint: factory.checkpoint } : {}),
   });
+/** Gated's run on a bundled scenario, made once: speculative's and serial's tests both compare with it. */
+const gatedRuns = new Map<string, ReturnType<typeof run>>();
+const gatedRun = (scenario: Scenario): ReturnType<typeof run> => {
+  let r = gatedRuns.get(scenario.id);
+  if (!r) gatedRuns.set(scenario.id, (r = run(gated, scenario)));
+  return r;
+};
 const callsOf = (events: readonly RecordEvent[]): CallEvent[] =>
   events.filter((e): e is CallEvent => e.type === 'call');
 const callsPerTurn = (events: readonly RecordEvent[]) => events.flatMap((e) => (e.type === 'turn' ? [e.calls] : []));
@@ -116,7 +126,7 @@ describe('speculative', () => {
   it.each(bundled)(
     '%s: ends without error, never reconciling, and in no more batches than gated when gated completes',
     async (_id, scenario) => {
-      const [s, g] = [await run(speculative, scenario), await run(gated, scenario)];
+      const [s, g] = [await run(speculative, scenario), await gatedRun(scenario)];
       expect(s.error).toBeNull();
       // Gated may stop early (a denial, an ambiguous failure it cannot reconcile) where speculative pushes on.
       if (g.completed) expect(s.depth).toBeLessThanOrEqual(g.depth);
@@ -139,7 +149,7 @@ describe('serial', () => {
   });
 
   it.each(bundled)("%s: depth equals steps, and it takes at least gated's steps and time", async (_id, scenario) => {
-    const [s, g] = [await run(serial, scenario), await run(gated, scenario)];
+    const [s, g] = [await run(serial, scenario), await gatedRun(scenario)];
     expect(s.error).toBeNull();
     expect(s.depth).toBe(s.steps);
     expect(callsPerTurn(s.events).every((n) => n <= 1)).toBe(true);
@@ -153,8 +163,9 @@ describe('serial', () => {
 describe('random', () => {
   const SEEDS = Array.from({ length: 20 }, (_, i) => i + 1);
   /**
-   * The run of random on a bundled scenario with one of SEEDS, made once: the 20-seed test runs
-   * them all, and the tests of seeds read the ones they compare (none changes a run).
+   * The run of random on a scenario (bundled, or the test world) with a seed, made once: the 20-seed
+   * test runs them all, the tests of seeds read the ones they compare, and the test world's tests
+   * read its first 40 seeds (none changes a run).
    */
   const seeded = new Map<string, ReturnType<typeof run>>();
   const seededRun = (scenario: Scenario, seed: number): ReturnType<typeof run> => {
@@ -217,7 +228,7 @@ describe('random', () => {
 
   it('calls 1 to 3 distinct declared tools a turn', async () => {
     for (const seed of SEEDS) {
-      const r = await run(random, email, seed);
+      const r = await seededRun(email, seed);
       for (const e of r.events)
         if (e.type === 'turn' && e.decision !== 'finish') expect(e.calls).toBeGreaterThanOrEqual(1);
       for (const e of r.events) if (e.type === 'turn') expect(e.calls).toBeLessThanOrEqual(3);
@@ -229,7 +240,7 @@ describe('random', () => {
   });
 
   it('sometimes sends to a near-miss address, not the one in the inputs', async () => {
-    const runs = await Promise.all(Array.from({ length: 40 }, (_, i) => run(random, email, i + 1)));
+    const runs = await Promise.all(Array.from({ length: 40 }, (_, i) => seededRun(email, i + 1)));
     const addresses = runs
       .flatMap((r) => callsOf(r.events).flatMap((c) => Object.values(c.args)))
       .filter((v): v is string => typeof v === 'string' && v.includes('@'));
@@ -238,7 +249,7 @@ describe('random', () => {
   });
 
   it('reuses ids from earlier results: some void_invoice names the invoice create_invoice returned', async () => {
-    const runs = await Promise.all(Array.from({ length: 40 }, (_, i) => run(random, email, i + 1)));
+    const runs = await Promise.all(Array.from({ length: 40 }, (_, i) => seededRun(email, i + 1)));
     const reused = runs.some((r) => {
       const calls = callsOf(r.events);
       return calls.some(
