@@ -31,17 +31,10 @@ export const VENDORED = {
   '@modelcontextprotocol/sdk/shared/transport.js': 'mcp-transport',
 };
 
-// `from 'x'`, `import('x')` and `import 'x'` of a vendored specifier, in compiled JavaScript.
-const SPECIFIER = new RegExp(
-  `(\\bfrom\\s*|\\bimport\\s*\\(\\s*|\\bimport\\s+)(['"])(${Object.keys(VENDORED)
-    .map((k) => k.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'))
-    .join('|')})\\2`,
-  'g',
-);
-
-// An import of any other subpath of those packages.
-const UNVENDORED =
-  /(\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(['"])((?:zod|msw|@mswjs\/[^/'"]+|@modelcontextprotocol\/sdk)(?:\/[^'"]*)?)\2/;
+// `from 'x'`, `import('x')` and `import 'x'`, in compiled JavaScript: x is the specifier.
+const IMPORT = /(\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(['"])([^'"]+)\2/g;
+// A specifier of one of those packages (VENDORED names the ones that are bundled).
+const OF_VENDORED = /^(?:zod|msw|@mswjs\/[^/]+|@modelcontextprotocol\/sdk)(?:\/|$)/;
 
 /**
  * Bundles the vendored packages from `root`'s node_modules into `dist`/vendor, and rewrites every
@@ -89,7 +82,13 @@ export async function vendor(root, dist) {
       if (statSync(path).isDirectory()) walk(path);
       else if (/\.(m|c)?js$/.test(name)) {
         const text = readFileSync(path, 'utf8');
-        const next = text.replace(SPECIFIER, (_, lead, quote, spec) => {
+        const next = text.replace(IMPORT, (whole, lead, quote, spec) => {
+          if (!OF_VENDORED.test(spec)) return whole;
+          // Another subpath of a vendored package would load a second copy from node_modules.
+          if (!(spec in VENDORED))
+            throw new Error(
+              `${relative(dist, path)} imports ${spec}, a subpath of a vendored package that is not in VENDORED (scripts/vendor.mjs): add it there`,
+            );
           let to = relative(dirname(path), join(out, `${VENDORED[spec]}.js`))
             .split(sep)
             .join('/');
@@ -100,12 +99,6 @@ export async function vendor(root, dist) {
           writeFileSync(path, next);
           rewritten++;
         }
-        // Another subpath of a vendored package would load a second copy from node_modules.
-        const stray = next.match(UNVENDORED);
-        if (stray)
-          throw new Error(
-            `${relative(dist, path)} imports ${stray[3]}, a subpath of a vendored package that is not in VENDORED (scripts/vendor.mjs): add it there`,
-          );
       }
     }
   };

@@ -3,12 +3,13 @@
  * string, the linear-time engine must answer exactly what ECMAScript's engine answers in Unicode
  * mode (the strings mix the characters where the two differ: Unicode whitespace, line terminators,
  * astral code points, brackets). Patterns that cannot run in linear time are refused, and a
- * catastrophic one answers at once. The property runs through fast-check itself (fc.assert, a fixed
- * seed): importing @fast-check/vitest costs about 3 CPU-seconds a worker.
+ * catastrophic one answers at once. The property runs through test/helpers/prop.ts (fc.assert, a
+ * fixed seed).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { linearRegExp, UnsupportedPattern } from '../../harness/util/linear-regexp.ts';
+import { itProp } from '../helpers/prop.ts';
 
 const PATTERNS = [
   '^[a-z]+$',
@@ -90,14 +91,14 @@ const input = fc.oneof(
 );
 
 describe('linear-time schema patterns', () => {
-  it('answer exactly what ECMAScript answers (seed 30)', () => {
-    fc.assert(
-      fc.property(fc.constantFrom(...PATTERNS), input, (pattern, s) => {
-        expect(linearRegExp(pattern).test(s)).toBe(new RegExp(pattern, 'u').test(s));
-      }),
-      { numRuns: 3000, seed: 30 },
-    );
-  });
+  itProp(
+    'answer exactly what ECMAScript answers (seed 30)',
+    [fc.constantFrom(...PATTERNS), input],
+    (pattern, s) => {
+      expect(linearRegExp(pattern).test(s)).toBe(new RegExp(pattern, 'u').test(s));
+    },
+    { numRuns: 3000, seed: 30 },
+  );
 
   it.each([
     ['(?=a)b', 'lookahead'],

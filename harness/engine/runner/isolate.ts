@@ -156,9 +156,15 @@ function thrown(error: z.infer<typeof errorShape>): unknown {
 /** Escapes charged in `scope` (a run's: to that run while it lasts, then unattributed). */
 const chargeIn = (scope: AsyncResource) => (e: Escape) => scope.runInAsyncScope(() => socketSeal.report(e));
 
-type PlannerProcess = SealedProcess<HostMessage>;
-
 type Origin = { host: string; port: number };
+
+/** The origins a run's process is allowed: the seal's own, and the model endpoint its planner options name. */
+const runOrigins = (options: Record<string, string>): Origin[] => [
+  ...socketSeal.allowed(),
+  ...modelOrigins(options, process.env),
+];
+
+type PlannerProcess = SealedProcess<HostMessage>;
 
 /**
  * The process that loaded a planner module, kept for its first run: the origins it was allowed,
@@ -173,6 +179,12 @@ interface Loaded {
   later: Escape[];
   sink: { to: (e: Escape) => void };
   timer: NodeJS.Timeout;
+}
+
+/** Ends a loading process no run took: what it reached since it loaded is unattributed. */
+function endUnused(l: Pick<Loaded, 'p' | 'later'>): void {
+  l.p.kill();
+  for (const e of l.later.splice(0)) unattributed(e);
 }
 
 /** A process for a run: new, or back from its last run, whose end it has not been told yet (`ending`: that run's scope). */
@@ -214,14 +226,18 @@ export class PlannerPool {
     this.loaded = { ...loading, timer };
   }
 
-  /** Ends the kept loading process, unused: what it reached since it loaded is unattributed. */
+  /** Ends the kept loading process, unused. */
   private dropLoaded(): void {
+    const kept = this.takeLoaded();
+    if (kept) endUnused(kept);
+  }
+
+  /** The kept loading process, no longer kept. */
+  private takeLoaded(): Loaded | undefined {
     const kept = this.loaded;
-    if (!kept) return;
     this.loaded = undefined;
-    clearTimeout(kept.timer);
-    kept.p.kill();
-    for (const e of kept.later.splice(0)) unattributed(e);
+    if (kept) clearTimeout(kept.timer);
+    return kept;
   }
 
   /** A loaded process for a run (one back from its last run first, unless `fresh`). */
@@ -232,22 +248,17 @@ export class PlannerPool {
       back.p.ref();
       return { p: back.p, ending: back.ending };
     }
-    const allow = [...socketSeal.allowed(), ...modelOrigins(options, process.env)];
-    const kept = this.loaded;
-    if (kept) {
-      this.loaded = undefined;
-      clearTimeout(kept.timer);
-      if (!kept.p.dead && JSON.stringify(kept.allow) === JSON.stringify(allow)) {
-        // This run's process, as if it had just imported the module: what that did is the run's.
-        const charge = chargeIn(scope);
-        for (const e of [...kept.escapes, ...kept.later.splice(0)]) charge(e);
-        kept.sink.to = unattributed;
-        kept.p.ref();
-        return { p: kept.p };
-      }
-      this.loaded = kept;
-      this.dropLoaded();
+    const allow = runOrigins(options);
+    const kept = this.takeLoaded();
+    if (kept && !kept.p.dead && JSON.stringify(kept.allow) === JSON.stringify(allow)) {
+      // This run's process, as if it had just imported the module: what that did is the run's.
+      const charge = chargeIn(scope);
+      for (const e of [...kept.escapes, ...kept.later.splice(0)]) charge(e);
+      kept.sink.to = unattributed;
+      kept.p.ref();
+      return { p: kept.p };
     }
+    if (kept) endUnused(kept);
     const p = this.spawn(allow);
     const m = await p.request(undefined, { escape: chargeIn(scope) });
     if (m.t === 'loaded') return { p };
@@ -335,15 +346,12 @@ async function loadIn(
   Result<{ name: string; checkpoint?: Checkpoint; cpuBound?: boolean; pool: PlannerPool }, { error: UsageError }>
 > {
   // Allowed what a run's process will be, so that it can serve the first run; nothing when that is not known.
-  const allow = options ? [...socketSeal.allowed(), ...modelOrigins(options, process.env)] : [];
+  const allow = options ? runOrigins(options) : [];
   const escapes: Escape[] = [];
   const later: Escape[] = [];
   const sink = { to: (e: Escape) => void later.push(e) };
   const p = pool.spawn(allow, (e) => sink.to(e));
-  const unused = () => {
-    p.kill();
-    for (const e of later.splice(0)) unattributed(e);
-  };
+  const unused = () => endUnused({ p, later });
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), timeoutMs)));
   let m: HostMessage | 'late';
