@@ -37,8 +37,8 @@ import { printHelp } from './help.ts';
 const HELP = `oneway recover: the incident checklist of a run, from its record.
 
 Usage: oneway recover RECORD.jsonl [options]
-       oneway recover JOURNAL.jsonl --apply [--approve] -- COMMAND [ARGS...]
-       oneway recover JOURNAL.jsonl --apply [--approve] --upstream=URL
+       oneway recover JOURNAL.jsonl --apply --tools=FILE [--approve] -- COMMAND [ARGS...]
+       oneway recover JOURNAL.jsonl --apply --tools=FILE [--approve] --upstream=URL
 
   RECORD.jsonl               a run record (<out>/runs/<scenario>/<planner>-t<trial>.jsonl), or the
                              journal oneway guard wrote
@@ -56,10 +56,14 @@ Usage: oneway recover RECORD.jsonl [options]
   --duplicates               with --apply: undo only the duplicate effects (the second payout, not the
                              first) and prove the world equals the intended state: what the run would
                              have left had each effect been applied once
-  -- COMMAND ARGS...         with --apply on a guard's journal: issue the journaled compensations against
-                             the real server (started over stdio), newest first, each journaled too, and
+  --tools=FILE               a guard's journal: the tools file the guard enforced (default for the
+                             checklist: the journal's scenario_file; required with --apply). Classes,
+                             compensations and approval needs are taken from it, never from the journal:
+                             a journaled call it disagrees with is listed as DISPUTED and never applied
+  -- COMMAND ARGS...         with --apply on a guard's journal: issue the compensations against the real
+                             server (started over stdio), newest first, each journaled too, and
                              report those that could not be issued (the server cannot prove its state:
-                             read it back); --scenario names the tools file if it moved
+                             read it back)
   --upstream=URL             the same against a server over Streamable HTTP
   -h, --help                 this help
 
@@ -78,6 +82,7 @@ export const OPTIONS = {
   reporter: { type: 'string' },
   format: { type: 'string' },
   scenario: { type: 'string' },
+  tools: { type: 'string' },
   apply: { type: 'boolean' },
   approve: { type: 'boolean' },
   duplicates: { type: 'boolean' },
@@ -145,14 +150,29 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       throw new UsageError(
         'this is the record of an evaluation: --apply replays it in a sandbox; -- COMMAND and --upstream are for a journal of oneway guard',
       );
-    const found = journal ? findTools(record, values.scenario, io) : await findScenario(record, values.scenario, io);
+    if (!journal && values.tools !== undefined)
+      throw new UsageError(
+        '--tools is for a journal of oneway guard; this is the record of an evaluation',
+        'name the scenario the run used with --scenario=FILE',
+      );
+    // A journal is a file anyone with write access can change: what recovery issues comes from the tools file.
+    if (journal && values.apply && values.tools === undefined)
+      throw new UsageError(
+        "--apply on a guard's journal needs --tools=FILE, the tools file the guard enforced",
+        'classes, compensations and approval needs are taken from it, never from the journal, e.g. --tools=tools.yaml',
+      );
+    const found = journal
+      ? findTools(record, values.tools ?? values.scenario, io)
+      : await findScenario(record, values.scenario, io);
     if (!found.ok) {
       for (const p of found.problems) io.stderr.write(`${formatProblem(p)}\n`);
-      if (values.apply || values.scenario) {
+      if (values.apply || values.scenario || values.tools) {
         io.stderr.write(
-          cerr.red(`oneway recover: ${values.apply ? '--apply needs' : 'cannot load'} the scenario the run used\n`),
+          cerr.red(
+            `oneway recover: ${values.apply ? '--apply needs' : 'cannot load'} ${journal ? 'the tools file the guard enforced' : 'the scenario the run used'}\n`,
+          ),
         );
-        io.stderr.write('  hint: pass it with --scenario=FILE\n');
+        io.stderr.write(`  hint: pass it with ${journal ? '--tools' : '--scenario'}=FILE\n`);
         return 2;
       }
       io.stderr.write(
@@ -162,7 +182,8 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       );
     }
     const scenario = found.ok ? found.value.scenario : undefined;
-    if (scenario && scenario.id !== record.start.scenario) {
+    // A tools file's id is its file's name; what matters of it is checked line by line (disputes.ts).
+    if (scenario && !journal && scenario.id !== record.start.scenario) {
       throw new UsageError(
         `the record is a run of "${record.start.scenario}", but --scenario is "${scenario.id}"`,
         'pass the scenario the run used',

@@ -77,7 +77,15 @@ describe('oneway guard in front of server-filesystem', () => {
     expect(checklist.stdout).toContain('2 effects, newest first: 2 to respond to (no compensation); 2 open');
     expect(checklist.stdout).toContain(`args: source=${a}, destination=${b}`);
     // Nothing to issue against the server: recovery says so, and exits 1 (something is left to a human).
-    const applied = await runCli(recover, [journal, '--apply', '--', process.execPath, FILESYSTEM_SERVER, files]);
+    const applied = await runCli(recover, [
+      journal,
+      '--apply',
+      `--tools=${FS_TOOLS}`,
+      '--',
+      process.execPath,
+      FILESYSTEM_SERVER,
+      files,
+    ]);
     expect(applied.code).toBe(1);
     expect(applied.stdout).toContain('✗ step 5 move_file: not issued: no compensation exists');
     expect(applied.stdout).toContain('✗ step 3 write_file: not issued: no compensation exists');

@@ -129,11 +129,26 @@ describe('oneway guard in front of server-memory', () => {
     process.env.MEMORY_FILE_PATH = memory;
     // The undo of a create is a delete, irreversible itself: the creates are compensable, and their
     // compensations wait for --approve.
-    const unapproved = await runCli(recover, [journal, '--apply', '--', process.execPath, MEMORY_SERVER]);
+    const unapproved = await runCli(recover, [
+      journal,
+      '--apply',
+      `--tools=${MEMORY_TOOLS}`,
+      '--',
+      process.execPath,
+      MEMORY_SERVER,
+    ]);
     expect(unapproved.code).toBe(1);
     expect(unapproved.stdout).toContain('✗ step 1 create_entities: not issued: needs approval (--approve)');
     expect(await server.graph()).not.toEqual(initial);
-    const applied = await runCli(recover, [journal, '--apply', '--approve', '--', process.execPath, MEMORY_SERVER]);
+    const applied = await runCli(recover, [
+      journal,
+      '--apply',
+      '--approve',
+      `--tools=${MEMORY_TOOLS}`,
+      '--',
+      process.execPath,
+      MEMORY_SERVER,
+    ]);
     expect(applied.stderr).toBe('');
     expect(applied.code).toBe(0);
     expect(applied.stdout).toMatch(
@@ -151,7 +166,15 @@ describe('oneway guard in front of server-memory', () => {
     ]);
 
     // Done once: the journal now shows every effect compensated, and a second --apply issues nothing.
-    const again = await runCli(recover, [journal, '--apply', '--approve', '--', process.execPath, MEMORY_SERVER]);
+    const again = await runCli(recover, [
+      journal,
+      '--apply',
+      '--approve',
+      `--tools=${MEMORY_TOOLS}`,
+      '--',
+      process.execPath,
+      MEMORY_SERVER,
+    ]);
     expect(again.code).toBe(0);
     expect(again.stdout).not.toContain('✓');
     expect(outcomes(journal)).toHaveLength(5);

@@ -40,7 +40,7 @@ describe('oneway guard in front of a server over Streamable HTTP', () => {
     ]);
     expect(outcomes(journal)[1]?.compensation).toMatchObject({ operation: 'delete_note', args: { note_id: id } });
 
-    const applied = await runCli(recover, [journal, '--apply', `--upstream=${serve.url}`]);
+    const applied = await runCli(recover, [journal, '--apply', `--tools=${FIXTURE}`, `--upstream=${serve.url}`]);
     expect(applied.code).toBe(0);
     expect(applied.stdout).toContain(`✓ step 2 add_note: compensated delete_note({"note_id":"${id}"})`);
     expect(outcomes(journal).at(-1)).toMatchObject({ tool: 'delete_note', status: 'ok', session: 'recover' });

@@ -18,6 +18,7 @@ import { effectLedger } from '../../domain/rules/effects.ts';
 import { reconcilersByTarget, reportedBy } from '../../domain/rules/reconcile.ts';
 import { callIdentity } from '../../domain/rules/same-call.ts';
 import { approverFor, type Approver } from './approver.ts';
+import { journalDisputes } from './disputes.ts';
 import type { ParsedRecord } from '../../engine/record/reader.ts';
 import { irreversibleResponse, recipients, type Response } from './response.ts';
 
@@ -74,6 +75,12 @@ export interface ChecklistItem {
   compensates?: number;
   /** For effects with no compensation: what to do instead. */
   response?: Response;
+  /**
+   * A guard's journal read with its tools file: why the tools file disagrees with what the journal
+   * says of this call (its class, its compensation, whether that needs approval, an undeclared
+   * tool). A disputed item is never applied (disputes.ts).
+   */
+  disputed?: string[];
 }
 
 export interface Checklist {
@@ -97,6 +104,8 @@ export interface Checklist {
     uncertain: number;
     /** Items still open: the run's dangling effects if it did not complete, else its duplicate effects. */
     open: number;
+    /** Items the tools file disagrees with (a journal read with its tools file): never applied. */
+    disputed: number;
   };
   initial_world: WorldSnapshot;
 }
@@ -134,6 +143,8 @@ export function buildChecklist(record: ParsedRecord, scenario?: Scenario): Check
   // Which reconciling call settled each failed call: one whose reply reached the planner and reported on it.
   const settledBy = new Map<number, { by: CallEvent; applied: boolean }>();
   for (const d of issued) for (const r of reportedBy(d)) settledBy.set(r.step, { by: d, applied: r.applied });
+  // A journal's lines are checked against the tools file: what the file says is what recovery uses.
+  const disputes = start.journal && scenario ? journalDisputes(issued, scenario) : undefined;
 
   const items: ChecklistItem[] = [];
   for (const c of issued) {
@@ -186,6 +197,8 @@ export function buildChecklist(record: ParsedRecord, scenario?: Scenario): Check
     if (earlier) item.repeats = earlier.step;
     const dup = duplicates.get(c.step);
     if (dup !== undefined) item.duplicate_of = dup;
+    const disputed = disputes?.get(c.step);
+    if (disputed) item.disputed = disputed;
     const at = compensatedAt.get(c.step);
     const of = compensates.get(c.step);
     if (at !== undefined) item.compensated_at = at;
@@ -217,11 +230,13 @@ export function buildChecklist(record: ParsedRecord, scenario?: Scenario): Check
     none: 0,
     uncertain: 0,
     open: 0,
+    disputed: 0,
   };
   for (const i of items) {
     counts[i.action]++;
     if (i.uncertain) counts.uncertain++;
     if (i.open) counts.open++;
+    if (i.disputed) counts.disputed++;
   }
   return {
     run: {

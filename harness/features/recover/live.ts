@@ -20,6 +20,7 @@ type ServerDisposition =
   | 'unapproved' // it needs approval and --approve was not given
   | 'irreversible' // no compensation exists: respond instead
   | 'uncertain' // the call failed ambiguously: reconcile before compensating anything
+  | 'disputed' // the tools file disagrees with the journal about it: never applied
   | 'already_compensated' // the journal shows it compensated already
   | 'is_compensation' // the call was itself a compensation
   | 'intended'; // with --duplicates: the effect the task needed once, kept
@@ -56,6 +57,7 @@ const LEFT: ReadonlySet<ServerDisposition> = new Set([
   'unapproved',
   'irreversible',
   'uncertain',
+  'disputed',
 ]);
 
 /**
@@ -75,7 +77,8 @@ export async function applyToServer(
   for (const item of checklist.items) {
     const base = { step: item.step, tool: item.tool, class: item.class };
     const comp = item.compensation;
-    const skip = notIssued(item, opts, 'uncertain');
+    // What the journal says of a disputed call is not what its tools file says: nothing of it is issued.
+    const skip = item.disputed ? { disposition: 'disputed' as const } : notIssued(item, opts, 'uncertain');
     if (skip) {
       compensations.push({ ...base, ...skip });
       continue;
@@ -100,6 +103,7 @@ const TEXT: Record<ServerDisposition, string> = {
   unapproved: 'not issued: needs approval (--approve)',
   irreversible: 'not issued: no compensation exists (respond: notify, contain, disclose)',
   uncertain: 'not issued: it failed ambiguously; reconcile first (did it happen?)',
+  disputed: 'not issued: DISPUTED, the tools file disagrees with the journal (see the checklist)',
   already_compensated: 'already compensated',
   is_compensation: 'was itself a compensation',
   intended: 'kept: the effect the task needed (--duplicates)',

@@ -62,7 +62,7 @@ function summaryLine(c: Checklist): string {
     : c.run.completed === true
       ? `${k.open} open (duplicate effect${k.open === 1 ? '' : 's'} of a completed run)`
       : `${k.open} open (left by a run that did not complete)`;
-  return `${n} effect${n === 1 ? '' : 's'}, newest first: ${parts.join(', ')}${k.uncertain ? `; ${k.uncertain} uncertain` : ''}; ${open}`;
+  return `${n} effect${n === 1 ? '' : 's'}, newest first: ${parts.join(', ')}${k.uncertain ? `; ${k.uncertain} uncertain` : ''}${k.disputed ? `; ${k.disputed} disputed (the tools file disagrees with the journal: never applied)` : ''}; ${open}`;
 }
 
 /**
@@ -90,6 +90,7 @@ export function renderText(
     out.push(`${box} ${n + 1}. ${tag} ${c.bold(i.tool)}  ${c.dim(when(i))}`);
     const pad = '       ';
     out.push(`${pad}args: ${argsText(i.args)}`);
+    for (const d of i.disputed ?? []) out.push(`${pad}${c.red(`DISPUTED: ${d}; never applied`)}`);
     if (i.uncertain)
       out.push(
         `${pad}${c.yellow('UNCERTAIN: may have happened: reconcile first')}${i.reconcile_with.length ? ` (check with ${i.reconcile_with.join(' or ')})` : ''}${i.uncertainty ? `\n${pad}  ${i.uncertainty}` : ''}`,
@@ -238,6 +239,7 @@ export function renderMarkdown(checklist: Checklist, report: ApplyReport | undef
     const box = i.action === 'none' ? '[x]' : '[ ]';
     out.push(`- ${box} **${i.tool}** (${i.class}), ${when(i)}: ${actionText(i)}${actionDetail(i)}`);
     out.push(`  - args: \`${JSON.stringify(i.args)}\``);
+    for (const d of i.disputed ?? []) out.push(`  - **disputed**: ${d}; never applied`);
     if (i.uncertain)
       out.push(
         `  - **uncertain**: may have happened: reconcile first${i.uncertainty ? ` (${i.uncertainty})` : ''}${i.reconcile_with.length ? `; check with \`${i.reconcile_with.join('` or `')}\`` : ''}`,
