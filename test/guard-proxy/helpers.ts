@@ -15,7 +15,7 @@ import { REPO_ROOT } from '../../harness/cli/common.ts';
 import type { CallEvent, RecordEvent } from '../../harness/core/record.ts';
 import { DEFAULT_POLICY, type Policy } from '../../harness/engine/guard/policy.ts';
 import { parseRecordText, type ParsedRecord } from '../../harness/engine/record/reader.ts';
-import { Journal } from '../../harness/features/guard-proxy/journal.ts';
+import { Journal, type JournalWriter } from '../../harness/features/guard-proxy/journal.ts';
 import { GuardProxy, journalStart } from '../../harness/features/guard-proxy/proxy.ts';
 import { loadGuardTools } from '../../harness/features/guard-proxy/tools-file.ts';
 import { Upstream, type UpstreamTarget } from '../../harness/features/guard-proxy/upstream.ts';
@@ -75,6 +75,8 @@ export interface GuardSetup {
   batchWindowMs?: number;
   /** The client's capabilities (elicitation, ...). */
   clientOptions?: ConstructorParameters<typeof Client>[1];
+  /** How the journal writes its lines (a disk that fills up). */
+  writer?: JournalWriter;
 }
 
 /** The guard's proxy in this process, in front of `target`, with an SDK client connected to one session. */
@@ -91,7 +93,7 @@ export async function guardInProcess(setup: GuardSetup): Promise<InProcessGuard>
       policy,
       upstream: upstream.where,
     }),
-    { command: 'test', warn: (m) => log.push(m) },
+    { command: 'test', warn: (m) => log.push(m), ...(setup.writer ? { writer: setup.writer } : {}) },
   );
   const proxy = new GuardProxy({
     scenario: setup.tools,

@@ -88,7 +88,7 @@ export function recordOf(events: RecordEvent[], file = 'mem'): ParsedRecord & { 
   const end = events.find((e) => e.type === 'run_end');
   if (start?.type !== 'run_start' || end?.type !== 'run_end') throw new Error('incomplete record');
   const calls = events.filter((e): e is CallEvent => e.type === 'call');
-  return { file, start, calls, end, events, warnings: [] };
+  return { file, start, calls, end, events, warnings: [], unreadable: [] };
 }
 
 /** A small "verify, approve, then email" world used across tests. */

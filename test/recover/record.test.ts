@@ -48,6 +48,8 @@ describe('reading a run record', () => {
       '4 this call event has an effect that is not insert, update, delete, establish or revoke; the line was skipped',
     ]);
     expect(p.ok && p.value.calls.length).toBe(1);
+    // What they held is unknown: recover lists each, never skips one in silence.
+    expect(p.ok && p.value.unreadable.map((u) => u.line)).toEqual([2, 3, 4]);
   });
 
   it('refuses what is not a record: a missing file, a directory, empty, not JSONL, no run_start', () => {

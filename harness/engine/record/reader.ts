@@ -36,6 +36,17 @@ export interface ParsedRecord {
   end: RunEndEvent | null;
   events: RecordEvent[];
   warnings: RecordIssue[];
+  /**
+   * The lines that could not be read (cut short, not JSON, not an event), with why: what they held
+   * is unknown, so recover lists them (a cut intent may be a call that reached the server).
+   */
+  unreadable: UnreadableLine[];
+}
+
+/** A line of a record that could not be read: its number (from 1) and why. */
+export interface UnreadableLine {
+  line: number;
+  reason: string;
 }
 
 export type RecordRead = Result<ParsedRecord, { issues: RecordIssue[] }>;
@@ -74,6 +85,7 @@ export function parseRecordText(text: string, file: string): RecordRead {
   const lines = text.split('\n');
   const lastContent = findLastContentLine(lines);
   const events: RecordEvent[] = [];
+  const unreadable: UnreadableLine[] = [];
   let parsedAny = false;
   let badLines = 0;
   for (let i = 0; i < lines.length; i++) {
@@ -87,6 +99,7 @@ export function parseRecordText(text: string, file: string): RecordRead {
       badLines++;
       // Only the last line can be half-written by a crash; the file then ends without a newline.
       if (i === lastContent && !text.endsWith('\n')) {
+        unreadable.push({ line: lineNo, reason: CUT });
         warnings.push(
           issue(
             'warning',
@@ -108,13 +121,23 @@ export function parseRecordText(text: string, file: string): RecordRead {
           ],
         };
       } else {
-        warnings.push(issue('warning', lineNo, 'this line is not JSON; it was skipped'));
+        unreadable.push({ line: lineNo, reason: cutOrNot(raw) });
+        warnings.push(
+          issue(
+            'warning',
+            lineNo,
+            cutOrNot(raw) === CUT
+              ? 'this line is cut short (a crash, or a full disk); it was skipped'
+              : 'this line is not JSON; it was skipped',
+          ),
+        );
       }
       continue;
     }
     parsedAny = true;
     const shape = eventShapeProblem(value);
     if (shape) {
+      unreadable.push({ line: lineNo, reason: shape });
       warnings.push(issue('warning', lineNo, `${shape}; the line was skipped`));
       continue;
     }
@@ -167,7 +190,7 @@ export function parseRecordText(text: string, file: string): RecordRead {
       ),
     );
   }
-  return { ok: true, value: { file, start, calls, end, events, warnings } };
+  return { ok: true, value: { file, start, calls, end, events, warnings, unreadable } };
 }
 
 /**
@@ -229,6 +252,13 @@ export function lostIntentCall(i: IntentEvent): CallEvent {
 export function formatRecordIssue(i: RecordIssue): string {
   const where = i.line > 0 ? `${i.file}:${i.line}` : i.file;
   return `${where}: ${i.severity}: ${i.message}${i.hint ? `\n    hint: ${i.hint}` : ''}`;
+}
+
+const CUT = 'cut short: the writer stopped while writing it (a crash, or a full disk)';
+
+/** Why a line that is not JSON is not: cut short (it opens an object it never closes), or else not JSON at all. */
+function cutOrNot(raw: string): string {
+  return raw.startsWith('{') && !raw.endsWith('}') ? CUT : 'not JSON';
 }
 
 function findLastContentLine(lines: string[]): number {

@@ -5,8 +5,11 @@
  * (`writeSync` on a file opened for appending) before the guard goes on: an
  * intent is in the file before its call is forwarded, an outcome before its
  * reply goes back, so a guard killed at any moment leaves a journal that says
- * what may have happened. (It is in the operating system's hands then; a power
- * loss can still take what the disk had not written.)
+ * what may have happened, and a power loss takes nothing it said it had.
+ *
+ * A line is written whole and synced (fsync) before the guard goes on: a short
+ * write (a full disk takes what fits) or a failed one marks the journal broken,
+ * and the call it was for is refused, never forwarded; every call after it too.
  *
  * One journal, one guard: it is locked (`JOURNAL.lock`) while a guard or a
  * `recover --apply` writes to it. A guard started again on the same journal
@@ -15,7 +18,7 @@
  * happened, and an intent left without an outcome is journaled as the
  * ambiguous failure it is (reader.ts `lostIntentCall`).
  */
-import { closeSync, existsSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
 import { UsageError } from '../../core/errors.ts';
 import type { CallEvent, RecordEvent, RunStartEvent } from '../../core/record.ts';
 import { formatRecordIssue, lostIntentCall, parseRecordText } from '../../engine/record/reader.ts';
@@ -29,7 +32,22 @@ export interface OpenJournalOptions {
   warn?: (message: string) => void;
   /** Continue an existing journal only (recover --apply): a missing or empty one is an error. */
   existing?: boolean;
+  /** How lines reach the disk (tests inject a disk that fills up). */
+  writer?: JournalWriter;
 }
+
+/** How the journal writes a line and syncs it: the file system's calls, or a test's. */
+export interface JournalWriter {
+  /** Writes `data` at the end of the file; returns how many bytes were written (fewer on a full disk). */
+  write(fd: number, data: Buffer): number;
+  /** Syncs what was written to the disk. */
+  sync(fd: number): void;
+}
+
+const FILE_WRITER: JournalWriter = {
+  write: (fd, data) => writeSync(fd, data),
+  sync: (fd) => fsyncSync(fd),
+};
 
 export class Journal {
   private fd: number | undefined;
@@ -45,6 +63,7 @@ export class Journal {
     readonly before: readonly RecordEvent[],
     fd: number,
     private readonly lock: OutLock,
+    private readonly writer: JournalWriter,
   ) {
     this.fd = fd;
     let last = 0;
@@ -72,7 +91,7 @@ export class Journal {
         if (opts.existing || !start)
           throw new UsageError(`${path} is empty or does not exist`, 'give the journal a guard wrote (--journal)');
         const fd = openSync(path, 'a', 0o600);
-        const j = new Journal(path, start, [start], fd, lock);
+        const j = new Journal(path, start, [start], fd, lock, opts.writer ?? FILE_WRITER);
         j.write(start);
         return j;
       }
@@ -110,7 +129,7 @@ export class Journal {
       const lost = read.value.events.flatMap((e): CallEvent[] =>
         e.type === 'intent' && !answered.has(e.step) ? [lostIntentCall(e)] : [],
       );
-      const j = new Journal(path, found, [...read.value.events, ...lost], fd, lock);
+      const j = new Journal(path, found, [...read.value.events, ...lost], fd, lock, opts.writer ?? FILE_WRITER);
       for (const c of lost) j.write(c);
       for (const w of read.value.warnings) opts.warn?.(formatRecordIssue(w));
       return j;
@@ -135,12 +154,19 @@ export class Journal {
     return Math.max(0, Date.now() - this.startedMs);
   }
 
-  /** Writes one event, redacted, through to the file; a failure marks the journal broken and throws. */
+  /**
+   * Writes one event, redacted, whole, and synced to the disk; a failure (a short write too) marks
+   * the journal broken and throws.
+   */
   write(event: RecordEvent): void {
     if (this.broken) throw new Error(this.broken);
     try {
       if (this.fd === undefined) throw new Error('it is closed');
-      writeSync(this.fd, `${redact(JSON.stringify(event))}\n`);
+      const data = Buffer.from(`${redact(JSON.stringify(event))}\n`);
+      const written = this.writer.write(this.fd, data);
+      if (written !== data.length)
+        throw new Error(`only ${written} of ${data.length} bytes of a line were written (is the disk full?)`);
+      this.writer.sync(this.fd);
     } catch (e) {
       this.broken = `the journal ${this.path} cannot be written: ${(e as Error).message}`;
       throw new Error(this.broken, { cause: e });

@@ -19,7 +19,7 @@ import { reconcilersByTarget, reportedBy } from '../../domain/rules/reconcile.ts
 import { callIdentity } from '../../domain/rules/same-call.ts';
 import { approverFor, type Approver } from './approver.ts';
 import { journalDisputes } from './disputes.ts';
-import type { ParsedRecord } from '../../engine/record/reader.ts';
+import type { ParsedRecord, UnreadableLine } from '../../engine/record/reader.ts';
 import { irreversibleResponse, recipients, type Response } from './response.ts';
 
 /**
@@ -108,6 +108,11 @@ export interface Checklist {
     disputed: number;
   };
   initial_world: WorldSnapshot;
+  /**
+   * The lines of the record that could not be read (reader.ts): what they held is unknown, so they
+   * are listed, never skipped in silence; each is left to a person to check.
+   */
+  unreadable: UnreadableLine[];
 }
 
 /**
@@ -256,6 +261,7 @@ export function buildChecklist(record: ParsedRecord, scenario?: Scenario): Check
     items,
     counts,
     initial_world: start.initial_world,
+    unreadable: record.unreadable,
   };
 }
 

@@ -46,9 +46,22 @@ function runLine(c: Checklist): string {
   return `${r.scenario} · planner ${r.planner} · trial ${r.trial} · seed ${r.seed} · ${r.calls} call${r.calls === 1 ? '' : 's'} · ${end}${r.guard ? ' · guarded' : ''}`;
 }
 
+/** The unreadable lines of the record, in words (empty when every line was read). */
+function unreadableText(c: Checklist): string {
+  const u = c.unreadable;
+  if (u.length === 0) return '';
+  return `${u.length} line${u.length === 1 ? '' : 's'} of the record could not be read (what ${u.length === 1 ? 'it' : 'they'} held is unknown: check the system it names)`;
+}
+
+/** What a person checks about one unreadable line. */
+const unreadableLine = (l: Checklist['unreadable'][number]): string =>
+  `line ${l.line} could not be read: ${l.reason}; if it was a call, find out whether it reached the server`;
+
 function summaryLine(c: Checklist): string {
   const k = c.counts;
   const n = c.items.length;
+  const lost = unreadableText(c);
+  if (n === 0 && lost) return lost;
   if (n === 0) return 'no effects to recover: the run changed nothing outside read-only calls';
   const parts = [
     k.compensate && `${k.compensate} to compensate`,
@@ -62,7 +75,7 @@ function summaryLine(c: Checklist): string {
     : c.run.completed === true
       ? `${k.open} open (duplicate effect${k.open === 1 ? '' : 's'} of a completed run)`
       : `${k.open} open (left by a run that did not complete)`;
-  return `${n} effect${n === 1 ? '' : 's'}, newest first: ${parts.join(', ')}${k.uncertain ? `; ${k.uncertain} uncertain` : ''}${k.disputed ? `; ${k.disputed} disputed (the tools file disagrees with the journal: never applied)` : ''}; ${open}`;
+  return `${n} effect${n === 1 ? '' : 's'}, newest first: ${parts.join(', ')}${k.uncertain ? `; ${k.uncertain} uncertain` : ''}${k.disputed ? `; ${k.disputed} disputed (the tools file disagrees with the journal: never applied)` : ''}; ${open}${lost ? `; ${lost}` : ''}`;
 }
 
 /**
@@ -83,6 +96,7 @@ export function renderText(
   out.push(c.bold(`Incident checklist: ${runLine(checklist)}`));
   if (file) out.push(c.dim(`record: ${file}`));
   out.push(summaryLine(checklist), '');
+  for (const l of checklist.unreadable) out.push(`[ ] ${c.red(unreadableLine(l))}`, '');
   checklist.items.forEach((i, n) => {
     const cls = i.class.toUpperCase();
     const tag = i.class === 'irreversible' ? c.red(cls) : i.class === 'compensable' ? c.yellow(cls) : c.green(cls);
@@ -235,6 +249,7 @@ export function renderMarkdown(checklist: Checklist, report: ApplyReport | undef
   out.push(`# Incident checklist: ${r.scenario}`, '');
   out.push(`${runLine(checklist)}${file ? `  \nRecord: \`${file}\`` : ''}`, '');
   out.push(`${summaryLine(checklist)}.`, '');
+  for (const l of checklist.unreadable) out.push(`- [ ] **${unreadableLine(l)}**`);
   checklist.items.forEach((i) => {
     const box = i.action === 'none' ? '[x]' : '[ ]';
     out.push(`- ${box} **${i.tool}** (${i.class}), ${when(i)}: ${actionText(i)}${actionDetail(i)}`);
