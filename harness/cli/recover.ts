@@ -5,6 +5,7 @@
  * 1 with --apply, something remains; 2 usage or input error.
  */
 import { existsSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import { resolve } from 'node:path';
 import { formatProblem, UsageError, type Result } from '../core/errors.ts';
 import type { Scenario } from '../core/scenario.ts';
@@ -39,6 +40,7 @@ const HELP = `oneway recover: the incident checklist of a run, from its record.
 Usage: oneway recover RECORD.jsonl [options]
        oneway recover JOURNAL.jsonl --apply --tools=FILE [--approve] -- COMMAND [ARGS...]
        oneway recover JOURNAL.jsonl --apply --tools=FILE [--approve] --upstream=URL
+       oneway recover JOURNAL.jsonl --settle=STEP=applied|not-applied [--by=NAME]
 
   RECORD.jsonl               a run record (<out>/runs/<scenario>/<planner>-t<trial>.jsonl), or the
                              journal oneway guard wrote
@@ -65,6 +67,13 @@ Usage: oneway recover RECORD.jsonl [options]
                              report those that could not be issued (the server cannot prove its state:
                              read it back)
   --upstream=URL             the same against a server over Streamable HTTP
+  --settle=STEP=applied|not-applied
+                             a guard's journal: record a person's answer about the call at STEP (an
+                             uncertain one, or one that applied and has been dealt with), appended to the
+                             journal with who and when; it closes the item, and a guard started on the
+                             journal honours it (a payout settled not-applied may be made again).
+                             Repeat it for several steps; the guard must not be running on the journal
+  --by=NAME                  with --settle: who settles (default: the user name, $USER or the OS's)
   -h, --help                 this help
 
 The checklist lists every effect newest first: reversible ones with the exact compensating call,
@@ -87,6 +96,8 @@ export const OPTIONS = {
   approve: { type: 'boolean' },
   duplicates: { type: 'boolean' },
   upstream: { type: 'string' },
+  settle: { type: 'string', multiple: true },
+  by: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -130,6 +141,18 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     if (command !== undefined && command.length === 0)
       throw new UsageError('give the server command after --', 'e.g. -- npx -y @modelcontextprotocol/server-memory');
 
+    const settling = values.settle ?? [];
+    if (values.by !== undefined && settling.length === 0)
+      throw new UsageError('--by goes with --settle', 'e.g. --settle=4=not-applied --by=alice');
+    if (settling.length > 0 && values.apply)
+      throw new UsageError('give --settle or --apply, not both', 'settle first, then apply');
+    const answers = settling.map(parseSettle);
+
+    if (answers.length > 0) {
+      const path = resolve(io.cwd, file);
+      const said = settleJournal(path, answers, values.by ?? userName(io.env));
+      for (const line of said) io.stderr.write(`oneway recover: ${terminalText(line)}\n`);
+    }
     const read = readRecord(resolve(io.cwd, file));
     if (!read.ok) {
       for (const i of read.issues)
@@ -294,6 +317,61 @@ async function applyToJournalServer(
   } finally {
     journal.close();
     await upstream.close();
+  }
+}
+
+/** One `--settle` answer: `STEP=applied|not-applied`. */
+function parseSettle(text: string): { step: number; applied: boolean } {
+  const m = /^(\d+)=(applied|not-applied)$/.exec(text);
+  if (!m)
+    throw new UsageError(
+      `--settle takes STEP=applied or STEP=not-applied, got "${terminalText(text)}"`,
+      'e.g. --settle=4=not-applied: the checklist numbers each call by its step',
+    );
+  return { step: Number(m[1]), applied: m[2] === 'applied' };
+}
+
+/** Who settles, when `--by` does not say: the user's name from the environment, else the OS's. */
+function userName(env: NodeJS.ProcessEnv): string {
+  const named = env.USER ?? env.LOGNAME ?? env.USERNAME;
+  if (named) return named;
+  try {
+    return userInfo().username;
+  } catch {
+    return 'unknown user';
+  }
+}
+
+/**
+ * Appends a settle event for each answer to a guard's journal (locked: a guard running on it
+ * refuses this), after checking each names a call the journal sent. Says what it recorded.
+ */
+function settleJournal(path: string, answers: { step: number; applied: boolean }[], by: string): string[] {
+  const journal = Journal.open(path, undefined, { command: 'oneway recover --settle', existing: true });
+  try {
+    const calls = new Map(
+      journal.before.flatMap((e) => (e.type === 'call' || e.type === 'intent' ? [[e.step, e] as const] : [])),
+    );
+    const out: string[] = [];
+    for (const a of answers) {
+      const c = calls.get(a.step);
+      if (!c)
+        throw new UsageError(
+          `the journal has no call at step ${a.step}`,
+          'give a step the checklist lists (oneway recover JOURNAL)',
+        );
+      if (c.type === 'call' && c.status === 'blocked')
+        throw new UsageError(
+          `step ${a.step} (${terminalText(c.tool)}) was refused by the guard: it never reached the server, there is nothing to settle`,
+        );
+      const at = new Date().toISOString();
+      const step = journal.nextStep();
+      journal.write({ type: 'settle', step, batch: step, settles: a.step, tool: c.tool, applied: a.applied, by, at });
+      out.push(`settled step ${a.step} (${c.tool}) as ${a.applied ? 'applied' : 'not applied'}, by ${by} at ${at}`);
+    }
+    return out;
+  } finally {
+    journal.close();
   }
 }
 

@@ -232,11 +232,41 @@ export interface RestartEvent {
   checkpoint: Checkpoint;
 }
 
+/**
+ * In a guard's journal: a person's answer about an earlier call (`oneway recover JOURNAL --settle
+ * STEP=applied|not-applied`), appended: whether it applied, who said so and when. It settles the
+ * call as a reconciling call's reply would: recover ticks it, and a guard started on the journal
+ * counts it as reconciled (a payout settled not-applied may be made again). `step` and `batch` are
+ * its own place in the journal (after every call journaled before it).
+ */
+export interface SettleEvent {
+  type: 'settle';
+  step: number;
+  batch: number;
+  /** The step of the call it settles. */
+  settles: number;
+  /** That call's tool. */
+  tool: string;
+  applied: boolean;
+  /** Who settled it (`--by`, else the user's name). */
+  by: string;
+  /** When, as an ISO time. */
+  at: string;
+}
+
 import type { Checkpoint } from './planner.ts';
 export type { Checkpoint };
 
 export type RecordEvent =
-  RunStartEvent | TurnEvent | CallEvent | IntentEvent | RejectedEvent | RestartEvent | EscapeEvent | RunEndEvent;
+  | RunStartEvent
+  | TurnEvent
+  | CallEvent
+  | IntentEvent
+  | RejectedEvent
+  | RestartEvent
+  | EscapeEvent
+  | RunEndEvent
+  | SettleEvent;
 
 /** The fields after its head of a call that never reached a tool (a guard refused it, a human denied it): nothing happened, `reason` why. */
 export function blockedOutcome(

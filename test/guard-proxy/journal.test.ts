@@ -1,6 +1,6 @@
 /**
- * The journal across restarts and at scale: a guard started again on its journal knows what the
- * first one observed (its facts come back from the journaled effects), an intent is written only
+ * The journal across restarts and at scale: a guard started again on its journal takes no fact
+ * from it (facts are per session), an intent is written only
  * for a call that may take effect, and a reply over the journal's limit is journaled as what was
  * left out, never silently cut, while the client gets all of it.
  */
@@ -46,21 +46,29 @@ function setup() {
 }
 
 describe("oneway guard's journal", () => {
-  it('gives a guard started again on it what the first one observed', async () => {
+  it('gives a guard started again on it no fact the first one observed: facts are per session', async () => {
     const { files, journal, start } = setup();
     const a = join(files, 'a.txt');
     writeFileSync(a, 'alpha');
     guard = await start();
     expect((await guard.client.callTool({ name: 'read_text_file', arguments: { path: a } })).isError).toBeFalsy();
     await guard.close();
+    // The file changes between the sessions: yesterday's read does not license today's overwrite.
+    writeFileSync(a, 'changed meanwhile');
     guard = await start();
-    // The read happened under the first guard: the second knows the file was read.
+    const blind = await guard.client.callTool({ name: 'write_file', arguments: { path: a, content: 'beta' } });
+    expect(textOf(blind)).toMatch(/^refused by oneway guard: .*file_read\(path=/);
+    expect(readFileSync(a, 'utf8')).toBe('changed meanwhile');
+    // Read in this session, it passes.
+    await guard.client.callTool({ name: 'read_text_file', arguments: { path: a } });
     const write = await guard.client.callTool({ name: 'write_file', arguments: { path: a, content: 'beta' } });
     expect(textOf(write)).not.toContain('refused');
     expect(eventsOf(journal, 'run_start')).toHaveLength(1);
     expect(outcomes(journal).map((c) => [c.step, c.tool, c.status])).toEqual([
       [1, 'read_text_file', 'ok'],
-      [2, 'write_file', 'ok'],
+      [2, 'write_file', 'blocked'],
+      [3, 'read_text_file', 'ok'],
+      [4, 'write_file', 'ok'],
     ]);
     // The read-only call changed nothing: no intent for it; the write has one.
     expect(eventsOf(journal, 'intent').map((i) => i.tool)).toEqual(['write_file']);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildChecklist } from '../../harness/features/recover/checklist.ts';
 import { renderJson, renderMarkdown, renderText } from '../../harness/features/recover/render.ts';
 import { makeChalk } from '../../harness/features/report/color.ts';
-import { batch, call } from '../helpers/run.ts';
+import { batch, call, recordOf } from '../helpers/run.ts';
 import { NOTES, record } from './helpers.ts';
 
 const n3 = { id: 'n3', title: 'Stale draft', owner: 'ana' };
@@ -114,6 +114,35 @@ describe('the incident checklist', () => {
     const failed = buildChecklist(r.record, r.scenario).items.find((i) => i.step === 2);
     expect(failed?.uncertain).toBe(false);
     expect(failed?.uncertainty).toContain('get_share_status (step 3) reported applied=true');
+  });
+
+  it('does not call a repeat "may exist twice" once a reconciler answered applied=false', async () => {
+    const r = await record(NOTES, [
+      call('send_share_email', { to: 'x@partner.example', note_id: 'n2' }),
+      call('send_share_email', share), // 504
+      call('get_share_status', share),
+      call('send_share_email', share),
+    ]);
+    // The reconciler's answer, as a status tool says the mail never went out.
+    const events = r.events.map((e) =>
+      e.type === 'call' && e.step === 3 && e.reconciled
+        ? {
+            ...e,
+            reconciled: {
+              ...e.reconciled,
+              applied: false,
+              calls: (e.reconciled.calls ?? []).map((c) => ({ ...c, applied: false })),
+            },
+          }
+        : e,
+    );
+    const c = buildChecklist(recordOf(events), r.scenario);
+    const repeat = c.items.find((i) => i.step === 4);
+    expect(repeat?.repeats).toBeUndefined();
+    expect(renderText(c, undefined, makeChalk(false))).not.toContain('may exist twice');
+    expect(c.items.find((i) => i.step === 2)?.uncertainty).toContain(
+      'get_share_status (step 3) reported applied=false',
+    );
   });
 
   it('asks to reconcile an ambiguous failure whose effect did not happen', async () => {

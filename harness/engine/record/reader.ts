@@ -14,6 +14,7 @@ import {
   type RecordEvent,
   type RunEndEvent,
   type RunStartEvent,
+  type SettleEvent,
 } from '../../core/record.ts';
 
 /**
@@ -248,6 +249,30 @@ export function lostIntentCall(i: IntentEvent): CallEvent {
   };
 }
 
+/**
+ * A person's settle as the walk of ambiguous failures reads it (retries.ts): a reconciling reply, at
+ * its own place in the journal, that reported on the settled call. So the guard, the checklist and
+ * scoring settle it by the one rule that settles a reconciler's answer.
+ *
+ * @example
+ * settleReport(e) // { step: 9, batch: 9, status: 'ok', reconciled: { step: 4, applied: false, ... }, ... }
+ */
+export function settleReport(
+  e: SettleEvent,
+): Pick<CallEvent, 'step' | 'batch' | 'tool' | 'args' | 'class' | 'status' | 'ambiguous' | 'reconciled'> {
+  const call = { tool: e.tool, step: e.settles, applied: e.applied };
+  return {
+    step: e.step,
+    batch: e.batch,
+    tool: `settled by ${e.by}`,
+    args: {},
+    class: 'reversible',
+    status: 'ok',
+    ambiguous: false,
+    reconciled: { ...call, calls: [call] },
+  };
+}
+
 /** `file:line: severity: message` with the hint on its own line. */
 export function formatRecordIssue(i: RecordIssue): string {
   const where = i.line > 0 ? `${i.file}:${i.line}` : i.file;
@@ -314,6 +339,16 @@ function eventShapeProblem(v: unknown): string | undefined {
       return typeof v.tool === 'string' && typeof v.step === 'number' && isObj(v.args) && isObj(v.preconditions)
         ? undefined
         : 'this intent lacks tool, step, args or preconditions';
+    case 'settle':
+      return typeof v.step === 'number' &&
+        typeof v.batch === 'number' &&
+        typeof v.settles === 'number' &&
+        typeof v.tool === 'string' &&
+        typeof v.applied === 'boolean' &&
+        typeof v.by === 'string' &&
+        typeof v.at === 'string'
+        ? undefined
+        : 'this settle lacks step, batch, settles, tool, applied, by or at';
     case 'turn':
     case 'escape':
     case 'rejected': // a call that never reached the sandbox: nothing to recover

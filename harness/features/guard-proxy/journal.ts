@@ -67,7 +67,8 @@ export class Journal {
   ) {
     this.fd = fd;
     let last = 0;
-    for (const e of before) if (e.type === 'call' || e.type === 'intent') last = Math.max(last, e.step);
+    for (const e of before)
+      if (e.type === 'call' || e.type === 'intent' || e.type === 'settle') last = Math.max(last, e.step);
     this.steps = last;
     this.startedMs = Date.parse(start.journal?.started_at ?? '') || Date.now();
   }

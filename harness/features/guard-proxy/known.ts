@@ -1,12 +1,24 @@
 /**
  * What `oneway guard` knows: nothing of the real server's state but what it
- * observed. A `World` that starts from `--facts` and takes the declared effects
- * of every call that succeeded through the guard (rendered over its arguments
- * and the server's reply, as the sandbox renders them), and the journal's call
- * events, from which the open ambiguous failures (retries.ts) and the calls a
- * reconciler reports on (reconcile.ts) follow by the same rules as in
- * evaluation. The guard's decision (engine/guard/decide.ts) is asked about a
- * call as this world assesses it.
+ * observed. For each client session a `World` that starts from `--facts` and
+ * takes the declared effects of every call of that session that succeeded
+ * through the guard (rendered over its arguments and the server's reply, as the
+ * sandbox renders them), and the journal's call events, from which the open
+ * ambiguous failures (retries.ts) and the calls a reconciler reports on
+ * (reconcile.ts) follow by the same rules as in evaluation. The guard's
+ * decision (engine/guard/decide.ts) is asked about a call as this world
+ * assesses it.
+ *
+ * Facts are per session: what a session observed licenses that session's
+ * calls, never another's, and a guard started again on a journal starts with
+ * no observed fact (the journal's lines are not evidence: anyone who can write
+ * the file can write "carol verified"). What the journal still gives a
+ * restarted guard is what refuses, never what licenses: its open ambiguous
+ * failures, what operators settled, and the keys it filled. Facts also expire
+ * with what they were read from: a call whose declared effects write a table
+ * revokes, in every session, the facts established by reading that table (a
+ * tool's `reads`), so yesterday's read does not license today's overwrite; and
+ * a fact a declared effect revokes is revoked in every session.
  *
  * Kept as the journal grows, never walked again: the open failures take each
  * outcome in as it is journaled; of the calls that reached the server, only
@@ -29,10 +41,10 @@ import {
   preconditionsIn,
 } from '../../domain/rules/declared.ts';
 import { changedWorld } from '../../domain/rules/effects.ts';
-import { reconciledIndices, reportedTools, type ReconcileTool } from '../../domain/rules/reconcile.ts';
+import { reconciledIndices, reportedTools, tablesWritten, type ReconcileTool } from '../../domain/rules/reconcile.ts';
 import { OpenAmbiguities, retriedFailure, type OpenFailure } from '../../domain/rules/retries.ts';
 import { callIdentity } from '../../domain/rules/same-call.ts';
-import { lostIntentCall } from '../../engine/record/reader.ts';
+import { lostIntentCall, settleReport } from '../../engine/record/reader.ts';
 
 /** A call as the guard assesses it: its class (null: not declared), its preconditions in what is known. */
 export interface Assessment {
@@ -53,7 +65,10 @@ export interface Observed {
 }
 
 export class KnownWorld {
-  readonly world: World;
+  /** What each client session observed, from `--facts` on. */
+  private readonly worlds = new Map<string, World>();
+  /** Facts established by reading each table (a tool's `reads`), in any session: what a write to it revokes. */
+  private readonly readFrom = new Map<string, Set<string>>();
   private readonly tools: ReadonlyMap<string, Tool>;
   private readonly classes: ReadonlyMap<string, ToolClass>;
   private readonly reconcileView: ReadonlyMap<string, ReconcileTool>;
@@ -71,11 +86,10 @@ export class KnownWorld {
 
   constructor(
     readonly scenario: Scenario,
-    facts: readonly string[],
+    private readonly facts: readonly string[],
     /** The journal's run id: keys the guard fills are derived from it, so they hold across its restarts. */
     private readonly runId: string,
   ) {
-    this.world = World.from({ facts: [...facts], tables: {} });
     this.tools = new Map(scenario.tools.map((t) => [t.name, t]));
     this.classes = new Map(scenario.tools.map((t) => [t.name, effectiveClass(t, scenario.deployment)]));
     this.reconcileView = new Map(
@@ -94,23 +108,42 @@ export class KnownWorld {
   }
 
   /**
-   * Learns back what a journal says happened: the facts its calls' effects established and revoked,
-   * as journaled (an effect's footprint: exactly the facts it added and removed), its outcomes in
-   * order, and intents left without one. Tables are not learnt back: nothing the guard decides
-   * reads them.
+   * Learns back what a journal says happened, as far as it refuses: its outcomes in order (open
+   * ambiguous failures, the calls a reconciler may report on, the keys filled), intents left
+   * without one, and what operators settled. Never its facts: those are per session (see above).
    */
   replay(events: readonly RecordEvent[]): void {
     const answered = new Set(events.flatMap((e) => (e.type === 'call' ? [e.step] : [])));
     for (const e of events) {
-      if (e.type === 'call') {
-        for (const effect of e.effects) {
-          const f = effectFootprint(effect);
-          // A fact a revoke removed, as a pattern, matches exactly what that revoke matched then.
-          for (const text of f.factsRemoved) this.world.revoke(mustParseFact(text));
-          for (const text of f.factsAdded) this.world.establish(mustParseFact(text), text);
-        }
-        this.record(e);
-      } else if (e.type === 'intent' && !answered.has(e.step)) this.record(lostIntentCall(e));
+      if (e.type === 'call') this.record(e);
+      else if (e.type === 'intent' && !answered.has(e.step)) this.record(lostIntentCall(e));
+      else if (e.type === 'settle') this.ambiguities.take([settleReport(e)]);
+    }
+  }
+
+  /** What a session observed (a new session starts from `--facts`). */
+  private worldOf(session: string): World {
+    let w = this.worlds.get(session);
+    if (!w) {
+      w = World.from({ facts: [...this.facts], tables: {} });
+      this.worlds.set(session, w);
+    }
+    return w;
+  }
+
+  /** Revokes a fact, as an effect's footprint names it, in every session's world. */
+  private revokeEverywhere(text: string): void {
+    const fact = mustParseFact(text);
+    for (const w of this.worlds.values()) w.revoke(fact);
+  }
+
+  /** A call that may have written its tables: the facts read from them no longer hold, in any session. */
+  private wrote(tool: Tool): void {
+    for (const table of tablesWritten(tool)) {
+      const read = this.readFrom.get(table);
+      if (!read) continue;
+      for (const text of read) this.revokeEverywhere(text);
+      this.readFrom.delete(table);
     }
   }
 
@@ -128,15 +161,15 @@ export class KnownWorld {
       : { inputs: this.base.inputs, deployment: this.base.deployment, args, result };
   }
 
-  /** A call as things stand: its class and which of its preconditions hold in what is known. */
-  assess(call: { tool: string; args: Record<string, unknown> }): Assessment {
+  /** A call of a session as things stand: its class and which of its preconditions hold in what that session knows. */
+  assess(call: { tool: string; args: Record<string, unknown> }, session: string): Assessment {
     const tool = this.tools.get(call.tool);
     if (!tool) return { tool, class: null, held: [], missing: [], establishes: [] };
     const ctx = this.ctx(call.args);
     return {
       tool,
       class: this.classes.get(tool.name) as ToolClass,
-      ...preconditionsIn(tool, ctx, this.world),
+      ...preconditionsIn(tool, ctx, this.worldOf(session)),
       establishes: declaredEstablishes(tool, ctx),
     };
   }
@@ -181,6 +214,7 @@ export class KnownWorld {
    * whose outcome was known when it was forwarded: `reachedBefore`).
    */
   observe(
+    session: string,
     toolName: string,
     args: Record<string, unknown>,
     result: unknown,
@@ -197,7 +231,21 @@ export class KnownWorld {
       out.reconciled = this.reconciled(tool, args, reply, reachedBefore);
     if (out.approved === false) return out;
     const ctx = this.ctx(args, result);
-    out.effects = applyDeclaredEffects(tool, this.world, ctx);
+    // Its writes first: what it establishes itself holds after them.
+    this.wrote(tool);
+    out.effects = applyDeclaredEffects(tool, this.worldOf(session), ctx);
+    for (const effect of out.effects) {
+      const f = effectFootprint(effect);
+      // A fact a declared effect revoked no longer holds for any session.
+      for (const text of f.factsRemoved) this.revokeEverywhere(text);
+      // What a read of a table established expires when the table is written.
+      for (const table of tool.reads)
+        for (const text of f.factsAdded) {
+          const read = this.readFrom.get(table) ?? new Set<string>();
+          read.add(text);
+          this.readFrom.set(table, read);
+        }
+    }
     out.compensation = compensationOf(tool, cls, ctx);
     out.effect_id = changedWorld(out) ? `eff-${step}` : null;
     return out;
@@ -231,6 +279,8 @@ export class KnownWorld {
     this.ambiguities.take([e]);
     if (e.status !== 'blocked' && this.reconciledTools.has(e.tool)) this.reached.push(e);
     const tool = this.tools.get(e.tool);
+    // A write that may have happened (an ambiguous failure) expires what was read as surely as one that did.
+    if (tool && e.status === 'fault' && (e.ambiguous || e.reply_lost === true)) this.wrote(tool);
     if (e.status === 'ok' && tool?.idempotency_key !== undefined) {
       const identity = callIdentity(e, tool);
       this.successes.set(identity, (this.successes.get(identity) ?? 0) + 1);

@@ -348,7 +348,7 @@ export class GuardProxy {
       const step = journal.nextStep();
       const t_ms = journal.now();
       const call = { tool: declared, args };
-      const a = this.known.assess(call);
+      const a = this.known.assess(call, s.id);
       const open = [...this.known.openFailures()];
       const situation = (approval?: ApprovalAnswer): Situation => ({
         tool: name,
@@ -452,7 +452,7 @@ export class GuardProxy {
     const serverName = [...list.renamed].find(([, declared]) => declared === tool)?.[0] ?? tool;
     const { journal } = this.opts;
     const step = journal.nextStep();
-    const a = this.known.assess({ tool, args });
+    const a = this.known.assess({ tool, args }, session);
     const decl = this.known.declared(tool);
     const result = await this.forward(
       session,
@@ -553,7 +553,7 @@ export class GuardProxy {
     const meta = { 'oneway/step': head.step };
     if (fwd.ok && !fwd.result.isError) {
       const result = replyValue(fwd.result);
-      const seen = this.known.observe(head.tool, head.args, result, head.class, head.step, reachedBefore);
+      const seen = this.known.observe(session, head.tool, head.args, result, head.class, head.step, reachedBefore);
       this.journalAfter({
         ...base,
         latency_ms,

@@ -6,20 +6,34 @@
  * need instead (notify, contain, disclose). Effects of calls that failed
  * ambiguously are marked uncertain: reconcile before acting on them.
  *
+ * A guard's journal has no ground truth: a call that applied is on the
+ * checklist by its class (irreversible or compensable), declared effects or
+ * not, and stays open until it is compensated or a person settles it (`recover
+ * --settle`, a settle event); an uncertain one (an ambiguous failure, an intent
+ * with no outcome) is open until a reconciler or a person settled it. The
+ * attempts its guard refused are listed too, ticked.
+ *
  * A pure function of the record (and, when at hand, the scenario, which names
  * approvers and describes tools): recovery is a lookup, not a reconstruction.
  */
 import { describeEffect } from '../../core/effects/index.ts';
 import { showValue } from '../../core/effects/row-text.ts';
-import type { AppliedEffect, CallEvent, Compensation, RunStartEvent, WorldSnapshot } from '../../core/record.ts';
+import type {
+  AppliedEffect,
+  CallEvent,
+  Compensation,
+  RunStartEvent,
+  SettleEvent,
+  WorldSnapshot,
+} from '../../core/record.ts';
 import type { Scenario, ToolClass } from '../../core/scenario.ts';
 import { duplicateEffects, openEffects } from '../../domain/rules/duplicates.ts';
-import { effectLedger } from '../../domain/rules/effects.ts';
+import { DANGLING_CLASSES, effectLedger } from '../../domain/rules/effects.ts';
+import { retriedFailure, walkAmbiguities } from '../../domain/rules/retries.ts';
 import { reconcilersByTarget, reportedBy } from '../../domain/rules/reconcile.ts';
-import { callIdentity } from '../../domain/rules/same-call.ts';
 import { approverFor, type Approver } from './approver.ts';
 import { journalDisputes } from './disputes.ts';
-import type { ParsedRecord, UnreadableLine } from '../../engine/record/reader.ts';
+import { settleReport, type ParsedRecord, type UnreadableLine } from '../../engine/record/reader.ts';
 import { irreversibleResponse, recipients, type Response } from './response.ts';
 
 /**
@@ -81,6 +95,10 @@ export interface ChecklistItem {
    * tool). A disputed item is never applied (disputes.ts).
    */
   disputed?: string[];
+  /** In a journal: a call its guard refused, why; it never reached the server (ticked, nothing to do). */
+  refused?: string;
+  /** In a journal: a person's settle of this call (`recover --settle`), which closes it. */
+  settled?: { step: number; applied: boolean; by: string; at: string };
 }
 
 export interface Checklist {
@@ -106,6 +124,8 @@ export interface Checklist {
     open: number;
     /** Items the tools file disagrees with (a journal read with its tools file): never applied. */
     disputed: number;
+    /** A journal's refused attempts (counted apart from the actions: nothing happened). */
+    refused: number;
   };
   initial_world: WorldSnapshot;
   /**
@@ -127,16 +147,21 @@ export function buildChecklist(record: ParsedRecord, scenario?: Scenario): Check
   const reconcilers = reconcilersByTarget(start.tools.map((t) => ({ name: t.name, reconciles: t.reconciles ?? [] })));
   const issued = calls.filter((c) => c.status !== 'blocked');
   const tools = new Map(start.tools.map((t) => [t.name, t]));
-  // The calls that failed so that their effect may have happened, by "the same call" (its identity: the
-  // idempotency key aside, as for retries and duplicates; one made per call).
-  const failedByKey = new Map<string, CallEvent[]>();
-  for (const d of issued) {
-    if (d.status !== 'fault' || !(d.ambiguous || d.applied)) continue;
-    const k = callIdentity(d, tools.get(d.tool));
-    const list = failedByKey.get(k);
-    if (list) list.push(d);
-    else failedByKey.set(k, [d]);
-  }
+  // A journal has no ground truth (see the module comment): what a person settled, by the step settled.
+  const journal = start.journal !== undefined;
+  const settles = record.events.filter((e): e is SettleEvent => e.type === 'settle');
+  const settledByPerson = new Map(settles.map((e) => [e.settles, e]));
+  // Which earlier ambiguous failure a call repeats blindly: the one rule of unreconciled retries
+  // (retries.ts, which scoring and the guard ask too), a settle counting as a reconciler's answer.
+  const repeatOf = new Map<number, number>();
+  walkAmbiguities<Parameters<typeof retriedFailure>[0] & Parameters<typeof walkAmbiguities>[0][number]>(
+    [...issued, ...settles.map(settleReport)],
+    tools,
+    (c, open) => {
+      const f = retriedFailure(c, open, tools.get(c.tool));
+      if (f) repeatOf.set(c.step, f.step);
+    },
+  );
 
   // The same ledger the dangling score counts: which calls left an effect, and which compensated which.
   const ledger = effectLedger(issued, start.tools);
@@ -152,12 +177,27 @@ export function buildChecklist(record: ParsedRecord, scenario?: Scenario): Check
   const disputes = start.journal && scenario ? journalDisputes(issued, scenario) : undefined;
 
   const items: ChecklistItem[] = [];
-  for (const c of issued) {
+  for (const c of calls) {
+    if (c.status === 'blocked') {
+      // A journal lists the attempts its guard refused: ticked, nothing to do, never sent.
+      if (journal) items.push(refusedItem(c));
+      continue;
+    }
     const ambiguous = c.status === 'fault' && (c.ambiguous || c.applied);
     const withEffect = effectSteps.has(c.step);
-    if (!withEffect && !compensates.has(c.step) && !(ambiguous && !c.read_only)) continue;
+    // In a journal, a call that applied is on the checklist by its class, declared effects or not:
+    // an irreversible write_file a tools file gives no effects still overwrote a file.
+    const executed =
+      journal &&
+      c.status === 'ok' &&
+      c.applied &&
+      !c.read_only &&
+      DANGLING_CLASSES.has(c.class) &&
+      !(c.kind === 'approval' && c.approved === false);
+    if (!withEffect && !executed && !compensates.has(c.step) && !(ambiguous && !c.read_only)) continue;
     const settled = settledBy.get(c.step);
-    const uncertain = ambiguous && !settled;
+    const person = settledByPerson.get(c.step);
+    const uncertain = ambiguous && !settled && !person;
     const decl = scenario?.tools.find((t) => t.name === c.tool);
     const who = recipients(c.args);
     const item: ChecklistItem = {
@@ -175,7 +215,14 @@ export function buildChecklist(record: ParsedRecord, scenario?: Scenario): Check
       recipients: who,
       premature: c.preconditions.missing,
       action: 'none',
-      open: open.has(c.step),
+      // A journal's item is open until settled: applied (irreversible or compensable, nothing
+      // compensated it) or uncertain. A run's: its dangling or duplicate effects (scoring's rule).
+      open: journal
+        ? !person &&
+          !compensatedAt.has(c.step) &&
+          !compensates.has(c.step) &&
+          (uncertain || ((executed || withEffect) && DANGLING_CLASSES.has(c.class)))
+        : open.has(c.step),
       uncertain,
       reconcile_with: reconcilers.get(c.tool) ?? [],
       compensation: c.compensation
@@ -190,16 +237,16 @@ export function buildChecklist(record: ParsedRecord, scenario?: Scenario): Check
     if (ambiguous) {
       // A guard's journal has no HTTP status for a timeout, a lost connection or a guard killed mid-call: its error says what happened.
       const failed = c.http_status !== null ? `failed with HTTP ${c.http_status}` : `failed (${c.error ?? 'no reply'})`;
-      item.uncertainty = settled
-        ? `${failed}; ${settled.by.tool} (step ${settled.by.step}) reported applied=${String(settled.applied)}`
-        : `the call ${failed} and the caller cannot tell whether it took effect; the record shows ${c.applied ? 'its effect applied' : 'no effect'}`;
+      item.uncertainty = person
+        ? `${failed}; settled ${person.applied ? 'applied' : 'not applied'} by ${person.by} at ${person.at}`
+        : settled
+          ? `${failed}; ${settled.by.tool} (step ${settled.by.step}) reported applied=${String(settled.applied)}`
+          : `the call ${failed} and the caller cannot tell whether it took effect; the record shows ${c.applied ? 'its effect applied' : 'no effect'}`;
     }
-    // Repeating a call that failed ambiguously may have doubled its effect.
-    const earlier =
-      failedByKey.size > 0
-        ? failedByKey.get(callIdentity(c, tools.get(c.tool)))?.find((d) => d.batch < c.batch)
-        : undefined;
-    if (earlier) item.repeats = earlier.step;
+    // Repeating a call that failed ambiguously, before anything reported on it, may have doubled its effect.
+    const earlier = repeatOf.get(c.step);
+    if (earlier !== undefined) item.repeats = earlier;
+    if (person) item.settled = { step: person.step, applied: person.applied, by: person.by, at: person.at };
     const dup = duplicates.get(c.step);
     if (dup !== undefined) item.duplicate_of = dup;
     const disputed = disputes?.get(c.step);
@@ -209,8 +256,10 @@ export function buildChecklist(record: ParsedRecord, scenario?: Scenario): Check
     if (at !== undefined) item.compensated_at = at;
     if (of !== undefined) item.compensates = of;
 
-    if (at !== undefined || of !== undefined) item.action = 'none';
-    else if (!withEffect) item.action = 'reconcile';
+    // Settled not applied (by a person, or a reconciler's answer): nothing happened, nothing to do.
+    if (at !== undefined || of !== undefined || person || (settled && !settled.applied && !withEffect))
+      item.action = 'none';
+    else if (!withEffect && !executed) item.action = 'reconcile';
     else if (c.compensation && c.class !== 'irreversible')
       item.action = needsApproval(c.class, c.compensation) ? 'compensate_with_approval' : 'compensate';
     else item.action = 'respond';
@@ -236,8 +285,13 @@ export function buildChecklist(record: ParsedRecord, scenario?: Scenario): Check
     uncertain: 0,
     open: 0,
     disputed: 0,
+    refused: 0,
   };
   for (const i of items) {
+    if (i.refused !== undefined) {
+      counts.refused++;
+      continue;
+    }
     counts[i.action]++;
     if (i.uncertain) counts.uncertain++;
     if (i.open) counts.open++;
@@ -262,6 +316,31 @@ export function buildChecklist(record: ParsedRecord, scenario?: Scenario): Check
     counts,
     initial_world: start.initial_world,
     unreadable: record.unreadable,
+  };
+}
+
+/** A journal's refused attempt as a checklist item: ticked, nothing to do. */
+function refusedItem(c: CallEvent): ChecklistItem {
+  return {
+    step: c.step,
+    turn: c.turn,
+    batch: c.batch,
+    t_ms: c.t_ms,
+    tool: c.tool,
+    args: c.args,
+    class: c.class,
+    status: c.status,
+    http_status: c.http_status,
+    effects: [],
+    happened: [],
+    recipients: recipients(c.args),
+    premature: c.preconditions.missing,
+    action: 'none',
+    open: false,
+    uncertain: false,
+    reconcile_with: [],
+    compensation: null,
+    refused: c.blocked_reason ?? c.error ?? 'refused',
   };
 }
 

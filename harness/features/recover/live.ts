@@ -21,6 +21,8 @@ type ServerDisposition =
   | 'irreversible' // no compensation exists: respond instead
   | 'uncertain' // the call failed ambiguously: reconcile before compensating anything
   | 'disputed' // the tools file disagrees with the journal about it: never applied
+  | 'refused' // the guard refused it: it never reached the server
+  | 'settled' // a person settled it (recover --settle): nothing to issue
   | 'already_compensated' // the journal shows it compensated already
   | 'is_compensation' // the call was itself a compensation
   | 'intended'; // with --duplicates: the effect the task needed once, kept
@@ -78,7 +80,13 @@ export async function applyToServer(
     const base = { step: item.step, tool: item.tool, class: item.class };
     const comp = item.compensation;
     // What the journal says of a disputed call is not what its tools file says: nothing of it is issued.
-    const skip = item.disputed ? { disposition: 'disputed' as const } : notIssued(item, opts, 'uncertain');
+    const skip = item.disputed
+      ? { disposition: 'disputed' as const }
+      : item.refused !== undefined
+        ? { disposition: 'refused' as const }
+        : item.settled
+          ? { disposition: 'settled' as const }
+          : notIssued(item, opts, 'uncertain');
     if (skip) {
       compensations.push({ ...base, ...skip });
       continue;
@@ -104,6 +112,8 @@ const TEXT: Record<ServerDisposition, string> = {
   irreversible: 'not issued: no compensation exists (respond: notify, contain, disclose)',
   uncertain: 'not issued: it failed ambiguously; reconcile first (did it happen?)',
   disputed: 'not issued: DISPUTED, the tools file disagrees with the journal (see the checklist)',
+  refused: 'refused by the guard: never sent, nothing to undo',
+  settled: 'settled by a person (--settle): nothing issued',
   already_compensated: 'already compensated',
   is_compensation: 'was itself a compensation',
   intended: 'kept: the effect the task needed (--duplicates)',

@@ -59,23 +59,24 @@ const unreadableLine = (l: Checklist['unreadable'][number]): string =>
 
 function summaryLine(c: Checklist): string {
   const k = c.counts;
-  const n = c.items.length;
+  const n = c.items.length - k.refused;
   const lost = unreadableText(c);
-  if (n === 0 && lost) return lost;
+  const refused = k.refused ? `${k.refused} refused by the guard (never sent, nothing to do)` : '';
+  if (n === 0 && (lost || refused)) return [refused, lost].filter(Boolean).join('; ');
   if (n === 0) return 'no effects to recover: the run changed nothing outside read-only calls';
   const parts = [
     k.compensate && `${k.compensate} to compensate`,
     k.compensate_with_approval && `${k.compensate_with_approval} to compensate with approval`,
     k.respond && `${k.respond} to respond to (no compensation)`,
     k.reconcile && `${k.reconcile} to reconcile`,
-    k.none && `${k.none} already settled in the run`,
+    k.none && `${k.none} already settled`,
   ].filter(Boolean);
   const open = c.run.journal
-    ? `${k.open} open (irreversible or compensable, nothing compensated them)`
+    ? `${k.open} open (applied irreversible or compensable, or uncertain, until compensated or settled)`
     : c.run.completed === true
       ? `${k.open} open (duplicate effect${k.open === 1 ? '' : 's'} of a completed run)`
       : `${k.open} open (left by a run that did not complete)`;
-  return `${n} effect${n === 1 ? '' : 's'}, newest first: ${parts.join(', ')}${k.uncertain ? `; ${k.uncertain} uncertain` : ''}${k.disputed ? `; ${k.disputed} disputed (the tools file disagrees with the journal: never applied)` : ''}; ${open}${lost ? `; ${lost}` : ''}`;
+  return `${n} effect${n === 1 ? '' : 's'}, newest first: ${parts.join(', ')}${k.uncertain ? `; ${k.uncertain} uncertain` : ''}${k.disputed ? `; ${k.disputed} disputed (the tools file disagrees with the journal: never applied)` : ''}; ${open}${refused ? `; ${refused}` : ''}${lost ? `; ${lost}` : ''}`;
 }
 
 /**
@@ -154,6 +155,9 @@ function approvalText(i: ChecklistItem): string {
 }
 
 function actionDetail(i: ChecklistItem): string {
+  if (i.refused !== undefined) return `: refused by the guard (${i.refused}); it never reached the server`;
+  if (i.settled)
+    return `: settled ${i.settled.applied ? 'applied' : 'not applied'} by ${i.settled.by} at ${i.settled.at}`;
   if (i.compensated_at !== undefined) return `: the run compensated it at step ${i.compensated_at}`;
   if (i.compensates !== undefined)
     return `: this call compensated step ${i.compensates}; undoing it would bring that effect back`;
