@@ -39,7 +39,7 @@ const OPTIONS_HELP: [string, string][] = [
   ],
   [
     '--journal=FILE',
-    `where every call is journaled, a run record oneway recover reads (default: ${DEFAULT_JOURNAL}); an existing journal is continued`,
+    `where every call is journaled, a run record oneway recover reads (default: ${DEFAULT_JOURNAL}); an existing journal is continued, and a guard that finds it in use by another (two client windows) writes its own session journal in FILE.d/`,
   ],
   ['--facts=FILE', 'facts known before the first call: a list of facts, or facts: [...]'],
   [
@@ -197,7 +197,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     const journal = Journal.open(
       journalPath,
       journalStart({ scenario, toolsFile, facts, policy, upstream: upstream.where }),
-      { command: 'oneway guard', warn: log },
+      { command: 'oneway guard', warn: log, shared: true },
     );
     const signal = stopSignal();
     try {
@@ -222,7 +222,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
             : 'check the command runs the server over stdio (try it in a shell)',
         );
       }
-      const where = `${upstream.where} with ${values.tools}; journal ${journalPath}`;
+      const where = `${upstream.where} with ${values.tools}; journal ${journal.path}`;
       if (port === undefined) {
         log(`guarding ${where}`);
         await Promise.race([guardStdio(proxy), signal.stopped]);

@@ -4,9 +4,10 @@
  * Exit status: 0 checklist printed (with --apply: the world is fully restored);
  * 1 with --apply, something remains; 2 usage or input error.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync, type Stats } from 'node:fs';
 import { userInfo } from 'node:os';
-import { resolve } from 'node:path';
+import { relative, resolve } from 'node:path';
+import { Writable } from 'node:stream';
 import { formatProblem, UsageError, type Result } from '../core/errors.ts';
 import type { Scenario } from '../core/scenario.ts';
 import type { Policy } from '../engine/guard/policy.ts';
@@ -18,7 +19,8 @@ import { Upstream, type UpstreamTarget } from '../features/guard-proxy/upstream.
 import { applyRecovery, type ApplyReport } from '../features/recover/apply.ts';
 import { buildChecklist, type Checklist } from '../features/recover/checklist.ts';
 import { applyToServer, serverReportLines, type ServerReport } from '../features/recover/live.ts';
-import { formatRecordIssue, readRecord, type ParsedRecord } from '../engine/record/reader.ts';
+import { journalFiles, readJournalSessions, sessionJournalDir } from '../engine/record/journals.ts';
+import { formatRecordIssue, readRecord, type ParsedRecord, type RecordRead } from '../engine/record/reader.ts';
 import { FORMATS, renderJson, renderMarkdown, renderText, type Format } from '../features/recover/render.ts';
 import { outputWidth } from '../util/width.ts';
 import { terminalSafeDeep, terminalText } from '../util/terminal-text.ts';
@@ -37,13 +39,16 @@ import { printHelp } from './help.ts';
 
 const HELP = `oneway recover: the incident checklist of a run, from its record.
 
-Usage: oneway recover RECORD.jsonl [options]
+Usage: oneway recover RECORD.jsonl|JOURNAL|DIR... [options]
        oneway recover JOURNAL.jsonl --apply --tools=FILE [--approve] -- COMMAND [ARGS...]
        oneway recover JOURNAL.jsonl --apply --tools=FILE [--approve] --upstream=URL
        oneway recover JOURNAL.jsonl --settle=STEP=applied|not-applied [--by=NAME]
 
   RECORD.jsonl               a run record (<out>/runs/<scenario>/<planner>-t<trial>.jsonl), or the
-                             journal oneway guard wrote
+                             journal oneway guard wrote; several may be given
+  JOURNAL                    a guard's journal, with the session journals guards sharing its path
+                             wrote beside it (JOURNAL.d/*.jsonl): each listed in turn
+  DIR                        every *.jsonl journal in the directory
   --reporter=text|markdown|json
                              how to print the checklist (default: text; --format, its former name,
                              still works with a warning)
@@ -102,7 +107,6 @@ export const OPTIONS = {
 } as const;
 
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
-  const { c, cerr } = paints(io);
   try {
     // Everything after the first `--` is the server's command line (a guard journal's --apply).
     const dash = argv.indexOf('--');
@@ -130,9 +134,6 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         'give the run record to recover from',
         'e.g. npx oneway recover reports/latest/runs/invoice-and-notify/eager-t1.jsonl',
       );
-    if (positionals.length > 1)
-      throw new UsageError(`one record at a time; got ${positionals.length}: ${positionals.join(' ')}`);
-    const file = positionals[0] as string;
     const live = command !== undefined || values.upstream !== undefined;
     if (live && !values.apply)
       throw new UsageError('-- COMMAND and --upstream go with --apply', 'add --apply to issue the compensations');
@@ -148,133 +149,205 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       throw new UsageError('give --settle or --apply, not both', 'settle first, then apply');
     const answers = settling.map(parseSettle);
 
-    if (answers.length > 0) {
-      const path = resolve(io.cwd, file);
-      const said = settleJournal(path, answers, values.by ?? userName(io.env));
-      for (const line of said) io.stderr.write(`oneway recover: ${terminalText(line)}\n`);
-    }
-    const read = readRecord(resolve(io.cwd, file));
-    if (!read.ok) {
-      for (const i of read.issues)
-        io.stderr.write(`${cerr.red(formatRecordIssue(terminalSafeDeep({ ...i, file })))}\n`);
-      return 2;
-    }
-    const record = read.value;
-    for (const w of record.warnings)
-      io.stderr.write(`${cerr.yellow(formatRecordIssue(terminalSafeDeep({ ...w, file })))}\n`);
-
-    const journal = record.start.journal;
-    if (journal && values.apply && !live)
-      throw new UsageError(
-        "a guard's journal is recovered against its server: add -- COMMAND, or --upstream=URL",
-        `the journal began in front of ${journal.upstream}`,
-      );
-    if (!journal && live)
-      throw new UsageError(
-        'this is the record of an evaluation: --apply replays it in a sandbox; -- COMMAND and --upstream are for a journal of oneway guard',
-      );
-    if (!journal && values.tools !== undefined)
-      throw new UsageError(
-        '--tools is for a journal of oneway guard; this is the record of an evaluation',
-        'name the scenario the run used with --scenario=FILE',
-      );
-    // A journal is a file anyone with write access can change: what recovery issues comes from the tools file.
-    if (journal && values.apply && values.tools === undefined)
-      throw new UsageError(
-        "--apply on a guard's journal needs --tools=FILE, the tools file the guard enforced",
-        'classes, compensations and approval needs are taken from it, never from the journal, e.g. --tools=tools.yaml',
-      );
-    const found = journal
-      ? findTools(record, values.tools ?? values.scenario, io)
-      : await findScenario(record, values.scenario, io);
-    if (!found.ok) {
-      for (const p of found.problems) io.stderr.write(`${formatProblem(p)}\n`);
-      if (values.apply || values.scenario || values.tools) {
-        io.stderr.write(
-          cerr.red(
-            `oneway recover: ${values.apply ? '--apply needs' : 'cannot load'} ${journal ? 'the tools file the guard enforced' : 'the scenario the run used'}\n`,
-          ),
+    if (values.apply || answers.length > 0) {
+      // What changes a journal changes one file: a session journal is named on its own.
+      const only = positionals[0] as string;
+      if (positionals.length > 1 || statSafe(resolve(io.cwd, only))?.isDirectory())
+        throw new UsageError(
+          `${values.apply ? '--apply' : '--settle'} takes one journal file; got ${positionals.map((p) => terminalText(p)).join(' ')}`,
+          `name the journal, or one session journal in ${sessionJournalDir('JOURNAL')}/, on its own`,
         );
-        io.stderr.write(`  hint: pass it with ${journal ? '--tools' : '--scenario'}=FILE\n`);
-        return 2;
+      if (answers.length > 0) {
+        const said = settleJournal(resolve(io.cwd, only), answers, values.by ?? userName(io.env));
+        for (const line of said) io.stderr.write(`oneway recover: ${terminalText(line)}\n`);
       }
-      io.stderr.write(
-        cerr.yellow(
-          'oneway recover: warning: without the scenario file, approvers are generic and tool descriptions unknown (--scenario=FILE)\n',
-        ),
-      );
+      return await recoverOne(only, { values, command, live, format, io });
     }
-    const scenario = found.ok ? found.value.scenario : undefined;
-    // A tools file's id is its file's name; what matters of it is checked line by line (disputes.ts).
-    if (scenario && !journal && scenario.id !== record.start.scenario) {
-      throw new UsageError(
-        `the record is a run of "${record.start.scenario}", but --scenario is "${scenario.id}"`,
-        'pass the scenario the run used',
-      );
+    // Several journals, a directory of them, or a journal with session journals beside it: each in turn.
+    const resolved = positionals.map((p) => resolve(io.cwd, p));
+    if (
+      positionals.length === 1 &&
+      !statSafe(resolved[0] as string)?.isDirectory() &&
+      journalFiles(resolved).length <= 1
+    )
+      return await recoverOne(positionals[0] as string, { values, command, live, format, io });
+    const { sessions, issues } = readJournalSessions(resolved);
+    let code = 0;
+    const shownAs = (f: string) => (relative(io.cwd, f).startsWith('..') ? f : relative(io.cwd, f));
+    for (const i of issues) {
+      io.stderr.write(`${paints(io).cerr.red(formatRecordIssue(terminalSafeDeep({ ...i, file: shownAs(i.file) })))}\n`);
+      code = 2;
     }
-    const checklist = buildChecklist(record, scenario);
-
-    if (journal && values.apply && scenario) {
-      const [cmd, ...args] = command ?? [];
-      const target: UpstreamTarget =
-        values.upstream !== undefined ? { url: values.upstream } : { command: cmd as string, args, cwd: io.cwd };
-      const served = await applyToJournalServer(resolve(io.cwd, file), scenario, checklist, target, io, {
-        approve: values.approve === true,
-        duplicates: values.duplicates === true,
-        policy: journal.policy as Policy,
-      });
-      if (format === 'json')
-        io.stdout.write(
-          `${JSON.stringify({ ...checklist, apply_to_server: served, warnings: record.warnings }, null, 2)}\n`,
-        );
-      else {
-        const safe = terminalSafeDeep(checklist);
-        const lines = serverReportLines(terminalSafeDeep(served), { ok: c.green, bad: c.red });
-        io.stdout.write(
-          format === 'markdown'
-            ? `${renderMarkdown(safe, undefined, terminalText(file))}\n## Applied to the server\n\n${lines.map((l) => l.replace(/^ {2}/, '- ')).join('\n')}\n`
-            : `${renderText(safe, undefined, c, terminalText(file))}\n${c.bold(lines[0] ?? '')}\n${lines.slice(1).join('\n')}\n`,
-        );
-      }
-      return served.left > 0 ? 1 : 0;
+    const docs: unknown[] = [];
+    for (const session of sessions) {
+      const shown = shownAs(session.file);
+      let out = '';
+      const sub: Io =
+        format === 'json'
+          ? {
+              ...io,
+              stdout: new Writable({
+                write(chunk, _encoding, done) {
+                  out += String(chunk);
+                  done();
+                },
+              }),
+            }
+          : io;
+      if (format !== 'json' && docs.length > 0) io.stdout.write('\n');
+      docs.push(shown);
+      code = Math.max(code, await recoverOne(shown, { values, command, live, format, io: sub }, session.record));
+      if (format === 'json' && out.trim() !== '') docs[docs.length - 1] = { file: shown, ...JSON.parse(out) };
     }
-
-    let report: ApplyReport | undefined;
-    if (values.apply && scenario) {
-      const applied = await applyRecovery(
-        record,
-        scenario,
-        { approve: values.approve === true, duplicates: values.duplicates === true },
-        checklist,
-      );
-      if (!applied.ok) {
-        for (const i of applied.issues)
-          io.stderr.write(`${cerr.red(formatRecordIssue(terminalSafeDeep({ ...i, file })))}\n`);
-        return 2;
-      }
-      report = applied.value;
-    }
-
-    if (format === 'json') io.stdout.write(renderJson(checklist, report, record.warnings));
-    // The record holds planner and agent text (arguments, results): every string escaped for the console.
-    else if (format === 'markdown')
-      io.stdout.write(
-        renderMarkdown(terminalSafeDeep(checklist), report && terminalSafeDeep(report), terminalText(file)),
-      );
-    else
-      io.stdout.write(
-        renderText(
-          terminalSafeDeep(checklist),
-          report && terminalSafeDeep(report),
-          c,
-          terminalText(file),
-          outputWidth(io.stdout, io.env),
-        ),
-      );
-    return report && !report.restored ? 1 : 0;
+    if (format === 'json') io.stdout.write(`${JSON.stringify({ journals: docs }, null, 2)}\n`);
+    return code;
   } catch (e) {
     return commandFailed(e, io, 'oneway recover');
   }
+}
+
+/** Whether a path is there, and what: a file, a directory. */
+function statSafe(path: string): Stats | undefined {
+  try {
+    return statSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+interface RecoverContext {
+  values: ReturnType<typeof parseCli<typeof OPTIONS>>['values'];
+  command: string[] | undefined;
+  live: boolean;
+  format: Format;
+  io: Io;
+}
+
+/** The checklist of one record or journal (read already, or read now; with --apply, its recovery): the exit status. */
+async function recoverOne(
+  file: string,
+  { values, command, live, format, io }: RecoverContext,
+  given?: ParsedRecord,
+): Promise<number> {
+  const { c, cerr } = paints(io);
+  const read: RecordRead = given ? { ok: true, value: given } : readRecord(resolve(io.cwd, file));
+  if (!read.ok) {
+    for (const i of read.issues) io.stderr.write(`${cerr.red(formatRecordIssue(terminalSafeDeep({ ...i, file })))}\n`);
+    return 2;
+  }
+  const record = read.value;
+  for (const w of record.warnings)
+    io.stderr.write(`${cerr.yellow(formatRecordIssue(terminalSafeDeep({ ...w, file })))}\n`);
+
+  const journal = record.start.journal;
+  if (journal && values.apply && !live)
+    throw new UsageError(
+      "a guard's journal is recovered against its server: add -- COMMAND, or --upstream=URL",
+      `the journal began in front of ${journal.upstream}`,
+    );
+  if (!journal && live)
+    throw new UsageError(
+      'this is the record of an evaluation: --apply replays it in a sandbox; -- COMMAND and --upstream are for a journal of oneway guard',
+    );
+  if (!journal && values.tools !== undefined)
+    throw new UsageError(
+      '--tools is for a journal of oneway guard; this is the record of an evaluation',
+      'name the scenario the run used with --scenario=FILE',
+    );
+  // A journal is a file anyone with write access can change: what recovery issues comes from the tools file.
+  if (journal && values.apply && values.tools === undefined)
+    throw new UsageError(
+      "--apply on a guard's journal needs --tools=FILE, the tools file the guard enforced",
+      'classes, compensations and approval needs are taken from it, never from the journal, e.g. --tools=tools.yaml',
+    );
+  const found = journal
+    ? findTools(record, values.tools ?? values.scenario, io)
+    : await findScenario(record, values.scenario, io);
+  if (!found.ok) {
+    for (const p of found.problems) io.stderr.write(`${formatProblem(p)}\n`);
+    if (values.apply || values.scenario || values.tools) {
+      io.stderr.write(
+        cerr.red(
+          `oneway recover: ${values.apply ? '--apply needs' : 'cannot load'} ${journal ? 'the tools file the guard enforced' : 'the scenario the run used'}\n`,
+        ),
+      );
+      io.stderr.write(`  hint: pass it with ${journal ? '--tools' : '--scenario'}=FILE\n`);
+      return 2;
+    }
+    io.stderr.write(
+      cerr.yellow(
+        'oneway recover: warning: without the scenario file, approvers are generic and tool descriptions unknown (--scenario=FILE)\n',
+      ),
+    );
+  }
+  const scenario = found.ok ? found.value.scenario : undefined;
+  // A tools file's id is its file's name; what matters of it is checked line by line (disputes.ts).
+  if (scenario && !journal && scenario.id !== record.start.scenario) {
+    throw new UsageError(
+      `the record is a run of "${record.start.scenario}", but --scenario is "${scenario.id}"`,
+      'pass the scenario the run used',
+    );
+  }
+  const checklist = buildChecklist(record, scenario);
+
+  if (journal && values.apply && scenario) {
+    const [cmd, ...args] = command ?? [];
+    const target: UpstreamTarget =
+      values.upstream !== undefined ? { url: values.upstream } : { command: cmd as string, args, cwd: io.cwd };
+    const served = await applyToJournalServer(resolve(io.cwd, file), scenario, checklist, target, io, {
+      approve: values.approve === true,
+      duplicates: values.duplicates === true,
+      policy: journal.policy as Policy,
+    });
+    if (format === 'json')
+      io.stdout.write(
+        `${JSON.stringify({ ...checklist, apply_to_server: served, warnings: record.warnings }, null, 2)}\n`,
+      );
+    else {
+      const safe = terminalSafeDeep(checklist);
+      const lines = serverReportLines(terminalSafeDeep(served), { ok: c.green, bad: c.red });
+      io.stdout.write(
+        format === 'markdown'
+          ? `${renderMarkdown(safe, undefined, terminalText(file))}\n## Applied to the server\n\n${lines.map((l) => l.replace(/^ {2}/, '- ')).join('\n')}\n`
+          : `${renderText(safe, undefined, c, terminalText(file))}\n${c.bold(lines[0] ?? '')}\n${lines.slice(1).join('\n')}\n`,
+      );
+    }
+    return served.left > 0 ? 1 : 0;
+  }
+
+  let report: ApplyReport | undefined;
+  if (values.apply && scenario) {
+    const applied = await applyRecovery(
+      record,
+      scenario,
+      { approve: values.approve === true, duplicates: values.duplicates === true },
+      checklist,
+    );
+    if (!applied.ok) {
+      for (const i of applied.issues)
+        io.stderr.write(`${cerr.red(formatRecordIssue(terminalSafeDeep({ ...i, file })))}\n`);
+      return 2;
+    }
+    report = applied.value;
+  }
+
+  if (format === 'json') io.stdout.write(renderJson(checklist, report, record.warnings));
+  // The record holds planner and agent text (arguments, results): every string escaped for the console.
+  else if (format === 'markdown')
+    io.stdout.write(
+      renderMarkdown(terminalSafeDeep(checklist), report && terminalSafeDeep(report), terminalText(file)),
+    );
+  else
+    io.stdout.write(
+      renderText(
+        terminalSafeDeep(checklist),
+        report && terminalSafeDeep(report),
+        c,
+        terminalText(file),
+        outputWidth(io.stdout, io.env),
+      ),
+    );
+  return report && !report.restored ? 1 : 0;
 }
 
 /**

@@ -114,7 +114,7 @@ describe('npm run recover', () => {
       [[join(dir, 'missing.jsonl')], 'the record does not exist'],
       [[join(dir, 'scenario.yaml')], 'this is not a JSONL run record'],
       [[], 'give the run record to recover from'],
-      [['a.jsonl', 'b.jsonl'], 'one record at a time'],
+      [['a.jsonl', 'b.jsonl'], 'b.jsonl: error: the record does not exist'],
       [['a.jsonl', '--approve'], '--approve only makes sense with --apply'],
       [['a.jsonl', '--reporter=xml'], '--reporter must be one of text, markdown, json'],
       [['a.jsonl', '--reporter=json', '--format=markdown'], '--reporter=json and --format=markdown disagree'],

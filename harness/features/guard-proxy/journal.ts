@@ -11,16 +11,22 @@
  * write (a full disk takes what fits) or a failed one marks the journal broken,
  * and the call it was for is refused, never forwarded; every call after it too.
  *
- * One journal, one guard: it is locked (`JOURNAL.lock`) while a guard or a
- * `recover --apply` writes to it. A guard started again on the same journal
+ * One journal, one writer: it is locked (`JOURNAL.lock`) while a guard or a
+ * `recover --apply` writes to it. A guard that finds its journal held by
+ * another live guard (one `mcpServers` entry, two client windows) writes a
+ * session journal of its own instead, `JOURNAL.d/<started>-<run id>.jsonl`
+ * (engine/record/journals.ts), and says so; `oneway recover JOURNAL` reads
+ * both. A guard started again on the same journal
  * continues it: it must enforce the same declarations, facts and policy
  * (another set begins a new journal), it learns back what the journal says
  * happened, and an intent left without an outcome is journaled as the
  * ambiguous failure it is (reader.ts `lostIntentCall`).
  */
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { UsageError } from '../../core/errors.ts';
 import type { CallEvent, RecordEvent, RunStartEvent } from '../../core/record.ts';
+import { sessionJournalPath } from '../../engine/record/journals.ts';
 import { formatRecordIssue, lostIntentCall, parseRecordText } from '../../engine/record/reader.ts';
 import { lockFile, type OutLock } from '../../engine/results/lock.ts';
 import { stableJson } from '../../util/json.ts';
@@ -34,6 +40,11 @@ export interface OpenJournalOptions {
   existing?: boolean;
   /** How lines reach the disk (tests inject a disk that fills up). */
   writer?: JournalWriter;
+  /**
+   * A guard's journal, which guards started from one client configuration share: when another live
+   * guard holds it, this one writes a session journal of its own beside it (see the module comment).
+   */
+  shared?: boolean;
 }
 
 /** How the journal writes a line and syncs it: the file system's calls, or a test's. */
@@ -79,13 +90,25 @@ export class Journal {
    * journal left without an outcome are answered now, as ambiguous failures.
    */
   static open(path: string, start: RunStartEvent | undefined, opts: OpenJournalOptions): Journal {
-    const lock = lockFile(`${path}.lock`, {
-      command: opts.command,
-      subject: path,
-      holder: 'guard or recovery',
-      instead: 'one guard writes one journal: stop the other one, or give this one another --journal',
-      ...(opts.warn ? { warn: opts.warn } : {}),
-    });
+    const lockOf = (at: string) =>
+      lockFile(`${at}.lock`, {
+        command: opts.command,
+        subject: at,
+        holder: 'guard or recovery',
+        instead: 'one process writes one journal: stop the other one, or give this one another --journal',
+        ...(opts.warn ? { warn: opts.warn } : {}),
+      });
+    let lock: OutLock;
+    try {
+      lock = lockOf(path);
+    } catch (e) {
+      if (!(e instanceof UsageError) || !opts.shared || !start) throw e;
+      // Another guard of the same configuration writes it: this session journals beside it.
+      const own = sessionJournalPath(path, start);
+      mkdirSync(dirname(own), { recursive: true, mode: 0o700 });
+      opts.warn?.(`${e.message}: this session journals to ${own} (oneway recover ${path} reads both)`);
+      return Journal.open(own, start, { ...opts, shared: false });
+    }
     try {
       const text = existsSync(path) && statSync(path).size > 0 ? readFileSync(path, 'utf8') : undefined;
       if (text === undefined) {
