@@ -70,6 +70,25 @@ describe('a journal write that does not reach the disk whole', () => {
     expect(r.stdout).not.toContain('no effects to recover');
   });
 
+  it('refuses the call when its intent cannot be synced to the disk', async () => {
+    const dir = tempDir('oneway-journal-sync-');
+    guard = await guardInProcess({
+      tools: toolsAt(MISBEHAVING_TOOLS),
+      toolsFile: MISBEHAVING_TOOLS,
+      target: nodeServer(MISBEHAVING_SERVER, [dir]),
+      journal: join(dir, 'journal.jsonl'),
+      writer: {
+        write: (fd, data) => writeSync(fd, data),
+        sync: () => {
+          throw Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
+        },
+      },
+    });
+    const charge = await guard.client.callTool({ name: 'charge', arguments: { to: 'bob', amount: 5 } });
+    expect(textOf(charge)).toMatch(/^refused by oneway guard: the journal .* cannot be written: EIO/);
+    expect(reached(dir)).toEqual([]);
+  });
+
   it('refuses the call on a full disk (a small tmpfs), and sends nothing to the server', async (ctx) => {
     const dir = tempDir('oneway-journal-full-');
     const disk = join(dir, 'disk');

@@ -158,7 +158,7 @@ export async function guardOverhead(outDir: string, rounds = 9, calls = 200): Pr
   }
 }
 
-/** Microseconds to journal one call (its intent and its outcome, each written through), in this process. */
+/** Microseconds to journal one call (its intent, synced to the disk, and its outcome), in this process. */
 function journalCost(path: string, toolsFile: string): number {
   const tools = loadGuardTools(toolsFile);
   if (!tools.ok) throw new Error(`internal: ${toolsFile} does not load`);

@@ -7,9 +7,10 @@
  * reply goes back, so a guard killed at any moment leaves a journal that says
  * what may have happened, and a power loss takes nothing it said it had.
  *
- * A line is written whole and synced (fsync) before the guard goes on: a short
- * write (a full disk takes what fits) or a failed one marks the journal broken,
- * and the call it was for is refused, never forwarded; every call after it too.
+ * A line is written whole before the guard goes on, and an intent is synced to
+ * the disk (`fdatasync`) before its call is forwarded: a short write (a full
+ * disk takes what fits) or a failed one marks the journal broken, and the call
+ * it was for is refused, never forwarded; every call after it too.
  *
  * One journal, one writer: it is locked (`JOURNAL.lock`) while a guard or a
  * `recover --apply` writes to it. A guard that finds its journal held by
@@ -22,7 +23,7 @@
  * happened, and an intent left without an outcome is journaled as the
  * ambiguous failure it is (reader.ts `lostIntentCall`).
  */
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fdatasyncSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { UsageError } from '../../core/errors.ts';
 import type { CallEvent, RecordEvent, RunStartEvent } from '../../core/record.ts';
@@ -57,7 +58,7 @@ export interface JournalWriter {
 
 const FILE_WRITER: JournalWriter = {
   write: (fd, data) => writeSync(fd, data),
-  sync: (fd) => fsyncSync(fd),
+  sync: (fd) => fdatasyncSync(fd),
 };
 
 export class Journal {
@@ -179,10 +180,12 @@ export class Journal {
   }
 
   /**
-   * Writes one event, redacted, whole, and synced to the disk; a failure (a short write too) marks
-   * the journal broken and throws.
+   * Writes one event, redacted and whole; a failure (a short write too) marks the journal broken and
+   * throws. An intent (what must be on the disk before its call is forwarded) and a settle are
+   * synced too (`fdatasync`); an outcome is not: lost with a power cut, its intent stands and reads
+   * as the uncertain call it then is, and a read-only call's changed nothing.
    */
-  write(event: RecordEvent): void {
+  write(event: RecordEvent, sync = event.type === 'intent' || event.type === 'settle'): void {
     if (this.broken) throw new Error(this.broken);
     try {
       if (this.fd === undefined) throw new Error('it is closed');
@@ -190,7 +193,7 @@ export class Journal {
       const written = this.writer.write(this.fd, data);
       if (written !== data.length)
         throw new Error(`only ${written} of ${data.length} bytes of a line were written (is the disk full?)`);
-      this.writer.sync(this.fd);
+      if (sync) this.writer.sync(this.fd);
     } catch (e) {
       this.broken = `the journal ${this.path} cannot be written: ${(e as Error).message}`;
       throw new Error(this.broken, { cause: e });
