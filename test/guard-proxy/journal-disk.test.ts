@@ -89,6 +89,22 @@ describe('a journal write that does not reach the disk whole', () => {
     expect(reached(dir)).toEqual([]);
   });
 
+  it('sends no compensation of recover --apply unjournaled: it fails, said so, and recovery goes on', async () => {
+    const dir = tempDir('oneway-journal-operator-');
+    let short = false;
+    guard = await guardInProcess({
+      tools: toolsAt(MISBEHAVING_TOOLS),
+      toolsFile: MISBEHAVING_TOOLS,
+      target: nodeServer(MISBEHAVING_SERVER, [dir]),
+      journal: join(dir, 'journal.jsonl'),
+      writer: { write: (fd, data) => (short ? writeSync(fd, data, 0, 1) : writeSync(fd, data)), sync: fsyncSync },
+    });
+    short = true;
+    const r = await guard.proxy.operatorCall('charge', { to: 'bob', amount: 5 }, 'recover');
+    expect(r).toMatchObject({ ok: false, error: expect.stringMatching(/^not sent: the journal .* cannot be written/) });
+    expect(reached(dir)).toEqual([]);
+  });
+
   it('refuses the call on a full disk (a small tmpfs), and sends nothing to the server', async (ctx) => {
     const dir = tempDir('oneway-journal-full-');
     const disk = join(dir, 'disk');

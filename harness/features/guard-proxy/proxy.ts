@@ -454,6 +454,7 @@ export class GuardProxy {
     const step = journal.nextStep();
     const a = this.known.assess({ tool, args }, session);
     const decl = this.known.declared(tool);
+    // A journal that cannot be written refuses this call too: nothing is sent unjournaled.
     const result = await this.forward(
       session,
       {
@@ -472,7 +473,7 @@ export class GuardProxy {
         establishes: a.establishes,
       },
       serverName,
-    );
+    ).catch((e: Error) => toolError(`not sent: ${e.message}`, { 'oneway/status': 'blocked' }));
     return result.isError ? { ok: false, step, error: textOf(result) } : { ok: true, step };
   }
 
