@@ -110,6 +110,18 @@ describe("a journal's checklist", () => {
     expect(text).toContain('2 open');
   });
 
+  it('keeps open a failed call a reconciler said applied, as one to respond to', () => {
+    const a = head(1, 'pay', { to: 'bob', amount: 5 }, 'irreversible');
+    const s = head(2, 'pay_status', { to: 'bob' }, 'reversible');
+    const { checklist } = journalOf([
+      outcome(a, { status: 'fault', applied: false, ambiguous: true, error: 'timed out' }),
+      outcome(s, {
+        reconciled: { tool: 'pay', step: 1, applied: true, calls: [{ tool: 'pay', step: 1, applied: true }] },
+      }),
+    ]);
+    expect(checklist.items.map((i) => [i.step, i.action, i.uncertain, i.open])).toEqual([[1, 'respond', false, true]]);
+  });
+
   it('lists the attempts the guard refused, ticked, with why', () => {
     const r = head(1, 'write_file', { path: '/srv/a.txt', content: 'x' }, 'irreversible');
     const { checklist, text } = journalOf([

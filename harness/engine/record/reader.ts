@@ -259,7 +259,10 @@ export function lostIntentCall(i: IntentEvent): CallEvent {
  */
 export function settleReport(
   e: SettleEvent,
-): Pick<CallEvent, 'step' | 'batch' | 'tool' | 'args' | 'class' | 'status' | 'ambiguous' | 'reconciled'> {
+): Pick<
+  CallEvent,
+  'step' | 'batch' | 'tool' | 'args' | 'class' | 'status' | 'ambiguous' | 'reconciled' | 'reply_lost'
+> {
   const call = { tool: e.tool, step: e.settles, applied: e.applied };
   return {
     step: e.step,

@@ -154,14 +154,10 @@ export function buildChecklist(record: ParsedRecord, scenario?: Scenario): Check
   // Which earlier ambiguous failure a call repeats blindly: the one rule of unreconciled retries
   // (retries.ts, which scoring and the guard ask too), a settle counting as a reconciler's answer.
   const repeatOf = new Map<number, number>();
-  walkAmbiguities<Parameters<typeof retriedFailure>[0] & Parameters<typeof walkAmbiguities>[0][number]>(
-    [...issued, ...settles.map(settleReport)],
-    tools,
-    (c, open) => {
-      const f = retriedFailure(c, open, tools.get(c.tool));
-      if (f) repeatOf.set(c.step, f.step);
-    },
-  );
+  walkAmbiguities([...issued, ...settles.map(settleReport)], tools, (c, open) => {
+    const f = retriedFailure(c, open, tools.get(c.tool));
+    if (f) repeatOf.set(c.step, f.step);
+  });
 
   // The same ledger the dangling score counts: which calls left an effect, and which compensated which.
   const ledger = effectLedger(issued, start.tools);
@@ -185,17 +181,17 @@ export function buildChecklist(record: ParsedRecord, scenario?: Scenario): Check
     }
     const ambiguous = c.status === 'fault' && (c.ambiguous || c.applied);
     const withEffect = effectSteps.has(c.step);
-    // In a journal, a call that applied is on the checklist by its class, declared effects or not:
-    // an irreversible write_file a tools file gives no effects still overwrote a file.
+    const settled = settledBy.get(c.step);
+    // In a journal, a call that applied (by its reply, or by a reconciler's answer after it failed)
+    // is on the checklist by its class, declared effects or not: an irreversible write_file a tools
+    // file gives no effects still overwrote a file.
     const executed =
       journal &&
-      c.status === 'ok' &&
-      c.applied &&
+      ((c.status === 'ok' && c.applied) || (ambiguous && settled?.applied === true)) &&
       !c.read_only &&
       DANGLING_CLASSES.has(c.class) &&
       !(c.kind === 'approval' && c.approved === false);
     if (!withEffect && !executed && !compensates.has(c.step) && !(ambiguous && !c.read_only)) continue;
-    const settled = settledBy.get(c.step);
     const person = settledByPerson.get(c.step);
     const uncertain = ambiguous && !settled && !person;
     const decl = scenario?.tools.find((t) => t.name === c.tool);
