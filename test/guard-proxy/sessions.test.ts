@@ -10,7 +10,10 @@ import { describe, expect, it } from 'vitest';
 import { main as recover } from '../../harness/cli/recover.ts';
 import { readJournalSessions, sessionJournalDir } from '../../harness/engine/record/journals.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
-import { guardCommand, MISBEHAVING_SERVER, MISBEHAVING_TOOLS, outcomes } from './helpers.ts';
+import { DEFAULT_POLICY } from '../../harness/engine/guard/policy.ts';
+import { Journal } from '../../harness/features/guard-proxy/journal.ts';
+import { journalStart } from '../../harness/features/guard-proxy/proxy.ts';
+import { guardCommand, MISBEHAVING_SERVER, MISBEHAVING_TOOLS, outcomes, toolsAt } from './helpers.ts';
 
 const WIDE = { NO_COLOR: '1', COLUMNS: '1000' };
 
@@ -40,7 +43,6 @@ describe('guards sharing a journal path', () => {
     }
     const sessions = readdirSync(sessionJournalDir(journal)).filter((n) => n.endsWith('.jsonl'));
     expect(sessions).toHaveLength(1);
-    expect([a.stderr(), b.stderr()].join('\n')).toContain(`this session journals to ${sessionJournalDir(journal)}/`);
     const charged = [...outcomes(journal), ...outcomes(join(sessionJournalDir(journal), sessions[0] as string))]
       .map((c) => c.args.to)
       .sort();
@@ -55,6 +57,33 @@ describe('guards sharing a journal path', () => {
     // And the directory, as JSON: one document per journal.
     const json = await runCli(recover, [sessionJournalDir(journal), '--reporter=json']);
     expect((JSON.parse(json.stdout) as { journals: { items: unknown[] }[] }).journals).toHaveLength(1);
+  });
+});
+
+describe('a session journal', () => {
+  it('is where a guard journals when another holds the journal, and it says so', () => {
+    const dir = tempDir('oneway-guard-session-open-');
+    const journal = join(dir, 'journal.jsonl');
+    const tools = toolsAt(MISBEHAVING_TOOLS);
+    const start = () =>
+      journalStart({ scenario: tools, toolsFile: MISBEHAVING_TOOLS, facts: [], policy: DEFAULT_POLICY, upstream: 'x' });
+    const said: string[] = [];
+    const first = Journal.open(journal, start(), { command: 'test', shared: true });
+    const second = Journal.open(journal, start(), { command: 'test', shared: true, warn: (m) => said.push(m) });
+    try {
+      expect(first.path).toBe(journal);
+      expect(second.path.startsWith(`${sessionJournalDir(journal)}/`)).toBe(true);
+      expect(said.join('\n')).toContain(
+        `this session journals to ${second.path} (oneway recover ${journal} reads both)`,
+      );
+      // Not shared (recover --apply, --settle): the lock refuses, as before.
+      expect(() => Journal.open(journal, undefined, { command: 'test', existing: true })).toThrow(
+        /is in use by another/,
+      );
+    } finally {
+      first.close();
+      second.close();
+    }
   });
 });
 
