@@ -420,6 +420,12 @@ function userName(env: NodeJS.ProcessEnv): string {
  * refuses this), after checking each names a call the journal sent. Says what it recorded.
  */
 function settleJournal(path: string, answers: { step: number; applied: boolean }[], by: string): string[] {
+  const read = readRecord(path);
+  if (read.ok && !read.value.start.journal)
+    throw new UsageError(
+      "--settle records a person's answer in a guard's journal; this is the record of an evaluation",
+      'an evaluation knows what each call did: there is nothing to settle',
+    );
   const journal = Journal.open(path, undefined, { command: 'oneway recover --settle', existing: true });
   try {
     const calls = new Map(

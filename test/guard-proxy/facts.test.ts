@@ -182,5 +182,7 @@ describe('a person settles an uncertain call', () => {
     expect(missing.stderr).toContain('the journal has no call at step 9');
     const bad = await runCli(recover, [journal, '--settle=1=maybe']);
     expect(bad.stderr).toContain('--settle takes STEP=applied or STEP=not-applied');
+    const lonely = await runCli(recover, [journal, '--by=alice']);
+    expect(lonely.stderr).toContain('--by goes with --settle');
   });
 });

@@ -107,6 +107,16 @@ describe('npm run recover', () => {
     expect(given.code).toBe(0);
   });
 
+  it('refuses --settle and --tools on the record of an evaluation, with a hint', async () => {
+    const r = await record(NOTES, [call('send_share_email', { to: 'dana@partner.example', note_id: 'n1' })]);
+    const settle = await runCli(main, [r.file, '--settle=1=applied']);
+    expect(settle.code).toBe(2);
+    expect(settle.stderr).toContain("--settle records a person's answer in a guard's journal");
+    const tools = await runCli(main, [r.file, '--tools=tools.yaml']);
+    expect(tools.code).toBe(2);
+    expect(tools.stderr).toContain('--tools is for a journal of oneway guard');
+  });
+
   it('exits 2 on bad input, with a hint and no stack trace', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'scenario.yaml'), 'id: x\n');
