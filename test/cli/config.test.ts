@@ -3,7 +3,7 @@
  * that the command line overrides), the forgotten `--` after `npm run`, time options in
  * milliseconds, and the project's own scenarios as the default.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { durationMs, parseCli } from '../../harness/cli/common.ts';
@@ -186,7 +186,14 @@ describe('oneway.config.*', () => {
       stdout.on('data', (d) => (out += String(d)));
       stderr.on('data', (d) => (err += String(d)));
       const code = await runCommand(spec, argv, { stdout, stderr, cwd: dir, env: { NO_COLOR: '1' } });
-      return { code, stderr: err, results: JSON.parse(out) as Results };
+      return {
+        code,
+        stderr: err,
+        stdout: out,
+        get results() {
+          return JSON.parse(out) as Results;
+        },
+      };
     };
     // An ad-hoc run of another planner: the speculative gate is skipped, the other one still applies.
     const adHoc = await run(['--planner=eager']);
@@ -204,10 +211,18 @@ describe('oneway.config.*', () => {
     expect(withIt.code).toBe(1);
     expect(withIt.results.gates.skipped).toBeUndefined();
     expect(withIt.results.gates.failures.map((f) => f.gate)).toEqual(['speculative:premature_irreversible_rate>0']);
-    // A flag names the planner for this run: not there is a failure (likely a typo), as before.
-    const flagged = await run(['--planner=eager', '--fail-on=speculativ:premature_irreversible_rate>0']);
-    expect(flagged.code).toBe(1);
-    expect(flagged.results.gates.failures[0]?.message).toContain('planner "speculativ" is not in this evaluation');
+    // A flag names the planner for this run: not there is a usage error before any run starts (likely a typo).
+    const flagged = await run([
+      '--planner=eager,speculative',
+      '--fail-on=speculativ:premature_irreversible_rate>0',
+      '--out=typo',
+    ]);
+    expect(flagged.code).toBe(2);
+    expect(flagged.stderr).toContain(
+      'oneway: --fail-on "speculativ:premature_irreversible_rate>0" names planner "speculativ", which is not among the planners (eager, speculative)',
+    );
+    expect(flagged.stderr).toContain('hint: did you mean "speculative"?');
+    expect(existsSync(join(dir, 'typo'))).toBe(false); // nothing ran, nothing was written
   });
 
   it('gives lint its scenarios when no PATHS are given', async () => {
