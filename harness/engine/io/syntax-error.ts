@@ -14,7 +14,7 @@ const JS_FILE = /\.(c|m)?js$/;
 const CHECK_TIMEOUT_MS = 30_000;
 
 /** Where a syntax error is, and what it is. */
-export interface SyntaxErrorAt {
+interface SyntaxErrorAt {
   file: string;
   line: number;
   /** 1-based, in characters. */
@@ -41,7 +41,7 @@ export function parseCheckOutput(stderr: string): SyntaxErrorAt | undefined {
 }
 
 /** The syntax error `node --check` finds in `file`, or undefined (none, not JavaScript, or the check could not say). */
-export function syntaxErrorIn(file: string): Promise<SyntaxErrorAt | undefined> {
+function syntaxErrorIn(file: string): Promise<SyntaxErrorAt | undefined> {
   if (!JS_FILE.test(file)) return Promise.resolve(undefined);
   const env = { ...process.env };
   delete env.NODE_OPTIONS; // only the parse: no preloads
