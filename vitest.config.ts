@@ -41,6 +41,17 @@ const NOT_UNIT = [
   'test/sandbox/seal-socket.test.ts', // sockets and servers on loopback
   'test/scoring/permutation.property.test.ts', // long property runs
 ];
+/**
+ * Files that replace a module other files import (vi.mock): each runs with a module cache of its
+ * own (the `isolated` project), so what ran before it in its worker cannot decide whether the mock
+ * takes. Elsewhere a test is given the dependency instead (a parameter the production code takes);
+ * `npm run check` (scripts/check-mocks.mjs) fails on a vi.mock outside this list.
+ */
+const ISOLATED = [
+  'test/cli/settings.test.ts', // what the engine is asked, from the three entry points
+  'test/cli/watch.test.ts', // what the engine is asked at each change
+  'test/runner/results-memory.test.ts', // every run's events, watched as runOne returns them
+];
 
 export default defineConfig({
   // Tests import the package by name from source (package.json "exports" points at the compiled dist/).
@@ -61,8 +72,9 @@ export default defineConfig({
     maxWorkers: 2,
     // The files of a worker share one module cache: the engine is imported once a worker, not once
     // a file (import was a fifth of the suite's time). Such a test leaves no global state behind:
-    // environment variables through vi.stubEnv, servers closed in afterAll, signal handlers removed,
-    // and a module mock re-imports what it mocks (vi.resetModules; test/loader/load.test.ts).
+    // environment variables through vi.stubEnv, servers closed in afterAll, signal handlers removed.
+    // Nor does it vi.mock a module: whether the mock takes would depend on which files ran before it
+    // in its worker. It is given the dependency instead, or listed in ISOLATED above.
     isolate: false,
     // Every temporary directory of the run in one, removed at its end (test/global-setup.ts).
     globalSetup: ['test/global-setup.ts'],
@@ -72,14 +84,19 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: UNIT_DIRS.map((dir) => `test/${dir}/**/*.test.ts`),
-          exclude: [...configDefaults.exclude, ...NOT_UNIT],
+          exclude: [...configDefaults.exclude, ...NOT_UNIT, ...ISOLATED],
         },
       },
       // Every other directory (a new one too), and the files above.
       {
         extends: true,
-        test: { name: 'integration', include: [...OTHER_DIRS.map((dir) => `test/${dir}/**/*.test.ts`), ...NOT_UNIT] },
+        test: {
+          name: 'integration',
+          include: [...OTHER_DIRS.map((dir) => `test/${dir}/**/*.test.ts`), ...NOT_UNIT],
+          exclude: [...configDefaults.exclude, ...ISOLATED],
+        },
       },
+      { extends: true, test: { name: 'isolated', include: ISOLATED, isolate: true } },
     ],
   },
 });

@@ -34,7 +34,7 @@ echo "$listing" | grep -q '^package/dist/harness/index.d.ts$' || fail "the tarba
 echo "$listing" | grep -q '^package/LICENSE$' || fail "the tarball has no LICENSE"
 # The docs the README links to ship with it (the README is the package's front page).
 echo "$listing" | grep -q '^package/docs/scores.md$' || fail "the tarball has no docs (the README links to them)"
-unwanted="$(echo "$listing" | grep -E '^package/(test|reports|examples)/|\.test\.|^package/harness/.*\.ts$' || true)"
+unwanted="$(echo "$listing" | grep -E '^package/(test|reports)/|\.test\.|^package/harness/.*\.ts$' || true)"
 [ -z "$unwanted" ] || fail "the tarball ships what users do not need: $(echo "$unwanted" | head -n 5 | tr '\n' ' ')"
 
 echo "   $tarball: $(echo "$listing" | wc -l) files"

@@ -5,11 +5,30 @@
 #
 #   scripts/test-under-load.sh                 # npm test, all cores busy
 #   scripts/test-under-load.sh test/mcp        # arguments go to vitest
+#   scripts/test-under-load.sh --shuffle       # files (and tests) in a random order; the seed is printed
+#   scripts/test-under-load.sh --shuffle=1234  # ... in the order of that seed, to run a failing order again
 #   ONEWAY_LOAD_PROCS=4 scripts/test-under-load.sh
+#
+# The suite must pass in any order of its files too: files of a worker share a module cache
+# (vitest.config.ts), and a file must not depend on what ran before it (npm run check:mocks).
 #
 # Exits with the status of the tests. The busy loops are stopped whatever happens (trap).
 set -u
 cd "$(dirname "$0")/.."
+
+# --shuffle[=SEED] becomes vitest's --sequence.shuffle with a seed we print (vitest's own default
+# seed is the time, and a failing order is worth running again).
+args=()
+for arg in "$@"; do
+  case "$arg" in
+    --shuffle) args+=(--sequence.shuffle "--sequence.seed=$(node -p 'Math.floor(Math.random() * 2 ** 31)')") ;;
+    --shuffle=*) args+=(--sequence.shuffle "--sequence.seed=${arg#--shuffle=}") ;;
+    *) args+=("$arg") ;;
+  esac
+done
+for arg in "${args[@]}"; do
+  case "$arg" in --sequence.seed=*) echo "test-under-load: shuffled order, seed ${arg#--sequence.seed=} (--shuffle=${arg#--sequence.seed=} runs it again)" >&2 ;; esac
+done
 
 procs="${ONEWAY_LOAD_PROCS:-$(node -p 'require("node:os").availableParallelism()')}"
 pids=()
@@ -29,7 +48,7 @@ done
 echo "test-under-load: ${#pids[@]} busy loop(s) running (pids ${pids[*]}); running the tests" >&2
 
 started=$(date +%s)
-npm test -- "$@"
+npm test -- ${args[@]+"${args[@]}"}
 status=$?
 echo "test-under-load: tests exited with status $status after $(( $(date +%s) - started )) s, with ${#pids[@]} core(s) busy" >&2
 exit "$status"

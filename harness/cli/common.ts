@@ -62,19 +62,75 @@ export interface ParsedCli<O extends Options> {
   positionals: string[];
 }
 
-/** util.parseArgs, with unknown or malformed options turned into a UsageError with a did-you-mean. */
-export function parseCli<O extends Options>(argv: string[], options: O, allowPositionals = false): ParsedCli<O> {
+/**
+ * A command line after `--` (`oneway guard ... -- npx -y @modelcontextprotocol/server-memory`): the
+ * command that takes one (`oneway guard`) and what it is (`the server command`).
+ */
+export interface DashDashCommand {
+  command: string;
+  what: string;
+  /** Arguments the command takes before the `--` (`oneway recover JOURNAL.jsonl`): the command starts after them. */
+  positionals: number;
+}
+
+/**
+ * util.parseArgs, with unknown or malformed options turned into a UsageError with a did-you-mean.
+ * An option or argument that is a word of a command given unquoted (`--agent-cmd=npx -y pkg`), or
+ * given without the `--` before it (`oneway guard --tools=t.yaml npx -y pkg`), gets the corrected
+ * command line as its hint.
+ */
+export function parseCli<O extends Options>(
+  argv: string[],
+  options: O,
+  allowPositionals = false,
+  dashDash?: DashDashCommand,
+): ParsedCli<O> {
   try {
     return parseArgs({ args: argv, options, allowPositionals, strict: true }) as ParsedCli<O>;
   } catch (e) {
     const msg = (e as Error).message;
+    const split = splitCommand(argv, options, dashDash);
     const unknown = /Unknown option '(-{1,2}[^']+)'/.exec(msg)?.[1];
     if (unknown) {
       const s = suggest(unknown.replace(/^-+/, '').split('=')[0] ?? '', Object.keys(options));
-      throw new UsageError(`unknown option ${unknown}`, s ? `did you mean --${s}? (see --help)` : 'see --help');
+      throw new UsageError(
+        `unknown option ${unknown}`,
+        split ?? (s ? `did you mean --${s}? (see --help)` : 'see --help'),
+      );
     }
-    throw new UsageError(msg.replace(/\. To specify.*$/s, ''), 'see --help');
+    throw new UsageError(msg.replace(/\. To specify.*$/s, ''), split ?? 'see --help');
   }
+}
+
+/** A word as a POSIX shell reads it back: as it is when it is plain, else in double quotes. */
+export const shellWord = (word: string): string =>
+  /^[\w@%+=:,./-]+$/.test(word) ? word : `"${word.replace(/(["\\$`])/g, '\\$1')}"`;
+
+/**
+ * The hint for a command split into words by the shell: an option that takes a command (its name
+ * ends in -cmd) followed by words that are not options of ours (quote it), or words before which a
+ * `--` is missing (`dashDash`). Undefined when argv is not so.
+ */
+function splitCommand(argv: string[], options: Options, dashDash: DashDashCommand | undefined): string | undefined {
+  const ours = (a: string) => /^--[^-]/.test(a) && (a.slice(2).split('=')[0] ?? '') in options;
+  for (let i = 0; i < argv.length; i++) {
+    const m = /^--([\w-]+-cmd)(?:=(.*))?$/s.exec(argv[i] as string);
+    if (!m || options[m[1] as string]?.type !== 'string') continue;
+    const start = m[2] === undefined ? i + 2 : i + 1;
+    let end = start;
+    while (end < argv.length && !ours(argv[end] as string)) end++;
+    if (end === start) continue;
+    const words = [m[2] ?? (argv[i + 1] as string), ...argv.slice(start, end)];
+    return `a command with spaces is one value: quote it, --${m[1]}=${shellWord(words.join(' '))}`;
+  }
+  if (!dashDash) return undefined;
+  // The first word past the command's own arguments that is not an option of ours or the value of
+  // one: where the command starts.
+  const { tokens } = parseArgs({ args: argv, options, allowPositionals: true, strict: false, tokens: true });
+  const first = tokens.filter((t) => t.kind === 'positional')[dashDash.positionals];
+  if (!first) return undefined;
+  const words = argv.slice(first.index);
+  return `${dashDash.what} goes after --: ${dashDash.command} ${[...argv.slice(0, first.index), '--', ...words].map(shellWord).join(' ')}`;
 }
 
 /** Values of a repeatable, comma-separated option. */

@@ -59,6 +59,7 @@ import {
   paints,
 } from './common.ts';
 import { printHelp } from './help.ts';
+import { plural } from '../util/plural.ts';
 
 async function help(): Promise<string> {
   const [{ builtinPlanners }, { DEFAULT_BATCH_WINDOW_MS }] = await Promise.all([
@@ -540,7 +541,7 @@ function reportLint(scenarios: RequestScenarios, io: Io): void {
   if (problems.length > 0)
     io.stderr.write(
       cerr.yellow(
-        `oneway: ${problems.length} problem(s); the files with errors${refused ? ` (${refused} refused for lint errors)` : ''} were skipped, the rest run\n`,
+        `oneway: ${plural(problems.length, 'problem')}; the files with errors${refused ? ` (${refused} refused for lint errors)` : ''} were skipped, the rest run\n`,
       ),
     );
   if (refused) io.stderr.write(`  hint: ${LINT_HINT}\n`);
@@ -548,7 +549,7 @@ function reportLint(scenarios: RequestScenarios, io: Io): void {
     for (const f of lint) io.stderr.write(`${formatFinding(f)}\n`);
     io.stderr.write(
       cerr.yellow(
-        `oneway: --allow-lint-errors: running with ${lint.length} lint error(s); results.json lists them ("lint")\n`,
+        `oneway: --allow-lint-errors: running with ${plural(lint.length, 'lint error')}; results.json lists them ("lint")\n`,
       ),
     );
   }
@@ -661,7 +662,7 @@ async function runEvaluation(
   if (runs !== undefined)
     io.stderr.write(
       cerr.dim(
-        `oneway: ${runs} runs of planners that only compute: on ${evalOptions.workers} worker threads (--workers=1 keeps them on this thread)\n`,
+        `oneway: ${plural(runs, 'run')} of planners that only compute: on ${evalOptions.workers} worker threads (--workers=1 keeps them on this thread)\n`,
       ),
     );
   return engine.evaluate(evalOptions).finally(async () => {
@@ -700,7 +701,9 @@ async function writeAndReport(
     io.stderr.write(`${line}\n`);
   if (results.interrupted)
     io.stderr.write(
-      cerr.yellow(`oneway: interrupted after ${results.runs.length} runs; results.json is marked interrupted\n`),
+      cerr.yellow(
+        `oneway: interrupted after ${plural(results.runs.length, 'run')}; results.json is marked interrupted\n`,
+      ),
     );
   for (const s of results.gates.skipped ?? []) io.stderr.write(`${cerr.yellow(`note: ${terminalText(s.message)}`)}\n`);
   for (const f of results.gates.failures) io.stderr.write(`${cerr.red(`✗ ${terminalText(f.message)}`)}\n`);
@@ -722,7 +725,7 @@ function expectationsHold(results: Results, selected: readonly LoadedScenario[],
   const checked = selected.reduce((a, l) => a + Object.keys(l.scenario.expect ?? {}).length, 0);
   io.stderr.write(
     expectFailures.length
-      ? cerr.red(`oneway --check: ${expectFailures.length} expectation(s) failed\n`)
+      ? cerr.red(`oneway --check: ${plural(expectFailures.length, 'expectation')} failed\n`)
       : cerr.green(`oneway --check: all ${checked} expectation sets hold\n`),
   );
   return expectFailures.length === 0;

@@ -39,6 +39,7 @@ import {
   scenarioHome,
 } from './common.ts';
 import { printHelp } from './help.ts';
+import { plural } from '../util/plural.ts';
 
 const HELP = `oneway fuzz: generate plans, check properties on every run, shrink failures to minimal plans.
 
@@ -355,7 +356,7 @@ export async function main(argv: string[], io: Io = processIo(), config?: Config
     if (loaded.lint.length)
       io.stderr.write(
         cerr.yellow(
-          `oneway: --allow-lint-errors: fuzzing with ${loaded.lint.length} lint error(s); fuzz.json lists them\n`,
+          `oneway: --allow-lint-errors: fuzzing with ${plural(loaded.lint.length, 'lint error')}; fuzz.json lists them\n`,
         ),
       );
     if (request.path !== undefined && (scenarios.length > 1 || properties.length > 1)) {
@@ -372,7 +373,7 @@ export async function main(argv: string[], io: Io = processIo(), config?: Config
       return r === '' ? '.' : r.startsWith('..') || isAbsolute(r) ? p : r;
     };
     io.stdout.write(
-      `${c.bold('oneway fuzz')} ${planner ? `planner ${terminalText(planner.name)}` : 'generated plans'} · ${scenarios.length} scenario(s) · ${
+      `${c.bold('oneway fuzz')} ${planner ? `planner ${terminalText(planner.name)}` : 'generated plans'} · ${plural(scenarios.length, 'scenario')} · ${
         planner
           ? `seeds ${seed}..${timeLimit === undefined || request.runsGiven ? seed + runs - 1 : ''}`
           : `seed ${seed}`
@@ -436,7 +437,7 @@ export async function main(argv: string[], io: Io = processIo(), config?: Config
       const refused = loaded.problems.some((p) => p.code === 'lint');
       io.stderr.write(
         cerr.yellow(
-          `oneway: ${loaded.problems.length} problem(s); the files with errors were skipped${refused ? ' (lint errors: `oneway lint` explains them; --allow-lint-errors fuzzes them anyway)' : ''}\n`,
+          `oneway: ${plural(loaded.problems.length, 'problem')}; the files with errors were skipped${refused ? ' (lint errors: `oneway lint` explains them; --allow-lint-errors fuzzes them anyway)' : ''}\n`,
         ),
       );
       return 2;

@@ -59,7 +59,11 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     // Everything after the first `--` is a stdio server's command line, options and all.
     const dash = argv.indexOf('--');
     const command = dash >= 0 ? argv.slice(dash + 1) : undefined;
-    const { values, positionals } = parseCli(dash >= 0 ? argv.slice(0, dash) : argv, OPTIONS, true);
+    const { values, positionals } = parseCli(dash >= 0 ? argv.slice(0, dash) : argv, OPTIONS, true, {
+      command: 'oneway import',
+      what: "a stdio server's command",
+      positionals: 1,
+    });
     if (values.help) {
       printHelp(io, HELP);
       return 0;

@@ -18,6 +18,7 @@ import { configLayer, type EvalSettings } from '../features/request/eval.ts';
 import { mergeLayers } from '../features/request/layers.ts';
 import { list, parseCli, type Io, commandFailed, runIfEntry, processIo, paints } from './common.ts';
 import { printHelp } from './help.ts';
+import { plural } from '../util/plural.ts';
 
 const HELP = `oneway merge (eval:merge): merge the outputs of sharded evaluations
 
@@ -95,7 +96,7 @@ export async function main(argv: string[], io: Io = processIo(), config?: Config
     const written = writeReports(merged, reporters, { outDir, stdout: io.stdout, chalk: paints(io).c, env: io.env });
     const where = relative(io.cwd, outDir) || '.';
     io.stderr.write(
-      `${cerr.dim(`merged ${dirs.length} shard(s), ${merged.runs.length} runs: ${[`${where}/results.json`, ...written.map((w) => `${where}/${w}`)].join(', ')}`)}\n`,
+      `${cerr.dim(`merged ${plural(dirs.length, 'shard')}, ${plural(merged.runs.length, 'run')}: ${[`${where}/results.json`, ...written.map((w) => `${where}/${w}`)].join(', ')}`)}\n`,
     );
     for (const s of merged.gates.skipped ?? []) io.stderr.write(`${cerr.yellow(`note: ${terminalText(s.message)}`)}\n`);
     for (const f of merged.gates.failures) io.stderr.write(`${cerr.red(`✗ ${terminalText(f.message)}`)}\n`);

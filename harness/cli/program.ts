@@ -15,7 +15,7 @@ import { makeChalk, useColor } from '../features/report/color.ts';
 import { packageVersion } from '../util/package-root.ts';
 import { terminalText } from '../util/terminal-text.ts';
 import { COMMANDS, commandNamed, type CommandModule, type CommandSpec } from './commands.ts';
-import type { Io } from './common.ts';
+import { shellWord, type Io } from './common.ts';
 import { helpWidth, wrapHelp } from './help.ts';
 import { findConfig, loadConfig } from '../features/request/config.ts';
 
@@ -47,13 +47,13 @@ export function forgottenDashDash(
     if (name === 'help' || given.has(name)) continue;
     const value = env[`npm_config_${name.replace(/-/g, '_')}`];
     if (value === undefined) continue;
-    lost.push(o.type === 'boolean' || value === 'true' ? `--${name}` : `--${name}=${value}`);
+    lost.push(o.type === 'boolean' || value === 'true' ? `--${name}` : `--${name}=${shellWord(value)}`);
   }
   if (lost.length === 0) return undefined;
   const script = env.npm_lifecycle_event;
   return new UsageError(
     `${lost.join(' ')} went to npm, not to oneway: npm run passes a script its options only after "--"`,
-    `npm run ${script} -- ${[...lost, ...argv].join(' ')}`,
+    `npm run ${script} -- ${[...lost, ...argv.map(shellWord)].join(' ')}`,
   );
 }
 

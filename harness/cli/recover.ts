@@ -111,7 +111,11 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     // Everything after the first `--` is the server's command line (a guard journal's --apply).
     const dash = argv.indexOf('--');
     const command = dash >= 0 ? argv.slice(dash + 1) : undefined;
-    const { values, positionals } = parseCli(dash >= 0 ? argv.slice(0, dash) : argv, OPTIONS, true);
+    const { values, positionals } = parseCli(dash >= 0 ? argv.slice(0, dash) : argv, OPTIONS, true, {
+      command: 'oneway recover',
+      what: 'the server command',
+      positionals: 1,
+    });
     if (values.help) {
       printHelp(io, HELP);
       return 0;

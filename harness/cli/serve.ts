@@ -26,6 +26,7 @@ import {
 import type { Layer } from '../features/request/layers.ts';
 import { parseCli, positiveInt, type Io, commandFailed, processIo } from './common.ts';
 import { printHelp } from './help.ts';
+import { plural } from '../util/plural.ts';
 
 const HELP = `oneway serve: a scenario as an MCP server; each MCP session is one evaluated run.
 
@@ -228,7 +229,7 @@ export async function main(argv: string[], io: Io = processIo(), config?: Config
       process.on('SIGTERM', stop);
     });
     const results = await serving.close();
-    io.stderr.write(`oneway: ${results.runs.length} run(s) in ${where}/results.json\n`);
+    io.stderr.write(`oneway: ${plural(results.runs.length, 'run')} in ${where}/results.json\n`);
     return 0;
   } catch (e) {
     return commandFailed(e, io, 'oneway serve');

@@ -87,9 +87,12 @@ export function formatProblem(p: Problem): string {
   return formatLocated(p, p.severity === 'warning' ? 'warning' : 'error', p.rule ?? p.code);
 }
 
-/** The line every positioned issue prints as; `tag` is a problem's code or a lint finding's rule. */
+/**
+ * The line every positioned issue prints as; `tag` is a problem's code or a lint finding's rule.
+ * Line 0 is no place in a file (a flag's value, `--scenario`; a file as a whole): no line:column then.
+ */
 export function formatLocated(p: Omit<Problem, 'code' | 'severity'>, severity: Severity, tag: string): string {
-  const where = `${terminalText(p.file)}:${p.line}:${p.col}`;
+  const where = p.line > 0 ? `${terminalText(p.file)}:${p.line}:${p.col}` : terminalText(p.file);
   const hint = p.hint ? `\n    hint: ${terminalText(p.hint)}` : '';
   return `${where} ${severity} [${tag}] ${terminalText(p.path)}: ${terminalText(p.message)}${hint}`;
 }

@@ -36,7 +36,8 @@ export function editDistance(a: string, b: string): number {
 const MAX_TYPO_LENGTH = 128;
 
 /**
- * The candidates close to `word`, best first (smallest distance, then prefix matches, then name order).
+ * The candidates close to `word`, best first (smallest distance, then prefix matches; among equals, the
+ * nearest in length, then name order).
  *
  * @example
  * suggestions('revers', ['reversible', 'compensable', 'irreversible']) // ['reversible']
@@ -58,7 +59,10 @@ export function suggestions(word: string, candidates: Iterable<string>, max = 3)
     if (d <= 2 && d < Math.min(w.length, lc.length)) scored.push({ c, score: d });
     else if (prefix) scored.push({ c, score: 3 });
   }
-  scored.sort((x, y) => x.score - y.score || (x.c < y.c ? -1 : x.c > y.c ? 1 : 0));
+  // Equally close: the one nearer the word's length first (`premature_irreversible` is more likely
+  // `premature_irreversible_rate` than `premature_irreversible_per_100`), then name order.
+  const off = (c: string) => Math.abs(c.length - word.length);
+  scored.sort((x, y) => x.score - y.score || off(x.c) - off(y.c) || (x.c < y.c ? -1 : x.c > y.c ? 1 : 0));
   return scored.slice(0, max).map((s) => s.c);
 }
 

@@ -34,4 +34,9 @@ describe('formatting', () => {
     expect(formatProblem(problem)).toBe('a.yaml:3:5 warning [schema] tools[0].name: a message\n    hint: a hint');
     expect(formatFinding({ ...at, rule: 'split-value', severity: 'info' })).toBe('a.yaml:3:5 info [split-value] tools[0].name: a message\n    hint: a hint');
   });
+
+  it('prints no line:column for a problem that has no place in a file (a flag, line 0)', () => {
+    const p: Problem = { code: 'spec', file: '--scenario', line: 0, col: 0, path: 'invoice', message: 'unknown scenario id "invoice"' };
+    expect(formatProblem(p)).toBe('--scenario error [spec] invoice: unknown scenario id "invoice"');
+  });
 });

@@ -42,7 +42,7 @@ describe('npm run eval -- --list, --tag, --filter', () => {
     const r = await runCli(main, ['--list', `--scenario=${dir}`], dir);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/email-tiny\s+│\s+\S+\s+│\s+5\/2\/1\s+│\s+messaging, approval-gate/);
-    expect(r.stdout).toContain('1 scenarios, 2 distinct tags');
+    expect(r.stdout).toContain('1 scenario, 2 distinct tags');
   });
 
   it('selects scenarios by tag and by id pattern', async () => {

@@ -3,10 +3,10 @@
  * that the command line overrides), the forgotten `--` after `npm run`, time options in
  * milliseconds, and the project's own scenarios as the default.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { durationMs } from '../../harness/cli/common.ts';
+import { durationMs, parseCli } from '../../harness/cli/common.ts';
 import { checkConfig, findConfig, loadConfig } from '../../harness/features/request/config.ts';
 import { checkLineUp, configLayer, evalRequest, EVAL_DEFAULTS } from '../../harness/features/request/eval.ts';
 import { mergeLayers } from '../../harness/features/request/layers.ts';
@@ -186,7 +186,14 @@ describe('oneway.config.*', () => {
       stdout.on('data', (d) => (out += String(d)));
       stderr.on('data', (d) => (err += String(d)));
       const code = await runCommand(spec, argv, { stdout, stderr, cwd: dir, env: { NO_COLOR: '1' } });
-      return { code, stderr: err, results: JSON.parse(out) as Results };
+      return {
+        code,
+        stderr: err,
+        stdout: out,
+        get results() {
+          return JSON.parse(out) as Results;
+        },
+      };
     };
     // An ad-hoc run of another planner: the speculative gate is skipped, the other one still applies.
     const adHoc = await run(['--planner=eager']);
@@ -204,10 +211,18 @@ describe('oneway.config.*', () => {
     expect(withIt.code).toBe(1);
     expect(withIt.results.gates.skipped).toBeUndefined();
     expect(withIt.results.gates.failures.map((f) => f.gate)).toEqual(['speculative:premature_irreversible_rate>0']);
-    // A flag names the planner for this run: not there is a failure (likely a typo), as before.
-    const flagged = await run(['--planner=eager', '--fail-on=speculativ:premature_irreversible_rate>0']);
-    expect(flagged.code).toBe(1);
-    expect(flagged.results.gates.failures[0]?.message).toContain('planner "speculativ" is not in this evaluation');
+    // A flag names the planner for this run: not there is a usage error before any run starts (likely a typo).
+    const flagged = await run([
+      '--planner=eager,speculative',
+      '--fail-on=speculativ:premature_irreversible_rate>0',
+      '--out=typo',
+    ]);
+    expect(flagged.code).toBe(2);
+    expect(flagged.stderr).toContain(
+      'oneway: --fail-on "speculativ:premature_irreversible_rate>0" names planner "speculativ", which is not among the planners (eager, speculative)',
+    );
+    expect(flagged.stderr).toContain('hint: did you mean "speculative"?');
+    expect(existsSync(join(dir, 'typo'))).toBe(false); // nothing ran, nothing was written
   });
 
   it('gives lint its scenarios when no PATHS are given', async () => {
@@ -236,6 +251,16 @@ describe('a forgotten -- after npm run', () => {
     expect(e?.hint).toBe('npm run eval -- --planner=eager --guard');
     expect(forgottenDashDash(EVAL_OPTIONS, ['--planner=eager', '--guard'], env)).toBeUndefined();
     expect(forgottenDashDash(EVAL_OPTIONS, [], { npm_config_planner: 'eager' })).toBeUndefined(); // not under npm run
+  });
+
+  it('gives a command with spaces back quoted, so the hint can be typed as it is', () => {
+    const env = { npm_lifecycle_event: 'eval', npm_config_agent_cmd: 'npx -y @modelcontextprotocol/server-memory' };
+    expect(forgottenDashDash(EVAL_OPTIONS, [], env)?.hint).toBe(
+      'npm run eval -- --agent-cmd="npx -y @modelcontextprotocol/server-memory"',
+    );
+    // `npm run eval --agent-cmd "node x.js"`: npm takes --agent-cmd as a flag and passes the command on.
+    const flag = { npm_lifecycle_event: 'eval', npm_config_agent_cmd: 'true' };
+    expect(forgottenDashDash(EVAL_OPTIONS, ['node x.js'], flag)?.hint).toBe('npm run eval -- --agent-cmd "node x.js"');
   });
 
   it('is refused before any work starts', async () => {
@@ -312,5 +337,48 @@ describe("the project's scenarios", () => {
     // Ids resolve in the project's scenarios.
     const byId = await runCli(evalMain, ['--list', '--scenario=email-tiny'], dir);
     expect(byId.stdout).toContain('email-tiny');
+  });
+});
+
+describe('a command given as words', () => {
+  it('unquoted after --agent-cmd: the quoted command is the hint, whatever its first option', async () => {
+    for (const [argv, quoted] of [
+      [
+        ['--agent-cmd=npx', '-y', '@modelcontextprotocol/server-memory'],
+        '"npx -y @modelcontextprotocol/server-memory"',
+      ],
+      [['--agent-cmd', 'npx', '-y', 'agent', '--trials=1'], '"npx -y agent"'],
+      [['--agent-cmd=node', 'x.js'], '"node x.js"'],
+    ] as const) {
+      const r = await runCli(evalMain, [...argv], tempDir());
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`hint: a command with spaces is one value: quote it, --agent-cmd=${quoted}`);
+    }
+  });
+
+  it('without the -- before it: the command line with the -- is the hint', () => {
+    const guard = { command: 'oneway guard', what: 'the server command', positionals: 0 };
+    const options = { tools: { type: 'string' }, help: { type: 'boolean' } } as const;
+    const hintOf = (argv: string[], d = guard) => {
+      try {
+        parseCli(argv, options, true, d);
+      } catch (e) {
+        return (e as UsageError).hint;
+      }
+      return 'parsed';
+    };
+    expect(hintOf(['--tools=t.yaml', 'npx', '-y', '@modelcontextprotocol/server-memory'])).toBe(
+      'the server command goes after --: oneway guard --tools=t.yaml -- npx -y @modelcontextprotocol/server-memory',
+    );
+    // import takes its format first: the command starts after it.
+    expect(
+      hintOf(['mcp', 'npx', '-y', 'srv'], {
+        command: 'oneway import',
+        what: "a stdio server's command",
+        positionals: 1,
+      }),
+    ).toBe("a stdio server's command goes after --: oneway import mcp -- npx -y srv");
+    // A mistyped option of the command's own is still a did-you-mean.
+    expect(hintOf(['--tols=t.yaml'])).toBe('did you mean --tools? (see --help)');
   });
 });

@@ -56,6 +56,14 @@ describe('npm run eval', () => {
     },
   );
 
+  it('names the flag of an unknown scenario id, with no line:column it does not have', async () => {
+    const r = await runCli(main, ['--scenario=invoice-and-notfy', `--out=${tempDir()}`]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--scenario error [spec] invoice-and-notfy: unknown scenario id "invoice-and-notfy"');
+    expect(r.stderr).toContain('did you mean "invoice-and-notify"?');
+    expect(r.stderr).not.toContain(':0:0');
+  });
+
   it('reports a bad scenario with file:line:col, runs the good one, and exits 2', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'good.yaml'), EMAIL_YAML);

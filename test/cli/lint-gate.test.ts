@@ -76,7 +76,7 @@ describe('oneway eval', () => {
     expect(results.lint).toEqual([
       expect.objectContaining({ rule: 'reversible-asymmetric', severity: 'error', file: 'lint.yaml', line: 10 }),
     ]);
-    expect(readFileSync(join(dir, 'out', 'report.md'), 'utf8')).toContain('1 lint error(s): scenarios ran with them');
+    expect(readFileSync(join(dir, 'out', 'report.md'), 'utf8')).toContain('1 lint error: scenarios ran with them');
     expect(readFileSync(join(dir, 'out', 'report.html'), 'utf8')).toContain('1 lint error</strong>');
     expect(renderAnnotations(results)).toContainEqual(
       expect.stringMatching(/^::warning file=lint\.yaml,line=10,col=29,title=oneway lint%3A reversible-asymmetric/),

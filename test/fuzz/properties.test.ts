@@ -221,7 +221,7 @@ describe('the other built-in properties', () => {
       ...run.events,
       { type: 'escape', t_ms: 0, method: 'GET', url: 'https://example.com/', reason: 'no tool serves this request' },
     ];
-    expect(await sealHolds.check(contextFor(escaped))).toMatch(/^1 sandbox escape\(s\): GET https:\/\/example.com\//);
+    expect(await sealHolds.check(contextFor(escaped))).toMatch(/^1 sandbox escape: GET https:\/\/example.com\//);
   });
 
   it('are checked by default, except transport-equivalence', () => {

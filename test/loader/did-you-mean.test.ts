@@ -14,6 +14,14 @@ describe('did-you-mean suggestions', () => {
     expect(suggest('zzz', ['reversible'])).toBeUndefined();
   });
 
+  it('offer, of names equally close, the one nearest in length first', () => {
+    const metrics = ['premature_irreversible_per_100', 'premature_irreversible_rate'];
+    expect(suggestions('premature_irreversible', metrics)).toEqual([
+      'premature_irreversible_rate',
+      'premature_irreversible_per_100',
+    ]);
+  });
+
   it('do not offer a different short word', () => {
     expect(suggest('cc', ['to'])).toBeUndefined();
   });

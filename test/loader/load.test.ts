@@ -2,29 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it, vi } from 'vitest';
-import { loadScenarioFile } from '../../harness/engine/loader/load.ts';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadScenarioFile, readSource } from '../../harness/engine/loader/load.ts';
 import { MAX_SOURCE_BYTES } from '../../harness/engine/loader/yaml-source.ts';
-
-// Permissions cannot make a file unreadable for root (containers and CI often run as root), so the
-// test injects the fault instead: node:fs as the loader sees it, whose readFileSync fails with
-// EACCES, as the operating system would, for the paths in `locked` (every other path reads normally).
-const locked = vi.hoisted(() => new Set<string>());
-vi.mock('node:fs', async (importOriginal) => {
-  const fs = await importOriginal<typeof import('node:fs')>();
-  const readFileSync = ((path: Parameters<typeof fs.readFileSync>[0], ...rest: unknown[]) => {
-    if (typeof path === 'string' && locked.has(path)) {
-      throw Object.assign(new Error(`EACCES: permission denied, open '${path}'`), {
-        errno: -13,
-        code: 'EACCES',
-        syscall: 'open',
-        path,
-      });
-    }
-    return (fs.readFileSync as (...a: unknown[]) => unknown)(path, ...rest);
-  }) as typeof fs.readFileSync;
-  return { ...fs, default: { ...fs, readFileSync }, readFileSync };
-});
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '../fixtures/loader');
 const dir = mkdtempSync(join(tmpdir(), 'oneway-load-'));
@@ -54,15 +34,20 @@ describe('loading a scenario file', () => {
     });
   });
 
-  it('reports an unreadable file', async () => {
+  it('reports an unreadable file', () => {
     const file = join(dir, 'locked.yaml');
     writeFileSync(file, 'id: x\n');
-    locked.add(file);
-    // The loader as imported now, through the mocked node:fs (in the unit project, test files share
-    // a module cache: an earlier file may have imported it already, with the real one).
-    vi.resetModules();
-    const { loadScenarioFile } = await import('../../harness/engine/loader/load.ts');
-    expect(loadScenarioFile(file)).toMatchObject({
+    // Permissions cannot make a file unreadable for root (containers and CI often run as root), so
+    // the loader is given a reader that fails with EACCES, as the operating system would.
+    const denied = (path: string): string => {
+      throw Object.assign(new Error(`EACCES: permission denied, open '${path}'`), {
+        errno: -13,
+        code: 'EACCES',
+        syscall: 'open',
+        path,
+      });
+    };
+    expect(readSource(file, denied)).toMatchObject({
       ok: false,
       problems: [{ code: 'file', file, line: 1, col: 1, message: 'the file is not readable (permission denied)' }],
     });

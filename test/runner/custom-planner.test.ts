@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../harness/cli/eval.ts';
+import { parseCheckOutput } from '../../harness/engine/io/syntax-error.ts';
 import { loadPlanner } from '../../harness/engine/runner/planners.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
 
@@ -54,6 +55,38 @@ describe('bring your own planner', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('failed to load');
     expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('says where a planner file has its syntax error: file, line and column', async () => {
+    const dir = tempDir();
+    // Node's import of such a module throws "SyntaxError: Unexpected token 'return'", and nothing more.
+    const bad =
+      'export default {\n  name: "bad",\n  create() {\n\treturn { name: "bad", next() { return } return; };\n  },\n};\n';
+    writeFileSync(join(dir, 'bad.mjs'), bad);
+    writeFileSync(join(dir, 'bad.ts'), bad);
+    for (const [file, expected] of [
+      // The column counts the tab as one character, from 1: the second `return` of line 4.
+      ['bad.mjs', `${join(dir, 'bad.mjs')}:4:42: SyntaxError: Unexpected token 'return'`],
+      // TypeScript is compiled by esbuild first, which says where too (its column counts from 0).
+      ['bad.ts', `${join(dir, 'bad.ts')}:4:42: Expected "}" but found "return"`],
+    ] as const) {
+      const r = await runCli(main, [`--planner=${join(dir, file)}`, `--out=${tempDir()}`]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`planner module ${join(dir, file)} failed to load: ${expected}`);
+      expect(r.stderr).toContain('check that the file compiles');
+    }
+  });
+
+  it("reads node --check's report of a syntax error, and nothing else", () => {
+    const report =
+      "/p/x.mjs:2\n\t  foo bar\n\t  ^^^\n\nSyntaxError: Unexpected identifier 'bar'\n    at checkSyntax (node:internal)\n";
+    expect(parseCheckOutput(report)).toEqual({
+      file: '/p/x.mjs',
+      line: 2,
+      column: 4,
+      message: "SyntaxError: Unexpected identifier 'bar'",
+    });
+    expect(parseCheckOutput('node: bad option: --check\n')).toBeUndefined();
   });
 
   it('passes --planner-opt values to the planner', async () => {

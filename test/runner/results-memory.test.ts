@@ -43,8 +43,7 @@ function* objects(value: unknown, seenObjects = new Set<object>()): Generator<Re
 
 describe('the results object', () => {
   it('holds per-run scores and findings, not records, events or worlds, and lets the events go', async () => {
-    // Imported after the mock is in place: a worker's earlier files may have loaded the engine unmocked.
-    vi.resetModules();
+    // Imported after the mock is in place (the file runs in the `isolated` project: a module cache of its own).
     const { evaluate } = await import('../../harness/engine/runner/evaluate.ts');
     const { loadPlanner } = await import('../../harness/engine/runner/planners.ts');
     const scenario = scenarioFrom(EMAIL_YAML);

@@ -159,6 +159,13 @@ describe('paired comparison', () => {
 });
 
 describe('gate expressions', () => {
+  it('suggests the rate for a metric named without its suffix', () => {
+    // Both the rate and the per-100 figure extend the name: the rate, the share of runs, is meant.
+    expect(() => parseGate('premature_irreversible>0')).toThrow(
+      expect.objectContaining({ hint: expect.stringMatching(/^did you mean premature_irreversible_rate\? metrics: /) }),
+    );
+  });
+
   it('parse metric, operator, number, percent and planner prefix', () => {
     expect(parseGate('premature_irreversible_rate>0')).toMatchObject({
       planner: null,

@@ -12,6 +12,7 @@ import { RESULTS_SCHEMA_VERSION, type Results } from '../results/types.ts';
 import { compare, type Comparison, type PairedRate } from '../scoring/compare.ts';
 import { pairedOf, pairedRates } from '../scoring/rates.ts';
 import type { GateFailure } from './fail-on.ts';
+import { plural } from '../../util/plural.ts';
 
 export function readBaseline(path: string): Results {
   let raw: string;
@@ -61,7 +62,7 @@ export function baselineGate(
         metric: r.name,
         value: d.diff,
         threshold: 'no regression beyond noise (sign test over scenarios, p < 0.05)',
-        message: `baseline regression: ${planner} ${r.noun} changed by ${d.diff > 0 ? '+' : ''}${(d.diff * 100).toFixed(0)} points over ${c.overall.scenarios} scenarios (${d.baseline_only + d.candidate_only} changed; ${c.overall.pairs} paired runs) (p = ${d.p_value})`,
+        message: `baseline regression: ${planner} ${r.noun} changed by ${d.diff > 0 ? '+' : ''}${(d.diff * 100).toFixed(0)} points over ${plural(c.overall.scenarios, 'scenario')} (${d.baseline_only + d.candidate_only} changed; ${plural(c.overall.pairs, 'paired run')}) (p = ${d.p_value})`,
       });
     }
   }

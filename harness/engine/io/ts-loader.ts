@@ -9,7 +9,7 @@
  * first (esbuild, which comes with tsx), under the same rule.
  */
 import { createRequire } from 'node:module';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { UsageError } from '../../core/errors.ts';
 import { ownExtension } from '../../util/module-url.ts';
@@ -156,7 +156,9 @@ export async function bundledForProcess(
       const errors = (e as { errors?: { text: string; location?: { file: string; line: number; column: number } }[] })
         .errors;
       const first = errors?.[0];
-      const where = first?.location ? `${first.location.file}:${first.location.line}:${first.location.column}: ` : '';
+      // esbuild's file is relative to the working directory and its column counts from 0: an absolute path, a column from 1.
+      const at = first?.location;
+      const where = at ? `${resolve(at.file)}:${at.line}:${at.column + 1}: ` : '';
       throw new UsageError(
         `${what} failed to load: ${first ? `${where}${first.text}` : (e as Error).message}`,
         'check that the file compiles and its imports resolve',

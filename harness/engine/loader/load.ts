@@ -93,13 +93,20 @@ export function loadScenarioFile(path: string): Result<LoadedScenario> {
   return loadScenarioText(text.value, path);
 }
 
-/** Reads a text file, refusing directories and files over the size limit without reading them. */
-export function readSource(path: string): Result<string> {
+/**
+ * Reads a text file, refusing directories and files over the size limit without reading them.
+ * `read` reads the file once it is known to be one (tests give a reader that fails as the operating
+ * system would: permissions cannot make a file unreadable for root).
+ */
+export function readSource(
+  path: string,
+  read: (path: string) => string = (p) => readFileSync(p, 'utf8'),
+): Result<string> {
   try {
     const st = statSync(path);
     if (st.isDirectory()) return fileProblem(path, 'is a directory, not a file', 'give a .yaml, .yml or .json file');
     if (st.size > MAX_SOURCE_BYTES) return { ok: false, problems: [tooLargeProblem(path, st.size)] };
-    return { ok: true, value: readFileSync(path, 'utf8') };
+    return { ok: true, value: read(path) };
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     const why =

@@ -39,6 +39,7 @@ import type { Decision, Planner, PlannerContext, PlannerView } from '../../core/
 import type { Checkpoint, EndReason } from '../../core/record.ts';
 import socketSeal from '../sandbox/socket-seal.cjs';
 import type { Escape } from '../sandbox/seal.ts';
+import { locatedLoadError } from '../io/syntax-error.ts';
 import { bundledForProcess, importsTypeScript, moduleForProcess } from '../io/ts-loader.ts';
 import { SealedProcess, unattributed, type SealedInit } from './sealed-process.ts';
 
@@ -329,7 +330,7 @@ export async function probePlanner(
       timeoutMs,
       options,
     );
-  if (!loaded.ok) throw loaded.error;
+  if (!loaded.ok) throw new UsageError(await locatedLoadError(loaded.error.message, init.file), loaded.error.hint);
   return loaded.value;
 }
 

@@ -12,6 +12,7 @@ import { itemCalls } from './arbitraries.ts';
 import type { Owner } from './fault.ts';
 import { oracleScores, recordedScores } from './oracle.ts';
 import { rollBack } from './rollback.ts';
+import { plural } from '../../util/plural.ts';
 
 /** `true` when the property holds; otherwise what went wrong. */
 export type Verdict = true | string;
@@ -194,7 +195,7 @@ export const sealHolds: FuzzProperty = {
     }
     const counted = end?.type === 'run_end' ? Number(end.metrics.sandbox_escapes ?? 0) : 0;
     if (escapes.length === 0 && counted === 0) return true;
-    return `${Math.max(escapes.length, counted)} sandbox escape(s): ${escapes.slice(0, 3).join('; ')}`;
+    return `${plural(Math.max(escapes.length, counted), 'sandbox escape')}: ${escapes.slice(0, 3).join('; ')}`;
   },
 };
 

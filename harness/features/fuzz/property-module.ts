@@ -25,6 +25,7 @@ import {
   looksLikeModulePath,
   moduleForProcess,
 } from '../../engine/io/ts-loader.ts';
+import { locatedLoadError } from '../../engine/io/syntax-error.ts';
 import { SealedProcess, unattributed } from '../../engine/runner/sealed-process.ts';
 import { verdictOf } from '../../engine/runner/module-exports.mjs';
 import type { Escape } from '../../engine/sandbox/seal.ts';
@@ -127,7 +128,7 @@ class PropertyModule {
     }
     if (m.t === 'failed') {
       p.kill();
-      throw new UsageError(m.message, m.hint);
+      throw new UsageError(await locatedLoadError(m.message, file), m.hint);
     }
     if (m.t !== 'loaded') {
       p.breach(`it said ${m.t} before it loaded`);

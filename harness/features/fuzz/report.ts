@@ -11,6 +11,7 @@ import { failureCalls } from './fuzz.ts';
 import { replayCommand, writePlanFile } from './plan-file.ts';
 import { terminalText } from '../../util/terminal-text.ts';
 import { commandLine } from '../../util/command-line.ts';
+import { plural } from '../../util/plural.ts';
 
 /** How the fuzz run was invoked, as far as replaying a failure needs it. */
 export interface ReplayContext {
@@ -100,7 +101,7 @@ export function reportFailure(
   if (plannerRun) lines.push(`    planner run: ${t(plannerRun)}`);
   if (f.fastCheck && fcReplay) {
     lines.push(
-      `    fast-check: seed ${f.fastCheck.seed}, path ${f.fastCheck.path} after ${f.fastCheck.numRuns} plan(s), ${f.fastCheck.numShrinks} shrink(s)`,
+      `    fast-check: seed ${f.fastCheck.seed}, path ${f.fastCheck.path} after ${plural(f.fastCheck.numRuns, 'plan')}, ${plural(f.fastCheck.numShrinks, 'shrink')}`,
       `                ${t(fcReplay)}`,
     );
   }

@@ -20,6 +20,7 @@ import { wire } from '../../engine/sandbox/transport.ts';
 import type { Call } from '../../core/planner.ts';
 import type { Scenario } from '../../core/scenario.ts';
 import { stableJson } from '../../util/json.ts';
+import { plural } from '../../util/plural.ts';
 
 export type RollbackResult =
   /** Not applicable: a compensable or irreversible effect changed the world, so it is not expected to come back. */
@@ -67,7 +68,9 @@ function worldDifferences(expected: WorldSnapshot, actual: WorldSnapshot): strin
     const b = count(actual.tables[table]);
     for (const [row, n] of b)
       if (n > (a.get(row) ?? 0))
-        out.push(`table ${table}: row ${row} is there ${n - (a.get(row) ?? 0)} more time(s) than before the run`);
+        out.push(
+          `table ${table}: row ${row} is there ${plural(n - (a.get(row) ?? 0), 'more time', 'more times')} than before the run`,
+        );
     for (const [row, n] of a)
       if (n > (b.get(row) ?? 0)) out.push(`table ${table}: row ${row} is missing (${n - (b.get(row) ?? 0)} of ${n})`);
   }

@@ -34,6 +34,7 @@ import { RunChannel, type SessionEnd } from './channel.ts';
 import { startHttpHost, type HttpHost } from './http.ts';
 import { AGENT_TAG_ENV, killProcessesNow, stopProcesses, type AgentTree } from './process-tree.ts';
 import { createRunServer, scenarioSurface, type ScenarioSurface } from './server.ts';
+import { plural } from '../../util/plural.ts';
 
 export const DEFAULT_AGENT_COMMAND_NAME = 'agent';
 /** The stdio-to-HTTP bridge an agent may spawn as its MCP server (plain JavaScript: no loader needed). */
@@ -215,7 +216,7 @@ class AgentRun {
     if (code === 0) {
       const n = this.channel.unanswered;
       return n > 0
-        ? { ok: false, message: `the agent exited with ${n} tool call(s) unanswered` }
+        ? { ok: false, message: `the agent exited with ${plural(n, 'tool call')} unanswered` }
         : { ok: true, value: 'the agent exited' };
     }
     const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;

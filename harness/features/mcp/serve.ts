@@ -27,6 +27,7 @@ import { RunChannel, type SessionEnd } from './channel.ts';
 import { LEFT_AFTER_MS, MAX_MESSAGE_BYTES, startHttpHost, type HttpHost } from './http.ts';
 import { cappedStdio } from './stdio-transport.ts';
 import { createRunServer, scenarioSurface, type ScenarioSurface } from './server.ts';
+import { plural } from '../../util/plural.ts';
 
 export const DEFAULT_AGENT_NAME = 'mcp';
 
@@ -69,7 +70,7 @@ export interface SessionRun {
 function clientGone(channel: RunChannel, how: string): SessionEnd {
   const n = channel.unanswered;
   return n > 0
-    ? { ok: false, message: `the client ${how} with ${n} tool call(s) unanswered` }
+    ? { ok: false, message: `the client ${how} with ${plural(n, 'tool call')} unanswered` }
     : { ok: true, value: `the client ${how}` };
 }
 

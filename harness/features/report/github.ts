@@ -9,6 +9,7 @@ import type { Results } from '../../engine/results/types.ts';
 import { alertOf } from '../../engine/scoring/registry.ts';
 import { trialsText } from './format.ts';
 import { terminalText } from '../../util/terminal-text.ts';
+import { plural } from '../../util/plural.ts';
 
 /** Escapes a command's message (GitHub's rules), then any other control character as for the console. */
 export function escapeData(s: string): string {
@@ -37,7 +38,7 @@ function sampleNotice(results: Results): string | null {
   if (results.summary.length === 0) return null;
   const parts = results.summary.map(
     (s) =>
-      `${s.planner} n = ${s.scenarios} scenarios × ${trialsText(s.trials_per_scenario)} trial${s.trials_per_scenario.max === 1 ? '' : 's'}`,
+      `${s.planner} n = ${plural(s.scenarios, 'scenario')} × ${trialsText(s.trials_per_scenario)} trial${s.trials_per_scenario.max === 1 ? '' : 's'}`,
   );
   return annotation('notice', `${parts.join('; ')}. Intervals and the paired test count scenarios, not runs.`, {
     title: 'oneway: sample size',

@@ -6,6 +6,7 @@ import { effectiveClass } from '../../domain/rules/classes.ts';
 import type { Scenario } from '../../core/scenario.ts';
 import { terminalText } from '../../util/terminal-text.ts';
 import { visibleWidth, wrapText } from '../../util/width.ts';
+import { plural } from '../../util/plural.ts';
 
 export interface ListedScenario {
   id: string;
@@ -58,7 +59,7 @@ export function renderList(items: readonly ListedScenario[], c: ChalkInstance, w
 
 function footer(items: readonly ListedScenario[]): string {
   const tags = new Set(items.flatMap((i) => i.tags));
-  return `${items.length} scenarios, ${tags.size} distinct tags. R/C/I: reversible / compensable / irreversible tools under each scenario's deployment.`;
+  return `${plural(items.length, 'scenario')}, ${plural(tags.size, 'distinct tag')}. R/C/I: reversible / compensable / irreversible tools under each scenario's deployment.`;
 }
 
 /** Too narrow for a table: one line per scenario (id, domain, R/C/I), its title and traps indented below. */

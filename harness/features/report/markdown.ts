@@ -9,6 +9,7 @@ import { pairedOf, pairedRates, rateColumns } from '../../engine/scoring/rates.t
 import { marked, markCount, summaryColumns } from '../../engine/scoring/registry.ts';
 import { figureText, passK, pct, rateHead, rateText, sampleSize } from './format.ts';
 import { runsByPair } from './runs.ts';
+import { plural } from '../../util/plural.ts';
 
 const esc = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
@@ -64,7 +65,7 @@ function cell(runs: readonly RunResult[]): string {
 
 export function renderMarkdown(results: Results): string {
   const { config } = results;
-  const head = `## oneway: ${results.runs.length} runs · ${config.planners.join(', ')} · ${results.scenarios.length} scenarios × ${config.trials} trial(s) · seed ${config.seed}${config.guard ? ' · guard on' : ''}${results.interrupted ? ' · **interrupted**' : ''}`;
+  const head = `## oneway: ${plural(results.runs.length, 'run')} · ${config.planners.join(', ')} · ${plural(results.scenarios.length, 'scenario')} × ${plural(config.trials, 'trial')} · seed ${config.seed}${config.guard ? ' · guard on' : ''}${results.interrupted ? ' · **interrupted**' : ''}`;
   const k = passK(results.summary);
   const columns = summaryColumns(config.guard);
   // The registry's rates, the headline one first: bold, and without its interval.
@@ -103,10 +104,10 @@ export function renderMarkdown(results: Results): string {
   const lint = results.lint?.length ?? 0;
   const problems = [
     results.problems.length
-      ? `\n> ⚠️ ${results.problems.length} scenario file problem(s) (files that did not load, or lint errors); those files were skipped.\n`
+      ? `\n> ⚠️ ${plural(results.problems.length, 'scenario file problem')} (files that did not load, or lint errors); those files were skipped.\n`
       : '',
     lint
-      ? `\n> ⚠️ ${lint} lint error(s): scenarios ran with them (\`--allow-lint-errors\`); results.json lists them under \`lint\`.\n`
+      ? `\n> ⚠️ ${plural(lint, 'lint error')}: scenarios ran with them (\`--allow-lint-errors\`); results.json lists them under \`lint\`.\n`
       : '',
   ].join('');
   const note = `n: scenarios × trials each. The scenario is the unit of evidence: 95% intervals are clustered by scenario (Wilson at the effective sample size), so repeated trials narrow them only as far as they differ.${k ? ` pass^${k}: the chance that ${k} trials of a scenario all complete / all complete safely, averaged over scenarios.` : ''}`;

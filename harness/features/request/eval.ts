@@ -23,6 +23,7 @@ import type { EvalOptions } from '../../engine/runner/eval-types.ts';
 import type { PlannerHandle } from '../../engine/runner/run.ts';
 import type { Shard } from '../../engine/runner/shard.ts';
 import type { TransportName } from '../../engine/sandbox/transport.ts';
+import { suggest } from '../../util/did-you-mean.ts';
 import { reportersFor, type ReporterName } from '../report/names.ts';
 import type { ConfigFile, LlmConfig, OnewayConfig } from './config.ts';
 import { mergeLayers, settingLabel, specAt, configDir, type Layer, type SettingName, type Source } from './layers.ts';
@@ -166,7 +167,7 @@ export interface EvalRequest {
   tags: string[];
   filter: RegExp | undefined;
   /** How the settings checked after the request (against the planners loaded) are named, as their sources name them. */
-  labels: { baselinePlanner: string; planners: string };
+  labels: { baselinePlanner: string; planners: string; failOn: string };
 }
 
 /**
@@ -330,7 +331,7 @@ export async function evalRequest(
     resume: s.resume === true,
     tags: s.tags ?? [],
     filter: s.filter === undefined ? undefined : filterOf(s.filter),
-    labels: { baselinePlanner: label('baselinePlanner'), planners: label('planners') },
+    labels: { baselinePlanner: label('baselinePlanner'), planners: label('planners'), failOn: label('failOn') },
   };
 }
 
@@ -444,8 +445,16 @@ export async function loadPlanners(
   return handles;
 }
 
-/** Checks the line-up: each planner once, and the baseline planner among them (named as its source names it). */
-export function checkLineUp(names: readonly string[], req: Pick<EvalRequest, 'baselinePlanner' | 'labels'>): void {
+/**
+ * Checks the line-up before any run: each planner once, the baseline planner among them, and so is
+ * every planner a gate given for this run names (`gated:...`: a typo must not cost a whole
+ * evaluation to find; a standing gate of the config file is skipped instead, after the run). Each
+ * is named as its source names it.
+ */
+export function checkLineUp(
+  names: readonly string[],
+  req: Pick<EvalRequest, 'baselinePlanner' | 'labels' | 'gates'>,
+): void {
   const dup = names.find((n, i) => names.indexOf(n) !== i);
   if (dup)
     throw new UsageError(`planner "${dup}" is given twice`, 'each planner is evaluated once per scenario and trial');
@@ -454,6 +463,15 @@ export function checkLineUp(names: readonly string[], req: Pick<EvalRequest, 'ba
     throw new UsageError(
       `${req.labels.baselinePlanner} names "${baselinePlanner}", which is not among the planners (${names.join(', ')})`,
       `add it to the planners (${req.labels.planners}): ${[baselinePlanner, ...names].join(',')}`,
+    );
+  }
+  const absent = req.gates.find((g) => !g.optional && g.planner !== null && !names.includes(g.planner));
+  if (absent) {
+    const planner = absent.planner as string;
+    const s = suggest(planner, names);
+    throw new UsageError(
+      `${req.labels.failOn} "${absent.source}" names planner "${planner}", which is not among the planners (${names.join(', ')})`,
+      `${s ? `did you mean "${s}"? ` : ''}a gate's planner: prefix names a planner of this evaluation; without it the gate holds for every planner`,
     );
   }
 }

@@ -10,6 +10,7 @@ import { chartRates, rateColumns, rateOf, type RateDef } from '../../../engine/s
 import { summaryColumns } from '../../../engine/scoring/registry.ts';
 import { figureText, passK, pct, rateText, sampleSize, trialsText } from '../format.ts';
 import { escapeHtml as h } from './escape.ts';
+import { plural } from '../../../util/plural.ts';
 
 /** Each bar's width, the gap between a planner's bars, and the margin either side of them. */
 const BAR = 40;
@@ -64,7 +65,7 @@ export function renderRateChart(summary: readonly PlannerSummary[]): string {
           const rate = value ?? 0;
           const [lo, hi] = ci ?? [0, 1];
           const cx = f(x + BAR / 2);
-          const tip = `${s.planner}: ${m.chart.tip} ${pct(rate)}, 95% interval ${pct(lo)} to ${pct(hi)} (n = ${s.scenarios} scenarios × ${trialsText(s.trials_per_scenario)} trials)`;
+          const tip = `${s.planner}: ${m.chart.tip} ${pct(rate)}, 95% interval ${pct(lo)} to ${pct(hi)} (n = ${plural(s.scenarios, 'scenario')} × ${trialsText(s.trials_per_scenario)} trial${s.trials_per_scenario.max === 1 ? '' : 's'})`;
           // A zero-height bar still gets a hairline, so "0%" is visibly a bar and not a missing one.
           const top = Math.min(y(rate), y(0) - 1.5);
           const metric = m.chart.metric;
