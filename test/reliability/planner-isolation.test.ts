@@ -1,0 +1,262 @@
+/**
+ * A planner file's process has no network but its model endpoint, no secret and nothing of another
+ * process to read (issue 39, failures 1, 2, 3 and the core dump of 12). Each attack is a planner
+ * file, loaded and run as eval runs it (in a sealed process of its own, with its run's planner
+ * options), whose outcome it reports in the one call it makes; what it reached is counted on its run.
+ *
+ * The socket-level mode of the seal is what runs here: it needs no namespace, so these tests hold on
+ * any machine.
+ */
+import { createSocket } from 'node:dgram';
+import { writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo, type Server } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CallEvent, EscapeEvent } from '../../harness/core/record.ts';
+import { memorySink } from '../../harness/engine/record/writer.ts';
+import { loadPlanner } from '../../harness/engine/runner/planners.ts';
+import { runOne, type PlannerHandle } from '../../harness/engine/runner/run.ts';
+import { tempDir } from '../helpers/cli.ts';
+import { EMAIL_YAML, scenarioFrom } from '../helpers/run.ts';
+
+const scenario = scenarioFrom(EMAIL_YAML);
+let dir = '';
+
+/**
+ * A planner file: `top` at module top, `attempt` (an async function body that resolves to a word)
+ * on turn 1, whose outcome it reports as the email of its one call.
+ */
+function plannerFile(name: string, top: string, attempt: string): string {
+  const file = join(dir, `${name}.mjs`);
+  writeFileSync(
+    file,
+    `${top}
+async function attempt() { ${attempt} }
+export default {
+  name: '${name}',
+  async next(view) {
+    if (view.turn === 1) {
+      const got = await attempt().catch(() => 'failed');
+      return { type: 'call', call: { tool: 'verify_recipient', args: { email: got + '@acme.example' } } };
+    }
+    return { type: 'finish' };
+  },
+};
+`,
+  );
+  return file;
+}
+
+async function run(handle: PlannerHandle, options: Record<string, string>) {
+  const out = await runOne({
+    scenario,
+    scenarioFile: 'inline.yaml',
+    planner: handle,
+    plannerContext: { options },
+    trial: 1,
+    seed: 7,
+    runId: `isolation/${handle.name}`,
+    sink: memorySink(),
+    transport: 'inprocess',
+    maxTurns: 5,
+    decisionTimeoutMs: 20_000,
+  });
+  const escapes = out.events.filter((e): e is EscapeEvent => e.type === 'escape');
+  const emails = out.events.filter((e): e is CallEvent => e.type === 'call').map((e) => String(e.args.email));
+  return { ...out, escapes, emails };
+}
+
+const runFile = async (file: string, options: Record<string, string> = {}) =>
+  run(await loadPlanner(file, process.cwd(), options), options);
+
+beforeAll(() => {
+  dir = tempDir('oneway-isolation-');
+});
+
+describe('the allowed model origin reaches only its own addresses (socket level)', () => {
+  // The model endpoint a run is allowed is `localhost:<port>`; a canary listens on 127.0.0.2 at that
+  // port (also loopback on Linux, but not an address localhost resolves to) and must receive nothing.
+  // The allowed server listens on 127.0.0.1 at the same port.
+  let canary: Server;
+  let model: Server;
+  let hits = 0;
+  let served = 0;
+  let port = 0;
+  let loopback2 = true;
+
+  beforeAll(async () => {
+    canary = createServer((s) => {
+      hits++;
+      s.on('error', () => {});
+      s.destroy();
+    });
+    await new Promise<void>((r, reject) => {
+      canary.once('error', reject);
+      canary.listen(0, '127.0.0.2', r);
+    }).catch(() => (loopback2 = false));
+    if (!loopback2) return;
+    port = (canary.address() as AddressInfo).port;
+    model = createServer((s) => {
+      served++;
+      s.on('error', () => {});
+      s.end('HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok');
+    });
+    await new Promise<void>((r) => model.listen(port, '127.0.0.1', r));
+  });
+  afterAll(async () => {
+    if (!loopback2) return;
+    await new Promise((r) => canary.close(r));
+    await new Promise((r) => model.close(r));
+  });
+
+  const LOOKUP = `(host, opts, cb) => (opts && opts.all ? cb(null, [{ address: '127.0.0.2', family: 4 }]) : cb(null, '127.0.0.2', 4))`;
+  const vectors: [string, () => [string, string]][] = [
+    [
+      'net.connect with a lookup that maps the allowed host elsewhere',
+      () => [
+        "import net from 'node:net';",
+        `return new Promise((r) => { const s = net.connect({ host: 'localhost', port: ${port}, lookup: ${LOOKUP} }, () => { s.destroy(); r('answered'); }); s.on('error', () => r('failed')); });`,
+      ],
+    ],
+    [
+      'http.request with a lookup option',
+      () => [
+        "import http from 'node:http';",
+        `return new Promise((r) => { const q = http.request({ host: 'localhost', port: ${port}, path: '/v1', headers: { authorization: 'Bearer key' }, lookup: ${LOOKUP} }, (res) => { res.resume(); r('answered'); }); q.on('error', () => r('failed')); q.end(); });`,
+      ],
+    ],
+    [
+      'tls.connect with a lookup option',
+      () => [
+        "import tls from 'node:tls';",
+        `return new Promise((r) => { const s = tls.connect({ host: 'localhost', port: ${port}, lookup: ${LOOKUP} }, () => r('answered')); s.on('error', () => r('failed')); });`,
+      ],
+    ],
+    [
+      'an http.Agent whose sockets connect with a lookup option',
+      () => [
+        "import http from 'node:http';",
+        `const agent = new http.Agent({ lookup: ${LOOKUP} });
+         return new Promise((r) => { const q = http.get({ host: 'localhost', port: ${port}, agent }, (res) => { res.resume(); r('answered'); }); q.on('error', () => r('failed')); });`,
+      ],
+    ],
+  ];
+
+  const runs = new Map<string, Awaited<ReturnType<typeof run>>>();
+  beforeAll(async () => {
+    if (!loopback2) return;
+    const options = { base_url: `http://localhost:${port}/v1` };
+    await Promise.all(
+      vectors.map(async ([name, code]) => {
+        const [top, attempt] = code();
+        runs.set(name, await runFile(plannerFile(name.replace(/[^a-z0-9]+/gi, '-'), top, attempt), options));
+      }),
+    );
+  }, 120_000);
+
+  it.each(vectors)('%s: refused, counted on its run, and the canary sees nothing', (name) => {
+    if (!loopback2) return void console.warn('skipped: 127.0.0.2 is not a loopback address here (not Linux)');
+    const r = runs.get(name);
+    if (!r) throw new Error(`no run for ${name}`);
+    expect(r.error).toBeNull();
+    expect(r.emails).toEqual(['failed@acme.example']);
+    expect(r.escapes.map((e) => `${e.method} ${e.url}`)).toEqual([`CONNECT tcp://127.0.0.2:${port}`]);
+    expect(r.escapes[0]?.reason).toContain('does not resolve to');
+    expect(r.sandbox_escapes).toBe(1);
+    expect(hits).toBe(0);
+  });
+
+  it('the allowed host through the real lookup, and a lookup that keeps to its addresses, still get through', async () => {
+    if (!loopback2) return void console.warn('skipped: 127.0.0.2 is not a loopback address here (not Linux)');
+    const before = served;
+    const file = plannerFile(
+      'allowed-by-lookup',
+      "import net from 'node:net'; import dns from 'node:dns';",
+      `const go = (o) => new Promise((r) => { const s = net.connect(o, () => { s.destroy(); r('ok'); }); s.on('error', () => r('no')); });
+       const plain = await go({ host: 'localhost', port: ${port}, family: 4 });
+       const own = await go({ host: 'localhost', port: ${port}, family: 4, lookup: (h, o, cb) => dns.lookup(h, o, cb) });
+       return plain + '-' + own;`,
+    );
+    const r = await runFile(file, { base_url: `http://localhost:${port}/v1` });
+    expect(r.emails).toEqual(['ok-ok@acme.example']);
+    expect(r.sandbox_escapes).toBe(0);
+    expect(served - before).toBe(2);
+    expect(hits).toBe(0);
+  });
+});
+
+describe("a planner's process serves nothing: bind and listen are refused and counted", () => {
+  let udpHits = 0;
+  const vectors: [string, () => [string, string], RegExp][] = [
+    [
+      'a TCP server',
+      () => [
+        "import net from 'node:net';",
+        "return new Promise((r) => { const s = net.createServer(() => {}); s.on('error', () => r('failed')); s.listen(0, '127.0.0.1', () => { s.close(); r('answered'); }); });",
+      ],
+      /^LISTEN tcp:\/\/127\.0\.0\.1:0$/,
+    ],
+    [
+      'an HTTP server on every address',
+      () => [
+        "import http from 'node:http';",
+        "return new Promise((r) => { const s = http.createServer((q, res) => res.end(process.env.OPENAI_API_KEY ?? '')); s.on('error', () => r('failed')); s.listen(0, () => { s.close(); r('answered'); }); });",
+      ],
+      /^LISTEN tcp:\/\//,
+    ],
+    [
+      'a Unix socket server',
+      () => [
+        "import net from 'node:net'; import os from 'node:os'; import { join } from 'node:path';",
+        "return new Promise((r) => { const s = net.createServer(() => {}); s.on('error', () => r('failed')); s.listen(join(os.tmpdir(), 'commands.sock'), () => { s.close(); r('answered'); }); });",
+      ],
+      /^LISTEN unix:.*commands\.sock$/,
+    ],
+    [
+      'a bound UDP socket',
+      () => [
+        "import dgram from 'node:dgram';",
+        "return new Promise((r) => { const s = dgram.createSocket('udp4'); s.on('error', () => r('failed')); s.bind(0, '127.0.0.1', () => { s.close(); r('answered'); }); });",
+      ],
+      /^LISTEN udp:\/\/127\.0\.0\.1:0$/,
+    ],
+  ];
+
+  const runs = new Map<string, Awaited<ReturnType<typeof run>>>();
+  beforeAll(async () => {
+    await Promise.all(
+      vectors.map(async ([name, code]) => {
+        const [top, attempt] = code();
+        runs.set(name, await runFile(plannerFile(name.replace(/[^a-z0-9]+/gi, '-'), top, attempt)));
+      }),
+    );
+  }, 120_000);
+
+  it.each(vectors)('%s: refused, and counted on its run', (name, _code, shape) => {
+    const r = runs.get(name);
+    if (!r) throw new Error(`no run for ${name}`);
+    expect(r.error).toBeNull();
+    expect(r.emails).toEqual(['failed@acme.example']);
+    // On every address, Node tries IPv6 and then IPv4: each bind is refused, and each is counted.
+    expect(r.escapes.length).toBeGreaterThanOrEqual(1);
+    for (const e of r.escapes) expect(`${e.method} ${e.url}`).toMatch(shape);
+    expect(r.sandbox_escapes).toBe(r.escapes.length);
+    expect(udpHits).toBe(0);
+  });
+
+  it('a datagram sent from an unbound UDP socket is refused at its implicit bind', async () => {
+    const udp = createSocket('udp4');
+    udp.on('message', () => udpHits++);
+    await new Promise<void>((r) => udp.bind(0, '127.0.0.1', r));
+    const file = plannerFile(
+      'udp-send',
+      "import dgram from 'node:dgram';",
+      `return new Promise((r) => { const s = dgram.createSocket('udp4'); s.on('error', () => r('failed')); s.send('key', ${udp.address().port}, '127.0.0.1', (e) => r(e ? 'failed' : 'answered')); });`,
+    );
+    const r = await runFile(file);
+    udp.close();
+    expect(r.emails).toEqual(['failed@acme.example']);
+    expect(r.sandbox_escapes).toBe(1);
+    expect(udpHits).toBe(0);
+  });
+});
