@@ -8,15 +8,19 @@
  * any machine.
  */
 import { createSocket } from 'node:dgram';
-import { writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { main } from '../../harness/cli/eval.ts';
 import type { CallEvent, EscapeEvent } from '../../harness/core/record.ts';
 import { memorySink } from '../../harness/engine/record/writer.ts';
+import { checkPlannerEnv } from '../../harness/engine/runner/planner-env.ts';
 import { loadPlanner } from '../../harness/engine/runner/planners.ts';
 import { runOne, type PlannerHandle } from '../../harness/engine/runner/run.ts';
-import { tempDir } from '../helpers/cli.ts';
+import { runCli, tempDir } from '../helpers/cli.ts';
+import { cli } from '../helpers/compiled.ts';
 import { EMAIL_YAML, scenarioFrom } from '../helpers/run.ts';
 
 const scenario = scenarioFrom(EMAIL_YAML);
@@ -259,4 +263,103 @@ describe("a planner's process serves nothing: bind and listen are refused and co
     expect(r.sandbox_escapes).toBe(1);
     expect(udpHits).toBe(0);
   });
+});
+
+describe("a planner's process gets no environment but what --planner-env passes", () => {
+  const KEY = 'sk-isolation-canary-5d1e9a7c3b';
+  afterEach(() => vi.unstubAllEnvs());
+
+  /** A planner file that reports the names in its environment and whether it sees the key. */
+  const envFile = () =>
+    plannerFile(
+      'reads-env',
+      '',
+      "return Object.keys(process.env).sort().join('.') + '-' + (process.env.OPENAI_API_KEY === undefined ? 'nokey' : process.env.OPENAI_API_KEY);",
+    );
+
+  it("sees none of the harness's environment (OPENAI_API_KEY included) unless passed on", async () => {
+    vi.stubEnv('OPENAI_API_KEY', KEY);
+    vi.stubEnv('ONEWAY_ISOLATION_OTHER', 'x');
+    const r = await runFile(envFile());
+    // Only what the harness sets itself: its scratch directory, as the temporary directory.
+    expect(r.emails).toEqual(['TEMP.TMP.TMPDIR-nokey@acme.example']);
+    const passed = await run(await loadPlanner(envFile(), process.cwd(), {}, { OPENAI_API_KEY: KEY }), {});
+    expect(passed.emails).toEqual([`OPENAI_API_KEY.TEMP.TMP.TMPDIR-${KEY}@acme.example`]);
+  });
+
+  it('--planner-env takes names (repeated or with commas) with the harness values, and refuses what it cannot pass', () => {
+    const env = { OPENAI_API_KEY: KEY, A_B: '1', HOME: '/h' };
+    expect(checkPlannerEnv(['OPENAI_API_KEY', 'A_B'], env, '--planner-env')).toEqual({ OPENAI_API_KEY: KEY, A_B: '1' });
+    expect(checkPlannerEnv(['OPENAI_API_KEY,A_B'], env, '--planner-env')).toEqual({ OPENAI_API_KEY: KEY, A_B: '1' });
+    expect(() => checkPlannerEnv(['MISSING_KEY'], env, '--planner-env')).toThrow(
+      /--planner-env names MISSING_KEY, which is not set in oneway's environment/,
+    );
+    for (const name of ['NODE_OPTIONS', 'LD_PRELOAD', 'DYLD_INSERT_LIBRARIES', 'OPENSSL_CONF', 'BASH_ENV', 'TMPDIR'])
+      expect(() => checkPlannerEnv([name], { [name]: 'x' }, '--planner-env'), name).toThrow(/would undo its seal/);
+    expect(() => checkPlannerEnv(['A=B'], env, '--planner-env')).toThrow(/takes environment variable names/);
+  });
+
+  it('oneway eval: a name the environment lacks is a usage error with a hint, before anything runs', async () => {
+    const out = tempDir();
+    const r = await runCli(
+      main,
+      [
+        `--planner=${envFile()}`,
+        '--scenario=invoice-and-notify',
+        '--planner-env=ONEWAY_NOT_SET_ANYWHERE',
+        `--out=${out}`,
+      ],
+      process.cwd(),
+      { NO_COLOR: '1' },
+    );
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--planner-env names ONEWAY_NOT_SET_ANYWHERE, which is not set');
+    expect(r.stderr).toContain('set ONEWAY_NOT_SET_ANYWHERE where you run oneway');
+  });
+});
+
+describe("a planner's process dumps no core", () => {
+  // Under `ulimit -c unlimited` and a core_pattern that writes into the working directory, an abort
+  // in a planner's process left its whole memory there (87 MB, the key in it).
+  const pattern = existsSync('/proc/sys/kernel/core_pattern')
+    ? readFileSync('/proc/sys/kernel/core_pattern', 'utf8').trim()
+    : '';
+  const intoCwd = pattern !== '' && !pattern.startsWith('|') && !pattern.includes('/');
+
+  it('process.abort() in a planner file ends its run and leaves no core file, even under ulimit -c unlimited', async (t) => {
+    if (!intoCwd)
+      return t.skip(
+        `core dumps do not go to the working directory here (core_pattern ${JSON.stringify(pattern)}): nothing to look for`,
+      );
+    const cwd = tempDir('oneway-core-');
+    const file = plannerFile('aborts', '', 'process.abort();');
+    const out = join(cwd, 'out');
+    const r = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
+      const child = spawn(
+        '/bin/sh',
+        [
+          '-c',
+          'ulimit -c unlimited || exit 99; exec "$0" "$@"',
+          process.execPath,
+          cli('eval'),
+          `--planner=${file},gated`,
+          '--scenario=invoice-and-notify',
+          `--out=${out}`,
+        ],
+        { cwd, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'ignore', 'pipe'] },
+      );
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += String(d)));
+      child.once('error', reject);
+      child.once('close', (code) => resolve({ code, stderr }));
+    });
+    if (r.code === 99)
+      return t.skip('the hard limit on core dumps here is below unlimited: ulimit -c unlimited refused');
+    expect(r.stderr).toContain('aborts');
+    const results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as {
+      runs: { planner: string; end_reason: string }[];
+    };
+    expect(results.runs.find((x) => x.planner === 'aborts')?.end_reason).toBe('planner_error');
+    expect(readdirSync(cwd).filter((f) => /^core/.test(f))).toEqual([]);
+  }, 120_000);
 });

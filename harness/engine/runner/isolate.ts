@@ -208,11 +208,17 @@ export class PlannerPool {
     readonly init: SealedInit,
     private readonly dir: string,
     private readonly nodeFlags: string[],
+    /** Its processes' whole environment (`--planner-env`). */
+    private readonly env: Readonly<Record<string, string>> = {},
   ) {}
 
   /** A new process for this planner file (not yet loaded); escapes it makes while nobody holds it go to `stray`. */
   spawn(allow: Origin[], stray?: (e: Escape) => void): PlannerProcess {
-    return new SealedProcess({ init: this.init, dir: this.dir, allow, nodeFlags: this.nodeFlags }, hostMessage, stray);
+    return new SealedProcess(
+      { init: this.init, dir: this.dir, allow, nodeFlags: this.nodeFlags, env: this.env },
+      hostMessage,
+      stray,
+    );
   }
 
   /**
@@ -301,11 +307,13 @@ function workDir(): string {
  * `LOAD_TIMEOUT_MS` is a usage error. Attempts its top-level code makes while loading are
  * unattributed, and charged to the first run too (made in its process, or again by a run's own).
  * With the runs' planner `options`, the process is allowed their origins and kept for the first run.
+ * `env` is the whole environment its processes get (`--planner-env`).
  */
 export async function probePlanner(
   init: HostInit,
   timeoutMs = LOAD_TIMEOUT_MS,
   options?: Record<string, string>,
+  env: Readonly<Record<string, string>> = {},
 ): Promise<{ name: string; checkpoint?: Checkpoint; cpuBound?: boolean; pool: PlannerPool }> {
   const dir = workDir();
   const what = `planner module ${init.spec}`;
@@ -314,6 +322,7 @@ export async function probePlanner(
       { kind: 'planner', file: compiled.file, spec: init.spec, what, fallbackName: init.fallbackName },
       dir,
       compiled.nodeFlags,
+      env,
     );
   let loaded = await loadIn(
     pool(await moduleForProcess(init.file, join(dir, 'module'), what)),

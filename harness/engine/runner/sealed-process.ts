@@ -38,6 +38,8 @@ const own = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
 /** The exit code of a sealed process whose channel is gone (child-seal.cjs exits with it). */
 const CHANNEL_LOST_EXIT = 86;
+/** The exit code of a sealed process whose shell could not turn core dumps off (it never starts Node then). */
+const NO_CORE_LIMIT_EXIT = 87;
 /** V8's old-space limit in a sealed process, MiB. */
 const PROCESS_HEAP_MB = 1024;
 /** The OS limit on a sealed process's data (heap, buffers, array buffers, WebAssembly memory), MiB. */
@@ -97,6 +99,11 @@ export interface SealedOptions {
   allow: { host: string; port: number }[];
   /** Node flags the module needs (type stripping, source maps). */
   nodeFlags: string[];
+  /**
+   * Its whole environment (`--planner-env`: names the user passed on, with the harness's values;
+   * checked by planner-env.ts): nothing of the harness's environment reaches it otherwise.
+   */
+  env?: Readonly<Record<string, string>>;
 }
 
 const escapeLine = z.object({
@@ -151,6 +158,8 @@ export class SealedProcess<M> {
   private killed = false;
   private breached = false;
   private printed = 0;
+  /** Whether the process has said anything (a shell that exits before starting Node has not). */
+  private heard = false;
   private readonly input: Writable;
   private readonly kind: SealedInit['kind'];
 
@@ -174,22 +183,28 @@ export class SealedProcess<M> {
       ...opts.nodeFlags,
       own('./child-host.mjs'),
     ];
+    // Nothing of the harness's environment but what the user passed on (`--planner-env`).
     const env: NodeJS.ProcessEnv = {
-      ...process.env,
+      ...opts.env,
       ONEWAY_SEALED_PROCESS: JSON.stringify({ allow: opts.allow, init: opts.init, lostExit: CHANNEL_LOST_EXIT }),
       TMPDIR: this.scratch,
       TMP: this.scratch,
       TEMP: this.scratch,
     };
-    // Flags from the environment would come before ours: none (an --allow-* there would undo the seal).
-    delete env.NODE_OPTIONS;
     const posix = process.platform !== 'win32';
-    // The limit is set by the shell the process starts as (`exec` keeps its pid and group); a lower hard
-    // limit already in place stays.
+    // The limits are set by the shell the process starts as (`exec` keeps its pid and group); a lower hard
+    // limit already in place stays. No core dump (`ulimit -c 0`, soft and hard: a crash or process.abort()
+    // would write the process's memory, keys included, into its working directory), and nothing the shell
+    // adds to the environment (PWD).
     const [command, argv] = posix
       ? [
           '/bin/sh',
-          ['-c', `ulimit -d ${PROCESS_DATA_MB * 1024} 2>/dev/null; exec "$0" "$@"`, process.execPath, ...args],
+          [
+            '-c',
+            `ulimit -d ${PROCESS_DATA_MB * 1024} 2>/dev/null; ulimit -c 0 2>/dev/null || exit ${NO_CORE_LIMIT_EXIT}; unset PWD OLDPWD; exec "$0" "$@"`,
+            process.execPath,
+            ...args,
+          ],
         ]
       : [process.execPath, args];
     this.child = spawn(command, argv, {
@@ -251,6 +266,7 @@ export class SealedProcess<M> {
   }
 
   private line(text: string): void {
+    this.heard = true;
     let raw: unknown;
     try {
       raw = JSON.parse(text);
@@ -320,6 +336,8 @@ export class SealedProcess<M> {
     if (this.dead) return;
     if (code === CHANNEL_LOST_EXIT || (signal === 'SIGKILL' && this.killed))
       return this.breach('it closed or replaced its channel');
+    if (code === NO_CORE_LIMIT_EXIT && !this.heard)
+      return this.die(new Error('the process did not start: its shell could not turn core dumps off (ulimit -c 0)'));
     this.die(new Error(`the process exited (${signal ? `signal ${signal}` : `code ${code}`})`));
   }
 
