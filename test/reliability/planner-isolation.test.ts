@@ -9,7 +9,7 @@
  */
 import { createSocket } from 'node:dgram';
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -362,4 +362,51 @@ describe("a planner's process dumps no core", () => {
     expect(results.runs.find((x) => x.planner === 'aborts')?.end_reason).toBe('planner_error');
     expect(readdirSync(cwd).filter((f) => /^core/.test(f))).toEqual([]);
   }, 120_000);
+});
+
+describe("a planner's process reads only its own module tree", () => {
+  it("cannot read the harness's /proc files or a file beside its directory; its own files and node_modules load", async () => {
+    const home = tempDir('oneway-tree-');
+    const secret = join(tempDir('oneway-beside-'), 'held-out.yaml');
+    writeFileSync(secret, 'answer: 42\n');
+    writeFileSync(join(home, 'data.json'), '{"mine":true}');
+    mkdirSync(join(home, 'node_modules', 'helper'), { recursive: true });
+    writeFileSync(
+      join(home, 'node_modules', 'helper', 'package.json'),
+      '{"name":"helper","type":"module","exports":"./i.js"}',
+    );
+    writeFileSync(join(home, 'node_modules', 'helper', 'i.js'), 'export default "helped";');
+    const file = join(home, 'reader.mjs');
+    const pid = process.pid;
+    writeFileSync(
+      file,
+      `import fs from 'node:fs';
+import helper from 'helper';
+const read = (p) => { try { fs.readFileSync(p); return 'read'; } catch (e) { return e.code === 'ERR_ACCESS_DENIED' ? 'denied' : 'other'; } };
+const opened = (p) => { try { fs.closeSync(fs.openSync(p, 'r')); return 'read'; } catch (e) { return e.code === 'ERR_ACCESS_DENIED' ? 'denied' : 'other'; } };
+export default { name: 'reader', next(view) {
+  if (view.turn > 1) return { type: 'finish' };
+  const got = [
+    helper,
+    JSON.parse(fs.readFileSync(new URL('./data.json', import.meta.url), 'utf8')).mine ? 'own' : 'x',
+    read('/proc/${pid}/environ'),
+    opened('/proc/${pid}/mem'),
+    read(${JSON.stringify(secret)}),
+  ];
+  return { type: 'call', call: { tool: 'verify_recipient', args: { email: got.join('.') + '@acme.example' } } };
+} };
+`,
+    );
+    const r = await runFile(file);
+    expect(r.error).toBeNull();
+    expect(r.emails).toEqual(['helped.own.denied.denied.denied@acme.example']);
+    // Each refused read is counted on the run, and says what it was (readFileSync opens through openSync).
+    expect(r.escapes.map((e) => e.url)).toEqual([
+      `fs:openSync /proc/${pid}/environ`,
+      `fs:openSync /proc/${pid}/mem`,
+      `fs:openSync ${secret}`,
+    ]);
+    for (const e of r.escapes) expect(e.reason).toContain('file system read outside');
+    expect(r.sandbox_escapes).toBe(3);
+  });
 });

@@ -32,7 +32,7 @@
 import { AsyncResource } from 'node:async_hooks';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { UsageError, type Result } from '../../core/errors.ts';
 import type { Decision, Planner, PlannerContext, PlannerView } from '../../core/planner.ts';
@@ -40,7 +40,7 @@ import type { Checkpoint, EndReason } from '../../core/record.ts';
 import socketSeal from '../sandbox/socket-seal.cjs';
 import type { Escape } from '../sandbox/seal.ts';
 import { bundledForProcess, importsTypeScript, moduleForProcess } from '../io/ts-loader.ts';
-import { SealedProcess, unattributed, type SealedInit } from './sealed-process.ts';
+import { moduleTree, SealedProcess, unattributed, type SealedInit } from './sealed-process.ts';
 
 const HOSTED = Symbol('oneway.hosted-planner');
 
@@ -208,6 +208,8 @@ export class PlannerPool {
     readonly init: SealedInit,
     private readonly dir: string,
     private readonly nodeFlags: string[],
+    /** What its processes may read (the planner file's module tree, its compiled module's directory). */
+    private readonly read: readonly string[],
     /** Its processes' whole environment (`--planner-env`). */
     private readonly env: Readonly<Record<string, string>> = {},
   ) {}
@@ -215,7 +217,7 @@ export class PlannerPool {
   /** A new process for this planner file (not yet loaded); escapes it makes while nobody holds it go to `stray`. */
   spawn(allow: Origin[], stray?: (e: Escape) => void): PlannerProcess {
     return new SealedProcess(
-      { init: this.init, dir: this.dir, allow, nodeFlags: this.nodeFlags, env: this.env },
+      { init: this.init, dir: this.dir, allow, nodeFlags: this.nodeFlags, env: this.env, read: this.read },
       hostMessage,
       stray,
     );
@@ -322,6 +324,7 @@ export async function probePlanner(
       { kind: 'planner', file: compiled.file, spec: init.spec, what, fallbackName: init.fallbackName },
       dir,
       compiled.nodeFlags,
+      [...moduleTree(init.file), dirname(compiled.file)],
       env,
     );
   let loaded = await loadIn(

@@ -24,9 +24,9 @@
  * process never reports a count.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { terminalText } from '../../util/terminal-text.ts';
@@ -104,7 +104,57 @@ export interface SealedOptions {
    * checked by planner-env.ts): nothing of the harness's environment reaches it otherwise.
    */
   env?: Readonly<Record<string, string>>;
+  /**
+   * What it may read besides its own files and scratch directory: the user's module tree
+   * (`moduleTree`) and the directory of the module it runs. Nothing else: not another process's
+   * `/proc/<pid>/mem` or `environ`, not the project around the module.
+   */
+  read: readonly string[];
 }
+
+/**
+ * What a user's module needs to read to run: its own directory (and below), and every
+ * `node_modules` directory Node resolves its packages from (its directory's and each ancestor's),
+ * each also by its real path (the module loader reads through symbolic links).
+ *
+ * @example
+ * moduleTree('/p/planners/mine.mjs') // ['/p/planners', '/p/node_modules', ...] (those that exist)
+ */
+export function moduleTree(file: string): string[] {
+  const out: string[] = [];
+  let dir = dirname(resolve(file));
+  out.push(dir);
+  for (;;) {
+    const nm = join(dir, 'node_modules');
+    if (existsSync(nm)) out.push(nm);
+    const up = dirname(dir);
+    if (up === dir) break;
+    dir = up;
+  }
+  return withRealPaths(out);
+}
+
+/** Each path, and its real path where that differs (the permission model checks the path a call names). */
+function withRealPaths(paths: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (const p of paths) {
+    out.add(p);
+    try {
+      out.add(realpathSync(p));
+    } catch {
+      // not there: nothing to read through it
+    }
+  }
+  return [...out];
+}
+
+/** The harness's own files a sealed process runs (its main module and its preload, and what they load). */
+const OWN_FILES = [
+  './child-host.mjs',
+  './module-exports.mjs',
+  '../sandbox/child-seal.cjs',
+  '../sandbox/socket-seal.cjs',
+];
 
 const escapeLine = z.object({
   t: z.literal('escape'),
@@ -173,7 +223,8 @@ export class SealedProcess<M> {
     this.scratch = mkdtempSync(join(opts.dir, 'scratch-'));
     const args = [
       permissionFlag(),
-      '--allow-fs-read=*',
+      // Reads: its own files, its scratch directory, the user's module tree; one flag a path (Node 20.19+).
+      ...withRealPaths([...OWN_FILES.map(own), this.scratch, ...opts.read]).map((p) => `--allow-fs-read=${p}`),
       `--allow-fs-write=${this.scratch}`,
       '--disable-warning=ExperimentalWarning',
       `--max-old-space-size=${PROCESS_HEAP_MB}`,
