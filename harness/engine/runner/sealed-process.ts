@@ -29,6 +29,7 @@ import type { Readable, Writable } from 'node:stream';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { PACKAGE_ROOT } from '../../util/package-root.ts';
 import { terminalText } from '../../util/terminal-text.ts';
 import socketSeal from '../sandbox/socket-seal.cjs';
 import { runContext, type Escape } from '../sandbox/seal.ts';
@@ -155,6 +156,12 @@ const OWN_FILES = [
   '../sandbox/child-seal.cjs',
   '../sandbox/socket-seal.cjs',
 ];
+/**
+ * oneway's compiled code (what its npm package ships, no secret in it) and the node_modules its
+ * imports resolve from: a planner file may import a built-in planner or the package's API from it,
+ * as it would from node_modules/oneway. Found when the first process starts.
+ */
+const ownCode = (): string[] => moduleTree(join(PACKAGE_ROOT, 'dist', 'package'));
 
 const escapeLine = z.object({
   t: z.literal('escape'),
@@ -224,7 +231,9 @@ export class SealedProcess<M> {
     const args = [
       permissionFlag(),
       // Reads: its own files, its scratch directory, the user's module tree; one flag a path (Node 20.19+).
-      ...withRealPaths([...OWN_FILES.map(own), this.scratch, ...opts.read]).map((p) => `--allow-fs-read=${p}`),
+      ...withRealPaths([...OWN_FILES.map(own), ...ownCode(), this.scratch, ...opts.read]).map(
+        (p) => `--allow-fs-read=${p}`,
+      ),
       `--allow-fs-write=${this.scratch}`,
       '--disable-warning=ExperimentalWarning',
       `--max-old-space-size=${PROCESS_HEAP_MB}`,
