@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../../harness/cli/eval.ts';
 import type { CallEvent, EscapeEvent } from '../../harness/core/record.ts';
+import type { Results } from '../../harness/engine/results/types.ts';
 import { memorySink } from '../../harness/engine/record/writer.ts';
 import { checkPlannerEnv } from '../../harness/engine/runner/planner-env.ts';
 import { loadPlanner } from '../../harness/engine/runner/planners.ts';
@@ -408,5 +409,20 @@ export default { name: 'reader', next(view) {
     ]);
     for (const e of r.escapes) expect(e.reason).toContain('file system read outside');
     expect(r.sandbox_escapes).toBe(3);
+  });
+});
+
+describe('results.json says how planner processes were sealed', () => {
+  it('config.seal.mode is "socket" (no network namespace is used)', async () => {
+    const out = tempDir();
+    const r = await runCli(main, [
+      '--planner=gated',
+      '--scenario=invoice-and-notify',
+      `--out=${out}`,
+      '--transport=inprocess',
+    ]);
+    expect(r.code).toBe(0);
+    const results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as Results;
+    expect(results.config.seal).toEqual({ mode: 'socket' });
   });
 });

@@ -31,11 +31,20 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { PACKAGE_ROOT } from '../../util/package-root.ts';
 import { terminalText } from '../../util/terminal-text.ts';
+import type { SealMode } from '../results/types.ts';
 import socketSeal from '../sandbox/socket-seal.cjs';
 import { runContext, type Escape } from '../sandbox/seal.ts';
 
 /** The child's main module and its preload, found when the first process starts (not at import: a DOM test environment has no file URLs). */
 const own = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
+/**
+ * How a sealed process is cut off from the network, recorded in results.json (`config.seal.mode`):
+ * the socket layer in the process (socket-seal.cjs, preloaded), which refuses and counts every
+ * connection, datagram, lookup, bind and listen but the allowed origins' addresses. A network
+ * namespace of its own (no interfaces at all) is not used yet: docs/seal.md says what that leaves.
+ */
+export const SEAL_MODE: SealMode = 'socket';
 
 /** The exit code of a sealed process whose channel is gone (child-seal.cjs exits with it). */
 const CHANNEL_LOST_EXIT = 86;
