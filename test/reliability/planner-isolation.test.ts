@@ -14,6 +14,7 @@ import { createServer, type AddressInfo, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../../harness/cli/eval.ts';
+import { main as fuzzMain } from '../../harness/cli/fuzz.ts';
 import type { CallEvent, EscapeEvent } from '../../harness/core/record.ts';
 import type { Results } from '../../harness/engine/results/types.ts';
 import { memorySink } from '../../harness/engine/record/writer.ts';
@@ -21,7 +22,7 @@ import { checkPlannerEnv } from '../../harness/engine/runner/planner-env.ts';
 import { loadPlanner } from '../../harness/engine/runner/planners.ts';
 import { runOne, type PlannerHandle } from '../../harness/engine/runner/run.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
-import { cli } from '../helpers/compiled.ts';
+import { cli, runNode } from '../helpers/compiled.ts';
 import { EMAIL_YAML, scenarioFrom } from '../helpers/run.ts';
 
 const scenario = scenarioFrom(EMAIL_YAML);
@@ -299,6 +300,52 @@ describe("a planner's process gets no environment but what --planner-env passes"
       expect(() => checkPlannerEnv([name], { [name]: 'x' }, '--planner-env'), name).toThrow(/would undo its seal/);
     expect(() => checkPlannerEnv(['A=B'], env, '--planner-env')).toThrow(/takes environment variable names/);
   });
+
+  it('reaches the planner processes of worker threads too (eval --workers), and fuzz --planner', async () => {
+    const file = plannerFile(
+      'env-in-workers',
+      '',
+      "return (process.env.ONEWAY_ISOLATION_PASSED ?? 'none') + '-' + (process.env.ONEWAY_ISOLATION_KEPT ?? 'none');",
+    );
+    const out = tempDir();
+    // runNode's process gets this process's environment.
+    vi.stubEnv('ONEWAY_ISOLATION_PASSED', 'given');
+    vi.stubEnv('ONEWAY_ISOLATION_KEPT', 'kept');
+    const r = await runNode([
+      cli('eval'),
+      `--planner=${file}`,
+      '--scenario=invoice-and-notify,purge-inactive-accounts',
+      '--workers=2',
+      '--planner-env=ONEWAY_ISOLATION_PASSED',
+      `--out=${out}`,
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const runs = (JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as Results).runs;
+    expect(runs).toHaveLength(2);
+    for (const run of runs) expect(readFileSync(join(out, run.record), 'utf8')).toContain('given-none@acme.example');
+    const fuzz = await runCli(
+      fuzzMain,
+      [
+        '--scenario=invoice-and-notify',
+        `--planner=${file}`,
+        '--planner-env=ONEWAY_ISOLATION_MISSING',
+        '--runs=1',
+        `--out=${tempDir()}`,
+      ],
+      process.cwd(),
+      { NO_COLOR: '1' },
+    );
+    expect(fuzz.code).toBe(2);
+    expect(fuzz.stderr).toContain('--planner-env names ONEWAY_ISOLATION_MISSING, which is not set');
+    const noPlanner = await runCli(
+      fuzzMain,
+      ['--scenario=invoice-and-notify', '--planner-env=PATH', '--runs=1'],
+      process.cwd(),
+      { NO_COLOR: '1', PATH: '/bin' },
+    );
+    expect(noPlanner.code).toBe(2);
+    expect(noPlanner.stderr).toContain('--planner-env needs --planner');
+  }, 120_000);
 
   it('oneway eval: a name the environment lacks is a usage error with a hint, before anything runs', async () => {
     const out = tempDir();
