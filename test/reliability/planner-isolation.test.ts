@@ -181,12 +181,15 @@ describe('the allowed model origin reaches only its own addresses (socket level)
       `const go = (o) => new Promise((r) => { const s = net.connect(o, () => { s.destroy(); r('ok'); }); s.on('error', () => r('no')); });
        const plain = await go({ host: 'localhost', port: ${port}, family: 4 });
        const own = await go({ host: 'localhost', port: ${port}, family: 4, lookup: (h, o, cb) => dns.lookup(h, o, cb) });
-       return plain + '-' + own;`,
+       // Happy eyeballs (several addresses, each tried on a handle of its own), and fetch (undici's connector).
+       const both = await go({ host: 'localhost', port: ${port}, autoSelectFamily: true, lookup: (h, o, cb) => cb(null, [{ address: '127.0.0.1', family: 4 }, { address: '127.0.0.1', family: 4 }]) });
+       const fetched = await fetch('http://localhost:${port}/v1').then((x) => x.text(), () => 'no');
+       return [plain, own, both, fetched].join('-');`,
     );
     const r = await runFile(file, { base_url: `http://localhost:${port}/v1` });
-    expect(r.emails).toEqual(['ok-ok@acme.example']);
+    expect(r.emails).toEqual(['ok-ok-ok-ok@acme.example']);
     expect(r.sandbox_escapes).toBe(0);
-    expect(served - before).toBe(2);
+    expect(served - before).toBe(4);
     expect(hits).toBe(0);
   });
 });
