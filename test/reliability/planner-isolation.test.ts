@@ -79,120 +79,115 @@ beforeAll(() => {
   dir = tempDir('oneway-isolation-');
 });
 
-describe('the allowed model origin reaches only its own addresses (socket level)', () => {
-  // The model endpoint a run is allowed is `localhost:<port>`; a canary listens on 127.0.0.2 at that
-  // port (also loopback on Linux, but not an address localhost resolves to) and must receive nothing.
-  // The allowed server listens on 127.0.0.1 at the same port.
-  let canary: Server;
-  let model: Server;
-  let hits = 0;
-  let served = 0;
-  let port = 0;
-  let loopback2 = true;
+// 127.0.0.2 is a loopback address on Linux only (macOS and Windows have 127.0.0.1 alone).
+describe.skipIf(process.platform !== 'linux')(
+  'the allowed model origin reaches only its own addresses (socket level)',
+  () => {
+    // The model endpoint a run is allowed is `localhost:<port>`; a canary listens on 127.0.0.2 at that
+    // port (also loopback on Linux, but not an address localhost resolves to) and must receive nothing.
+    // The allowed server listens on 127.0.0.1 at the same port.
+    let canary: Server;
+    let model: Server;
+    let hits = 0;
+    let served = 0;
+    let port = 0;
 
-  beforeAll(async () => {
-    canary = createServer((s) => {
-      hits++;
-      s.on('error', () => {});
-      s.destroy();
+    beforeAll(async () => {
+      canary = createServer((s) => {
+        hits++;
+        s.on('error', () => {});
+        s.destroy();
+      });
+      await new Promise<void>((r) => canary.listen(0, '127.0.0.2', r));
+      port = (canary.address() as AddressInfo).port;
+      model = createServer((s) => {
+        served++;
+        s.on('error', () => {});
+        s.end('HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok');
+      });
+      await new Promise<void>((r) => model.listen(port, '127.0.0.1', r));
     });
-    await new Promise<void>((r, reject) => {
-      canary.once('error', reject);
-      canary.listen(0, '127.0.0.2', r);
-    }).catch(() => (loopback2 = false));
-    if (!loopback2) return;
-    port = (canary.address() as AddressInfo).port;
-    model = createServer((s) => {
-      served++;
-      s.on('error', () => {});
-      s.end('HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok');
+    afterAll(async () => {
+      await new Promise((r) => canary.close(r));
+      await new Promise((r) => model.close(r));
     });
-    await new Promise<void>((r) => model.listen(port, '127.0.0.1', r));
-  });
-  afterAll(async () => {
-    if (!loopback2) return;
-    await new Promise((r) => canary.close(r));
-    await new Promise((r) => model.close(r));
-  });
 
-  const LOOKUP = `(host, opts, cb) => (opts && opts.all ? cb(null, [{ address: '127.0.0.2', family: 4 }]) : cb(null, '127.0.0.2', 4))`;
-  const vectors: [string, () => [string, string]][] = [
-    [
-      'net.connect with a lookup that maps the allowed host elsewhere',
-      () => [
-        "import net from 'node:net';",
-        `return new Promise((r) => { const s = net.connect({ host: 'localhost', port: ${port}, lookup: ${LOOKUP} }, () => { s.destroy(); r('answered'); }); s.on('error', () => r('failed')); });`,
+    const LOOKUP = `(host, opts, cb) => (opts && opts.all ? cb(null, [{ address: '127.0.0.2', family: 4 }]) : cb(null, '127.0.0.2', 4))`;
+    const vectors: [string, () => [string, string]][] = [
+      [
+        'net.connect with a lookup that maps the allowed host elsewhere',
+        () => [
+          "import net from 'node:net';",
+          `return new Promise((r) => { const s = net.connect({ host: 'localhost', port: ${port}, lookup: ${LOOKUP} }, () => { s.destroy(); r('answered'); }); s.on('error', () => r('failed')); });`,
+        ],
       ],
-    ],
-    [
-      'http.request with a lookup option',
-      () => [
-        "import http from 'node:http';",
-        `return new Promise((r) => { const q = http.request({ host: 'localhost', port: ${port}, path: '/v1', headers: { authorization: 'Bearer key' }, lookup: ${LOOKUP} }, (res) => { res.resume(); r('answered'); }); q.on('error', () => r('failed')); q.end(); });`,
+      [
+        'http.request with a lookup option',
+        () => [
+          "import http from 'node:http';",
+          `return new Promise((r) => { const q = http.request({ host: 'localhost', port: ${port}, path: '/v1', headers: { authorization: 'Bearer key' }, lookup: ${LOOKUP} }, (res) => { res.resume(); r('answered'); }); q.on('error', () => r('failed')); q.end(); });`,
+        ],
       ],
-    ],
-    [
-      'tls.connect with a lookup option',
-      () => [
-        "import tls from 'node:tls';",
-        `return new Promise((r) => { const s = tls.connect({ host: 'localhost', port: ${port}, lookup: ${LOOKUP} }, () => r('answered')); s.on('error', () => r('failed')); });`,
+      [
+        'tls.connect with a lookup option',
+        () => [
+          "import tls from 'node:tls';",
+          `return new Promise((r) => { const s = tls.connect({ host: 'localhost', port: ${port}, lookup: ${LOOKUP} }, () => r('answered')); s.on('error', () => r('failed')); });`,
+        ],
       ],
-    ],
-    [
-      'an http.Agent whose sockets connect with a lookup option',
-      () => [
-        "import http from 'node:http';",
-        `const agent = new http.Agent({ lookup: ${LOOKUP} });
+      [
+        'an http.Agent whose sockets connect with a lookup option',
+        () => [
+          "import http from 'node:http';",
+          `const agent = new http.Agent({ lookup: ${LOOKUP} });
          return new Promise((r) => { const q = http.get({ host: 'localhost', port: ${port}, agent }, (res) => { res.resume(); r('answered'); }); q.on('error', () => r('failed')); });`,
+        ],
       ],
-    ],
-  ];
+    ];
 
-  const runs = new Map<string, Awaited<ReturnType<typeof run>>>();
-  beforeAll(async () => {
-    if (!loopback2) return;
-    const options = { base_url: `http://localhost:${port}/v1` };
-    await Promise.all(
-      vectors.map(async ([name, code]) => {
-        const [top, attempt] = code();
-        runs.set(name, await runFile(plannerFile(name.replace(/[^a-z0-9]+/gi, '-'), top, attempt), options));
-      }),
-    );
-  }, 120_000);
+    const runs = new Map<string, Awaited<ReturnType<typeof run>>>();
+    beforeAll(async () => {
+      const options = { base_url: `http://localhost:${port}/v1` };
+      await Promise.all(
+        vectors.map(async ([name, code]) => {
+          const [top, attempt] = code();
+          runs.set(name, await runFile(plannerFile(name.replace(/[^a-z0-9]+/gi, '-'), top, attempt), options));
+        }),
+      );
+    }, 120_000);
 
-  it.each(vectors)('%s: refused, counted on its run, and the canary sees nothing', (name) => {
-    if (!loopback2) return void console.warn('skipped: 127.0.0.2 is not a loopback address here (not Linux)');
-    const r = runs.get(name);
-    if (!r) throw new Error(`no run for ${name}`);
-    expect(r.error).toBeNull();
-    expect(r.emails).toEqual(['failed@acme.example']);
-    expect(r.escapes.map((e) => `${e.method} ${e.url}`)).toEqual([`CONNECT tcp://127.0.0.2:${port}`]);
-    expect(r.escapes[0]?.reason).toContain('does not resolve to');
-    expect(r.sandbox_escapes).toBe(1);
-    expect(hits).toBe(0);
-  });
+    it.each(vectors)('%s: refused, counted on its run, and the canary sees nothing', (name) => {
+      const r = runs.get(name);
+      if (!r) throw new Error(`no run for ${name}`);
+      expect(r.error).toBeNull();
+      expect(r.emails).toEqual(['failed@acme.example']);
+      expect(r.escapes.map((e) => `${e.method} ${e.url}`)).toEqual([`CONNECT tcp://127.0.0.2:${port}`]);
+      expect(r.escapes[0]?.reason).toContain('does not resolve to');
+      expect(r.sandbox_escapes).toBe(1);
+      expect(hits).toBe(0);
+    });
 
-  it('the allowed host through the real lookup, and a lookup that keeps to its addresses, still get through', async () => {
-    if (!loopback2) return void console.warn('skipped: 127.0.0.2 is not a loopback address here (not Linux)');
-    const before = served;
-    const file = plannerFile(
-      'allowed-by-lookup',
-      "import net from 'node:net'; import dns from 'node:dns';",
-      `const go = (o) => new Promise((r) => { const s = net.connect(o, () => { s.destroy(); r('ok'); }); s.on('error', () => r('no')); });
+    it('the allowed host through the real lookup, and a lookup that keeps to its addresses, still get through', async () => {
+      const before = served;
+      const file = plannerFile(
+        'allowed-by-lookup',
+        "import net from 'node:net'; import dns from 'node:dns';",
+        `const go = (o) => new Promise((r) => { const s = net.connect(o, () => { s.destroy(); r('ok'); }); s.on('error', () => r('no')); });
        const plain = await go({ host: 'localhost', port: ${port}, family: 4 });
        const own = await go({ host: 'localhost', port: ${port}, family: 4, lookup: (h, o, cb) => dns.lookup(h, o, cb) });
        // Happy eyeballs (several addresses, each tried on a handle of its own), and fetch (undici's connector).
        const both = await go({ host: 'localhost', port: ${port}, autoSelectFamily: true, lookup: (h, o, cb) => cb(null, [{ address: '127.0.0.1', family: 4 }, { address: '127.0.0.1', family: 4 }]) });
        const fetched = await fetch('http://localhost:${port}/v1').then((x) => x.text(), () => 'no');
        return [plain, own, both, fetched].join('-');`,
-    );
-    const r = await runFile(file, { base_url: `http://localhost:${port}/v1` });
-    expect(r.emails).toEqual(['ok-ok-ok-ok@acme.example']);
-    expect(r.sandbox_escapes).toBe(0);
-    expect(served - before).toBe(4);
-    expect(hits).toBe(0);
-  });
-});
+      );
+      const r = await runFile(file, { base_url: `http://localhost:${port}/v1` });
+      expect(r.emails).toEqual(['ok-ok-ok-ok@acme.example']);
+      expect(r.sandbox_escapes).toBe(0);
+      expect(served - before).toBe(4);
+      expect(hits).toBe(0);
+    });
+  },
+);
 
 describe("a planner's process serves nothing: bind and listen are refused and counted", () => {
   let udpHits = 0;
@@ -279,7 +274,8 @@ describe("a planner's process gets no environment but what --planner-env passes"
     plannerFile(
       'reads-env',
       '',
-      "return Object.keys(process.env).sort().join('.') + '-' + (process.env.OPENAI_API_KEY === undefined ? 'nokey' : process.env.OPENAI_API_KEY);",
+      // SHLVL and _ are a shell's own (bash as /bin/sh sets them), not the harness's.
+      "return Object.keys(process.env).filter((k) => k !== 'SHLVL' && k !== '_').sort().join('.') + '-' + (process.env.OPENAI_API_KEY === undefined ? 'nokey' : process.env.OPENAI_API_KEY);",
     );
 
   it("sees none of the harness's environment (OPENAI_API_KEY included) unless passed on", async () => {
