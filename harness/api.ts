@@ -91,7 +91,7 @@ export async function evaluate(config: EvaluateConfig = {}): Promise<Results> {
     throw new UsageError(
       `no scenario could be loaded${scenarios.problems.length ? `:\n${scenarios.problems.map(formatProblem).join('\n')}` : ''}`,
     );
-  const planners = await loadPlanners(request.planners ?? ['gated'], cwd, request.plannerOptions);
+  const planners = await loadPlanners(request.planners ?? ['gated'], cwd, request.plannerOptions, request.plannerEnv);
   checkLineUp(
     planners.map((p) => p.name),
     request,

@@ -82,6 +82,8 @@ Usage: oneway eval [options]          (in a clone of oneway: npm run eval -- [op
   --reporter=NAME[,...]       ${REPORTERS.join(', ')} (default: table)
   --plan=FILE                 the plan the scripted planner replays (default: each scenario's reference_plan)
   --planner-opt=KEY=VALUE     an option passed to planners (repeatable)
+  --planner-env=NAME[,...]    an environment variable a planner file's process gets, with oneway's value
+                              (repeatable); it gets no other (an LLM planner file needs e.g. OPENAI_API_KEY)
   --agent-cmd=COMMAND         also evaluate an agent process, started once per run with an MCP endpoint
                               (ONEWAY_MCP_URL) and the task (ONEWAY_TASK) in its environment; only it runs
                               unless --planner is given too (see docs/agents.md)
@@ -155,6 +157,7 @@ export const OPTIONS = {
   reporter: { type: 'string', multiple: true },
   plan: { type: 'string' },
   'planner-opt': { type: 'string', multiple: true },
+  'planner-env': { type: 'string', multiple: true },
   'agent-cmd': { type: 'string' },
   'agent-name': { type: 'string' },
   'agent-timeout': { type: 'string' },
@@ -499,6 +502,7 @@ function flagLayer(values: Values, io: Io): Layer<EvalSettings> {
     bundled: values.bundled,
     planners: given(values.planner),
     plannerOptions: Object.keys(plannerOptions).length ? plannerOptions : undefined,
+    plannerEnv: given(values['planner-env']),
     reporters: given(values.reporter),
     failOn: values['fail-on'],
     baseline: values.baseline,
@@ -566,7 +570,9 @@ async function lineUp(values: Values, request: EvalRequest, selected: readonly L
       : (request.planners ?? (asked ? [] : ['gated']));
   // Each planner's errors keep their stack traces for --verbose (runs in this thread or in a planner's own).
   const stacks: Stacks = new Map();
-  const planners = (await loadPlanners(specs, io.cwd, request.plannerOptions)).map((p) => capturingStacks(p, stacks));
+  const planners = (await loadPlanners(specs, io.cwd, request.plannerOptions, request.plannerEnv)).map((p) =>
+    capturingStacks(p, stacks),
+  );
   const agent =
     asked && mcpAgent
       ? mcpAgent.agentPlanner({

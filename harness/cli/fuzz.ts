@@ -59,6 +59,8 @@ Usage: oneway fuzz [options]          (in a clone of oneway: npm run fuzz -- [op
                               check returning true or a message (docs/fuzzing.md)
   --planner=NAME|PATH         fuzz this planner across seeds (seed, seed+1, ...) instead of generated plans
   --planner-opt=KEY=VALUE     an option passed to the planner (repeatable)
+  --planner-env=NAME[,...]    an environment variable the planner file's process gets, with oneway's value
+                              (repeatable); it gets no other
   --guard                     every run goes through the guard (as eval --guard)
   --transport=inprocess|msw   how calls reach the sandbox (default: inprocess, the same dispatch without HTTP)
   --max-items=N               items per generated plan, at most (default: 6)
@@ -93,6 +95,7 @@ export const OPTIONS = {
   property: { type: 'string', multiple: true },
   planner: { type: 'string' },
   'planner-opt': { type: 'string', multiple: true },
+  'planner-env': { type: 'string', multiple: true },
   guard: { type: 'boolean' },
   transport: { type: 'string' },
   'max-items': { type: 'string' },
@@ -119,6 +122,7 @@ function flagLayer(values: Values, io: Io, cerr: Paints['cerr']): Layer<FuzzSett
     guard: values.guard,
     workers: values.workers,
     plannerOptions: values['planner-opt'] ? options : undefined,
+    plannerEnv: values['planner-env'],
     allowLintErrors: values['allow-lint-errors'],
     runs: values.runs,
     // It took seconds at first: a value under 1000 is read as seconds, with a warning (common.ts, durationMs).
@@ -170,7 +174,7 @@ async function fuzzAll(
       {
         scenarios: jobs,
         properties: propertySpecs,
-        ...(settings.planner ? { planner: settings.planner } : {}),
+        ...(settings.planner ? { planner: settings.planner, plannerEnv: settings.plannerEnv } : {}),
         options,
         cwd: io.cwd,
       },
@@ -330,13 +334,17 @@ export async function main(argv: string[], io: Io = processIo(), config?: Config
       printHelp(io, HELP);
       return 0;
     }
-    const request = fuzzRequest([...(config ? [fuzzConfigLayer(config)] : []), flagLayer(values, io, cerr)], io.cwd);
+    const request = fuzzRequest(
+      [...(config ? [fuzzConfigLayer(config)] : []), flagLayer(values, io, cerr)],
+      io.cwd,
+      io.env,
+    );
     const settings: Settings = { ...request, propertySpecs: request.properties ?? [...DEFAULT_PROPERTIES] };
     const { timeLimit, runs, seed, maxItems, transport } = settings;
     const properties = await resolveProperties(settings.propertySpecs, io.cwd);
     // A planner file runs in sealed processes, as in eval (docs/seal.md).
     const planner = request.planner
-      ? await loadPlanner(request.planner, io.cwd, request.plannerOptions ?? {})
+      ? await loadPlanner(request.planner, io.cwd, request.plannerOptions ?? {}, request.plannerEnv)
       : undefined;
     if (request.path !== undefined && planner)
       throw new UsageError('--path replays a generated plan; it does not go with --planner');

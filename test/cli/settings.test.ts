@@ -207,6 +207,12 @@ const evalRows: Row[] = [
     flags: ['--planner-opt=depth=3'],
     did: (s) => expect(Object.keys(config(s).planner_option_hashes as object)).toEqual(['depth']),
   },
+  {
+    key: 'plannerEnv',
+    value: ['PATH'],
+    flags: ['--planner-env=PATH'],
+    did: (s) => expect(s.asked?.plannerEnv).toEqual(['PATH']),
+  },
   llmRow('model', 'm', 'model', '--planner-opt=model=m', 'm'),
   llmRow(
     'baseUrl',
@@ -353,6 +359,8 @@ function askedOf(o: EvalOptions, dir: string): Record<string, unknown> {
     plannerOptions: Object.fromEntries(
       Object.entries(o.plannerOptions).map(([k, v]) => [k, v.replace(dir, 'PROJECT')]),
     ),
+    // Names only: the values are the environment's.
+    plannerEnv: Object.keys(o.plannerEnv ?? {}),
     restartAt: o.restartAt ?? [],
     plan: o.plan ?? null,
     guard: o.gate ? (o.guardPolicy ?? {}) : null,

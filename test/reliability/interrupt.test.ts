@@ -35,9 +35,14 @@ function stopWith(
 ): Promise<{ sent: boolean; code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
   let sent = false;
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [cli('eval'), ...args, `--out=${out}`], {
-      env: { ...process.env, NO_COLOR: '1', ONEWAY_TEST_DECISION_WAIT_MS: '40' },
-    });
+    // The planner's process gets the wait only when it is passed on (it gets no other environment).
+    const child = spawn(
+      process.execPath,
+      [cli('eval'), ...args, '--planner-env=ONEWAY_TEST_DECISION_WAIT_MS', `--out=${out}`],
+      {
+        env: { ...process.env, NO_COLOR: '1', ONEWAY_TEST_DECISION_WAIT_MS: '40' },
+      },
+    );
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += String(d)));
     child.stdout.resume();

@@ -27,12 +27,19 @@ async function evalLeaky(args: string, error: string, reporters: string) {
       } }; } };\n`,
   );
   const out = tempDir();
-  const r = await runCli(main, [
-    `--planner=${join(dir, 'leaky.mjs')}`,
-    '--scenario=invoice-and-notify',
-    `--reporter=${reporters}`,
-    `--out=${out}`,
-  ]);
+  const r = await runCli(
+    main,
+    [
+      `--planner=${join(dir, 'leaky.mjs')}`,
+      // A planner file's process gets no environment variable unless passed on.
+      '--planner-env=ONEWAY_TEST_API_KEY',
+      '--scenario=invoice-and-notify',
+      `--reporter=${reporters}`,
+      `--out=${out}`,
+    ],
+    process.cwd(),
+    { NO_COLOR: '1', ONEWAY_TEST_API_KEY: process.env.ONEWAY_TEST_API_KEY },
+  );
   return { r, out };
 }
 

@@ -158,9 +158,10 @@ const vectors: [string, () => [string, string], RegExp][] = [
     'dgram.send',
     () => [
       "import dgram from 'node:dgram';",
-      `return new Promise((r) => { const s = dgram.createSocket('udp4'); s.send('canary-secret', ${udpPort}, ${T}, (e) => { s.close(); r(e ? 'failed' : 'answered'); }); });`,
+      // Refused at its implicit bind (a planner's process binds nothing), reported on the socket.
+      `return new Promise((r) => { const s = dgram.createSocket('udp4'); s.on('error', () => r('failed')); s.send('canary-secret', ${udpPort}, ${T}, (e) => { s.close(); r(e ? 'failed' : 'answered'); }); });`,
     ],
-    /^UDP udp:\/\/127\.0\.0\.1:\d+$/,
+    /^(UDP udp:\/\/127\.0\.0\.1:\d+|LISTEN udp:\/\/0\.0\.0\.0:0)$/,
   ],
   [
     'dns.resolve through a Resolver pointed at the canary',

@@ -105,6 +105,9 @@ interface ScenarioInfo {
   tool_lines: Record<string, number>;
 }
 
+/** How planner processes are sealed from the network (runner/sealed-process.ts, SEAL_MODE). */
+export type SealMode = 'socket';
+
 export interface Results {
   schema_version: number;
   tool: { name: 'oneway'; version: string };
@@ -135,6 +138,12 @@ export interface Results {
     planner_option_hashes?: Record<string, string>;
     /** A hash of the `--plan` the scripted planner replayed, or null for each scenario's reference plan. */
     plan_hash?: string | null;
+    /**
+     * How planner files' processes were cut off from the network (docs/seal.md): `socket`, the socket
+     * layer in the process refusing and counting every reach but the model endpoint's addresses.
+     * Absent in results written before it was recorded.
+     */
+    seal?: { mode: SealMode };
   };
   scenarios: ScenarioInfo[];
   /** Scenario files that could not be loaded, and lint errors of scenarios refused for them (code `lint`): each skipped; the rest ran. */

@@ -22,6 +22,8 @@ export interface EvalOptions {
   maxTurns: number;
   decisionTimeoutMs: number;
   plannerOptions: Record<string, string>;
+  /** A planner file's processes' whole environment (`--planner-env`), for worker threads that load it again. */
+  plannerEnv?: Readonly<Record<string, string>>;
   /** `--restart-at`: restart faults on every scenario. */
   restartAt?: number[];
   /** A plan for `scripted` (from --plan); otherwise each scenario's reference_plan. */

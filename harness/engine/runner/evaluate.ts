@@ -19,6 +19,7 @@ import { packageVersion } from '../../util/package-root.ts';
 import { deriveSeed } from '../../util/rng.ts';
 import type { EvalOptions, Job, RunOptions } from './eval-types.ts';
 import { runOne } from './run.ts';
+import { SEAL_MODE } from './sealed-process.ts';
 import { runWorkerPool, workerCapable } from './workers.ts';
 
 /** oneway's version, as package.json gives it (results.json `tool.version`, the MCP server's version). */
@@ -284,6 +285,7 @@ function frameOf(opts: EvalOptions): Frame {
           .map(([k, v]) => [k, contentHash(v)]),
       ),
       plan_hash: opts.plan ? contentHash(opts.plan) : null,
+      seal: { mode: SEAL_MODE },
     },
     scenarios: opts.scenarios.map((s) => ({
       id: s.scenario.id,

@@ -32,7 +32,7 @@
 import { AsyncResource } from 'node:async_hooks';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { UsageError, type Result } from '../../core/errors.ts';
 import type { Decision, Planner, PlannerContext, PlannerView } from '../../core/planner.ts';
@@ -41,7 +41,7 @@ import socketSeal from '../sandbox/socket-seal.cjs';
 import type { Escape } from '../sandbox/seal.ts';
 import { locatedLoadError } from '../io/syntax-error.ts';
 import { bundledForProcess, importsTypeScript, moduleForProcess } from '../io/ts-loader.ts';
-import { SealedProcess, unattributed, type SealedInit } from './sealed-process.ts';
+import { moduleTree, SealedProcess, unattributed, type SealedInit } from './sealed-process.ts';
 
 const HOSTED = Symbol('oneway.hosted-planner');
 
@@ -209,11 +209,19 @@ export class PlannerPool {
     readonly init: SealedInit,
     private readonly dir: string,
     private readonly nodeFlags: string[],
+    /** What its processes may read (the planner file's module tree, its compiled module's directory). */
+    private readonly read: readonly string[],
+    /** Its processes' whole environment (`--planner-env`). */
+    private readonly env: Readonly<Record<string, string>> = {},
   ) {}
 
   /** A new process for this planner file (not yet loaded); escapes it makes while nobody holds it go to `stray`. */
   spawn(allow: Origin[], stray?: (e: Escape) => void): PlannerProcess {
-    return new SealedProcess({ init: this.init, dir: this.dir, allow, nodeFlags: this.nodeFlags }, hostMessage, stray);
+    return new SealedProcess(
+      { init: this.init, dir: this.dir, allow, nodeFlags: this.nodeFlags, env: this.env, read: this.read },
+      hostMessage,
+      stray,
+    );
   }
 
   /**
@@ -302,11 +310,13 @@ function workDir(): string {
  * `LOAD_TIMEOUT_MS` is a usage error. Attempts its top-level code makes while loading are
  * unattributed, and charged to the first run too (made in its process, or again by a run's own).
  * With the runs' planner `options`, the process is allowed their origins and kept for the first run.
+ * `env` is the whole environment its processes get (`--planner-env`).
  */
 export async function probePlanner(
   init: HostInit,
   timeoutMs = LOAD_TIMEOUT_MS,
   options?: Record<string, string>,
+  env: Readonly<Record<string, string>> = {},
 ): Promise<{ name: string; checkpoint?: Checkpoint; cpuBound?: boolean; pool: PlannerPool }> {
   const dir = workDir();
   const what = `planner module ${init.spec}`;
@@ -315,6 +325,8 @@ export async function probePlanner(
       { kind: 'planner', file: compiled.file, spec: init.spec, what, fallbackName: init.fallbackName },
       dir,
       compiled.nodeFlags,
+      [...moduleTree(init.file), dirname(compiled.file)],
+      env,
     );
   let loaded = await loadIn(
     pool(await moduleForProcess(init.file, join(dir, 'module'), what)),

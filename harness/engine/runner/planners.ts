@@ -44,13 +44,19 @@ function isBuiltinFile(file: string): boolean {
 /**
  * A planner by name (a built-in, run in process) or by path (a user's module, run in sealed processes).
  * `options`, the planner options its runs will have, let the process that loads a planner file serve
- * the first run (isolate.ts, probePlanner).
+ * the first run (isolate.ts, probePlanner). A planner file's processes get no environment variable
+ * but `env` (`--planner-env`: names and values, checked by `checkPlannerEnv`).
  *
  * @example
  * const gated = await loadPlanner('gated', process.cwd());
  * const mine = await loadPlanner('./planners/mine.ts', process.cwd()); // its code never runs here
  */
-export async function loadPlanner(spec: string, cwd: string, options?: Record<string, string>): Promise<PlannerHandle> {
+export async function loadPlanner(
+  spec: string,
+  cwd: string,
+  options?: Record<string, string>,
+  env?: Readonly<Record<string, string>>,
+): Promise<PlannerHandle> {
   let file: string;
   if (looksLikeModulePath(spec)) {
     file = resolve(cwd, spec);
@@ -73,6 +79,7 @@ export async function loadPlanner(spec: string, cwd: string, options?: Record<st
       { file, spec, fallbackName: fallback },
       undefined,
       options,
+      env,
     );
     return {
       name,

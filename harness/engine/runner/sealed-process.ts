@@ -24,20 +24,32 @@
  * process never reports a count.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { PACKAGE_ROOT } from '../../util/package-root.ts';
 import { terminalText } from '../../util/terminal-text.ts';
+import type { SealMode } from '../results/types.ts';
 import socketSeal from '../sandbox/socket-seal.cjs';
 import { runContext, type Escape } from '../sandbox/seal.ts';
 
 /** The child's main module and its preload, found when the first process starts (not at import: a DOM test environment has no file URLs). */
 const own = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
+/**
+ * How a sealed process is cut off from the network, recorded in results.json (`config.seal.mode`):
+ * the socket layer in the process (socket-seal.cjs, preloaded), which refuses and counts every
+ * connection, datagram, lookup, bind and listen but the allowed origins' addresses. A network
+ * namespace of its own (no interfaces at all) is not used yet: docs/seal.md says what that leaves.
+ */
+export const SEAL_MODE: SealMode = 'socket';
+
 /** The exit code of a sealed process whose channel is gone (child-seal.cjs exits with it). */
 const CHANNEL_LOST_EXIT = 86;
+/** The exit code of a sealed process whose shell could not turn core dumps off (it never starts Node then). */
+const NO_CORE_LIMIT_EXIT = 87;
 /** V8's old-space limit in a sealed process, MiB. */
 const PROCESS_HEAP_MB = 1024;
 /** The OS limit on a sealed process's data (heap, buffers, array buffers, WebAssembly memory), MiB. */
@@ -97,7 +109,68 @@ export interface SealedOptions {
   allow: { host: string; port: number }[];
   /** Node flags the module needs (type stripping, source maps). */
   nodeFlags: string[];
+  /**
+   * Its whole environment (`--planner-env`: names the user passed on, with the harness's values;
+   * checked by planner-env.ts): nothing of the harness's environment reaches it otherwise.
+   */
+  env?: Readonly<Record<string, string>>;
+  /**
+   * What it may read besides its own files and scratch directory: the user's module tree
+   * (`moduleTree`) and the directory of the module it runs. Nothing else: not another process's
+   * `/proc/<pid>/mem` or `environ`, not the project around the module.
+   */
+  read: readonly string[];
 }
+
+/**
+ * What a user's module needs to read to run: its own directory (and below), and every
+ * `node_modules` directory Node resolves its packages from (its directory's and each ancestor's),
+ * each also by its real path (the module loader reads through symbolic links).
+ *
+ * @example
+ * moduleTree('/p/planners/mine.mjs') // ['/p/planners', '/p/node_modules', ...] (those that exist)
+ */
+export function moduleTree(file: string): string[] {
+  const out: string[] = [];
+  let dir = dirname(resolve(file));
+  out.push(dir);
+  for (;;) {
+    const nm = join(dir, 'node_modules');
+    if (existsSync(nm)) out.push(nm);
+    const up = dirname(dir);
+    if (up === dir) break;
+    dir = up;
+  }
+  return withRealPaths(out);
+}
+
+/** Each path, and its real path where that differs (the permission model checks the path a call names). */
+function withRealPaths(paths: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (const p of paths) {
+    out.add(p);
+    try {
+      out.add(realpathSync(p));
+    } catch {
+      // not there: nothing to read through it
+    }
+  }
+  return [...out];
+}
+
+/** The harness's own files a sealed process runs (its main module and its preload, and what they load). */
+const OWN_FILES = [
+  './child-host.mjs',
+  './module-exports.mjs',
+  '../sandbox/child-seal.cjs',
+  '../sandbox/socket-seal.cjs',
+];
+/**
+ * oneway's compiled code (what its npm package ships, no secret in it) and the node_modules its
+ * imports resolve from: a planner file may import a built-in planner or the package's API from it,
+ * as it would from node_modules/oneway. Found when the first process starts.
+ */
+const ownCode = (): string[] => moduleTree(join(PACKAGE_ROOT, 'dist', 'package'));
 
 const escapeLine = z.object({
   t: z.literal('escape'),
@@ -151,6 +224,8 @@ export class SealedProcess<M> {
   private killed = false;
   private breached = false;
   private printed = 0;
+  /** Whether the process has said anything (a shell that exits before starting Node has not). */
+  private heard = false;
   private readonly input: Writable;
   private readonly kind: SealedInit['kind'];
 
@@ -164,7 +239,10 @@ export class SealedProcess<M> {
     this.scratch = mkdtempSync(join(opts.dir, 'scratch-'));
     const args = [
       permissionFlag(),
-      '--allow-fs-read=*',
+      // Reads: its own files, its scratch directory, the user's module tree; one flag a path (Node 20.19+).
+      ...withRealPaths([...OWN_FILES.map(own), ...ownCode(), this.scratch, ...opts.read]).map(
+        (p) => `--allow-fs-read=${p}`,
+      ),
       `--allow-fs-write=${this.scratch}`,
       '--disable-warning=ExperimentalWarning',
       `--max-old-space-size=${PROCESS_HEAP_MB}`,
@@ -174,22 +252,28 @@ export class SealedProcess<M> {
       ...opts.nodeFlags,
       own('./child-host.mjs'),
     ];
+    // Nothing of the harness's environment but what the user passed on (`--planner-env`).
     const env: NodeJS.ProcessEnv = {
-      ...process.env,
+      ...opts.env,
       ONEWAY_SEALED_PROCESS: JSON.stringify({ allow: opts.allow, init: opts.init, lostExit: CHANNEL_LOST_EXIT }),
       TMPDIR: this.scratch,
       TMP: this.scratch,
       TEMP: this.scratch,
     };
-    // Flags from the environment would come before ours: none (an --allow-* there would undo the seal).
-    delete env.NODE_OPTIONS;
     const posix = process.platform !== 'win32';
-    // The limit is set by the shell the process starts as (`exec` keeps its pid and group); a lower hard
-    // limit already in place stays.
+    // The limits are set by the shell the process starts as (`exec` keeps its pid and group); a lower hard
+    // limit already in place stays. No core dump (`ulimit -c 0`, soft and hard: a crash or process.abort()
+    // would write the process's memory, keys included, into its working directory), and nothing the shell
+    // adds to the environment (PWD).
     const [command, argv] = posix
       ? [
           '/bin/sh',
-          ['-c', `ulimit -d ${PROCESS_DATA_MB * 1024} 2>/dev/null; exec "$0" "$@"`, process.execPath, ...args],
+          [
+            '-c',
+            `ulimit -d ${PROCESS_DATA_MB * 1024} 2>/dev/null; ulimit -c 0 2>/dev/null || exit ${NO_CORE_LIMIT_EXIT}; unset PWD OLDPWD; exec "$0" "$@"`,
+            process.execPath,
+            ...args,
+          ],
         ]
       : [process.execPath, args];
     this.child = spawn(command, argv, {
@@ -251,6 +335,7 @@ export class SealedProcess<M> {
   }
 
   private line(text: string): void {
+    this.heard = true;
     let raw: unknown;
     try {
       raw = JSON.parse(text);
@@ -320,6 +405,8 @@ export class SealedProcess<M> {
     if (this.dead) return;
     if (code === CHANNEL_LOST_EXIT || (signal === 'SIGKILL' && this.killed))
       return this.breach('it closed or replaced its channel');
+    if (code === NO_CORE_LIMIT_EXIT && !this.heard)
+      return this.die(new Error('the process did not start: its shell could not turn core dumps off (ulimit -c 0)'));
     this.die(new Error(`the process exited (${signal ? `signal ${signal}` : `code ${code}`})`));
   }
 

@@ -44,6 +44,7 @@ function sameConfig(a: Results, b: Results): string | null {
     'decision_timeout_ms',
     'planner_option_hashes',
     'plan_hash',
+    'seal',
   ] as const;
   for (const k of keys) if (JSON.stringify(a.config[k]) !== JSON.stringify(b.config[k])) return k;
   return null;
@@ -156,6 +157,11 @@ function disjointPlanners(parts: readonly Results[]): boolean {
 function mergePlanners(parts: readonly Results[]): Results {
   const first = parts[0] as Results;
   for (const p of parts.slice(1)) {
+    if (JSON.stringify(p.config.seal) !== JSON.stringify(first.config.seal))
+      throw new UsageError(
+        'cannot merge: the evaluations sealed planner processes differently (config.seal)',
+        'merge evaluations run by the same oneway on the same kind of machine',
+      );
     if (p.config.seed !== first.config.seed) {
       throw new UsageError(
         `cannot merge: the evaluations used seeds ${first.config.seed} and ${p.config.seed}`,

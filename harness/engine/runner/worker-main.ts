@@ -10,7 +10,7 @@ import type { WorkerInit } from './workers.ts';
 const init = workerInput<WorkerInit>();
 // With the runs' planner options, a planner file's loading process serves its first run here.
 const planners = await Promise.all(
-  init.planners.map((p) => loadPlanner(p.source, init.cwd, init.options.plannerOptions ?? {})),
+  init.planners.map((p) => loadPlanner(p.source, init.cwd, init.options.plannerOptions ?? {}, init.plannerEnv)),
 );
 const opts: RunOptions = {
   ...init.options,

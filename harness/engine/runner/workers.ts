@@ -24,6 +24,8 @@ export interface WorkerInit {
   options: Omit<RunOptions, 'gate'>;
   guardPolicy: Policy | null;
   cwd: string;
+  /** A planner file's processes' whole environment (`--planner-env`). */
+  plannerEnv: Readonly<Record<string, string>>;
 }
 
 /**
@@ -92,6 +94,7 @@ export async function runWorkerPool(
     options: options as WorkerInit['options'],
     guardPolicy: (opts.guardPolicy as Policy | undefined) ?? null,
     cwd: process.cwd(),
+    plannerEnv: opts.plannerEnv ?? {},
   };
   const scenarioIndex = new Map(opts.scenarios.map((s, i) => [s, i]));
   const plannerIndex = new Map(opts.planners.map((p, i) => [p, i]));

@@ -148,13 +148,14 @@ function keepProperties(from, to) {
 function watch(obj, key, method, scheme, reason) {
   const orig = obj?.[key];
   if (typeof orig !== 'function') return;
-  const report = (args) => escape(method, `${scheme}${StringOf(key)}${args.length ? ` ${target(args)}` : ''}`, reason);
+  const report = (args, e) =>
+    escape(method, `${scheme}${StringOf(key)}${args.length ? ` ${target(args)}` : ''}`, reasonOf(e, reason));
   const wrapped = function watched(...args) {
     const last = args.length - 1;
     if (last >= 0 && typeof args[last] === 'function') {
       const cb = args[last];
       args[last] = function watchedCallback(err, ...rest) {
-        if (refusal(err)) report(args);
+        if (refusal(err)) report(args, err);
         return apply(cb, this, [err, ...rest]);
       };
     }
@@ -162,12 +163,12 @@ function watch(obj, key, method, scheme, reason) {
     try {
       r = new.target ? construct(orig, args, new.target) : apply(orig, this, args);
     } catch (e) {
-      if (refusal(e)) report(args);
+      if (refusal(e)) report(args, e);
       throw e;
     }
     if (r !== null && typeof r === 'object' && typeof r.then === 'function' && r instanceof Promise)
       r.then(undefined, (e) => {
-        if (refusal(e)) report(args);
+        if (refusal(e)) report(args, e);
       });
     return r;
   };
@@ -176,6 +177,16 @@ function watch(obj, key, method, scheme, reason) {
 }
 
 const FS_REASON = 'file system write outside the scratch directory (refused by the permission model)';
+const FS_READ_REASON =
+  "file system read outside the process's own module tree (refused by the permission model: other processes' /proc files included)";
+/** A file system refusal's reason by what it refused (the permission model names it: FileSystemRead or FileSystemWrite). */
+function reasonOf(e, reason) {
+  try {
+    return reason === FS_REASON && e.permission === 'FileSystemRead' ? FS_READ_REASON : reason;
+  } catch {
+    return reason;
+  }
+}
 // Not the watchers: they only read, and unwatchFile finds a listener by identity (a wrapped one is another).
 const READ_ONLY = new Set(['watch', 'watchFile', 'unwatchFile']);
 for (const key of Object.keys(fs))

@@ -8,9 +8,15 @@
  * DNS, worker threads or Node's internal handles. This layer closes those where they reach the OS:
  *
  * - `net.Socket.prototype.connect` (every TCP/TLS/IPC connection: net, tls, http, https, http2,
- *   undici's fetch and WebSocket), checked by host and port;
+ *   undici's fetch and WebSocket), checked by host and port; a host name is resolved by the seal's
+ *   own lookup (the real `dns.lookup`, captured before anything could change it), which notes the
+ *   addresses it gave, and a caller's own `lookup` option still runs but must land on one of them;
  * - the TCP, pipe and UDP handles' `connect`/`send` (the calls the above end in, so code that
- *   reaches past `net` or `dgram` is stopped too), allowed only for sockets approved above;
+ *   reaches past `net` or `dgram` is stopped too), allowed only for sockets approved above and only
+ *   to an address and port the seal allowed (an allowed address literal, or an address its own
+ *   lookup gave for an allowed host): what a socket actually connects to is checked, not its name;
+ * - in a sealed process (`sealProcess`), the handles' `bind` and `listen` (TCP and HTTP servers,
+ *   Unix sockets, UDP sockets, a client's `localPort`): a planner's process serves nothing;
  * - `dns` and `dns/promises` (lookup, lookupService, every resolve*, reverse, and `Resolver`), and
  *   a resolver's own c-ares handle; a reverse lookup goes out only for an allowed host;
  * - `process.binding` of the network bindings (the way around all of the above);
@@ -48,6 +54,8 @@ const NET_BINDINGS = new Set([
   'js_stream',
 ]);
 const UV_EACCES = -13;
+/** The real `dns.lookup`, before this layer (or any module) patched it: how the seal resolves an allowed host. */
+const realLookup = dns.lookup;
 /**
  * The one local socket the harness's own plumbing opens: tsx's loader tells the `tsx` command that
  * started this process which files it loads (for watch mode), over a pipe in its temp directory.
@@ -64,8 +72,20 @@ function create() {
   let installed = false;
   /** host -> ports allowed on it */
   const allowed = new Map();
-  /** Sockets whose connection passed the host check (or started while the seal was off). */
+  /**
+   * Sockets whose connection passed the host check: their handle may connect only to an allowed
+   * address (`addresses`).
+   */
   const approved = new WeakSet();
+  /** Sockets whose connection started while the seal was off: not checked. */
+  const unchecked = new WeakSet();
+  /**
+   * address -> ports a socket may connect to: allowed address literals, and the addresses the seal's
+   * own lookup gave for an allowed host (with that host's ports).
+   */
+  const addresses = new Map();
+  /** Whether binding and listening are refused (a sealed process: it serves nothing). */
+  let noListen = false;
   let reporter = null;
   const pending = [];
   /** Attempts refused or passed on by this thread so far. */
@@ -87,6 +107,54 @@ function create() {
   function hostPortAllowed(host, port) {
     const ports = allowed.get(normHost(host));
     return ports !== undefined && ports.has(Number(port));
+  }
+  /** An address as a handle gets it, comparable: lower case, an IPv4-mapped IPv6 address as IPv4. */
+  function normAddress(a) {
+    const h = normHost(a);
+    const m = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(h);
+    return m ? m[1] : h;
+  }
+  /** Notes that `address` is where the allowed host `host` is (its ports are the host's). */
+  function addAddress(address, host) {
+    const a = normAddress(address);
+    let hosts = addresses.get(a);
+    if (!hosts) addresses.set(a, (hosts = new Set()));
+    hosts.add(normHost(host));
+  }
+  function addressAllowed(address, port) {
+    const hosts = addresses.get(normAddress(address));
+    if (!hosts) return false;
+    for (const h of hosts) if (hostPortAllowed(h, port)) return true;
+    return false;
+  }
+  /** Notes what the seal's own lookup gave for an allowed host (one address, or `all`'s list). */
+  function noteLookup(host, result) {
+    if (!hostAllowed(host)) return;
+    for (const r of Array.isArray(result) ? result : [{ address: result }])
+      if (r && typeof r.address === 'string') addAddress(r.address, host);
+  }
+  /**
+   * The `lookup` a connection to an allowed host name is made with: the real one, whose answers are
+   * noted as the addresses that host may be reached at. A caller's own `lookup` (`theirs`) still
+   * answers, after the real one has: whatever it maps the name to must be one of those addresses, or
+   * the handle refuses the connection (and it is counted).
+   */
+  function sealedLookup(host, theirs) {
+    return function lookup(hostname, options, callback) {
+      const cb = typeof options === 'function' ? options : callback;
+      const opts = options !== null && typeof options === 'object' ? options : {};
+      const real = (o, done) =>
+        Reflect.apply(realLookup, dns, [
+          host,
+          o,
+          (err, address, family) => {
+            if (!err) noteLookup(host, address);
+            done(err, address, family);
+          },
+        ]);
+      if (typeof theirs !== 'function') return real(opts, cb);
+      real({ ...opts, all: true }, () => Reflect.apply(theirs, this, [hostname, options, callback]));
+    };
   }
   function showHost(host) {
     const h = normHost(host);
@@ -139,10 +207,37 @@ function create() {
           process.nextTick(() => this.destroy(err));
           return this;
         }
+        approved.add(this);
+        if (t.path === undefined) return connect.apply(this, sealedArgs(args, t));
+        return connect.apply(this, args);
       }
-      approved.add(this);
+      unchecked.add(this);
       return connect.apply(this, args);
     };
+  }
+  /**
+   * A TCP connect call's arguments with options of the seal's own: the host and port checked (read
+   * once), and for a host name the seal's `lookup` (see sealedLookup); the caller's other options
+   * are read through them.
+   */
+  function sealedArgs(args, t) {
+    const nested = Array.isArray(args[0]);
+    const a = nested ? args[0][0] : args[0];
+    const sealed = Object.create(a !== null && typeof a === 'object' ? a : Object.prototype);
+    sealed.host = t.host;
+    sealed.port = t.port;
+    if (net.isIP(normHost(t.host)) === 0) sealed.lookup = sealedLookup(t.host, a?.lookup);
+    if (nested) {
+      // net.connect's normalised [options, cb], marked as such by a symbol of Node's: kept.
+      const copy = [...args[0]];
+      for (const k of Object.getOwnPropertySymbols(args[0])) copy[k] = args[0][k];
+      copy[0] = sealed;
+      return [copy, ...args.slice(1)];
+    }
+    if (a !== null && typeof a === 'object') return [sealed, ...args.slice(1)];
+    // (port, host, cb): the callback stays.
+    const cb = args.find((x) => typeof x === 'function');
+    return cb ? [sealed, cb] : [sealed];
   }
 
   // --- the handles: what net and dgram end in ------------------------------------------------
@@ -220,15 +315,43 @@ function create() {
     const { tcp, pipe, udp } = handlePrototypes(known);
     const viaSocket = (kind) => (handle, args) => {
       const owner = ownerOf(handle);
-      if (owner && approved.has(owner)) return null;
+      if (owner && unchecked.has(owner)) return null;
+      // (req, address, port): the address the connection actually goes to, whatever name it was for.
+      if (owner && approved.has(owner) && (kind === 'pipe' || addressAllowed(args[1], args[2]))) return null;
       const url = kind === 'pipe' ? `unix:${args[1]}` : `tcp://${showHost(args[1])}:${args[2]}`;
-      return { method: 'CONNECT', url, reason: 'network connection outside the sandbox (socket handle)' };
+      const redirected = owner && approved.has(owner);
+      return {
+        method: 'CONNECT',
+        url,
+        reason: redirected
+          ? 'network connection to an address the allowed host does not resolve to (a lookup that redirects it)'
+          : 'network connection outside the sandbox (socket handle)',
+      };
+    };
+    /** A bind or listen (a server, a Unix socket, a bound UDP socket): refused in a sealed process. */
+    const serving = (scheme, what) => (_handle, args) => {
+      if (!noListen) return null;
+      let url = `${scheme}://(a socket opened from a descriptor)`;
+      if (what === 'bind')
+        url = scheme === 'unix' ? `unix:${String(args[0])}` : `${scheme}://${showHost(args[0])}:${String(args[1])}`;
+      return {
+        method: 'LISTEN',
+        url,
+        reason: `${what === 'bind' ? 'a socket bound' : 'a listening socket'} (a planner's process serves nothing)`,
+      };
     };
     if (tcp) {
       wrapMethod(tcp, 'connect', viaSocket('tcp'));
       wrapMethod(tcp, 'connect6', viaSocket('tcp'));
+      wrapMethod(tcp, 'bind', serving('tcp', 'bind'));
+      wrapMethod(tcp, 'bind6', serving('tcp', 'bind'));
+      wrapMethod(tcp, 'listen', serving('tcp', 'listen'));
     }
-    if (pipe) wrapMethod(pipe, 'connect', viaSocket('pipe'));
+    if (pipe) {
+      wrapMethod(pipe, 'connect', viaSocket('pipe'));
+      wrapMethod(pipe, 'bind', serving('unix', 'bind'));
+      wrapMethod(pipe, 'listen', serving('unix', 'listen'));
+    }
     if (udp) {
       const sendTarget = (args) =>
         args.length >= 6 ? `udp://${showHost(args[4])}:${args[3]}` : 'udp://(connected socket)';
@@ -239,6 +362,8 @@ function create() {
           reason: 'UDP datagram outside the sandbox',
         }));
       }
+      wrapMethod(udp, 'bind', serving('udp', 'bind'));
+      wrapMethod(udp, 'bind6', serving('udp', 'bind'));
       for (const m of ['connect', 'connect6']) {
         wrapMethod(udp, m, (_h, args) => ({
           method: 'UDP',
@@ -450,6 +575,8 @@ function create() {
     let ports = allowed.get(h);
     if (!ports) allowed.set(h, (ports = new Set()));
     ports.add(Number(port));
+    // An address literal is where the connection goes; a name's addresses are noted as the seal resolves it.
+    if (net.isIP(h) !== 0) addAddress(h, h);
   }
 
   function installAll(handles) {
@@ -478,6 +605,7 @@ function create() {
      */
     sealProcess({ allow, reporter: to, handles }) {
       tsxPipe = false;
+      noListen = true;
       if (!installed) installAll(handles);
       for (const a of allow) addAllowed(a.host, a.port);
       reporter = to;

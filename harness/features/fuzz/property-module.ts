@@ -15,7 +15,7 @@
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, extname, join, resolve } from 'node:path';
+import { basename, dirname, extname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { UsageError } from '../../core/errors.ts';
 import { suggest } from '../../util/did-you-mean.ts';
@@ -26,7 +26,7 @@ import {
   moduleForProcess,
 } from '../../engine/io/ts-loader.ts';
 import { locatedLoadError } from '../../engine/io/syntax-error.ts';
-import { SealedProcess, unattributed } from '../../engine/runner/sealed-process.ts';
+import { moduleTree, SealedProcess, unattributed } from '../../engine/runner/sealed-process.ts';
 import { verdictOf } from '../../engine/runner/module-exports.mjs';
 import type { Escape } from '../../engine/sandbox/seal.ts';
 import type { RecordEvent } from '../../core/record.ts';
@@ -106,15 +106,17 @@ class PropertyModule {
   private proc: SealedProcess<PropertyMessage> | undefined;
   private busy: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly init: { file: string; spec: string; nodeFlags: string[]; dir: string }) {}
+  constructor(
+    private readonly init: { file: string; spec: string; nodeFlags: string[]; dir: string; read: string[] },
+  ) {}
 
   /** Starts a process and loads the module in it: the properties it exports. */
   async start(): Promise<{ name: string; description?: string; owner?: string }[]> {
-    const { file, spec, nodeFlags, dir } = this.init;
+    const { file, spec, nodeFlags, dir, read } = this.init;
     const what = `property module ${spec}`;
     const fallbackName = basename(spec, extname(spec));
     const p = new SealedProcess(
-      { init: { kind: 'property', file, spec, what, fallbackName }, dir, allow: [], nodeFlags },
+      { init: { kind: 'property', file, spec, what, fallbackName }, dir, allow: [], nodeFlags, read },
       propertyMessage,
     );
     let m: PropertyMessage;
@@ -216,7 +218,15 @@ export async function loadPropertyModule(spec: string, cwd: string): Promise<Fuz
   process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
   const what = `property module ${spec}`;
   let compiled = await moduleForProcess(file, join(dir, 'module'), what, cwd);
-  let module = new PropertyModule({ file: compiled.file, spec, nodeFlags: compiled.nodeFlags, dir });
+  // It may read its own module tree and its compiled module, nothing else.
+  const read = (c: { file: string }) => [...moduleTree(file), dirname(c.file)];
+  let module = new PropertyModule({
+    file: compiled.file,
+    spec,
+    nodeFlags: compiled.nodeFlags,
+    dir,
+    read: read(compiled),
+  });
   let listed: Awaited<ReturnType<PropertyModule['start']>>;
   try {
     listed = await module.start();
@@ -224,7 +234,13 @@ export async function loadPropertyModule(spec: string, cwd: string): Promise<Fuz
     // A .js/.mjs module that imports TypeScript: bundled (with its imports), as a .ts one is.
     if (!(e instanceof UsageError) || !importsTypeScript(e.message)) throw e;
     compiled = await bundledForProcess(file, join(dir, 'module'), what, cwd);
-    module = new PropertyModule({ file: compiled.file, spec, nodeFlags: compiled.nodeFlags, dir });
+    module = new PropertyModule({
+      file: compiled.file,
+      spec,
+      nodeFlags: compiled.nodeFlags,
+      dir,
+      read: read(compiled),
+    });
     listed = await module.start();
   }
   for (const p of listed) {

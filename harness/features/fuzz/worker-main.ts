@@ -7,7 +7,7 @@ import type { WorkerInit } from './workers.ts';
 
 const init = workerInput<WorkerInit>();
 const properties = await resolveProperties(init.properties, init.cwd);
-const planner = init.planner ? await loadPlanner(init.planner, init.cwd) : undefined;
+const planner = init.planner ? await loadPlanner(init.planner, init.cwd, {}, init.plannerEnv) : undefined;
 serveJobs(async (m) => {
   const s = init.scenarios[m.index];
   if (!s) throw new Error(`no scenario ${m.index}`);

@@ -18,6 +18,8 @@ export interface WorkerInit {
   properties: string[];
   /** `--planner` value, if any. */
   planner?: string;
+  /** Its file's processes' whole environment (`--planner-env`). */
+  plannerEnv?: Record<string, string>;
   options: Pick<
     FuzzOptions,
     'runs' | 'seed' | 'path' | 'guard' | 'transport' | 'plannerOptions' | 'arbitrary' | 'shrink'

@@ -22,6 +22,11 @@ export interface OnewayConfig {
   planners?: string[];
   /** Options passed to every planner (`--planner-opt KEY=VALUE`). */
   plannerOptions?: Record<string, string | number | boolean>;
+  /**
+   * Environment variables a planner file's process gets (`--planner-env`), with this process's values;
+   * it gets no other. An LLM planner file needs its key named here (e.g. OPENAI_API_KEY).
+   */
+  plannerEnv?: string[];
   /** LLM planners (openai, openai-aware): the model, its endpoint, and recorded answers. The key stays in OPENAI_API_KEY. */
   llm?: LlmConfig;
   /** Reporters: table, json, markdown, junit, github, html (default: table). */
@@ -136,6 +141,7 @@ export const CONFIG_SHAPE: Readonly<Record<keyof OnewayConfig, Kind>> = {
   bundled: 'boolean',
   planners: 'strings',
   plannerOptions: 'record',
+  plannerEnv: 'strings',
   llm: 'object',
   reporters: 'strings',
   failOn: 'strings',

@@ -21,6 +21,7 @@ import type { Analysis } from '../../engine/results/build.ts';
 import type { Results } from '../../engine/results/types.ts';
 import type { EvalOptions } from '../../engine/runner/eval-types.ts';
 import type { PlannerHandle } from '../../engine/runner/run.ts';
+import { checkPlannerEnv } from '../../engine/runner/planner-env.ts';
 import type { Shard } from '../../engine/runner/shard.ts';
 import type { TransportName } from '../../engine/sandbox/transport.ts';
 import { suggest } from '../../util/did-you-mean.ts';
@@ -43,6 +44,8 @@ export interface EvalSettings {
   planners?: PlannerSpec[];
   /** Options passed to every planner, by key; the config's `llm` settings are among them (as the LLM planners read them). */
   plannerOptions?: Record<string, string>;
+  /** Environment variables a planner file's process gets (`--planner-env`), by name: it gets no other. */
+  plannerEnv?: string[];
   reporters?: string[];
   failOn?: string[];
   baseline?: string;
@@ -77,6 +80,7 @@ const NAMES: Record<keyof EvalSettings, SettingName> = {
   bundled: { flag: 'bundled', config: 'bundled' },
   planners: { flag: 'planner', config: 'planners' },
   plannerOptions: { flag: 'planner-opt', config: 'plannerOptions' },
+  plannerEnv: { flag: 'planner-env', config: 'plannerEnv' },
   reporters: { flag: 'reporter', config: 'reporters' },
   failOn: { flag: 'fail-on', config: 'failOn' },
   baseline: { flag: 'baseline', config: 'baseline' },
@@ -142,6 +146,8 @@ export interface EvalRequest {
   /** undefined: the default, gated (none when an agent command runs). */
   planners: PlannerSpec[] | undefined;
   plannerOptions: Record<string, string>;
+  /** What a planner file's process gets as its whole environment: the names asked for, with this process's values. */
+  plannerEnv: Record<string, string>;
   reporters: ReporterName[];
   gates: FailOnGate[];
   baseline: { label: string; results: Results } | undefined;
@@ -192,6 +198,7 @@ export function settingsOf(
     bundled: config.bundled,
     planners: config.planners?.map((p) => (typeof p === 'string' ? specAt(dir, p) : p)),
     plannerOptions: Object.keys(options).length ? options : undefined,
+    plannerEnv: config.plannerEnv,
     reporters: config.reporters,
     failOn: config.failOn,
     baseline: at(config.baseline),
@@ -297,6 +304,7 @@ export async function evalRequest(
     bundled: s.bundled === true,
     planners: s.planners?.length ? s.planners : undefined,
     plannerOptions,
+    plannerEnv: checkPlannerEnv(s.plannerEnv ?? [], ctx.env, label('plannerEnv')),
     reporters: reportersFor(s.reporters ?? defaults.reporters, defaults.githubInActions ? ctx.env : {}),
     gates,
     baseline,
@@ -427,19 +435,20 @@ export async function requestPolicy(req: Pick<EvalRequest, 'guard'>): Promise<Re
 /**
  * Loads planners by name or path, or takes them as given (evaluate()'s Planner and PlannerFactory
  * objects). `options`: the planner options the runs will have (a planner file's loading process
- * then serves its first run).
+ * then serves its first run); `env`: a planner file's processes' whole environment (`--planner-env`).
  */
 export async function loadPlanners(
   specs: readonly PlannerSpec[],
   cwd: string,
   options?: Record<string, string>,
+  env?: Readonly<Record<string, string>>,
 ): Promise<PlannerHandle[]> {
   const { loadPlanner, toHandle } = await import('../../engine/runner/planners.ts');
   const handles: PlannerHandle[] = [];
   for (const [i, p] of specs.entries())
     handles.push(
       typeof p === 'string'
-        ? await loadPlanner(p, cwd, options)
+        ? await loadPlanner(p, cwd, options, env)
         : toHandle({ default: p }, `planner-${i + 1}`, `planners[${i}]`),
     );
   return handles;
@@ -504,6 +513,7 @@ export async function evalOptionsOf(req: EvalRequest, parts: RequestParts): Prom
     maxTurns: req.maxTurns,
     decisionTimeoutMs: req.decisionTimeoutMs,
     plannerOptions: req.plannerOptions,
+    ...(Object.keys(req.plannerEnv).length ? { plannerEnv: req.plannerEnv } : {}),
     ...(req.restartAt.length ? { restartAt: req.restartAt } : {}),
     ...(parts.plan ? { plan: parts.plan } : {}),
     ...(parts.policy ? { gate: createGuard(parts.policy), guardPolicy: parts.policy } : {}),

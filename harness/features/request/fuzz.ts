@@ -6,6 +6,7 @@
  */
 import { resolve } from 'node:path';
 import { UsageError } from '../../core/errors.ts';
+import { checkPlannerEnv } from '../../engine/runner/planner-env.ts';
 import type { TransportName } from '../../engine/sandbox/transport.ts';
 import type { ConfigFile } from './config.ts';
 import { configDir, mergeLayers, settingLabel, specAt, type Layer, type SettingName } from './layers.ts';
@@ -18,6 +19,8 @@ export interface FuzzSettings {
   guard?: boolean | string;
   workers?: number | string;
   plannerOptions?: Record<string, string>;
+  /** Environment variables the planner file's process gets (`--planner-env`), by name. */
+  plannerEnv?: string[];
   allowLintErrors?: boolean;
   runs?: number | string;
   timeLimitMs?: number | string;
@@ -39,6 +42,7 @@ const NAMES: Record<keyof FuzzSettings, SettingName> = {
   guard: { flag: 'guard', config: 'guard' },
   workers: { flag: 'workers', config: 'workers' },
   plannerOptions: { flag: 'planner-opt', config: 'plannerOptions' },
+  plannerEnv: { flag: 'planner-env', config: 'plannerEnv' },
   allowLintErrors: { flag: 'allow-lint-errors', config: 'allowLintErrors' },
   runs: { flag: 'runs', config: 'fuzz.runs' },
   timeLimitMs: { flag: 'time-limit', config: 'fuzz.timeLimitMs' },
@@ -65,6 +69,7 @@ export function fuzzConfigLayer(cf: ConfigFile): Layer<FuzzSettings> {
     plannerOptions: config.plannerOptions
       ? Object.fromEntries(Object.entries(config.plannerOptions).map(([k, v]) => [k, String(v)]))
       : undefined,
+    plannerEnv: config.plannerEnv,
     allowLintErrors: config.allowLintErrors,
     runs: f.runs,
     timeLimitMs: f.timeLimitMs,
@@ -86,6 +91,8 @@ export interface FuzzRequest {
   workers: number;
   /** Options for `planner` (none without one: generated plans run with the scripted planner, which takes none). */
   plannerOptions: Record<string, string>;
+  /** The planner file's processes' whole environment: the names asked for, with this process's values. */
+  plannerEnv: Record<string, string>;
   allowLintErrors: boolean;
   runs: number;
   /** Whether `runs` was given (with a time limit alone, runs are unlimited). */
@@ -107,7 +114,11 @@ export interface FuzzRequest {
  * Merges the layers (later over earlier) and checks the result into a fuzzing request; each
  * error names the value as its source does.
  */
-export function fuzzRequest(layers: readonly Layer<FuzzSettings>[], cwd: string): FuzzRequest {
+export function fuzzRequest(
+  layers: readonly Layer<FuzzSettings>[],
+  cwd: string,
+  env: NodeJS.ProcessEnv = process.env,
+): FuzzRequest {
   const { settings: s, origin } = mergeLayers(layers);
   const label = (key: keyof FuzzSettings) => settingLabel(NAMES[key], origin[key], cwd);
   const int = (key: keyof FuzzSettings, least: number, fallback: number) => {
@@ -137,6 +148,11 @@ export function fuzzRequest(layers: readonly Layer<FuzzSettings>[], cwd: string)
       `${label('plannerOptions')} needs --planner`,
       'generated plans run with the scripted planner, which takes no options',
     );
+  if (s.planner === undefined && s.plannerEnv !== undefined && origin.plannerEnv?.kind !== 'config')
+    throw new UsageError(
+      `${label('plannerEnv')} needs --planner`,
+      "generated plans run with the scripted planner, which is oneway's own and runs in its process",
+    );
   return {
     cwd,
     scenarios: s.scenarios?.length ? s.scenarios : undefined,
@@ -145,6 +161,7 @@ export function fuzzRequest(layers: readonly Layer<FuzzSettings>[], cwd: string)
     guard: s.guard === true,
     workers: int('workers', 1, 1),
     plannerOptions,
+    plannerEnv: s.planner !== undefined ? checkPlannerEnv(s.plannerEnv ?? [], env, label('plannerEnv')) : {},
     allowLintErrors: s.allowLintErrors === true,
     runs: int('runs', 1, timeLimit !== undefined ? 2 ** 31 : 100),
     runsGiven: s.runs !== undefined,
