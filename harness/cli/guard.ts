@@ -12,7 +12,9 @@ import { DEFAULT_POLICY, loadPolicyFile, type Policy } from '../engine/guard/pol
 import { Journal } from '../features/guard-proxy/journal.ts';
 import { DEFAULT_BATCH_WINDOW_MS, GuardProxy, journalStart } from '../features/guard-proxy/proxy.ts';
 import { guardHttp, guardStdio } from '../features/guard-proxy/serve.ts';
+import { reviewGate } from '../features/guard-proxy/review.ts';
 import { loadGuardTools, loadKnownFacts } from '../features/guard-proxy/tools-file.ts';
+import { formatFinding } from '../features/lint/types.ts';
 import { Upstream, type UpstreamTarget } from '../features/guard-proxy/upstream.ts';
 import { terminalText } from '../util/terminal-text.ts';
 import { commandFailed, parseCli, positiveInt, processIo, type Io } from './common.ts';
@@ -42,6 +44,10 @@ const OPTIONS_HELP: [string, string][] = [
     `where every call is journaled, a run record oneway recover reads (default: ${DEFAULT_JOURNAL}); an existing journal is continued`,
   ],
   ['--facts=FILE', 'facts known before the first call: a list of facts, or facts: [...]'],
+  [
+    '--allow-unreviewed',
+    'enforce a tools file oneway lint --as=tools finds errors in (entries still marked review: true, compensations holding a TODO, a precondition nothing establishes): without it the guard refuses to start and names them',
+  ],
   [
     '--approve-cmd=CMD',
     'who approves a call the policy holds for approval when the client cannot be asked (MCP elicitation): a shell command that gets the call as JSON on stdin and approves by exiting 0',
@@ -93,6 +99,7 @@ export const OPTIONS = {
   policy: { type: 'string' },
   journal: { type: 'string' },
   facts: { type: 'string' },
+  'allow-unreviewed': { type: 'boolean' },
   'approve-cmd': { type: 'string' },
   'approval-timeout': { type: 'string' },
   'call-timeout': { type: 'string' },
@@ -187,6 +194,22 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       const f = loadKnownFacts(resolve(io.cwd, values.facts), scenario);
       if (!f.ok) return printProblems(f.problems, io);
       facts = f.value;
+    }
+    // Review before enforcing: the findings of oneway lint --as=tools.
+    const unreviewed = reviewGate(toolsFile, values.tools, facts);
+    if (unreviewed.length > 0) {
+      for (const f of unreviewed) io.stderr.write(`${formatFinding(f)}\n`);
+      const tools = [...new Set(unreviewed.flatMap((f) => /^tools\[(\d+)\]/.exec(f.path)?.[1] ?? []))].map(
+        (i) => scenario.tools[Number(i)]?.name ?? i,
+      );
+      const what = `${unreviewed.length} finding${unreviewed.length === 1 ? '' : 's'}${tools.length > 0 ? ` on ${tools.join(', ')}` : ''}`;
+      if (!values['allow-unreviewed']) {
+        io.stderr.write(
+          `oneway guard: ${values.tools} is not reviewed (${terminalText(what)}): the guard enforces no file before it is reviewed\n    hint: fix each finding above and check with oneway lint --as=tools ${values.tools}; or start with --allow-unreviewed to enforce it as it is\n`,
+        );
+        return 2;
+      }
+      log(`enforcing ${values.tools} unreviewed (--allow-unreviewed): ${what}`);
     }
 
     const [cmd, ...args] = command ?? [];
