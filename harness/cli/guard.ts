@@ -16,6 +16,7 @@ import { reviewGate } from '../features/guard-proxy/review.ts';
 import { loadGuardTools, loadKnownFacts } from '../features/guard-proxy/tools-file.ts';
 import { formatFinding } from '../features/lint/types.ts';
 import { Upstream, type UpstreamTarget } from '../features/guard-proxy/upstream.ts';
+import { splitCommand } from '../util/split-command.ts';
 import { terminalText } from '../util/terminal-text.ts';
 import { commandFailed, parseCli, positiveInt, processIo, type Io } from './common.ts';
 import { printHelp } from './help.ts';
@@ -25,6 +26,7 @@ export const DEFAULT_JOURNAL = 'oneway-journal.jsonl';
 
 const USAGE = [
   'oneway guard --tools=FILE [options] -- COMMAND [ARGS...]',
+  'oneway guard --tools=FILE [options] --server-cmd="COMMAND ARGS..."',
   'oneway guard --tools=FILE [options] --upstream=URL',
 ];
 
@@ -34,6 +36,10 @@ const OPTIONS_HELP: [string, string][] = [
     'the declarations to enforce (required): a scenario file, or a tools: block such as the one oneway import writes',
   ],
   ['-- COMMAND ARGS...', 'the MCP server, started over stdio with the environment of the guard; restarted if it exits'],
+  [
+    '--server-cmd=LINE',
+    'or: the server command as one string, split into words as a shell would (quotes and backslashes honoured) but run without one; for clients that take the first -- for themselves, such as the MCP Inspector CLI',
+  ],
   ['--upstream=URL', 'or: an MCP server over Streamable HTTP'],
   [
     '--policy=FILE',
@@ -96,6 +102,7 @@ const HELP = [
 export const OPTIONS = {
   tools: { type: 'string' },
   upstream: { type: 'string' },
+  'server-cmd': { type: 'string' },
   policy: { type: 'string' },
   journal: { type: 'string' },
   facts: { type: 'string' },
@@ -147,11 +154,22 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   try {
     // Everything after the first `--` is the server's command line, options and all.
     const dash = argv.indexOf('--');
-    const command = dash >= 0 ? argv.slice(dash + 1) : undefined;
+    let command = dash >= 0 ? argv.slice(dash + 1) : undefined;
     const { values, positionals } = parseCli(dash >= 0 ? argv.slice(0, dash) : argv, OPTIONS, true);
     if (values.help) {
       printHelp(io, HELP);
       return 0;
+    }
+    const line = values['server-cmd'];
+    if (line !== undefined) {
+      if (command !== undefined || values.upstream !== undefined)
+        throw new UsageError(
+          `give the server once: --server-cmd, -- COMMAND or --upstream=URL`,
+          'e.g. --server-cmd="npx -y @modelcontextprotocol/server-memory"',
+        );
+      const words = splitCommand(line);
+      if (!words.ok) throw new UsageError(`--server-cmd: ${words.message}`, words.hint);
+      command = words.value;
     }
     if (positionals.length > 0)
       throw new UsageError(
@@ -165,7 +183,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     if ((command === undefined) === (values.upstream === undefined))
       throw new UsageError(
         command === undefined
-          ? 'give the MCP server: -- COMMAND ARGS..., or --upstream=URL'
+          ? 'give the MCP server: -- COMMAND ARGS..., or --upstream=URL (or --server-cmd="COMMAND ARGS...")'
           : 'give -- COMMAND or --upstream=URL, not both',
         'e.g. oneway guard --tools=tools.yaml -- npx -y @modelcontextprotocol/server-memory',
       );
