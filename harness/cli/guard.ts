@@ -51,6 +51,10 @@ const OPTIONS_HELP: [string, string][] = [
   ],
   ['--facts=FILE', 'facts known before the first call: a list of facts, or facts: [...]'],
   [
+    '--observe',
+    'enforce nothing: forward every call and journal with it what the policy would have decided (would refuse, and why; would ask for approval); oneway audit JOURNAL scores what the agent did',
+  ],
+  [
     '--allow-unreviewed',
     'enforce a tools file oneway lint --as=tools finds errors in (entries still marked review: true, compensations holding a TODO, a precondition nothing establishes): without it the guard refuses to start and names them',
   ],
@@ -107,6 +111,7 @@ export const OPTIONS = {
   journal: { type: 'string' },
   facts: { type: 'string' },
   'allow-unreviewed': { type: 'boolean' },
+  observe: { type: 'boolean' },
   'approve-cmd': { type: 'string' },
   'approval-timeout': { type: 'string' },
   'call-timeout': { type: 'string' },
@@ -237,7 +242,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     const journalPath = resolve(io.cwd, values.journal ?? DEFAULT_JOURNAL);
     const journal = Journal.open(
       journalPath,
-      journalStart({ scenario, toolsFile, facts, policy, upstream: upstream.where }),
+      journalStart({ scenario, toolsFile, facts, policy, upstream: upstream.where, observe: values.observe }),
       { command: 'oneway guard', warn: log },
     );
     const signal = stopSignal();
@@ -252,6 +257,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         callTimeoutMs,
         batchWindowMs,
         log,
+        observe: values.observe,
       });
       try {
         await proxy.start();
@@ -263,7 +269,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
             : 'check the command runs the server over stdio (try it in a shell)',
         );
       }
-      const where = `${upstream.where} with ${values.tools}; journal ${journalPath}`;
+      const where = `${upstream.where} with ${values.tools}${values.observe ? ' (observing: every call is forwarded, what the policy would decide is journaled)' : ''}; journal ${journalPath}`;
       if (port === undefined) {
         log(`guarding ${where}`);
         await Promise.race([guardStdio(proxy), signal.stopped]);

@@ -75,6 +75,8 @@ export interface GuardSetup {
   batchWindowMs?: number;
   /** The client's capabilities (elicitation, ...). */
   clientOptions?: ConstructorParameters<typeof Client>[1];
+  /** `--observe`: forward every call, journal what the policy would have decided. */
+  observe?: boolean;
 }
 
 /** The guard's proxy in this process, in front of `target`, with an SDK client connected to one session. */
@@ -90,6 +92,7 @@ export async function guardInProcess(setup: GuardSetup): Promise<InProcessGuard>
       facts: setup.facts ?? [],
       policy,
       upstream: upstream.where,
+      observe: setup.observe,
     }),
     { command: 'test', warn: (m) => log.push(m) },
   );
@@ -107,6 +110,7 @@ export async function guardInProcess(setup: GuardSetup): Promise<InProcessGuard>
     },
     batchWindowMs: setup.batchWindowMs ?? 20,
     log: (m) => log.push(m),
+    observe: setup.observe,
   });
   await proxy.start();
   const clients: Client[] = [];
