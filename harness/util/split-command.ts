@@ -7,7 +7,7 @@
  * glob, `~`, a leading `NAME=value`) is refused with a hint rather than passed on as text.
  */
 /** Why a command line cannot be split, and what to write instead. */
-export interface SplitProblem {
+interface SplitProblem {
   message: string;
   hint: string;
 }

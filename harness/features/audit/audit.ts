@@ -37,7 +37,7 @@ export interface AuditFigures {
   blocked: number;
 }
 
-export interface AuditSession extends AuditFigures {
+interface AuditSession extends AuditFigures {
   journal: string;
   session: string;
   /** The declarations' id (the scenario, or the tools file's name). */
@@ -47,7 +47,7 @@ export interface AuditSession extends AuditFigures {
   started_at: string | null;
 }
 
-export interface AuditTool extends AuditFigures {
+interface AuditTool extends AuditFigures {
   tool: string;
   class: ToolClass;
 }
@@ -76,7 +76,7 @@ export const AUDIT_METRICS = [
   'would_ask',
   'blocked',
 ] as const;
-export type AuditMetric = (typeof AUDIT_METRICS)[number];
+type AuditMetric = (typeof AUDIT_METRICS)[number];
 
 const zero = (): AuditFigures => ({
   calls: 0,
@@ -110,7 +110,7 @@ const AUDIT_FIELDS = [
 ] as const satisfies readonly (keyof AuditFigures)[];
 
 /** A figure by its gate name. */
-export function figure(f: AuditFigures, metric: AuditMetric): number {
+function figure(f: AuditFigures, metric: AuditMetric): number {
   if (metric === 'premature') return CLASSES.reduce((n, c) => n + f.premature[c], 0);
   if (metric.startsWith('premature_')) return f.premature[metric.slice('premature_'.length) as ToolClass];
   return f[metric as (typeof AUDIT_FIELDS)[number]];

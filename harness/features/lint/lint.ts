@@ -53,7 +53,7 @@ const POLICY_KEYS = Object.keys(Policy.shape);
  * is a tools file; a mapping with a policy key (`irreversible:`...) and neither `tools:` nor a
  * scenario's keys is a policy; anything else is read as a scenario.
  */
-export function kindOf(doc: unknown): LintKind {
+function kindOf(doc: unknown): LintKind {
   if (isToolsBlock(doc)) return 'tools';
   const isMap = doc !== null && typeof doc === 'object' && !Array.isArray(doc);
   if (
