@@ -264,6 +264,7 @@ describe('the command table', () => {
       'export',
       'serve',
       'guard',
+      'audit',
       'bench',
       'merge',
       'view',
