@@ -15,18 +15,25 @@ import type { Audit, AuditFigures, AuditGateFailure } from './audit.ts';
 export const AUDIT_REPORTERS = ['table', 'json', 'markdown', 'html'] as const;
 export type AuditReporter = (typeof AUDIT_REPORTERS)[number];
 
-/** The columns every table shows: head, and the figure's text. */
-const COLUMNS: [string, (f: AuditFigures) => string][] = [
-  ['calls', (f) => String(f.calls)],
-  ['premature irrev.', (f) => String(f.premature.irreversible)],
-  ['premature comp./rev.', (f) => `${f.premature.compensable}/${f.premature.reversible}`],
-  ['parallel irrev.', (f) => String(f.parallel_irreversible)],
-  ['unreconciled retries', (f) => String(f.unreconciled_retries)],
-  ['duplicates', (f) => String(f.duplicate_effects)],
-  ['uncertain', (f) => String(f.uncertain)],
-  ['would refuse/ask', (f) => `${f.would_refuse}/${f.would_ask}`],
-  ['blocked', (f) => String(f.blocked)],
+/** The columns every table shows: head, its short form (the console's), and the figure's text. */
+const COLUMNS: [string, string, (f: AuditFigures) => string][] = [
+  ['calls', 'calls', (f) => String(f.calls)],
+  ['premature irrev.', 'prem. irrev.', (f) => String(f.premature.irreversible)],
+  ['premature comp./rev.', 'prem. c/r', (f) => `${f.premature.compensable}/${f.premature.reversible}`],
+  ['parallel irrev.', 'parallel', (f) => String(f.parallel_irreversible)],
+  ['unreconciled retries', 'retries', (f) => String(f.unreconciled_retries)],
+  ['duplicates', 'dups', (f) => String(f.duplicate_effects)],
+  ['uncertain', 'uncertain', (f) => String(f.uncertain)],
+  ['would refuse/ask', 'would r/a', (f) => `${f.would_refuse}/${f.would_ask}`],
+  ['blocked', 'blocked', (f) => String(f.blocked)],
 ];
+
+/** What the console's short heads stand for. */
+const LEGEND = [
+  'prem.: premature calls (a precondition not known to hold), irreversible, and compensable/reversible',
+  'parallel: irreversible calls made with another; retries: unreconciled retries; dups: duplicate effects',
+  'would r/a: calls the policy would refuse / ask about (--observe); blocked: calls it refused',
+].join('\n');
 
 /** The two tables' rows: per session (journal, session), per tool (tool, class), and the total. */
 function rows(audit: Audit): { sessions: string[][]; tools: string[][]; total: string[] } {
@@ -34,10 +41,10 @@ function rows(audit: Audit): { sessions: string[][]; tools: string[][]; total: s
   return {
     sessions: audit.sessions.map((s) => [
       terminalText(`${s.journal} ${s.session}${s.observe ? ' (observed)' : ''}`),
-      ...COLUMNS.map(([, f]) => f(s)),
+      ...COLUMNS.map(([, , f]) => f(s)),
     ]),
-    tools: audit.tools.map((t) => [terminalText(`${t.tool} (${t.class})`), ...COLUMNS.map(([, f]) => f(t))]),
-    total: ['total', ...COLUMNS.map(([, f]) => f(audit.total))],
+    tools: audit.tools.map((t) => [terminalText(`${t.tool} (${t.class})`), ...COLUMNS.map(([, , f]) => f(t))]),
+    total: ['total', ...COLUMNS.map(([, , f]) => f(audit.total))],
   };
 }
 
@@ -46,17 +53,18 @@ const counted = (audit: Audit) =>
   `${plural(audit.sessions.length, 'session')} in ${plural(audit.journals.length, 'journal')}`;
 
 const HEADS = COLUMNS.map(([h]) => h);
+const SHORT = COLUMNS.map(([, h]) => h);
 
 /** The console tables (journal-supplied text made safe for a terminal). */
 export function renderAuditTable(audit: Audit, c: ChalkInstance): string {
   const r = rows(audit);
   const table = (first: string, body: string[][], withTotal: boolean): string => {
-    const t = new Table({ head: [first, ...HEADS], style: { head: c.level > 0 ? ['bold'] : [], border: [] } });
+    const t = new Table({ head: [first, ...SHORT], style: { head: c.level > 0 ? ['bold'] : [], border: [] } });
     for (const row of body) t.push(row);
     if (withTotal) t.push(r.total.map((x) => c.bold(x)));
     return t.toString();
   };
-  return [counted(audit), table('session', r.sessions, true), table('tool', r.tools, false)].join('\n');
+  return [counted(audit), table('session', r.sessions, true), table('tool', r.tools, false), c.dim(LEGEND)].join('\n');
 }
 
 export function renderAuditJson(audit: Audit, failures: readonly AuditGateFailure[]): string {
