@@ -5,7 +5,8 @@
  * what the guard knew journaled), give the same behaviour figures from `oneway audit JOURNAL` as
  * the evaluation's scores in results.json: premature calls by class, parallel irreversible calls,
  * unreconciled retries and duplicate effects. And `oneway audit` on the evaluation's own run
- * record gives them too (one reader, one set of rules).
+ * record gives them too (one reader, one set of rules). Enforcing, the same: `eval --guard` and a
+ * guard with the default policy count the same attempts, and block the same ones.
  *
  * The scenario's faults do not apply what they fail (`applied: false`): where a failed call did
  * take effect, ground truth knows more than a journal can (as in same-decisions.property.test.ts).
@@ -82,6 +83,8 @@ interface Figures {
   parallel_irreversible: number;
   unreconciled_retries: number;
   duplicate_effects: number;
+  /** Attempts a guard refused (0 where nothing enforced). */
+  blocked: number;
 }
 
 const pick = (f: Figures): Figures => ({
@@ -89,6 +92,7 @@ const pick = (f: Figures): Figures => ({
   parallel_irreversible: f.parallel_irreversible,
   unreconciled_retries: f.unreconciled_retries,
   duplicate_effects: f.duplicate_effects,
+  blocked: f.blocked,
 });
 
 /** The decisions as a plan file: a call, or `parallel:` for a batch; then finish. */
@@ -107,7 +111,7 @@ async function audited(args: string[], cwd: string): Promise<Audit> {
 }
 
 /** The evaluation's figures from results.json, and audit's of its run record. */
-async function throughEval(decisions: Call[][]): Promise<{ scores: Figures; audit: Figures }> {
+async function throughEval(decisions: Call[][], guard = false): Promise<{ scores: Figures; audit: Figures }> {
   const dir = tempDir('oneway-agree-eval-');
   const scenario = join(dir, 'scenario.yaml');
   writeFileSync(scenario, YAML);
@@ -121,6 +125,7 @@ async function throughEval(decisions: Call[][]): Promise<{ scores: Figures; audi
       '--transport=inprocess',
       `--out=${out}`,
       '--reporter=json',
+      ...(guard ? ['--guard'] : []),
     ],
     dir,
   );
@@ -133,8 +138,8 @@ async function throughEval(decisions: Call[][]): Promise<{ scores: Figures; audi
   return { scores: pick(run), audit: pick(a.total) };
 }
 
-/** audit's figures of the journal an observing guard in front of `oneway serve` wrote. */
-async function throughObservingGuard(decisions: Call[][]): Promise<Figures> {
+/** audit's figures of the journal a guard in front of `oneway serve` wrote, observing (or enforcing the default policy). */
+async function throughGuard(decisions: Call[][], observe = true): Promise<Figures> {
   const dir = tempDir('oneway-agree-guard-');
   const runs = sessionRuns(SCENARIO, join(dir, 'serve'));
   const journal = join(dir, 'journal.jsonl');
@@ -152,13 +157,13 @@ async function throughObservingGuard(decisions: Call[][]): Promise<Figures> {
     },
     journal,
     facts: ['customer_exists(customer=acme)'],
-    observe: true,
+    observe,
   });
   try {
     for (const calls of decisions) {
       const results = await Promise.all(calls.map((c) => guard.client.callTool({ name: c.tool, arguments: c.args })));
       // Observing refuses nothing: every call reached the server (a fault is the server's answer).
-      for (const r of results) expect(r._meta?.['oneway/status']).not.toBe('blocked');
+      if (observe) for (const r of results) expect(r._meta?.['oneway/status']).not.toBe('blocked');
     }
   } finally {
     await guard.close();
@@ -170,7 +175,9 @@ async function throughObservingGuard(decisions: Call[][]): Promise<Figures> {
 const EMAILS = ['a@x.example', 'b@x.example'];
 const anyCall: fc.Arbitrary<Call> = fc.oneof(
   fc.constantFrom(...EMAILS).map((email) => ({ tool: 'verify', args: { email } })),
+  // Sends weigh more, so that a failed one is often repeated (an unreconciled retry) or reconciled.
   fc.constantFrom(...EMAILS).map((to) => ({ tool: 'send', args: { to } })),
+  fc.constant({ tool: 'send', args: { to: 'a@x.example' } }),
   fc.constantFrom(...EMAILS).map((to) => ({ tool: 'status', args: { to } })),
   fc.constantFrom('acme', 'globex').map((customer) => ({ tool: 'create_invoice', args: { customer } })),
   fc.constant({ tool: 'backup', args: {} }),
@@ -201,19 +208,46 @@ describe('a journal and an evaluation agree', () => {
       parallel_irreversible: 1,
       unreconciled_retries: 1,
       duplicate_effects: 1,
+      blocked: 0,
     });
     expect(evaluated.audit).toEqual(evaluated.scores);
-    expect(await throughObservingGuard(decisions)).toEqual(evaluated.scores);
+    expect(await throughGuard(decisions)).toEqual(evaluated.scores);
+  });
+
+  it('agrees when the guard enforces: eval --guard and an enforcing guard count the same attempts', async () => {
+    let blocked = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(anyDecision, { minLength: 1, maxLength: 8 }), async (decisions) => {
+        const evaluated = await throughEval(decisions, true);
+        blocked += evaluated.scores.blocked;
+        expect(evaluated.audit).toEqual(evaluated.scores);
+        expect(await throughGuard(decisions, false)).toEqual(evaluated.scores);
+      }),
+      { numRuns: 10, seed: 41, endOnFailure: true },
+    );
+    // Not vacuous: the guard refused some of what the sequences reached for.
+    expect(blocked).toBeGreaterThan(0);
   });
 
   it('agrees on random call sequences', async () => {
+    const seen = { premature: 0, parallel: 0, retries: 0, duplicates: 0 };
     await fc.assert(
       fc.asyncProperty(fc.array(anyDecision, { minLength: 1, maxLength: 8 }), async (decisions) => {
         const evaluated = await throughEval(decisions);
+        const f = evaluated.scores;
+        seen.premature += f.premature.irreversible + f.premature.compensable;
+        seen.parallel += f.parallel_irreversible;
+        seen.retries += f.unreconciled_retries;
+        seen.duplicates += f.duplicate_effects;
         expect(evaluated.audit).toEqual(evaluated.scores);
-        expect(await throughObservingGuard(decisions)).toEqual(evaluated.scores);
+        expect(await throughGuard(decisions)).toEqual(evaluated.scores);
       }),
-      { numRuns: 15, seed: 40, endOnFailure: true },
+      { numRuns: 20, seed: 40, endOnFailure: true },
     );
+    // Not vacuous: the sequences drawn counted each figure.
+    expect(
+      Object.values(seen).every((n) => n > 0),
+      JSON.stringify(seen),
+    ).toBe(true);
   });
 });
