@@ -48,7 +48,8 @@ export interface RunStartEvent {
   initial_world: WorldSnapshot;
   /**
    * Set on a journal `oneway guard` writes in front of a real server: an open-ended record (no
-   * run_end), one call per step and batch, `t_ms` in real milliseconds since `started_at`.
+   * run_end), one call per step, the calls a session made together (each sent before any of the
+   * others was answered) in one batch, `t_ms` in real milliseconds since `started_at`.
    */
   journal?: {
     started_at: string;
