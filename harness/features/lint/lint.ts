@@ -28,7 +28,7 @@ export interface LintInput {
   text: string;
   /** What the file is; absent: told from its keys (`kindOf`). */
   kind?: LintKind | undefined;
-  /** Facts known besides the file's initial facts (the guard's `--facts`): preconditions they give can hold. */
+  /** For a tools file: the facts the guard knows at the start (its `--facts`; a scenario's world is not read). */
   facts?: readonly string[] | undefined;
 }
 
@@ -72,23 +72,16 @@ function prepare(input: LintInput): Prepared {
   const kind = input.kind ?? kindOf(src.value.value);
   if (kind === 'policy') return { load: policyFindings(src.value) };
   const { source } = kind === 'tools' ? asToolsSource(src.value, input.file) : { source: src.value };
-  const doc = source.value as Record<string, unknown> | null;
-  // The guard's --facts are initial facts to the rules (a precondition they give can hold).
-  const value =
-    input.facts?.length && doc !== null && typeof doc === 'object'
-      ? {
-          ...doc,
-          world: {
-            ...(doc.world as object),
-            facts: [...((doc.world as { facts?: unknown[] })?.facts ?? []), ...input.facts],
-          },
-        }
-      : source.value;
-  const parsed = Scenario.safeParse(value, { reportInput: true });
+  const parsed = Scenario.safeParse(source.value, { reportInput: true });
   if (!parsed.success) return { load: sortProblems(schemaProblems(parsed.error.issues, source)).map(fromProblem) };
+  // What a guard knows at the start is its --facts, never a scenario's world: the rules see those.
+  const scenario =
+    kind === 'tools'
+      ? { ...parsed.data, world: { ...parsed.data.world, facts: [...(input.facts ?? [])] } }
+      : parsed.data;
   const target: LintTarget = {
     file: input.file,
-    scenario: parsed.data,
+    scenario,
     locate: (path, opts) => src.value.locate(path, opts),
     ...(kind === 'tools' ? { kind } : {}),
   };
