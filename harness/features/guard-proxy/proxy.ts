@@ -189,10 +189,10 @@ function httpStatusOf(r: CallToolResult): number | null {
   return typeof s === 'number' && Number.isInteger(s) ? s : null;
 }
 
-/** What an observing guard journals of a decision: absent when the call would have passed. */
-function observed(d: Decision): ObservedVerdict | { decision: 'pass' } {
+/** What an observing guard journals of a decision (`CallEvent.would`): undefined when the call would have passed. */
+function observed(d: Decision): ObservedVerdict | undefined {
   if ('ask' in d) return { decision: 'ask' };
-  return d.pass ? { decision: 'pass' } : { decision: 'refuse', reason: d.reason, missing: [...d.missing] };
+  return d.pass ? undefined : { decision: 'refuse', reason: d.reason, missing: [...d.missing] };
 }
 
 export class GuardProxy {
@@ -386,8 +386,9 @@ export class GuardProxy {
         d = decide(situation(), policy);
       }
       // Observing: what the policy decided is journaled with the call, which is forwarded all the same.
-      const would = this.opts.observe ? observed(d) : undefined;
-      if ('ask' in d && !this.opts.observe) {
+      const { observe } = this.opts;
+      const would = observe ? observed(d) : undefined;
+      if ('ask' in d && !observe) {
         const answer = await askApproval(
           {
             tool: name,
@@ -432,7 +433,7 @@ export class GuardProxy {
         preconditions: { held: a.held, missing: a.missing },
         establishes: a.establishes,
       } as const;
-      if (would === undefined && ('ask' in d || !d.pass)) {
+      if (!observe && ('ask' in d || !d.pass)) {
         const refusal = 'ask' in d ? { reason: `approval for ${name} was not answered`, missing: [] } : d;
         // A refusal is answered no sooner than the batch window after the call came: a client sends
         // its next call only after every answer of its batch, so a call arriving meanwhile was sent
@@ -542,10 +543,10 @@ export class GuardProxy {
     session: string,
     head: Omit<IntentEvent, 'type' | 'session'>,
     name: string,
-    would?: ObservedVerdict | { decision: 'pass' },
+    would?: ObservedVerdict,
   ): Promise<CallToolResult> {
     const { journal, upstream } = this.opts;
-    const base = { ...head, latency_ms: 0, ...(would && would.decision !== 'pass' ? { would } : {}), session };
+    const base = { ...head, latency_ms: 0, ...(would ? { would } : {}), session };
     let client;
     try {
       client = await upstream.connect();
