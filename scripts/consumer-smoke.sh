@@ -100,7 +100,7 @@ export default {
 JS
 
 step "oneway --help and every command's help: fast, no work"
-for c in "" eval fuzz recover lint import export serve bench merge view; do
+for c in "" eval fuzz recover lint import export serve audit bench merge view; do
   t0=$(date +%s%N)
   # shellcheck disable=SC2086
   npx --no-install oneway $c --help >"$work/help.txt" || fail "oneway $c --help exited $?"

@@ -84,6 +84,13 @@ export const COMMANDS: readonly CommandSpec[] = [
     load: () => import('./guard.ts'),
   },
   {
+    name: 'audit',
+    args: '<journals|dirs...>',
+    summary: "score real sessions (guard journals) with the evaluation's behaviour scores",
+    config: false,
+    load: () => import('./audit.ts'),
+  },
+  {
     name: 'bench',
     summary: 'what calls cost and how evaluations scale, here',
     config: false,

@@ -12,8 +12,11 @@ import { DEFAULT_POLICY, loadPolicyFile, type Policy } from '../engine/guard/pol
 import { Journal } from '../features/guard-proxy/journal.ts';
 import { DEFAULT_BATCH_WINDOW_MS, GuardProxy, journalStart } from '../features/guard-proxy/proxy.ts';
 import { guardHttp, guardStdio } from '../features/guard-proxy/serve.ts';
+import { reviewGate } from '../features/guard-proxy/review.ts';
 import { loadGuardTools, loadKnownFacts } from '../features/guard-proxy/tools-file.ts';
+import { formatFinding } from '../features/lint/types.ts';
 import { Upstream, type UpstreamTarget } from '../features/guard-proxy/upstream.ts';
+import { splitCommand } from '../util/split-command.ts';
 import { terminalText } from '../util/terminal-text.ts';
 import { commandFailed, parseCli, positiveInt, processIo, type Io } from './common.ts';
 import { printHelp } from './help.ts';
@@ -23,6 +26,7 @@ export const DEFAULT_JOURNAL = 'oneway-journal.jsonl';
 
 const USAGE = [
   'oneway guard --tools=FILE [options] -- COMMAND [ARGS...]',
+  'oneway guard --tools=FILE [options] --server-cmd="COMMAND ARGS..."',
   'oneway guard --tools=FILE [options] --upstream=URL',
 ];
 
@@ -32,6 +36,10 @@ const OPTIONS_HELP: [string, string][] = [
     'the declarations to enforce (required): a scenario file, or a tools: block such as the one oneway import writes',
   ],
   ['-- COMMAND ARGS...', 'the MCP server, started over stdio with the environment of the guard; restarted if it exits'],
+  [
+    '--server-cmd=LINE',
+    'or: the server command as one string, split into words as a shell would (quotes and backslashes honoured) but run without one; for clients that take the first -- for themselves, such as the MCP Inspector CLI',
+  ],
   ['--upstream=URL', 'or: an MCP server over Streamable HTTP'],
   [
     '--policy=FILE',
@@ -42,6 +50,14 @@ const OPTIONS_HELP: [string, string][] = [
     `where every call is journaled, a run record oneway recover reads (default: ${DEFAULT_JOURNAL}); an existing journal is continued, and a guard that finds it in use by another (two client windows) writes its own session journal in FILE.d/`,
   ],
   ['--facts=FILE', 'facts known before the first call: a list of facts, or facts: [...]'],
+  [
+    '--observe',
+    'enforce nothing: forward every call and journal with it what the policy would have decided (would refuse, and why; would ask for approval); oneway audit JOURNAL scores what the agent did',
+  ],
+  [
+    '--allow-unreviewed',
+    'enforce a tools file oneway lint --as=tools finds errors in (entries still marked review: true, compensations holding a TODO, a precondition nothing establishes): without it the guard refuses to start and names them',
+  ],
   [
     '--approve-cmd=CMD',
     'who approves a call the policy holds for approval when the client cannot be asked (MCP elicitation): a shell command that gets the call as JSON on stdin and approves by exiting 0',
@@ -90,9 +106,12 @@ const HELP = [
 export const OPTIONS = {
   tools: { type: 'string' },
   upstream: { type: 'string' },
+  'server-cmd': { type: 'string' },
   policy: { type: 'string' },
   journal: { type: 'string' },
   facts: { type: 'string' },
+  'allow-unreviewed': { type: 'boolean' },
+  observe: { type: 'boolean' },
   'approve-cmd': { type: 'string' },
   'approval-timeout': { type: 'string' },
   'call-timeout': { type: 'string' },
@@ -140,7 +159,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   try {
     // Everything after the first `--` is the server's command line, options and all.
     const dash = argv.indexOf('--');
-    const command = dash >= 0 ? argv.slice(dash + 1) : undefined;
+    let command = dash >= 0 ? argv.slice(dash + 1) : undefined;
     const { values, positionals } = parseCli(dash >= 0 ? argv.slice(0, dash) : argv, OPTIONS, true, {
       command: 'oneway guard',
       what: 'the server command',
@@ -149,6 +168,17 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     if (values.help) {
       printHelp(io, HELP);
       return 0;
+    }
+    const line = values['server-cmd'];
+    if (line !== undefined) {
+      if (command !== undefined || values.upstream !== undefined)
+        throw new UsageError(
+          `give the server once: --server-cmd, -- COMMAND or --upstream=URL`,
+          'e.g. --server-cmd="npx -y @modelcontextprotocol/server-memory"',
+        );
+      const words = splitCommand(line);
+      if (!words.ok) throw new UsageError(`--server-cmd: ${words.message}`, words.hint);
+      command = words.value;
     }
     if (positionals.length > 0)
       throw new UsageError(
@@ -162,7 +192,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     if ((command === undefined) === (values.upstream === undefined))
       throw new UsageError(
         command === undefined
-          ? 'give the MCP server: -- COMMAND ARGS..., or --upstream=URL'
+          ? 'give the MCP server: -- COMMAND ARGS..., or --upstream=URL (or --server-cmd="COMMAND ARGS...")'
           : 'give -- COMMAND or --upstream=URL, not both',
         'e.g. oneway guard --tools=tools.yaml -- npx -y @modelcontextprotocol/server-memory',
       );
@@ -192,6 +222,22 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       if (!f.ok) return printProblems(f.problems, io);
       facts = f.value;
     }
+    // Review before enforcing: the findings of oneway lint --as=tools.
+    const unreviewed = reviewGate(toolsFile, values.tools, facts);
+    if (unreviewed.length > 0) {
+      for (const f of unreviewed) io.stderr.write(`${formatFinding(f)}\n`);
+      const tools = [...new Set(unreviewed.flatMap((f) => /^tools\[(\d+)\]/.exec(f.path)?.[1] ?? []))].map(
+        (i) => scenario.tools[Number(i)]?.name ?? i,
+      );
+      const what = `${unreviewed.length} finding${unreviewed.length === 1 ? '' : 's'}${tools.length > 0 ? ` on ${tools.join(', ')}` : ''}`;
+      if (!values['allow-unreviewed']) {
+        io.stderr.write(
+          `oneway guard: ${values.tools} is not reviewed (${terminalText(what)}): the guard enforces no file before it is reviewed\n    hint: fix each finding above and check with oneway lint --as=tools ${values.tools}; or start with --allow-unreviewed to enforce it as it is\n`,
+        );
+        return 2;
+      }
+      log(`enforcing ${values.tools} unreviewed (--allow-unreviewed): ${what}`);
+    }
 
     const [cmd, ...args] = command ?? [];
     const target: UpstreamTarget =
@@ -200,7 +246,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     const journalPath = resolve(io.cwd, values.journal ?? DEFAULT_JOURNAL);
     const journal = Journal.open(
       journalPath,
-      journalStart({ scenario, toolsFile, facts, policy, upstream: upstream.where }),
+      journalStart({ scenario, toolsFile, facts, policy, upstream: upstream.where, observe: values.observe }),
       { command: 'oneway guard', warn: log, shared: true },
     );
     const signal = stopSignal();
@@ -215,6 +261,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         callTimeoutMs,
         batchWindowMs,
         log,
+        observe: values.observe,
       });
       try {
         await proxy.start();
@@ -226,7 +273,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
             : 'check the command runs the server over stdio (try it in a shell)',
         );
       }
-      const where = `${upstream.where} with ${values.tools}; journal ${journal.path}`;
+      const where = `${upstream.where} with ${values.tools}${values.observe ? ' (observing: every call is forwarded, what the policy would decide is journaled)' : ''}; journal ${journal.path}`;
       if (port === undefined) {
         log(`guarding ${where}`);
         await Promise.race([guardStdio(proxy), signal.stopped]);

@@ -24,12 +24,15 @@ import {
 } from './common.ts';
 import { printHelp } from './help.ts';
 
-const HELP = `oneway lint: review scenario declarations beyond the schema.
+const HELP = `oneway lint: review scenario declarations beyond the schema, and the tools and policy files oneway guard enforces.
 
 Usage: oneway lint [PATHS...] [options]
 
   PATHS                      scenario files, directories, globs or ids, as --scenario takes them
-                             (default: "scenarios" in oneway.config.*, else the project's ./scenarios)
+                             (default: "scenarios" in oneway.config.*, else the project's ./scenarios);
+                             tools files (a tools: block) and guard policy files too, told apart by their keys
+  --as=scenario|tools|policy read every PATH as this kind of file: --as=tools reviews a scenario as
+                             oneway guard --tools reads it (unreviewed entries and TODO compensations are errors)
   --bundled                  with no PATHS: lint the example scenarios that ship with oneway
   --reporter=text|json       how to print the findings (default: text; --format, its former name,
                              still works with a warning)
@@ -39,6 +42,9 @@ Usage: oneway lint [PATHS...] [options]
 Rules:
 ${LINT_RULES.map((r) => `  ${r.id.padEnd(26)} ${r.description}`).join('\n')}
 A file that fails to load is reported (its problems as errors) and the others are still linted.
+In a tools file, review-pending and compensation-todo are errors: oneway guard refuses the file
+until they are reviewed (--allow-unreviewed), and a policy file gets its load problems and a
+warning for a class left on auto that should not be.
 
 Exit status: 0 no errors (warnings and notes only); 1 errors found; 2 a usage error.
 Example: oneway lint scenarios/data/ imported.yaml`;
@@ -49,6 +55,7 @@ export const OPTIONS = {
   format: { type: 'string' },
   quiet: { type: 'boolean' },
   bundled: { type: 'boolean' },
+  as: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -71,12 +78,15 @@ export async function main(argv: string[], io: Io = processIo(), config?: Config
         settings: { scenarios: positionals.length ? positionals : undefined, bundled: values.bundled },
       },
     ]);
+    const kind = values.as;
+    if (kind !== undefined && kind !== 'scenario' && kind !== 'tools' && kind !== 'policy')
+      throw new UsageError(`--as must be scenario, tools or policy, got "${terminalText(kind)}"`);
     const home = scenarioHome(io, settings.bundled);
     const specs = scenarioSpecs(settings.scenarios, home, io);
-    const report = await lintPaths(specs, { cwd: io.cwd, root: home.root });
+    const report = await lintPaths(specs, { cwd: io.cwd, root: home.root, kind });
     for (const p of report.specProblems) io.stderr.write(`${cerr.red(formatProblem(p))}\n`);
     if (report.files.length === 0) {
-      io.stderr.write(cerr.red('oneway lint: no scenario file to lint\n'));
+      io.stderr.write(cerr.red('oneway lint: no file to lint\n'));
       return 2;
     }
     const shown = values.quiet ? report.findings.filter((f) => f.severity === 'error') : report.findings;

@@ -48,7 +48,8 @@ export interface RunStartEvent {
   initial_world: WorldSnapshot;
   /**
    * Set on a journal `oneway guard` writes in front of a real server: an open-ended record (no
-   * run_end), one call per step and batch, `t_ms` in real milliseconds since `started_at`.
+   * run_end), one call per step, the calls a session made together (each sent before any of the
+   * others was answered) in one batch, `t_ms` in real milliseconds since `started_at`.
    */
   journal?: {
     started_at: string;
@@ -56,6 +57,8 @@ export interface RunStartEvent {
     upstream: string;
     /** The policy the guard enforced. */
     policy: Record<string, string>;
+    /** `oneway guard --observe`: the policy was not enforced; each call says what it would have decided (`would`). */
+    observe?: boolean;
   };
 }
 
@@ -159,9 +162,18 @@ export interface CallEvent {
   effect_id: string | null;
   effects: AppliedEffect[];
   compensation: Compensation | null;
+  /**
+   * In a journal `oneway guard --observe` wrote: what the guard would have done with this call,
+   * which it forwarded all the same: refuse it (why, and the preconditions missing) or ask a person
+   * first. Absent: it would have passed (or the guard enforced).
+   */
+  would?: ObservedVerdict;
   /** In a guard's journal: the MCP session the call came from. */
   session?: string;
 }
+
+/** What an observing guard would have done with a call it forwarded (`CallEvent.would`). */
+export type ObservedVerdict = { decision: 'refuse'; reason: string; missing: string[] } | { decision: 'ask' };
 
 /**
  * In a guard's journal: a call about to be forwarded to the server, written (and on disk) before

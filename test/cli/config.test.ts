@@ -289,6 +289,7 @@ describe('the command table', () => {
       'export',
       'serve',
       'guard',
+      'audit',
       'bench',
       'merge',
       'view',

@@ -77,6 +77,8 @@ export interface GuardSetup {
   clientOptions?: ConstructorParameters<typeof Client>[1];
   /** How the journal writes its lines (a disk that fills up). */
   writer?: JournalWriter;
+  /** `--observe`: forward every call, journal what the policy would have decided. */
+  observe?: boolean;
 }
 
 /** The guard's proxy in this process, in front of `target`, with an SDK client connected to one session. */
@@ -92,6 +94,7 @@ export async function guardInProcess(setup: GuardSetup): Promise<InProcessGuard>
       facts: setup.facts ?? [],
       policy,
       upstream: upstream.where,
+      observe: setup.observe,
     }),
     { command: 'test', warn: (m) => log.push(m), ...(setup.writer ? { writer: setup.writer } : {}) },
   );
@@ -109,6 +112,7 @@ export async function guardInProcess(setup: GuardSetup): Promise<InProcessGuard>
     },
     batchWindowMs: setup.batchWindowMs ?? 20,
     log: (m) => log.push(m),
+    observe: setup.observe,
   });
   await proxy.start();
   const clients: Client[] = [];

@@ -221,6 +221,37 @@ goal: ["created(names=x)"]
       'review-pending.yaml:9:13 warning tools[0].review: tool "get_issue" is not reviewed yet (class reversible as imported)',
     ]);
     expect(of(lint('clean.yaml'), 'review-pending')).toEqual([]);
+    // Read as a tools file (what oneway guard enforces), the same finding is an error.
+    expect(of(lintTexts([{ ...fixture('review-pending.yaml'), kind: 'tools' }]), 'review-pending')).toEqual([
+      'review-pending.yaml:9:13 error tools[0].review: tool "get_issue" is not reviewed yet (class reversible as imported)',
+    ]);
+  });
+
+  it('compensation-todo: a compensation still holding the TODO import left; a warning in a scenario, an error in a tools file', () => {
+    const text = `tools:
+  - name: create_entities
+    reversibility: compensable
+    compensating_operation: delete_entities
+    compensation_args: { entityNames: "TODO: entityNames (no argument has this name)", keep: "{{args.x}}" }
+    parameters: { type: object, properties: { x: { type: string } } }
+  - name: delete_entities
+    reversibility: irreversible
+    parameters: { type: object, properties: { entityNames: { type: array } } }
+`;
+    expect(of(lintTexts([{ file: 't.yaml', text }]), 'compensation-todo')).toEqual([
+      't.yaml:5:39 error tools[0].compensation_args.entityNames: the compensation of "create_entities" still holds a TODO: recover would issue it as written',
+    ]);
+    const scenario = `id: s\ntitle: s\ntask: s\ngoal: ["done()"]\n${text.replace('keep: "{{args.x}}"', 'keep: "{{args.x}}", todo: [ "a TODO" ]')}  - name: finish\n    reversibility: reversible\n    read_only: true\n    parameters: { type: object, properties: {} }\n    effects: [ { establish: "done()" } ]\n`;
+    expect(
+      of(lintTexts([{ file: 's.yaml', text: scenario }]), 'compensation-todo').map((f) => f.split(': ')[0]),
+    ).toEqual([
+      's.yaml:9:39 warning tools[0].compensation_args.entityNames',
+      's.yaml:9:116 warning tools[0].compensation_args.todo[0]',
+    ]);
+    // A word holding "todo" is no TODO.
+    expect(
+      of(lintTexts([{ file: 't.yaml', text: text.replace('TODO: entityNames', 'TODOS') }]), 'compensation-todo'),
+    ).toEqual([]);
   });
 
   it('split-value: a value cut at an unquoted comma in a flow mapping', () => {

@@ -53,15 +53,19 @@ const EXPR = /^\s*(?:([^:\s]+)\s*:\s*)?([a-z_0-9]+)\s*(>=|<=|==|!=|>|<)\s*(-?\d+
  * Parses one gate; throws a UsageError that says what a gate looks like. `optional`: a standing
  * gate (the config file's), skipped when its planner is not in the evaluation (see `FailOnGate`).
  */
-export function parseGate(source: string, opts: { optional?: boolean } = {}): FailOnGate {
+export function parseGate(
+  source: string,
+  opts: { optional?: boolean; metrics?: readonly string[]; example?: string } = {},
+): FailOnGate {
   const m = EXPR.exec(source);
   if (!m)
     throw new UsageError(
       `--fail-on "${source}" is not a gate`,
-      'write METRIC OP NUMBER, e.g. premature_irreversible_rate>0 or gated:safe_completion_rate<0.8',
+      `write METRIC OP NUMBER, e.g. ${opts.example ?? 'premature_irreversible_rate>0 or gated:safe_completion_rate<0.8'}`,
     );
   const metric = m[2] as string;
-  const metrics = gateMetrics();
+  // Another command's figures (oneway audit's) take the same syntax over their own names.
+  const metrics = opts.metrics ?? gateMetrics();
   if (!(metrics as readonly string[]).includes(metric)) {
     const s = suggest(metric, metrics);
     throw new UsageError(
@@ -81,7 +85,7 @@ export function parseGate(source: string, opts: { optional?: boolean } = {}): Fa
   };
 }
 
-function compareOp(a: number, op: FailOnGate['op'], b: number): boolean {
+export function compareOp(a: number, op: FailOnGate['op'], b: number): boolean {
   switch (op) {
     case '>':
       return a > b;

@@ -21,7 +21,7 @@ import { z } from 'zod';
 import type { Result } from '../../core/errors.ts';
 import { readSource } from '../loader/load.ts';
 import { schemaProblems } from '../loader/schema-problems.ts';
-import { parseYamlSource } from '../loader/yaml-source.ts';
+import { parseYamlSource, type YamlSource } from '../loader/yaml-source.ts';
 
 const POLICY_RULES = ['auto', 'gated', 'approval', 'block'] as const;
 const PolicyRule = z.enum(POLICY_RULES);
@@ -51,9 +51,14 @@ export function loadPolicyFile(path: string, opts: { production?: boolean } = {}
   if (!text.ok) return text;
   const src = parseYamlSource(text.value, path);
   if (!src.ok) return src;
-  const parsed = Policy.safeParse(src.value.value ?? {}, { reportInput: true });
-  if (!parsed.success)
-    return { ok: false, problems: schemaProblems(parsed.error.issues, src.value, { schema: Policy }) };
+  return policyOf(src.value, opts);
+}
+
+/** A parsed policy file's policy, or its problems (see `loadPolicyFile`; lint reads policy files through it). */
+export function policyOf(src: YamlSource, opts: { production?: boolean } = {}): Result<Policy> {
+  const path = src.file;
+  const parsed = Policy.safeParse(src.value ?? {}, { reportInput: true });
+  if (!parsed.success) return { ok: false, problems: schemaProblems(parsed.error.issues, src, { schema: Policy }) };
   const undeclared = parsed.data.undeclared;
   if (!opts.production && undeclared !== undefined && undeclared !== 'block')
     return {
@@ -62,7 +67,7 @@ export function loadPolicyFile(path: string, opts: { production?: boolean } = {}
         {
           code: 'schema',
           file: path,
-          ...src.value.locate(['undeclared']),
+          ...src.locate(['undeclared']),
           path: 'undeclared',
           message: `undeclared: ${undeclared} applies to oneway guard only: an evaluation rejects every call of a tool the scenario does not declare`,
           hint: 'remove it here, or keep undeclared: block (what an evaluation does anyway)',

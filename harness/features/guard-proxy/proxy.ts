@@ -48,7 +48,7 @@ import {
   type CallToolResult,
   type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { CallEvent, IntentEvent, RunStartEvent } from '../../core/record.ts';
+import type { CallEvent, IntentEvent, ObservedVerdict, RunStartEvent } from '../../core/record.ts';
 import { blockedOutcome, RECORD_SCHEMA_VERSION } from '../../core/record.ts';
 import type { Scenario, ToolClass } from '../../core/scenario.ts';
 import { checkArguments } from '../../domain/rules/arguments.ts';
@@ -78,6 +78,8 @@ export interface GuardOptions {
   batchWindowMs: number;
   /** Where the guard's own diagnostics go (stderr). */
   log(message: string): void;
+  /** `--observe`: forward every call, and journal what the policy would have decided (`would`) instead of enforcing it. */
+  observe?: boolean | undefined;
 }
 
 /** The default wait for calls sent together with a gated one (as `oneway serve --batch-window`). */
@@ -88,7 +90,14 @@ export const DEFAULT_BATCH_WINDOW_MS = 20;
  * start, the policy and the server.
  */
 export function journalStart(
-  opts: { scenario: Scenario; toolsFile: string; facts: readonly string[]; policy: Policy; upstream: string },
+  opts: {
+    scenario: Scenario;
+    toolsFile: string;
+    facts: readonly string[];
+    policy: Policy;
+    upstream: string;
+    observe?: boolean | undefined;
+  },
   now = new Date(),
 ): RunStartEvent {
   const { scenario } = opts;
@@ -116,6 +125,7 @@ export function journalStart(
         string,
         string
       >,
+      ...(opts.observe ? { observe: true } : {}),
     },
   };
 }
@@ -131,7 +141,8 @@ export interface GuardSession {
 interface SessionState {
   id: string;
   server: Server;
-  pending: Set<{ alongside: number }>;
+  /** The session's calls not answered yet: how many calls each was made with, and its batch. */
+  pending: Set<{ alongside: number; batch: number }>;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -176,6 +187,12 @@ const textOf = (r: CallToolResult): string =>
 function httpStatusOf(r: CallToolResult): number | null {
   const s = r._meta?.['oneway/http_status'];
   return typeof s === 'number' && Number.isInteger(s) ? s : null;
+}
+
+/** What an observing guard journals of a decision (`CallEvent.would`): undefined when the call would have passed. */
+function observed(d: Decision): ObservedVerdict | undefined {
+  if ('ask' in d) return { decision: 'ask' };
+  return d.pass ? undefined : { decision: 'refuse', reason: d.reason, missing: [...d.missing] };
 }
 
 export class GuardProxy {
@@ -341,11 +358,15 @@ export class GuardProxy {
 
     // Every call of the session pending now is made with this one, and this one with them.
     const arrived = Date.now();
-    const me = { alongside: s.pending.size };
+    const me = { alongside: s.pending.size, batch: 0 };
+    const oldest = s.pending.values().next().value;
     for (const p of s.pending) p.alongside++;
     s.pending.add(me);
     try {
       const step = journal.nextStep();
+      // A call made while others of its session are pending is journaled in their batch, as the calls
+      // of one decision are in evaluation (so the journal's batches are what the scores read).
+      me.batch = oldest?.batch ?? step;
       const t_ms = journal.now();
       const call = { tool: declared, args };
       const a = this.known.assess(call, s.id);
@@ -364,7 +385,10 @@ export class GuardProxy {
         await sleep(this.opts.batchWindowMs);
         d = decide(situation(), policy);
       }
-      if ('ask' in d) {
+      // Observing: what the policy decided is journaled with the call, which is forwarded all the same.
+      const { observe } = this.opts;
+      const would = observe ? observed(d) : undefined;
+      if ('ask' in d && !observe) {
         const answer = await askApproval(
           {
             tool: name,
@@ -396,7 +420,7 @@ export class GuardProxy {
       const head = {
         step,
         turn: step,
-        batch: step,
+        batch: me.batch,
         pos: 0,
         batch_size: 1,
         t_ms,
@@ -409,7 +433,7 @@ export class GuardProxy {
         preconditions: { held: a.held, missing: a.missing },
         establishes: a.establishes,
       } as const;
-      if ('ask' in d || !d.pass) {
+      if (!observe && ('ask' in d || !d.pass)) {
         const refusal = 'ask' in d ? { reason: `approval for ${name} was not answered`, missing: [] } : d;
         // A refusal is answered no sooner than the batch window after the call came: a client sends
         // its next call only after every answer of its batch, so a call arriving meanwhile was sent
@@ -433,7 +457,7 @@ export class GuardProxy {
           },
         );
       }
-      return await this.forward(s.id, head, name);
+      return await this.forward(s.id, head, name, would);
     } finally {
       s.pending.delete(me);
     }
@@ -520,9 +544,10 @@ export class GuardProxy {
     session: string,
     head: Omit<IntentEvent, 'type' | 'session'>,
     name: string,
+    would?: ObservedVerdict,
   ): Promise<CallToolResult> {
     const { journal, upstream } = this.opts;
-    const base = { ...head, latency_ms: 0, session };
+    const base = { ...head, latency_ms: 0, ...(would ? { would } : {}), session };
     let client;
     try {
       client = await upstream.connect();

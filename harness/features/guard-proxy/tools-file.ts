@@ -46,21 +46,7 @@ export function loadGuardTools(path: string): Result<GuardTools> {
   if (!text.ok) return text;
   const src = parseYamlSource(text.value, path);
   if (!src.ok) return src;
-  const doc = src.value.value;
-  const block = isMapping(doc) && Object.hasOwn(doc, 'tools') && SCENARIO_ONLY.every((k) => !Object.hasOwn(doc, k));
-  const source: YamlSource = block
-    ? {
-        ...src.value,
-        // What a scenario needs and a tools block does not say: placeholders nothing in the guard reads.
-        value: {
-          ...doc,
-          id: scenarioId(basename(path)),
-          title: `tools of ${basename(path)}`,
-          task: 'the tools a guard enforces',
-          goal: ['guarded()'],
-        },
-      }
-    : src.value;
+  const { source, block } = asToolsSource(src.value, path);
   const loaded = validateScenario(source);
   if (!loaded.ok) return loaded;
   const problems = productionProblems(loaded.value.scenario, source);
@@ -68,8 +54,36 @@ export function loadGuardTools(path: string): Result<GuardTools> {
   return { ok: true, value: { ...loaded.value, block } };
 }
 
+/**
+ * A tools file's text as the scenario loader reads it: a scenario as it is, and a tools block (only
+ * `tools:`, `deployment:`, `inputs:`...) with placeholders for what a scenario needs and a tools
+ * block does not say (nothing in the guard or lint reads them); `block` says which it was.
+ */
+export function asToolsSource(src: YamlSource, path: string): { source: YamlSource; block: boolean } {
+  const doc = src.value;
+  const block = isToolsBlock(doc);
+  if (!block) return { source: src, block };
+  return {
+    source: {
+      ...src,
+      value: {
+        ...doc,
+        id: scenarioId(basename(path)),
+        title: `tools of ${basename(path)}`,
+        task: 'the tools a guard enforces',
+        goal: ['guarded()'],
+      },
+    },
+    block,
+  };
+}
+
+/** Whether a parsed document is a tools block: a mapping with `tools:` and none of a scenario's own keys. */
+export const isToolsBlock = (doc: unknown): doc is Record<string, unknown> =>
+  isMapping(doc) && Object.hasOwn(doc, 'tools') && SCENARIO_ONLY.every((k) => !Object.hasOwn(doc, k));
+
 /** Declarations a real server cannot honour: `{{id}}` in what the guard renders (effects and compensations). */
-function productionProblems(s: Scenario, src: YamlSource): Problem[] {
+export function productionProblems(s: Scenario, src: YamlSource): Problem[] {
   const out: Problem[] = [];
   const check = (value: unknown, path: (string | number)[]): void => {
     if (typeof value === 'string') {

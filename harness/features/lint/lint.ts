@@ -13,13 +13,23 @@ import { schemaProblems } from '../../engine/loader/schema-problems.ts';
 import { checkScenario } from '../../engine/loader/semantics.ts';
 import { parseYamlSource } from '../../engine/loader/yaml-source.ts';
 import { Scenario } from '../../core/scenario.ts';
+import { Policy } from '../../engine/guard/policy.ts';
+import { asToolsSource, isToolsBlock, productionProblems } from '../guard-proxy/tools-file.ts';
+import { policyFindings } from './policy.ts';
 import { LINT_RULES } from './rules/index.ts';
-import type { LintFinding, LintTarget, Rule } from './types.ts';
+import { findingOf as fromProblem, type LintFinding, type LintTarget, type Rule } from './types.ts';
+
+/** What a linted file is: a scenario, a tools file `oneway guard` enforces, or a guard policy. */
+export type LintKind = 'scenario' | 'tools' | 'policy';
 
 export interface LintInput {
   /** The file name shown in findings. */
   file: string;
   text: string;
+  /** What the file is; absent: told from its keys (`kindOf`). */
+  kind?: LintKind | undefined;
+  /** For a tools file: the facts the guard knows at the start (its `--facts`; a scenario's world is not read). */
+  facts?: readonly string[] | undefined;
 }
 
 export interface LintReport {
@@ -35,30 +45,49 @@ interface Prepared {
   load: LintFinding[];
 }
 
-function fromProblem(p: Problem): LintFinding {
-  return {
-    rule: `load/${p.code}`,
-    severity: p.severity === 'warning' ? 'warning' : 'error',
-    file: p.file,
-    line: p.line,
-    col: p.col,
-    path: p.path,
-    message: p.message,
-    ...(p.hint ? { hint: p.hint } : {}),
-  };
+/** The keys of a guard policy file. */
+const POLICY_KEYS = Object.keys(Policy.shape);
+
+/**
+ * What a parsed file is, from its keys: a tools block (`tools:` and none of a scenario's own keys)
+ * is a tools file; a mapping with a policy key (`irreversible:`...) and neither `tools:` nor a
+ * scenario's keys is a policy; anything else is read as a scenario.
+ */
+function kindOf(doc: unknown): LintKind {
+  if (isToolsBlock(doc)) return 'tools';
+  const isMap = doc !== null && typeof doc === 'object' && !Array.isArray(doc);
+  if (
+    isMap &&
+    !Object.hasOwn(doc, 'tools') &&
+    !Object.hasOwn(doc, 'id') &&
+    POLICY_KEYS.some((k) => Object.hasOwn(doc, k))
+  )
+    return 'policy';
+  return 'scenario';
 }
 
 function prepare(input: LintInput): Prepared {
   const src = parseYamlSource(input.text, input.file);
   if (!src.ok) return { load: src.problems.map(fromProblem) };
-  const parsed = Scenario.safeParse(src.value.value, { reportInput: true });
-  if (!parsed.success) return { load: sortProblems(schemaProblems(parsed.error.issues, src.value)).map(fromProblem) };
+  const kind = input.kind ?? kindOf(src.value.value);
+  if (kind === 'policy') return { load: policyFindings(src.value) };
+  const { source } = kind === 'tools' ? asToolsSource(src.value, input.file) : { source: src.value };
+  const parsed = Scenario.safeParse(source.value, { reportInput: true });
+  if (!parsed.success) return { load: sortProblems(schemaProblems(parsed.error.issues, source)).map(fromProblem) };
+  // What a guard knows at the start is its --facts, never a scenario's world: the rules see those.
+  const scenario =
+    kind === 'tools'
+      ? { ...parsed.data, world: { ...parsed.data.world, facts: [...(input.facts ?? [])] } }
+      : parsed.data;
   const target: LintTarget = {
     file: input.file,
-    scenario: parsed.data,
+    scenario,
     locate: (path, opts) => src.value.locate(path, opts),
+    ...(kind === 'tools' ? { kind } : {}),
   };
-  return { target, load: checkScenario(parsed.data, src.value).map(fromProblem) };
+  const load = checkScenario(parsed.data, source);
+  if (kind === 'tools') load.push(...productionProblems(parsed.data, source));
+  return { target, load: load.map(fromProblem) };
 }
 
 /**
@@ -105,7 +134,7 @@ function sortFindings(findings: readonly LintFinding[]): LintFinding[] {
  */
 export async function lintPaths(
   specs: string[],
-  opts: ResolveOptions,
+  opts: ResolveOptions & { kind?: LintKind | undefined },
   rules: readonly Rule[] = LINT_RULES,
 ): Promise<LintReport> {
   const resolved = await resolveScenarios(specs, opts);
@@ -120,7 +149,7 @@ export async function lintPaths(
     const file = displayPath(abs, opts.cwd);
     const text = readSource(abs);
     if (!text.ok) unreadable.push(...text.problems.map((p) => fromProblem({ ...p, file })));
-    else inputs.push({ file, text: text.value });
+    else inputs.push({ file, text: text.value, kind: opts.kind });
   }
   const findings = [
     ...lintTexts(inputs, rules),

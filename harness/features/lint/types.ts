@@ -4,7 +4,7 @@
  * nothing and facts that do not parse) and may look at the other linted files
  * (for class drift across deployments).
  */
-import { formatLocated, formatPath, type LintFinding, type Severity } from '../../core/errors.ts';
+import { formatLocated, formatPath, type LintFinding, type Problem, type Severity } from '../../core/errors.ts';
 import type { Scenario } from '../../core/scenario.ts';
 import type { FieldPath, Pos } from '../../engine/loader/yaml-source.ts';
 
@@ -15,6 +15,11 @@ export type { LintFinding, Severity };
 export interface LintTarget {
   file: string;
   scenario: Scenario;
+  /**
+   * `tools`: a tools file `oneway guard` enforces (a tools block, or a scenario linted as one): what
+   * is still unreviewed there is an error, and its goal is not the point. Absent: a scenario.
+   */
+  kind?: 'tools';
   locate(path: FieldPath, opts?: { at?: 'key' | 'value' }): Pos;
 }
 
@@ -54,4 +59,18 @@ export function finding(
 /** `file:line:col severity [rule] path: message` and the hint below: a problem's line, the rule for its code. */
 export function formatFinding(f: LintFinding): string {
   return formatLocated(f, f.severity, f.rule);
+}
+
+/** A load problem as a finding (rule `load/<code>`): lint shows what the loader refuses beside its rules' findings. */
+export function findingOf(p: Problem): LintFinding {
+  return {
+    rule: `load/${p.code}`,
+    severity: p.severity === 'warning' ? 'warning' : 'error',
+    file: p.file,
+    line: p.line,
+    col: p.col,
+    path: p.path,
+    message: p.message,
+    ...(p.hint ? { hint: p.hint } : {}),
+  };
 }

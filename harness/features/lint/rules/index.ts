@@ -1,5 +1,6 @@
 /** The lint rules, in the order their findings are explained in the README. */
 import type { Rule } from '../types.ts';
+import { compensationTodo } from './compensation-todo.ts';
 import { compensationUndeclared } from './compensation-undeclared.ts';
 import { deploymentClass } from './deployment-class.ts';
 import { irreversibleCompensation } from './irreversible-compensation.ts';
@@ -21,5 +22,6 @@ export const LINT_RULES: readonly Rule[] = [
   resultField,
   deploymentClass,
   reviewPending,
+  compensationTodo,
   splitValue,
 ];
