@@ -7,7 +7,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { UsageError } from '../core/errors.ts';
 import { parseGate } from '../engine/gates/fail-on.ts';
-import { formatRecordIssue, readRecords } from '../engine/record/reader.ts';
+import { formatRecordIssue } from '../engine/record/reader.ts';
+import { readRecords } from '../engine/record/journals.ts';
 import { AUDIT_METRICS, auditGates, auditRecords } from '../features/audit/audit.ts';
 import {
   AUDIT_REPORTERS,

@@ -10,7 +10,7 @@
  * reads both. A directory given on its own is read as its `*.jsonl` files.
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { RunStartEvent } from '../../core/record.ts';
 import { readRecord, type ParsedRecord, type RecordIssue } from './reader.ts';
 
@@ -23,16 +23,17 @@ export function sessionJournalPath(journal: string, start: Pick<RunStartEvent, '
   return join(sessionJournalDir(journal), `${when}-${start.run_id.slice(0, 8)}.jsonl`);
 }
 
-/** The `*.jsonl` files of a directory, sorted by name. */
+/** The `*.jsonl` files under a directory, recursively, in name order. */
 const jsonlIn = (dir: string): string[] =>
-  readdirSync(dir)
-    .filter((n) => n.endsWith('.jsonl'))
-    .sort()
-    .map((n) => join(dir, n));
+  readdirSync(dir, { withFileTypes: true })
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .flatMap((d) =>
+      d.isDirectory() ? jsonlIn(join(dir, d.name)) : d.isFile() && d.name.endsWith('.jsonl') ? [join(dir, d.name)] : [],
+    );
 
 /**
  * The files `paths` name: a file, then its session journals (`FILE.d/*.jsonl`, when there are any);
- * a directory, its `*.jsonl` files. Each file once, in the order given.
+ * a directory, the `*.jsonl` files under it (recursively). Each file once, in the order given.
  */
 export function journalFiles(paths: readonly string[]): string[] {
   const out: string[] = [];
@@ -91,4 +92,32 @@ export function readJournalSessions(paths: readonly string[]): { sessions: Journ
     else issues.push(...r.issues);
   }
   return { sessions, issues };
+}
+
+/**
+ * The records (run records, guard journals) that `paths` name, relative to `cwd`, as `journalFiles`
+ * expands them, each named as it was given (relative to `cwd` when under it): what `oneway audit`
+ * reads. A record that cannot be read is an issue; the others are read all the same.
+ *
+ * @example
+ * const { records, issues } = readRecords(['journals/', 'old.jsonl'], process.cwd());
+ */
+export function readRecords(
+  paths: readonly string[],
+  cwd: string,
+): { records: ParsedRecord[]; issues: RecordIssue[]; files: string[] } {
+  const named = (f: string): string => {
+    const rel = relative(cwd, f);
+    return rel.startsWith('..') || isAbsolute(rel) ? f : rel;
+  };
+  const { sessions, issues } = readJournalSessions(paths.map((p) => resolve(cwd, p)));
+  const records = sessions.map((s) => ({ ...s.record, file: named(s.file) }));
+  return {
+    records,
+    issues: [
+      ...issues.map((i) => ({ ...i, file: named(i.file) })),
+      ...records.flatMap((r) => r.warnings.map((w) => ({ ...w, file: r.file }))),
+    ],
+    files: records.map((r) => r.file),
+  };
 }

@@ -4,8 +4,7 @@
  * those are warnings and the rest is used. What cannot be used (no file, not
  * JSONL, no `run_start`) is an error value, never an exception.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { readFileSync, statSync } from 'node:fs';
 import { AppliedEffect, EFFECT_KINDS, orList } from '../../core/effects/index.ts';
 import type { Problem, Result } from '../../core/errors.ts';
 import {
@@ -217,65 +216,6 @@ export function readRecord(path: string): RecordRead {
     if (code === 'EACCES') return fail('the record is not readable (permission denied)');
     return fail(`the record cannot be read: ${(e as Error).message}`);
   }
-}
-
-/**
- * Reads the records (run records, guard journals) that paths name: a file, or every `.jsonl` file
- * under a directory (recursively, in name order). Each record that cannot be read is an issue; the
- * others are read all the same.
- *
- * @example
- * const { records, issues } = readRecords(['journals/', 'old.jsonl'], process.cwd());
- */
-export function readRecords(
-  paths: readonly string[],
-  cwd: string,
-): { records: ParsedRecord[]; issues: RecordIssue[]; files: string[] } {
-  const files: string[] = [];
-  const issues: RecordIssue[] = [];
-  const under = (dir: string): string[] =>
-    readdirSync(dir, { withFileTypes: true })
-      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-      .flatMap((d) =>
-        d.isDirectory() ? under(join(dir, d.name)) : d.isFile() && d.name.endsWith('.jsonl') ? [join(dir, d.name)] : [],
-      );
-  for (const p of paths) {
-    const abs = resolve(cwd, p);
-    let dir = false;
-    try {
-      dir = statSync(abs).isDirectory();
-    } catch {
-      // not there: readRecord says so
-    }
-    if (!dir) files.push(p);
-    else {
-      const found = under(abs);
-      if (found.length === 0)
-        issues.push({
-          severity: 'error',
-          file: p,
-          line: 0,
-          message: 'the directory holds no .jsonl record',
-          hint: 'give a journal, or the directory a guard writes its journals in',
-        });
-      // Named as the directory was: relative to the working directory when it is under it.
-      files.push(
-        ...found.map((f) => {
-          const rel = relative(cwd, f);
-          return rel.startsWith('..') || isAbsolute(rel) ? f : rel;
-        }),
-      );
-    }
-  }
-  const records: ParsedRecord[] = [];
-  for (const f of files) {
-    const r = readRecord(resolve(cwd, f));
-    if (r.ok) {
-      records.push({ ...r.value, file: f });
-      issues.push(...r.value.warnings.map((w) => ({ ...w, file: f })));
-    } else issues.push(...r.issues.map((i) => ({ ...i, file: f })));
-  }
-  return { records, issues, files };
 }
 
 /**
