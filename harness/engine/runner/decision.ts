@@ -16,6 +16,31 @@ import { plainJsonCopy } from '../../util/json.ts';
 export const MAX_ARGS_BYTES = 256 * 1024;
 export const MAX_BATCH = 64;
 
+/**
+ * What a planner may make one run keep (docs/planner-api.md, "Limits"): rejected attempts per
+ * decision (those it reports through `PlannerContext.reject` and those the runner rejects), and the
+ * bytes of every attempt's tool, arguments and reason over the run (calls that ran, blocked ones
+ * and rejected ones; strings counted by their characters, util/json.ts jsonLength). The runner keeps
+ * what a run records until the run ends, so without them one planner could exhaust the evaluation's
+ * memory and lose every other run. Past either, the run ends as a planner error (`runLimitError`).
+ */
+export const RUN_LIMITS = {
+  attemptsPerDecision: 1000,
+  bytesPerRun: 16 * 2 ** 20,
+} as const;
+
+/**
+ * The error of a run that went past one of RUN_LIMITS: it names the limit and its value.
+ *
+ * @example
+ * runLimitError('attemptsPerDecision') // 'over the limit of 1000 rejected attempts per decision: ...'
+ */
+export function runLimitError(limit: keyof typeof RUN_LIMITS): string {
+  return limit === 'attemptsPerDecision'
+    ? `over the limit of ${RUN_LIMITS.attemptsPerDecision} rejected attempts per decision: the planner reported more in one decision, and its run was ended`
+    : `over the limit of ${RUN_LIMITS.bytesPerRun / 2 ** 20} MiB of attempts per run (tools, arguments and reasons of its calls and rejected attempts): its run was ended`;
+}
+
 /** A well-formed call that will not run, and why. */
 interface RejectedCall {
   tool: string;
