@@ -83,5 +83,10 @@ export async function loadPlanner(spec: string, cwd: string, options?: Record<st
     };
   }
   const mod = await importUserModule(file, { what: `planner module ${spec}` });
-  return { ...toHandle(mod, fallback, spec), source: file };
+  // The reference plan is the answer key: only the built-in that replays plans is given it (evaluate.ts, offeredPlan).
+  return {
+    ...toHandle(mod, fallback, spec),
+    source: file,
+    ...(fallback === 'scripted' ? { replaysReferencePlan: true } : {}),
+  };
 }

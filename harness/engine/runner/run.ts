@@ -50,6 +50,11 @@ export interface PlannerHandle {
   checkpoint?: Checkpoint;
   /** Its factory says its runs only compute (PlannerFactory.cpuBound): a long evaluation may go to workers. */
   cpuBound?: boolean;
+  /**
+   * The built-in `scripted` planner: without `--plan`, its runs are given the scenario's
+   * `reference_plan` (evaluate.ts, offeredPlan). Set by loadPlanner only, never from what a module exports.
+   */
+  replaysReferencePlan?: true;
 }
 
 export interface RunSpec {
