@@ -44,7 +44,7 @@ export function toHandle(mod: Record<string, unknown>, fallbackName: string, whe
  * @example
  * plannerName('g\u0430ted', './mine.mjs') // throws: planner name "g\u{430}ted" ... U+0430 ...
  */
-export function plannerName(name: string, where: string): string {
+function plannerName(name: string, where: string): string {
   const chars = [...name];
   const bad = chars.findIndex((c) => !/^[\x20-\x7e]$/.test(c));
   if (bad < 0) return name;
