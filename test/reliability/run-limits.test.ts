@@ -4,7 +4,8 @@
  * naming the limit, as soon as it is past it; the evaluation keeps its other runs (a built-in
  * planner's, the same file's next run), writes results.json and leaves no lock behind. The floods
  * are far larger than the limits, so a run that kept them would not end this way: the run's record
- * shows it stopped at the limit.
+ * shows it stopped at the limit. The stack trace of a planner file's error, which the evaluation
+ * keeps for every run that threw (for --verbose), is cut to 16 KiB.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -91,5 +92,26 @@ describe('a planner past a run limit', () => {
     ]);
     expect(results.runs).toHaveLength(6);
     expect(existsSync(join(out, LOCK_FILE))).toBe(false);
+  });
+});
+
+describe("a planner file's error", () => {
+  it('with a 1 MB stack trace is kept (and shown with --verbose) cut to 16 KiB', async () => {
+    const dir = tempDir();
+    writeFileSync(
+      join(dir, 'huge-stack.mjs'),
+      `export default { name: 'huge-stack', next() { throw new Error('x'.repeat(1_000_000)); } };\n`,
+    );
+    const r = await runCli(main, [
+      `--planner=${join(dir, 'huge-stack.mjs')}`,
+      '--scenario=invoice-and-notify',
+      '--transport=inprocess',
+      '--verbose',
+      `--out=${tempDir()}`,
+    ]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('huge-stack: planner_error');
+    expect(r.stderr).toContain('characters, cut at 16384)');
+    expect(r.stderr.length).toBeLessThan(64 * 1024);
   });
 });

@@ -143,13 +143,24 @@ function modelOrigins(options: Record<string, string>, env: NodeJS.ProcessEnv): 
   }
 }
 
+/**
+ * The most of a planner's stack trace the harness keeps: one is kept for every run whose planner
+ * threw, until the evaluation ends (for `--verbose`), and a planner's process may send one as long
+ * as its channel's longest line.
+ */
+const MAX_STACK = 16 * 1024;
+
 /** An error from the planner's process, as the runner reports it (`planner threw: ...`). */
 function thrown(error: z.infer<typeof errorShape>): unknown {
   if (error.value !== undefined) return error.value;
   const e = new Error(error.message ?? 'unknown error');
   if (error.name) e.name = error.name;
   // The planner's own stack (its process's), for `oneway eval --verbose`.
-  if (error.stack) e.stack = error.stack;
+  if (error.stack)
+    e.stack =
+      error.stack.length > MAX_STACK
+        ? `${error.stack.slice(0, MAX_STACK)}\n    ... (${error.stack.length} characters, cut at ${MAX_STACK})`
+        : error.stack;
   return e;
 }
 
