@@ -32,6 +32,14 @@ const MANY = `export default { name: 'flood-many', create(ctx) { return { name: 
 } }; } };
 `;
 
+/** 100 attempts whose reasons are 1 MiB each: a record keeps 2,000 characters of each, the limit counts them all. */
+const LONG_REASONS = `const reason = 'r'.repeat(2 ** 20);
+export default { name: 'long-reasons', create(ctx) { return { name: 'long-reasons', next() {
+  for (let i = 0; i < 100; i++) ctx.reject({ tool: 'send_email', args: {}, reason });
+  return { type: 'finish' };
+} }; } };
+`;
+
 let out = '';
 let code: number;
 let stderr = '';
@@ -46,9 +54,10 @@ beforeAll(async () => {
   const dir = tempDir();
   writeFileSync(join(dir, 'large.mjs'), LARGE);
   writeFileSync(join(dir, 'many.mjs'), MANY);
+  writeFileSync(join(dir, 'long-reasons.mjs'), LONG_REASONS);
   out = tempDir();
   const r = await runCli(main, [
-    `--planner=${join(dir, 'large.mjs')},${join(dir, 'many.mjs')},gated`,
+    `--planner=${join(dir, 'large.mjs')},${join(dir, 'many.mjs')},${join(dir, 'long-reasons.mjs')},gated`,
     '--scenario=invoice-and-notify',
     '--trials=2',
     '--transport=inprocess',
@@ -82,6 +91,14 @@ describe('a planner past a run limit', () => {
     expect(events.filter((e) => e.type === 'rejected')).toHaveLength(RUN_LIMITS.attemptsPerDecision);
   });
 
+  it('long reasons count as sent: 1 MiB reasons end the run at the bytes limit, though the record keeps 2,000 characters of each', () => {
+    const runs = results.runs.filter((r) => r.planner === 'long-reasons');
+    for (const r of runs) expect(r.error).toContain(`over the limit of ${RUN_LIMITS.bytesPerRun / 2 ** 20} MiB`);
+    const rejected = record(runs[0]?.record as string).filter((e) => e.type === 'rejected');
+    expect(rejected).toHaveLength(Math.floor(RUN_LIMITS.bytesPerRun / (2 ** 20 + 'send_email'.length + 2)));
+    expect(rejected.every((e) => e.type === 'rejected' && e.reason.length === 2000)).toBe(true);
+  });
+
   it('the built-in planner in the same evaluation completes its runs; results.json has them, and no lock is left', () => {
     expect(code).toBe(0);
     expect(stderr).not.toMatch(/\n\s+at /);
@@ -90,7 +107,7 @@ describe('a planner past a run limit', () => {
       [1, 'finish', null],
       [2, 'finish', null],
     ]);
-    expect(results.runs).toHaveLength(6);
+    expect(results.runs).toHaveLength(8);
     expect(existsSync(join(out, LOCK_FILE))).toBe(false);
   });
 });

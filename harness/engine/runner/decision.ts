@@ -11,6 +11,7 @@ import type { Result } from '../../core/errors.ts';
 import type { Call, Decision, RejectedAttempt } from '../../core/planner.ts';
 import type { RejectedEvent } from '../../core/record.ts';
 import { checkCallArguments, type ToolParameters } from '../../domain/rules/arguments.ts';
+import { cutText } from '../../util/cut-text.ts';
 import { plainJsonCopy } from '../../util/json.ts';
 
 export const MAX_ARGS_BYTES = 256 * 1024;
@@ -62,8 +63,8 @@ function describe(x: unknown): string {
   if (x === null) return 'null';
   if (Array.isArray(x)) return 'an array';
   return typeof x === 'object'
-    ? `an object with keys ${Object.keys(x as object).join(', ') || '(none)'}`
-    : `${typeof x} ${String(x).slice(0, 40)}`;
+    ? `an object with keys ${cutText(Object.keys(x as object).join(', '), 200, '...') || '(none)'}`
+    : `${typeof x} ${cutText(String(x), 40)}`;
 }
 
 /** A well-formed call, with the reason it will not run (`rejected`) when it will not. */
@@ -91,7 +92,7 @@ function checkCall(x: unknown, tools: ReadonlyMap<string, ToolParameters>, where
       return { ok: false, message: `${where}.args is ${json.length} bytes; the limit is ${MAX_ARGS_BYTES}` };
     copied = JSON.parse(json) as Record<string, unknown>;
   }
-  const call = { tool: tool.length > 200 ? `${tool.slice(0, 197)}...` : tool, args: copied };
+  const call = { tool: tool.length > 200 ? cutText(tool, 197, '...') : tool, args: copied };
   const verdict = checkCallArguments(tools, tool, call.args);
   return { ok: true, value: verdict.ok ? { call } : { call, rejected: verdict.reason } };
 }
@@ -156,7 +157,7 @@ function recordableArgs(args: unknown): unknown {
     const json = JSON.stringify(args);
     if (json === undefined) return null;
     return json.length > MAX_ARGS_BYTES
-      ? `${json.slice(0, 200)}... (${json.length} bytes, not recorded)`
+      ? cutText(json, 200, `... (${json.length} bytes, not recorded)`)
       : (JSON.parse(json) as unknown);
   } catch (e) {
     return `(arguments that cannot be serialised: ${(e as Error).message})`;
@@ -176,8 +177,8 @@ export function rejectedEvent(turn: number, batch: number, a: RejectedAttempt): 
     type: 'rejected',
     turn,
     batch,
-    tool: tool.length > 200 ? `${tool.slice(0, 197)}...` : tool,
+    tool: tool.length > 200 ? cutText(tool, 197, '...') : tool,
     args: recordableArgs(a.args),
-    reason: reason.length > 2000 ? `${reason.slice(0, 1997)}...` : reason,
+    reason: reason.length > 2000 ? cutText(reason, 1997, '...') : reason,
   };
 }

@@ -35,6 +35,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { UsageError, type Result } from '../../core/errors.ts';
+import { cutText } from '../../util/cut-text.ts';
 import type { Decision, Planner, PlannerContext, PlannerView } from '../../core/planner.ts';
 import type { Checkpoint, EndReason } from '../../core/record.ts';
 import socketSeal from '../sandbox/socket-seal.cjs';
@@ -157,10 +158,7 @@ function thrown(error: z.infer<typeof errorShape>): unknown {
   if (error.name) e.name = error.name;
   // The planner's own stack (its process's), for `oneway eval --verbose`.
   if (error.stack)
-    e.stack =
-      error.stack.length > MAX_STACK
-        ? `${error.stack.slice(0, MAX_STACK)}\n    ... (${error.stack.length} characters, cut at ${MAX_STACK})`
-        : error.stack;
+    e.stack = cutText(error.stack, MAX_STACK, `\n    ... (${error.stack.length} characters, cut at ${MAX_STACK})`);
   return e;
 }
 

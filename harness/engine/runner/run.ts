@@ -35,6 +35,7 @@ import { LOST_REPLY } from '../../domain/planner-kit/lost-reply.ts';
 import { checkDecision, rejectedEvent, RUN_LIMITS, runLimitError, type CheckedDecision } from './decision.ts';
 import { blockedEvent, type BatchGate } from './gate.ts';
 import { hostOf } from './isolate.ts';
+import { cutText } from '../../util/cut-text.ts';
 import { copyJson, deepFreeze, jsonLength } from '../../util/json.ts';
 import { RecentCache } from '../../util/recent.ts';
 import { isThenable } from '../../util/thenable.ts';
@@ -152,8 +153,8 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
 }
 
 function errorText(e: unknown): string {
-  if (e instanceof Error) return `${e.name === 'Error' ? '' : `${e.name}: `}${e.message}`.slice(0, 2000);
-  return String(e).slice(0, 2000);
+  if (e instanceof Error) return cutText(`${e.name === 'Error' ? '' : `${e.name}: `}${e.message}`, 2000);
+  return cutText(String(e), 2000);
 }
 
 /** The record's first event: the run's identity, its tools as this deployment classes them, its initial world. */
@@ -351,7 +352,8 @@ class Run {
     if (!this.recording || this.over) return;
     if (++this.attemptsNow > RUN_LIMITS.attemptsPerDecision) return this.stop('attemptsPerDecision');
     const e = rejectedEvent(this.turnNow, this.batch, a);
-    if (this.kept(e.tool.length + jsonLength(e.args) + e.reason.length)) this.emit(e);
+    // The tool and reason count as sent, not as cut for the record: reading a long text costs the harness too.
+    if (this.kept(String(a.tool).length + jsonLength(e.args) + String(a.reason).length)) this.emit(e);
   };
 
   /** Counts what an attempt adds to the run: false (and the run is ending) once that is past the limit. */
@@ -483,7 +485,7 @@ class Run {
   private checked(raw: unknown, turn: number): CheckedDecision | Ending {
     if (this.over) return this.over;
     const check = checkDecision(raw, this.tools);
-    if (!check.ok) return ['invalid_decision', `invalid decision on turn ${turn}: ${check.message}`];
+    if (!check.ok) return ['invalid_decision', cutText(`invalid decision on turn ${turn}: ${check.message}`, 2000)];
     const checked = check.value;
     const { decision } = checked;
     this.emit({
@@ -492,7 +494,7 @@ class Run {
       decision: decision.type,
       // Every call the planner decided, rejected ones included (each also has its `rejected` event).
       calls: checked.calls.length + checked.rejected.length,
-      ...(decision.type === 'finish' && decision.reason ? { reason: decision.reason.slice(0, 500) } : {}),
+      ...(decision.type === 'finish' && decision.reason ? { reason: cutText(decision.reason, 500) } : {}),
     });
     // Rejected calls never reach the sandbox and are not steps; the planner sees them in this turn's history.
     if (decision.type !== 'finish') for (const r of checked.rejected) this.reject(r);
