@@ -122,7 +122,11 @@ export interface PlannerContext {
   scenario: string;
   /** Options from `--planner-opt key=value`. */
   options: Record<string, string>;
-  /** The plan to replay (for `scripted`): from `--plan=FILE`, else the scenario's `reference_plan`. */
+  /**
+   * The plan to replay: the user's `--plan=FILE`, given to every planner; without it, the scenario's
+   * `reference_plan`, given to the built-in `scripted` planner only (to any other it would be the
+   * answer key). Absent otherwise.
+   */
   plan?: PlanItem[];
   /**
    * Records an attempt the planner refused itself, before deciding: the LLM planner

@@ -140,6 +140,36 @@ export function plainJsonCopy<T>(value: T, maxChars = Number.POSITIVE_INFINITY):
 }
 
 /**
+ * About how long a JSON value's text is, without writing it: each string counted by its characters
+ * and quotes (escapes add nothing), each number, boolean or null as a few characters. What a
+ * parsed value holds in memory, measured cheaply (the runner's per-run limit, runner/decision.ts).
+ * Iterative: a value nested as deep as JSON.parse allows is measured too.
+ *
+ * @example
+ * jsonLength({ to: 'bob' }) // 13 ({"to":"bob"} is 12 characters)
+ */
+export function jsonLength(value: unknown): number {
+  let n = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v === 'string') n += v.length + 2;
+    else if (v === null || typeof v !== 'object') n += 8;
+    else if (Array.isArray(v)) {
+      n += 2 + v.length;
+      for (const x of v) stack.push(x);
+    } else {
+      n += 2;
+      for (const k of Object.keys(v)) {
+        n += k.length + 4;
+        stack.push((v as Record<string, unknown>)[k]);
+      }
+    }
+  }
+  return n;
+}
+
+/**
  * A copy of a JSON-like value (plain objects and arrays of JSON values: rows, arguments, replies,
  * what planners are shown), as structuredClone would make it, in one pass and faster. With `freeze`,
  * every object and array of the copy is frozen as it is made (what a planner may read, not change):

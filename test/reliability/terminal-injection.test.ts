@@ -179,13 +179,26 @@ describe('the commands print untrusted text escaped', () => {
     expectSafe(r.stderr);
   });
 
-  it('eval: a planner named with the payload, in the table, the annotations, the load problems and recover', async () => {
+  it('eval: a planner named with the payload is refused, its name escaped', async () => {
     const dir = library();
     const name = `evil${PAYLOAD}`;
     writeFileSync(
       join(dir, 'evil-planner.mjs'),
-      `const name = ${JSON.stringify(name)};
-export default { name, create() { let n = 0; return { name, next: () => (n++ === 0 ? { type: 'call', call: { tool: 'act', args: {} } } : { type: 'finish' }) }; } };\n`,
+      `export default { name: ${JSON.stringify(name)}, next: () => ({ type: 'finish' }) };\n`,
+    );
+    const r = await runCli(evalMain, [`--scenario=${dir}`, `--planner=${join(dir, 'evil-planner.mjs')}`], dir);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('planner name "evil\\u{a}::error file=x::pwned');
+    expect(r.stderr).toContain('is not printable ASCII');
+    expectSafe(r.stdout);
+    expectSafe(r.stderr);
+  });
+
+  it('eval: the table, the annotations and the load problems; recover of a record whose planner name holds the payload', async () => {
+    const dir = library();
+    writeFileSync(
+      join(dir, 'evil-planner.mjs'),
+      `export default { name: 'evil', create() { let n = 0; return { name: 'evil', next: () => (n++ === 0 ? { type: 'call', call: { tool: 'act', args: {} } } : { type: 'finish' }) }; } };\n`,
     );
     const out = tempDir();
     const r = await runCli(
@@ -194,20 +207,32 @@ export default { name, create() { let n = 0; return { name, next: () => (n++ ===
       dir,
     );
     expect(r.code).toBe(2); // the broken scenario is an input error; the other one ran
-    expect(r.stdout).toContain(`evil${SHOWN}`);
     expect(r.stderr).toContain(`unknown key "::error file=y::key${SHOWN}"`);
     // Our annotations are there, their untrusted parts escaped.
-    expect(r.stdout).toMatch(/^::error file=[^\n]*premature irreversible call[^\n]*::evil%0A::error file=x::pwned/m);
+    expect(r.stdout).toMatch(/^::error file=[^\n]*premature irreversible call[^\n]*::evil/m);
     expect(r.stdout).toMatch(/^::error file=[^\n]*broken\.yaml[^\n]*::tools\[0\]\.::error file=y::key%0A/m);
     expectSafe(r.stdout, 'ours');
     expectSafe(r.stderr);
 
+    // A planner name no evaluation accepts can still reach recover in a record written by hand.
     const results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as Results;
     const record = join(out, results.runs[0]?.record ?? '');
+    const forged = join(dir, 'forged.jsonl');
+    writeFileSync(
+      forged,
+      readFileSync(record, 'utf8')
+        .split('\n')
+        .map((l) =>
+          l.includes('"type":"run_start"')
+            ? l.replace('"planner":"evil"', `"planner":${JSON.stringify(`evil${PAYLOAD}`)}`)
+            : l,
+        )
+        .join('\n'),
+    );
     for (const format of ['text', 'markdown']) {
       const rec = await runCli(
         recoverMain,
-        [record, `--scenario=${join(dir, 'evil.yaml')}`, `--reporter=${format}`],
+        [forged, `--scenario=${join(dir, 'evil.yaml')}`, `--reporter=${format}`],
         dir,
         // Wide enough that the text checklist does not wrap the payload's line.
         { NO_COLOR: '1', COLUMNS: '1000' },

@@ -121,8 +121,11 @@ export function skippedGates(gates: readonly FailOnGate[], summary: readonly Pla
 }
 
 /**
- * A gate fails for a planner when its condition holds (the condition names the bad state), and
- * when it names a planner not in this evaluation, unless it is a standing gate (`skippedGates`).
+ * A gate fails for a planner when its condition holds (the condition names the bad state), when
+ * every run of the planner ended in an error (no evidence: its figures measure nothing, and a
+ * planner that crashes on every run scores no premature call), and when it names a planner not in
+ * this evaluation, unless it is a standing gate (`skippedGates`). A gate on `errors` itself is
+ * judged by its condition only.
  */
 export function evaluateGates(gates: readonly FailOnGate[], summary: readonly PlannerSummary[]): GateFailure[] {
   const out: GateFailure[] = [];
@@ -139,6 +142,17 @@ export function evaluateGates(gates: readonly FailOnGate[], summary: readonly Pl
       });
     }
     for (const s of planners) {
+      if (g.metric !== 'errors' && s.runs > 0 && s.errors === s.runs) {
+        out.push({
+          gate: g.source,
+          planner: s.planner,
+          metric: g.metric,
+          value: null,
+          threshold: `${g.op} ${g.value}`,
+          message: `gate ${g.source}: no evidence for ${s.planner}: all ${s.runs} of its runs ended in an error, so its ${g.metric} measures nothing (hint: each run's error is in results.json; eval --verbose prints them)`,
+        });
+        continue;
+      }
       const v = s[g.metric];
       if (v !== null && compareOp(v, g.op, g.value)) {
         out.push({

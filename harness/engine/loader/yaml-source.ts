@@ -12,6 +12,7 @@ import {
   isSeq,
   LineCounter,
   parseDocument,
+  YAMLParseError,
   type Document,
   type Node,
   type Pair,
@@ -23,6 +24,14 @@ import { unquotedFactListFix } from './fact-lists.ts';
 export const MAX_SOURCE_BYTES = 2 * 1024 * 1024;
 /** Alias expansions allowed per file: enough for real reuse, far too few for a billion laughs. */
 export const MAX_ALIAS_COUNT = 100;
+/**
+ * Aliases (`*name`) a file may hold, counted in its text before it is parsed: real reuse needs a
+ * few dozen; 130,000 aliases of one scalar (1.7 MB) would cost the parser seconds before the
+ * expansion limit refused them.
+ */
+export const MAX_ALIASES = 1000;
+/** An alias where a node starts (the line's start, or after a space, "[", "{" or ","): `*` then a name. */
+const ALIAS_AT = /(?:^|[\s[{,])\*[^\s[\]{},]/gm;
 /**
  * The size a document may reach once its aliases are expanded, as JSON (which is what records,
  * results and reports hold). A file without aliases stays well under it (JSON is at most about
@@ -144,8 +153,10 @@ export function parseYamlSource(text: string, file: string): Result<YamlSource> 
   try {
     // Node ranges are all the positions need; `keepSourceTokens` would keep the whole CST alive for nothing.
     // No `prettyErrors`: it copies the source line into every error (a line of 16k "," took seconds),
-    // and the position is reported separately anyway.
-    doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+    // and the position is reported separately anyway. No `uniqueKeys`: the parser compares each key
+    // with every earlier key of its mapping (130,000 keys, or aliases as keys, in a 1.7 MB file took
+    // minutes); duplicateKeys finds the same duplicates in one pass.
+    doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: false });
   } catch (e) {
     // The parser recurses per nesting level; absurd nesting exhausts the stack.
     return {
@@ -153,7 +164,8 @@ export function parseYamlSource(text: string, file: string): Result<YamlSource> 
       problems: [problem('yaml_limit', 0, `the YAML cannot be parsed: ${errorText(e)}`, 'reduce the nesting depth')],
     };
   }
-  if (doc.errors.length > 0) return { ok: false, problems: syntaxProblems(doc.errors, file, text, pos) };
+  const errors = [...doc.errors, ...duplicateKeys(doc)];
+  if (errors.length > 0) return { ok: false, problems: syntaxProblems(errors, file, text, pos) };
 
   const { keyProblems, firstAlias } = walkDocument(doc, text, problem);
   if (keyProblems.length > 0) return { ok: false, problems: keyProblems };
@@ -187,6 +199,20 @@ function refusedUnparsed(text: string, file: string): Problem | undefined {
     };
   }
 
+  const alias = aliasPastLimit(text);
+  if (alias !== undefined) {
+    const line = text.slice(0, alias).split('\n').length;
+    return {
+      code: 'yaml_limit',
+      file,
+      line,
+      col: alias - text.lastIndexOf('\n', alias - 1),
+      path: '(root)',
+      message: `the file holds more than ${MAX_ALIASES} aliases (*name); this is alias ${MAX_ALIASES + 1}`,
+      hint: 'write the repeated data out, or reuse fewer anchors (*alias)',
+    };
+  }
+
   // The parser recurses per nesting level and reports every unclosed bracket: a file of
   // brackets exhausts memory before it fails, so measure the depth first.
   const deep = tooDeepAt(text);
@@ -205,6 +231,19 @@ function refusedUnparsed(text: string, file: string): Problem | undefined {
       hint: 'reduce the nesting depth',
     };
   }
+  return undefined;
+}
+
+/**
+ * Where the alias past MAX_ALIASES is (the offset of its `*`), or undefined. Counted in the text, so
+ * a `*name` inside a quoted value or a block scalar counts too: a file needs more than a thousand
+ * of them to be refused.
+ */
+function aliasPastLimit(text: string): number | undefined {
+  ALIAS_AT.lastIndex = 0;
+  let n = 0;
+  for (let m = ALIAS_AT.exec(text); m; m = ALIAS_AT.exec(text))
+    if (++n > MAX_ALIASES) return m.index + (m[0].startsWith('*') ? 0 : 1);
   return undefined;
 }
 
@@ -231,6 +270,37 @@ function syntaxProblems(
   if (more > 0 && last)
     last.message += ` (${more} more syntax error${more === 1 ? '' : 's'} after this one, most likely caused by it)`;
   return problems;
+}
+
+/**
+ * The parser's own duplicate-key errors (its `uniqueKeys`: two keys of a mapping are the same when
+ * they are scalars of equal value), found with a set per mapping instead of its pairwise comparison.
+ */
+function duplicateKeys(doc: Document.Parsed): YAMLParseError[] {
+  const found: YAMLParseError[] = [];
+  const walk = (node: unknown): void => {
+    if (isMap(node)) {
+      const seen = new Set<unknown>();
+      for (const pair of node.items) {
+        const key = pair.key;
+        if (isScalar(key)) {
+          if (seen.has(key.value))
+            found.push(
+              new YAMLParseError(
+                [key.range?.[0] ?? 0, key.range?.[1] ?? 0],
+                'DUPLICATE_KEY',
+                'Map keys must be unique',
+              ),
+            );
+          else seen.add(key.value);
+        }
+        walk(key);
+        walk(pair.value);
+      }
+    } else if (isSeq(node)) for (const item of node.items) walk(item);
+  };
+  walk(doc.contents);
+  return found;
 }
 
 /**

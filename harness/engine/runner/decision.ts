@@ -11,10 +11,36 @@ import type { Result } from '../../core/errors.ts';
 import type { Call, Decision, RejectedAttempt } from '../../core/planner.ts';
 import type { RejectedEvent } from '../../core/record.ts';
 import { checkCallArguments, type ToolParameters } from '../../domain/rules/arguments.ts';
+import { cutText } from '../../util/cut-text.ts';
 import { plainJsonCopy } from '../../util/json.ts';
 
 export const MAX_ARGS_BYTES = 256 * 1024;
 export const MAX_BATCH = 64;
+
+/**
+ * What a planner may make one run keep (docs/planner-api.md, "Limits"): rejected attempts per
+ * decision (those it reports through `PlannerContext.reject` and those the runner rejects), and the
+ * bytes of every attempt's tool, arguments and reason over the run (calls that ran, blocked ones
+ * and rejected ones; strings counted by their characters, util/json.ts jsonLength). The runner keeps
+ * what a run records until the run ends, so without them one planner could exhaust the evaluation's
+ * memory and lose every other run. Past either, the run ends as a planner error (`runLimitError`).
+ */
+export const RUN_LIMITS = {
+  attemptsPerDecision: 1000,
+  bytesPerRun: 16 * 2 ** 20,
+} as const;
+
+/**
+ * The error of a run that went past one of RUN_LIMITS: it names the limit and its value.
+ *
+ * @example
+ * runLimitError('attemptsPerDecision') // 'over the limit of 1000 rejected attempts per decision: ...'
+ */
+export function runLimitError(limit: keyof typeof RUN_LIMITS): string {
+  return limit === 'attemptsPerDecision'
+    ? `over the limit of ${RUN_LIMITS.attemptsPerDecision} rejected attempts per decision: the planner reported more in one decision, and its run was ended`
+    : `over the limit of ${RUN_LIMITS.bytesPerRun / 2 ** 20} MiB of attempts per run (tools, arguments and reasons of its calls and rejected attempts): its run was ended`;
+}
 
 /** A well-formed call that will not run, and why. */
 interface RejectedCall {
@@ -37,8 +63,8 @@ function describe(x: unknown): string {
   if (x === null) return 'null';
   if (Array.isArray(x)) return 'an array';
   return typeof x === 'object'
-    ? `an object with keys ${Object.keys(x as object).join(', ') || '(none)'}`
-    : `${typeof x} ${String(x).slice(0, 40)}`;
+    ? `an object with keys ${cutText(Object.keys(x as object).join(', '), 200, '...') || '(none)'}`
+    : `${typeof x} ${cutText(String(x), 40)}`;
 }
 
 /** A well-formed call, with the reason it will not run (`rejected`) when it will not. */
@@ -66,7 +92,7 @@ function checkCall(x: unknown, tools: ReadonlyMap<string, ToolParameters>, where
       return { ok: false, message: `${where}.args is ${json.length} bytes; the limit is ${MAX_ARGS_BYTES}` };
     copied = JSON.parse(json) as Record<string, unknown>;
   }
-  const call = { tool: tool.length > 200 ? `${tool.slice(0, 197)}...` : tool, args: copied };
+  const call = { tool: tool.length > 200 ? cutText(tool, 197, '...') : tool, args: copied };
   const verdict = checkCallArguments(tools, tool, call.args);
   return { ok: true, value: verdict.ok ? { call } : { call, rejected: verdict.reason } };
 }
@@ -131,7 +157,7 @@ function recordableArgs(args: unknown): unknown {
     const json = JSON.stringify(args);
     if (json === undefined) return null;
     return json.length > MAX_ARGS_BYTES
-      ? `${json.slice(0, 200)}... (${json.length} bytes, not recorded)`
+      ? cutText(json, 200, `... (${json.length} bytes, not recorded)`)
       : (JSON.parse(json) as unknown);
   } catch (e) {
     return `(arguments that cannot be serialised: ${(e as Error).message})`;
@@ -151,8 +177,8 @@ export function rejectedEvent(turn: number, batch: number, a: RejectedAttempt): 
     type: 'rejected',
     turn,
     batch,
-    tool: tool.length > 200 ? `${tool.slice(0, 197)}...` : tool,
+    tool: tool.length > 200 ? cutText(tool, 197, '...') : tool,
     args: recordableArgs(a.args),
-    reason: reason.length > 2000 ? `${reason.slice(0, 1997)}...` : reason,
+    reason: reason.length > 2000 ? cutText(reason, 1997, '...') : reason,
   };
 }

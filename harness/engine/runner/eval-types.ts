@@ -26,7 +26,7 @@ export interface EvalOptions {
   plannerEnv?: Readonly<Record<string, string>>;
   /** `--restart-at`: restart faults on every scenario. */
   restartAt?: number[];
-  /** A plan for `scripted` (from --plan); otherwise each scenario's reference_plan. */
+  /** The plan every planner is given (--plan); without it, `scripted` alone gets each scenario's reference_plan (evaluate.ts, offeredPlan). */
   plan?: PlanItem[];
   gate?: BatchGate;
   /** The policy the gate enforces, for the results file. */

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import type { Scenario } from '../../core/scenario.ts';
+import type { PlanItem, Scenario } from '../../core/scenario.ts';
 import { openFileSink, type RecordSink } from '../record/writer.ts';
 import { buildResults as assembleResults } from '../results/build.ts';
 import type { Results, RunResult } from '../results/types.ts';
@@ -18,7 +18,7 @@ import { tightHeapGrowth } from '../../util/heap.ts';
 import { packageVersion } from '../../util/package-root.ts';
 import { deriveSeed } from '../../util/rng.ts';
 import type { EvalOptions, Job, RunOptions } from './eval-types.ts';
-import { runOne } from './run.ts';
+import { runOne, type PlannerHandle } from './run.ts';
 import { SEAL_MODE } from './sealed-process.ts';
 import { runWorkerPool, workerCapable } from './workers.ts';
 
@@ -63,6 +63,23 @@ export function recordPath(scenario: string, planner: string, trial: number): st
 }
 
 /**
+ * The plan a run's planner is given (`PlannerContext.plan`): the user's `--plan` when there is one;
+ * else the scenario's `reference_plan`, to the built-in `scripted` planner only. Any other planner
+ * gets none: the reference plan is the answer key, and a planner that replayed it would tie it.
+ *
+ * @example
+ * offeredPlan(gated, scenario, undefined) // undefined
+ * offeredPlan(scripted, scenario, undefined) // scenario.reference_plan
+ */
+export function offeredPlan(
+  planner: Pick<PlannerHandle, 'replaysReferencePlan'>,
+  scenario: Scenario,
+  given: PlanItem[] | undefined,
+): PlanItem[] | undefined {
+  return given ?? (planner.replaysReferencePlan ? scenario.reference_plan : undefined);
+}
+
+/**
  * One run, its record written as it goes. `syncFiles`: the record's file is created at once, on this
  * thread (record/writer.ts, openFileSink), for a caller whose thread has nothing else to do while
  * it waits: a serial evaluation, a worker thread of planners that only compute.
@@ -73,7 +90,7 @@ export async function runJob(job: Job, opts: RunOptions, how: { syncFiles?: bool
   const seed = runSeed(opts.seed, scenario.id, trial);
   const record = recordPath(scenario.id, planner.name, trial);
   const t0 = Date.now();
-  const plan = opts.plan ?? scenario.reference_plan;
+  const plan = offeredPlan(planner, scenario, opts.plan);
   const sink = await recordSink(opts.outDir, join(opts.outDir, record), how.syncFiles === true);
   const outcome = await runOne({
     scenario,

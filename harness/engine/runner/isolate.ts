@@ -35,6 +35,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { UsageError, type Result } from '../../core/errors.ts';
+import { cutText } from '../../util/cut-text.ts';
 import type { Decision, Planner, PlannerContext, PlannerView } from '../../core/planner.ts';
 import type { Checkpoint, EndReason } from '../../core/record.ts';
 import socketSeal from '../sandbox/socket-seal.cjs';
@@ -144,13 +145,21 @@ function modelOrigins(options: Record<string, string>, env: NodeJS.ProcessEnv): 
   }
 }
 
+/**
+ * The most of a planner's stack trace the harness keeps: one is kept for every run whose planner
+ * threw, until the evaluation ends (for `--verbose`), and a planner's process may send one as long
+ * as its channel's longest line.
+ */
+const MAX_STACK = 16 * 1024;
+
 /** An error from the planner's process, as the runner reports it (`planner threw: ...`). */
 function thrown(error: z.infer<typeof errorShape>): unknown {
   if (error.value !== undefined) return error.value;
   const e = new Error(error.message ?? 'unknown error');
   if (error.name) e.name = error.name;
   // The planner's own stack (its process's), for `oneway eval --verbose`.
-  if (error.stack) e.stack = error.stack;
+  if (error.stack)
+    e.stack = cutText(error.stack, MAX_STACK, `\n    ... (${error.stack.length} characters, cut at ${MAX_STACK})`);
   return e;
 }
 

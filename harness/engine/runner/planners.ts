@@ -33,7 +33,29 @@ export function builtinPlanners(): string[] {
 export function toHandle(mod: Record<string, unknown>, fallbackName: string, where: string): PlannerHandle {
   const handle = plannerExport(mod, fallbackName);
   if (!handle) throw new UsageError(`${where} does not export a planner`, PLANNER_HINT);
-  return handle;
+  return { ...handle, name: plannerName(handle.name, where) };
+}
+
+/**
+ * A planner's name, refused unless it is printable ASCII: it is shown in every table, report and
+ * record file name, where a look-alike letter (a Cyrillic "а" in "gаted") would pass for another
+ * planner, and a control character would change what a terminal shows.
+ *
+ * @example
+ * plannerName('g\u0430ted', './mine.mjs') // throws: planner name "g\u{430}ted" ... U+0430 ...
+ */
+function plannerName(name: string, where: string): string {
+  const chars = [...name];
+  const bad = chars.findIndex((c) => !/^[\x20-\x7e]$/.test(c));
+  if (bad < 0) return name;
+  const shown = chars
+    .map((c) => (/^[\x20-\x7e]$/.test(c) ? c : `\\u{${(c.codePointAt(0) ?? 0).toString(16)}}`))
+    .join('');
+  const code = (chars[bad]?.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0');
+  throw new UsageError(
+    `planner name "${shown}" (${where}) is not printable ASCII: character ${bad + 1} is U+${code}`,
+    'name the planner with printable ASCII only (letters, digits, punctuation, spaces): names are shown in every report, where a look-alike letter would pass for another planner',
+  );
 }
 
 /** Whether a file is one of the built-in planners (the harness's own, trusted code). */
@@ -82,7 +104,7 @@ export async function loadPlanner(
       env,
     );
     return {
-      name,
+      name: plannerName(name, spec),
       source: file,
       create: (ctx) => hostedPlanner(name, pool, ctx),
       ...(checkpoint ? { checkpoint } : {}),
@@ -90,5 +112,10 @@ export async function loadPlanner(
     };
   }
   const mod = await importUserModule(file, { what: `planner module ${spec}` });
-  return { ...toHandle(mod, fallback, spec), source: file };
+  // The reference plan is the answer key: only the built-in that replays plans is given it (evaluate.ts, offeredPlan).
+  return {
+    ...toHandle(mod, fallback, spec),
+    source: file,
+    ...(fallback === 'scripted' ? { replaysReferencePlan: true } : {}),
+  };
 }

@@ -32,10 +32,11 @@ import { findingsFrom, type ScoreFinding } from '../scoring/findings.ts';
 import { canonicalOrder } from '../../domain/rules/same-call.ts';
 import { reportedTools } from '../../domain/rules/reconcile.ts';
 import { LOST_REPLY } from '../../domain/planner-kit/lost-reply.ts';
-import { checkDecision, rejectedEvent, type CheckedDecision } from './decision.ts';
+import { checkDecision, rejectedEvent, RUN_LIMITS, runLimitError, type CheckedDecision } from './decision.ts';
 import { blockedEvent, type BatchGate } from './gate.ts';
 import { hostOf } from './isolate.ts';
-import { copyJson, deepFreeze } from '../../util/json.ts';
+import { cutText } from '../../util/cut-text.ts';
+import { copyJson, deepFreeze, jsonLength } from '../../util/json.ts';
 import { RecentCache } from '../../util/recent.ts';
 import { isThenable } from '../../util/thenable.ts';
 import { historyEntry, staticView } from './view.ts';
@@ -50,6 +51,11 @@ export interface PlannerHandle {
   checkpoint?: Checkpoint;
   /** Its factory says its runs only compute (PlannerFactory.cpuBound): a long evaluation may go to workers. */
   cpuBound?: boolean;
+  /**
+   * The built-in `scripted` planner: without `--plan`, its runs are given the scenario's
+   * `reference_plan` (evaluate.ts, offeredPlan). Set by loadPlanner only, never from what a module exports.
+   */
+  replaysReferencePlan?: true;
 }
 
 export interface RunSpec {
@@ -147,8 +153,8 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
 }
 
 function errorText(e: unknown): string {
-  if (e instanceof Error) return `${e.name === 'Error' ? '' : `${e.name}: `}${e.message}`.slice(0, 2000);
-  return String(e).slice(0, 2000);
+  if (e instanceof Error) return cutText(`${e.name === 'Error' ? '' : `${e.name}: `}${e.message}`, 2000);
+  return cutText(String(e), 2000);
 }
 
 /** The record's first event: the run's identity, its tools as this deployment classes them, its initial world. */
@@ -312,6 +318,12 @@ class Run {
   /** Calls in flight when the planner restarted (kept only by planners that write intents). */
   private readonly pending: Call[] = [];
   private restarted = 0;
+  // The planner's share of what the run keeps (decision.ts, RUN_LIMITS), and how the run ends once it is past one.
+  private attemptsNow = 0; // rejected attempts since the last decision was checked
+  private bytes = 0;
+  private over: Ending | undefined;
+  /** Ends the decision being awaited, when the planner goes past a limit while it decides. */
+  private abort: (() => void) | undefined;
 
   constructor(private readonly spec: RunSpec) {
     const { scenario } = spec;
@@ -337,8 +349,26 @@ class Run {
 
   /** Attempts a planner refused itself while deciding (an LLM's unusable tool calls): rejected, in the current turn and the batch of the decision that follows. */
   private readonly reject = (a: RejectedAttempt): void => {
-    if (this.recording) this.emit(rejectedEvent(this.turnNow, this.batch, a));
+    if (!this.recording || this.over) return;
+    if (++this.attemptsNow > RUN_LIMITS.attemptsPerDecision) return this.stop('attemptsPerDecision');
+    const e = rejectedEvent(this.turnNow, this.batch, a);
+    // The tool and reason count as sent, not as cut for the record: reading a long text costs the harness too.
+    if (this.kept(String(a.tool).length + jsonLength(e.args) + String(a.reason).length)) this.emit(e);
   };
+
+  /** Counts what an attempt adds to the run: false (and the run is ending) once that is past the limit. */
+  private kept(bytes: number): boolean {
+    this.bytes += bytes;
+    if (this.bytes <= RUN_LIMITS.bytesPerRun) return true;
+    this.stop('bytesPerRun');
+    return false;
+  }
+
+  /** The planner went past a limit: the run ends as a planner error, at once if it is deciding. */
+  private stop(limit: keyof typeof RUN_LIMITS): void {
+    this.over ??= ['planner_error', runLimitError(limit)];
+    this.abort?.();
+  }
 
   private readonly deny = (call: Call, reason: string): void => void (this.denied = { call, reason });
 
@@ -359,7 +389,7 @@ class Run {
       this.planner = this.inRun(() => this.spec.planner.create(this.plannerContext()));
       // A planner file runs in a sealed process of its own (runner/isolate.ts), taken before the first turn.
       const host = hostOf(this.planner);
-      const unstarted = host ? await host.start(this.spec.decisionTimeoutMs) : undefined;
+      const unstarted = (host ? await host.start(this.spec.decisionTimeoutMs) : undefined) ?? this.over;
       if (unstarted) [this.end, this.error] = unstarted;
       for (let turn = 1; !unstarted; turn++) {
         if (turn > this.spec.maxTurns) {
@@ -381,6 +411,10 @@ class Run {
         let callEvents = this.callsOf(decided.calls, turn);
         if (!Array.isArray(callEvents)) callEvents = await callEvents;
         const crash = this.record(callEvents, turn, decided.rejected);
+        if (this.over) {
+          [this.end, this.error] = this.over;
+          break;
+        }
         if (crash) {
           const again = await this.restart(crash, callEvents, turn);
           if (again) {
@@ -427,22 +461,31 @@ class Run {
     if (this.restarted > 0) view.restarts = this.restarted;
     if (this.pending.length > 0) view.pending = this.pending.slice();
     const failed = (e: unknown): Ending =>
-      e instanceof DecisionTimeout
+      this.over ??
+      (e instanceof DecisionTimeout
         ? ['decision_timeout', e.message]
-        : ['planner_error', `planner threw: ${errorText(e)}`];
+        : ['planner_error', `planner threw: ${errorText(e)}`]);
     let raw: unknown;
     try {
       raw = decide(this.planner as Planner, view, this.inRun, this.spec.decisionTimeoutMs);
     } catch (e) {
       return failed(e);
     }
-    return isThenable(raw) ? Promise.resolve(raw).then((r) => this.checked(r, turn), failed) : this.checked(raw, turn);
+    if (!isThenable(raw)) return this.checked(raw, turn);
+    // A planner that goes past a limit while it decides (a flood of rejected attempts) is not waited for.
+    return new Promise<CheckedDecision | Ending>((resolve) => {
+      this.abort = () => resolve(this.over as Ending);
+      Promise.resolve(raw)
+        .then((r) => this.checked(r, turn), failed)
+        .then(resolve);
+    }).finally(() => (this.abort = undefined));
   }
 
   /** A decision checked against the tools and recorded as the turn's event, or the run's end when it is malformed. */
   private checked(raw: unknown, turn: number): CheckedDecision | Ending {
+    if (this.over) return this.over;
     const check = checkDecision(raw, this.tools);
-    if (!check.ok) return ['invalid_decision', `invalid decision on turn ${turn}: ${check.message}`];
+    if (!check.ok) return ['invalid_decision', cutText(`invalid decision on turn ${turn}: ${check.message}`, 2000)];
     const checked = check.value;
     const { decision } = checked;
     this.emit({
@@ -451,10 +494,12 @@ class Run {
       decision: decision.type,
       // Every call the planner decided, rejected ones included (each also has its `rejected` event).
       calls: checked.calls.length + checked.rejected.length,
-      ...(decision.type === 'finish' && decision.reason ? { reason: decision.reason.slice(0, 500) } : {}),
+      ...(decision.type === 'finish' && decision.reason ? { reason: cutText(decision.reason, 500) } : {}),
     });
     // Rejected calls never reach the sandbox and are not steps; the planner sees them in this turn's history.
     if (decision.type !== 'finish') for (const r of checked.rejected) this.reject(r);
+    if (this.over) return this.over;
+    this.attemptsNow = 0;
     return checked;
   }
 
@@ -489,6 +534,7 @@ class Run {
       ? callEvents.map((c) => (c.status === 'blocked' ? c : { ...c, reply_lost: true }))
       : callEvents;
     for (const e of recorded) this.emit(e);
+    for (const c of callEvents) this.kept(c.tool.length + jsonLength(c.args));
     this.attempts += callEvents.length;
     for (const c of callEvents) if (c.status !== 'blocked') this.steps++;
     // Deep-frozen: the planner may read what it is shown, not change it.

@@ -7,7 +7,7 @@
 import { createGuard } from '../../engine/guard/guard.ts';
 import type { PlannerContext } from '../../core/planner.ts';
 import { memorySink } from '../../engine/record/writer.ts';
-import { runSeed } from '../../engine/runner/evaluate.ts';
+import { offeredPlan, runSeed } from '../../engine/runner/evaluate.ts';
 import { runOne, type PlannerHandle, type RunOutcome } from '../../engine/runner/run.ts';
 import type { Sandbox } from '../../engine/sandbox/sandbox.ts';
 import { seal } from '../../engine/sandbox/seal.ts';
@@ -50,8 +50,8 @@ export async function runPlanner(
 ): Promise<PlanRun> {
   let sandbox: Sandbox | undefined;
   const transport = opts.transport ?? 'inprocess';
-  // As eval: a planner is offered the scenario's reference plan unless a plan is given.
-  const plan = opts.plan ?? scenario.reference_plan;
+  // As eval: the plan given, else the scenario's reference plan for `scripted` only.
+  const plan = offeredPlan(planner, scenario, opts.plan);
   const plannerContext: Omit<PlannerContext, 'seed' | 'trial' | 'scenario'> = {
     options: opts.options ?? {},
     ...(plan ? { plan } : {}),

@@ -8,9 +8,9 @@
  * ```
  */
 import { readFileSync } from 'node:fs';
-import { parse } from 'yaml';
 import { z } from 'zod';
 import { UsageError } from '../../core/errors.ts';
+import { parseYamlSource } from '../../engine/loader/yaml-source.ts';
 
 const Price = z.strictObject({
   prompt_per_million: z.number().nonnegative(),
@@ -28,13 +28,16 @@ export type PriceTable = Record<string, Price>;
  * parsePrices('{"m": {"prompt_per_million": 1, "completion_per_million": 2}}', 'inline').m?.prompt_per_million // 1
  */
 export function parsePrices(text: string, where: string): PriceTable {
-  let data: unknown;
-  try {
-    data = parse(text);
-  } catch (e) {
-    throw new UsageError(`${where}: not YAML or JSON: ${(e as Error).message.split('\n')[0]}`);
+  // The loader's parser: its limits (size, nesting, aliases) and a located problem.
+  const parsed = parseYamlSource(text, where);
+  if (!parsed.ok) {
+    const p = parsed.problems[0];
+    throw new UsageError(
+      `${where}:${p?.line ?? 1}:${p?.col ?? 1}: not YAML or JSON: ${p?.message ?? 'unreadable'}`,
+      p?.hint,
+    );
   }
-  const r = PriceTableSchema.safeParse(data);
+  const r = PriceTableSchema.safeParse(parsed.value.value);
   if (!r.success) {
     const issue = r.error.issues[0];
     const path = issue ? issue.path.join('.') : '';

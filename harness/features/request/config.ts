@@ -287,10 +287,20 @@ export async function loadConfig(file: string, o: { fresh?: boolean } = {}): Pro
   let raw: unknown;
   if (/\.(ya?ml)$/.test(file) || file.endsWith('.json')) {
     const text = readFileSync(file, 'utf8');
-    try {
-      raw = file.endsWith('.json') ? JSON.parse(text) : (await import('yaml')).parse(text);
-    } catch (e) {
-      throw new UsageError(`${file} does not parse: ${(e as Error).message}`);
+    if (file.endsWith('.json'))
+      try {
+        raw = JSON.parse(text);
+      } catch (e) {
+        throw new UsageError(`${file} does not parse: ${(e as Error).message}`);
+      }
+    else {
+      // The loader's parser: its limits (size, nesting, aliases) and a located problem.
+      const parsed = (await import('../../engine/loader/yaml-source.ts')).parseYamlSource(text, file);
+      if (!parsed.ok) {
+        const p = parsed.problems[0];
+        throw new UsageError(p ? `${file}:${p.line}:${p.col}: ${p.message}` : `${file} does not parse`, p?.hint);
+      }
+      raw = parsed.value.value;
     }
     if (raw === null || raw === undefined) raw = {};
   } else {
