@@ -10,7 +10,7 @@
 import { createSocket } from 'node:dgram';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo, type Server } from 'node:net';
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../../harness/cli/eval.ts';
@@ -92,8 +92,12 @@ describe.skipIf(process.platform !== 'linux')(
     let served = 0;
     let port = 0;
 
+    // Every connection either server accepted, ended in afterAll: a planner process that is killed
+    // mid-connection may leave one half-open, and close() waits for them all.
+    const sockets = new Set<Socket>();
     beforeAll(async () => {
       canary = createServer((s) => {
+        sockets.add(s);
         hits++;
         s.on('error', () => {});
         s.destroy();
@@ -101,6 +105,7 @@ describe.skipIf(process.platform !== 'linux')(
       await new Promise<void>((r) => canary.listen(0, '127.0.0.2', r));
       port = (canary.address() as AddressInfo).port;
       model = createServer((s) => {
+        sockets.add(s);
         served++;
         s.on('error', () => {});
         s.end('HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok');
@@ -108,6 +113,7 @@ describe.skipIf(process.platform !== 'linux')(
       await new Promise<void>((r) => model.listen(port, '127.0.0.1', r));
     });
     afterAll(async () => {
+      for (const s of sockets) s.destroy();
       await new Promise((r) => canary.close(r));
       await new Promise((r) => model.close(r));
     });

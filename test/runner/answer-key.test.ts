@@ -13,6 +13,8 @@ import { runCli, tempDir } from '../helpers/cli.ts';
 import { REPO } from '../helpers/compiled.ts';
 import { readResults } from '../helpers/results.ts';
 
+// A TypeScript planner file is bundled with what it imports, so scripted's code (outside the file's
+// own directory, which is all a planner process may read) comes with it.
 const REPLAY = `import { scriptedDecision } from ${JSON.stringify(join(REPO, 'planners/scripted.ts'))};
 export default { name: 'replay', create(ctx) {
   const plan = ctx.plan;
@@ -25,7 +27,7 @@ let dir = '';
 const evaluate = async (scenarios: string, args: string[] = []): Promise<Results> => {
   const out = tempDir();
   const r = await runCli(main, [
-    `--planner=${join(dir, 'replay.mjs')},scripted`,
+    `--planner=${join(dir, 'replay.ts')},scripted`,
     `--scenario=${scenarios}`,
     '--transport=inprocess',
     `--out=${out}`,
@@ -41,7 +43,7 @@ const outcome = (r: RunResult) => [r.scenario, r.completed, r.steps, r.turns];
 
 beforeAll(() => {
   dir = tempDir();
-  writeFileSync(join(dir, 'replay.mjs'), REPLAY);
+  writeFileSync(join(dir, 'replay.ts'), REPLAY);
 });
 
 describe('the reference plan', () => {
