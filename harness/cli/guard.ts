@@ -44,7 +44,7 @@ const OPTIONS_HELP: [string, string][] = [
   ['--facts=FILE', 'facts known before the first call: a list of facts, or facts: [...]'],
   [
     '--approve-cmd=CMD',
-    'who approves a call the policy holds for approval when the client cannot be asked (MCP elicitation): a shell command that gets the call as JSON on stdin and approves by exiting 0',
+    'who approves a call held for approval (the approval rule, or a repeat of a call that applied): a shell command that gets the call as JSON on stdin and approves by exiting 0. Given, it is the only approver unless the policy says approver: client; without it, the client is asked (MCP elicitation)',
   ],
   ['--approval-timeout=MS', 'how long an approval may take before the call is refused (default: 300000)'],
   ['--call-timeout=MS', 'how long a forwarded call may take before it is an ambiguous failure (default: 60000)'],
@@ -181,6 +181,11 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       const p = loadPolicyFile(resolve(io.cwd, values.policy), { production: true });
       if (!p.ok) return printProblems(p.problems, io);
       policy = p.value;
+      if (policy.approver === 'cmd' && values['approve-cmd'] === undefined)
+        throw new UsageError(
+          `${values.policy} says approver: cmd, and no --approve-cmd is given: every call held for approval would be refused`,
+          'give --approve-cmd=CMD, or remove approver: cmd from the policy',
+        );
     }
     let facts: string[] = [];
     if (values.facts !== undefined) {

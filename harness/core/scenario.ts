@@ -42,7 +42,9 @@ export const Fault = z
     ambiguous: z
       .boolean()
       .optional()
-      .describe('Whether the caller cannot tell if the effect happened. Default: applied, or status 408 or >= 500.'),
+      .describe(
+        'Whether the caller cannot tell if the effect happened. Default: applied, or a status that is not a definite 4xx (408, 409, 425, 429 and 5xx are ambiguous), unless the tool declares the message definite.',
+      ),
     message: z.string().optional(),
     latency_ms: z.number().min(0).optional().describe('Latency of the failed call; defaults to the tool latency.'),
   })
@@ -88,6 +90,23 @@ export const Tool = z.strictObject({
     .optional()
     .describe(
       'The parameters that identify "the same effect" for duplicate effects (default: every argument but the idempotency key).',
+    ),
+  definite_failures: z
+    .strictObject({
+      codes: z
+        .array(z.number().int())
+        .optional()
+        .describe('JSON-RPC error codes that mean nothing was done (-32700, -32600, -32601, -32602 always do).'),
+      errors: z
+        .array(z.string())
+        .optional()
+        .describe(
+          'Regular expressions (linear-time: no backreferences or lookaround) on the error text that mean nothing was done.',
+        ),
+    })
+    .optional()
+    .describe(
+      'Which failures of this tool are definite (nothing was done). Any other failure, a timeout or a lost connection is ambiguous: it may have taken effect.',
     ),
   reconciles: z.array(z.string()).default([]).describe('Tools whose last call this tool reports as applied or not.'),
   reads: z

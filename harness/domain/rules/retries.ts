@@ -132,6 +132,22 @@ export function retriedFailure(
   return open.find((f) => f.identity === identity && (key === undefined || f.key !== key));
 }
 
+/**
+ * The guard's rule, stricter than the score's: the open failure an irreversible call repeats,
+ * whatever key it carries. Until a reconciler has answered, nothing says the server stored the
+ * failed call's key (a server that failed may not have), so even a repeat with that key waits.
+ * A tool declared idempotent repeats harmlessly.
+ */
+export function repeatedFailure(
+  c: Pick<CallEvent, 'tool' | 'args' | 'class'>,
+  open: readonly OpenFailure[],
+  tool: RetryTool | undefined,
+): OpenFailure | undefined {
+  if (open.length === 0 || c.class !== 'irreversible' || tool?.idempotent === true) return undefined;
+  const identity = callIdentity(c, tool);
+  return open.find((f) => f.identity === identity);
+}
+
 /** The steps of irreversible attempts (issued or blocked) that are unreconciled retries. */
 export function unreconciledRetrySteps(calls: readonly Walked[], tools: ReadonlyMap<string, RetryTool>): Set<number> {
   const out = new Set<number>();

@@ -22,6 +22,7 @@ import { tablesWritten } from '../../domain/rules/reconcile.ts';
 import { renderValue } from '../../core/templates/render.ts';
 import type { FieldPath } from './yaml-source.ts';
 import { quotedFactLine, rejoined, splitFacts } from './fact-lists.ts';
+import { linearRegExp } from '../../util/linear-regexp.ts';
 
 export type { Locator };
 
@@ -160,6 +161,7 @@ function checkTool(t: Tool, i: number, s: Scenario, names: string[], f: Findings
 
   checkClassRules(t, i, s, f);
   checkCompensation(t, i, s, names, f);
+  checkDefiniteFailures(t, i, f);
 
   t.reconciles.forEach((r, k) => {
     if (!names.includes(r))
@@ -304,6 +306,22 @@ function checkParametersSchema(t: Tool, i: number, f: Findings): void {
       ),
     );
   }
+}
+
+/** `definite_failures.errors`: each a pattern the linear-time engine runs (a server's error text is hostile). */
+function checkDefiniteFailures(t: Tool, i: number, f: Findings): void {
+  (t.definite_failures?.errors ?? []).forEach((p, k) => {
+    try {
+      linearRegExp(p);
+    } catch (e) {
+      f.add(
+        'schema',
+        ['tools', i, 'definite_failures', 'errors', k],
+        `cannot run the pattern ${JSON.stringify(p)}: ${(e as Error).message}`,
+        'patterns run on RE2 (linear time, so no error text can stall the guard), which has no backreferences or lookaround: rewrite the pattern without them',
+      );
+    }
+  });
 }
 
 function checkClassRules(t: Tool, i: number, s: Scenario, f: Findings): void {

@@ -11,10 +11,10 @@
  * Kept as the journal grows, never walked again: the open failures take each
  * outcome in as it is journaled; of the calls that reached the server, only
  * those some tool reconciles are kept (what a reconciler may report on), and
- * of the successes only a count per call (what a filled idempotency key is
- * derived from). A call costs the same after a million as after the first.
+ * what applied by call identity (applied.ts: what a filled idempotency key is
+ * derived from, and what a repeat would duplicate). A call costs the same after
+ * a million as after the first.
  */
-import { createHash } from 'node:crypto';
 import { effectFootprint } from '../../core/effects/index.ts';
 import { mustParseFact } from '../../core/facts/fact.ts';
 import type { CallEvent, Reconciled, RecordEvent } from '../../core/record.ts';
@@ -30,8 +30,8 @@ import {
 } from '../../domain/rules/declared.ts';
 import { changedWorld } from '../../domain/rules/effects.ts';
 import { reconciledIndices, reportedTools, type ReconcileTool } from '../../domain/rules/reconcile.ts';
-import { OpenAmbiguities, retriedFailure, type OpenFailure } from '../../domain/rules/retries.ts';
-import { callIdentity } from '../../domain/rules/same-call.ts';
+import { AppliedCalls } from '../../domain/rules/applied.ts';
+import { OpenAmbiguities, repeatedFailure, type OpenFailure } from '../../domain/rules/retries.ts';
 import { lostIntentCall } from '../../engine/record/reader.ts';
 
 /** A call as the guard assesses it: its class (null: not declared), its preconditions in what is known. */
@@ -66,14 +66,14 @@ export class KnownWorld {
    */
   private readonly reached: CallEvent[] = [];
   private readonly reconciledTools: ReadonlySet<string>;
-  /** Successes by call identity, for the tools that declare an idempotency key. */
-  private readonly successes = new Map<string, number>();
+  /** What applied, by call identity: filled keys and duplicates (applied.ts). */
+  private readonly applied: AppliedCalls;
 
   constructor(
     readonly scenario: Scenario,
     facts: readonly string[],
     /** The journal's run id: keys the guard fills are derived from it, so they hold across its restarts. */
-    private readonly runId: string,
+    runId: string,
   ) {
     this.world = World.from({ facts: [...facts], tables: {} });
     this.tools = new Map(scenario.tools.map((t) => [t.name, t]));
@@ -90,6 +90,7 @@ export class KnownWorld {
     );
     this.base = { inputs: scenario.inputs, deployment: scenario.deployment };
     this.ambiguities = new OpenAmbiguities(this.tools);
+    this.applied = new AppliedCalls(this.tools, runId);
     this.reconciledTools = new Set([...this.reconcileView.values()].flatMap((v) => v.reconciles));
   }
 
@@ -147,15 +148,21 @@ export class KnownWorld {
   }
 
   /**
-   * The open failure a call would repeat blindly. A tool the file does not declare is judged as an
-   * irreversible one would be: nothing says a repeat of it is harmless.
+   * The open failure a call would repeat (retries.ts `repeatedFailure`: whatever its key). A tool the
+   * file does not declare is judged as an irreversible one would be: nothing says a repeat of it is
+   * harmless.
    */
   retried(
     call: { tool: string; args: Record<string, unknown> },
     open: readonly OpenFailure[],
   ): OpenFailure | undefined {
     const cls = this.classes.get(call.tool) ?? 'irreversible';
-    return retriedFailure({ ...call, class: cls }, open, this.tools.get(call.tool));
+    return repeatedFailure({ ...call, class: cls }, open, this.tools.get(call.tool));
+  }
+
+  /** The step of the applied call this one would duplicate (applied.ts); an undeclared tool as an irreversible one. */
+  duplicated(call: { tool: string; args: Record<string, unknown> }): number | undefined {
+    return this.applied.duplicated({ ...call, class: this.classes.get(call.tool) ?? 'irreversible' });
   }
 
   /** How many calls a reconciler forwarded now may report on (those whose outcome is known now: an index into them). */
@@ -163,16 +170,9 @@ export class KnownWorld {
     return this.reached.length;
   }
 
-  /**
-   * The key the guard fills in for a tool's declared `idempotency_key` the client left out, derived
-   * from the call: the same for a repeat of a call whose outcome is not known to be a success (the
-   * server applies it once), new once the same call has succeeded (a second payment is meant).
-   */
-  keyFor(call: { tool: string; args: Record<string, unknown> }): string {
-    const identity = callIdentity(call, this.tools.get(call.tool));
-    const done = this.successes.get(identity) ?? 0;
-    const digest = createHash('sha256').update(`${this.runId}\u0000${identity}\u0000${done}`).digest('hex');
-    return `oneway-${digest.slice(0, 32)}`;
+  /** The call with its declared idempotency key filled when the client left it out (applied.ts `withKey`). */
+  withKey(call: { tool: string; args: Record<string, unknown> }): { tool: string; args: Record<string, unknown> } {
+    return this.applied.withKey(call);
   }
 
   /**
@@ -230,10 +230,6 @@ export class KnownWorld {
     // report covers only calls journaled before it was forwarded).
     this.ambiguities.take([e]);
     if (e.status !== 'blocked' && this.reconciledTools.has(e.tool)) this.reached.push(e);
-    const tool = this.tools.get(e.tool);
-    if (e.status === 'ok' && tool?.idempotency_key !== undefined) {
-      const identity = callIdentity(e, tool);
-      this.successes.set(identity, (this.successes.get(identity) ?? 0) + 1);
-    }
+    this.applied.take(e);
   }
 }
