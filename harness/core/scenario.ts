@@ -59,6 +59,27 @@ const JsonSchemaObject = z
   })
   .describe('JSON Schema of the arguments (OpenAI function-calling compatible).');
 
+/**
+ * One `reconciles:` entry: a tool's name (its reply says `applied: true|false`, as `oneway serve`
+ * answers), or the name with the condition over the reply that means "applied", for a real
+ * server's status tool, e.g. `{ tool: send_payout, applied: "{{result.status}} == succeeded" }`.
+ */
+const ReconcileEntry = z.union([
+  z.string(),
+  z.strictObject({
+    tool: z.string(),
+    applied: z
+      .string()
+      .describe(
+        'When the reply says the call applied: "{{result.PATH}} == VALUE" or "!= VALUE" (values compare as text). A reply where PATH is missing settles nothing.',
+      ),
+  }),
+]);
+export type ReconcileEntry = z.infer<typeof ReconcileEntry>;
+
+/** The tool a `reconciles:` entry names. */
+export const reconcileTarget = (e: ReconcileEntry): string => (typeof e === 'string' ? e : e.tool);
+
 export const Tool = z.strictObject({
   name: z
     .string()
@@ -108,7 +129,12 @@ export const Tool = z.strictObject({
     .describe(
       'Which failures of this tool are definite (nothing was done). Any other failure, a timeout or a lost connection is ambiguous: it may have taken effect.',
     ),
-  reconciles: z.array(z.string()).default([]).describe('Tools whose last call this tool reports as applied or not.'),
+  reconciles: z
+    .array(ReconcileEntry)
+    .default([])
+    .describe(
+      'Tools whose calls this tool reports as applied or not: a name, or { tool, applied } to say how its reply answers.',
+    ),
   reads: z
     .array(TableName)
     .default([])

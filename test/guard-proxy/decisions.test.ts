@@ -5,7 +5,7 @@
  * arguments, a repeat after a success is a duplicate held for approval, and who approves is the
  * policy's. Where evaluation can make the same calls, `eval --guard` decides the same.
  */
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -35,13 +35,15 @@ afterEach(async () => {
   guard = undefined;
 });
 
-async function misbehaving(setup: Partial<GuardSetup> = {}) {
+/** The guard in front of the misbehaving server; `hangTimeout`: a call times out after 1 ms while STATE_DIR/hang exists. */
+async function misbehaving(setup: Partial<GuardSetup> = {}, opts: { hangTimeout?: boolean } = {}) {
   const dir = tempDir('oneway-guard-decide-');
   const journal = join(dir, 'journal.jsonl');
   guard = await guardInProcess({
     tools: toolsAt(MISBEHAVING_TOOLS),
     target: nodeServer(MISBEHAVING_SERVER, [dir]),
     journal,
+    ...(opts.hangTimeout ? { callTimeoutMs: () => (existsSync(join(dir, 'hang')) ? 1 : 60_000) } : {}),
     ...setup,
   });
   const reached = () =>
@@ -165,6 +167,56 @@ describe("oneway guard's decisions on what real servers send", () => {
     rmSync(join(dir, 'hang'));
     const memo = await client.callTool({ name: 'payout', arguments: { to: 'initech', amount: 900, memo: 'again' } });
     expect(textOf(memo)).toMatch(/^refused by oneway guard: unreconciled retry: the same call failed ambiguously/);
+  });
+});
+
+describe('a reconciler that says how its reply answers', () => {
+  /** The misbehaving server's tools, and its status tool that answers with a status, not applied: true. */
+  function withChargeState(): GuardSetup['tools'] {
+    const file = join(tempDir('oneway-guard-tools-'), 'tools.yaml');
+    writeFileSync(
+      file,
+      `${readFileSync(MISBEHAVING_TOOLS, 'utf8')}
+  - name: charge_state
+    reversibility: reversible
+    read_only: true
+    reconciles: [{ tool: charge, applied: "{{result.status}} == succeeded" }]
+    parameters: { type: object, properties: { to: { type: string } }, required: [to] }
+`,
+    );
+    return toolsAt(file);
+  }
+
+  it('settles an ambiguous charge by its condition, and a reply it cannot read settles nothing, as the refusal says', async () => {
+    const { dir, journal, client, arrived } = await misbehaving({ tools: withChargeState() }, { hangTimeout: true });
+    writeFileSync(join(dir, 'hang'), '');
+    await client.callTool({ name: 'charge', arguments: { to: 'acme', amount: 50 } });
+    await arrived(1);
+    rmSync(join(dir, 'hang'));
+
+    writeFileSync(join(dir, 'vague'), '');
+    const vague = await client.callTool({ name: 'charge_state', arguments: { to: 'acme' } });
+    expect(vague.structuredContent).toEqual({ message: 'try again later' });
+    const refused = await client.callTool({ name: 'charge', arguments: { to: 'acme', amount: 50 } });
+    expect(textOf(refused)).toMatch(/^refused by oneway guard: unreconciled retry/);
+    expect(textOf(refused)).toContain(
+      'charge_state answered at step 2, but its reply has no status ({{result.status}} == succeeded): it settles nothing',
+    );
+    rmSync(join(dir, 'vague'));
+
+    const state = await client.callTool({ name: 'charge_state', arguments: { to: 'acme' } });
+    expect(state.structuredContent).toEqual({ status: 'succeeded' });
+    // It applied: the repeat is now a second charge, which nobody approved.
+    const again = await client.callTool({ name: 'charge', arguments: { to: 'acme', amount: 50 } });
+    expect(textOf(again)).toMatch(/^refused by oneway guard: duplicate: the same call applied at step 1/);
+    const calls = outcomes(journal);
+    expect(calls.map((c) => [c.tool, c.status, c.reconciled?.calls ?? null])).toEqual([
+      ['charge', 'fault', null],
+      ['charge_state', 'ok', null],
+      ['charge', 'blocked', null],
+      ['charge_state', 'ok', [{ tool: 'charge', step: 1, applied: true }]],
+      ['charge', 'blocked', null],
+    ]);
   });
 });
 

@@ -444,7 +444,7 @@ function reportedOn(r: CallEvent, earlier: readonly CallEvent[], tools: Readonly
   if (!rt || (rt.reconciles.length === 0 && rt.reads.length === 0)) return [];
   // Reading a table shows what any call that wrote it did: such a read reports like a reconciler.
   const shows = (tool: string): boolean =>
-    rt.reconciles.includes(tool) ||
+    rt.reconciles.some((e) => (typeof e === 'string' ? e : e.tool) === tool) ||
     (tool !== rt.name &&
       (tools.get(tool)?.effects ?? []).some((e) =>
         [e.insert, e.update, e.delete].some((w) => w !== undefined && rt.reads.includes(w.table)),

@@ -30,6 +30,7 @@ import {
 } from '../../domain/rules/declared.ts';
 import { changedWorld } from '../../domain/rules/effects.ts';
 import { reconciledIndices, reportedTools, type ReconcileTool } from '../../domain/rules/reconcile.ts';
+import { replyAnswer } from '../../domain/rules/reply-condition.ts';
 import { AppliedCalls } from '../../domain/rules/applied.ts';
 import { OpenAmbiguities, repeatedFailure, type OpenFailure } from '../../domain/rules/retries.ts';
 import { lostIntentCall } from '../../engine/record/reader.ts';
@@ -66,6 +67,8 @@ export class KnownWorld {
    */
   private readonly reached: CallEvent[] = [];
   private readonly reconciledTools: ReadonlySet<string>;
+  /** Failed calls a reconciler answered about with a reply that could not be read, and why. */
+  private readonly unread = new Map<number, string>();
   /** What applied, by call identity: filled keys and duplicates (applied.ts). */
   private readonly applied: AppliedCalls;
 
@@ -194,7 +197,7 @@ export class KnownWorld {
     const reply = result !== null && typeof result === 'object' ? (result as Record<string, unknown>) : {};
     if (tool.kind === 'approval' && typeof reply.approved === 'boolean') out.approved = reply.approved;
     if (reachedBefore !== undefined && (this.reconcileView.get(tool.name)?.reconciles.length ?? 0) > 0)
-      out.reconciled = this.reconciled(tool, args, reply, reachedBefore);
+      out.reconciled = this.reconciled(tool, args, result, step, reachedBefore);
     if (out.approved === false) return out;
     const ctx = this.ctx(args, result);
     out.effects = applyDeclaredEffects(tool, this.world, ctx);
@@ -203,11 +206,17 @@ export class KnownWorld {
     return out;
   }
 
-  /** Whom a reconciler's reply reports on: the same rule as the sandbox's; whether each applied is what the reply's `applied` says. */
+  /**
+   * Whom a reconciler's reply reports on: the same rule as the sandbox's. Whether each applied is
+   * what the reply says by the condition its `reconciles:` entry declares for that call's tool, else
+   * by its `applied` field (reply-condition.ts). A reply that cannot be read for one of them reports
+   * on none: the failures stay open, and why is kept for the refusal of a repeat.
+   */
   private reconciled(
     tool: Tool,
     args: Record<string, unknown>,
-    reply: Record<string, unknown>,
+    result: unknown,
+    step: number,
     before: number,
   ): Reconciled | null {
     const earlier = this.reached.slice(0, before);
@@ -215,13 +224,27 @@ export class KnownWorld {
       this.reconcileView.get(n),
     );
     if (hits.length === 0) return null;
-    const applied = reply.applied === true;
-    const calls = hits.map((i) => {
+    const ctx = this.ctx(args, result);
+    const calls: { tool: string; step: number; applied: boolean }[] = [];
+    for (const i of hits) {
       const e = earlier[i] as CallEvent;
-      return { tool: e.tool, step: e.step, applied };
-    });
+      const entry = tool.reconciles.find((r) => typeof r !== 'string' && r.tool === e.tool);
+      const answer = replyAnswer(typeof entry === 'object' ? entry.applied : undefined, ctx);
+      if (!answer.ok) {
+        const why = `${tool.name} answered at step ${step}, but ${answer.why}: it settles nothing`;
+        for (const j of hits) this.unread.set((earlier[j] as CallEvent).step, why);
+        return null;
+      }
+      calls.push({ tool: e.tool, step: e.step, applied: answer.value });
+    }
+    for (const c of calls) this.unread.delete(c.step);
     const last = calls[calls.length - 1] as { tool: string; step: number; applied: boolean };
-    return { tool: last.tool, step: last.step, applied, calls };
+    return { tool: last.tool, step: last.step, applied: calls.some((c) => c.applied), calls };
+  }
+
+  /** Why the last reconciler that answered about a failed call settled nothing, if one did. */
+  unreadReport(failedStep: number): string | undefined {
+    return this.unread.get(failedStep);
   }
 
   /** Takes a journaled outcome (a refusal too) into the walk of ambiguities and reconciliation. */

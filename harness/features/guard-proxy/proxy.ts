@@ -428,7 +428,14 @@ export class GuardProxy {
           ...blockedOutcome(refusal.reason),
           session: s.id,
         });
-        const needs = this.needs(declared, refusal);
+        const failedAt = refusal.reason.startsWith('unreconciled retry')
+          ? this.known.retried(call, open)?.step
+          : undefined;
+        const needs = this.needs(
+          declared,
+          refusal,
+          failedAt === undefined ? undefined : this.known.unreadReport(failedAt),
+        );
         return toolError(
           `refused by oneway guard: ${refusal.reason}${needs ? `\nwhat is missing: ${needs}` : ''}\nNothing was sent to the server.`,
           {
@@ -483,13 +490,15 @@ export class GuardProxy {
   }
 
   /** What a refused call lacks, in words: its missing facts, or what would make it pass. */
-  private needs(tool: string, refusal: { reason: string; missing: string[] }): string {
+  private needs(tool: string, refusal: { reason: string; missing: string[] }, unread?: string): string {
     if (refusal.missing.length > 0) return refusal.missing.join(', ');
     if (refusal.reason.startsWith('unreconciled retry')) {
       const by = this.reconcilers.get(tool) ?? [];
-      return by.length > 0
-        ? `a reply from ${by.join(' or ')} about the failed call`
-        : 'a reconciliation: no declared tool reports on it, so a human must check whether the failed call took effect';
+      const wanted =
+        by.length > 0
+          ? `a reply from ${by.join(' or ')} about the failed call`
+          : 'a reconciliation: no declared tool reports on it, so a human must check whether the failed call took effect';
+      return unread ? `${wanted} that can be read (${unread})` : wanted;
     }
     if (refusal.reason.includes('must be alone'))
       return 'the other calls of this session to have returned: call it alone';
