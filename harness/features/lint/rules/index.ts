@@ -3,6 +3,7 @@ import type { Rule } from '../types.ts';
 import { compensationUndeclared } from './compensation-undeclared.ts';
 import { deploymentClass } from './deployment-class.ts';
 import { irreversibleCompensation } from './irreversible-compensation.ts';
+import { irreversibleDedupe } from './irreversible-dedupe.ts';
 import { readOnlyEffects } from './read-only-effects.ts';
 import { resultField } from './result-field.ts';
 import { reversibleAsymmetric } from './reversible-asymmetric.ts';
@@ -22,4 +23,5 @@ export const LINT_RULES: readonly Rule[] = [
   deploymentClass,
   reviewPending,
   splitValue,
+  irreversibleDedupe,
 ];
