@@ -36,12 +36,12 @@ afterEach(async () => {
 });
 
 /** The guard in front of the misbehaving server; `hangTimeout`: a call times out after 1 ms while STATE_DIR/hang exists. */
-async function misbehaving(setup: Partial<GuardSetup> = {}, opts: { hangTimeout?: boolean } = {}) {
+async function misbehaving(setup: Partial<GuardSetup> = {}, opts: { hangTimeout?: boolean; stateTool?: boolean } = {}) {
   const dir = tempDir('oneway-guard-decide-');
   const journal = join(dir, 'journal.jsonl');
   guard = await guardInProcess({
     tools: toolsAt(MISBEHAVING_TOOLS),
-    target: nodeServer(MISBEHAVING_SERVER, [dir]),
+    target: nodeServer(MISBEHAVING_SERVER, [dir, ...(opts.stateTool ? ['--state-tool'] : [])]),
     journal,
     ...(opts.hangTimeout ? { callTimeoutMs: () => (existsSync(join(dir, 'hang')) ? 1 : 60_000) } : {}),
     ...setup,
@@ -188,7 +188,7 @@ describe('a reconciler that says how its reply answers', () => {
   }
 
   it('settles an ambiguous charge by its condition, and a reply it cannot read settles nothing, as the refusal says', async () => {
-    const { dir, journal, client, arrived } = await misbehaving({ tools: withChargeState() }, { hangTimeout: true });
+    const { dir, journal, client, arrived } = await misbehaving({ tools: withChargeState() }, { hangTimeout: true, stateTool: true });
     writeFileSync(join(dir, 'hang'), '');
     await client.callTool({ name: 'charge', arguments: { to: 'acme', amount: 50 } });
     await arrived(1);
