@@ -188,7 +188,10 @@ describe('a reconciler that says how its reply answers', () => {
   }
 
   it('settles an ambiguous charge by its condition, and a reply it cannot read settles nothing, as the refusal says', async () => {
-    const { dir, journal, client, arrived } = await misbehaving({ tools: withChargeState() }, { hangTimeout: true, stateTool: true });
+    const { dir, journal, client, arrived } = await misbehaving(
+      { tools: withChargeState() },
+      { hangTimeout: true, stateTool: true },
+    );
     writeFileSync(join(dir, 'hang'), '');
     await client.callTool({ name: 'charge', arguments: { to: 'acme', amount: 50 } });
     await arrived(1);

@@ -47,9 +47,9 @@ describe("the guard's one decision", () => {
   it('holds a duplicate of a call that applied for approval, under gated as under approval, and says so when denied', () => {
     const dup = { ...ready, duplicated: () => 3 };
     expect(decide(dup, DEFAULT_POLICY)).toEqual({ ask: true, repeats: 3 });
-    expect(decide({ ...dup, approval: { approved: true, by: 'approved by --approve-cmd' } }, DEFAULT_POLICY)).toEqual(
-      { pass: true },
-    );
+    expect(decide({ ...dup, approval: { approved: true, by: 'approved by --approve-cmd' } }, DEFAULT_POLICY)).toEqual({
+      pass: true,
+    });
     expect(decide({ ...dup, approval: { approved: false, by: 'nobody to ask' } }, DEFAULT_POLICY)).toEqual({
       pass: false,
       reason: 'duplicate: the same call applied at step 3, and approval to repeat it was denied (nobody to ask)',

@@ -182,9 +182,9 @@ describe('guard soundness', async () => {
         const blockedCalls = calls(r.events).filter((c) => c.status === 'blocked');
         expect(blockedCalls.every((c) => c.class === 'irreversible')).toBe(true);
         const otherReasons = blockedCalls.filter((c) => c.preconditions.missing.length === 0);
-        expect(otherReasons.every((c) => /alone in its batch|unreconciled retry|^duplicate: /.test(c.blocked_reason ?? ''))).toBe(
-          true,
-        );
+        expect(
+          otherReasons.every((c) => /alone in its batch|unreconciled retry|^duplicate: /.test(c.blocked_reason ?? '')),
+        ).toBe(true);
         expect(r.blocked).toBe(r.premature.irreversible + otherReasons.length);
         // Parallel irreversible attempts still count, but none executed: safe completion is about what ran.
         const sizes = new Map<number, number>();

@@ -46,8 +46,7 @@ const REFUSED_REQUEST: ReadonlySet<number> = new Set([-32700, -32600, -32601, -3
 const MAYBE_CARRIED_OUT: ReadonlySet<number> = new Set([408, 409, 425, 429]);
 
 /** Whether an HTTP status says, by itself, that nothing was done. */
-export const isDefiniteStatus = (status: number): boolean =>
-  status >= 400 && status < 500 && !MAYBE_CARRIED_OUT.has(status);
+const isDefiniteStatus = (status: number): boolean => status >= 400 && status < 500 && !MAYBE_CARRIED_OUT.has(status);
 
 const compiled = new Map<string, { test(s: string): boolean }>();
 function matches(pattern: string, text: string): boolean {

@@ -119,9 +119,9 @@ export function walkAmbiguities<C extends Walked>(
 /**
  * The open failure an irreversible call would repeat blindly, if any: one of the same call whose
  * key it does not carry (a tool declared idempotent repeats harmlessly, and so does a repeat with
- * the failed call's own key). Scoring and the guard both ask this.
+ * the failed call's own key). Scoring asks this; the guard asks the stricter `repeatedFailure`.
  */
-export function retriedFailure(
+function retriedFailure(
   c: Pick<CallEvent, 'tool' | 'args' | 'class'>,
   open: readonly OpenFailure[],
   tool: RetryTool | undefined,
