@@ -9,6 +9,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
+import { main as guardMain } from '../../harness/cli/guard.ts';
 import { main as recover } from '../../harness/cli/recover.ts';
 import type { Call, Decision } from '../../harness/core/planner.ts';
 import type { CallEvent } from '../../harness/core/record.ts';
@@ -254,6 +255,15 @@ describe('a repeat after a success, and who approves', () => {
     expect(textOf(r)).toMatch(/^refused by oneway guard: approval for charge was denied \(--approve-cmd exited 1\)/);
     expect(asked).toEqual([]);
     expect(outcomes(journal).map((c) => c.status)).toEqual(['blocked']);
+  });
+
+  it('refuses to start with approver: cmd and no --approve-cmd: every held call would be refused', async () => {
+    const dir = tempDir('oneway-guard-approver-');
+    const policy = join(dir, 'policy.yaml');
+    writeFileSync(policy, 'irreversible: approval\napprover: cmd\n');
+    const r = await runCli(guardMain, [`--tools=${MISBEHAVING_TOOLS}`, `--policy=${policy}`, '--', 'true'], dir);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('says approver: cmd, and no --approve-cmd is given');
   });
 
   it('asks the client first when the policy names it approver, and journals who approved', async () => {
