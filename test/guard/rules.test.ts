@@ -129,7 +129,7 @@ describe('filled keys and duplicates: one home for eval --guard and the proxy', 
     expect(a.duplicated({ tool: 'publish', args: { post: 'p' }, class: 'irreversible' })).toBeUndefined();
   });
 
-  it('eval --guard fills a missing declared key as the proxy does: a retry after a definite answer carries the same key', async () => {
+  it('eval --guard fills a missing declared key as the proxy does, before the schema that requires it: a retry after a definite answer carries the same key', async () => {
     const s = scenarioFrom(`
 id: keyed
 title: Keyed payout
@@ -138,7 +138,7 @@ tools:
   - name: pay
     reversibility: irreversible
     idempotency_key: key
-    parameters: { type: object, properties: { to: { type: string }, key: { type: string } }, required: [to] }
+    parameters: { type: object, properties: { to: { type: string }, key: { type: string } }, required: [to, key] }
     effects: [ { establish: "paid(to={{args.to}})" } ]
     faults: [ { on_call: 1, status: 504, applied: false } ]
   - name: pay_status
@@ -149,7 +149,11 @@ tools:
 goal: ["paid(to=v1)"]
 `);
     const pay = call('pay', { to: 'v1' });
+    // Without the guard the schema rejects the keyless call; with it, the key is filled first, as in production.
+    const bare = await runDecisions(s, [pay], {});
+    expect(bare.events.filter((e) => e.type === 'rejected')).toHaveLength(1);
     const r = await runDecisions(s, [pay, call('pay_status', { to: 'v1' }), pay], { gate: createGuard() });
+    expect(r.events.filter((e) => e.type === 'rejected')).toEqual([]);
     const calls = r.events.filter((e): e is CallEvent => e.type === 'call');
     expect(calls.map((c) => c.status)).toEqual(['fault', 'ok', 'ok']);
     const [k1, , k3] = calls.map((c) => c.args.key);

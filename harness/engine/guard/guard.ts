@@ -19,18 +19,37 @@ import { DEFAULT_POLICY, type Policy } from './policy.ts';
 
 export function createGuard(policy: Policy = DEFAULT_POLICY): BatchGate {
   return {
+    // A declared idempotency key the planner left out is filled as the proxy fills it (applied.ts),
+    // before the arguments are checked against the schema, as in the proxy.
+    complete(decision, sandbox, past) {
+      const d = decision as { type?: unknown; call?: unknown; calls?: unknown } | null;
+      if (d === null || typeof d !== 'object') return decision;
+      const applied = appliedIn(past, toolsOf(sandbox.scenario.tools), sandbox);
+      if (d.type === 'call' && isCall(d.call)) return { ...d, call: applied.withKey(d.call) };
+      if (d.type === 'batch' && Array.isArray(d.calls))
+        return { ...d, calls: d.calls.map((c: unknown) => (isCall(c) ? applied.withKey(c) : c)) };
+      return decision;
+    },
     screen(calls, sandbox, past) {
       const tools = toolsOf(sandbox.scenario.tools);
       const open = walkAmbiguities(past, tools);
       const applied = appliedIn(past, tools, sandbox);
-      return calls.map((given): Screened => {
-        // A declared idempotency key the planner left out is filled as the proxy fills it (applied.ts).
-        const call = applied.withKey(given);
-        return { call, verdict: judge(call, calls.length, sandbox, open, applied, tools, policy) };
-      });
+      return calls.map((call): Screened => ({
+        call,
+        verdict: judge(call, calls.length, sandbox, open, applied, tools, policy),
+      }));
     },
   };
 }
+
+/** A call as a planner wrote it, enough to fill a key into: anything else is left to the decision's check. */
+const isCall = (c: unknown): c is Call =>
+  c !== null &&
+  typeof c === 'object' &&
+  typeof (c as Call).tool === 'string' &&
+  (c as Call).args !== null &&
+  typeof (c as Call).args === 'object' &&
+  !Array.isArray((c as Call).args);
 
 /** A scenario's tools by name, once per (frozen) list. */
 const byList = new WeakMap<object, ReadonlyMap<string, RetryTool>>();
