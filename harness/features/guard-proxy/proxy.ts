@@ -14,7 +14,7 @@
  *    preconditions missing in the observed facts, the open ambiguous failure it
  *    would repeat) and from the session: the other calls of the session made
  *    with it or still in flight. A call whose rule looks at those (`gated`,
- *    `approval`) and is otherwise ready waits `batchWindowMs` first, so that
+ *    `approval`) waits `batchWindowMs` before it is decided, so that
  *    calls a client sends together are seen together, as one batch is in
  *    evaluation;
  * 4. `decide` (in flight, retry, duplicate, preconditions, approval last); an
