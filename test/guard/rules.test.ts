@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { CallEvent } from '../../harness/core/record.ts';
 import { AppliedCalls } from '../../harness/domain/rules/applied.ts';
 import { isAmbiguousFailure } from '../../harness/domain/rules/failures.ts';
+import { isAmbiguousFailure as plannerSees } from '../../harness/domain/planner-kit/history.ts';
 import { parseReplyCondition, replyAnswer } from '../../harness/domain/rules/reply-condition.ts';
 import { createGuard } from '../../harness/engine/guard/guard.ts';
 import { loadPolicyFile } from '../../harness/engine/guard/policy.ts';
@@ -34,6 +35,23 @@ describe('which failures are definite', () => {
     [{ kind: 'no_reply', text: 'card declined' }, declared, true],
   ] as const)('%j (declared %j): ambiguous %s', (failure, decl, ambiguous) => {
     expect(isAmbiguousFailure(failure, decl)).toBe(ambiguous);
+  });
+});
+
+describe('the planners read failures by the same rule', () => {
+  it('a 409 is ambiguous unless the tool declares its text definite; no status is ambiguous', () => {
+    const failed = {
+      step: 1,
+      tool: 'deploy',
+      args: {},
+      status: 'error',
+      http_status: 409,
+      error: 'deploy lock held',
+    } as const;
+    expect(plannerSees(failed)).toBe(true);
+    expect(plannerSees(failed, { definite_failures: { errors: ['^deploy lock'] } })).toBe(false);
+    expect(plannerSees({ ...failed, http_status: 404 })).toBe(false);
+    expect(plannerSees({ step: 1, tool: 'deploy', args: {}, status: 'error' })).toBe(true);
   });
 });
 
