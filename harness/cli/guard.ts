@@ -60,7 +60,7 @@ const OPTIONS_HELP: [string, string][] = [
   ],
   [
     '--approve-cmd=CMD',
-    'who approves a call the policy holds for approval when the client cannot be asked (MCP elicitation): a shell command that gets the call as JSON on stdin and approves by exiting 0',
+    'who approves a call held for approval (the approval rule, or a repeat of a call that applied): a shell command that gets the call as JSON on stdin and approves by exiting 0. Given, it is the only approver unless the policy says approver: client; without it, the client is asked (MCP elicitation)',
   ],
   ['--approval-timeout=MS', 'how long an approval may take before the call is refused (default: 300000)'],
   ['--call-timeout=MS', 'how long a forwarded call may take before it is an ambiguous failure (default: 60000)'],
@@ -76,7 +76,7 @@ const OPTIONS_HELP: [string, string][] = [
 ];
 
 const NOTES = [
-  'What the guard knows is what it observed: the facts --facts gives, and those the declared effects of calls that succeeded through it established. A call passes when the rule of its class allows it: gated (and approval) calls only when their preconditions hold in what is known, alone (no other call of the session made with them or in flight), and not a repeat of an ambiguous failure no reconciling call has answered. A declared idempotency_key the client left out is filled with a key derived from the call.',
+  'What the guard knows is what it observed: the facts --facts gives, and those the declared effects of calls that succeeded through it established. A call passes when the rule of its class allows it: gated (and approval) calls only when they are alone (no other call of the session made with them or in flight), not a repeat of an ambiguous failure no reconciling call has answered (whatever its key), and their preconditions hold in what is known; a repeat of an irreversible call that applied needs an approval, as approval calls do. A failure is ambiguous unless known definite (definite_failures in the tools file). A declared idempotency_key the client left out is filled with a key derived from the call.',
   'A refused call never reaches the server: the client gets a tool error with the reason and what is missing. tools/list passes the tools of the server through with their class in annotations and _meta; tools the file does not declare are refused unless the policy says otherwise (undeclared:).',
   'Every call is journaled before it is forwarded (an intent) and after (its outcome, effects and compensation), before the reply goes back: oneway recover JOURNAL is the incident checklist, and oneway recover JOURNAL --apply [--approve] -- COMMAND issues the compensations against the server.',
   'Exit status: 0 the client left and every call is journaled; 2 a usage or input error, or a server that cannot be started.',
@@ -215,6 +215,11 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       const p = loadPolicyFile(resolve(io.cwd, values.policy), { production: true });
       if (!p.ok) return printProblems(p.problems, io);
       policy = p.value;
+      if (policy.approver === 'cmd' && values['approve-cmd'] === undefined)
+        throw new UsageError(
+          `${values.policy} says approver: cmd, and no --approve-cmd is given: every call held for approval would be refused`,
+          'give --approve-cmd=CMD, or remove approver: cmd from the policy',
+        );
     }
     let facts: string[] = [];
     if (values.facts !== undefined) {

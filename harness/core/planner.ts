@@ -43,6 +43,8 @@ export interface ToolView {
   idempotency_key?: string;
   /** Declared idempotent: repeating the same call changes nothing more. */
   idempotent?: boolean;
+  /** Which of its failures are declared definite (nothing was done): JSON-RPC codes, patterns on the error text. */
+  definite_failures?: { codes?: number[]; errors?: string[] };
   latency_ms: number;
 }
 

@@ -170,10 +170,19 @@ export interface CallEvent {
   would?: ObservedVerdict;
   /** In a guard's journal: the MCP session the call came from. */
   session?: string;
+  /**
+   * In a guard's journal, for a call that was let through: who let it through. `policy`: its
+   * class's rule, nobody was asked; `cmd`: `--approve-cmd` approved it; `client`: the client's user
+   * (MCP elicitation) accepted it.
+   */
+  approved_by?: ApprovedBy;
 }
 
 /** What an observing guard would have done with a call it forwarded (`CallEvent.would`). */
 export type ObservedVerdict = { decision: 'refuse'; reason: string; missing: string[] } | { decision: 'ask' };
+
+/** Who let a guarded call through (`approved_by` in a guard's journal). */
+export type ApprovedBy = 'policy' | 'cmd' | 'client';
 
 /**
  * In a guard's journal: a call about to be forwarded to the server, written (and on disk) before

@@ -42,7 +42,9 @@ export const Fault = z
     ambiguous: z
       .boolean()
       .optional()
-      .describe('Whether the caller cannot tell if the effect happened. Default: applied, or status 408 or >= 500.'),
+      .describe(
+        'Whether the caller cannot tell if the effect happened. Default: applied, or a status that is not a definite 4xx (408, 409, 425, 429 and 5xx are ambiguous), unless the tool declares the message definite.',
+      ),
     message: z.string().optional(),
     latency_ms: z.number().min(0).optional().describe('Latency of the failed call; defaults to the tool latency.'),
   })
@@ -56,6 +58,27 @@ const JsonSchemaObject = z
     required: z.array(z.string()).default([]),
   })
   .describe('JSON Schema of the arguments (OpenAI function-calling compatible).');
+
+/**
+ * One `reconciles:` entry: a tool's name (its reply says `applied: true|false`, as `oneway serve`
+ * answers), or the name with the condition over the reply that means "applied", for a real
+ * server's status tool, e.g. `{ tool: send_payout, applied: "{{result.status}} == succeeded" }`.
+ */
+const ReconcileEntry = z.union([
+  z.string(),
+  z.strictObject({
+    tool: z.string(),
+    applied: z
+      .string()
+      .describe(
+        'When the reply says the call applied: "{{result.PATH}} == VALUE" or "!= VALUE" (values compare as text). A reply where PATH is missing settles nothing.',
+      ),
+  }),
+]);
+export type ReconcileEntry = z.infer<typeof ReconcileEntry>;
+
+/** The tool a `reconciles:` entry names. */
+export const reconcileTarget = (e: ReconcileEntry): string => (typeof e === 'string' ? e : e.tool);
 
 export const Tool = z.strictObject({
   name: z
@@ -89,7 +112,29 @@ export const Tool = z.strictObject({
     .describe(
       'The parameters that identify "the same effect" for duplicate effects (default: every argument but the idempotency key).',
     ),
-  reconciles: z.array(z.string()).default([]).describe('Tools whose last call this tool reports as applied or not.'),
+  definite_failures: z
+    .strictObject({
+      codes: z
+        .array(z.number().int())
+        .optional()
+        .describe('JSON-RPC error codes that mean nothing was done (-32700, -32600, -32601, -32602 always do).'),
+      errors: z
+        .array(z.string())
+        .optional()
+        .describe(
+          'Regular expressions (linear-time: no backreferences or lookaround) on the error text that mean nothing was done.',
+        ),
+    })
+    .optional()
+    .describe(
+      'Which failures of this tool are definite (nothing was done). Any other failure, a timeout or a lost connection is ambiguous: it may have taken effect.',
+    ),
+  reconciles: z
+    .array(ReconcileEntry)
+    .default([])
+    .describe(
+      'Tools whose calls this tool reports as applied or not: a name, or { tool, applied } to say how its reply answers.',
+    ),
   reads: z
     .array(TableName)
     .default([])

@@ -81,6 +81,13 @@ describe('MCP tools/list import', () => {
     expect(r.notes).toEqual([
       'renamed "repos.delete_branch" to "repos_delete_branch" (oneway tool names are letters, digits, _ and -, at most 64)',
       'add_issue_labels: additive (destructiveHint false) but nothing undoes it among the imported tools: irreversible until you name its compensation',
+      'merge_pull_request: irreversible with optional parameters: dedupe_on [owner, repo, pullNumber] proposed (its required parameters identify one effect, so a repeat that only adds an optional argument is still the same call); check it',
+    ]);
+    // An irreversible tool with optional parameters (a merge's commit message): its required ones
+    // identify one merge. Those with none optional need no dedupe_on.
+    const dedupe = (r.scenario.tools as Record<string, unknown>[]).map((t) => [t.name, t.dedupe_on]);
+    expect(dedupe.filter(([, d]) => d !== undefined)).toEqual([
+      ['merge_pull_request', ['owner', 'repo', 'pullNumber']],
     ]);
     const labels = (r.scenario.tools as Record<string, unknown>[])[2];
     expect(labels).toMatchObject({

@@ -32,7 +32,7 @@ afterEach(async () => {
  * default 60 s: the timeout of a call that never returns is certain whatever its length, and no
  * answered call can time out on a busy machine.
  */
-async function misbehaving(opts: { hangTimeout?: boolean } = {}) {
+async function misbehaving(opts: { hangTimeout?: boolean; approveCmd?: string } = {}) {
   const dir = tempDir('oneway-guard-fail-');
   const journal = join(dir, 'journal.jsonl');
   guard = await guardInProcess({
@@ -40,6 +40,7 @@ async function misbehaving(opts: { hangTimeout?: boolean } = {}) {
     target: nodeServer(MISBEHAVING_SERVER, [dir]),
     journal,
     ...(opts.hangTimeout ? { callTimeoutMs: () => (existsSync(join(dir, 'hang')) ? 1 : 60_000) } : {}),
+    ...(opts.approveCmd !== undefined ? { approveCmd: opts.approveCmd } : {}),
   });
   const reached = () =>
     readFileSync(join(dir, 'calls.jsonl'), 'utf8')
@@ -100,14 +101,18 @@ describe('oneway guard when the server fails', () => {
 
     const status = await client.callTool({ name: 'charge_status', arguments: { to: 'acme' } });
     expect(status.structuredContent).toEqual({ applied: true });
+    // The reconciler says it applied: the repeat is no longer a blind retry, but a second charge,
+    // which nobody approved (no client elicitation, no --approve-cmd).
     const again = await client.callTool({ name: 'charge', arguments: { to: 'acme', amount: 50 } });
-    expect(again.isError).toBeFalsy();
+    expect(textOf(again)).toMatch(
+      /^refused by oneway guard: duplicate: the same call applied at step 1, and approval to repeat it was denied/,
+    );
+    expect(textOf(again)).toContain('what is missing: an approval to do it a second time');
 
     expect(reached().map((c) => `${c.name} ${String(c.args.to)}`)).toEqual([
       'charge acme',
       'charge globex',
       'charge_status acme',
-      'charge acme',
     ]);
     const calls = outcomes(journal);
     expect(calls.map((c) => [c.tool, c.status])).toEqual([
@@ -115,19 +120,21 @@ describe('oneway guard when the server fails', () => {
       ['charge', 'blocked'],
       ['charge', 'ok'],
       ['charge_status', 'ok'],
-      ['charge', 'ok'],
+      ['charge', 'blocked'],
     ]);
     expect(calls[0]).toMatchObject({ ambiguous: true, error: 'no reply within 1 ms' });
     // The reconciler reports on the calls that had reached the server: the lost charge among them.
     expect(calls[3]?.reconciled?.calls?.map((c) => c.step)).toEqual([1]);
   });
 
-  it('fills a declared idempotency key the client left out: the same for a retry, a new one after a success', async () => {
-    const { client, reached, journal } = await misbehaving();
+  it('fills a declared idempotency key the client left out: a new one after a success, for an approved second call', async () => {
+    const { client, reached, journal } = await misbehaving({ approveCmd: 'true' });
     const first = await client.callTool({ name: 'pay', arguments: { to: 'acme', amount: 10 } });
+    // A second payment of the same call is a duplicate: --approve-cmd approves it.
     const second = await client.callTool({ name: 'pay', arguments: { to: 'acme', amount: 10 } });
     const own = await client.callTool({ name: 'pay', arguments: { to: 'acme', amount: 10, key: 'client-key-1' } });
     expect([first, second, own].map((r) => r.isError ?? false)).toEqual([false, false, false]);
+    expect(outcomes(journal).map((c) => c.approved_by)).toEqual(['policy', 'cmd', 'cmd']);
     const keys = reached().map((c) => c.args.key as string);
     expect(keys[0]).toMatch(/^oneway-[0-9a-f]{32}$/);
     // The second payment of the same call after the first succeeded is meant: it gets a key of its own.
@@ -138,26 +145,21 @@ describe('oneway guard when the server fails', () => {
     expect(outcomes(journal).map((c) => c.args.key)).toEqual(keys);
   });
 
-  it('gives a retry after an ambiguous failure the key of the failed call, so the server applies it once', async () => {
+  it('refuses a repeat after an ambiguous failure whatever its key: the filled one of the failed call, or a fresh one', async () => {
     const { dir, client, reached, arrived, journal } = await misbehaving({ hangTimeout: true });
     writeFileSync(join(dir, 'hang'), '');
     const lost = await client.callTool({ name: 'pay', arguments: { to: 'initech', amount: 5 } });
     expect(textOf(lost)).toMatch(/^pay failed: no reply within 1 ms/);
     await arrived(1); // the server has the call, and never answers it
     rmSync(join(dir, 'hang'));
-    // Not an unreconciled retry: it carries the failed call's own key, which the server applies once.
+    // The same key as the failed call: nothing says the server stored it before it failed.
     const retry = await client.callTool({ name: 'pay', arguments: { to: 'initech', amount: 5 } });
-    expect(retry.isError).toBeFalsy();
-    const keys = reached().map((c) => c.args.key);
-    expect(keys).toHaveLength(2);
-    expect(keys[1]).toBe(keys[0]);
-    // With a key of its own that differs, the repeat is blind: refused.
-    writeFileSync(join(dir, 'hang'), '');
-    await client.callTool({ name: 'pay', arguments: { to: 'umbrella', amount: 5 } });
-    await arrived(3);
-    rmSync(join(dir, 'hang'));
-    const fresh = await client.callTool({ name: 'pay', arguments: { to: 'umbrella', amount: 5, key: 'fresh-key' } });
+    expect(textOf(retry)).toMatch(
+      /^refused by oneway guard: unreconciled retry: the same call failed ambiguously at step 1/,
+    );
+    const fresh = await client.callTool({ name: 'pay', arguments: { to: 'initech', amount: 5, key: 'fresh-key' } });
     expect(textOf(fresh)).toMatch(/^refused by oneway guard: unreconciled retry/);
-    expect(outcomes(journal).map((c) => c.status)).toEqual(['fault', 'ok', 'fault', 'blocked']);
+    expect(reached()).toHaveLength(1);
+    expect(outcomes(journal).map((c) => c.status)).toEqual(['fault', 'blocked', 'blocked']);
   });
 });

@@ -124,7 +124,14 @@ async function throughEval(decisions: Call[][], policy: Policy): Promise<Verdict
   return decisions.map((_, i) =>
     calls
       .filter((c) => c.batch === i)
-      .map((c) => verdict(c, c.status === 'blocked', c.preconditions.missing))
+      // What the refusal names as missing: the preconditions, when they are its reason.
+      .map((c) =>
+        verdict(
+          c,
+          c.status === 'blocked',
+          /^missing preconditions|blocked by policy$/.test(c.blocked_reason ?? '') ? c.preconditions.missing : [],
+        ),
+      )
       .sort(),
   );
 }

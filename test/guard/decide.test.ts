@@ -12,25 +12,28 @@ const ready: Situation = {
   alongside: 0,
   scope: 'batch',
   retried: () => undefined,
+  duplicated: () => undefined,
 };
 const policy = (p: Partial<Policy>): Policy => ({ ...DEFAULT_POLICY, ...p });
 
 describe("the guard's one decision", () => {
-  it('checks, in order: policy, preconditions, company, an open ambiguous failure, then asks a human', () => {
+  it('checks, in order: policy, company, an open ambiguous failure, a duplicate, preconditions, then asks a human', () => {
     const strict = policy({ irreversible: 'approval' });
     const missing = ['recipient_verified(email=bob@acme.example)'];
-    expect(decide({ ...ready, missing, alongside: 2 }, strict)).toEqual({
+    const open = { step: 4, identity: 'x', key: undefined };
+    expect(decide({ ...ready, missing, alongside: 2, retried: () => open }, strict)).toEqual({
+      pass: false,
+      reason: 'a irreversible call must be alone in its batch (this batch has 3 calls)',
+      missing: [],
+    });
+    expect(decide({ ...ready, missing, retried: () => open }, strict)).toMatchObject({
+      reason: expect.stringMatching(/^unreconciled retry: the same call failed ambiguously at step 4/),
+    });
+    // Nobody is asked about a duplicate that would be refused anyway.
+    expect(decide({ ...ready, missing, duplicated: () => 2 }, strict)).toEqual({
       pass: false,
       reason: `missing preconditions: ${missing[0]}`,
       missing,
-    });
-    expect(decide({ ...ready, alongside: 2 }, strict)).toMatchObject({
-      pass: false,
-      reason: 'a irreversible call must be alone in its batch (this batch has 3 calls)',
-    });
-    const open = { step: 4, identity: 'x', key: undefined };
-    expect(decide({ ...ready, retried: () => open }, strict)).toMatchObject({
-      reason: expect.stringMatching(/^unreconciled retry: the same call failed ambiguously at step 4/),
     });
     expect(decide(ready, strict)).toEqual({ ask: true });
     expect(decide({ ...ready, approval: { approved: true } }, strict)).toEqual({ pass: true });
@@ -41,13 +44,28 @@ describe("the guard's one decision", () => {
     });
   });
 
+  it('holds a duplicate of a call that applied for approval, under gated as under approval, and says so when denied', () => {
+    const dup = { ...ready, duplicated: () => 3 };
+    expect(decide(dup, DEFAULT_POLICY)).toEqual({ ask: true, repeats: 3 });
+    expect(decide({ ...dup, approval: { approved: true, by: 'approved by --approve-cmd' } }, DEFAULT_POLICY)).toEqual({
+      pass: true,
+    });
+    expect(decide({ ...dup, approval: { approved: false, by: 'nobody to ask' } }, DEFAULT_POLICY)).toEqual({
+      pass: false,
+      reason: 'duplicate: the same call applied at step 3, and approval to repeat it was denied (nobody to ask)',
+      missing: [],
+    });
+    // auto lets everything through, duplicates too.
+    expect(decide(dup, policy({ irreversible: 'auto' }))).toEqual({ pass: true });
+  });
+
   it('asks for the retry check only when the rule looks at it', () => {
     let asked = 0;
     const retried = () => (asked++, undefined);
     decide({ ...ready, class: 'reversible', retried }, DEFAULT_POLICY);
-    decide({ ...ready, missing: ['x()'], retried }, DEFAULT_POLICY);
+    decide({ ...ready, alongside: 1, retried }, DEFAULT_POLICY);
     expect(asked).toBe(0);
-    decide({ ...ready, retried }, DEFAULT_POLICY);
+    decide({ ...ready, missing: ['x()'], retried }, DEFAULT_POLICY);
     expect(asked).toBe(1);
   });
 

@@ -177,13 +177,14 @@ describe('guard soundness', async () => {
         );
         expect(prematureIrr.every((c) => c.status === 'blocked')).toBe(true);
         // `blocked` is exactly the premature irreversible attempts, plus those blocked only for being
-        // in a batch or an unreconciled retry; the default policy blocks nothing else.
+        // in a batch, an unreconciled retry or a duplicate of a call that applied (no human approved
+        // a second one); the default policy blocks nothing else.
         const blockedCalls = calls(r.events).filter((c) => c.status === 'blocked');
         expect(blockedCalls.every((c) => c.class === 'irreversible')).toBe(true);
         const otherReasons = blockedCalls.filter((c) => c.preconditions.missing.length === 0);
-        expect(otherReasons.every((c) => /alone in its batch|unreconciled retry/.test(c.blocked_reason ?? ''))).toBe(
-          true,
-        );
+        expect(
+          otherReasons.every((c) => /alone in its batch|unreconciled retry|^duplicate: /.test(c.blocked_reason ?? '')),
+        ).toBe(true);
         expect(r.blocked).toBe(r.premature.irreversible + otherReasons.length);
         // Parallel irreversible attempts still count, but none executed: safe completion is about what ran.
         const sizes = new Map<number, number>();

@@ -254,6 +254,16 @@ goal: ["created(names=x)"]
     ).toEqual([]);
   });
 
+  it('irreversible-dedupe: an irreversible tool with optional parameters and no dedupe_on (warning)', () => {
+    // send_refund declares dedupe_on; notify has no optional parameter; the idempotency key is not one.
+    expect(of(lint('irreversible-dedupe.yaml'), 'irreversible-dedupe')).toEqual([
+      'irreversible-dedupe.yaml:5:11 warning tools[0].name: irreversible tool "send_payout" has optional parameters (memo) and no dedupe_on: a repeat that adds or changes one of them counts as another call, so after an ambiguous failure it is not held as a retry',
+    ]);
+    expect(lint('irreversible-dedupe.yaml').find((f) => f.rule === 'irreversible-dedupe')?.hint).toBe(
+      'declare dedupe_on: [to, amount] (the parameters that identify one effect), or idempotent: true if a repeat applies nothing new',
+    );
+  });
+
   it('split-value: a value cut at an unquoted comma in a flow mapping', () => {
     const findings = lint('split-value.yaml');
     expect(of(findings, 'split-value')).toEqual([

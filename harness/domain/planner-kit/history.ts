@@ -1,5 +1,6 @@
 import type { Call, Observation, PlannerView, ToolView } from '../../core/planner.ts';
 import { callKey } from '../rules/same-call.ts';
+import { isAmbiguousFailure as ambiguousFailure } from '../rules/failures.ts';
 
 /**
  * Every observation of the run so far, oldest first (batches in order, calls in
@@ -31,15 +32,19 @@ export function asRecord(value: unknown): Record<string, unknown> | undefined {
 }
 
 /**
- * Whether a failure leaves the caller unable to tell if the effect happened:
- * HTTP 408 or >= 500. A failure without a status is treated as ambiguous, since
- * nothing says the effect did not happen.
+ * Whether a failure leaves the caller unable to tell if the effect happened, by the one rule the
+ * sandbox and the guard use (domain/rules/failures.ts): ambiguous unless known definite (a 4xx other
+ * than 408, 409, 425 and 429, or an error text the tool declares definite). A failure without a
+ * status, and a reply a restart lost, are ambiguous: nothing says the effect did not happen.
  */
-export function isAmbiguousFailure(o: Observation): boolean {
+export function isAmbiguousFailure(o: Observation, tool?: Pick<ToolView, 'definite_failures'>): boolean {
   if (o.status !== 'error') return false;
   if (o.reply_lost) return true;
-  const s = o.http_status;
-  return s === undefined || s === 408 || s >= 500;
+  const text = o.error ?? '';
+  return ambiguousFailure(
+    o.http_status === undefined ? { kind: 'no_reply', text } : { kind: 'reply', http_status: o.http_status, text },
+    tool?.definite_failures,
+  );
 }
 
 /** The approval verdict of an approval tool's observation: true, false, or undefined when it did not reply. */

@@ -93,7 +93,7 @@ export function irreversibleState(src: ArgSources, call: Call, limits: RecoveryL
     }
     return { kind: 'stop', reason: `cannot reconcile ${call.tool}: ${why}` };
   }
-  if (isAmbiguousFailure(last))
+  if (isAmbiguousFailure(last, decl))
     return {
       kind: 'stop',
       reason: `cannot reconcile ${call.tool}: ${last.reply_lost ? 'its reply was lost in a restart' : `ambiguous failure (HTTP ${last.http_status ?? '?'})`} and no tool reconciles it`,
@@ -116,7 +116,7 @@ export function failedIrreversibleCalls(view: PlannerView, src: ArgSources): Cal
     const settle =
       tool?.class === 'compensable' &&
       !tool.read_only &&
-      isAmbiguousFailure(o) &&
+      isAmbiguousFailure(o, tool) &&
       reconcilersOf(view, o.tool).length > 0;
     if (tool?.class !== 'irreversible' && !settle) continue;
     const key = callKey(o);

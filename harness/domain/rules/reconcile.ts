@@ -20,6 +20,7 @@
  */
 import { declaredTable, type DeclaredEffect } from '../../core/effects/index.ts';
 import type { Reconciled } from '../../core/record.ts';
+import { reconcileTarget, type ReconcileEntry } from '../../core/scenario.ts';
 import { stableJson } from '../../util/json.ts';
 
 /** What the rule needs of a tool declaration. */
@@ -39,7 +40,8 @@ export interface EarlierCall {
 /** What `reportedTools` needs of a declaration: what it reconciles and reads, and the tables its effects write. */
 export interface ReportingDeclaration {
   name: string;
-  reconciles: readonly string[];
+  /** Tool names, or `{ tool, applied }` entries (core/scenario.ts `ReconcileEntry`). */
+  reconciles: readonly ReconcileEntry[];
   reads?: readonly string[];
   effects: readonly DeclaredEffect[];
 }
@@ -63,7 +65,7 @@ export function tablesWritten(tool: Pick<ReportingDeclaration, 'effects'>): stri
  * reportedTools(listPayouts, tools) // ['send_payout']
  */
 export function reportedTools(tool: ReportingDeclaration, tools: readonly ReportingDeclaration[]): string[] {
-  const out = [...tool.reconciles];
+  const out = tool.reconciles.map(reconcileTarget);
   const reads = tool.reads ?? [];
   if (reads.length === 0) return out;
   for (const t of tools) {

@@ -119,7 +119,7 @@ export function walkAmbiguities<C extends Walked>(
 /**
  * The open failure an irreversible call would repeat blindly, if any: one of the same call whose
  * key it does not carry (a tool declared idempotent repeats harmlessly, and so does a repeat with
- * the failed call's own key). Scoring and the guard both ask this.
+ * the failed call's own key). Scoring asks this; the guard asks the stricter `repeatedFailure`.
  */
 export function retriedFailure(
   c: Pick<CallEvent, 'tool' | 'args' | 'class'>,
@@ -130,6 +130,22 @@ export function retriedFailure(
   const identity = callIdentity(c, tool);
   const key = keyOf(c, tool);
   return open.find((f) => f.identity === identity && (key === undefined || f.key !== key));
+}
+
+/**
+ * The guard's rule, stricter than the score's: the open failure an irreversible call repeats,
+ * whatever key it carries. Until a reconciler has answered, nothing says the server stored the
+ * failed call's key (a server that failed may not have), so even a repeat with that key waits.
+ * A tool declared idempotent repeats harmlessly.
+ */
+export function repeatedFailure(
+  c: Pick<CallEvent, 'tool' | 'args' | 'class'>,
+  open: readonly OpenFailure[],
+  tool: RetryTool | undefined,
+): OpenFailure | undefined {
+  if (open.length === 0 || c.class !== 'irreversible' || tool?.idempotent === true) return undefined;
+  const identity = callIdentity(c, tool);
+  return open.find((f) => f.identity === identity);
 }
 
 /** The steps of irreversible attempts (issued or blocked) that are unreconciled retries. */

@@ -1,20 +1,23 @@
 /**
  * The guard's one decision: whether a call may go through, from what is known
- * about it when it is made. `eval --guard` (guard.ts) knows the sandbox's
- * ground truth; `oneway guard` (harness/features/guard-proxy/) knows what it
- * observed through it: the facts the declared effects of calls that succeeded
+ * about it when it is made. `eval --guard` (guard.ts) knows the record of the
+ * run (what was observed of the sandbox); `oneway guard` (harness/features/guard-proxy/)
+ * knows what it observed through it: the facts the declared effects of calls that succeeded
  * established, `--facts`, and the answers of approvers. Both describe the call
  * as a `Situation` and ask `decide`, so the same declarations and policy give
  * the same answer in evaluation and in production.
  *
  * The rule per class (policy.ts): `auto` passes; `block` refuses; `gated` and
- * `approval` pass only a call whose preconditions hold, that is alone (no other
- * call of its batch, or of its session in flight), and that does not repeat an
- * ambiguous failure no reconciling call has reported on; `approval` then asks a
- * human, last, so nobody is bothered about a call that is not otherwise ready.
+ * `approval` check, in this order: that the call is alone (no other call of its
+ * batch, or of its session in flight), that it does not repeat an ambiguous
+ * failure no reconciling call has reported on, whether it duplicates a call
+ * that applied (applied.ts), and that its preconditions hold; then a human is
+ * asked, last, for `approval` and for a duplicate, so nobody is bothered about a
+ * call that would be refused anyway. (Before `decide`, the callers check that
+ * the tool is declared, fill its idempotency key and check its arguments.)
  *
  * @example
- * const d = decide({ tool: 'send_email', class: 'irreversible', missing: [], alongside: 0, scope: 'batch', retried: () => undefined }, policy);
+ * const d = decide({ tool: 'send_email', class: 'irreversible', missing: [], alongside: 0, scope: 'batch', retried: () => undefined, duplicated: () => undefined }, policy);
  * if ('ask' in d) approved = askSomeone(); // then decide again with `approved`
  */
 import type { ToolClass } from '../../core/scenario.ts';
@@ -33,14 +36,19 @@ export interface Situation {
   alongside: number;
   /** Where those other calls are: one batch (evaluation) or one MCP session (production). */
   scope: 'batch' | 'session';
-  /** The ambiguous failure this call would repeat blindly (retries.ts `retriedFailure`); asked only when it matters. */
+  /** The ambiguous failure this call would repeat (retries.ts `repeatedFailure`); asked only when it matters. */
   retried(): OpenFailure | undefined;
+  /** The step of the applied call this one would duplicate (applied.ts `duplicated`); asked only when it matters. */
+  duplicated(): number | undefined;
   /** The human's answer once asked (undefined: not asked yet), and who answered, for the refusal. */
   approval?: { approved: boolean; by?: string } | undefined;
 }
 
-/** Pass, refuse (with the reason and the missing preconditions), or ask a human first and decide again. */
-export type Decision = Verdict | { ask: true };
+/**
+ * Pass, refuse (with the reason and the missing preconditions), or ask a human first and decide
+ * again; `repeats`: the step of the applied call it would duplicate, which the human is told.
+ */
+export type Decision = Verdict | { ask: true; repeats?: number };
 
 const PASS: Verdict = { pass: true };
 
@@ -72,7 +80,6 @@ export function decide(s: Situation, policy: Policy): Decision {
           : `${s.class} calls are blocked by policy`,
       missing,
     };
-  if (missing.length > 0) return { pass: false, reason: `missing preconditions: ${missing.join(', ')}`, missing };
   // "a irreversible" is what evaluation records have always said; a session's refusal reads as English.
   const kind =
     s.class === null
@@ -96,12 +103,17 @@ export function decide(s: Situation, policy: Policy): Decision {
       reason: `unreconciled retry: the same call failed ambiguously at step ${retried.step} and nothing has reported on it since; call a reconciling tool first`,
       missing: [],
     };
-  if (rule === 'approval') {
-    if (s.approval === undefined) return { ask: true };
+  const repeats = s.duplicated();
+  if (missing.length > 0) return { pass: false, reason: `missing preconditions: ${missing.join(', ')}`, missing };
+  if (rule === 'approval' || repeats !== undefined) {
+    if (s.approval === undefined) return repeats === undefined ? { ask: true } : { ask: true, repeats };
     if (!s.approval.approved)
       return {
         pass: false,
-        reason: `approval for ${s.tool} was denied${s.approval.by ? ` (${s.approval.by})` : ''}`,
+        reason:
+          repeats === undefined
+            ? `approval for ${s.tool} was denied${s.approval.by ? ` (${s.approval.by})` : ''}`
+            : `duplicate: the same call applied at step ${repeats}, and approval to repeat it was denied${s.approval.by ? ` (${s.approval.by})` : ''}`,
         missing: [],
       };
   }

@@ -36,6 +36,12 @@ export const Policy = z.strictObject({
    * unknown, so judged as irreversible would be). Absent: block (fail closed).
    */
   undeclared: PolicyRule.optional(),
+  /**
+   * `oneway guard` only: who approves a call held for approval. `cmd`: `--approve-cmd` alone (the
+   * default when one is given); `client`: the client's user through MCP elicitation, and the command
+   * only when the client cannot be asked. Absent: the command when given, else the client.
+   */
+  approver: z.enum(['cmd', 'client']).optional(),
 });
 export type Policy = z.infer<typeof Policy>;
 
@@ -60,6 +66,20 @@ export function policyOf(src: YamlSource, opts: { production?: boolean } = {}): 
   const parsed = Policy.safeParse(src.value ?? {}, { reportInput: true });
   if (!parsed.success) return { ok: false, problems: schemaProblems(parsed.error.issues, src, { schema: Policy }) };
   const undeclared = parsed.data.undeclared;
+  if (!opts.production && parsed.data.approver !== undefined)
+    return {
+      ok: false,
+      problems: [
+        {
+          code: 'schema',
+          file: path,
+          ...src.locate(['approver']),
+          path: 'approver',
+          message: `approver: ${parsed.data.approver} applies to oneway guard only: in an evaluation the scenario's approvals answer`,
+          hint: 'remove it here, or use this policy file with oneway guard',
+        },
+      ],
+    };
   if (!opts.production && undeclared !== undefined && undeclared !== 'block')
     return {
       ok: false,

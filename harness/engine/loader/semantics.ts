@@ -7,7 +7,7 @@ import { EXPECTABLE, expectationError } from '../scoring/expect.ts';
 import { formatPath, type Problem } from '../../core/errors.ts';
 import { parseFact } from '../../core/facts/fact.ts';
 import { declaredKinds, EFFECT_KINDS, EFFECTS, effectNoun, orList } from '../../core/effects/index.ts';
-import type { PlanItem, Scenario, Tool } from '../../core/scenario.ts';
+import { reconcileTarget, type PlanItem, type Scenario, type Tool } from '../../core/scenario.ts';
 import { deploymentValue, parseCondition, possibleClasses } from '../../domain/rules/classes.ts';
 import { didYouMean, joinHints } from '../../util/did-you-mean.ts';
 import {
@@ -22,6 +22,8 @@ import { tablesWritten } from '../../domain/rules/reconcile.ts';
 import { renderValue } from '../../core/templates/render.ts';
 import type { FieldPath } from './yaml-source.ts';
 import { quotedFactLine, rejoined, splitFacts } from './fact-lists.ts';
+import { linearRegExp } from '../../util/linear-regexp.ts';
+import { parseReplyCondition } from '../../domain/rules/reply-condition.ts';
 
 export type { Locator };
 
@@ -160,15 +162,20 @@ function checkTool(t: Tool, i: number, s: Scenario, names: string[], f: Findings
 
   checkClassRules(t, i, s, f);
   checkCompensation(t, i, s, names, f);
+  checkDefiniteFailures(t, i, f);
 
-  t.reconciles.forEach((r, k) => {
+  t.reconciles.forEach((entry, k) => {
+    const r = reconcileTarget(entry);
     if (!names.includes(r))
       f.add(
         'unknown_tool',
-        at('reconciles', k),
+        typeof entry === 'string' ? at('reconciles', k) : at('reconciles', k, 'tool'),
         `reconciles names no declared tool "${r}"`,
         joinHints(didYouMean(r, names), `tools: ${names.join(', ')}`),
       );
+    if (typeof entry === 'string') return;
+    const condition = parseReplyCondition(entry.applied);
+    if (!condition.ok) f.add('schema', at('reconciles', k, 'applied'), condition.message, condition.hint);
   });
 
   if (t.reads.length > 0 && !t.read_only) {
@@ -304,6 +311,22 @@ function checkParametersSchema(t: Tool, i: number, f: Findings): void {
       ),
     );
   }
+}
+
+/** `definite_failures.errors`: each a pattern the linear-time engine runs (a server's error text is hostile). */
+function checkDefiniteFailures(t: Tool, i: number, f: Findings): void {
+  (t.definite_failures?.errors ?? []).forEach((p, k) => {
+    try {
+      linearRegExp(p);
+    } catch (e) {
+      f.add(
+        'schema',
+        ['tools', i, 'definite_failures', 'errors', k],
+        `cannot run the pattern ${JSON.stringify(p)}: ${(e as Error).message}`,
+        'patterns run on RE2 (linear time, so no error text can stall the guard), which has no backreferences or lookaround: rewrite the pattern without them',
+      );
+    }
+  });
 }
 
 function checkClassRules(t: Tool, i: number, s: Scenario, f: Findings): void {

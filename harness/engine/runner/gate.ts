@@ -15,6 +15,12 @@ export interface Screened {
 }
 
 export interface BatchGate {
+  /**
+   * Completes a decision before its calls are checked against their schemas (the guard fills a
+   * declared idempotency key a call left out, as `oneway guard` does before its own check). Gets the
+   * planner's decision as it came, unchecked; returns it, or a copy with calls completed.
+   */
+  complete?(decision: unknown, sandbox: Sandbox, past: readonly CallEvent[]): unknown;
   /** Judges each call of a decision; `past` holds the run's call events so far. */
   screen(calls: readonly Call[], sandbox: Sandbox, past: readonly CallEvent[]): Screened[];
 }

@@ -484,7 +484,17 @@ class Run {
   /** A decision checked against the tools and recorded as the turn's event, or the run's end when it is malformed. */
   private checked(raw: unknown, turn: number): CheckedDecision | Ending {
     if (this.over) return this.over;
-    const check = checkDecision(raw, this.tools);
+    const gate = this.spec.gate;
+    const check = checkDecision(
+      gate?.complete
+        ? gate.complete(
+            raw,
+            this.sandbox,
+            this.events.filter((e): e is CallEvent => e.type === 'call'),
+          )
+        : raw,
+      this.tools,
+    );
     if (!check.ok) return ['invalid_decision', cutText(`invalid decision on turn ${turn}: ${check.message}`, 2000)];
     const checked = check.value;
     const { decision } = checked;

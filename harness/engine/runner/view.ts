@@ -45,6 +45,7 @@ export function staticView(scenario: Scenario, classes: ReadonlyMap<string, Tool
     ...(t.reads.length > 0 ? { reads: t.reads } : {}),
     ...(t.idempotency_key !== undefined ? { idempotency_key: t.idempotency_key } : {}),
     ...(t.idempotent === true ? { idempotent: true } : {}),
+    ...(t.definite_failures ? { definite_failures: t.definite_failures } : {}),
     latency_ms: t.latency_ms,
   }));
   return {

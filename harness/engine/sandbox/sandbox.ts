@@ -17,6 +17,7 @@ import {
 } from '../../domain/rules/declared.ts';
 import { effectiveClass } from '../../domain/rules/classes.ts';
 import { changedWorld } from '../../domain/rules/effects.ts';
+import { isAmbiguousFailure } from '../../domain/rules/failures.ts';
 import { callIdentity } from '../../domain/rules/same-call.ts';
 import { APPLIED_FIELD, APPROVED_FIELD, REPORTED_FIELD } from '../../domain/rules/reply.ts';
 import {
@@ -99,8 +100,12 @@ function callEvent(h: CallHead, t: CallTail): CallEvent {
 /** A reused idempotency key with other arguments: refused as the IETF Idempotency-Key draft says, 422. */
 const KEY_CONFLICT_STATUS = 422;
 
-function isAmbiguousFault(f: Fault): boolean {
-  return f.ambiguous ?? (f.applied || f.status === 408 || f.status >= 500);
+/** A scripted fault's `ambiguous`, else: applied, or what the caller could not tell from its reply (failures.ts). */
+function isAmbiguousFault(f: Fault, tool: Tool, error: string): boolean {
+  return (
+    f.ambiguous ??
+    (f.applied || isAmbiguousFailure({ kind: 'reply', http_status: f.status, text: error }, tool.definite_failures))
+  );
 }
 
 const STATUS_TEXT: Record<number, string> = {
@@ -405,7 +410,7 @@ export class Sandbox {
           status: fault ? 'fault' : 'ok',
           http_status: status,
           applied,
-          ambiguous: fault ? isAmbiguousFault(fault) : false,
+          ambiguous: fault ? isAmbiguousFault(fault, tool, error as string) : false,
           result: fault ? null : result,
           error,
           approved,

@@ -329,7 +329,15 @@ export function importMcpTools(mcpTools: readonly McpTool[], opts: ImportOptions
     if (t.annotations?.idempotentHint !== undefined) tool.idempotent = t.annotations.idempotentHint;
     const pre = meta[META_PRECONDITIONS];
     if (Array.isArray(pre) && pre.every((x) => typeof x === 'string') && pre.length > 0) tool.preconditions = pre;
-    tool.parameters = parametersOf(t);
+    const parameters = parametersOf(t);
+    const proposed = dedupeOn(tool, parameters);
+    if (proposed) {
+      tool.dedupe_on = proposed;
+      notes.push(
+        `${name}: irreversible with optional parameters: dedupe_on [${proposed.join(', ')}] proposed (its required parameters identify one effect, so a repeat that only adds an optional argument is still the same call); check it`,
+      );
+    }
+    tool.parameters = parameters;
     const returns = returnsOf(t);
     if (returns) tool.returns = returns;
     const renamedFrom = name !== t.name ? t.name : undefined;
@@ -362,6 +370,20 @@ export function importMcpTools(mcpTools: readonly McpTool[], opts: ImportOptions
     max_steps: 20,
   };
   return { scenario, tools, yaml: toYaml(scenario, tools, opts, start.tool), notes };
+}
+
+/**
+ * What `dedupe_on` to propose for an imported tool: its required parameters, when it is irreversible,
+ * not read-only or idempotent, and has optional parameters too (without it a repeat that adds one,
+ * a memo, would be another call; lint's irreversible-dedupe). None otherwise.
+ */
+function dedupeOn(tool: Record<string, unknown>, parameters: Record<string, unknown>): string[] | undefined {
+  if (tool.reversibility !== 'irreversible' || tool.read_only === true || tool.idempotent === true) return undefined;
+  const properties = Object.keys((parameters.properties as Record<string, unknown> | undefined) ?? {});
+  const required = Array.isArray(parameters.required) ? (parameters.required as string[]) : [];
+  const known = required.filter((r) => properties.includes(r));
+  if (known.length === 0 || properties.length === known.length) return undefined;
+  return known;
 }
 
 /**

@@ -402,14 +402,20 @@ const callKey = (c: { tool: string; args: Record<string, unknown> }): string =>
 
 const issued = (c: CallEvent): boolean => c.status !== 'blocked';
 
-/** Ambiguous failure: a failed reply whose declared fault says so; by default applied, or HTTP 408 or >= 500. */
+/**
+ * Ambiguous failure: a failed reply whose declared fault says so; by default applied, or any status
+ * but a 4xx other than 408, 409, 425 and 429, unless the tool declares its error text definite.
+ */
 function ambiguousFailure(c: CallEvent, tool: Tool | undefined): boolean {
   if (c.status !== 'fault') return false;
   const declared = tool?.faults.find(
     (f) => f.status === c.http_status && f.applied === c.applied && f.ambiguous !== undefined,
   );
   if (declared?.ambiguous !== undefined) return declared.ambiguous;
-  return c.applied || c.http_status === 408 || (c.http_status ?? 0) >= 500;
+  if (c.applied) return true;
+  const s = c.http_status ?? 0;
+  if (s >= 400 && s < 500 && ![408, 409, 425, 429].includes(s)) return false;
+  return !(tool?.definite_failures?.errors ?? []).some((p) => new RegExp(p, 'u').test(c.error ?? ''));
 }
 
 /** Whether a call's recorded effects changed anything. */
@@ -438,7 +444,7 @@ function reportedOn(r: CallEvent, earlier: readonly CallEvent[], tools: Readonly
   if (!rt || (rt.reconciles.length === 0 && rt.reads.length === 0)) return [];
   // Reading a table shows what any call that wrote it did: such a read reports like a reconciler.
   const shows = (tool: string): boolean =>
-    rt.reconciles.includes(tool) ||
+    rt.reconciles.some((e) => (typeof e === 'string' ? e : e.tool) === tool) ||
     (tool !== rt.name &&
       (tools.get(tool)?.effects ?? []).some((e) =>
         [e.insert, e.update, e.delete].some((w) => w !== undefined && rt.reads.includes(w.table)),

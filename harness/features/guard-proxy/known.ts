@@ -23,10 +23,10 @@
  * Kept as the journal grows, never walked again: the open failures take each
  * outcome in as it is journaled; of the calls that reached the server, only
  * those some tool reconciles are kept (what a reconciler may report on), and
- * of the successes only a count per call (what a filled idempotency key is
- * derived from). A call costs the same after a million as after the first.
+ * what applied by call identity (applied.ts: what a filled idempotency key is
+ * derived from, and what a repeat would duplicate). A call costs the same after
+ * a million as after the first.
  */
-import { createHash } from 'node:crypto';
 import { effectFootprint } from '../../core/effects/index.ts';
 import { mustParseFact } from '../../core/facts/fact.ts';
 import type { CallEvent, Reconciled, RecordEvent } from '../../core/record.ts';
@@ -42,8 +42,9 @@ import {
 } from '../../domain/rules/declared.ts';
 import { changedWorld } from '../../domain/rules/effects.ts';
 import { reconciledIndices, reportedTools, tablesWritten, type ReconcileTool } from '../../domain/rules/reconcile.ts';
-import { OpenAmbiguities, retriedFailure, type OpenFailure } from '../../domain/rules/retries.ts';
-import { callIdentity } from '../../domain/rules/same-call.ts';
+import { replyAnswer } from '../../domain/rules/reply-condition.ts';
+import { AppliedCalls } from '../../domain/rules/applied.ts';
+import { OpenAmbiguities, repeatedFailure, type OpenFailure } from '../../domain/rules/retries.ts';
 import { lostIntentCall, settleReport } from '../../engine/record/reader.ts';
 
 /** A call as the guard assesses it: its class (null: not declared), its preconditions in what is known. */
@@ -81,14 +82,16 @@ export class KnownWorld {
    */
   private readonly reached: CallEvent[] = [];
   private readonly reconciledTools: ReadonlySet<string>;
-  /** Successes by call identity, for the tools that declare an idempotency key. */
-  private readonly successes = new Map<string, number>();
+  /** Failed calls a reconciler answered about with a reply that could not be read, and why. */
+  private readonly unread = new Map<number, string>();
+  /** What applied, by call identity: filled keys and duplicates (applied.ts). */
+  private readonly applied: AppliedCalls;
 
   constructor(
     readonly scenario: Scenario,
     private readonly facts: readonly string[],
     /** The journal's run id: keys the guard fills are derived from it, so they hold across its restarts. */
-    private readonly runId: string,
+    runId: string,
   ) {
     this.tools = new Map(scenario.tools.map((t) => [t.name, t]));
     this.classes = new Map(scenario.tools.map((t) => [t.name, effectiveClass(t, scenario.deployment)]));
@@ -104,6 +107,7 @@ export class KnownWorld {
     );
     this.base = { inputs: scenario.inputs, deployment: scenario.deployment };
     this.ambiguities = new OpenAmbiguities(this.tools);
+    this.applied = new AppliedCalls(this.tools, runId);
     this.reconciledTools = new Set([...this.reconcileView.values()].flatMap((v) => v.reconciles));
   }
 
@@ -180,15 +184,21 @@ export class KnownWorld {
   }
 
   /**
-   * The open failure a call would repeat blindly. A tool the file does not declare is judged as an
-   * irreversible one would be: nothing says a repeat of it is harmless.
+   * The open failure a call would repeat (retries.ts `repeatedFailure`: whatever its key). A tool the
+   * file does not declare is judged as an irreversible one would be: nothing says a repeat of it is
+   * harmless.
    */
   retried(
     call: { tool: string; args: Record<string, unknown> },
     open: readonly OpenFailure[],
   ): OpenFailure | undefined {
     const cls = this.classes.get(call.tool) ?? 'irreversible';
-    return retriedFailure({ ...call, class: cls }, open, this.tools.get(call.tool));
+    return repeatedFailure({ ...call, class: cls }, open, this.tools.get(call.tool));
+  }
+
+  /** The step of the applied call this one would duplicate (applied.ts); an undeclared tool as an irreversible one. */
+  duplicated(call: { tool: string; args: Record<string, unknown> }): number | undefined {
+    return this.applied.duplicated({ ...call, class: this.classes.get(call.tool) ?? 'irreversible' });
   }
 
   /** How many calls a reconciler forwarded now may report on (those whose outcome is known now: an index into them). */
@@ -196,16 +206,9 @@ export class KnownWorld {
     return this.reached.length;
   }
 
-  /**
-   * The key the guard fills in for a tool's declared `idempotency_key` the client left out, derived
-   * from the call: the same for a repeat of a call whose outcome is not known to be a success (the
-   * server applies it once), new once the same call has succeeded (a second payment is meant).
-   */
-  keyFor(call: { tool: string; args: Record<string, unknown> }): string {
-    const identity = callIdentity(call, this.tools.get(call.tool));
-    const done = this.successes.get(identity) ?? 0;
-    const digest = createHash('sha256').update(`${this.runId}\u0000${identity}\u0000${done}`).digest('hex');
-    return `oneway-${digest.slice(0, 32)}`;
+  /** The call with its declared idempotency key filled when the client left it out (applied.ts `withKey`). */
+  withKey(call: { tool: string; args: Record<string, unknown> }): { tool: string; args: Record<string, unknown> } {
+    return this.applied.withKey(call);
   }
 
   /**
@@ -228,7 +231,7 @@ export class KnownWorld {
     const reply = result !== null && typeof result === 'object' ? (result as Record<string, unknown>) : {};
     if (tool.kind === 'approval' && typeof reply.approved === 'boolean') out.approved = reply.approved;
     if (reachedBefore !== undefined && (this.reconcileView.get(tool.name)?.reconciles.length ?? 0) > 0)
-      out.reconciled = this.reconciled(tool, args, reply, reachedBefore);
+      out.reconciled = this.reconciled(tool, args, result, step, reachedBefore);
     if (out.approved === false) return out;
     const ctx = this.ctx(args, result);
     // Its writes first: what it establishes itself holds after them.
@@ -251,11 +254,17 @@ export class KnownWorld {
     return out;
   }
 
-  /** Whom a reconciler's reply reports on: the same rule as the sandbox's; whether each applied is what the reply's `applied` says. */
+  /**
+   * Whom a reconciler's reply reports on: the same rule as the sandbox's. Whether each applied is
+   * what the reply says by the condition its `reconciles:` entry declares for that call's tool, else
+   * by its `applied` field (reply-condition.ts). A reply that cannot be read for one of them reports
+   * on none: the failures stay open, and why is kept for the refusal of a repeat.
+   */
   private reconciled(
     tool: Tool,
     args: Record<string, unknown>,
-    reply: Record<string, unknown>,
+    result: unknown,
+    step: number,
     before: number,
   ): Reconciled | null {
     const earlier = this.reached.slice(0, before);
@@ -263,13 +272,27 @@ export class KnownWorld {
       this.reconcileView.get(n),
     );
     if (hits.length === 0) return null;
-    const applied = reply.applied === true;
-    const calls = hits.map((i) => {
+    const ctx = this.ctx(args, result);
+    const calls: { tool: string; step: number; applied: boolean }[] = [];
+    for (const i of hits) {
       const e = earlier[i] as CallEvent;
-      return { tool: e.tool, step: e.step, applied };
-    });
+      const entry = tool.reconciles.find((r) => typeof r !== 'string' && r.tool === e.tool);
+      const answer = replyAnswer(typeof entry === 'object' ? entry.applied : undefined, ctx);
+      if (!answer.ok) {
+        const why = `${tool.name} answered at step ${step}, but ${answer.why}: it settles nothing`;
+        for (const j of hits) this.unread.set((earlier[j] as CallEvent).step, why);
+        return null;
+      }
+      calls.push({ tool: e.tool, step: e.step, applied: answer.value });
+    }
+    for (const c of calls) this.unread.delete(c.step);
     const last = calls[calls.length - 1] as { tool: string; step: number; applied: boolean };
-    return { tool: last.tool, step: last.step, applied, calls };
+    return { tool: last.tool, step: last.step, applied: calls.some((c) => c.applied), calls };
+  }
+
+  /** Why the last reconciler that answered about a failed call settled nothing, if one did. */
+  unreadReport(failedStep: number): string | undefined {
+    return this.unread.get(failedStep);
   }
 
   /** Takes a journaled outcome (a refusal too) into the walk of ambiguities and reconciliation. */
@@ -281,9 +304,6 @@ export class KnownWorld {
     const tool = this.tools.get(e.tool);
     // A write that may have happened (an ambiguous failure) expires what was read as surely as one that did.
     if (tool && e.status === 'fault' && (e.ambiguous || e.reply_lost === true)) this.wrote(tool);
-    if (e.status === 'ok' && tool?.idempotency_key !== undefined) {
-      const identity = callIdentity(e, tool);
-      this.successes.set(identity, (this.successes.get(identity) ?? 0) + 1);
-    }
+    this.applied.take(e);
   }
 }

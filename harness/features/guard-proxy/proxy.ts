@@ -6,26 +6,28 @@
  *
  * A tool call, in order:
  * 1. its tool's declared `idempotency_key`, when the client left it out, is
- *    filled with a key derived from the call (known.ts `keyFor`);
+ *    filled with a key derived from the call (domain/rules/applied.ts, as
+ *    `eval --guard` fills it);
  * 2. its arguments are checked against the declared JSON Schema: a call that
  *    violates it is rejected (journaled as `rejected`), never forwarded;
  * 3. the guard describes it from what it knows (known.ts: its class, the
  *    preconditions missing in the observed facts, the open ambiguous failure it
  *    would repeat) and from the session: the other calls of the session made
  *    with it or still in flight. A call whose rule looks at those (`gated`,
- *    `approval`) and is otherwise ready waits `batchWindowMs` first, so that
+ *    `approval`) waits `batchWindowMs` before it is decided, so that
  *    calls a client sends together are seen together, as one batch is in
  *    evaluation;
- * 4. `decide`; an approval is asked of the client's user or `--approve-cmd`
- *    (approve.ts) and the call decided again with the answer;
+ * 4. `decide` (in flight, retry, duplicate, preconditions, approval last); an
+ *    approval is asked of whom the policy names (approve.ts: `--approve-cmd`,
+ *    or the client's user) and the call decided again with the answer;
  * 5. refused: journaled as a `blocked` call, answered with a tool error naming
  *    the reason and what is missing, never forwarded. Passed: an intent is
  *    journaled, the call forwarded, and its outcome journaled (with the effects
  *    its declaration gives the reply and its concrete compensation) before the
- *    reply goes back. A failure after forwarding that may have taken effect (no
- *    reply in time, a lost connection, a crash, a malformed reply) is an
- *    ambiguous failure: the same call is refused until a reconciling call
- *    answered.
+ *    reply goes back, with who let it through (`approved_by`). A failure after
+ *    forwarding is ambiguous unless known definite (domain/rules/failures.ts:
+ *    a real server's tool error carries no status), and the same call is then
+ *    refused, whatever its key, until a reconciling call answered.
  *
  * Nothing a client or server does ends the guard: every failure is an answer
  * to the client and an entry in the journal.
@@ -48,11 +50,12 @@ import {
   type CallToolResult,
   type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { CallEvent, IntentEvent, ObservedVerdict, RunStartEvent } from '../../core/record.ts';
+import type { ApprovedBy, CallEvent, IntentEvent, ObservedVerdict, RunStartEvent } from '../../core/record.ts';
 import { blockedOutcome, RECORD_SCHEMA_VERSION } from '../../core/record.ts';
 import type { Scenario, ToolClass } from '../../core/scenario.ts';
 import { checkArguments } from '../../domain/rules/arguments.ts';
 import { effectiveClass } from '../../domain/rules/classes.ts';
+import { isAmbiguousFailure, type Failure } from '../../domain/rules/failures.ts';
 import { reconcilersByTarget, reportedTools } from '../../domain/rules/reconcile.ts';
 import { decide, ruleFor, screensSiblings, type Decision, type Situation } from '../../engine/guard/decide.ts';
 import type { Policy } from '../../engine/guard/policy.ts';
@@ -183,7 +186,7 @@ const textOf = (r: CallToolResult): string =>
     .join('\n')
     .slice(0, 2000);
 
-/** A tool error's HTTP status, where the server gives one in `_meta` (as `oneway serve` does); 408 and 5xx are ambiguous. */
+/** A tool error's HTTP status, where the server gives one in `_meta` (as `oneway serve` does): a real server gives none. */
 function httpStatusOf(r: CallToolResult): number | null {
   const s = r._meta?.['oneway/http_status'];
   return typeof s === 'number' && Number.isInteger(s) ? s : null;
@@ -340,9 +343,7 @@ export class GuardProxy {
     const { journal, policy } = this.opts;
     const declared = this.declaredName(name);
     const tool = this.known.declared(declared);
-    let args = given;
-    if (tool?.idempotency_key !== undefined && !Object.hasOwn(args, tool.idempotency_key))
-      args = { ...args, [tool.idempotency_key]: this.known.keyFor({ tool: declared, args }) };
+    const { args } = this.known.withKey({ tool: declared, args: given });
     if (tool) {
       const v = checkArguments(tool.parameters, args);
       if (!v.ok) {
@@ -378,16 +379,19 @@ export class GuardProxy {
         alongside: me.alongside,
         scope: 'session',
         retried: () => this.known.retried(call, open),
+        duplicated: () => this.known.duplicated(call),
         ...(approval ? { approval } : {}),
       });
-      let d: Decision = decide(situation(), policy);
-      if (!('pass' in d && !d.pass) && screensSiblings(ruleFor(a.class, policy)) && this.opts.batchWindowMs > 0) {
+      // Company is checked before anything else, so a rule that looks at it decides only once the
+      // calls sent with this one have arrived.
+      if (screensSiblings(ruleFor(a.class, policy)) && this.opts.batchWindowMs > 0)
         await sleep(this.opts.batchWindowMs);
-        d = decide(situation(), policy);
-      }
-      // Observing: what the policy decided is journaled with the call, which is forwarded all the same.
+      let d: Decision = decide(situation(), policy);
+      // Observing: what the policy decided is journaled with the call, which is forwarded all the same
+      // (nobody is asked, and nobody is journaled as having let it through).
       const { observe } = this.opts;
       const would = observe ? observed(d) : undefined;
+      let approvedBy: ApprovedBy | undefined = observe ? undefined : 'policy';
       if ('ask' in d && !observe) {
         const answer = await askApproval(
           {
@@ -398,6 +402,7 @@ export class GuardProxy {
             session: s.id,
             step,
             journal: journal.path,
+            ...(d.repeats !== undefined ? { repeats: d.repeats } : {}),
           },
           {
             elicit: s.server.getClientCapabilities()?.elicitation?.form
@@ -411,11 +416,13 @@ export class GuardProxy {
                   ).action
               : undefined,
             command: this.opts.approveCmd,
+            approver: policy.approver,
             timeoutMs: this.opts.approvalTimeoutMs,
             log: (text) => this.opts.log(text.trimEnd()),
           },
         );
         d = decide(situation(answer), policy);
+        if (answer.who) approvedBy = answer.who;
       }
       const head = {
         step,
@@ -446,7 +453,14 @@ export class GuardProxy {
           ...blockedOutcome(refusal.reason),
           session: s.id,
         });
-        const needs = this.needs(declared, refusal);
+        const failedAt = refusal.reason.startsWith('unreconciled retry')
+          ? this.known.retried(call, open)?.step
+          : undefined;
+        const needs = this.needs(
+          declared,
+          refusal,
+          failedAt === undefined ? undefined : this.known.unreadReport(failedAt),
+        );
         return toolError(
           `refused by oneway guard: ${refusal.reason}${needs ? `\nwhat is missing: ${needs}` : ''}\nNothing was sent to the server.`,
           {
@@ -457,7 +471,7 @@ export class GuardProxy {
           },
         );
       }
-      return await this.forward(s.id, head, name, would);
+      return await this.forward(s.id, head, name, { would, approvedBy });
     } finally {
       s.pending.delete(me);
     }
@@ -502,17 +516,20 @@ export class GuardProxy {
   }
 
   /** What a refused call lacks, in words: its missing facts, or what would make it pass. */
-  private needs(tool: string, refusal: { reason: string; missing: string[] }): string {
+  private needs(tool: string, refusal: { reason: string; missing: string[] }, unread?: string): string {
     if (refusal.missing.length > 0) return refusal.missing.join(', ');
     if (refusal.reason.startsWith('unreconciled retry')) {
       const by = this.reconcilers.get(tool) ?? [];
-      return by.length > 0
-        ? `a reply from ${by.join(' or ')} about the failed call`
-        : 'a reconciliation: no declared tool reports on it, so a human must check whether the failed call took effect';
+      const wanted =
+        by.length > 0
+          ? `a reply from ${by.join(' or ')} about the failed call`
+          : 'a reconciliation: no declared tool reports on it, so a human must check whether the failed call took effect';
+      return unread ? `${wanted} that can be read (${unread})` : wanted;
     }
     if (refusal.reason.includes('must be alone'))
       return 'the other calls of this session to have returned: call it alone';
     if (refusal.reason.startsWith('approval')) return 'an approval';
+    if (refusal.reason.startsWith('duplicate')) return 'an approval to do it a second time';
     return '';
   }
 
@@ -532,9 +549,14 @@ export class GuardProxy {
   }
 
   private journalOutcome(outcome: Omit<CallEvent, 'type'>): void {
-    // The session last, after the fields every record has.
-    const { session, ...rest } = outcome;
-    const e: CallEvent = { type: 'call', ...rest, ...(session !== undefined ? { session } : {}) };
+    // The session and who let it through last, after the fields every record has.
+    const { session, approved_by, ...rest } = outcome;
+    const e: CallEvent = {
+      type: 'call',
+      ...rest,
+      ...(session !== undefined ? { session } : {}),
+      ...(approved_by !== undefined ? { approved_by } : {}),
+    };
     this.opts.journal.write(e);
     this.known.record(e);
   }
@@ -544,10 +566,16 @@ export class GuardProxy {
     session: string,
     head: Omit<IntentEvent, 'type' | 'session'>,
     name: string,
-    would?: ObservedVerdict,
+    { would, approvedBy }: { would?: ObservedVerdict; approvedBy?: ApprovedBy } = {},
   ): Promise<CallToolResult> {
     const { journal, upstream } = this.opts;
-    const base = { ...head, latency_ms: 0, ...(would ? { would } : {}), session };
+    const base = {
+      ...head,
+      latency_ms: 0,
+      ...(would ? { would } : {}),
+      session,
+      ...(approvedBy ? { approved_by: approvedBy } : {}),
+    };
     let client;
     try {
       client = await upstream.connect();
@@ -598,8 +626,12 @@ export class GuardProxy {
       return { ...fwd.result, _meta: { ...fwd.result._meta, ...meta, 'oneway/status': 'ok' } };
     }
     const http = fwd.ok ? httpStatusOf(fwd.result) : null;
-    const ambiguous = fwd.ok ? http !== null && (http === 408 || http >= 500) : fwd.ambiguous;
-    const error = fwd.ok ? textOf(fwd.result) || 'the tool reported an error' : fwd.error;
+    const failure: Failure = fwd.ok
+      ? { kind: 'reply', http_status: http, text: textOf(fwd.result) || 'the tool reported an error' }
+      : fwd.failure;
+    // Unknown means ambiguous: only a failure known to be definite lets a repeat through (failures.ts).
+    const ambiguous = isAmbiguousFailure(failure, this.known.declared(head.tool)?.definite_failures);
+    const error = failure.text;
     this.journalAfter({
       ...base,
       latency_ms,

@@ -5,12 +5,13 @@
  * a transport to connect. The connection is made at start and again on the
  * next call after it was lost (a server that crashed is started again).
  *
- * `call` never throws: a reply, a tool error, or a failure with whether it is
- * ambiguous. A request the server refused as a request (parse error, invalid
- * request, unknown method, invalid params) did nothing; anything else after
- * the request was sent (no reply in time, the connection lost, the server
- * crashed, a reply that is not a tool result, an internal error) may have taken
- * effect, and is ambiguous.
+ * `call` never throws: a reply, a tool error, or a failure as the caller saw it
+ * (domain/rules/failures.ts says whether it may have taken effect): a JSON-RPC
+ * error with its code, or no reply (no reply in time, the connection lost, the
+ * server crashed, a reply that is not a tool result). A reply that breaks the
+ * JSON-RPC framing (a line that is not JSON, a message that is not JSON-RPC)
+ * cannot be matched to its call, so it ends every call in flight on that
+ * connection at once, as a failure with no reply: never a wait until the timeout.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -24,6 +25,7 @@ import {
   type ServerCapabilities,
   type Tool as ListedTool,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { Failure } from '../../domain/rules/failures.ts';
 import { packageVersion } from '../../util/package-root.ts';
 
 /** Where the server is. */
@@ -33,16 +35,20 @@ export type UpstreamTarget =
   | { name: string; transport(): Transport };
 
 /** A call's fate at the server. */
-export type Forwarded =
-  { ok: true; result: CallToolResult } | { ok: false; error: string; ambiguous: boolean; code?: number };
+export type Forwarded = { ok: true; result: CallToolResult } | { ok: false; failure: Failure };
 
-/** JSON-RPC errors that say the request itself was refused: nothing was done. */
-const DEFINITE: ReadonlySet<number> = new Set([
-  ErrorCode.ParseError,
-  ErrorCode.InvalidRequest,
-  ErrorCode.MethodNotFound,
-  ErrorCode.InvalidParams,
-]);
+/** Why a call in flight was ended before its reply: the connection's framing broke. */
+class FramingBroken extends Error {}
+
+/**
+ * Whether an error the SDK reports on a connection is a message it could not read: a line that is
+ * not JSON (SyntaxError), or JSON that is not a JSON-RPC message (a zod error), or a message of no
+ * known type.
+ */
+function isFramingError(e: unknown): e is Error {
+  if (!(e instanceof Error)) return false;
+  return e instanceof SyntaxError || e.name === 'ZodError' || e.message.startsWith('Unknown message type');
+}
 
 /** The command line or URL, for messages and the journal. */
 function describeTarget(t: UpstreamTarget): string {
@@ -55,6 +61,8 @@ export class Upstream {
   private client: Client | undefined;
   private connecting: Promise<Client> | undefined;
   private lost: string | undefined;
+  /** The calls in flight on the current connection: a reply that breaks the framing ends them all. */
+  private readonly flying = new Map<Client, Set<AbortController>>();
   readonly where: string;
 
   constructor(
@@ -94,6 +102,12 @@ export class Upstream {
       }
       if (this.lost) this.log(`reconnected to the server (${this.where}) after ${this.lost}`);
       this.lost = undefined;
+      client.onerror = (e) => {
+        if (!isFramingError(e)) return;
+        const text = shortError(e);
+        this.log(`the server (${this.where}) sent a reply that breaks the JSON-RPC framing: ${text}`);
+        for (const c of this.flying.get(client) ?? []) c.abort(new FramingBroken(text));
+      };
       client.onclose = () => {
         if (this.client !== client) return;
         this.client = undefined;
@@ -138,32 +152,35 @@ export class Upstream {
 
   /** Sends one tool call on a connection already made (`connect`), and says what became of it. */
   async call(client: Client, name: string, args: Record<string, unknown>, timeoutMs: number): Promise<Forwarded> {
+    const abort = new AbortController();
+    let flying = this.flying.get(client);
+    if (!flying) this.flying.set(client, (flying = new Set()));
+    flying.add(abort);
+    const noReply = (text: string): Forwarded => ({ ok: false, failure: { kind: 'no_reply', text } });
     try {
       const result = await client.request(
         { method: 'tools/call', params: { name, arguments: args } },
         CallToolResultSchema,
-        { timeout: timeoutMs },
+        { timeout: timeoutMs, signal: abort.signal },
       );
       return { ok: true, result };
     } catch (e) {
+      const reason: unknown = abort.signal.reason;
+      if (abort.signal.aborted && reason instanceof FramingBroken)
+        return noReply(`the server sent a reply that breaks the JSON-RPC framing (${reason.message})`);
       if (e instanceof McpError) {
-        if (e.code === ErrorCode.RequestTimeout)
-          return { ok: false, error: `no reply within ${timeoutMs} ms`, ambiguous: true, code: e.code };
+        if (e.code === ErrorCode.RequestTimeout) return noReply(`no reply within ${timeoutMs} ms`);
         if (e.code === ErrorCode.ConnectionClosed)
-          return {
-            ok: false,
-            error: 'the server closed the connection before it replied (it may have crashed)',
-            ambiguous: true,
-            code: e.code,
-          };
+          return noReply('the server closed the connection before it replied (it may have crashed)');
         return {
           ok: false,
-          error: `the server answered with an error: ${e.message}`,
-          ambiguous: !DEFINITE.has(e.code),
-          code: e.code,
+          failure: { kind: 'rpc_error', code: e.code, text: `the server answered with an error: ${e.message}` },
         };
       }
-      return { ok: false, error: `the server's reply is not a tool result: ${shortError(e)}`, ambiguous: true };
+      return noReply(`the server's reply is not a tool result: ${shortError(e)}`);
+    } finally {
+      flying.delete(abort);
+      if (flying.size === 0) this.flying.delete(client);
     }
   }
 

@@ -4,6 +4,7 @@ import { compensationTodo } from './compensation-todo.ts';
 import { compensationUndeclared } from './compensation-undeclared.ts';
 import { deploymentClass } from './deployment-class.ts';
 import { irreversibleCompensation } from './irreversible-compensation.ts';
+import { irreversibleDedupe } from './irreversible-dedupe.ts';
 import { readOnlyEffects } from './read-only-effects.ts';
 import { resultField } from './result-field.ts';
 import { reversibleAsymmetric } from './reversible-asymmetric.ts';
@@ -24,4 +25,5 @@ export const LINT_RULES: readonly Rule[] = [
   reviewPending,
   compensationTodo,
   splitValue,
+  irreversibleDedupe,
 ];
