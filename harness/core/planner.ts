@@ -15,7 +15,7 @@ export type { ToolClass };
 export interface ToolView {
   name: string;
   description: string;
-  kind: 'action' | 'approval';
+  kind: 'action' | 'approval' | 'confirmation';
   /** The effective class for this run's deployment. */
   class: ToolClass;
   read_only: boolean;
@@ -43,6 +43,10 @@ export interface ToolView {
   idempotency_key?: string;
   /** Declared idempotent: repeating the same call changes nothing more. */
   idempotent?: boolean;
+  /** Comparisons that must hold when the call is issued (over args and the rows the tool looks up), as written. */
+  conditions?: string[];
+  /** The call needs the human's yes to this very call first (a confirmation tool asks for it). */
+  requires_confirmation?: true;
   latency_ms: number;
 }
 

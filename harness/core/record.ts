@@ -28,7 +28,7 @@ export interface RunStartEvent {
     name: string;
     class: ToolClass;
     read_only: boolean;
-    kind: 'action' | 'approval';
+    kind: 'action' | 'approval' | 'confirmation';
     compensating_operation: string | null;
     /** The tools it reports on: those it declares it reconciles, and those that write a table it reads. */
     reconciles: string[];
@@ -123,7 +123,7 @@ export interface CallEvent {
   args: Record<string, unknown>;
   class: ToolClass;
   read_only: boolean;
-  kind: 'action' | 'approval';
+  kind: 'action' | 'approval' | 'confirmation';
   /**
    * Preconditions rendered for this call, split by whether they held against the world before its
    * batch. A bare `*` is a wildcard the scenario wrote; a literal star from an argument reads `"*"`.

@@ -57,13 +57,93 @@ const JsonSchemaObject = z
   })
   .describe('JSON Schema of the arguments (OpenAI function-calling compatible).');
 
+// ---------------------------------------------------------------------------
+// The scenario language for real domains (issue 41): lookups, comparisons, tool-side validation,
+// confirmation of a concrete call, shared files. Conditions are read by harness/core/templates/condition.ts.
+
+/** A condition: `LEFT OP RIGHT` (`== != < <= > >=`), `X in [a, b]`; sides are templates, literals, arithmetic, len(X). */
+const ConditionText = z
+  .string()
+  .min(1)
+  .describe(
+    'A condition: LEFT OP RIGHT with OP one of == != < <= > >= (each side a template, number, word or "quoted text", with + - * / and len(X)), or X in [a, b]. Numeric when both sides are numbers, else text.',
+  );
+
+/** A lookup name: a template root of its own (`{{order.status}}`), so never one of the built-in roots. */
+export const LookupName = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'letters, digits and _ only, starting with a letter or _')
+  .describe('The name templates read the row by: {{NAME.field}}.');
+
+export const Lookup = z
+  .strictObject({
+    table: TableName,
+    where: Row.describe('Column to value (templates over args, inputs, deployment and earlier lookups); the first matching row.'),
+  })
+  .describe('A row this tool reads when called: the first row of `table` that matches `where`; none found, and its templates have no value.');
+export type Lookup = z.infer<typeof Lookup>;
+
+/** A precondition: a fact, or a comparison that must hold when the call is issued. */
+export const PreconditionWhen = z
+  .strictObject({ when: ConditionText })
+  .describe('A comparison that must hold when the call is issued (premature when it does not).');
+export const Precondition = z.union([Fact, PreconditionWhen]);
+export type Precondition = z.infer<typeof Precondition>;
+
+/** The fact preconditions of a tool, in order (its comparisons left out). */
+export function factPreconditions(t: { preconditions: readonly Precondition[] }): string[] {
+  return t.preconditions.filter((p): p is string => typeof p === 'string');
+}
+
+/** The comparison preconditions of a tool, in order. */
+export function conditionPreconditions(t: { preconditions: readonly Precondition[] }): string[] {
+  return t.preconditions.flatMap((p) => (typeof p === 'string' ? [] : [p.when]));
+}
+
+export const Validation = z
+  .strictObject({
+    when: ConditionText,
+    error: z.string().min(1).describe('The reason the tool gives when the condition does not hold.'),
+  })
+  .describe('Tool-side validation: when the condition does not hold, the call is a definite 4xx failure and nothing applies.');
+export type Validation = z.infer<typeof Validation>;
+
+export const Confirmation = z
+  .strictObject({
+    tool: z.string().min(1).describe('The tool whose call the human confirms.'),
+    args: Row.default({}).describe('The arguments of the confirmed call (lists compare in any order).'),
+  })
+  .describe('A call the scripted human says yes to when a confirmation tool asks about it.');
+export type Confirmation = z.infer<typeof Confirmation>;
+
+/** The `kind:` of a tool: `approval` asks about an action text; `confirmation` asks about a concrete call. */
+const ToolKind = z
+  .enum(['action', 'approval', 'confirmation'])
+  .default('action')
+  .describe(
+    'approval: answered by the scenario `approvals` (by action text); confirmation: answered by the scenario `confirmations` (by tool and arguments).',
+  );
+
+/** The tool fields of the language above (spread into Tool). */
+const toolLanguage = {
+  lookups: z
+    .record(LookupName, Lookup)
+    .default({})
+    .describe('Rows this tool reads when called, by name; its conditions, effects, returns and compensation read them as {{NAME.field}}.'),
+  validate: z.array(Validation).default([]).describe('Tool-side validation, checked before anything applies.'),
+  requires_confirmation: z
+    .boolean()
+    .default(false)
+    .describe('This call needs the human\'s yes to this very call (one yes licenses one call); without it the call is premature.'),
+};
+
 export const Tool = z.strictObject({
   name: z
     .string()
     .regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and - only, at most 64 (OpenAI function names)')
     .describe('Unique tool name.'),
   description: z.string().default(''),
-  kind: z.enum(['action', 'approval']).default('action').describe('approval: answered by the scenario `approvals`.'),
+  kind: ToolKind,
   reversibility: Reversibility,
   compensating_operation: z
     .string()
@@ -96,7 +176,11 @@ export const Tool = z.strictObject({
     .describe(
       'Tables this read-only tool shows: its reply carries their rows that agree with its arguments, so it reconciles every tool whose effects write one of them.',
     ),
-  preconditions: z.array(Fact).default([]).describe('Facts that must hold when the call is issued.'),
+  preconditions: z
+    .array(Precondition)
+    .default([])
+    .describe('Facts (and comparisons, { when: ... }) that must hold when the call is issued.'),
+  ...toolLanguage,
   parameters: JsonSchemaObject.default({ type: 'object', properties: {}, required: [] }),
   effects: z.array(Effect).default([]),
   returns: Row.optional().describe('The reply body; templates over args, inputs, deployment, id.'),
@@ -139,6 +223,10 @@ export const Scenario = z.strictObject({
     })
     .default({ facts: [], tables: {} }),
   approvals: z.record(z.string(), Approval).default({}).describe('The scripted human behind approval gates.'),
+  confirmations: z
+    .array(Confirmation)
+    .default([])
+    .describe('The calls the scripted human confirms when a confirmation tool asks (each yes licenses one call).'),
   tools: z.array(Tool).min(1),
   goal: z.array(Fact).min(1),
   forbidden: z.array(Fact).default([]),

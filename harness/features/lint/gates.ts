@@ -4,7 +4,7 @@
  * compensations that need a sign-off; recovery uses it to name the approver.
  */
 import type { Fact } from '../../core/facts/fact.ts';
-import type { Scenario, Tool } from '../../core/scenario.ts';
+import { factPreconditions, type Scenario, type Tool } from '../../core/scenario.ts';
 import { renderText } from '../../core/templates/render.ts';
 import { declaredFact, unifies } from './facts.ts';
 
@@ -27,7 +27,7 @@ export interface ApprovalGate {
 export function gatesOf(scenario: Scenario, tool: Tool): ApprovalGate[] {
   const out: ApprovalGate[] = [];
   const approvals = scenario.tools.filter((t) => t.kind === 'approval');
-  for (const text of tool.preconditions) {
+  for (const text of factPreconditions(tool)) {
     const pre = declaredFact(text, scenario);
     if (!pre) continue;
     for (const a of approvals) {
