@@ -83,9 +83,15 @@ export function approvalShapes(scenario: Scenario, tool: Tool): Fact[] {
       if (f) out.push(f);
       continue;
     }
+    // The action goes into the parsed fact's values, never into its source text: an action holding a
+    // "," or ")" would split the fact there (issue 41: false unreachable-goal warnings).
+    const template = declaredFact(e.establish, scenario);
+    if (!template) continue;
     for (const action of approved) {
-      const f = declaredFact(e.establish.replace(/\{\{\s*args\.action\s*\}\}/g, action), scenario);
-      if (f) out.push(f);
+      const args: Record<string, string> = {};
+      for (const [k, v] of Object.entries(template.args))
+        args[k] = renderText(v, { ...ctx, args: { action } }, 'keep');
+      out.push({ name: template.name, args });
     }
   }
   return out;
