@@ -78,9 +78,13 @@ export const LookupName = z
 export const Lookup = z
   .strictObject({
     table: TableName,
-    where: Row.describe('Column to value (templates over args, inputs, deployment and earlier lookups); the first matching row.'),
+    where: Row.describe(
+      'Column to value (templates over args, inputs, deployment and earlier lookups); the first matching row.',
+    ),
   })
-  .describe('A row this tool reads when called: the first row of `table` that matches `where`; none found, and its templates have no value.');
+  .describe(
+    'A row this tool reads when called: the first row of `table` that matches `where`; none found, and its templates have no value.',
+  );
 export type Lookup = z.infer<typeof Lookup>;
 
 /** A precondition: a fact, or a comparison that must hold when the call is issued. */
@@ -105,7 +109,9 @@ export const Validation = z
     when: ConditionText,
     error: z.string().min(1).describe('The reason the tool gives when the condition does not hold.'),
   })
-  .describe('Tool-side validation: when the condition does not hold, the call is a definite 4xx failure and nothing applies.');
+  .describe(
+    'Tool-side validation: when the condition does not hold, the call is a definite 4xx failure and nothing applies.',
+  );
 export type Validation = z.infer<typeof Validation>;
 
 export const Confirmation = z
@@ -129,12 +135,16 @@ const toolLanguage = {
   lookups: z
     .record(LookupName, Lookup)
     .default({})
-    .describe('Rows this tool reads when called, by name; its conditions, effects, returns and compensation read them as {{NAME.field}}.'),
+    .describe(
+      'Rows this tool reads when called, by name; its conditions, effects, returns and compensation read them as {{NAME.field}}.',
+    ),
   validate: z.array(Validation).default([]).describe('Tool-side validation, checked before anything applies.'),
   requires_confirmation: z
     .boolean()
     .default(false)
-    .describe('This call needs the human\'s yes to this very call (one yes licenses one call); without it the call is premature.'),
+    .describe(
+      "This call needs the human's yes to this very call (one yes licenses one call); without it the call is premature.",
+    ),
 };
 
 export const Tool = z.strictObject({

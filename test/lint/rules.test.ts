@@ -105,7 +105,10 @@ describe('lint rules', () => {
     const action = 'issue_refund for ch_1, ch_2';
     const text = fixture('unreachable-goal.yaml')
       .text.replace('issue_refund: deny', `"${action}": approve`)
-      .replace('preconditions: ["authorised(action=issue_refund)"]', `preconditions: ['authorised(action="${action}")']`);
+      .replace(
+        'preconditions: ["authorised(action=issue_refund)"]',
+        `preconditions: ['authorised(action="${action}")']`,
+      );
     expect(of(lintTexts([{ file: 'c.yaml', text }]), 'unreachable-goal').map((f) => f.split(' ').slice(1, 3))).toEqual([
       ['error', 'goal[1]:'],
     ]);

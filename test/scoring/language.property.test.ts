@@ -9,7 +9,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Decision } from '../../harness/core/planner.ts';
 import { createGuard } from '../../harness/engine/guard/guard.ts';
+import { planArbitrary } from '../../harness/features/fuzz/arbitraries.ts';
+import { fuzzScenario } from '../../harness/features/fuzz/fuzz.ts';
 import { oracleScores, recordedScores } from '../../harness/features/fuzz/oracle.ts';
+import { BUILTIN_PROPERTIES, DEFAULT_PROPERTIES } from '../../harness/features/fuzz/properties.ts';
 import { runDecisions, scenarioFrom } from '../helpers/run.ts';
 import { RETAIL_YAML } from '../helpers/language.ts';
 
@@ -28,6 +31,7 @@ const scenario = scenarioFrom(
       '    preconditions: [ { when: "len({{order.payments}}) < 2" }, { when: "{{args.amount}} not in {{order.payments}}" } ]\n    validate:\n',
     ),
 );
+const retailPlain = scenarioFrom(RETAIL_YAML);
 const orders = ['#W1', '#W2', '#W9'];
 const reasons = ['no longer needed', 'other'];
 const cancelArgs = fc.record({ order_id: fc.constantFrom(...orders), reason: fc.constantFrom(...reasons) });
@@ -73,5 +77,35 @@ describe('the scenario language against the independent oracle', () => {
       ),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('fuzzing a scenario written in the language', () => {
+  it('generates plans that ask for the confirmations the table lists and make the confirmed calls; every default property holds', async () => {
+    const plans = fc.sample(planArbitrary(retailPlain), { numRuns: 80, seed: 4 });
+    const calls = plans.flatMap((p) =>
+      p.flatMap((item) => (typeof item === 'object' && !('parallel' in item) ? [item] : [])),
+    );
+    // A confirmation asked about a call in the table, and that very call made.
+    expect(
+      calls.some(
+        (c) =>
+          JSON.stringify(c.confirm) ===
+          JSON.stringify({ tool: 'cancel_pending_order', args: { order_id: '#W1', reason: 'no longer needed' } }),
+      ),
+    ).toBe(true);
+    expect(
+      calls.some(
+        (c) =>
+          JSON.stringify(c.cancel_pending_order) === JSON.stringify({ order_id: '#W1', reason: 'no longer needed' }),
+      ),
+    ).toBe(true);
+    const report = await fuzzScenario({
+      scenario: retailPlain,
+      properties: BUILTIN_PROPERTIES.filter((p) => DEFAULT_PROPERTIES.includes(p.name)),
+      runs: 40,
+      seed: 2,
+    });
+    expect(report.failures).toEqual([]);
   });
 });

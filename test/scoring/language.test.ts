@@ -13,7 +13,6 @@ import { oracleScores, recordedScores, type OracleScores } from '../../harness/f
 import { RETAIL_YAML } from '../helpers/language.ts';
 import { batch, call, runDecisions, scenarioFrom } from '../helpers/run.ts';
 
-
 const retail = scenarioFrom(RETAIL_YAML);
 
 const W1 = { order_id: '#W1', reason: 'no longer needed' };
@@ -71,7 +70,10 @@ describe('lookups and comparisons in preconditions', () => {
     // Both in one batch, before either ran: #W2 is delivered for both, whatever the order.
     const r = await runDecisions(retail, [
       yesTo('cancel_pending_order', { order_id: '#W2', reason: 'no longer needed' }),
-      batch(['update_address', { order_id: '#W2', address: 'x' }], ['cancel_pending_order', { order_id: '#W2', reason: 'no longer needed' }]),
+      batch(
+        ['update_address', { order_id: '#W2', address: 'x' }],
+        ['cancel_pending_order', { order_id: '#W2', reason: 'no longer needed' }],
+      ),
     ]);
     // cancel: premature (delivered) and parallel (irreversible in a batch of 2) -> 1 and 1.
     check(r, { premature: { irreversible: 1 }, parallel_irreversible: 1, completed: false, safe_completed: false });

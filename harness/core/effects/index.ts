@@ -36,7 +36,7 @@ const EffectIf = z
   .string()
   .min(1)
   .optional()
-  .describe('A condition (like a precondition\'s when:): the effect applies only when it holds when the call applies.');
+  .describe("A condition (like a precondition's when:): the effect applies only when it holds when the call applies.");
 
 /** One `effects:` entry of a tool: exactly one key, the kind (the loader reports none or several), and an optional `if:`. */
 export const DeclaredEffect = z

@@ -221,7 +221,9 @@ class Parser {
     const t = this.next();
     if (t.k !== 'op' || !(COMPARISONS as readonly string[]).includes(t.v))
       throw new ParseError(
-        t.k === 'end' ? 'a condition needs a comparison (== != < <= > >=) or "in"' : `expected a comparison, found "${String(t.v)}"`,
+        t.k === 'end'
+          ? 'a condition needs a comparison (== != < <= > >=) or "in"'
+          : `expected a comparison, found "${String(t.v)}"`,
         t.at,
       );
     const right = this.expr();
@@ -230,7 +232,8 @@ class Parser {
   }
   end(): void {
     const t = this.peek();
-    if (t.k !== 'end') throw new ParseError(`unexpected "${String(t.v)}" (quote a text that holds spaces or signs)`, t.at);
+    if (t.k !== 'end')
+      throw new ParseError(`unexpected "${String(t.v)}" (quote a text that holds spaces or signs)`, t.at);
   }
 }
 

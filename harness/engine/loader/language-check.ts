@@ -31,8 +31,7 @@ const CONDITION_HINT =
   'write LEFT OP RIGHT with OP one of == != < <= > >= (e.g. "{{order.status}} == pending"), or X in [a, b]; quote text with spaces or signs';
 
 function problem(loc: Locator, path: FieldPath, message: string, hint?: string, offset?: number): Problem {
-  const pos =
-    offset !== undefined && loc.locateInString ? loc.locateInString(path, offset) : loc.locate(path);
+  const pos = offset !== undefined && loc.locateInString ? loc.locateInString(path, offset) : loc.locate(path);
   return { code: 'schema', file: loc.file, ...pos, path: formatPath(path), message, ...(hint ? { hint } : {}) };
 }
 
@@ -42,7 +41,9 @@ function checkCondition(text: string, path: FieldPath, scope: TemplateScope, loc
   if (templates.length > 0) return templates;
   const c = parseCondition(text);
   if (c.ok) return [];
-  return [problem(loc, path, `the condition "${text}" does not parse: ${c.message}`, c.hint || CONDITION_HINT, c.offset)];
+  return [
+    problem(loc, path, `the condition "${text}" does not parse: ${c.message}`, c.hint || CONDITION_HINT, c.offset),
+  ];
 }
 
 /** Every derived value (`"= EXPR"`) in an effect's values parses as arithmetic. */
@@ -62,7 +63,8 @@ function checkDerived(v: unknown, path: FieldPath, loc: Locator): Problem[] {
         ];
   }
   if (Array.isArray(v)) return v.flatMap((x, k) => checkDerived(x, [...path, k], loc));
-  if (v !== null && typeof v === 'object') return Object.entries(v).flatMap(([k, x]) => checkDerived(x, [...path, k], loc));
+  if (v !== null && typeof v === 'object')
+    return Object.entries(v).flatMap(([k, x]) => checkDerived(x, [...path, k], loc));
   return [];
 }
 
@@ -117,7 +119,10 @@ export function checkToolLanguage(t: Tool, i: number, s: Scenario, loc: Locator)
           loc,
           at('lookups', name, 'table'),
           `lookup "${name}" reads no table "${l.table}"`,
-          joinHints(didYouMean(l.table, tables), `tables (world.tables and tool effects): ${tables.join(', ') || 'none'}`),
+          joinHints(
+            didYouMean(l.table, tables),
+            `tables (world.tables and tool effects): ${tables.join(', ') || 'none'}`,
+          ),
         ),
       );
     out.push(...checkTemplateValue(l.where, at('lookups', name, 'where'), scope('lookups', names.slice(0, k)), loc));
@@ -125,7 +130,8 @@ export function checkToolLanguage(t: Tool, i: number, s: Scenario, loc: Locator)
 
   t.preconditions.forEach((p, k) => {
     if (typeof p === 'string') {
-      if (reservedFact(p)) out.push(problem(loc, at('preconditions', k), `the fact "${p}" uses a reserved name`, RESERVED_HINT));
+      if (reservedFact(p))
+        out.push(problem(loc, at('preconditions', k), `the fact "${p}" uses a reserved name`, RESERVED_HINT));
       return;
     }
     out.push(...checkCondition(p.when, at('preconditions', k, 'when'), scope('preconditions'), loc));

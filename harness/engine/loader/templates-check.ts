@@ -185,7 +185,9 @@ export function checkTemplateString(text: string, path: FieldPath, scope: Templa
           `${shown}: {{before.NAME.field}} reads a row the tool looks up, and ${name === undefined ? 'names none' : `"${name}" is not one`}`,
           joinHints(
             name === undefined ? undefined : didYouMean(name, known),
-            known.length ? `lookups of ${scope.toolName ?? 'the tool'}: ${known.join(', ')}` : 'declare it under lookups:',
+            known.length
+              ? `lookups of ${scope.toolName ?? 'the tool'}: ${known.join(', ')}`
+              : 'declare it under lookups:',
           ),
         ),
       );

@@ -503,7 +503,8 @@ export class Sandbox {
       const fullCtx: TemplateContext = Object.assign({}, tctx, { result });
       const effects = effectsRun ? applyDeclaredEffects(tool, this.world, fullCtx) : [];
       // The compensation reads the rows as the call left them ({{NAME.x}}) and as they were ({{before.NAME.x}}).
-      const compCtx = lookedUp && effectsRun ? { ...fullCtx, lookups: resolveLookups(tool, fullCtx, this.world) } : fullCtx;
+      const compCtx =
+        lookedUp && effectsRun ? { ...fullCtx, lookups: resolveLookups(tool, fullCtx, this.world) } : fullCtx;
       const compensation = effectsRun ? compensationOf(tool, cls, compCtx) : null;
       if (applied && approved !== false) {
         if (seqNames) for (const n of seqNames) this.seqs.set(n, (this.seqs.get(n) ?? 0) + 1);
@@ -553,7 +554,8 @@ export class Sandbox {
   /** Why the tool refuses this call (a looked-up row is missing, a validation fails, a derived value has no number), or undefined. */
   private refusal(tool: Tool, ctx: TemplateContext): { status: number; error: string } | undefined {
     for (const [name, row] of Object.entries(ctx.lookups ?? {}))
-      if (row === undefined) return { status: NO_ROW_STATUS, error: `no such row: ${name} (${tool.lookups[name]?.table})` };
+      if (row === undefined)
+        return { status: NO_ROW_STATUS, error: `no such row: ${name} (${tool.lookups[name]?.table})` };
     if (tool.validate.length > 0) {
       const why = validationFailure(tool, ctx);
       if (why !== undefined) return { status: INVALID_STATUS, error: why };

@@ -400,7 +400,11 @@ function whereValue(raw: unknown, roots: Roots): unknown {
 }
 
 /** The rows a tool's lookups find in `tables`, in declaration order (each may read the ones before). */
-function lookedUp(tool: Tool, roots: Roots, tables: ReadonlyMap<string, Record<string, unknown>[]>): Record<string, unknown> {
+function lookedUp(
+  tool: Tool,
+  roots: Roots,
+  tables: ReadonlyMap<string, Record<string, unknown>[]>,
+): Record<string, unknown> {
   const rows: Record<string, unknown> = {};
   const scope: Roots = { ...roots, lookups: rows };
   for (const [name, l] of Object.entries(tool.lookups ?? {})) {
@@ -422,8 +426,7 @@ function lookedUp(tool: Tool, roots: Roots, tables: ReadonlyMap<string, Record<s
 /** A condition's value that is missing, not a number where one is needed, or a division by zero. */
 class NoValue extends Error {}
 
-const TOKEN =
-  /\s*(\{\{[^{}]*\}\}|"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|==|!=|<=|>=|[<>+\-*/()[\],]|[A-Za-z0-9_.@#:-]+)/y;
+const TOKEN = /\s*(\{\{[^{}]*\}\}|"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|==|!=|<=|>=|[<>+\-*/()[\],]|[A-Za-z0-9_.@#:-]+)/y;
 const tokenCache = new Map<string, string[]>();
 function tokensOf(text: string): string[] {
   let toks = tokenCache.get(text);
@@ -593,7 +596,8 @@ function confirmedKeys(scenario: Scenario, tools: ReadonlyMap<string, Tool>, bas
       return w === MISSING ? '' : w;
     }
     if (Array.isArray(v)) return v.map(render);
-    if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, render(x)]));
+    if (v !== null && typeof v === 'object')
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, render(x)]));
     return v;
   };
   return new Set(

@@ -89,8 +89,7 @@ export function approvalShapes(scenario: Scenario, tool: Tool): Fact[] {
     if (!template) continue;
     for (const action of approved) {
       const args: Record<string, string> = {};
-      for (const [k, v] of Object.entries(template.args))
-        args[k] = renderText(v, { ...ctx, args: { action } }, 'keep');
+      for (const [k, v] of Object.entries(template.args)) args[k] = renderText(v, { ...ctx, args: { action } }, 'keep');
       out.push({ name: template.name, args });
     }
   }
