@@ -55,13 +55,6 @@ export class World {
     return w;
   }
 
-  /** The facts alone, as they hold now (what a batch's preconditions are checked against). */
-  factsOnly(): World {
-    const w = new World();
-    w.facts = new Map(this.facts);
-    return w;
-  }
-
   holds(pattern: Fact, opts?: MatchOptions): boolean {
     for (const f of this.facts.values()) if (matchesFact(pattern, f, opts)) return true;
     return false;

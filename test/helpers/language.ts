@@ -56,7 +56,7 @@ tools:
       - update: { table: orders, where: { order_id: "{{args.order_id}}" }, append: { payments: "{{args.amount}}" } }
       - establish: "paid(order={{args.order_id}})"
   - name: refund_gift_card
-    reversibility: compensable
+    reversibility: irreversible
     compensating_operation: null
     parameters: { type: object, properties: { user_id: { type: string }, amount: { type: number } }, required: [user_id, amount] }
     lookups:

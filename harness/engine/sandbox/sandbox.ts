@@ -132,6 +132,8 @@ interface Prepared {
   approvals: ReadonlyMap<string, Scenario['approvals'][string]>;
   /** The calls the scripted human confirms (`confirmations:`), by confirmation key (values rendered). */
   confirmed: ReadonlySet<string>;
+  /** The tools with a derived value (`"= EXPR"`) in their effects, checked before a call applies. */
+  derived: ReadonlySet<string>;
   /** The sequences each tool reads (`{{seq.NAME}}`), by tool name; only tools that read one. */
   sequences: ReadonlyMap<string, readonly string[]>;
   /** The initial world, rendered and parsed once; each run gets a clone. */
@@ -171,7 +173,9 @@ function prepare(scenario: Scenario): Prepared {
     confirmed.add(confirmationKey({ tool: c.tool, args }, tools.get(c.tool)));
   }
   const sequences = new Map<string, string[]>();
+  const derived = new Set<string>();
   for (const t of scenario.tools) {
+    if (JSON.stringify(t.effects).includes('"= ')) derived.add(t.name);
     const names = sequencesOf(t);
     if (names.length > 0) sequences.set(t.name, names);
   }
@@ -186,6 +190,7 @@ function prepare(scenario: Scenario): Prepared {
     reconcileView,
     approvals,
     confirmed,
+    derived,
     sequences,
     world,
     initial: deepFreeze(world.snapshot()),
@@ -231,6 +236,7 @@ export class Sandbox {
   private readonly approvals: ReadonlyMap<string, Scenario['approvals'][string]>;
   private readonly confirmed: ReadonlySet<string>;
   private readonly sequences: ReadonlyMap<string, readonly string[]>;
+  private readonly derived: ReadonlySet<string>;
   /** Unconsumed confirmations: confirmation key → how many yeses are left to license calls. */
   private readonly licenses = new Map<string, number>();
   /** The last number each sequence gave (`{{seq.NAME}}`). */
@@ -249,6 +255,7 @@ export class Sandbox {
     this.approvals = p.approvals;
     this.confirmed = p.confirmed;
     this.sequences = p.sequences;
+    this.derived = p.derived;
     this.classes = p.classes;
     this.idRng = createRng(deriveSeed(seed, 'ids'));
     this.faultRng = createRng(deriveSeed(seed, 'faults'));
@@ -560,7 +567,7 @@ export class Sandbox {
       const why = validationFailure(tool, ctx);
       if (why !== undefined) return { status: INVALID_STATUS, error: why };
     }
-    const derived = derivedValueFailure(tool, ctx);
+    const derived = this.derived.has(tool.name) ? derivedValueFailure(tool, ctx) : undefined;
     return derived === undefined ? undefined : { status: INVALID_STATUS, error: derived };
   }
 
