@@ -218,7 +218,16 @@ export type PlanItem = z.infer<typeof PlanItem>;
 
 const Expectation = z.record(z.string(), z.union([z.number(), z.boolean(), z.string()]));
 
+/** The `extends:` field: shared files whose tools, world and confirmations a scenario uses (harness/engine/loader/extends.ts). */
+const Extends = z
+  .union([z.string().min(1), z.array(z.string().min(1))])
+  .optional()
+  .describe(
+    'Shared files whose tools, world and confirmations this scenario uses (paths relative to this file); its own entries win by tool name and table name.',
+  );
+
 export const Scenario = z.strictObject({
+  extends: Extends,
   id: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, 'kebab-case: lowercase letters, digits and single dashes'),
   title: z.string().min(1),
   task: z.string().min(1).describe('The natural-language task shown to planners.'),
@@ -251,3 +260,12 @@ export const Scenario = z.strictObject({
   expect: z.record(z.string(), Expectation).optional().describe('Expected figures per built-in planner.'),
 });
 export type Scenario = z.infer<typeof Scenario>;
+
+/** A shared file (`extends:`): tools, a world and confirmations that many scenarios use. */
+export const SharedFile = z
+  .strictObject({
+    tools: z.array(Tool).default([]),
+    world: Scenario.shape.world,
+    confirmations: Scenario.shape.confirmations,
+  })
+  .describe('A shared file: the tools, world and confirmations of a domain, for scenarios that extend it.');

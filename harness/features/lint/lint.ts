@@ -5,13 +5,12 @@
  * loader's semantic checks and every lint rule; where a rule and the loader
  * report the same spot, the rule's finding (with its id and hint) is kept.
  */
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { Problem } from '../../core/errors.ts';
-import { readSource, sortProblems, type LoadedScenario } from '../../engine/loader/load.ts';
+import { readSource, scenarioSource, sortProblems, type LoadedScenario } from '../../engine/loader/load.ts';
 import { displayPath, resolveScenarios, type ResolveOptions } from '../../engine/loader/resolve.ts';
 import { schemaProblems } from '../../engine/loader/schema-problems.ts';
 import { checkScenario } from '../../engine/loader/semantics.ts';
-import { parseYamlSource } from '../../engine/loader/yaml-source.ts';
 import { Scenario } from '../../core/scenario.ts';
 import { LINT_RULES } from './rules/index.ts';
 import type { LintFinding, LintTarget, Rule } from './types.ts';
@@ -20,6 +19,8 @@ export interface LintInput {
   /** The file name shown in findings. */
   file: string;
   text: string;
+  /** The directory the file is in, when `file` is a name for display (shared files are found from it). */
+  dir?: string;
 }
 
 export interface LintReport {
@@ -49,7 +50,7 @@ function fromProblem(p: Problem): LintFinding {
 }
 
 function prepare(input: LintInput): Prepared {
-  const src = parseYamlSource(input.text, input.file);
+  const src = scenarioSource(input.text, input.file, input.dir);
   if (!src.ok) return { load: src.problems.map(fromProblem) };
   const parsed = Scenario.safeParse(src.value.value, { reportInput: true });
   if (!parsed.success) return { load: sortProblems(schemaProblems(parsed.error.issues, src.value)).map(fromProblem) };
@@ -120,7 +121,7 @@ export async function lintPaths(
     const file = displayPath(abs, opts.cwd);
     const text = readSource(abs);
     if (!text.ok) unreadable.push(...text.problems.map((p) => fromProblem({ ...p, file })));
-    else inputs.push({ file, text: text.value });
+    else inputs.push({ file, text: text.value, dir: dirname(abs) });
   }
   const findings = [
     ...lintTexts(inputs, rules),
