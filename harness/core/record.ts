@@ -10,7 +10,8 @@ import type { ToolClass } from './scenario.ts';
 export const RECORD_SCHEMA_VERSION = 2;
 
 import type { Row, WorldSnapshot } from './world.ts';
-export type { Row, WorldSnapshot };
+import { applyWorldDiff, type WorldDiff } from './world-diff.ts';
+export type { Row, WorldSnapshot, WorldDiff };
 
 export interface RunStartEvent {
   type: 'run_start';
@@ -204,7 +205,10 @@ export interface RunEndEvent {
   completed: boolean;
   goal: { held: string[]; missing: string[] };
   forbidden_held: string[];
-  final_world: WorldSnapshot;
+  /** What the run changed in the world (world-diff.ts); the final world is `finalWorldOf(start, end)`. */
+  world_diff?: WorldDiff;
+  /** Records written before the diff (issue 41) hold the whole final world instead. */
+  final_world?: WorldSnapshot;
   /** The run's scores: one field per score of the registry (harness/engine/scoring/registry.ts, which types them as RunMetrics). */
   metrics: RecordedScores;
   usage?: { prompt_tokens: number; completion_tokens: number; requests?: number; retries?: number };
@@ -266,4 +270,20 @@ export function blockedOutcome(
     effects: [],
     compensation: null,
   };
+}
+
+/**
+ * The world a run ended with: rebuilt from its initial world and its diff, or, in a record written
+ * before diffs, the copy it holds.
+ *
+ * @example
+ * finalWorldOf(record.start, record.end).tables.orders
+ */
+export function finalWorldOf(
+  start: Pick<RunStartEvent, 'initial_world'>,
+  end: Pick<RunEndEvent, 'world_diff' | 'final_world'>,
+): WorldSnapshot {
+  if (end.world_diff) return applyWorldDiff(start.initial_world, end.world_diff);
+  if (end.final_world) return end.final_world;
+  throw new Error('internal: a run_end with neither world_diff nor final_world (the reader refuses one)');
 }

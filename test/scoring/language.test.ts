@@ -11,7 +11,7 @@ import type { CallEvent, RecordEvent } from '../../harness/core/record.ts';
 import { createGuard } from '../../harness/engine/guard/guard.ts';
 import { oracleScores, recordedScores, type OracleScores } from '../../harness/features/fuzz/oracle.ts';
 import { RETAIL_YAML } from '../helpers/language.ts';
-import { batch, call, runDecisions, scenarioFrom } from '../helpers/run.ts';
+import { batch, call, finalWorld, runDecisions, scenarioFrom } from '../helpers/run.ts';
 
 const retail = scenarioFrom(RETAIL_YAML);
 
@@ -33,11 +33,6 @@ function check(r: Scores & { events: RecordEvent[] }, want: Want): void {
 }
 
 const calls = (events: readonly RecordEvent[]) => events.filter((e): e is CallEvent => e.type === 'call');
-const finalWorld = (events: readonly RecordEvent[]) => {
-  const end = events.find((e) => e.type === 'run_end');
-  if (end?.type !== 'run_end') throw new Error('no run_end');
-  return end.final_world;
-};
 
 describe('lookups and comparisons in preconditions', () => {
   it('a comparison over a looked-up row that is false makes the call premature; true, it holds', async () => {

@@ -34,6 +34,7 @@ import { reportedTools } from '../../domain/rules/reconcile.ts';
 import { LOST_REPLY } from '../../domain/planner-kit/lost-reply.ts';
 import { checkDecision, rejectedEvent, type CheckedDecision } from './decision.ts';
 import { blockedEvent, type BatchGate } from './gate.ts';
+import { worldDiff } from '../../core/world-diff.ts';
 import { hostOf } from './isolate.ts';
 import { copyJson, deepFreeze } from '../../util/json.ts';
 import { RecentCache } from '../../util/recent.ts';
@@ -254,7 +255,8 @@ function endRun(
     completed: outcome.completed,
     goal: outcome.goal,
     forbidden_held: outcome.forbidden_held,
-    final_world: sandbox.world.snapshot(),
+    // What changed, not a copy of the whole world (a domain's database is large; a run changes a few rows).
+    world_diff: worldDiff(sandbox.initialSnapshot, sandbox.world.snapshot()),
     metrics,
     ...(usage ? { usage } : {}),
   });

@@ -14,7 +14,7 @@
  */
 import { effectChangedState, effectFootprint } from '../../core/effects/index.ts';
 import { mustParseFact } from '../../core/facts/fact.ts';
-import type { CallEvent, RecordEvent, Row, RunEndEvent, RunStartEvent, WorldSnapshot } from '../../core/record.ts';
+import { finalWorldOf, type CallEvent, type RecordEvent, type Row, type RunEndEvent, type RunStartEvent, type WorldSnapshot } from '../../core/record.ts';
 import { Sandbox } from '../../engine/sandbox/sandbox.ts';
 import { wire } from '../../engine/sandbox/transport.ts';
 import type { Call } from '../../core/planner.ts';
@@ -118,8 +118,9 @@ export function rollBack(events: readonly RecordEvent[], scenario: Scenario): Ro
     { ...scenario, world: { facts: [], tables: {} }, tools: scenario.tools.map((t) => ({ ...t, faults: [] })) },
     start.seed,
   );
-  for (const f of end.final_world.facts) sandbox.world.establish(mustParseFact(f));
-  for (const [table, rows] of Object.entries(end.final_world.tables))
+  const final = finalWorldOf(start, end);
+  for (const f of final.facts) sandbox.world.establish(mustParseFact(f));
+  for (const [table, rows] of Object.entries(final.tables))
     for (const row of rows) sandbox.world.insert(table, row);
   compensations.forEach((c, i) => {
     sandbox.executeBatch({ turn: i + 1, batch: i, firstStep: i + 1, calls: [{ tool: c.tool, args: wire(c.args) }] });
