@@ -46,7 +46,10 @@ export interface RunStartEvent {
   }[];
   /** Restart faults in force: the planner restarts right after each of these steps (scenario `restarts` and `--restart-at`). */
   restarts?: number[];
-  initial_world: WorldSnapshot;
+  /** The world the run started from; left out when it is large (harness/engine/record/initial-world.ts). */
+  initial_world?: WorldSnapshot;
+  /** The SHA-256 of the initial world's key-order-free JSON, written instead of a large one. */
+  initial_world_sha256?: string;
   /**
    * Set on a journal `oneway guard` writes in front of a real server: an open-ended record (no
    * run_end), one call per step and batch, `t_ms` in real milliseconds since `started_at`.
@@ -273,17 +276,18 @@ export function blockedOutcome(
 }
 
 /**
- * The world a run ended with: rebuilt from its initial world and its diff, or, in a record written
- * before diffs, the copy it holds.
+ * The world a run ended with: rebuilt from its initial world (`initialWorldOf` in
+ * harness/engine/record/initial-world.ts) and its diff, or, in a record written before diffs, the
+ * copy it holds.
  *
  * @example
- * finalWorldOf(record.start, record.end).tables.orders
+ * finalWorldOf(initial, record.end).tables.orders
  */
 export function finalWorldOf(
-  start: Pick<RunStartEvent, 'initial_world'>,
+  initial: WorldSnapshot,
   end: Pick<RunEndEvent, 'world_diff' | 'final_world'>,
 ): WorldSnapshot {
-  if (end.world_diff) return applyWorldDiff(start.initial_world, end.world_diff);
+  if (end.world_diff) return applyWorldDiff(initial, end.world_diff);
   if (end.final_world) return end.final_world;
   throw new Error('internal: a run_end with neither world_diff nor final_world (the reader refuses one)');
 }

@@ -161,5 +161,6 @@ export function finalWorld(events: readonly RecordEvent[]) {
   const start = events.find((e) => e.type === 'run_start');
   const end = events.find((e) => e.type === 'run_end');
   if (start?.type !== 'run_start' || end?.type !== 'run_end') throw new Error('incomplete record');
-  return finalWorldOf(start, end);
+  if (!start.initial_world) throw new Error('the record holds its initial world by digest: use initialWorldOf');
+  return finalWorldOf(start.initial_world, end);
 }

@@ -251,7 +251,7 @@ function eventShapeProblem(v: unknown): string | undefined {
         typeof v.scenario !== 'string' ||
         typeof v.seed !== 'number' ||
         !Array.isArray(v.tools) ||
-        !isObj(v.initial_world)
+        (!isObj(v.initial_world) && typeof v.initial_world_sha256 !== 'string')
       ) {
         return 'this run_start lacks scenario, seed, tools or initial_world';
       }

@@ -35,6 +35,7 @@ import { LOST_REPLY } from '../../domain/planner-kit/lost-reply.ts';
 import { checkDecision, rejectedEvent, type CheckedDecision } from './decision.ts';
 import { blockedEvent, type BatchGate } from './gate.ts';
 import { worldDiff } from '../../core/world-diff.ts';
+import { initialWorldFields } from '../record/initial-world.ts';
 import { hostOf } from './isolate.ts';
 import { copyJson, deepFreeze } from '../../util/json.ts';
 import { RecentCache } from '../../util/recent.ts';
@@ -168,7 +169,7 @@ function runStartEvent(spec: RunSpec, sandbox: Sandbox): RunStartEvent {
     max_steps: scenario.max_steps,
     guard: spec.gate !== undefined,
     tools: recordTools(scenario, sandbox.classes),
-    initial_world: sandbox.initialSnapshot,
+    ...initialWorldFields(sandbox.initialSnapshot),
     ...(scenario.restarts.length > 0 || spec.restartAt?.length
       ? { restarts: [...new Set([...scenario.restarts, ...(spec.restartAt ?? [])])].sort((a, b) => a - b) }
       : {}),

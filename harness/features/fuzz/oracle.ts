@@ -752,24 +752,59 @@ function classesOf(start: RunStartEvent | undefined): Map<string, ToolClass> {
 
 /** The initial world as ground facts by key, once per list of fact texts (runs of a scenario share theirs); each run gets a copy. */
 const initialWorlds = new WeakMap<object, Map<string, Ground>>();
-function initialWorld(start: RunStartEvent | undefined): Map<string, Ground> {
-  const facts = start?.initial_world.facts ?? [];
-  let world = initialWorlds.get(facts);
+function initialWorld(start: RunStartEvent | undefined, scenario: Scenario): Map<string, Ground> {
+  // A record holds a large initial world by its digest only: it is the scenario's, rendered here.
+  const key: object = start?.initial_world?.facts ?? (start?.initial_world_sha256 !== undefined ? scenario : []);
+  let world = initialWorlds.get(key);
   if (!world) {
     world = new Map<string, Ground>();
-    for (const text of facts) {
-      const g = ground(text);
-      world.set(g.key, g.ground);
+    if (start?.initial_world) {
+      for (const text of start.initial_world.facts) {
+        const g = ground(text);
+        world.set(g.key, g.ground);
+      }
+    } else if (start?.initial_world_sha256 !== undefined) {
+      const base: Roots = { inputs: scenario.inputs, deployment: scenario.deployment };
+      for (const text of scenario.world.facts) {
+        const t = readTemplate(text);
+        const args: Record<string, string> = {};
+        for (const [k, v] of t.args) {
+          const s = v.quoted || v.raw === '*' ? v.raw : substitute(v.raw, base);
+          args[k] = s === MISSING ? '' : s;
+        }
+        const g: Ground = { name: t.name, args };
+        world.set(groundKey(g), g);
+      }
     }
-    initialWorlds.set(facts, world);
+    initialWorlds.set(key, world);
   }
   return new Map(world);
 }
 
 /** The initial tables, copied for one run (rows are replaced, never changed, by the replay). */
-function initialTables(start: RunStartEvent | undefined): Map<string, Record<string, unknown>[]> {
+function initialTables(start: RunStartEvent | undefined, scenario: Scenario): Map<string, Record<string, unknown>[]> {
   const out = new Map<string, Record<string, unknown>[]>();
-  for (const [name, rows] of Object.entries(start?.initial_world.tables ?? {})) out.set(name, [...rows]);
+  if (start?.initial_world) {
+    for (const [name, rows] of Object.entries(start.initial_world.tables)) out.set(name, [...rows]);
+    return out;
+  }
+  if (start?.initial_world_sha256 === undefined) return out;
+  const base: Roots = { inputs: scenario.inputs, deployment: scenario.deployment };
+  const render = (v: unknown): unknown => {
+    if (typeof v === 'string') {
+      const w = whereValue(v, base);
+      return w === MISSING ? '' : w;
+    }
+    if (Array.isArray(v)) return v.map(render);
+    if (v !== null && typeof v === 'object')
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, render(x)]));
+    return v;
+  };
+  for (const [name, rows] of Object.entries(scenario.world.tables))
+    out.set(
+      name,
+      rows.map((r) => render(r) as Record<string, unknown>),
+    );
   return out;
 }
 
@@ -854,8 +889,8 @@ class Replay {
       else this.byBatch.set(c.batch, [c]);
     }
     this.batchIds = sorted([...this.byBatch.keys()], (a, b) => a - b);
-    this.world = initialWorld(start);
-    this.tables = initialTables(start);
+    this.world = initialWorld(start, scenario);
+    this.tables = initialTables(start, scenario);
   }
 
   /** One batch: its calls scored against the world before it, then its effects applied. */

@@ -19,6 +19,7 @@ import { reconcilersByTarget, reportedBy } from '../../domain/rules/reconcile.ts
 import { callIdentity } from '../../domain/rules/same-call.ts';
 import { approverFor, type Approver } from './approver.ts';
 import type { ParsedRecord } from '../../engine/record/reader.ts';
+import { initialWorldOf } from '../../engine/record/initial-world.ts';
 import { irreversibleResponse, recipients, type Response } from './response.ts';
 
 /**
@@ -98,7 +99,8 @@ export interface Checklist {
     /** Items still open: the run's dangling effects if it did not complete, else its duplicate effects. */
     open: number;
   };
-  initial_world: WorldSnapshot;
+  /** The world the run started from (rebuilt from the scenario when the record holds its digest only; absent when the scenario no longer gives it). */
+  initial_world?: WorldSnapshot;
 }
 
 /**
@@ -240,11 +242,19 @@ export function buildChecklist(record: ParsedRecord, scenario?: Scenario): Check
     },
     items,
     counts,
-    initial_world: start.initial_world,
+    ...initialWorldField(start, scenario),
   };
 }
 
 /** A compensable tool's compensation is a new action with its own approvals; a reversible one's only when the record says so. */
 export function needsApproval(cls: ToolClass, comp: Pick<Compensation, 'requires_approval'>): boolean {
   return cls === 'compensable' || comp.requires_approval;
+}
+
+/** The checklist's initial world, when the record holds it or the scenario rebuilds it. */
+function initialWorldField(start: RunStartEvent, scenario: Scenario | undefined): { initial_world?: WorldSnapshot } {
+  if (start.initial_world) return { initial_world: start.initial_world };
+  if (!scenario) return {};
+  const w = initialWorldOf(start, scenario);
+  return w.ok ? { initial_world: w.value } : {};
 }
