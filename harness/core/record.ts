@@ -11,7 +11,7 @@ export const RECORD_SCHEMA_VERSION = 2;
 
 import type { Row, WorldSnapshot } from './world.ts';
 import { applyWorldDiff, type WorldDiff } from './world-diff.ts';
-export type { Row, WorldSnapshot, WorldDiff };
+export type { Row, WorldSnapshot };
 
 export interface RunStartEvent {
   type: 'run_start';

@@ -70,12 +70,12 @@ const ConditionText = z
   );
 
 /** A lookup name: a template root of its own (`{{order.status}}`), so never one of the built-in roots. */
-export const LookupName = z
+const LookupName = z
   .string()
   .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'letters, digits and _ only, starting with a letter or _')
   .describe('The name templates read the row by: {{NAME.field}}.');
 
-export const Lookup = z
+const Lookup = z
   .strictObject({
     table: TableName,
     where: Row.describe(
@@ -85,10 +85,9 @@ export const Lookup = z
   .describe(
     'A row this tool reads when called: the first row of `table` that matches `where`; none found, and its templates have no value.',
   );
-export type Lookup = z.infer<typeof Lookup>;
 
 /** A precondition: a fact, or a comparison that must hold when the call is issued. */
-export const PreconditionWhen = z
+const PreconditionWhen = z
   .strictObject({ when: ConditionText })
   .describe('A comparison that must hold when the call is issued (premature when it does not).');
 export const Precondition = z.union([Fact, PreconditionWhen]);
@@ -104,7 +103,7 @@ export function conditionPreconditions(t: { preconditions: readonly Precondition
   return t.preconditions.flatMap((p) => (typeof p === 'string' ? [] : [p.when]));
 }
 
-export const Validation = z
+const Validation = z
   .strictObject({
     when: ConditionText,
     error: z.string().min(1).describe('The reason the tool gives when the condition does not hold.'),
@@ -112,15 +111,13 @@ export const Validation = z
   .describe(
     'Tool-side validation: when the condition does not hold, the call is a definite 4xx failure and nothing applies.',
   );
-export type Validation = z.infer<typeof Validation>;
 
-export const Confirmation = z
+const Confirmation = z
   .strictObject({
     tool: z.string().min(1).describe('The tool whose call the human confirms.'),
     args: Row.default({}).describe('The arguments of the confirmed call (lists compare in any order).'),
   })
   .describe('A call the scripted human says yes to when a confirmation tool asks about it.');
-export type Confirmation = z.infer<typeof Confirmation>;
 
 /** The `kind:` of a tool: `approval` asks about an action text; `confirmation` asks about a concrete call. */
 const ToolKind = z

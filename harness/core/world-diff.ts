@@ -17,7 +17,7 @@ import { sortStrings } from '../util/sort.ts';
 import type { Row, WorldSnapshot } from './world.ts';
 
 /** One piece of a changed table: a run of initial rows, or a row of its own. */
-export type TablePiece = [number, number] | { row: Row };
+type TablePiece = [number, number] | { row: Row };
 
 export interface WorldDiff {
   facts: { added: string[]; removed: string[] };

@@ -19,7 +19,7 @@
 import type { Result } from '../errors.ts';
 import { lookupTemplate, renderValue, type TemplateContext } from './render.ts';
 
-export const COMPARISONS = ['==', '!=', '<=', '>=', '<', '>'] as const;
+const COMPARISONS = ['==', '!=', '<=', '>=', '<', '>'] as const;
 type Comparison = (typeof COMPARISONS)[number];
 
 /** One operand: a literal, a template path, `len(...)`, negation or a binary arithmetic node. */
@@ -291,31 +291,13 @@ export function parseExpression(text: string): ExprParse<Expr> {
   return c;
 }
 
-/** Every template path an expression or condition reads. */
-export function conditionPaths(c: Condition | Expr): string[] {
-  const out: string[] = [];
-  const walk = (e: Condition | Expr): void => {
-    if (e.t === 'path') out.push(e.path);
-    else if (e.t === 'len' || e.t === 'neg') walk(e.of);
-    else if (e.t === 'bin' || e.t === 'cmp') {
-      walk(e.left);
-      walk(e.right);
-    } else if (e.t === 'in') {
-      walk(e.left);
-      for (const x of Array.isArray(e.items) ? e.items : [e.items]) walk(x);
-    }
-  };
-  walk(c);
-  return out;
-}
-
 /** Why a value could not be computed. */
 class Unknown extends Error {}
 
 const DECIMAL = /^-?(\d+(\.\d+)?|\.\d+)$/;
 
 /** A value as a number: a number, or a text that is a plain decimal number; else undefined. */
-export function numberOf(v: unknown): number | undefined {
+function numberOf(v: unknown): number | undefined {
   if (typeof v === 'number' && Number.isFinite(v)) return v;
   if (typeof v === 'string' && DECIMAL.test(v.trim())) return Number(v.trim());
   return undefined;
@@ -382,7 +364,7 @@ function compare(a: unknown, op: Comparison, b: unknown): boolean {
 }
 
 /** Whether a parsed condition holds in a context; false when any value it needs is missing or not a number. */
-export function evaluateCondition(c: Condition, ctx: TemplateContext): boolean {
+function evaluateCondition(c: Condition, ctx: TemplateContext): boolean {
   try {
     if (c.t === 'cmp') return compare(value(c.left, ctx), c.op, value(c.right, ctx));
     const left = value(c.left, ctx);

@@ -51,7 +51,7 @@ export function preconditionsIn(
  * @example
  * conditionFact('{{order.status}} == pending', ctx) // 'oneway.when(check="cancelled == pending")'
  */
-export function conditionFact(when: string, ctx: TemplateContext): string {
+function conditionFact(when: string, ctx: TemplateContext): string {
   return formatFact({ name: 'oneway.when', args: { check: renderedCondition(when, ctx) } });
 }
 

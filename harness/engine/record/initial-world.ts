@@ -13,7 +13,7 @@ import { Sandbox } from '../sandbox/sandbox.ts';
 import type { Result } from '../../core/errors.ts';
 
 /** The largest initial world (bytes of JSON) a record holds whole. */
-export const INLINE_WORLD_MAX = 64 * 1024;
+const INLINE_WORLD_MAX = 64 * 1024;
 
 const fields = new WeakMap<WorldSnapshot, Pick<RunStartEvent, 'initial_world' | 'initial_world_sha256'>>();
 
