@@ -25,13 +25,14 @@ import { effectiveClass } from '../../domain/rules/classes.ts';
 import {
   applyDeclaredEffects,
   compensationOf,
+  confirmationFact,
   declaredEstablishes,
   preconditionsIn,
 } from '../../domain/rules/declared.ts';
 import { changedWorld } from '../../domain/rules/effects.ts';
 import { reconciledIndices, reportedTools, type ReconcileTool } from '../../domain/rules/reconcile.ts';
 import { OpenAmbiguities, retriedFailure, type OpenFailure } from '../../domain/rules/retries.ts';
-import { callIdentity } from '../../domain/rules/same-call.ts';
+import { callIdentity, confirmationKey } from '../../domain/rules/same-call.ts';
 import { lostIntentCall } from '../../engine/record/reader.ts';
 
 /** A call as the guard assesses it: its class (null: not declared), its preconditions in what is known. */
@@ -68,6 +69,8 @@ export class KnownWorld {
   private readonly reconciledTools: ReadonlySet<string>;
   /** Successes by call identity, for the tools that declare an idempotency key. */
   private readonly successes = new Map<string, number>();
+  /** Yeses to concrete calls not consumed yet (`requires_confirmation`), by confirmation key. */
+  private readonly licenses = new Map<string, number>();
 
   constructor(
     readonly scenario: Scenario,
@@ -133,10 +136,16 @@ export class KnownWorld {
     const tool = this.tools.get(call.tool);
     if (!tool) return { tool, class: null, held: [], missing: [], establishes: [] };
     const ctx = this.ctx(call.args);
+    // Tables are not known here: a comparison over a looked-up row does not hold, so the call is refused.
+    const pre = preconditionsIn(tool, ctx, this.world);
+    if (tool.requires_confirmation)
+      ((this.licenses.get(confirmationKey(call, tool)) ?? 0) > 0 ? pre.held : pre.missing).push(
+        confirmationFact(tool.name, call.args),
+      );
     return {
       tool,
       class: this.classes.get(tool.name) as ToolClass,
-      ...preconditionsIn(tool, ctx, this.world),
+      ...pre,
       establishes: declaredEstablishes(tool, ctx),
     };
   }
@@ -192,7 +201,7 @@ export class KnownWorld {
     if (!tool) return { effects: [], compensation: null, effect_id: null };
     const out: Observed = { effects: [], compensation: null, effect_id: null };
     const reply = result !== null && typeof result === 'object' ? (result as Record<string, unknown>) : {};
-    if (tool.kind === 'approval' && typeof reply.approved === 'boolean') out.approved = reply.approved;
+    if (tool.kind !== 'action' && typeof reply.approved === 'boolean') out.approved = reply.approved;
     if (reachedBefore !== undefined && (this.reconcileView.get(tool.name)?.reconciles.length ?? 0) > 0)
       out.reconciled = this.reconciled(tool, args, reply, reachedBefore);
     if (out.approved === false) return out;
@@ -234,6 +243,18 @@ export class KnownWorld {
     if (e.status === 'ok' && tool?.idempotency_key !== undefined) {
       const identity = callIdentity(e, tool);
       this.successes.set(identity, (this.successes.get(identity) ?? 0) + 1);
+    }
+    // A yes the human gave (the server's reply said so) licenses one later matching call; such a call consumes one.
+    if (tool?.kind === 'confirmation' && e.status === 'ok' && e.approved === true) {
+      const target = typeof e.args.tool === 'string' ? e.args.tool : '';
+      const args = (e.args.args ?? {}) as Record<string, unknown>;
+      const key = confirmationKey({ tool: target, args }, this.tools.get(target));
+      this.licenses.set(key, (this.licenses.get(key) ?? 0) + 1);
+    }
+    if (tool?.requires_confirmation && e.status !== 'blocked') {
+      const key = confirmationKey(e, tool);
+      const left = this.licenses.get(key) ?? 0;
+      if (left > 0) this.licenses.set(key, left - 1);
     }
   }
 }
