@@ -45,6 +45,15 @@ describe('conditions', () => {
   });
 });
 
+describe('hostile conditions', () => {
+  it('refuses nesting past 64 levels with a message, never exhausting the stack', () => {
+    for (const text of [`${'('.repeat(100_000)}1${')'.repeat(100_000)} == 1`, `${'- '.repeat(100_000)}1 == 1`]) {
+      const r = parseCondition(text);
+      expect(r.ok ? 'parsed' : r.message).toBe('nested more than 64 levels deep');
+    }
+  });
+});
+
 describe('derived values', () => {
   it('computes a number, rounded to 9 places, or says why there is none', () => {
     expect(arithmeticValue('{{user.balance}} - {{args.amount}}', ctx)).toEqual({ ok: true, value: -4.1 });

@@ -123,8 +123,12 @@ function tokenize(src: string): ExprParse<Tok[]> {
   return { ok: true, value: out };
 }
 
+/** How deep parentheses, `len(...)` and signs may nest: scenario text is hostile, and the parser recurses per level. */
+const MAX_DEPTH = 64;
+
 class Parser {
   private i = 0;
+  private depth = 0;
   constructor(private readonly toks: Tok[]) {}
 
   peek(): Tok {
@@ -160,10 +164,19 @@ class Parser {
   }
   unary(): Expr {
     if (this.isOp('-')) {
-      this.next();
-      return { t: 'neg', of: this.unary() };
+      const t = this.next();
+      return { t: 'neg', of: this.nested(t.at, () => this.unary()) };
     }
     return this.atom();
+  }
+  /** Reads one level deeper, refusing past MAX_DEPTH. */
+  nested<T>(at: number, read: () => T): T {
+    if (++this.depth > MAX_DEPTH) throw new ParseError(`nested more than ${MAX_DEPTH} levels deep`, at);
+    try {
+      return read();
+    } finally {
+      this.depth--;
+    }
   }
   atom(): Expr {
     const t = this.next();
@@ -173,14 +186,14 @@ class Parser {
     if (t.k === 'word') {
       if (t.v === 'len' && this.isOp('(')) {
         this.next();
-        const of = this.expr();
+        const of = this.nested(t.at, () => this.expr());
         this.expect(')');
         return { t: 'len', of };
       }
       return { t: 'text', value: t.v };
     }
     if (t.k === 'op' && t.v === '(') {
-      const e = this.expr();
+      const e = this.nested(t.at, () => this.expr());
       this.expect(')');
       return e;
     }
