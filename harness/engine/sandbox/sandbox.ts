@@ -335,21 +335,24 @@ export class Sandbox {
     return true;
   }
 
-  /** Asks the scripted human to confirm a concrete call (`confirmations:`); a yes licenses one such call. */
-  private confirm(args: Record<string, unknown>): boolean {
+  /** The confirmation key of the call a confirmation tool asks about (its `tool` and `args` arguments). */
+  private askedAbout(args: Record<string, unknown>): string {
     const target = typeof args.tool === 'string' ? args.tool : '';
     const targetArgs =
       args.args !== null && typeof args.args === 'object' && !Array.isArray(args.args)
         ? (args.args as Record<string, unknown>)
         : {};
-    return this.confirmed.has(confirmationKey({ tool: target, args: targetArgs }, this.tools.get(target)));
+    return confirmationKey({ tool: target, args: targetArgs }, this.tools.get(target));
+  }
+
+  /** Asks the scripted human to confirm a concrete call (`confirmations:`); a yes licenses one such call. */
+  private confirm(args: Record<string, unknown>): boolean {
+    return this.confirmed.has(this.askedAbout(args));
   }
 
   /** Records a yes to a concrete call: one later call with matching arguments may consume it. */
   private license(args: Record<string, unknown>): void {
-    const target = typeof args.tool === 'string' ? args.tool : '';
-    const targetArgs = (args.args ?? {}) as Record<string, unknown>;
-    const key = confirmationKey({ tool: target, args: targetArgs }, this.tools.get(target));
+    const key = this.askedAbout(args);
     this.licenses.set(key, (this.licenses.get(key) ?? 0) + 1);
   }
 
