@@ -82,6 +82,16 @@ describe('extends: shared files', () => {
     expect(read?.type === 'call' && read.result).toEqual({ order: { order_id: '#W1', status: 'processed' } });
   });
 
+  it('keeps one copy of a shared table for every scenario that takes it', () => {
+    const a = loadScenarioFile(write('tasks/a.yaml', scenarioText().replace('id: cancel-w1', 'id: a')));
+    const b = loadScenarioFile(write('tasks/b.yaml', scenarioText().replace('id: cancel-w1', 'id: b')));
+    if (!a.ok || !b.ok) throw new Error('did not load');
+    // users came from the shared file: the same (frozen) array; orders is each scenario's own.
+    expect(a.value.scenario.world.tables.users).toBe(b.value.scenario.world.tables.users);
+    expect(Object.isFrozen(a.value.scenario.world.tables.users?.[0])).toBe(true);
+    expect(a.value.scenario.world.tables.orders).not.toBe(b.value.scenario.world.tables.orders);
+  });
+
   it('locates a problem of a shared tool in the shared file, and one of the scenario in the scenario', () => {
     const bad = write(
       'shared/bad.yaml',

@@ -18,7 +18,8 @@
 import { createHash } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
 import type { Problem, Result } from '../../core/errors.ts';
-import { SharedFile } from '../../core/scenario.ts';
+import { SharedFile, type Scenario } from '../../core/scenario.ts';
+import { deepFreeze } from '../../util/json.ts';
 import { schemaProblems } from './schema-problems.ts';
 import { parseYamlSource, type FieldPath, type Pos, type YamlSource } from './yaml-source.ts';
 
@@ -46,6 +47,29 @@ function sharedSource(path: string, text: string): Result<YamlSource> {
   if (parsedShared.size > 256) parsedShared.clear();
   parsedShared.set(key, r);
   return r;
+}
+
+/** Of a merged source, the shared file each of its tables came from (those the scenario did not replace). */
+const tableOrigins = new WeakMap<YamlSource, Map<string, YamlSource>>();
+/** Of a shared file's source, its tables as the first scenario that used them parsed them: one copy for all. */
+const parsedTables = new WeakMap<YamlSource, Map<string, unknown[]>>();
+
+/**
+ * Makes the tables a loaded scenario took from shared files the same (deep-frozen) arrays for every
+ * scenario that takes them: a domain's database is parsed per scenario, but kept once.
+ */
+export function shareTables(scenario: Scenario, merged: YamlSource): void {
+  const origins = tableOrigins.get(merged);
+  if (!origins) return;
+  for (const [name, shared] of origins) {
+    const rows = scenario.world.tables[name];
+    if (!rows) continue;
+    let byName = parsedTables.get(shared);
+    if (!byName) parsedTables.set(shared, (byName = new Map()));
+    const kept = byName.get(name) as typeof rows | undefined;
+    if (kept) scenario.world.tables[name] = kept;
+    else byName.set(name, deepFreeze(rows));
+  }
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -168,7 +192,7 @@ function merged(src: YamlSource, doc: Record<string, unknown>, shared: readonly 
     return o ? { o, rest: path.slice(used) } : undefined;
   };
   const inFile = (o: Origin, pos: Pos): Pos => ({ ...pos, file: o.src.file });
-  return {
+  const out: YamlSource = {
     file: src.file,
     text: src.text,
     value,
@@ -183,4 +207,6 @@ function merged(src: YamlSource, doc: Record<string, unknown>, shared: readonly 
         : src.locateInString(path, offset);
     },
   };
+  tableOrigins.set(out, new Map([...tableOrigin].map(([name, o]) => [name, o.src])));
+  return out;
 }

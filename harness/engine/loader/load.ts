@@ -9,7 +9,7 @@ import type { Problem, Result } from '../../core/errors.ts';
 import { Plan, Scenario, type PlanItem } from '../../core/scenario.ts';
 import { didYouMean } from '../../util/did-you-mean.ts';
 import { schemaProblems } from './schema-problems.ts';
-import { withShared } from './extends.ts';
+import { shareTables, withShared } from './extends.ts';
 import { checkPlan, checkScenario } from './semantics.ts';
 import {
   MAX_SOURCE_BYTES,
@@ -65,6 +65,7 @@ export function validateScenario(src: YamlSource): Result<LoadedScenario> {
   if (!parsed.success) return { ok: false, problems: sortProblems(schemaProblems(parsed.error.issues, src)) };
   const problems = checkScenario(parsed.data, src);
   if (problems.length > 0) return { ok: false, problems: sortProblems(problems) };
+  shareTables(parsed.data, src);
   const toolLines = toolLinesOf(parsed.data, src.locate);
   // A scenario that extends shared files keeps their sources: its positions may be in them.
   const locate = parsed.data.extends === undefined ? locator(src.text, src.file) : src.locate.bind(src);
