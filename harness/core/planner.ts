@@ -15,7 +15,7 @@ export type { ToolClass };
 export interface ToolView {
   name: string;
   description: string;
-  kind: 'action' | 'approval';
+  kind: 'action' | 'approval' | 'confirmation';
   /** The effective class for this run's deployment. */
   class: ToolClass;
   read_only: boolean;
@@ -45,6 +45,10 @@ export interface ToolView {
   idempotent?: boolean;
   /** Which of its failures are declared definite (nothing was done): JSON-RPC codes, patterns on the error text. */
   definite_failures?: { codes?: number[]; errors?: string[] };
+  /** Comparisons that must hold when the call is issued (over args and the rows the tool looks up), as written. */
+  conditions?: string[];
+  /** The call needs the human's yes to this very call first (a confirmation tool asks for it). */
+  requires_confirmation?: true;
   latency_ms: number;
 }
 

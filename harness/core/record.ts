@@ -10,6 +10,7 @@ import type { ToolClass } from './scenario.ts';
 export const RECORD_SCHEMA_VERSION = 2;
 
 import type { Row, WorldSnapshot } from './world.ts';
+import { applyWorldDiff, type WorldDiff } from './world-diff.ts';
 export type { Row, WorldSnapshot };
 
 export interface RunStartEvent {
@@ -28,7 +29,7 @@ export interface RunStartEvent {
     name: string;
     class: ToolClass;
     read_only: boolean;
-    kind: 'action' | 'approval';
+    kind: 'action' | 'approval' | 'confirmation';
     compensating_operation: string | null;
     /** The tools it reports on: those it declares it reconciles, and those that write a table it reads. */
     reconciles: string[];
@@ -45,7 +46,10 @@ export interface RunStartEvent {
   }[];
   /** Restart faults in force: the planner restarts right after each of these steps (scenario `restarts` and `--restart-at`). */
   restarts?: number[];
-  initial_world: WorldSnapshot;
+  /** The world the run started from; left out when it is large (harness/engine/record/initial-world.ts). */
+  initial_world?: WorldSnapshot;
+  /** The SHA-256 of the initial world's key-order-free JSON, written instead of a large one. */
+  initial_world_sha256?: string;
   /**
    * Set on a journal `oneway guard` writes in front of a real server: an open-ended record (no
    * run_end), one call per step, the calls a session made together (each sent before any of the
@@ -126,7 +130,7 @@ export interface CallEvent {
   args: Record<string, unknown>;
   class: ToolClass;
   read_only: boolean;
-  kind: 'action' | 'approval';
+  kind: 'action' | 'approval' | 'confirmation';
   /**
    * Preconditions rendered for this call, split by whether they held against the world before its
    * batch. A bare `*` is a wildcard the scenario wrote; a literal star from an argument reads `"*"`.
@@ -225,7 +229,10 @@ export interface RunEndEvent {
   completed: boolean;
   goal: { held: string[]; missing: string[] };
   forbidden_held: string[];
-  final_world: WorldSnapshot;
+  /** What the run changed in the world (world-diff.ts); the final world is `finalWorldOf(start, end)`. */
+  world_diff?: WorldDiff;
+  /** Records written before the diff (issue 41) hold the whole final world instead. */
+  final_world?: WorldSnapshot;
   /** The run's scores: one field per score of the registry (harness/engine/scoring/registry.ts, which types them as RunMetrics). */
   metrics: RecordedScores;
   usage?: { prompt_tokens: number; completion_tokens: number; requests?: number; retries?: number };
@@ -317,4 +324,21 @@ export function blockedOutcome(
     effects: [],
     compensation: null,
   };
+}
+
+/**
+ * The world a run ended with: rebuilt from its initial world (`initialWorldOf` in
+ * harness/engine/record/initial-world.ts) and its diff, or, in a record written before diffs, the
+ * copy it holds.
+ *
+ * @example
+ * finalWorldOf(initial, record.end).tables.orders
+ */
+export function finalWorldOf(
+  initial: WorldSnapshot,
+  end: Pick<RunEndEvent, 'world_diff' | 'final_world'>,
+): WorldSnapshot {
+  if (end.world_diff) return applyWorldDiff(initial, end.world_diff);
+  if (end.final_world) return end.final_world;
+  throw new Error('internal: a run_end with neither world_diff nor final_world (the reader refuses one)');
 }

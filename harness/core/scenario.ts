@@ -79,6 +79,92 @@ export type ReconcileEntry = z.infer<typeof ReconcileEntry>;
 
 /** The tool a `reconciles:` entry names. */
 export const reconcileTarget = (e: ReconcileEntry): string => (typeof e === 'string' ? e : e.tool);
+// ---------------------------------------------------------------------------
+// The scenario language for real domains (issue 41): lookups, comparisons, tool-side validation,
+// confirmation of a concrete call, shared files. Conditions are read by harness/core/templates/condition.ts.
+
+/** A condition: `LEFT OP RIGHT` (`== != < <= > >=`), `X in [a, b]`; sides are templates, literals, arithmetic, len(X). */
+const ConditionText = z
+  .string()
+  .min(1)
+  .describe(
+    'A condition: LEFT OP RIGHT with OP one of == != < <= > >= (each side a template, number, word or "quoted text", with + - * / and len(X)), or X in [a, b]. Numeric when both sides are numbers, else text.',
+  );
+
+/** A lookup name: a template root of its own (`{{order.status}}`), so never one of the built-in roots. */
+const LookupName = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'letters, digits and _ only, starting with a letter or _')
+  .describe('The name templates read the row by: {{NAME.field}}.');
+
+const Lookup = z
+  .strictObject({
+    table: TableName,
+    where: Row.describe(
+      'Column to value (templates over args, inputs, deployment and earlier lookups); the first matching row.',
+    ),
+  })
+  .describe(
+    'A row this tool reads when called: the first row of `table` that matches `where`; none found, and its templates have no value.',
+  );
+
+/** A precondition: a fact, or a comparison that must hold when the call is issued. */
+const PreconditionWhen = z
+  .strictObject({ when: ConditionText })
+  .describe('A comparison that must hold when the call is issued (premature when it does not).');
+export const Precondition = z.union([Fact, PreconditionWhen]);
+export type Precondition = z.infer<typeof Precondition>;
+
+/** The fact preconditions of a tool, in order (its comparisons left out). */
+export function factPreconditions(t: { preconditions: readonly Precondition[] }): string[] {
+  return t.preconditions.filter((p): p is string => typeof p === 'string');
+}
+
+/** The comparison preconditions of a tool, in order. */
+export function conditionPreconditions(t: { preconditions: readonly Precondition[] }): string[] {
+  return t.preconditions.flatMap((p) => (typeof p === 'string' ? [] : [p.when]));
+}
+
+const Validation = z
+  .strictObject({
+    when: ConditionText,
+    error: z.string().min(1).describe('The reason the tool gives when the condition does not hold.'),
+  })
+  .describe(
+    'Tool-side validation: when the condition does not hold, the call is a definite 4xx failure and nothing applies.',
+  );
+
+const Confirmation = z
+  .strictObject({
+    tool: z.string().min(1).describe('The tool whose call the human confirms.'),
+    args: Row.default({}).describe('The arguments of the confirmed call (lists compare in any order).'),
+  })
+  .describe('A call the scripted human says yes to when a confirmation tool asks about it.');
+
+/** The `kind:` of a tool: `approval` asks about an action text; `confirmation` asks about a concrete call. */
+const ToolKind = z
+  .enum(['action', 'approval', 'confirmation'])
+  .default('action')
+  .describe(
+    'approval: answered by the scenario `approvals` (by action text); confirmation: answered by the scenario `confirmations` (by tool and arguments).',
+  );
+
+/** The tool fields of the language above (spread into Tool). */
+const toolLanguage = {
+  lookups: z
+    .record(LookupName, Lookup)
+    .default({})
+    .describe(
+      'Rows this tool reads when called, by name; its conditions, effects, returns and compensation read them as {{NAME.field}}.',
+    ),
+  validate: z.array(Validation).default([]).describe('Tool-side validation, checked before anything applies.'),
+  requires_confirmation: z
+    .boolean()
+    .default(false)
+    .describe(
+      "This call needs the human's yes to this very call (one yes licenses one call); without it the call is premature.",
+    ),
+};
 
 export const Tool = z.strictObject({
   name: z
@@ -86,7 +172,7 @@ export const Tool = z.strictObject({
     .regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and - only, at most 64 (OpenAI function names)')
     .describe('Unique tool name.'),
   description: z.string().default(''),
-  kind: z.enum(['action', 'approval']).default('action').describe('approval: answered by the scenario `approvals`.'),
+  kind: ToolKind,
   reversibility: Reversibility,
   compensating_operation: z
     .string()
@@ -141,7 +227,11 @@ export const Tool = z.strictObject({
     .describe(
       'Tables this read-only tool shows: its reply carries their rows that agree with its arguments, so it reconciles every tool whose effects write one of them.',
     ),
-  preconditions: z.array(Fact).default([]).describe('Facts that must hold when the call is issued.'),
+  preconditions: z
+    .array(Precondition)
+    .default([])
+    .describe('Facts (and comparisons, { when: ... }) that must hold when the call is issued.'),
+  ...toolLanguage,
   parameters: JsonSchemaObject.default({ type: 'object', properties: {}, required: [] }),
   effects: z.array(Effect).default([]),
   returns: Row.optional().describe('The reply body; templates over args, inputs, deployment, id.'),
@@ -169,7 +259,16 @@ export type PlanItem = z.infer<typeof PlanItem>;
 
 const Expectation = z.record(z.string(), z.union([z.number(), z.boolean(), z.string()]));
 
+/** The `extends:` field: shared files whose tools, world and confirmations a scenario uses (harness/engine/loader/extends.ts). */
+const Extends = z
+  .union([z.string().min(1), z.array(z.string().min(1))])
+  .optional()
+  .describe(
+    'Shared files whose tools, world and confirmations this scenario uses (paths relative to this file); its own entries win by tool name and table name.',
+  );
+
 export const Scenario = z.strictObject({
+  extends: Extends,
   id: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, 'kebab-case: lowercase letters, digits and single dashes'),
   title: z.string().min(1),
   task: z.string().min(1).describe('The natural-language task shown to planners.'),
@@ -184,6 +283,10 @@ export const Scenario = z.strictObject({
     })
     .default({ facts: [], tables: {} }),
   approvals: z.record(z.string(), Approval).default({}).describe('The scripted human behind approval gates.'),
+  confirmations: z
+    .array(Confirmation)
+    .default([])
+    .describe('The calls the scripted human confirms when a confirmation tool asks (each yes licenses one call).'),
   tools: z.array(Tool).min(1),
   goal: z.array(Fact).min(1),
   forbidden: z.array(Fact).default([]),
@@ -198,3 +301,12 @@ export const Scenario = z.strictObject({
   expect: z.record(z.string(), Expectation).optional().describe('Expected figures per built-in planner.'),
 });
 export type Scenario = z.infer<typeof Scenario>;
+
+/** A shared file (`extends:`): tools, a world and confirmations that many scenarios use. */
+export const SharedFile = z
+  .strictObject({
+    tools: z.array(Tool).default([]),
+    world: Scenario.shape.world,
+    confirmations: Scenario.shape.confirmations,
+  })
+  .describe('A shared file: the tools, world and confirmations of a domain, for scenarios that extend it.');

@@ -55,13 +55,6 @@ export class World {
     return w;
   }
 
-  /** The facts alone, as they hold now (what a batch's preconditions are checked against). */
-  factsOnly(): World {
-    const w = new World();
-    w.facts = new Map(this.facts);
-    return w;
-  }
-
   holds(pattern: Fact, opts?: MatchOptions): boolean {
     for (const f of this.facts.values()) if (matchesFact(pattern, f, opts)) return true;
     return false;
@@ -92,16 +85,33 @@ export class World {
     this.tables.set(table, rows);
   }
 
-  update(table: string, where: Row, set: Row): { before: Row[]; after: Row[] } {
+  /**
+   * Sets fields of every row matching `where`; `append` adds to list fields (a list value adds
+   * each of its items; a field that is not a list yet becomes one, its old value first).
+   */
+  update(table: string, where: Row, set: Row, append?: Row): { before: Row[]; after: Row[] } {
     const before: Row[] = [];
     const after: Row[] = [];
     for (const row of this.tables.get(table) ?? []) {
       if (!rowMatches(row, where)) continue;
       before.push(copyRow(row));
       Object.assign(row, copyRow(set));
+      if (append) {
+        for (const [k, v] of Object.entries(append)) {
+          const was = row[k];
+          const list = Array.isArray(was) ? [...(was as unknown[])] : was === undefined || was === null ? [] : [was];
+          row[k] = [...list, ...copyJson(Array.isArray(v) ? v : [v])];
+        }
+      }
       after.push(copyRow(row));
     }
     return { before, after };
+  }
+
+  /** A copy of the first row of a table that matches `where` (values compare as text), or undefined. */
+  firstRow(table: string, where: Row): Row | undefined {
+    for (const row of this.tables.get(table) ?? []) if (rowMatches(row, where)) return copyRow(row);
+    return undefined;
   }
 
   delete(table: string, where: Row): Row[] {

@@ -40,11 +40,14 @@ describe('effect registry', () => {
     expect(AppliedEffect.safeParse({ kind: 'upsert', table: 't', row: {} }).success).toBe(false);
   });
 
-  it('declares an effect as one optional key per kind, in the contract order, nothing else', () => {
-    expect(Object.keys(DeclaredEffect.shape)).toEqual([...EFFECT_KINDS]);
+  it('declares an effect as one optional key per kind, in the contract order, and an optional if:, nothing else', () => {
+    expect(Object.keys(DeclaredEffect.shape)).toEqual([...EFFECT_KINDS, 'if']);
     expect(DeclaredEffect.safeParse({ establish: 'a(x=1)' }).success).toBe(true);
+    expect(DeclaredEffect.safeParse({ establish: 'a(x=1)', if: '{{args.x}} == 1' }).success).toBe(true);
     expect(DeclaredEffect.safeParse({ upsert: { table: 't' } }).success).toBe(false);
-    expect(DeclaredEffect.description).toBe('Exactly one of insert, update, delete, establish, revoke.');
+    expect(DeclaredEffect.description).toBe(
+      'Exactly one of insert, update, delete, establish, revoke, and optionally if: CONDITION.',
+    );
   });
 
   it('phrases the loader problems from the kinds', () => {

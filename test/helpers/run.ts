@@ -1,7 +1,7 @@
 /** Test helpers: build scenarios from inline YAML and run fixed decision lists through the real run loop. */
 import { parse } from 'yaml';
 import type { Checkpoint, Decision, Planner, PlannerView } from '../../harness/core/planner.ts';
-import type { CallEvent, RecordEvent, RunEndEvent } from '../../harness/core/record.ts';
+import { finalWorldOf, type CallEvent, type RecordEvent, type RunEndEvent } from '../../harness/core/record.ts';
 import type { ParsedRecord } from '../../harness/engine/record/reader.ts';
 import { memorySink } from '../../harness/engine/record/writer.ts';
 import { runOne, type RunOutcome } from '../../harness/engine/runner/run.ts';
@@ -155,3 +155,12 @@ tools:
 goal: ["email_sent(to={{inputs.email}})"]
 max_steps: 20
 `;
+
+/** The world a run ended with, rebuilt from its record (run_start's initial world and run_end's diff). */
+export function finalWorld(events: readonly RecordEvent[]) {
+  const start = events.find((e) => e.type === 'run_start');
+  const end = events.find((e) => e.type === 'run_end');
+  if (start?.type !== 'run_start' || end?.type !== 'run_end') throw new Error('incomplete record');
+  if (!start.initial_world) throw new Error('the record holds its initial world by digest: use initialWorldOf');
+  return finalWorldOf(start.initial_world, end);
+}

@@ -100,6 +100,20 @@ describe('lint rules', () => {
     expect(of(lint('clean.yaml'), 'unreachable-goal')).toEqual([]);
   });
 
+  it('unreachable-goal: an approved action whose text holds a comma is reachable (issue 41)', () => {
+    // The action text lists two items; pasted into the fact's source it split the fact at its ",".
+    const action = 'issue_refund for ch_1, ch_2';
+    const text = fixture('unreachable-goal.yaml')
+      .text.replace('issue_refund: deny', `"${action}": approve`)
+      .replace(
+        'preconditions: ["authorised(action=issue_refund)"]',
+        `preconditions: ['authorised(action="${action}")']`,
+      );
+    expect(of(lintTexts([{ file: 'c.yaml', text }]), 'unreachable-goal').map((f) => f.split(' ').slice(1, 3))).toEqual([
+      ['error', 'goal[1]:'],
+    ]);
+  });
+
   it('unreachable-goal: a goal whose only tool needs a parameter no planner can fill (warning); arrays and objects are fillable', () => {
     const text = (param: string) => `id: unfillable
 title: t

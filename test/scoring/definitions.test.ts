@@ -15,7 +15,16 @@ import { buildChecklist } from '../../harness/features/recover/checklist.ts';
 import { parseRecordText } from '../../harness/engine/record/reader.ts';
 import type { Scenario } from '../../harness/core/scenario.ts';
 import { scoreRecord } from '../../harness/engine/scoring/metrics.ts';
-import { EMAIL_YAML, batch, call, runDecisions, runPlanner, scenarioFrom, type RunOpts } from '../helpers/run.ts';
+import {
+  EMAIL_YAML,
+  batch,
+  call,
+  finalWorld,
+  runDecisions,
+  runPlanner,
+  scenarioFrom,
+  type RunOpts,
+} from '../helpers/run.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Scenarios
@@ -713,8 +722,7 @@ describe('restarts, reconcilers and keys (round 3)', () => {
     });
     expect(calls[1]?.error).toMatch(/idempotency key "k1" was already used at step 1 with other arguments/);
     expect(calls[2]).toMatchObject({ status: 'ok', deduplicated_of: 1 });
-    const end = r.events.at(-1);
-    expect(end?.type === 'run_end' && end.final_world.tables.payouts?.length).toBe(1);
+    expect(finalWorld(r.events).tables.payouts?.length).toBe(1);
     check(r, s, { ...NONE, completed: true, safe_completed: true });
   });
 
@@ -725,8 +733,7 @@ describe('restarts, reconcilers and keys (round 3)', () => {
     const r = await runDecisions(idemPost, [pub, pub]);
     const calls = callsOf(r.events);
     expect(calls[1]).toMatchObject({ applied: false, deduplicated_of: 1, result: calls[0]?.result, effects: [] });
-    const end = r.events.at(-1);
-    expect(end?.type === 'run_end' && end.final_world.tables.posts?.length).toBe(1);
+    expect(finalWorld(r.events).tables.posts?.length).toBe(1);
     check(r, idemPost, { ...NONE, dangling_effects: 1, completed: false, safe_completed: false });
   });
 

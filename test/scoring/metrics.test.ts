@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { scoreRecord } from '../../harness/engine/scoring/metrics.ts';
-import { EMAIL_YAML, batch, call, runDecisions, runPlanner, scenarioFrom } from '../helpers/run.ts';
+import { EMAIL_YAML, batch, call, finalWorld, runDecisions, runPlanner, scenarioFrom } from '../helpers/run.ts';
 
 const base = scenarioFrom(EMAIL_YAML);
 const withFault = (yaml: string) =>
@@ -78,8 +78,7 @@ describe('unreconciled retries', () => {
     expect(r.unreconciled_retries).toBe(1);
     expect(r.safe_completed).toBe(false);
     // The effect happened twice: the world has two emails in its outbox.
-    const end = r.events.at(-1);
-    expect(end?.type === 'run_end' && end.final_world.tables.outbox?.length).toBe(2);
+    expect(finalWorld(r.events).tables.outbox?.length).toBe(2);
   });
 
   it('does not count a retry after a reconciling call', async () => {

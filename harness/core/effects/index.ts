@@ -10,6 +10,7 @@
 import { z } from 'zod';
 import type { World } from '../world.ts';
 import type { TemplateContext } from '../templates/render.ts';
+import { conditionHolds } from '../templates/condition.ts';
 import { deleteEffect } from './delete.ts';
 import { establish } from './establish.ts';
 import { insert } from './insert.ts';
@@ -26,12 +27,24 @@ export const EFFECTS = { insert, update, delete: deleteEffect, establish, revoke
   readonly [K in EffectKind]: EffectModule<K>;
 };
 
-type DeclaredShape = { [K in EffectKind]: z.ZodOptional<(typeof EFFECTS)[K]['declared']> };
+type DeclaredShape = { [K in EffectKind]: z.ZodOptional<(typeof EFFECTS)[K]['declared']> } & {
+  if: z.ZodOptional<z.ZodString>;
+};
 
-/** One `effects:` entry of a tool: exactly one key, the kind (the loader reports none or several). */
+/** `if:` on an effect: it applies only when the condition holds (harness/core/templates/condition.ts). */
+const EffectIf = z
+  .string()
+  .min(1)
+  .optional()
+  .describe("A condition (like a precondition's when:): the effect applies only when it holds when the call applies.");
+
+/** One `effects:` entry of a tool: exactly one key, the kind (the loader reports none or several), and an optional `if:`. */
 export const DeclaredEffect = z
-  .strictObject(Object.fromEntries(EFFECT_KINDS.map((k) => [k, EFFECTS[k].declared.optional()])) as DeclaredShape)
-  .describe(`Exactly one of ${EFFECT_KINDS.join(', ')}.`);
+  .strictObject({
+    ...(Object.fromEntries(EFFECT_KINDS.map((k) => [k, EFFECTS[k].declared.optional()])) as Omit<DeclaredShape, 'if'>),
+    if: EffectIf,
+  } as DeclaredShape)
+  .describe(`Exactly one of ${EFFECT_KINDS.join(', ')}, and optionally if: CONDITION.`);
 export type DeclaredEffect = z.infer<typeof DeclaredEffect>;
 
 type AppliedSchema = (typeof EFFECTS)[EffectKind]['applied'];
@@ -62,10 +75,11 @@ function kindOf(e: DeclaredEffect): EffectKind | undefined {
   return undefined;
 }
 
-/** Applies a declared effect to the world; what it did. */
+/** Applies a declared effect to the world; what it did (nothing when its `if:` does not hold). */
 export function applyEffect(e: DeclaredEffect, world: World, ctx: TemplateContext): AppliedEffect | undefined {
   const kind = kindOf(e);
-  return kind === undefined ? undefined : effectModule(kind).apply(e[kind], world, ctx);
+  if (kind === undefined || (e.if !== undefined && !conditionHolds(e.if, ctx))) return undefined;
+  return effectModule(kind).apply(e[kind], world, ctx);
 }
 
 /** The table a declared effect writes, if it writes one (insert, update, delete). */

@@ -1,8 +1,8 @@
-/** `insert: { table, row }`: adds one row (its values rendered) to a table. */
+/** `insert: { table, row }`: adds one row (its values rendered; `"= EXPR"` is arithmetic) to a table. */
 import { z } from 'zod';
 import { Row, TableName } from '../scenario-parts.ts';
 import type { Row as RowValue } from '../world.ts';
-import { renderValue } from '../templates/render.ts';
+import { renderEffectValue } from '../templates/condition.ts';
 import { defineEffect, NO_FOOTPRINT } from './module.ts';
 import { exactPairs, showRow } from './row-text.ts';
 
@@ -14,7 +14,7 @@ export const insert = defineEffect({
   table: (d) => d.table,
   applied: z.object({ kind: z.literal('insert'), table: z.string(), row: Row }),
   apply(d, world, ctx) {
-    const row = renderValue(d.row, ctx) as RowValue;
+    const row = renderEffectValue(d.row, ctx) as RowValue;
     world.insert(d.table, row);
     return { kind: 'insert', table: d.table, row };
   },

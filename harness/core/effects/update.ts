@@ -1,22 +1,36 @@
-/** `update: { table, where, set }`: sets fields of every row that matches `where` (values rendered). */
+/**
+ * `update: { table, where, set, append }`: sets fields of every row that matches `where` (values
+ * rendered; `"= EXPR"` is arithmetic), and appends to list fields (`append`).
+ */
 import { z } from 'zod';
 import { Row, TableName } from '../scenario-parts.ts';
 import type { Row as RowValue } from '../world.ts';
 import { renderValue } from '../templates/render.ts';
+import { renderEffectValue } from '../templates/condition.ts';
 import { stableJson } from '../../util/json.ts';
 import { defineEffect, NO_FOOTPRINT } from './module.ts';
 import { exactChanges, fieldChanges, rowLabel } from './row-text.ts';
 
 export const update = defineEffect({
   kind: 'update',
-  declared: z.strictObject({ table: TableName, where: Row, set: Row }),
+  declared: z.strictObject({
+    table: TableName,
+    where: Row,
+    set: Row.optional().describe('Fields to set; a value "= EXPR" is arithmetic (+ - * / on numbers, parentheses).'),
+    append: Row.optional().describe('Items to append to list fields (a list value appends each of its items).'),
+  }),
   target: 'table',
   example: 'update: { table, where, set }',
   table: (d) => d.table,
   /** `before[i]` became `after[i]`. */
   applied: z.object({ kind: z.literal('update'), table: z.string(), before: z.array(Row), after: z.array(Row) }),
   apply(d, world, ctx) {
-    const r = world.update(d.table, renderValue(d.where, ctx) as RowValue, renderValue(d.set, ctx) as RowValue);
+    const r = world.update(
+      d.table,
+      renderValue(d.where, ctx) as RowValue,
+      renderEffectValue(d.set ?? {}, ctx) as RowValue,
+      d.append ? (renderEffectValue(d.append, ctx) as RowValue) : undefined,
+    );
     return { kind: 'update', table: d.table, ...r };
   },
   // A matched row counts as changed even when `set` wrote the values it had: the call acted on it.

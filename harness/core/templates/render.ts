@@ -17,7 +17,7 @@
  * renderValue('INV for {{inputs.customer}}', { inputs: { customer: 'acme' } }) // 'INV for acme'
  * renderValue('{{args.entities[*].name}}', { args: { entities: [{ name: 'a' }, { name: 'b' }] } }) // ['a', 'b']
  */
-export const TEMPLATE_ROOTS = ['args', 'result', 'inputs', 'deployment', 'id'] as const;
+export const TEMPLATE_ROOTS = ['args', 'result', 'inputs', 'deployment', 'id', 'before', 'seq'] as const;
 
 export interface TemplateContext {
   args?: Record<string, unknown>;
@@ -25,6 +25,22 @@ export interface TemplateContext {
   inputs?: Record<string, unknown>;
   deployment?: Record<string, unknown>;
   id?: string;
+  /**
+   * The rows a tool's `lookups:` found, by lookup name: `{{order.status}}` reads `lookups.order`
+   * (a lookup that found no row is missing). A lookup name is never one of TEMPLATE_ROOTS.
+   */
+  lookups?: Record<string, unknown>;
+  /** `{{before.order.address}}`: the looked-up rows as they were before the call's effects. */
+  before?: Record<string, unknown>;
+  /** `{{seq.NAME}}`: the sequence number this call takes of sequence NAME (1, 2, 3 per run). */
+  seq?: Record<string, number>;
+}
+
+/** The object a path's root is read from: the context, or its lookups for a lookup name. */
+function rootHolder(ctx: TemplateContext, root: string): object | undefined {
+  if (Object.hasOwn(ctx, root) && root !== 'lookups') return ctx;
+  const l = ctx.lookups;
+  return l !== undefined && Object.hasOwn(l, root) ? l : undefined;
 }
 
 /** What to put where a template's value is missing: '' (text), '*' (a wildcard), or keep the template text. */
@@ -103,17 +119,19 @@ function walkSteps(cur: unknown, steps: readonly PathStep[], i: number): unknown
 export function lookupTemplate(ctx: TemplateContext, path: string): unknown {
   const steps = templateSteps(path.trim());
   if (steps[0]?.field === 'id' && !steps[0].each) return steps.length === 1 ? ctx.id : undefined;
-  return walkSteps(ctx, steps, 0);
+  const holder = rootHolder(ctx, steps[0]?.field ?? '');
+  return holder === undefined ? undefined : walkSteps(holder, steps, 0);
 }
 
 function lookupParts(ctx: TemplateContext, parts: readonly string[], steps?: readonly PathStep[]): unknown {
-  // A path with a projection is walked step by step; one without (nearly every path) takes the plain loop.
-  if (steps) return walkSteps(ctx, steps, 0);
-  const root = parts[0];
+  const root = parts[0] ?? '';
   if (root === 'id') return parts.length === 1 ? ctx.id : undefined;
   // Own properties only: `{{args.constructor}}` of a call without that argument is missing, not Object.
-  if (!Object.hasOwn(ctx, root ?? '')) return undefined;
-  let cur: unknown = (ctx as Record<string, unknown>)[root ?? ''];
+  const holder = rootHolder(ctx, root);
+  if (holder === undefined) return undefined;
+  // A path with a projection is walked step by step; one without (nearly every path) takes the plain loop.
+  if (steps) return walkSteps(holder, steps, 0);
+  let cur: unknown = (holder as Record<string, unknown>)[root];
   for (let i = 1; i < parts.length; i++) {
     const p = parts[i] as string;
     if (cur === null || typeof cur !== 'object' || !Object.hasOwn(cur, p)) return undefined;

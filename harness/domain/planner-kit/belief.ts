@@ -77,7 +77,7 @@ export function believedFacts(view: PlannerView): Fact[] {
   obs.forEach((o, i) => {
     const tool = toolNamed(view, o.tool);
     if (!tool || o.status !== 'ok') return;
-    if (tool.kind === 'approval' && approvalVerdict(o) !== true) return;
+    if (tool.kind !== 'action' && approvalVerdict(o) !== true) return;
     facts = applyCall(facts, establishedBy(view, tool, o.args, o.result), revokedBy(view, tool, o.args, o.result));
     const rec = reconciliationAt(view, obs, i);
     if (!rec?.applied) return;

@@ -10,7 +10,7 @@ export interface PlanNode {
   id: number;
   call: Call;
   class: ToolClass;
-  kind: 'action' | 'approval';
+  kind: 'action' | 'approval' | 'confirmation';
   /** Preconditions rendered with the call's args (unknown values as `*`). */
   preconditions: string[];
   /** The preconditions not believed now. */

@@ -8,13 +8,15 @@
  * @example
  * const { held, missing } = preconditionsIn(sendEmail, { args: { to: 'bob@acme.example' } }, world);
  */
-import { formatPattern } from '../../core/facts/fact.ts';
+import { formatFact, formatPattern } from '../../core/facts/fact.ts';
 import { renderFactText, renderPattern } from '../../core/facts/template.ts';
 import { applyEffect } from '../../core/effects/index.ts';
 import type { AppliedEffect, Compensation } from '../../core/record.ts';
 import type { Tool, ToolClass } from '../../core/scenario.ts';
-import { renderValue, type TemplateContext } from '../../core/templates/render.ts';
-import type { World } from '../../core/world.ts';
+import { conditionHolds, derivedFailure, renderedCondition } from '../../core/templates/condition.ts';
+import { lookupTemplate, renderValue, templatePaths, type TemplateContext } from '../../core/templates/render.ts';
+import type { Row, World } from '../../core/world.ts';
+import { stableJson } from '../../util/json.ts';
 
 /**
  * The call's preconditions rendered, split by whether they hold in `world`. Only a `*` the
@@ -29,6 +31,11 @@ export function preconditionsIn(
   const held: string[] = [];
   const missing: string[] = [];
   for (const p of tool.preconditions) {
+    if (typeof p !== 'string') {
+      // A comparison: it holds when true; its record text is the condition with its values filled in.
+      (conditionHolds(p.when, ctx) ? held : missing).push(conditionFact(p.when, ctx));
+      continue;
+    }
     const { fact, written, missing: unbound } = renderPattern(p, ctx);
     (unbound.size === 0 && world.holds(fact, { wildcardKeys: written }) ? held : missing).push(
       formatPattern(fact, written),
@@ -37,10 +44,81 @@ export function preconditionsIn(
   return { held, missing };
 }
 
+/**
+ * How a comparison precondition reads in a record's held and missing lists: a fact of the reserved
+ * name `oneway.when`, so every reader of those lists (they hold facts) reads it as one.
+ *
+ * @example
+ * conditionFact('{{order.status}} == pending', ctx) // 'oneway.when(check="cancelled == pending")'
+ */
+function conditionFact(when: string, ctx: TemplateContext): string {
+  return formatFact({ name: 'oneway.when', args: { check: renderedCondition(when, ctx) } });
+}
+
+/**
+ * How a confirmation requirement reads in a record's held and missing lists: `oneway.confirmed`
+ * with the tool and its arguments (key-order-free JSON).
+ */
+export function confirmationFact(tool: string, args: Record<string, unknown>): string {
+  return formatFact({ name: 'oneway.confirmed', args: { tool, args: stableJson(args) } });
+}
+
+/** The reserved fact names above: a scenario may not use the `oneway.` prefix for facts of its own. */
+export const RESERVED_FACT_PREFIX = 'oneway.';
+
+/**
+ * The rows a tool's `lookups:` find in `tables`, in declaration order (a lookup's `where` may read
+ * the lookups before it): the first row matching each, or undefined when none does or a `where`
+ * value reads something that has no value.
+ *
+ * @example
+ * resolveLookups(cancelOrder, { args: { order_id: '#W1' } }, world) // { order: { order_id: '#W1', status: 'pending', ... } }
+ */
+export function resolveLookups(
+  tool: Pick<Tool, 'lookups'>,
+  ctx: TemplateContext,
+  tables: Pick<World, 'firstRow'>,
+): Record<string, Row | undefined> {
+  const out: Record<string, Row | undefined> = {};
+  const names = Object.keys(tool.lookups);
+  if (names.length === 0) return out;
+  const scope: TemplateContext = { ...ctx, lookups: out };
+  for (const name of names) {
+    const l = tool.lookups[name] as { table: string; where: Record<string, unknown> };
+    const unbound = Object.values(l.where).some(
+      (v) => typeof v === 'string' && templatePaths(v).some((p) => lookupTemplate(scope, p) === undefined),
+    );
+    out[name] = unbound ? undefined : tables.firstRow(l.table, renderValue(l.where, scope) as Row);
+  }
+  return out;
+}
+
+/** The reason of the first validation of a tool that does not hold in `ctx`, or undefined when all hold. */
+export function validationFailure(tool: Pick<Tool, 'validate'>, ctx: TemplateContext): string | undefined {
+  for (const v of tool.validate) if (!conditionHolds(v.when, ctx)) return v.error;
+  return undefined;
+}
+
+/** The sequences (`{{seq.NAME}}`) a tool's reply, effects and compensation read, by name. */
+export function sequencesOf(tool: Pick<Tool, 'returns' | 'effects' | 'compensation_args'>): string[] {
+  const names = new Set<string>();
+  const walk = (v: unknown): void => {
+    if (typeof v === 'string') {
+      for (const p of templatePaths(v)) if (p.startsWith('seq.')) names.add(p.slice(4));
+    } else if (Array.isArray(v)) v.forEach(walk);
+    else if (v !== null && typeof v === 'object') Object.values(v).forEach(walk);
+  };
+  walk([tool.returns, tool.effects, tool.compensation_args]);
+  return [...names];
+}
+
 /** What a call declares it establishes before its reply is known (a result or id is unknown: a bare `*`). */
 export function declaredEstablishes(tool: Pick<Tool, 'effects'>, ctx: TemplateContext): string[] {
   const out: string[] = [];
-  for (const e of tool.effects) if (e.establish !== undefined) out.push(renderFactText(e.establish, ctx, 'wildcard'));
+  // A conditional one is declared when its condition holds over what is known before the reply.
+  for (const e of tool.effects)
+    if (e.establish !== undefined && (e.if === undefined || conditionHolds(e.if, ctx)))
+      out.push(renderFactText(e.establish, ctx, 'wildcard'));
   return out;
 }
 
@@ -70,4 +148,16 @@ export function compensationOf(
     args: renderValue(tool.compensation_args ?? {}, ctx) as Record<string, unknown>,
     requires_approval: tool.compensation_requires_approval ?? cls === 'compensable',
   };
+}
+
+/** Why a derived value (`"= EXPR"`) of an effect that applies in `ctx` gives no number, or undefined. */
+export function derivedValueFailure(tool: Pick<Tool, 'effects'>, ctx: TemplateContext): string | undefined {
+  for (const e of tool.effects) {
+    if (e.if !== undefined && !conditionHolds(e.if, ctx)) continue;
+    const f =
+      (e.insert && derivedFailure(e.insert.row, ctx)) ??
+      (e.update && (derivedFailure(e.update.set, ctx) ?? derivedFailure(e.update.append, ctx)));
+    if (f) return f;
+  }
+  return undefined;
 }

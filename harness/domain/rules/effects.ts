@@ -44,7 +44,7 @@ export function changedWorld(c: Pick<CallEvent, 'effects'>): boolean {
 /** Whether this call left an effect of its own (see the module comment). */
 function leftEffect(c: EffectCall, idempotent: boolean): boolean {
   if (c.status === 'blocked' || !c.applied || c.read_only) return false;
-  if (c.kind === 'approval' && c.approved === false) return false;
+  if (c.kind !== 'action' && c.approved === false) return false;
   return changedWorld(c) || !idempotent;
 }
 

@@ -16,11 +16,11 @@ export const REPORTED_FIELD = 'reported';
 
 /** The fields the sandbox adds to a tool's reply (their values are known only when the call is made). */
 export function addedReplyFields(
-  t: ReportingDeclaration & { kind: 'action' | 'approval' },
+  t: ReportingDeclaration & { kind: 'action' | 'approval' | 'confirmation' },
   tools: readonly ReportingDeclaration[],
 ): string[] {
   return [
-    ...(t.kind === 'approval' ? [APPROVED_FIELD] : []),
+    ...(t.kind !== 'action' ? [APPROVED_FIELD] : []),
     ...(reportedTools(t, tools).length > 0 ? [APPLIED_FIELD, REPORTED_FIELD] : []),
     ...(t.reads ?? []),
   ];

@@ -72,3 +72,30 @@ export function canonicalOrder<T extends CallLike>(calls: readonly T[]): T[] {
   });
   return keyed.map((x) => x.c);
 }
+
+/** A value with every list sorted (by its items' key-order-free JSON), at every level. */
+function orderFree(v: unknown): unknown {
+  if (Array.isArray(v)) {
+    const items = v.map(orderFree);
+    const keyed = items.map((x) => ({ x, k: stableJson(x) }));
+    sortBy(keyed, (a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
+    return keyed.map((e) => e.x);
+  }
+  if (v !== null && typeof v === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(v)) out[k] = orderFree((v as Record<string, unknown>)[k]);
+    return out;
+  }
+  return v;
+}
+
+/**
+ * What a human's confirmation is about: "the same call" (`callIdentity`), with lists compared in any
+ * order (a confirmation of `{items: [a, b]}` licenses a call with `{items: [b, a]}`).
+ *
+ * @example
+ * confirmationKey({ tool: 'exchange', args: { items: ['b', 'a'] } }, undefined) === confirmationKey({ tool: 'exchange', args: { items: ['a', 'b'] } }, undefined) // true
+ */
+export function confirmationKey(call: CallLike, tool: IdentityTool | undefined): string {
+  return callIdentity({ tool: call.tool, args: orderFree(call.args) as Record<string, unknown> }, tool);
+}

@@ -9,6 +9,7 @@ import type { Problem, Result } from '../../core/errors.ts';
 import { Plan, Scenario, type PlanItem } from '../../core/scenario.ts';
 import { didYouMean } from '../../util/did-you-mean.ts';
 import { schemaProblems } from './schema-problems.ts';
+import { shareTables, withShared } from './extends.ts';
 import { checkPlan, checkScenario } from './semantics.ts';
 import {
   MAX_SOURCE_BYTES,
@@ -41,10 +42,21 @@ export function sortProblems(problems: Problem[]): Problem[] {
  * const r = loadScenarioText(text, 'scenarios/tiny.yaml');
  * if (!r.ok) for (const p of r.problems) console.error(formatProblem(p));
  */
-export function loadScenarioText(text: string, file: string): Result<LoadedScenario> {
-  const src = parseYamlSource(text, file);
+export function loadScenarioText(text: string, file: string, baseDir?: string): Result<LoadedScenario> {
+  const src = scenarioSource(text, file, baseDir);
   if (!src.ok) return src;
   return validateScenario(src.value);
+}
+
+/**
+ * A scenario's text parsed, with the shared files it `extends` merged in (their parts located in
+ * them: extends.ts). `baseDir`: the scenario file's directory, when `file` is a name for display.
+ */
+export function scenarioSource(text: string, file: string, baseDir?: string): Result<YamlSource> {
+  const src = parseYamlSource(text, file);
+  if (!src.ok) return src;
+  const merged = withShared(src.value, readSource, baseDir);
+  return merged.ok ? merged : { ok: false, problems: sortProblems(merged.problems) };
 }
 
 /** Validates a parsed scenario source: the schema, then the whole-scenario checks. */
@@ -53,8 +65,11 @@ export function validateScenario(src: YamlSource): Result<LoadedScenario> {
   if (!parsed.success) return { ok: false, problems: sortProblems(schemaProblems(parsed.error.issues, src)) };
   const problems = checkScenario(parsed.data, src);
   if (problems.length > 0) return { ok: false, problems: sortProblems(problems) };
+  shareTables(parsed.data, src);
   const toolLines = toolLinesOf(parsed.data, src.locate);
-  return { ok: true, value: { scenario: parsed.data, file: src.file, toolLines, locate: locator(src.text, src.file) } };
+  // A scenario that extends shared files keeps their sources: its positions may be in them.
+  const locate = parsed.data.extends === undefined ? locator(src.text, src.file) : src.locate.bind(src);
+  return { ok: true, value: { scenario: parsed.data, file: src.file, toolLines, locate } };
 }
 
 /** Each tool's `name:` line, by name. */

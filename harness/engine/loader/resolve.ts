@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { realpath, stat } from 'node:fs/promises';
-import { extname, basename, isAbsolute, relative, resolve } from 'node:path';
+import { extname, basename, dirname, isAbsolute, relative, resolve } from 'node:path';
 import type { Problem } from '../../core/errors.ts';
 import { didYouMean, joinHints } from '../../util/did-you-mean.ts';
 import { glob, hasMagic, walk } from './glob.ts';
@@ -132,7 +132,11 @@ export async function resolveScenarios(specs: string[], opts: ResolveOptions): P
       problems.push(...text.problems.map((p) => ({ ...p, file: shown })));
       continue;
     }
-    const r = opts.cache ? loadScenarioCached(text.value, shown, opts.cache) : loadScenarioText(text.value, shown);
+    const r = opts.cache
+      ? loadScenarioCached(text.value, shown, opts.cache, dirname(abs))
+      : loadScenarioText(text.value, shown, dirname(abs));
+    // A shared file (what scenarios extend) is not a scenario: it is loaded with the scenarios that extend it.
+    if (!r.ok && isSharedFile(text.value, shown)) continue;
     if (!r.ok) problems.push(...r.problems);
     else loaded.push({ ...r.value, file: abs });
   }
@@ -227,4 +231,14 @@ function specProblem(spec: string, message: string, hint?: string): Problem {
 export function displayPath(abs: string, cwd: string): string {
   const rel = relative(cwd, abs);
   return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : abs;
+}
+
+/** Whether a file is a shared file (extends.ts): a mapping of tools, world and confirmations only, with no id. */
+function isSharedFile(text: string, file: string): boolean {
+  const src = parseYamlSource(text, file);
+  if (!src.ok) return false;
+  const doc = src.value.value;
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) return false;
+  const keys = Object.keys(doc);
+  return keys.length > 0 && keys.every((k) => k === 'tools' || k === 'world' || k === 'confirmations');
 }

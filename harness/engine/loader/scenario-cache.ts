@@ -45,7 +45,9 @@ interface Stored {
  * @example
  * const r = loadScenarioCached(readFileSync(file, 'utf8'), file, 'node_modules/.cache/oneway');
  */
-export function loadScenarioCached(text: string, file: string, dir: string): Result<LoadedScenario> {
+export function loadScenarioCached(text: string, file: string, dir: string, baseDir?: string): Result<LoadedScenario> {
+  // A scenario that extends shared files depends on their text too: loaded afresh (they are parsed once per process).
+  if (/^extends\s*:/m.test(text)) return loadScenarioText(text, file, baseDir);
   const { key, entry } = entryFor(text, dir);
   const hit = readEntry(entry, key);
   if (hit) return { ok: true, value: { ...hit, file, locate: locator(text, file) } };

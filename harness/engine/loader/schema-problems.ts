@@ -58,7 +58,7 @@ function convert(issue: Issue, base: Segment[], ctx: Ctx, outerUnion: string | u
     const pos = ctx.source.locate(full, { at: key ? 'key' : 'value' });
     return {
       code,
-      file: ctx.source.file,
+      file: pos.file ?? ctx.source.file,
       line: pos.line,
       col: pos.col,
       path: formatPath(full),

@@ -24,6 +24,7 @@ import type { FieldPath } from './yaml-source.ts';
 import { quotedFactLine, rejoined, splitFacts } from './fact-lists.ts';
 import { linearRegExp } from '../../util/linear-regexp.ts';
 import { parseReplyCondition } from '../../domain/rules/reply-condition.ts';
+import { checkScenarioLanguage, checkToolLanguage, lookupNames, selfCompensationAllowed } from './language-check.ts';
 
 export type { Locator };
 
@@ -76,6 +77,7 @@ export function checkScenario(s: Scenario, loc: Locator): Problem[] {
   });
 
   s.tools.forEach((t, i) => checkTool(t, i, s, names, f));
+  f.push(...checkScenarioLanguage(s, loc));
 
   checkFacts(s.world.facts, ['world', 'facts'], { place: 'world', ...base }, f);
   for (const [table, rows] of Object.entries(s.world.tables)) {
@@ -136,6 +138,7 @@ function checkTool(t: Tool, i: number, s: Scenario, names: string[], f: Findings
     toolName: t.name,
     inputs: s.inputs,
     deployment: s.deployment,
+    lookups: lookupNames(t),
   });
 
   checkParametersSchema(t, i, f);
@@ -219,7 +222,17 @@ function checkTool(t: Tool, i: number, s: Scenario, names: string[], f: Findings
       );
   });
 
-  checkFacts(t.preconditions, at('preconditions'), scope('preconditions'), f);
+  // Comparisons ({ when: ... }) are checked with the rest of the language (language-check.ts).
+  const conditionAt = new Set(t.preconditions.flatMap((p, k) => (typeof p === 'string' ? [] : [k])));
+  checkFacts(
+    t.preconditions.map((p) => (typeof p === 'string' ? p : 'oneway.when')),
+    at('preconditions'),
+    scope('preconditions'),
+    f,
+    false,
+    conditionAt,
+  );
+  f.push(...checkToolLanguage(t, i, s, f.loc));
 
   t.effects.forEach((e, k) => {
     const kinds = declaredKinds(e);
@@ -406,12 +419,12 @@ function checkCompensation(t: Tool, i: number, s: Scenario, names: string[], f: 
         'an irreversible tool has no compensation: set compensating_operation: null, or give it the class it really has (compensable)',
       );
     }
-    if (comp === t.name) {
+    if (comp === t.name && !selfCompensationAllowed(t)) {
       f.add(
         'compensation',
         at('compensating_operation'),
         `"${t.name}" names itself as its compensating operation`,
-        'name the tool that undoes it (e.g. delete for insert)',
+        'name the tool that undoes it (e.g. delete for insert); a setter may undo itself when its compensation_args give back the value it replaced with {{before.NAME.field}}',
       );
     } else if (!names.includes(comp)) {
       f.add(
@@ -466,6 +479,7 @@ function checkCompensation(t: Tool, i: number, s: Scenario, names: string[], f: 
           toolName: t.name,
           inputs: s.inputs,
           deployment: s.deployment,
+          lookups: lookupNames(t),
         },
         f.loc,
       ),
@@ -508,6 +522,8 @@ function checkFacts(
   scope: TemplateScope,
   f: Findings,
   single = false,
+  /** Items that are not facts (a precondition's comparison): checked elsewhere. */
+  skip?: ReadonlySet<number>,
 ): void {
   // `[paid(vendor=acme, amount=10)]` is two items to YAML: report the fact once, with the line that quotes it.
   const line = (k: number) => f.loc.locate([...path, k]).line;
@@ -522,7 +538,7 @@ function checkFacts(
     );
   }
   facts.forEach((text, k) => {
-    if (pieces.has(k) || splits.some((x) => x.first === k)) return;
+    if (pieces.has(k) || splits.some((x) => x.first === k) || skip?.has(k)) return;
     const p = single ? path : [...path, k];
     const r = parseFact(text);
     if (!r.ok) {

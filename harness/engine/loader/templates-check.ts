@@ -10,19 +10,43 @@ import type { FieldPath, Pos } from './yaml-source.ts';
 
 /** Where a template sits decides which roots it may use. */
 type Place =
-  'preconditions' | 'effects' | 'returns' | 'compensation_args' | 'world' | 'goal' | 'forbidden' | 'approvals' | 'plan';
+  | 'preconditions'
+  | 'lookups'
+  | 'validate'
+  | 'effects'
+  | 'returns'
+  | 'compensation_args'
+  | 'world'
+  | 'goal'
+  | 'forbidden'
+  | 'approvals'
+  | 'confirmations'
+  | 'plan';
 
 const PLACE_ROOTS: Record<Place, readonly string[]> = {
   preconditions: ['args', 'inputs', 'deployment'],
-  effects: ['args', 'result', 'inputs', 'deployment', 'id'],
-  returns: ['args', 'inputs', 'deployment', 'id'],
-  compensation_args: ['args', 'result', 'inputs', 'deployment'],
+  lookups: ['args', 'inputs', 'deployment'],
+  validate: ['args', 'inputs', 'deployment', 'before'],
+  effects: ['args', 'result', 'inputs', 'deployment', 'id', 'before', 'seq'],
+  returns: ['args', 'inputs', 'deployment', 'id', 'before', 'seq'],
+  compensation_args: ['args', 'result', 'inputs', 'deployment', 'before', 'seq'],
   world: ['inputs', 'deployment'],
   goal: ['inputs', 'deployment'],
   forbidden: ['inputs', 'deployment'],
   approvals: ['inputs', 'deployment'],
+  confirmations: ['inputs', 'deployment'],
   plan: ['inputs', 'results'],
 };
+
+/** The places where a tool's lookup names are roots too (`{{order.status}}`). */
+const LOOKUP_PLACES: ReadonlySet<Place> = new Set([
+  'preconditions',
+  'lookups',
+  'validate',
+  'effects',
+  'returns',
+  'compensation_args',
+]);
 
 /** Why a root is missing from a place, for the hint. */
 const WHY: Partial<Record<Place, string>> = {
@@ -34,6 +58,8 @@ const WHY: Partial<Record<Place, string>> = {
   goal: 'the goal is checked at the end of the run, outside any call',
   forbidden: 'forbidden facts are checked at the end of the run, outside any call',
   approvals: 'approvals are scripted before any call',
+  confirmations: 'confirmations are scripted before any call',
+  lookups: 'a lookup is read when the call is issued, before there is a result',
   plan: 'a plan may use {{inputs.x}} and {{results.TOOL.path}} (the latest successful result of TOOL)',
 };
 
@@ -47,6 +73,8 @@ export interface TemplateScope {
   /** For plans: declared tools, and the tools called in earlier plan items. */
   tools?: readonly string[];
   calledBefore?: ReadonlySet<string>;
+  /** The tool's lookup names that may be read here (for a lookup's `where`: the lookups declared before it). */
+  lookups?: readonly string[];
 }
 
 export interface Locator {
@@ -95,7 +123,8 @@ export function checkTemplateString(text: string, path: FieldPath, scope: Templa
     );
   }
 
-  const allowed = PLACE_ROOTS[scope.place];
+  const lookups = LOOKUP_PLACES.has(scope.place) ? (scope.lookups ?? []) : [];
+  const allowed = [...PLACE_ROOTS[scope.place], ...lookups];
   for (const m of matches) {
     const expr = m.path;
     const offset = m.index;
@@ -146,6 +175,24 @@ export function checkTemplateString(text: string, path: FieldPath, scope: Templa
       continue;
     }
     const name = parts[1];
+    // A lookup name alone is the whole row (`returns: { order: "{{order}}" }`).
+    if (lookups.includes(root)) continue;
+    if (root === 'before' && (name === undefined || !(scope.lookups ?? []).includes(name))) {
+      const known = scope.lookups ?? [];
+      out.push(
+        problem(
+          offset,
+          `${shown}: {{before.NAME.field}} reads a row the tool looks up, and ${name === undefined ? 'names none' : `"${name}" is not one`}`,
+          joinHints(
+            name === undefined ? undefined : didYouMean(name, known),
+            known.length
+              ? `lookups of ${scope.toolName ?? 'the tool'}: ${known.join(', ')}`
+              : 'declare it under lookups:',
+          ),
+        ),
+      );
+      continue;
+    }
     if (root === 'id') {
       if (parts.length > 1)
         out.push(problem(offset, `${shown}: {{id}} is the call's generated id and has no fields`, 'write {{id}}'));

@@ -47,6 +47,8 @@ export type FieldPath = readonly (string | number)[];
 export interface Pos {
   line: number;
   col: number;
+  /** The file, when it is not the one asked about (a part a scenario took from a shared file: extends.ts). */
+  file?: string;
 }
 
 export interface YamlSource {

@@ -338,7 +338,7 @@ function eventShapeProblem(v: unknown): string | undefined {
         typeof v.scenario !== 'string' ||
         typeof v.seed !== 'number' ||
         !Array.isArray(v.tools) ||
-        !isObj(v.initial_world)
+        (!isObj(v.initial_world) && typeof v.initial_world_sha256 !== 'string')
       ) {
         return 'this run_start lacks scenario, seed, tools or initial_world';
       }
@@ -366,7 +366,8 @@ function eventShapeProblem(v: unknown): string | undefined {
         return 'this call event lacks preconditions';
       return undefined;
     case 'run_end':
-      return isObj(v.final_world) ? undefined : 'this run_end lacks final_world';
+      // world_diff since issue 41; a record written before holds final_world.
+      return isObj(v.world_diff) || isObj(v.final_world) ? undefined : 'this run_end lacks world_diff (or final_world)';
     case 'intent':
       return typeof v.tool === 'string' && typeof v.step === 'number' && isObj(v.args) && isObj(v.preconditions)
         ? undefined

@@ -34,6 +34,8 @@ import { reportedTools } from '../../domain/rules/reconcile.ts';
 import { LOST_REPLY } from '../../domain/planner-kit/lost-reply.ts';
 import { checkDecision, rejectedEvent, RUN_LIMITS, runLimitError, type CheckedDecision } from './decision.ts';
 import { blockedEvent, type BatchGate } from './gate.ts';
+import { worldDiff } from '../../core/world-diff.ts';
+import { initialWorldFields } from '../record/initial-world.ts';
 import { hostOf } from './isolate.ts';
 import { cutText } from '../../util/cut-text.ts';
 import { copyJson, deepFreeze, jsonLength } from '../../util/json.ts';
@@ -173,7 +175,7 @@ function runStartEvent(spec: RunSpec, sandbox: Sandbox): RunStartEvent {
     max_steps: scenario.max_steps,
     guard: spec.gate !== undefined,
     tools: recordTools(scenario, sandbox.classes),
-    initial_world: sandbox.initialSnapshot,
+    ...initialWorldFields(sandbox.initialSnapshot),
     ...(scenario.restarts.length > 0 || spec.restartAt?.length
       ? { restarts: [...new Set([...scenario.restarts, ...(spec.restartAt ?? [])])].sort((a, b) => a - b) }
       : {}),
@@ -260,7 +262,8 @@ function endRun(
     completed: outcome.completed,
     goal: outcome.goal,
     forbidden_held: outcome.forbidden_held,
-    final_world: sandbox.world.snapshot(),
+    // What changed, not a copy of the whole world (a domain's database is large; a run changes a few rows).
+    world_diff: worldDiff(sandbox.initialSnapshot, sandbox.world.snapshot()),
     metrics,
     ...(usage ? { usage } : {}),
   });

@@ -5,7 +5,7 @@
 import { renderFactText } from '../../core/facts/template.ts';
 import type { CallEvent } from '../../core/record.ts';
 import type { HistoryEntry, Observation, PlannerView, ToolView } from '../../core/planner.ts';
-import type { Scenario, ToolClass } from '../../core/scenario.ts';
+import { conditionPreconditions, factPreconditions, type Scenario, type ToolClass } from '../../core/scenario.ts';
 import { reportedTools } from '../../domain/rules/reconcile.ts';
 import { renderValue } from '../../core/templates/render.ts';
 
@@ -27,7 +27,7 @@ export function staticView(scenario: Scenario, classes: ReadonlyMap<string, Tool
       properties: t.parameters.properties,
       required: t.parameters.required,
     },
-    preconditions: facts(t.preconditions, true),
+    preconditions: facts(factPreconditions(t), true),
     establishes: facts(
       t.effects.flatMap((e) => (e.establish !== undefined ? [e.establish] : [])),
       true,
@@ -46,6 +46,8 @@ export function staticView(scenario: Scenario, classes: ReadonlyMap<string, Tool
     ...(t.idempotency_key !== undefined ? { idempotency_key: t.idempotency_key } : {}),
     ...(t.idempotent === true ? { idempotent: true } : {}),
     ...(t.definite_failures ? { definite_failures: t.definite_failures } : {}),
+    ...(conditionPreconditions(t).length > 0 ? { conditions: conditionPreconditions(t) } : {}),
+    ...(t.requires_confirmation ? { requires_confirmation: true as const } : {}),
     latency_ms: t.latency_ms,
   }));
   return {

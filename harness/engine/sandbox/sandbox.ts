@@ -12,13 +12,18 @@ import { renderFact, renderPattern } from '../../core/facts/template.ts';
 import {
   applyDeclaredEffects,
   compensationOf,
+  confirmationFact,
   declaredEstablishes,
+  derivedValueFailure,
   preconditionsIn,
+  resolveLookups,
+  sequencesOf,
+  validationFailure,
 } from '../../domain/rules/declared.ts';
 import { effectiveClass } from '../../domain/rules/classes.ts';
 import { changedWorld } from '../../domain/rules/effects.ts';
 import { isAmbiguousFailure } from '../../domain/rules/failures.ts';
-import { callIdentity } from '../../domain/rules/same-call.ts';
+import { callIdentity, confirmationKey } from '../../domain/rules/same-call.ts';
 import { APPLIED_FIELD, APPROVED_FIELD, REPORTED_FIELD } from '../../domain/rules/reply.ts';
 import {
   reconciledIndices,
@@ -99,6 +104,9 @@ function callEvent(h: CallHead, t: CallTail): CallEvent {
 
 /** A reused idempotency key with other arguments: refused as the IETF Idempotency-Key draft says, 422. */
 const KEY_CONFLICT_STATUS = 422;
+/** A call the tool refuses: its validation does not hold, or a derived value cannot be computed (422); a row it looks up is missing (404). */
+const INVALID_STATUS = 422;
+const NO_ROW_STATUS = 404;
 
 /** A scripted fault's `ambiguous`, else: applied, or what the caller could not tell from its reply (failures.ts). */
 function isAmbiguousFault(f: Fault, tool: Tool, error: string): boolean {
@@ -127,6 +135,12 @@ interface Prepared {
   classes: ReadonlyMap<string, ToolClass>;
   reconcileView: ReadonlyMap<string, ReconcileTool>;
   approvals: ReadonlyMap<string, Scenario['approvals'][string]>;
+  /** The calls the scripted human confirms (`confirmations:`), by confirmation key (values rendered). */
+  confirmed: ReadonlySet<string>;
+  /** The tools with a derived value (`"= EXPR"`) in their effects, checked before a call applies. */
+  derived: ReadonlySet<string>;
+  /** The sequences each tool reads (`{{seq.NAME}}`), by tool name; only tools that read one. */
+  sequences: ReadonlyMap<string, readonly string[]>;
   /** The initial world, rendered and parsed once; each run gets a clone. */
   world: World;
   /** Its snapshot, deep-frozen: every run's record shares it. */
@@ -158,6 +172,18 @@ function prepare(scenario: Scenario): Prepared {
   const ctx = { inputs: scenario.inputs, deployment: scenario.deployment };
   const approvals = new Map<string, Scenario['approvals'][string]>();
   for (const [k, v] of Object.entries(scenario.approvals)) approvals.set(renderText(k, ctx), v);
+  const confirmed = new Set<string>();
+  for (const c of scenario.confirmations) {
+    const args = renderValue(c.args, ctx) as Record<string, unknown>;
+    confirmed.add(confirmationKey({ tool: c.tool, args }, tools.get(c.tool)));
+  }
+  const sequences = new Map<string, string[]>();
+  const derived = new Set<string>();
+  for (const t of scenario.tools) {
+    if (JSON.stringify(t.effects).includes('"= ')) derived.add(t.name);
+    const names = sequencesOf(t);
+    if (names.length > 0) sequences.set(t.name, names);
+  }
   const world = World.from(initialWorld(scenario));
   const rendered = (g: string): RenderedGoal => {
     const r = renderPattern(g, ctx);
@@ -168,6 +194,9 @@ function prepare(scenario: Scenario): Prepared {
     classes,
     reconcileView,
     approvals,
+    confirmed,
+    derived,
+    sequences,
     world,
     initial: deepFreeze(world.snapshot()),
     goal: scenario.goal.map(rendered),
@@ -210,6 +239,13 @@ export class Sandbox {
   private readonly forbidden: readonly RenderedGoal[];
   /** Approval rules by action, keys rendered (they may use inputs and deployment). */
   private readonly approvals: ReadonlyMap<string, Scenario['approvals'][string]>;
+  private readonly confirmed: ReadonlySet<string>;
+  private readonly sequences: ReadonlyMap<string, readonly string[]>;
+  private readonly derived: ReadonlySet<string>;
+  /** Unconsumed confirmations: confirmation key → how many yeses are left to license calls. */
+  private readonly licenses = new Map<string, number>();
+  /** The last number each sequence gave (`{{seq.NAME}}`). */
+  private readonly seqs = new Map<string, number>();
 
   constructor(
     readonly scenario: Scenario,
@@ -222,6 +258,9 @@ export class Sandbox {
     this.tools = p.tools;
     this.reconcileView = p.reconcileView;
     this.approvals = p.approvals;
+    this.confirmed = p.confirmed;
+    this.sequences = p.sequences;
+    this.derived = p.derived;
     this.classes = p.classes;
     this.idRng = createRng(deriveSeed(seed, 'ids'));
     this.faultRng = createRng(deriveSeed(seed, 'faults'));
@@ -262,9 +301,14 @@ export class Sandbox {
     const tool = this.tools.get(call.tool);
     if (!tool) throw new Error(`internal: assess of undeclared tool "${call.tool}"`);
     const ctx = { inputs: this.scenario.inputs, deployment: this.scenario.deployment, args: call.args };
+    const pre = this.preconditionsOf(tool, call.args, this.world);
+    if (tool.requires_confirmation) {
+      const licensed = (this.licenses.get(confirmationKey(call, tool)) ?? 0) > 0;
+      (licensed ? pre.held : pre.missing).push(confirmationFact(tool.name, call.args));
+    }
     return {
       class: this.classes.get(tool.name) as ToolClass,
-      ...this.preconditionsOf(tool, call.args, this.world),
+      ...pre,
       establishes: declaredEstablishes(tool, ctx),
     };
   }
@@ -279,7 +323,42 @@ export class Sandbox {
     args: Record<string, unknown>,
     world: World,
   ): { held: string[]; missing: string[] } {
-    return preconditionsIn(tool, { inputs: this.scenario.inputs, deployment: this.scenario.deployment, args }, world);
+    const ctx: TemplateContext = { inputs: this.scenario.inputs, deployment: this.scenario.deployment, args };
+    if (Object.keys(tool.lookups).length > 0) ctx.lookups = resolveLookups(tool, ctx, world);
+    return preconditionsIn(tool, ctx, world);
+  }
+
+  /**
+   * Whether a call of a tool that requires confirmation has an unconsumed yes to it; takes it when
+   * it has (the call consumes it, whatever it comes to).
+   */
+  private takeLicense(tool: Tool, call: { tool: string; args: Record<string, unknown> }): boolean {
+    const key = confirmationKey(call, tool);
+    const left = this.licenses.get(key) ?? 0;
+    if (left === 0) return false;
+    this.licenses.set(key, left - 1);
+    return true;
+  }
+
+  /** The confirmation key of the call a confirmation tool asks about (its `tool` and `args` arguments). */
+  private askedAbout(args: Record<string, unknown>): string {
+    const target = typeof args.tool === 'string' ? args.tool : '';
+    const targetArgs =
+      args.args !== null && typeof args.args === 'object' && !Array.isArray(args.args)
+        ? (args.args as Record<string, unknown>)
+        : {};
+    return confirmationKey({ tool: target, args: targetArgs }, this.tools.get(target));
+  }
+
+  /** Asks the scripted human to confirm a concrete call (`confirmations:`); a yes licenses one such call. */
+  private confirm(args: Record<string, unknown>): boolean {
+    return this.confirmed.has(this.askedAbout(args));
+  }
+
+  /** Records a yes to a concrete call: one later call with matching arguments may consume it. */
+  private license(args: Record<string, unknown>): void {
+    const key = this.askedAbout(args);
+    this.licenses.set(key, (this.licenses.get(key) ?? 0) + 1);
   }
 
   /**
@@ -289,8 +368,17 @@ export class Sandbox {
    */
   executeBatch(req: BatchRequest): { events: CallEvent[]; replies: Reply[] } {
     const ctxBase = { inputs: this.scenario.inputs, deployment: this.scenario.deployment };
-    // A batch of one checks its call against the world as it is (nothing of the batch has applied yet).
-    const factsBefore = req.calls.length > 1 ? this.world.factsOnly() : this.world;
+    // Every call is checked against the world before the batch (facts, and the rows its lookups read), before
+    // any of them applies. A yes to a call is consumed by the first such call of the batch; one given in this
+    // batch licenses none of it (its answer was not known yet).
+    const issuedAs = req.calls.map((call) => {
+      const tool = this.tools.get(call.tool);
+      if (!tool) throw new Error(`internal: sandbox asked to run undeclared tool "${call.tool}"`);
+      const pre = this.preconditionsOf(tool, call.args, this.world);
+      if (tool.requires_confirmation)
+        (this.takeLicense(tool, call) ? pre.held : pre.missing).push(confirmationFact(tool.name, call.args));
+      return pre;
+    });
     const t0 = this.clockMs;
     // A reconciler reports on calls of earlier batches only: none of its siblings' results was known yet.
     const ledgerBefore = this.ledger.length;
@@ -306,7 +394,7 @@ export class Sandbox {
       const step = req.firstStep + pos;
       const cls = this.classes.get(tool.name) as ToolClass;
       const args = call.args;
-      const { held, missing } = this.preconditionsOf(tool, args, factsBefore);
+      const { held, missing } = issuedAs[pos] as { held: string[]; missing: string[] };
       this.received.push({ tool: tool.name, args, class: cls, missing, batch_size: req.calls.length });
       const n = (this.callCounts.get(tool.name) ?? 0) + 1;
       this.callCounts.set(tool.name, n);
@@ -371,10 +459,42 @@ export class Sandbox {
       slowest = Math.max(slowest, latency);
 
       const tctx: TemplateContext = { inputs: ctxBase.inputs, deployment: ctxBase.deployment, args, id };
+      const lookedUp = Object.keys(tool.lookups).length > 0;
+      if (lookedUp) {
+        // Read when the call runs, before its effects (a sibling earlier in the batch may have changed them).
+        tctx.lookups = resolveLookups(tool, tctx, this.world);
+        tctx.before = tctx.lookups;
+      }
+      const seqNames = this.sequences.get(tool.name);
+      if (seqNames) tctx.seq = Object.fromEntries(seqNames.map((n) => [n, (this.seqs.get(n) ?? 0) + 1]));
+      // The tool refuses a call it cannot serve, as a real API does: a definite failure, nothing applied.
+      const refusal = this.refusal(tool, tctx);
+      if (refusal) {
+        this.ledger.push({ tool: tool.name, args, step, applied: false });
+        events.push(
+          callEvent(common, {
+            latency_ms: tool.latency_ms,
+            status: 'fault',
+            http_status: refusal.status,
+            applied: false,
+            ambiguous: false,
+            result: null,
+            error: refusal.error,
+            effect_id: null,
+            effects: [],
+            compensation: null,
+          }),
+        );
+        replies.push({ status: refusal.status, body: { error: refusal.error } });
+        return;
+      }
       let result = renderValue(tool.returns ?? {}, tctx) as Record<string, unknown>;
       let approved: boolean | undefined;
       if (tool.kind === 'approval') {
         approved = this.ask(String(args.action ?? ''));
+        result = Object.assign({}, result, { [APPROVED_FIELD]: approved });
+      } else if (tool.kind === 'confirmation') {
+        approved = this.confirm(args);
         result = Object.assign({}, result, { [APPROVED_FIELD]: approved });
       }
       if (tablesBefore && tool.reads.length > 0 && !fault) {
@@ -395,9 +515,16 @@ export class Sandbox {
       }
       const applied = fault ? fault.applied : true;
       const effectsRun = applied && approved !== false && !this.opts.suppressEffects?.has(step);
-      const fullCtx: TemplateContext = { inputs: ctxBase.inputs, deployment: ctxBase.deployment, args, id, result };
+      const fullCtx: TemplateContext = Object.assign({}, tctx, { result });
       const effects = effectsRun ? applyDeclaredEffects(tool, this.world, fullCtx) : [];
-      const compensation = effectsRun ? compensationOf(tool, cls, fullCtx) : null;
+      // The compensation reads the rows as the call left them ({{NAME.x}}) and as they were ({{before.NAME.x}}).
+      const compCtx =
+        lookedUp && effectsRun ? { ...fullCtx, lookups: resolveLookups(tool, fullCtx, this.world) } : fullCtx;
+      const compensation = effectsRun ? compensationOf(tool, cls, compCtx) : null;
+      if (applied && approved !== false) {
+        if (seqNames) for (const n of seqNames) this.seqs.set(n, (this.seqs.get(n) ?? 0) + 1);
+        if (tool.kind === 'confirmation') this.license(args);
+      }
       const status = fault ? fault.status : 200;
       const error = fault ? (fault.message ?? STATUS_TEXT[fault.status] ?? `HTTP ${fault.status}`) : null;
       this.ledger.push({ tool: tool.name, args, step, applied });
@@ -437,6 +564,19 @@ export class Sandbox {
     for (const { fact, written, text } of this.forbidden)
       if (this.world.holds(fact, { wildcardKeys: written })) forbidden_held.push(text);
     return { completed: missing.length === 0 && forbidden_held.length === 0, goal: { held, missing }, forbidden_held };
+  }
+
+  /** Why the tool refuses this call (a looked-up row is missing, a validation fails, a derived value has no number), or undefined. */
+  private refusal(tool: Tool, ctx: TemplateContext): { status: number; error: string } | undefined {
+    for (const [name, row] of Object.entries(ctx.lookups ?? {}))
+      if (row === undefined)
+        return { status: NO_ROW_STATUS, error: `no such row: ${name} (${tool.lookups[name]?.table})` };
+    if (tool.validate.length > 0) {
+      const why = validationFailure(tool, ctx);
+      if (why !== undefined) return { status: INVALID_STATUS, error: why };
+    }
+    const derived = this.derived.has(tool.name) ? derivedValueFailure(tool, ctx) : undefined;
+    return derived === undefined ? undefined : { status: INVALID_STATUS, error: derived };
   }
 
   private nextId(): string {

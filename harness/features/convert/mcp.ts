@@ -37,7 +37,7 @@ export interface McpTool {
 export interface McpToolSource {
   name: string;
   description: string;
-  kind?: 'action' | 'approval';
+  kind?: 'action' | 'approval' | 'confirmation';
   read_only: boolean;
   idempotent?: boolean;
   parameters: { type: 'object'; properties: Record<string, unknown>; required: string[]; [k: string]: unknown };

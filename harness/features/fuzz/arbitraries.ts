@@ -25,7 +25,7 @@ import { effectiveClass } from '../../domain/rules/classes.ts';
 import { nearMiss } from '../../domain/planner-kit/near-miss.ts';
 import type { PlanItem, Scenario, Tool } from '../../core/scenario.ts';
 import { fitsParameter } from '../../domain/rules/arguments.ts';
-import { lookupTemplate } from '../../core/templates/render.ts';
+import { lookupTemplate, renderValue } from '../../core/templates/render.ts';
 import { reportedTools } from '../../domain/rules/reconcile.ts';
 import { createRng } from '../../util/rng.ts';
 import {
@@ -285,7 +285,23 @@ function fits(tool: Tool, param: string, c: Candidate, v: unknown): boolean {
 
 function buildCall(m: Model, spec: CallSpec, results: Results): PlanCall {
   const tool = m.callable[spec.tool % m.callable.length] as Tool;
-  return { tool: tool.name, args: drawArgs(m, tool, spec.args, results, {}) };
+  const confirmed = confirmedCall(m, tool, spec.args[0] ?? PLAIN);
+  return { tool: tool.name, args: confirmed ?? drawArgs(m, tool, spec.args, results, {}) };
+}
+
+/**
+ * The arguments of a call the scenario's human confirms (`confirmations:`), for a confirmation tool
+ * (asking about it) and for a tool that requires one (making it); undefined to draw them as for any
+ * tool (`any` or a near miss: a call the human did not confirm).
+ */
+function confirmedCall(m: Model, tool: Tool, spec: ArgSpec): Record<string, unknown> | undefined {
+  if (spec.any || spec.near) return undefined;
+  const ctx = { inputs: m.scenario.inputs, deployment: m.scenario.deployment };
+  const table = m.scenario.confirmations.filter((c) => tool.kind === 'confirmation' || c.tool === tool.name);
+  const c = table[spec.pick % Math.max(1, table.length)];
+  if (!c || (tool.kind !== 'confirmation' && !tool.requires_confirmation)) return undefined;
+  const args = renderValue(c.args, ctx) as Record<string, unknown>;
+  return tool.kind === 'confirmation' ? { tool: c.tool, args } : args;
 }
 
 const PLAIN: ArgSpec = { any: false, pick: 0, near: false, nearSeed: 0, include: false, wild: false };

@@ -14,8 +14,17 @@
  */
 import { effectChangedState, effectFootprint } from '../../core/effects/index.ts';
 import { mustParseFact } from '../../core/facts/fact.ts';
-import type { CallEvent, RecordEvent, Row, RunEndEvent, RunStartEvent, WorldSnapshot } from '../../core/record.ts';
+import {
+  finalWorldOf,
+  type CallEvent,
+  type RecordEvent,
+  type Row,
+  type RunEndEvent,
+  type RunStartEvent,
+  type WorldSnapshot,
+} from '../../core/record.ts';
 import { Sandbox } from '../../engine/sandbox/sandbox.ts';
+import { initialWorldOf } from '../../engine/record/initial-world.ts';
 import { wire } from '../../engine/sandbox/transport.ts';
 import type { Call } from '../../core/planner.ts';
 import type { Scenario } from '../../core/scenario.ts';
@@ -29,8 +38,8 @@ export type RollbackResult =
   | { status: 'differs'; compensations: Call[]; differences: string[] };
 
 /** A run's world from its record, with the facts read-only calls established or revoked applied to `base`. */
-function expectedWorld(start: RunStartEvent, calls: readonly CallEvent[]): WorldSnapshot {
-  const facts = new Set(start.initial_world.facts);
+function expectedWorld(initial: WorldSnapshot, calls: readonly CallEvent[]): WorldSnapshot {
+  const facts = new Set(initial.facts);
   for (const c of calls) {
     if (!c.read_only) continue;
     for (const e of c.effects) {
@@ -39,7 +48,7 @@ function expectedWorld(start: RunStartEvent, calls: readonly CallEvent[]): World
       for (const f of factsRemoved) facts.delete(f);
     }
   }
-  return { facts: [...facts].sort(), tables: start.initial_world.tables };
+  return { facts: [...facts].sort(), tables: initial.tables };
 }
 
 /**
@@ -88,6 +97,8 @@ export function rollBack(events: readonly RecordEvent[], scenario: Scenario): Ro
   const start = events.find((e): e is RunStartEvent => e.type === 'run_start');
   const end = events.find((e): e is RunEndEvent => e.type === 'run_end');
   if (!start || !end) return { status: 'not_applicable', reason: 'the record has no run_start or run_end' };
+  const initial = initialWorldOf(start, scenario);
+  if (!initial.ok) return { status: 'not_applicable', reason: initial.message };
   const calls = events.filter((e): e is CallEvent => e.type === 'call' && e.status !== 'blocked');
   const effectful = calls.filter((c) => !c.read_only && c.applied && changedState(c));
   const lasting = effectful.find((c) => c.class !== 'reversible');
@@ -121,13 +132,13 @@ export function rollBack(events: readonly RecordEvent[], scenario: Scenario): Ro
     { ...scenario, world: { facts: [], tables: {} }, tools: scenario.tools.map((t) => ({ ...t, faults: [] })) },
     start.seed,
   );
-  for (const f of end.final_world.facts) sandbox.world.establish(mustParseFact(f));
-  for (const [table, rows] of Object.entries(end.final_world.tables))
-    for (const row of rows) sandbox.world.insert(table, row);
+  const final = finalWorldOf(initial.value, end);
+  for (const f of final.facts) sandbox.world.establish(mustParseFact(f));
+  for (const [table, rows] of Object.entries(final.tables)) for (const row of rows) sandbox.world.insert(table, row);
   compensations.forEach((c, i) => {
     sandbox.executeBatch({ turn: i + 1, batch: i, firstStep: i + 1, calls: [{ tool: c.tool, args: wire(c.args) }] });
   });
-  const differences = worldDifferences(expectedWorld(start, calls), sandbox.world.snapshot());
+  const differences = worldDifferences(expectedWorld(initial.value, calls), sandbox.world.snapshot());
   return differences.length > 0
     ? { status: 'differs', compensations, differences }
     : { status: 'restored', compensations };

@@ -7,7 +7,7 @@
  */
 import { mustParseFact, parseFact } from '../../core/facts/fact.ts';
 import { renderFact } from '../../core/facts/template.ts';
-import type { Scenario, Tool } from '../../core/scenario.ts';
+import { factPreconditions, type Scenario, type Tool } from '../../core/scenario.ts';
 import { renderText, renderValue } from '../../core/templates/render.ts';
 import { declaredTypes as typesOf, textAs } from '../../util/param-types.ts';
 
@@ -45,7 +45,7 @@ export function worldCandidates(scenario: Scenario): Candidate[] {
       if (v !== '') add({ arg: v, raw: v, key, from: 'facts' });
   }
   for (const t of scenario.tools) {
-    for (const p of t.preconditions) {
+    for (const p of factPreconditions(t)) {
       for (const [key, v] of Object.entries(renderFact(p, ctx, 'keep').args))
         add({ arg: v, raw: v, key, from: 'preconditions' });
     }
@@ -138,7 +138,7 @@ export function aliases(tool: Tool, param: string): string[] {
   const out = new Set([param]);
   const whole = `{{args.${param}}}`;
   const facts = [
-    ...tool.preconditions,
+    ...factPreconditions(tool),
     ...tool.effects.flatMap((e) => [e.establish, e.revoke].filter((f): f is string => f !== undefined)),
   ];
   for (const f of facts)

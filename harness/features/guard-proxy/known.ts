@@ -37,6 +37,7 @@ import { effectiveClass } from '../../domain/rules/classes.ts';
 import {
   applyDeclaredEffects,
   compensationOf,
+  confirmationFact,
   declaredEstablishes,
   preconditionsIn,
 } from '../../domain/rules/declared.ts';
@@ -45,7 +46,11 @@ import { reconciledIndices, reportedTools, tablesWritten, type ReconcileTool } f
 import { replyAnswer } from '../../domain/rules/reply-condition.ts';
 import { AppliedCalls } from '../../domain/rules/applied.ts';
 import { OpenAmbiguities, repeatedFailure, type OpenFailure } from '../../domain/rules/retries.ts';
+import { confirmationKey } from '../../domain/rules/same-call.ts';
 import { lostIntentCall, settleReport } from '../../engine/record/reader.ts';
+
+/** A session's license for one concrete call. */
+const licenseKey = (session: string, key: string): string => `${session}\u0000${key}`;
 
 /** A call as the guard assesses it: its class (null: not declared), its preconditions in what is known. */
 export interface Assessment {
@@ -86,6 +91,11 @@ export class KnownWorld {
   private readonly unread = new Map<number, string>();
   /** What applied, by call identity: filled keys and duplicates (applied.ts). */
   private readonly applied: AppliedCalls;
+  /**
+   * Yeses to concrete calls not consumed yet (`requires_confirmation`), by session and confirmation
+   * key: granted only by a reply this guard saw (never learnt from a journal), like facts.
+   */
+  private readonly licenses = new Map<string, number>();
 
   constructor(
     readonly scenario: Scenario,
@@ -170,10 +180,16 @@ export class KnownWorld {
     const tool = this.tools.get(call.tool);
     if (!tool) return { tool, class: null, held: [], missing: [], establishes: [] };
     const ctx = this.ctx(call.args);
+    // Tables are not known here: a comparison over a looked-up row does not hold, so the call is refused.
+    const pre = preconditionsIn(tool, ctx, this.worldOf(session));
+    if (tool.requires_confirmation)
+      ((this.licenses.get(licenseKey(session, confirmationKey(call, tool))) ?? 0) > 0 ? pre.held : pre.missing).push(
+        confirmationFact(tool.name, call.args),
+      );
     return {
       tool,
       class: this.classes.get(tool.name) as ToolClass,
-      ...preconditionsIn(tool, ctx, this.worldOf(session)),
+      ...pre,
       establishes: declaredEstablishes(tool, ctx),
     };
   }
@@ -229,10 +245,17 @@ export class KnownWorld {
     if (!tool) return { effects: [], compensation: null, effect_id: null };
     const out: Observed = { effects: [], compensation: null, effect_id: null };
     const reply = result !== null && typeof result === 'object' ? (result as Record<string, unknown>) : {};
-    if (tool.kind === 'approval' && typeof reply.approved === 'boolean') out.approved = reply.approved;
+    if (tool.kind !== 'action' && typeof reply.approved === 'boolean') out.approved = reply.approved;
     if (reachedBefore !== undefined && (this.reconcileView.get(tool.name)?.reconciles.length ?? 0) > 0)
       out.reconciled = this.reconciled(tool, args, result, step, reachedBefore);
     if (out.approved === false) return out;
+    // A yes the human gave (the server's reply said so) licenses one later matching call of this session.
+    if (tool.kind === 'confirmation' && out.approved === true) {
+      const target = typeof args.tool === 'string' ? args.tool : '';
+      const asked = (args.args ?? {}) as Record<string, unknown>;
+      const key = licenseKey(session, confirmationKey({ tool: target, args: asked }, this.tools.get(target)));
+      this.licenses.set(key, (this.licenses.get(key) ?? 0) + 1);
+    }
     const ctx = this.ctx(args, result);
     // Its writes first: what it establishes itself holds after them.
     this.wrote(tool);
@@ -305,5 +328,11 @@ export class KnownWorld {
     // A write that may have happened (an ambiguous failure) expires what was read as surely as one that did.
     if (tool && e.status === 'fault' && (e.ambiguous || e.reply_lost === true)) this.wrote(tool);
     this.applied.take(e);
+    // A call that needs a yes consumes one of its session's, whatever it came to.
+    if (tool?.requires_confirmation && e.status !== 'blocked') {
+      const key = licenseKey(e.session ?? '', confirmationKey(e, tool));
+      const left = this.licenses.get(key) ?? 0;
+      if (left > 0) this.licenses.set(key, left - 1);
+    }
   }
 }

@@ -17,6 +17,7 @@ import { ruleFor } from '../../engine/guard/decide.ts';
 import type { Policy } from '../../engine/guard/policy.ts';
 import { onewayNames } from '../convert/import-mcp.ts';
 import { toMcpTool } from '../convert/mcp.ts';
+import { factPreconditions } from '../../core/scenario.ts';
 import type { KnownWorld } from './known.ts';
 
 const META_POLICY = 'oneway/policy';
@@ -52,7 +53,7 @@ export function guardedTools(listed: readonly ListedTool[], known: KnownWorld, p
       undeclared.push(t.name);
       return { ...t, _meta: { ...t._meta, [META_UNDECLARED]: true, [META_POLICY]: rule } };
     }
-    const mapped = toMcpTool(decl, cls);
+    const mapped = toMcpTool({ ...decl, preconditions: factPreconditions(decl) }, cls);
     return {
       ...t,
       annotations: { ...t.annotations, ...mapped.annotations },

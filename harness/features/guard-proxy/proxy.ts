@@ -206,7 +206,11 @@ export class GuardProxy {
   private readonly reconcilers: Map<string, string[]>;
 
   constructor(private readonly opts: GuardOptions) {
-    this.known = new KnownWorld(opts.scenario, opts.journal.start.initial_world.facts, opts.journal.start.run_id);
+    this.known = new KnownWorld(
+      opts.scenario,
+      opts.journal.start.initial_world?.facts ?? [],
+      opts.journal.start.run_id,
+    );
     this.known.replay(opts.journal.before);
     this.reconcilers = reconcilersByTarget(
       opts.scenario.tools.map((t) => ({ name: t.name, reconciles: reportedTools(t, opts.scenario.tools) })),

@@ -82,7 +82,7 @@ export function asToolsSource(src: YamlSource, path: string): { source: YamlSour
 export const isToolsBlock = (doc: unknown): doc is Record<string, unknown> =>
   isMapping(doc) && Object.hasOwn(doc, 'tools') && SCENARIO_ONLY.every((k) => !Object.hasOwn(doc, k));
 
-/** Declarations a real server cannot honour: `{{id}}` in what the guard renders (effects and compensations). */
+/** Declarations a real server cannot honour: `{{id}}` in what the guard renders (effects and compensations), and lookups and validation (the server's tables). */
 export function productionProblems(s: Scenario, src: YamlSource): Problem[] {
   const out: Problem[] = [];
   const check = (value: unknown, path: (string | number)[]): void => {
@@ -103,6 +103,19 @@ export function productionProblems(s: Scenario, src: YamlSource): Problem[] {
   s.tools.forEach((t, i) => {
     t.effects.forEach((e, k) => check(e, ['tools', i, 'effects', k]));
     if (t.compensation_args) check(t.compensation_args, ['tools', i, 'compensation_args']);
+    // The guard sees calls and replies, never the server's tables: what reads them cannot be judged.
+    for (const field of ['lookups', 'validate'] as const) {
+      const empty = field === 'lookups' ? Object.keys(t.lookups).length === 0 : t.validate.length === 0;
+      if (empty) continue;
+      out.push({
+        code: 'schema',
+        file: src.file,
+        ...src.locate(['tools', i, field]),
+        path: formatPath(['tools', i, field]),
+        message: `${field} reads the server's tables, which oneway guard does not see: it cannot judge ${t.name}'s calls by them`,
+        hint: 'in front of a real server, state what must hold as facts that earlier calls establish (e.g. order_read(order={{args.order_id}}) from get_order); lookups and validate are for evaluation',
+      });
+    }
   });
   return out;
 }

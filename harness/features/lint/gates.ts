@@ -4,7 +4,7 @@
  * compensations that need a sign-off; recovery uses it to name the approver.
  */
 import type { Fact } from '../../core/facts/fact.ts';
-import type { Scenario, Tool } from '../../core/scenario.ts';
+import { factPreconditions, type Scenario, type Tool } from '../../core/scenario.ts';
 import { renderText } from '../../core/templates/render.ts';
 import { declaredFact, unifies } from './facts.ts';
 
@@ -27,7 +27,7 @@ export interface ApprovalGate {
 export function gatesOf(scenario: Scenario, tool: Tool): ApprovalGate[] {
   const out: ApprovalGate[] = [];
   const approvals = scenario.tools.filter((t) => t.kind === 'approval');
-  for (const text of tool.preconditions) {
+  for (const text of factPreconditions(tool)) {
     const pre = declaredFact(text, scenario);
     if (!pre) continue;
     for (const a of approvals) {
@@ -83,9 +83,14 @@ export function approvalShapes(scenario: Scenario, tool: Tool): Fact[] {
       if (f) out.push(f);
       continue;
     }
+    // The action goes into the parsed fact's values, never into its source text: an action holding a
+    // "," or ")" would split the fact there (issue 41: false unreachable-goal warnings).
+    const template = declaredFact(e.establish, scenario);
+    if (!template) continue;
     for (const action of approved) {
-      const f = declaredFact(e.establish.replace(/\{\{\s*args\.action\s*\}\}/g, action), scenario);
-      if (f) out.push(f);
+      const args: Record<string, string> = {};
+      for (const [k, v] of Object.entries(template.args)) args[k] = renderText(v, { ...ctx, args: { action } }, 'keep');
+      out.push({ name: template.name, args });
     }
   }
   return out;

@@ -5,13 +5,12 @@
  * loader's semantic checks and every lint rule; where a rule and the loader
  * report the same spot, the rule's finding (with its id and hint) is kept.
  */
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { Problem } from '../../core/errors.ts';
-import { readSource, sortProblems, type LoadedScenario } from '../../engine/loader/load.ts';
+import { readSource, scenarioSource, sortProblems, type LoadedScenario } from '../../engine/loader/load.ts';
 import { displayPath, resolveScenarios, type ResolveOptions } from '../../engine/loader/resolve.ts';
 import { schemaProblems } from '../../engine/loader/schema-problems.ts';
 import { checkScenario } from '../../engine/loader/semantics.ts';
-import { parseYamlSource } from '../../engine/loader/yaml-source.ts';
 import { Scenario } from '../../core/scenario.ts';
 import { Policy } from '../../engine/guard/policy.ts';
 import { asToolsSource, isToolsBlock, productionProblems } from '../guard-proxy/tools-file.ts';
@@ -30,6 +29,8 @@ export interface LintInput {
   kind?: LintKind | undefined;
   /** For a tools file: the facts the guard knows at the start (its `--facts`; a scenario's world is not read). */
   facts?: readonly string[] | undefined;
+  /** The directory the file is in, when `file` is a name for display (shared files are found from it). */
+  dir?: string;
 }
 
 export interface LintReport {
@@ -67,7 +68,7 @@ function kindOf(doc: unknown): LintKind {
 }
 
 function prepare(input: LintInput): Prepared {
-  const src = parseYamlSource(input.text, input.file);
+  const src = scenarioSource(input.text, input.file, input.dir);
   if (!src.ok) return { load: src.problems.map(fromProblem) };
   const kind = input.kind ?? kindOf(src.value.value);
   if (kind === 'policy') return { load: policyFindings(src.value) };
@@ -149,7 +150,7 @@ export async function lintPaths(
     const file = displayPath(abs, opts.cwd);
     const text = readSource(abs);
     if (!text.ok) unreadable.push(...text.problems.map((p) => fromProblem({ ...p, file })));
-    else inputs.push({ file, text: text.value, kind: opts.kind });
+    else inputs.push({ file, text: text.value, kind: opts.kind, dir: dirname(abs) });
   }
   const findings = [
     ...lintTexts(inputs, rules),

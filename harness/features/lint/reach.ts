@@ -10,7 +10,7 @@
  *   after a premature call.
  */
 import type { Fact } from '../../core/facts/fact.ts';
-import type { Scenario, Tool } from '../../core/scenario.ts';
+import { factPreconditions, type Scenario, type Tool } from '../../core/scenario.ts';
 import { declaredFact, unifies } from './facts.ts';
 import { approvalShapes } from './gates.ts';
 
@@ -55,7 +55,7 @@ export function reachOf(scenario: Scenario): Reach {
     changed = false;
     for (const t of scenario.tools) {
       if (callable.has(t.name)) continue;
-      const pre = t.preconditions.map((p) => declaredFact(p, scenario));
+      const pre = factPreconditions(t).map((p) => declaredFact(p, scenario));
       if (pre.some((p) => p === undefined)) continue;
       if (!pre.every((p) => reachable.some((s) => unifies(p as Fact, s.fact)))) continue;
       callable.add(t.name);

@@ -36,6 +36,10 @@ export function classText(t: ToolView): string {
 function annotation(t: ToolView): string {
   const lines = [`Class: ${classText(t)}.`];
   if (t.kind === 'approval') lines.push('Approval gate: asks a human to approve; replies {"approved": true|false}.');
+  if (t.kind === 'confirmation')
+    lines.push(
+      'Confirmation: asks the human to confirm one concrete call {tool, args}; replies {"approved": true|false}; one yes licenses one call.',
+    );
   lines.push(
     `Preconditions (must hold before the call): ${t.preconditions.length ? t.preconditions.join('; ') : 'none'}.`,
   );

@@ -11,6 +11,7 @@ import type { Result } from '../../core/errors.ts';
 import type { AppliedEffect, CallEvent, Row, WorldSnapshot } from '../../core/record.ts';
 import type { Approver } from './approver.ts';
 import { Sandbox } from '../../engine/sandbox/sandbox.ts';
+import { worldDigest } from '../../engine/record/initial-world.ts';
 import { inProcessTransport, type Transport } from '../../engine/sandbox/transport.ts';
 import type { Scenario } from '../../core/scenario.ts';
 import { stableJson } from '../../util/json.ts';
@@ -134,7 +135,7 @@ export async function applyRecovery(
 ): Promise<ApplyResult> {
   const ready = replaySandbox(record, scenario);
   if (!ready.ok) return ready;
-  const { sandbox, deployment, issued, notes } = ready.value;
+  const { sandbox, deployment, issued, notes, initial } = ready.value;
   const { start } = record;
   const transport = inProcessTransport(sandbox);
   // The issued calls by batch, in record order.
@@ -153,7 +154,7 @@ export async function applyRecovery(
           batches,
           new Set(checklist.items.flatMap((i) => (i.duplicate_of !== undefined ? [i.step] : []))),
         )
-      : start.initial_world;
+      : initial;
     const after = sandbox.world.snapshot();
     const { remaining, observations, reordered } = remainder(before, after, issued, timeline, compensations, checklist);
     return {
@@ -190,7 +191,13 @@ function replaySandbox(
   record: ParsedRecord,
   scenario: Scenario,
 ): Result<
-  { sandbox: Sandbox; deployment: Record<string, unknown>; issued: CallEvent[]; notes: string[] },
+  {
+    sandbox: Sandbox;
+    deployment: Record<string, unknown>;
+    issued: CallEvent[];
+    notes: string[];
+    initial: WorldSnapshot;
+  },
   { issues: RecordIssue[] }
 > {
   const { start } = record;
@@ -210,7 +217,13 @@ function replaySandbox(
     );
   }
   const sandbox = new Sandbox({ ...scenario, deployment }, start.seed);
-  if (stableJson(sandbox.initialWorld()) !== stableJson(start.initial_world)) {
+  // A record holds a large initial world by its digest only (harness/engine/record/initial-world.ts).
+  const initial = sandbox.initialWorld();
+  if (
+    start.initial_world
+      ? stableJson(initial) !== stableJson(start.initial_world)
+      : worldDigest(initial) !== start.initial_world_sha256
+  ) {
     return problem(
       record,
       'the scenario file gives another initial world than the run had: it changed since the run',
@@ -225,7 +238,7 @@ function replaySandbox(
       `step ${unknown.step} calls "${unknown.tool}", which the scenario file does not declare`,
       'pass the scenario the run used with --scenario=FILE',
     );
-  return { ok: true, value: { sandbox, deployment, issued, notes } };
+  return { ok: true, value: { sandbox, deployment, issued, notes, initial } };
 }
 
 /** Where the replay left off: the last turn, batch and step, after which compensations are numbered. */

@@ -34,6 +34,7 @@ import { reconcilersByTarget, reportedBy } from '../../domain/rules/reconcile.ts
 import { approverFor, type Approver } from './approver.ts';
 import { journalDisputes } from './disputes.ts';
 import { settleReport, type ParsedRecord, type UnreadableLine } from '../../engine/record/reader.ts';
+import { initialWorldOf } from '../../engine/record/initial-world.ts';
 import { irreversibleResponse, recipients, type Response } from './response.ts';
 
 /**
@@ -127,7 +128,8 @@ export interface Checklist {
     /** A journal's refused attempts (counted apart from the actions: nothing happened). */
     refused: number;
   };
-  initial_world: WorldSnapshot;
+  /** The world the run started from (rebuilt from the scenario when the record holds its digest only; absent when the scenario no longer gives it). */
+  initial_world?: WorldSnapshot;
   /**
    * The lines of the record that could not be read (reader.ts): what they held is unknown, so they
    * are listed, never skipped in silence; each is left to a person to check.
@@ -310,7 +312,7 @@ export function buildChecklist(record: ParsedRecord, scenario?: Scenario): Check
     },
     items,
     counts,
-    initial_world: start.initial_world,
+    ...initialWorldField(start, scenario),
     unreadable: record.unreadable,
   };
 }
@@ -343,4 +345,12 @@ function refusedItem(c: CallEvent): ChecklistItem {
 /** A compensable tool's compensation is a new action with its own approvals; a reversible one's only when the record says so. */
 export function needsApproval(cls: ToolClass, comp: Pick<Compensation, 'requires_approval'>): boolean {
   return cls === 'compensable' || comp.requires_approval;
+}
+
+/** The checklist's initial world, when the record holds it or the scenario rebuilds it. */
+function initialWorldField(start: RunStartEvent, scenario: Scenario | undefined): { initial_world?: WorldSnapshot } {
+  if (start.initial_world) return { initial_world: start.initial_world };
+  if (!scenario) return {};
+  const w = initialWorldOf(start, scenario);
+  return w.ok ? { initial_world: w.value } : {};
 }

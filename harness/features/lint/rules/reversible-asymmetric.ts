@@ -5,7 +5,7 @@
  * call did not, acts under another scope: the tool is compensable.
  */
 import { effectiveClass } from '../../../domain/rules/classes.ts';
-import type { Tool } from '../../../core/scenario.ts';
+import { factPreconditions, type Tool } from '../../../core/scenario.ts';
 import { declaredFact, showFact, unifies } from '../facts.ts';
 import { gatesOf } from '../gates.ts';
 import { toolShapes } from '../reach.ts';
@@ -54,7 +54,7 @@ export const reversibleAsymmetric: Rule = {
         );
       }
       const gated = new Set(gates.map((g) => g.precondition));
-      const extra = comp.preconditions.filter((p) => !gated.has(p) && !sameScope(p, t, ctx));
+      const extra = factPreconditions(comp).filter((p) => !gated.has(p) && !sameScope(p, t, ctx));
       if (extra.length > 0) {
         const shown = extra.map((p) => declaredFact(p, s)).map((f, k) => (f ? showFact(f) : (extra[k] as string)));
         add(
@@ -80,7 +80,7 @@ function sameScope(text: string, original: Tool, ctx: RuleContext): boolean {
   const s = ctx.scenario;
   const p = declaredFact(text, s);
   if (!p) return true; // the loader reports facts that do not parse
-  if (original.preconditions.some((o) => declaredFact(o, s)?.name === p.name)) return true;
+  if (factPreconditions(original).some((o) => declaredFact(o, s)?.name === p.name)) return true;
   if (toolShapes(s, original, false).some((sh) => unifies(p, sh.fact))) return true;
   if (
     s.world.facts.some((w) => {

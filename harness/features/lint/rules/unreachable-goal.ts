@@ -9,7 +9,7 @@
  */
 import type { Fact } from '../../../core/facts/fact.ts';
 import { didYouMean, joinHints } from '../../../util/did-you-mean.ts';
-import type { Scenario, Tool } from '../../../core/scenario.ts';
+import { factPreconditions, type Scenario, type Tool } from '../../../core/scenario.ts';
 import { declaredFact, showFact, unifies } from '../facts.ts';
 import { everApproved, gatesOf } from '../gates.ts';
 import { canHold, reachOf, type Reach } from '../reach.ts';
@@ -94,7 +94,7 @@ function missingOf(s: Scenario, t: Tool, reach: Reach): string[] {
       .filter((g) => g.action !== undefined && !everApproved(s, g.action))
       .map((g) => [g.precondition, g]),
   );
-  return t.preconditions.flatMap((text) => {
+  return factPreconditions(t).flatMap((text) => {
     const p = declaredFact(text, s);
     if (!p || canHold(p, reach.reachable)) return [];
     const gate = denied.get(text);
@@ -120,7 +120,7 @@ function unfillable(s: Scenario, goal: Fact, reach: Reach): string | undefined {
   for (const t of tools) {
     const props = (t.parameters.properties ?? {}) as Record<string, Record<string, unknown>>;
     const bound = argsIn([
-      ...t.preconditions,
+      ...factPreconditions(t),
       ...t.effects.flatMap((e) => (e.establish !== undefined ? [e.establish] : [])),
     ]);
     const missing = ((t.parameters.required ?? []) as string[]).filter((p) => {

@@ -18,6 +18,7 @@ export const unreachablePrecondition: Rule = {
     const out: LintFinding[] = [];
     s.tools.forEach((t, i) => {
       t.preconditions.forEach((text, k) => {
+        if (typeof text !== 'string') return; // a comparison: not a fact a tool establishes
         const p = declaredFact(text, s);
         if (!p || canHold(p, declared)) return;
         const sameName = declared.filter((d) => d.fact.name === p.name);

@@ -84,7 +84,7 @@ export function card(data: ReportData, c: CallView, kinds: readonly string[]): H
 
   const { dl, row } = rows('call-detail');
   row('args', valueView(c.args));
-  if (c.kind === 'approval' && c.approved !== undefined) row('approval', c.approved ? '✓ approved' : '✗ denied');
+  if (c.kind !== 'action' && c.approved !== undefined) row(c.kind, c.approved ? '✓ approved' : '✗ denied');
   if (c.reconciled) {
     // Every call it reported on (records before round 3 name only the most recent).
     const reported = c.reconciled.calls ?? [c.reconciled];

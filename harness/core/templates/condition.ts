@@ -1,0 +1,477 @@
+/**
+ * Conditions and derived values for scenario files: `LEFT OP RIGHT` with OP one of
+ * `== != < <= > >=`, `X in [a, b]`, `X in {{list}}` (and `not in`); each side a template, a
+ * number, a word or a "quoted" text, with arithmetic (`+ - * /`, parentheses, unary minus) and
+ * `len(X)` for the length of a list or a text. An effect value written `"= EXPR"` is EXPR's number.
+ *
+ * A small parser, no eval: scenario files never execute code. Comparisons are numeric when both
+ * sides are numbers (a number, or a text that is a plain decimal number); otherwise they compare
+ * as text (the fact rule: `1200` and `"1200"` are equal). Arithmetic results are rounded to 9
+ * decimal places, so `0.1 + 0.2 == 0.3`. A value that is missing (a template naming nothing, a
+ * lookup that found no row), arithmetic on something that is not a number, or a division by zero
+ * makes the condition false.
+ *
+ * @example
+ * conditionHolds('{{order.status}} == pending', { lookups: { order: { status: 'pending' } } }) // true
+ * conditionHolds('{{user.balance}} >= {{args.amount}} + 1', { lookups: { user: { balance: 17 } }, args: { amount: 21.1 } }) // false
+ * arithmeticValue('{{a.x}} - {{args.y}}', ctx) // { ok: true, value: 3.5 }
+ */
+import type { Result } from '../errors.ts';
+import { lookupTemplate, renderValue, type TemplateContext } from './render.ts';
+
+const COMPARISONS = ['==', '!=', '<=', '>=', '<', '>'] as const;
+type Comparison = (typeof COMPARISONS)[number];
+
+/** One operand: a literal, a template path, `len(...)`, negation or a binary arithmetic node. */
+export type Expr =
+  | { t: 'num'; value: number }
+  | { t: 'text'; value: string }
+  | { t: 'path'; path: string }
+  | { t: 'len'; of: Expr }
+  | { t: 'neg'; of: Expr }
+  | { t: 'bin'; op: '+' | '-' | '*' | '/'; left: Expr; right: Expr };
+
+/** A parsed condition: a comparison, or membership in a written list or a list value. */
+export type Condition =
+  | { t: 'cmp'; op: Comparison; left: Expr; right: Expr }
+  | { t: 'in'; negated: boolean; left: Expr; items: Expr[] | Expr };
+
+export type ExprParse<T> = Result<T, { message: string; offset: number; hint: string }>;
+
+const FORM =
+  'write LEFT OP RIGHT with OP one of == != < <= > >= (e.g. "{{order.status}} == pending", "{{user.balance}} >= {{args.amount}}"), or X in [a, b]';
+
+type Tok =
+  | { k: 'num'; v: number; at: number }
+  | { k: 'text'; v: string; at: number }
+  | { k: 'word'; v: string; at: number }
+  | { k: 'path'; v: string; at: number }
+  | { k: 'op'; v: string; at: number }
+  | { k: 'end'; at: number };
+
+const WORD_START = /[A-Za-z_#@]/;
+const WORD_CHAR = /[A-Za-z0-9_.@#:-]/;
+const DIGIT = /[0-9]/;
+const NUMBER = /^(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$/;
+
+function tokenize(src: string): ExprParse<Tok[]> {
+  const out: Tok[] = [];
+  let i = 0;
+  const fail = (message: string, at: number): ExprParse<Tok[]> => ({ ok: false, message, offset: at, hint: FORM });
+  while (i < src.length) {
+    const c = src[i] as string;
+    if (c === ' ' || c === '\t') {
+      i++;
+      continue;
+    }
+    if (c === '\n' || c === '\r') return fail('a condition is one line', i);
+    if (src.startsWith('{{', i)) {
+      const end = src.indexOf('}}', i + 2);
+      if (end < 0) return fail('a template is not closed ("}}")', i);
+      const path = src.slice(i + 2, end).trim();
+      if (/[{}]/.test(path)) return fail('templates do not nest', i);
+      out.push({ k: 'path', v: path, at: i });
+      i = end + 2;
+      continue;
+    }
+    if (DIGIT.test(c) || (c === '.' && DIGIT.test(src[i + 1] ?? ''))) {
+      // A run of word characters from a digit: a number when it is one, else a word (2024-05-15, 3b7f).
+      let j = i;
+      while (j < src.length && WORD_CHAR.test(src[j] as string)) j++;
+      const run = src.slice(i, j);
+      out.push(NUMBER.test(run) ? { k: 'num', v: Number(run), at: i } : { k: 'word', v: run, at: i });
+      i = j;
+      continue;
+    }
+    if (c === '"' || c === "'") {
+      let j = i + 1;
+      let text = '';
+      for (; j < src.length && src[j] !== c; j++) {
+        if (src[j] === '\\' && j + 1 < src.length) {
+          j++;
+          const e = src[j] as string;
+          text += e === 'n' ? '\n' : e === 't' ? '\t' : e;
+        } else text += src[j];
+      }
+      if (j >= src.length) return fail('an unterminated quoted text', i);
+      out.push({ k: 'text', v: text, at: i });
+      i = j + 1;
+      continue;
+    }
+    if (WORD_START.test(c)) {
+      let j = i;
+      while (j < src.length && WORD_CHAR.test(src[j] as string)) j++;
+      out.push({ k: 'word', v: src.slice(i, j), at: i });
+      i = j;
+      continue;
+    }
+    const two = src.slice(i, i + 2);
+    if (two === '==' || two === '!=' || two === '<=' || two === '>=') {
+      out.push({ k: 'op', v: two, at: i });
+      i += 2;
+      continue;
+    }
+    if ('<>+-*/()[],'.includes(c)) {
+      out.push({ k: 'op', v: c, at: i });
+      i++;
+      continue;
+    }
+    if (c === '=') return { ok: false, message: 'a single "="', offset: i, hint: 'compare with "==", not "="' };
+    return fail(`unexpected "${c}"`, i);
+  }
+  out.push({ k: 'end', at: src.length });
+  return { ok: true, value: out };
+}
+
+/** How deep parentheses, `len(...)` and signs may nest: scenario text is hostile, and the parser recurses per level. */
+const MAX_DEPTH = 64;
+
+class Parser {
+  private i = 0;
+  private depth = 0;
+  constructor(private readonly toks: Tok[]) {}
+
+  peek(): Tok {
+    return this.toks[this.i] as Tok;
+  }
+  isOp(v: string): boolean {
+    const t = this.peek();
+    return t.k === 'op' && t.v === v;
+  }
+  isWord(v: string): boolean {
+    const t = this.peek();
+    return t.k === 'word' && t.v === v;
+  }
+  next(): Tok {
+    return this.toks[this.i++] as Tok;
+  }
+
+  expr(): Expr {
+    let left = this.term();
+    while (this.isOp('+') || this.isOp('-')) {
+      const op = (this.next() as { v: string }).v as '+' | '-';
+      left = { t: 'bin', op, left, right: this.term() };
+    }
+    return left;
+  }
+  term(): Expr {
+    let left = this.unary();
+    while (this.isOp('*') || this.isOp('/')) {
+      const op = (this.next() as { v: string }).v as '*' | '/';
+      left = { t: 'bin', op, left, right: this.unary() };
+    }
+    return left;
+  }
+  unary(): Expr {
+    if (this.isOp('-')) {
+      const t = this.next();
+      return { t: 'neg', of: this.nested(t.at, () => this.unary()) };
+    }
+    return this.atom();
+  }
+  /** Reads one level deeper, refusing past MAX_DEPTH. */
+  nested<T>(at: number, read: () => T): T {
+    if (++this.depth > MAX_DEPTH) throw new ParseError(`nested more than ${MAX_DEPTH} levels deep`, at);
+    try {
+      return read();
+    } finally {
+      this.depth--;
+    }
+  }
+  atom(): Expr {
+    const t = this.next();
+    if (t.k === 'num') return { t: 'num', value: t.v };
+    if (t.k === 'text') return { t: 'text', value: t.v };
+    if (t.k === 'path') return { t: 'path', path: t.v };
+    if (t.k === 'word') {
+      if (t.v === 'len' && this.isOp('(')) {
+        this.next();
+        const of = this.nested(t.at, () => this.expr());
+        this.expect(')');
+        return { t: 'len', of };
+      }
+      return { t: 'text', value: t.v };
+    }
+    if (t.k === 'op' && t.v === '(') {
+      const e = this.nested(t.at, () => this.expr());
+      this.expect(')');
+      return e;
+    }
+    throw new ParseError(t.k === 'end' ? 'a value is missing at the end' : `expected a value, found "${t.v}"`, t.at);
+  }
+  expect(v: string): void {
+    const t = this.next();
+    if (!(t.k === 'op' && t.v === v))
+      throw new ParseError(`expected "${v}"${t.k === 'end' ? ' at the end' : `, found "${String(t.v)}"`}`, t.at);
+  }
+  /** A condition: the whole token list. */
+  condition(): Condition {
+    const left = this.expr();
+    let negated = false;
+    if (this.isWord('not')) {
+      this.next();
+      negated = true;
+      if (!this.isWord('in')) throw new ParseError('expected "in" after "not"', this.peek().at);
+    }
+    if (this.isWord('in')) {
+      this.next();
+      let items: Expr[] | Expr;
+      if (this.isOp('[')) {
+        this.next();
+        items = [];
+        if (!this.isOp(']')) {
+          items.push(this.expr());
+          while (this.isOp(',')) {
+            this.next();
+            items.push(this.expr());
+          }
+        }
+        this.expect(']');
+      } else items = this.expr();
+      this.end();
+      return { t: 'in', negated, left, items };
+    }
+    const t = this.next();
+    if (t.k !== 'op' || !(COMPARISONS as readonly string[]).includes(t.v))
+      throw new ParseError(
+        t.k === 'end'
+          ? 'a condition needs a comparison (== != < <= > >=) or "in"'
+          : `expected a comparison, found "${String(t.v)}"`,
+        t.at,
+      );
+    const right = this.expr();
+    this.end();
+    return { t: 'cmp', op: t.v as Comparison, left, right };
+  }
+  end(): void {
+    const t = this.peek();
+    if (t.k !== 'end')
+      throw new ParseError(`unexpected "${String(t.v)}" (quote a text that holds spaces or signs)`, t.at);
+  }
+}
+
+class ParseError extends Error {
+  constructor(
+    message: string,
+    readonly offset: number,
+  ) {
+    super(message);
+  }
+}
+
+function parseWith<T>(text: string, read: (p: Parser) => T): ExprParse<T> {
+  const toks = tokenize(text);
+  if (!toks.ok) return { ok: false, message: toks.message, offset: toks.offset, hint: toks.hint };
+  try {
+    return { ok: true, value: read(new Parser(toks.value)) } as ExprParse<T>;
+  } catch (e) {
+    if (e instanceof ParseError) return { ok: false, message: e.message, offset: e.offset, hint: FORM };
+    throw e;
+  }
+}
+
+const conditions = new Map<string, ExprParse<Condition>>();
+const expressions = new Map<string, ExprParse<Expr>>();
+
+/**
+ * Parses a condition (cached: conditions come from scenario files).
+ *
+ * @example
+ * parseCondition('{{args.cabin}} in [business, first]').ok // true
+ */
+export function parseCondition(text: string): ExprParse<Condition> {
+  let c = conditions.get(text);
+  if (!c) {
+    if (conditions.size > 10_000) conditions.clear();
+    c = parseWith(text, (p) => p.condition());
+    conditions.set(text, c);
+  }
+  return c;
+}
+
+/** Parses an arithmetic expression (the text after "= " of a derived value). */
+export function parseExpression(text: string): ExprParse<Expr> {
+  let c = expressions.get(text);
+  if (!c) {
+    if (expressions.size > 10_000) expressions.clear();
+    c = parseWith(text, (p) => {
+      const e = p.expr();
+      p.end();
+      return e;
+    });
+    expressions.set(text, c);
+  }
+  return c;
+}
+
+/** Why a value could not be computed. */
+class Unknown extends Error {}
+
+const DECIMAL = /^-?(\d+(\.\d+)?|\.\d+)$/;
+
+/** A value as a number: a number, or a text that is a plain decimal number; else undefined. */
+function numberOf(v: unknown): number | undefined {
+  if (typeof v === 'number' && Number.isFinite(v)) return v;
+  if (typeof v === 'string' && DECIMAL.test(v.trim())) return Number(v.trim());
+  return undefined;
+}
+
+/** Rounded to 9 decimal places, so sums of cents compare as written. */
+const rounded = (x: number): number => Number.parseFloat(x.toFixed(9));
+
+function value(e: Expr, ctx: TemplateContext): unknown {
+  switch (e.t) {
+    case 'num':
+    case 'text':
+      return e.value;
+    case 'path': {
+      const v = lookupTemplate(ctx, e.path);
+      if (v === undefined) throw new Unknown(`{{${e.path}}} has no value`);
+      return v;
+    }
+    case 'len': {
+      const v = value(e.of, ctx);
+      if (Array.isArray(v) || typeof v === 'string') return v.length;
+      if (v !== null && typeof v === 'object') return Object.keys(v).length;
+      throw new Unknown('len() of something that is not a list');
+    }
+    case 'neg':
+      return -num(e.of, ctx);
+    case 'bin': {
+      const a = num(e.left, ctx);
+      const b = num(e.right, ctx);
+      if (e.op === '/' && b === 0) throw new Unknown('division by zero');
+      return rounded(e.op === '+' ? a + b : e.op === '-' ? a - b : e.op === '*' ? a * b : a / b);
+    }
+  }
+}
+
+function num(e: Expr, ctx: TemplateContext): number {
+  const v = value(e, ctx);
+  const n = numberOf(v);
+  if (n === undefined) throw new Unknown(`${JSON.stringify(v)} is not a number`);
+  return n;
+}
+
+const text = (v: unknown): string =>
+  typeof v === 'string' ? v : v !== null && typeof v === 'object' ? JSON.stringify(v) : String(v);
+
+function compare(a: unknown, op: Comparison, b: unknown): boolean {
+  const x = numberOf(a);
+  const y = numberOf(b);
+  const [l, r]: [number | string, number | string] = x !== undefined && y !== undefined ? [x, y] : [text(a), text(b)];
+  switch (op) {
+    case '==':
+      return l === r;
+    case '!=':
+      return l !== r;
+    case '<':
+      return l < r;
+    case '<=':
+      return l <= r;
+    case '>':
+      return l > r;
+    case '>=':
+      return l >= r;
+  }
+}
+
+/** Whether a parsed condition holds in a context; false when any value it needs is missing or not a number. */
+function evaluateCondition(c: Condition, ctx: TemplateContext): boolean {
+  try {
+    if (c.t === 'cmp') return compare(value(c.left, ctx), c.op, value(c.right, ctx));
+    const left = value(c.left, ctx);
+    const items = Array.isArray(c.items) ? c.items.map((x) => value(x, ctx)) : value(c.items, ctx);
+    if (!Array.isArray(items)) throw new Unknown('"in" needs a list');
+    const found = items.some((x) => compare(left, '==', x));
+    return c.negated ? !found : found;
+  } catch (e) {
+    if (e instanceof Unknown) return false;
+    throw e;
+  }
+}
+
+/**
+ * Whether a condition's text holds in a context. A condition that does not parse never holds (the
+ * loader refuses it first).
+ */
+export function conditionHolds(text: string, ctx: TemplateContext): boolean {
+  const c = parseCondition(text);
+  return c.ok && evaluateCondition(c.value, ctx);
+}
+
+/** The marker of a derived value: a string starting "= " is arithmetic. */
+export const DERIVED = /^=\s/;
+
+/**
+ * The number a derived value's expression (`"= {{a}} - {{b}}"`, without the "= ") gives, or why it
+ * gives none.
+ */
+export function arithmeticValue(exprText: string, ctx: TemplateContext): Result<number, { message: string }> {
+  const e = parseExpression(exprText);
+  if (!e.ok) return { ok: false, message: e.message };
+  try {
+    return { ok: true, value: num(e.value, ctx) };
+  } catch (err) {
+    if (err instanceof Unknown) return { ok: false, message: err.message };
+    throw err;
+  }
+}
+
+/**
+ * A condition with its templates rendered as text, for the record (`{{order.status}} == pending`
+ * becomes `cancelled == pending`); a missing value shows as `?`.
+ */
+export function renderedCondition(textIn: string, ctx: TemplateContext): string {
+  return textIn.replace(/\{\{([^{}]*)\}\}/g, (_, p: string) => {
+    const v = lookupTemplate(ctx, p.trim());
+    return v === undefined ? '?' : text(v);
+  });
+}
+
+/**
+ * Renders an effect's values (`row`, `set`, `append`): templates as renderValue does, and a string
+ * written `"= EXPR"` as EXPR's number. The sandbox checks every derived value first
+ * (`derivedFailure`), so one that gives no number here is an internal fault.
+ *
+ * @example
+ * renderEffectValue({ balance: '= {{user.balance}} - {{args.amount}}' }, ctx) // { balance: 3.9 }
+ */
+export function renderEffectValue(v: unknown, ctx: TemplateContext): unknown {
+  if (typeof v === 'string') {
+    if (!DERIVED.test(v)) return renderValue(v, ctx);
+    const r = arithmeticValue(v.replace(DERIVED, ''), ctx);
+    if (!r.ok) throw new Error(`internal: the derived value "${v}" gives no number: ${r.message}`);
+    return r.value;
+  }
+  if (Array.isArray(v)) return v.map((x) => renderEffectValue(x, ctx));
+  if (v !== null && typeof v === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(v)) out[k] = renderEffectValue((v as Record<string, unknown>)[k], ctx);
+    return out;
+  }
+  return v;
+}
+
+/** Why a derived value (`"= EXPR"`) somewhere in `v` gives no number in `ctx`, or undefined when all give one. */
+export function derivedFailure(v: unknown, ctx: TemplateContext): string | undefined {
+  if (typeof v === 'string') {
+    if (!DERIVED.test(v)) return undefined;
+    const r = arithmeticValue(v.replace(DERIVED, ''), ctx);
+    return r.ok ? undefined : `cannot compute "${v.replace(DERIVED, '')}": ${r.message}`;
+  }
+  if (Array.isArray(v)) {
+    for (const x of v) {
+      const f = derivedFailure(x, ctx);
+      if (f) return f;
+    }
+    return undefined;
+  }
+  if (v !== null && typeof v === 'object') {
+    for (const x of Object.values(v)) {
+      const f = derivedFailure(x, ctx);
+      if (f) return f;
+    }
+  }
+  return undefined;
+}

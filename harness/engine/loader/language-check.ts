@@ -1,0 +1,237 @@
+/**
+ * Whole-scenario checks of the scenario language for real domains (issue 41): lookups, comparisons
+ * (preconditions' `when:`, `validate:`, effects' `if:`), derived values (`"= EXPR"`), update's
+ * `append`, confirmations (`kind: confirmation`, `requires_confirmation`, `confirmations:`), and
+ * the reserved `oneway.` fact names. Run by semantics.ts after the schema passes.
+ */
+import { formatPath, type Problem } from '../../core/errors.ts';
+import { RESERVED_FACT_PREFIX } from '../../domain/rules/declared.ts';
+import type { Scenario, Tool } from '../../core/scenario.ts';
+import { DERIVED, parseCondition, parseExpression } from '../../core/templates/condition.ts';
+import { TEMPLATE_ROOTS } from '../../core/templates/render.ts';
+import { tablesWritten } from '../../domain/rules/reconcile.ts';
+import { didYouMean, joinHints } from '../../util/did-you-mean.ts';
+import { checkTemplateString, checkTemplateValue, type Locator, type TemplateScope } from './templates-check.ts';
+import type { FieldPath } from './yaml-source.ts';
+
+/** The lookup names a tool declares, in order. */
+export function lookupNames(t: Pick<Tool, 'lookups'>): string[] {
+  return Object.keys(t.lookups);
+}
+
+/** A tool may name itself as its compensation when its compensation gives back a before-image (`{{before.NAME.x}}`). */
+export function selfCompensationAllowed(t: Pick<Tool, 'compensation_args'>): boolean {
+  return JSON.stringify(t.compensation_args ?? {}).includes('{{before.');
+}
+
+/** Roots a lookup name may not take (it would hide them), and names that read as something else. */
+const RESERVED_NAMES = new Set<string>([...TEMPLATE_ROOTS, 'results', 'lookups']);
+
+const CONDITION_HINT =
+  'write LEFT OP RIGHT with OP one of == != < <= > >= (e.g. "{{order.status}} == pending"), or X in [a, b]; quote text with spaces or signs';
+
+function problem(loc: Locator, path: FieldPath, message: string, hint?: string, offset?: number): Problem {
+  const pos = offset !== undefined && loc.locateInString ? loc.locateInString(path, offset) : loc.locate(path);
+  return { code: 'schema', file: loc.file, ...pos, path: formatPath(path), message, ...(hint ? { hint } : {}) };
+}
+
+/** A condition's syntax and templates. */
+function checkCondition(text: string, path: FieldPath, scope: TemplateScope, loc: Locator): Problem[] {
+  const templates = checkTemplateString(text, path, scope, loc);
+  if (templates.length > 0) return templates;
+  const c = parseCondition(text);
+  if (c.ok) return [];
+  return [
+    problem(loc, path, `the condition "${text}" does not parse: ${c.message}`, c.hint || CONDITION_HINT, c.offset),
+  ];
+}
+
+/** Every derived value (`"= EXPR"`) in an effect's values parses as arithmetic. */
+function checkDerived(v: unknown, path: FieldPath, loc: Locator): Problem[] {
+  if (typeof v === 'string') {
+    if (!DERIVED.test(v)) return [];
+    const e = parseExpression(v.replace(DERIVED, ''));
+    return e.ok
+      ? []
+      : [
+          problem(
+            loc,
+            path,
+            `the derived value "${v}" does not parse: ${e.message}`,
+            'a value "= EXPR" is arithmetic on numbers: + - * / and parentheses over templates and numbers, e.g. "= {{user.balance}} - {{args.amount}}"',
+          ),
+        ];
+  }
+  if (Array.isArray(v)) return v.flatMap((x, k) => checkDerived(x, [...path, k], loc));
+  if (v !== null && typeof v === 'object')
+    return Object.entries(v).flatMap(([k, x]) => checkDerived(x, [...path, k], loc));
+  return [];
+}
+
+/** The tables a scenario names: its world's, and those its tools' effects write. */
+function knownTables(s: Scenario): string[] {
+  const out = new Set(Object.keys(s.world.tables));
+  for (const t of s.tools) for (const table of tablesWritten(t)) out.add(table);
+  return [...out];
+}
+
+function reservedFact(text: string): boolean {
+  return text.trim().startsWith(RESERVED_FACT_PREFIX);
+}
+
+const RESERVED_HINT = `fact names starting "${RESERVED_FACT_PREFIX}" are oneway's own (comparisons and confirmations in records): rename the fact`;
+
+/**
+ * The language's problems in one tool.
+ *
+ * @example
+ * checkToolLanguage(tool, 0, scenario, loc) // [] for a valid tool
+ */
+export function checkToolLanguage(t: Tool, i: number, s: Scenario, loc: Locator): Problem[] {
+  const out: Problem[] = [];
+  const at = (...rest: (string | number)[]): FieldPath => ['tools', i, ...rest];
+  const params = Object.keys(t.parameters.properties);
+  const names = lookupNames(t);
+  const scope = (place: TemplateScope['place'], lookups: readonly string[] = names): TemplateScope => ({
+    place,
+    params,
+    toolName: t.name,
+    inputs: s.inputs,
+    deployment: s.deployment,
+    lookups,
+  });
+
+  const tables = knownTables(s);
+  names.forEach((name, k) => {
+    const l = t.lookups[name] as Tool['lookups'][string];
+    if (RESERVED_NAMES.has(name))
+      out.push(
+        problem(
+          loc,
+          at('lookups', name),
+          `the lookup name "${name}" is a template root of its own`,
+          `rename it (e.g. ${name}_row): {{${name}.x}} already means something`,
+        ),
+      );
+    if (!tables.includes(l.table))
+      out.push(
+        problem(
+          loc,
+          at('lookups', name, 'table'),
+          `lookup "${name}" reads no table "${l.table}"`,
+          joinHints(
+            didYouMean(l.table, tables),
+            `tables (world.tables and tool effects): ${tables.join(', ') || 'none'}`,
+          ),
+        ),
+      );
+    out.push(...checkTemplateValue(l.where, at('lookups', name, 'where'), scope('lookups', names.slice(0, k)), loc));
+  });
+
+  t.preconditions.forEach((p, k) => {
+    if (typeof p === 'string') {
+      if (reservedFact(p))
+        out.push(problem(loc, at('preconditions', k), `the fact "${p}" uses a reserved name`, RESERVED_HINT));
+      return;
+    }
+    out.push(...checkCondition(p.when, at('preconditions', k, 'when'), scope('preconditions'), loc));
+  });
+  t.validate.forEach((v, k) => out.push(...checkCondition(v.when, at('validate', k, 'when'), scope('validate'), loc)));
+
+  t.effects.forEach((e, k) => {
+    if (e.if !== undefined) out.push(...checkCondition(e.if, at('effects', k, 'if'), scope('effects'), loc));
+    if (e.update && e.update.set === undefined && e.update.append === undefined)
+      out.push(
+        problem(
+          loc,
+          at('effects', k, 'update'),
+          'an update needs set or append',
+          'e.g. update: { table: users, where: { id: "{{args.id}}" }, set: { name: "{{args.name}}" } }',
+        ),
+      );
+    if (e.insert) out.push(...checkDerived(e.insert.row, at('effects', k, 'insert', 'row'), loc));
+    if (e.update?.set) out.push(...checkDerived(e.update.set, at('effects', k, 'update', 'set'), loc));
+    if (e.update?.append) out.push(...checkDerived(e.update.append, at('effects', k, 'update', 'append'), loc));
+    for (const fact of [e.establish, e.revoke])
+      if (fact !== undefined && reservedFact(fact))
+        out.push(problem(loc, at('effects', k), `the fact "${fact}" uses a reserved name`, RESERVED_HINT));
+  });
+
+  if (t.kind === 'confirmation') {
+    const lacking = ['tool', 'args'].filter((p) => !params.includes(p));
+    if (lacking.length > 0)
+      out.push(
+        problem(
+          loc,
+          at('parameters'),
+          `confirmation tool "${t.name}" has no parameter ${lacking.map((p) => `"${p}"`).join(' or ')}`,
+          'the human is asked about the call { tool, args }: add properties: { tool: { type: string }, args: { type: object } } and required: [tool, args]',
+        ),
+      );
+  }
+  if (t.requires_confirmation) {
+    if (t.kind !== 'action')
+      out.push(
+        problem(
+          loc,
+          at('requires_confirmation'),
+          `${t.kind} tool "${t.name}" cannot require a confirmation`,
+          'requires_confirmation is for the actions the human confirms',
+        ),
+      );
+    else if (!s.tools.some((x) => x.kind === 'confirmation'))
+      out.push(
+        problem(
+          loc,
+          at('requires_confirmation'),
+          `"${t.name}" requires a confirmation, but no tool asks for one: every call of it would be premature`,
+          'declare a tool with kind: confirmation (parameters { tool, args }) that the planner calls first',
+        ),
+      );
+  }
+  return out;
+}
+
+/** The language's problems outside tools: the confirmations table and reserved fact names in the world, goal and forbidden. */
+export function checkScenarioLanguage(s: Scenario, loc: Locator): Problem[] {
+  const out: Problem[] = [];
+  const tools = s.tools.map((t) => t.name);
+  s.confirmations.forEach((c, k) => {
+    const tool = s.tools.find((t) => t.name === c.tool);
+    if (!tool)
+      out.push({
+        ...problem(
+          loc,
+          ['confirmations', k, 'tool'],
+          `confirmations names no declared tool "${c.tool}"`,
+          joinHints(didYouMean(c.tool, tools), `tools: ${tools.join(', ')}`),
+        ),
+        code: 'unknown_tool',
+      });
+    else if (!tool.requires_confirmation)
+      out.push(
+        problem(
+          loc,
+          ['confirmations', k, 'tool'],
+          `confirmations names "${c.tool}", which does not require a confirmation: the yes would license nothing`,
+          `add requires_confirmation: true to ${c.tool}, or remove this entry`,
+        ),
+      );
+    out.push(
+      ...checkTemplateValue(
+        c.args,
+        ['confirmations', k, 'args'],
+        { place: 'confirmations', inputs: s.inputs, deployment: s.deployment },
+        loc,
+      ),
+    );
+  });
+  const facts: [FieldPath, string][] = [
+    ...s.world.facts.map((f, k): [FieldPath, string] => [['world', 'facts', k], f]),
+    ...s.goal.map((f, k): [FieldPath, string] => [['goal', k], f]),
+    ...s.forbidden.map((f, k): [FieldPath, string] => [['forbidden', k], f]),
+  ];
+  for (const [path, f] of facts)
+    if (reservedFact(f)) out.push(problem(loc, path, `the fact "${f}" uses a reserved name`, RESERVED_HINT));
+  return out;
+}

@@ -1,0 +1,91 @@
+/**
+ * The loader on the scenario language for real domains (issue 41): a valid file loads, and each
+ * mistake is a problem at its place, with a hint.
+ */
+import { describe, expect, it } from 'vitest';
+import { loadScenarioText } from '../../harness/engine/loader/load.ts';
+import { RETAIL_YAML } from '../helpers/language.ts';
+
+const problems = (text: string) => {
+  const r = loadScenarioText(text, 'retail.yaml');
+  return r.ok ? [] : r.problems.map((p) => `${p.line}:${p.col} ${p.path}: ${p.message}${p.hint ? ` | ${p.hint}` : ''}`);
+};
+
+describe('loading the scenario language', () => {
+  it('loads the retail example with no problem', () => {
+    expect(problems(RETAIL_YAML)).toEqual([]);
+  });
+
+  it('a condition that does not parse is a problem at its character, with the form in the hint', () => {
+    const found = problems(
+      RETAIL_YAML.replace('when: "{{order.status}} == pending"', 'when: "{{order.status}} = pending"'),
+    );
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatch(
+      /^\d+:\d+ tools\[1\]\.preconditions\[1\]\.when: the condition "\{\{order\.status\}\} = pending" does not parse: a single "="/,
+    );
+    expect(found[0]).toContain('compare with "==", not "="');
+  });
+
+  it('a condition over a lookup the tool does not declare is a template problem', () => {
+    const found = problems(
+      RETAIL_YAML.replace('when: "{{order.status}} == pending"', 'when: "{{ordr.status}} == pending"'),
+    );
+    expect(found.join('\n')).toContain('unknown template root "ordr" in {{ordr.status}}');
+    expect(found.join('\n')).toContain('did you mean "order"?');
+  });
+
+  it('a lookup reads a known table, under a name that is not a template root; a where reads earlier lookups only', () => {
+    const found = problems(
+      RETAIL_YAML.replace(
+        '      order: { table: orders, where: { order_id: "{{args.order_id}}" } }\n    preconditions',
+        '      args: { table: order, where: { order_id: "{{user.x}}" } }\n    preconditions',
+      ),
+    );
+    const text = found.join('\n');
+    expect(text).toContain('the lookup name "args" is a template root of its own');
+    expect(text).toContain('lookup "args" reads no table "order"');
+    expect(text).toContain('did you mean "orders"?');
+    expect(text).toContain('unknown template root "user" in {{user.x}}');
+  });
+
+  it('a derived value that does not parse is a problem', () => {
+    const text = problems(
+      RETAIL_YAML.replace('"= {{user.gift_card_balance}} - {{args.amount}}"', '"= {{user.gift_card_balance}} -"'),
+    ).join('\n');
+    expect(text).toContain(
+      'the derived value "= {{user.gift_card_balance}} -" does not parse: a value is missing at the end',
+    );
+  });
+
+  it('an update needs set or append', () => {
+    const text = problems(RETAIL_YAML.replace(', append: { payments: "{{args.amount}}" }', '')).join('\n');
+    expect(text).toContain('an update needs set or append');
+  });
+
+  it('confirmations: a tool that requires one needs a confirmation tool; the table names tools that require one', () => {
+    const noAsker = problems(RETAIL_YAML.replace('    kind: confirmation\n', '')).join('\n');
+    expect(noAsker).toContain('"cancel_pending_order" requires a confirmation, but no tool asks for one');
+    const unknown = problems(RETAIL_YAML.replace('- { tool: exchange,', '- { tool: exchang,')).join('\n');
+    expect(unknown).toContain('confirmations names no declared tool "exchang"');
+    const needless = problems(RETAIL_YAML.replace('- { tool: exchange,', '- { tool: book,')).join('\n');
+    expect(needless).toContain('confirmations names "book", which does not require a confirmation');
+  });
+
+  it('a tool may be its own compensation only with a before-image', () => {
+    expect(
+      problems(RETAIL_YAML.replace('address: "{{before.order.address}}"', 'address: "{{order.address}}"')).join('\n'),
+    ).toContain('"update_address" names itself as its compensating operation');
+    expect(problems(RETAIL_YAML.replace('{{before.order.address}}', '{{before.ordr.address}}')).join('\n')).toContain(
+      '{{before.ordr.address}}: {{before.NAME.field}} reads a row the tool looks up, and "ordr" is not one',
+    );
+  });
+
+  it('fact names starting "oneway." are reserved', () => {
+    expect(
+      problems(
+        RETAIL_YAML.replace('goal: ["cancelled(order={{inputs.order}})"]', 'goal: ["oneway.when(check=x)"]'),
+      ).join('\n'),
+    ).toContain('the fact "oneway.when(check=x)" uses a reserved name');
+  });
+});
