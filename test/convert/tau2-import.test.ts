@@ -136,7 +136,9 @@ describe('oneway import tau2 on the committed slice', () => {
       class: 'irreversible',
       tau2_type: 'write',
     });
-    expect(report.tools.find((t) => t.tool === 'modify_user_address')?.language).toContain('self-compensation');
+    expect(report.tools.find((t) => t.tool === 'modify_user_address')?.language).toContain(
+      'self-compensation (compensating_operation names the tool)',
+    );
   });
 
   it('imports a tool the class table lacks as irreversible, marked for review, and names it', async () => {
@@ -415,7 +417,7 @@ describe.skipIf(!languageSupported)(
           const results = JSON.parse(readFileSync(join(reports, 'results.json'), 'utf8')) as {
             runs: { premature: Record<string, number> }[];
           };
-          const run = results.runs[0] as { premature: Record<string, number> };
+          const run = results.runs[0] as { premature: { irreversible: number; compensable: number } };
           expect(
             run.premature.irreversible + run.premature.compensable,
             `${domain} ${id} ${which}`,
@@ -426,3 +428,18 @@ describe.skipIf(!languageSupported)(
     });
   },
 );
+
+describe('docs/tau2.md', () => {
+  it("lists every state-changing tool of the class table with the table's class", () => {
+    const doc = readFileSync(fileURLToPath(new URL('../../docs/tau2.md', import.meta.url)), 'utf8');
+    const rows = [...doc.matchAll(/^\| (retail|airline) \| (\w+) \| (reversible|compensable|irreversible) \|/gm)].map(
+      (m) => `${m[1]} ${m[2]} ${m[3]}`,
+    );
+    const expected = (['retail', 'airline'] as const).flatMap((d) =>
+      Object.entries(CLASS_TABLE[d])
+        .filter(([, e]) => !e.readOnly || e.class !== 'reversible')
+        .map(([name, e]) => `${d} ${name} ${e.class}`),
+    );
+    expect(rows.sort()).toEqual(expected.sort());
+  });
+});

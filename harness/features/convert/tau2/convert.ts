@@ -23,10 +23,10 @@ import { worldTables, type Obj } from './world.ts';
 export const DOMAINS: readonly Tau2Domain[] = ['retail', 'airline'];
 
 /** The largest file oneway loads. */
-export const MAX_FILE_BYTES = 2 * 1024 * 1024;
+const MAX_FILE_BYTES = 2 * 1024 * 1024;
 
 /** The confirmation tool every imported domain declares (tau2's policy: an explicit yes before each write). */
-export const CONFIRM_TOOL = 'confirm_with_user';
+const CONFIRM_TOOL = 'confirm_with_user';
 
 export interface Tau2Task {
   id: string;
@@ -54,7 +54,7 @@ export interface Tau2Sources {
   command: string;
 }
 
-export type FindingKind =
+type FindingKind =
   | 'gold-write-fails-in-tau2'
   | 'gold-skips-required-lookup'
   | 'unknown-tool'
@@ -62,12 +62,12 @@ export type FindingKind =
   | 'no-write'
   | 'not-rendered';
 
-export interface TaskFinding {
+interface TaskFinding {
   kind: FindingKind;
   message: string;
 }
 
-export interface TaskReport {
+interface TaskReport {
   domain: Tau2Domain;
   task: string;
   scenario: string;
@@ -78,7 +78,7 @@ export interface TaskReport {
   findings: TaskFinding[];
 }
 
-export interface ToolReport {
+interface ToolReport {
   domain: Tau2Domain;
   tool: string;
   tau2_type: string;
@@ -96,7 +96,7 @@ export interface Tau2Report {
   tasks: TaskReport[];
 }
 
-export interface Tau2Import {
+interface Tau2Import {
   /** Path (relative to --out, '/'-separated) → text. */
   files: Record<string, string>;
   report: Tau2Report;
@@ -111,7 +111,7 @@ function byTaskId(a: string, b: string): number {
   return Number.isInteger(x) && Number.isInteger(y) ? x - y : cmp(a, b);
 }
 
-export function scenarioIdOf(domain: Tau2Domain, task: string): string {
+function scenarioIdOf(domain: Tau2Domain, task: string): string {
   const slug = task
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
@@ -126,7 +126,7 @@ function factValue(v: unknown): string {
 }
 
 /** A write's `establishes` template grounded with a call's arguments. */
-export function groundFact(template: string, args: Obj): string {
+function groundFact(template: string, args: Obj): string {
   return template.replace(/\{\{args\.([A-Za-z0-9_]+)\}\}/g, (_, k: string) => factValue(args[k]));
 }
 
@@ -148,7 +148,7 @@ function entryOf(domain: Tau2Domain, tool: PyTool): { entry: ClassEntry; review:
 }
 
 /** The language features a declaration uses, for the report (what the lead checks after the merge). */
-function languageOf(rule: ToolRule | undefined, entry: ClassEntry, write: boolean): string[] {
+function languageOf(name: string, rule: ToolRule | undefined, entry: ClassEntry, write: boolean): string[] {
   const out = new Set<string>();
   if (write) out.add('requires_confirmation');
   if (!rule) return [...out];
@@ -162,13 +162,8 @@ function languageOf(rule: ToolRule | undefined, entry: ClassEntry, write: boolea
   if (/"if"/.test(text)) out.add('conditional effect (if: + update)');
   if (/seq\./.test(text)) out.add('{{seq.T}} ids');
   if (/before\./.test(text)) out.add('{{before.X}} compensation args');
-  if (
-    entry.compensatedBy !== undefined &&
-    rule.compensation_args &&
-    /before\./.test(JSON.stringify(rule.compensation_args))
-  )
-    out.add(entry.compensatedBy === undefined ? '' : 'self-compensation');
-  return [...out].filter(Boolean).sort(cmp);
+  if (entry.compensatedBy === name) out.add('self-compensation (compensating_operation names the tool)');
+  return [...out].sort(cmp);
 }
 
 interface DeclaredTool {
@@ -385,6 +380,30 @@ function readFacts(domain: Tau2Domain, db: Obj, calls: GoldCall[]): string[] {
   return [...new Set(facts)];
 }
 
+/**
+ * What the user tells the agent, by parameter name (built-in planners fill arguments from inputs of
+ * the same name): each argument of the reference plan's calls that has one value across the plan.
+ */
+function inputsOf(reference: PlanItem[]): Obj {
+  const seen = new Map<string, string>();
+  const values = new Map<string, unknown>();
+  for (const p of reference) {
+    if (typeof p === 'string') continue;
+    const [name, args] = Object.entries(p)[0] as [string, Obj];
+    if (name === CONFIRM_TOOL) continue;
+    for (const [k, v] of Object.entries(args)) {
+      const text = JSON.stringify(v);
+      if (!seen.has(k)) {
+        seen.set(k, text);
+        values.set(k, v);
+      } else if (seen.get(k) !== text) values.delete(k);
+    }
+  }
+  const out: Obj = {};
+  for (const k of [...values.keys()].sort(cmp)) out[k] = values.get(k);
+  return out;
+}
+
 function instructionsText(t: Tau2Task): string {
   const ins = t.user_scenario?.instructions;
   if (typeof ins === 'string') return ins.trim();
@@ -537,6 +556,8 @@ function convertTask(
     extends: shared,
   };
   if (worldFacts.length > 0) head.world = { facts: worldFacts };
+  const inputs = inputsOf(reference);
+  if (Object.keys(inputs).length > 0) head.inputs = inputs;
   head.goal = goal;
   if (forbidden.length > 0) head.forbidden = forbidden;
   head.max_steps = Math.max(30, 2 * reference.length + 10);
@@ -676,7 +697,7 @@ export function convertTau2(
         class: t.entry.class,
         reason: t.entry.reason,
         review: t.review,
-        language: languageOf(t.rule, t.entry, t.write),
+        language: languageOf(t.decl.name as string, t.rule, t.entry, t.write),
         not_rendered: t.rule?.unrendered ?? [],
       });
     const wanted = opts.only?.[domain];

@@ -6,9 +6,9 @@
  */
 
 /** tau2's conceptual tool type (`ToolType` in src/tau2/environment/toolkit.py). */
-export type Tau2ToolType = 'read' | 'write' | 'think' | 'generic';
+type Tau2ToolType = 'read' | 'write' | 'think' | 'generic';
 
-export interface PyParam {
+interface PyParam {
   name: string;
   /** The Python annotation as written, e.g. `List[FlightInfo | dict]`. */
   type: string;
@@ -25,7 +25,7 @@ export interface PyTool {
   params: PyParam[];
 }
 
-export interface PyModel {
+interface PyModel {
   fields: { name: string; type: string; description: string }[];
 }
 

@@ -8,6 +8,7 @@
  * ground a task's goal from its gold calls without running anything.
  */
 import type { Tau2Domain } from './classes.ts';
+import { AIRLINE_NOW } from './world.ts';
 
 type Json = string | number | boolean | null | Json[] | { [k: string]: Json };
 
@@ -254,7 +255,7 @@ const AIRLINE: Record<string, ToolRule> = {
             flights: '{{args.flights}}',
             passengers: '{{args.passengers}}',
             payment_history: '{{args.payment_methods}}',
-            created_at: '2024-05-15T15:00:00',
+            created_at: AIRLINE_NOW,
             total_baggages: '{{args.total_baggages}}',
             nonfree_baggages: '{{args.nonfree_baggages}}',
             insurance: '{{args.insurance}}',

@@ -15,7 +15,7 @@ export type Obj = Record<string, unknown>;
 export type Tables = Record<string, Obj[]>;
 
 /** What a card or PayPal account can pay in tau2: not limited. */
-export const UNLIMITED = 1_000_000_000;
+const UNLIMITED = 1_000_000_000;
 
 /** The airline policy's clock ("The current time is 2024-05-15 15:00:00 EST"). */
 export const AIRLINE_NOW = '2024-05-15T15:00:00';
@@ -55,7 +55,7 @@ function userRow(id: string, u: Obj): Obj {
 }
 
 /** Whether a reservation's cancellation is allowed by the facts the database holds (see the module doc). */
-export function cancelEligible(r: Obj, flights: Obj): 'yes' | 'no' {
+function cancelEligible(r: Obj, flights: Obj): 'yes' | 'no' {
   if (r.status === 'cancelled') return 'no';
   const segments = (r.flights ?? []) as Obj[];
   const statusOf = (s: Obj) =>
