@@ -2,7 +2,7 @@
  * `oneway import tau2 --from=DIR --domain=retail|airline|all [--tasks=LIST] --out=DIR [--airline-db=PATH]`:
  * a clone of tau2-bench as oneway scenarios (harness/features/convert/tau2/).
  */
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { UsageError } from '../core/errors.ts';
 import type { Tau2Domain } from '../features/convert/tau2/classes.ts';
@@ -22,7 +22,7 @@ Usage: oneway import tau2 --from=DIR --domain=retail|airline|all --out=DIR [opti
                        (retail:105,airline:7); default: every task
   --airline-db=PATH    the airline database when the clone lacks data/tau2/domains/airline/db.json:
                        tau-bench v1's ${V1_AIRLINE_DATA} directory (the same data), or a db.json
-  --force              write into a directory that is not empty
+  --force              write into a directory that is not empty (files already there are kept)
   -h, --help           this help
 
 Writes, per domain: shared/tools.yaml (the tools, their classes with the reason, the policy's
@@ -82,8 +82,15 @@ export function importTau2(values: Tau2Values, io: Io): number {
         : [];
   if (domains.length === 0)
     throw new UsageError(`unknown --domain "${values.domain}"`, 'domains: retail, airline, all');
+  if (values['airline-db'] !== undefined && !domains.includes('airline'))
+    throw new UsageError(
+      '--airline-db is the airline database, but --domain does not import airline',
+      'leave it out, or use --domain=airline or all',
+    );
   const only = tasksOf(values.tasks, domains);
   const out = resolve(io.cwd, values.out);
+  if (existsSync(out) && !statSync(out).isDirectory())
+    throw new UsageError(`${values.out} is a file`, '--out is the directory the scenarios are written to');
   if (existsSync(out) && readdirSync(out).length > 0 && !values.force)
     throw new UsageError(`${values.out} is not empty`, 'pass --force to write into it, or choose another --out');
   const command = [

@@ -171,6 +171,28 @@ describe('oneway import tau2 on the committed slice', () => {
       },
       required: ['user_id', 'amount'],
     });
+    // tau2's text is data: an id with a line break and a control character stays out of the comments' syntax.
+    const tasksJson = join(clone, 'data', 'tau2', 'domains', 'retail', 'tasks.json');
+    const tasks = JSON.parse(readFileSync(tasksJson, 'utf8')) as {
+      id: string;
+      evaluation_criteria: { actions: Obj[] };
+    }[];
+    tasks[0]?.evaluation_criteria.actions.unshift({
+      action_id: 'x',
+      name: 'get_order_details',
+      arguments: { order_id: '#W\u0007\n# x: 1' },
+    });
+    writeFileSync(tasksJson, JSON.stringify(tasks));
+    const hostile = join(tempDir('oneway-tau2-'), 'out');
+    expect(
+      (await runCli(importMain, ['tau2', `--from=${clone}`, '--domain=retail', '--tasks=0', `--out=${hostile}`])).code,
+    ).toBe(0);
+    const text = readFileSync(join(hostile, 'retail', 'tasks', 'tau2-retail-0.yaml'), 'utf8');
+    expect(text).not.toMatch(/[\u0000-\u0008\u000b-\u001f]/);
+    expect(text).toContain(
+      '# finding (gold-read-fails-in-tau2): gold call 1, get_order_details({"order_id":"#W\\u0007\\n# x: 1"}), fails in tau2: order #W # x: 1 not found',
+    );
+    expect(parse(text)).not.toHaveProperty('x');
     expect(readFileSync(join(dir, 'import-report.md'), 'utf8')).toMatch(
       /\| retail \| issue_store_credit \(review\) \| write \| irreversible \|/,
     );
@@ -247,6 +269,16 @@ describe('oneway import tau2 on the committed slice', () => {
       'reservation_cancelled(reservation=XEHM4B)',
       'reservation_cancelled(reservation=59XX6W)',
     ]);
+    // Retail 38's gold first looks a user up by an email that does not exist: tau2 fails it, the reference leaves it out.
+    expect(
+      report.tasks.find((t) => t.task === '38')?.findings.find((f) => f.kind === 'gold-read-fails-in-tau2')?.message,
+    ).toContain('no user with email daikisanchez1479@example.com');
+    expect(planOf(out, 'retail', '38', 'reference')).not.toContainEqual({
+      find_user_id_by_email: { email: 'daikisanchez1479@example.com' },
+    });
+    expect(planOf(out, 'retail', '38', 'gold')[0]).toEqual({
+      find_user_id_by_email: { email: 'daikisanchez1479@example.com' },
+    });
     const skips = report.tasks.filter((t) => t.findings.some((f) => f.kind === 'gold-skips-required-lookup'));
     expect(skips.map((t) => `${t.domain} ${t.task}`)).toEqual([
       'retail 38',
@@ -329,6 +361,11 @@ describe('oneway import tau2: bad input', () => {
       [['tau2', `--from=${TAU2}`, '--domain=retail', '--tasks=airline:7', out], '--domain does not import airline'],
       [['tau2', `--from=${TAU2}`, '--domain=all', `--airline-db=${join(FIXTURE, 'nowhere')}`, out], '--airline-db'],
       [['tau2', `--from=${TAU2}`, '--domain=retail', `--out=${full}`], 'is not empty'],
+      [['tau2', `--from=${TAU2}`, '--domain=retail', `--out=${join(full, 'x')}`], 'x is a file'],
+      [
+        ['tau2', `--from=${TAU2}`, '--domain=retail', `--airline-db=${AIRLINE_DB}`, out],
+        '--domain does not import airline',
+      ],
       [['tau2', 'somewhere', `--from=${TAU2}`, '--domain=retail', out], 'takes no positional argument'],
       [['mcp', 'tools.json', `--from=${TAU2}`], '--from is an option of oneway import tau2, not mcp'],
     ];
@@ -338,6 +375,15 @@ describe('oneway import tau2: bad input', () => {
       expect(r.stderr, argv.join(' ')).toContain(message);
       expect(r.stderr).not.toMatch(/\n\s+at /);
     }
+  });
+
+  it('refuses a tools.py with no tool in it', async () => {
+    const clone = join(tempDir('oneway-tau2-'), 'tau2-bench');
+    cpSync(TAU2, clone, { recursive: true });
+    writeFileSync(join(clone, 'src', 'tau2', 'domains', 'retail', 'tools.py'), 'class RetailTools:\n    pass\n');
+    const r = await runCli(importMain, ['tau2', `--from=${clone}`, '--domain=retail', `--out=${join(tempDir(), 'o')}`]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('src/tau2/domains/retail/tools.py declares no tool (no method decorated with @is_tool)');
   });
 
   it('has a --help of its own', async () => {

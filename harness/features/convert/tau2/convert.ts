@@ -56,6 +56,7 @@ export interface Tau2Sources {
 
 type FindingKind =
   | 'gold-write-fails-in-tau2'
+  | 'gold-read-fails-in-tau2'
   | 'gold-skips-required-lookup'
   | 'unknown-tool'
   | 'gold-args-rejected'
@@ -266,6 +267,11 @@ function worldFile(domain: Tau2Domain, group: string, tables: Record<string, Obj
 
 type PlanItem = string | Obj;
 
+/** Text safe on one YAML comment line: tau2's ids and messages with no line break or control character. */
+function commentText(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ');
+}
+
 function planText(header: string, plan: PlanItem[]): string {
   return `# ${header}\nplan:\n${plan.map((p) => `  - ${typeof p === 'string' ? p : JSON.stringify(p)}`).join('\n')}\n`;
 }
@@ -453,10 +459,17 @@ function convertTask(
   }
   const outcome = replayGold(domain, source.db, gold);
   const failed = new Set<number>();
+  const failedReads = new Set<number>();
   outcome.forEach((o, i) => {
-    if (o !== undefined && o !== 'skipped') {
+    const c = gold[i] as GoldCall;
+    if (o !== undefined && o !== 'skipped' && !isWrite(c)) {
+      failedReads.add(i);
+      findings.push({
+        kind: 'gold-read-fails-in-tau2',
+        message: `gold call ${i + 1}, ${c.name}(${JSON.stringify(c.arguments)}), fails in tau2: ${o}; the reference plan leaves it out (a lookup of something that does not exist changes nothing tau2 grades)`,
+      });
+    } else if (o !== undefined && o !== 'skipped') {
       failed.add(i);
-      const c = gold[i] as GoldCall;
       findings.push({
         kind: 'gold-write-fails-in-tau2',
         message: `gold call ${i + 1}, ${c.name}(${JSON.stringify(c.arguments)}), fails in tau2: ${o}. tau2 ignores the error when it builds the expected database, so the goal leaves this write out and the reference plan does not make it`,
@@ -498,6 +511,7 @@ function convertTask(
   const reference: PlanItem[] = [];
   const skipped: string[] = [];
   gold.forEach((c, i) => {
+    if (failedReads.has(i)) return;
     const before = requiredLookups(domain, source.db, c, known);
     if (before.length > 0 && isWrite(c))
       skipped.push(`${c.name} (call ${i + 1}) without ${before.map((b) => Object.keys(b)[0]).join(' and ')} first`);
@@ -563,7 +577,7 @@ function convertTask(
   head.max_steps = Math.max(30, 2 * reference.length + 10);
   const lines = [
     `# tau2-bench ${domain} task ${task.id} (MIT, see ../../NOTICE), written by: ${command}`,
-    ...findings.map((f) => `# finding (${f.kind}): ${f.message.replace(/[\r\n]+/g, ' ')}`),
+    ...findings.map((f) => `# finding (${f.kind}): ${commentText(f.message)}`),
     stringify(head, { lineWidth: 0, aliasDuplicateObjects: false }).trimEnd(),
     `confirmations:${writes.length === 0 ? ' []' : ''}`,
     ...writes.map((c) => `  - ${JSON.stringify({ tool: c.name, args: c.arguments })}`),
@@ -625,6 +639,7 @@ function reportMarkdown(r: Tau2Report): string {
   for (const d of r.domains) out.push(`| ${d.domain} | ${d.tasks} | ${d.db} |`);
   const kinds: FindingKind[] = [
     'gold-write-fails-in-tau2',
+    'gold-read-fails-in-tau2',
     'gold-skips-required-lookup',
     'unknown-tool',
     'gold-args-rejected',
@@ -638,6 +653,7 @@ function reportMarkdown(r: Tau2Report): string {
   }
   for (const k of [
     'gold-write-fails-in-tau2',
+    'gold-read-fails-in-tau2',
     'gold-skips-required-lookup',
     'unknown-tool',
     'gold-args-rejected',
@@ -682,6 +698,12 @@ export function convertTau2(
   for (const source of s.domains) {
     const domain = source.domain;
     const declared = declareTools(domain, source);
+    if (declared.length === 0)
+      return {
+        ok: false,
+        message: `src/tau2/domains/${domain}/tools.py declares no tool (no method decorated with @is_tool)`,
+        hint: 'is --from a clone of tau2-bench? oneway reads the toolkit as tau2 v0.2 and later write it',
+      };
     const tools = new Map(declared.map((t) => [t.decl.name as string, t]));
     files[`${domain}/shared/tools.yaml`] = toolsFile(domain, declared, s.command);
     const shared = ['../shared/tools.yaml'];

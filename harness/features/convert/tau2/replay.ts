@@ -241,11 +241,50 @@ const AIRLINE: Record<string, Check> = {
   send_certificate: (db, a) => (table(db, 'users')[String(a.user_id)] ? undefined : 'User not found'),
 };
 
-const CHECKS: Record<Tau2Domain, Record<string, Check>> = { retail: RETAIL, airline: AIRLINE };
+/** The reads that fail in tau2 when what they name does not exist (a wrong email or id, or a product id that is an item id). */
+const found =
+  (tableName: string, arg: string): Check =>
+  (db, a) =>
+    table(db, tableName)[String(a[arg])] ? undefined : `${tableName.replace(/s$/, '')} ${String(a[arg])} not found`;
+
+const RETAIL_READS: Record<string, Check> = {
+  find_user_id_by_email: (db, a) =>
+    Object.values(table(db, 'users')).some((u) => String(u.email).toLowerCase() === String(a.email).toLowerCase())
+      ? undefined
+      : `no user with email ${String(a.email)}`,
+  find_user_id_by_name_zip: (db, a) =>
+    Object.values(table(db, 'users')).some((u) => {
+      const n = (u.name ?? {}) as Obj;
+      return (
+        String(n.first_name).toLowerCase() === String(a.first_name).toLowerCase() &&
+        String(n.last_name).toLowerCase() === String(a.last_name).toLowerCase() &&
+        (u.address as Obj | undefined)?.zip === a.zip
+      );
+    })
+      ? undefined
+      : `no user ${String(a.first_name)} ${String(a.last_name)} in zip ${String(a.zip)}`,
+  get_order_details: found('orders', 'order_id'),
+  get_user_details: found('users', 'user_id'),
+  get_product_details: found('products', 'product_id'),
+};
+
+const AIRLINE_READS: Record<string, Check> = {
+  get_reservation_details: found('reservations', 'reservation_id'),
+  get_user_details: found('users', 'user_id'),
+  get_flight_status: (db, a) => {
+    const d = flightDate(db, a.flight_number, a.date);
+    return typeof d === 'string' ? d : undefined;
+  },
+};
+
+const CHECKS: Record<Tau2Domain, Record<string, Check>> = {
+  retail: { ...RETAIL_READS, ...RETAIL },
+  airline: { ...AIRLINE_READS, ...AIRLINE },
+};
 
 /**
- * Replays a task's gold calls with tau2's checks; for each call of a known write, the error tau2
- * raises (or undefined). Other calls (reads, unknown tools) are not replayed: `skipped`.
+ * Replays a task's gold calls with tau2's checks; for each call of a known write, or a read of
+ * something by id, the error tau2 raises (or undefined). Other calls are not replayed: `skipped`.
  */
 export function replayGold(
   domain: Tau2Domain,
