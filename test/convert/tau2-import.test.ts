@@ -7,6 +7,7 @@ import { main as evalMain } from '../../harness/cli/eval.ts';
 import { main as importMain } from '../../harness/cli/import.ts';
 import { main as lintMain } from '../../harness/cli/lint.ts';
 import { Scenario, Tool } from '../../harness/core/scenario.ts';
+import { loadScenarioFile } from '../../harness/engine/loader/load.ts';
 import { CLASS_TABLE } from '../../harness/features/convert/tau2/classes.ts';
 import { parseTools } from '../../harness/features/convert/tau2/python.ts';
 import type { Tau2Report } from '../../harness/features/convert/tau2/convert.ts';
@@ -410,10 +411,23 @@ describe('oneway import tau2: bad input', () => {
  * issue 41 (extends, lookups, when:, validate, requires_confirmation, confirmations, a confirmation
  * tool); until the loader knows it, these tests are SKIPPED (reported as skipped, never passed).
  */
-const languageSupported =
-  ['requires_confirmation', 'lookups', 'validate'].every((k) => k in Tool.shape) && 'confirmations' in Scenario.shape;
+function languageSupported(): boolean {
+  if (!['requires_confirmation', 'lookups', 'validate'].every((k) => k in Tool.shape)) return false;
+  if (!('confirmations' in Scenario.shape)) return false;
+  // `extends` may live in the loader rather than the schema: probe it by loading a scenario that uses it.
+  const dir = tempDir('oneway-tau2-probe-');
+  writeFileSync(
+    join(dir, 'shared.yaml'),
+    'tools:\n  - { name: look, reversibility: reversible, read_only: true, effects: [{ establish: seen }] }\n',
+  );
+  writeFileSync(
+    join(dir, 'probe.yaml'),
+    'id: probe\ntitle: probe\ntask: probe\nextends: [shared.yaml]\ngoal: [seen]\n',
+  );
+  return loadScenarioFile(join(dir, 'probe.yaml')).ok;
+}
 
-describe.skipIf(!languageSupported)(
+describe.skipIf(!languageSupported())(
   'the imported slice loads, lints clean and its reference plans hold (needs issue 41 language)',
   () => {
     let out: string;
