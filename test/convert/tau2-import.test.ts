@@ -137,6 +137,16 @@ describe('oneway import tau2 on the committed slice', () => {
       class: 'irreversible',
       tau2_type: 'write',
     });
+    expect(report.tools.find((t) => t.tool === 'update_reservation_baggages')?.language).toEqual([
+      'arithmetic in conditions (* - and parentheses)',
+      'comparison preconditions (when:)',
+      'conditional effect (if: + update)',
+      'derived values ("= " arithmetic in set)',
+      'lookups',
+      'requires_confirmation',
+      'validate',
+    ]);
+    expect(report.tools.find((t) => t.tool === 'get_product_details')?.language).toEqual([]);
     expect(report.tools.find((t) => t.tool === 'modify_user_address')?.language).toContain(
       'self-compensation (compensating_operation names the tool)',
     );

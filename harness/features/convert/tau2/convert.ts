@@ -158,7 +158,11 @@ function languageOf(name: string, rule: ToolRule | undefined, entry: ClassEntry,
   if (rule.preconditions?.some((p) => typeof p !== 'string')) out.add('comparison preconditions (when:)');
   if (rule.validate) out.add('validate');
   if (/len\(/.test(text)) out.add('len()');
-  if (/"= /.test(text)) out.add('"= " arithmetic (+ - * and parentheses)');
+  if (/"= /.test(text)) out.add('derived values ("= " arithmetic in set)');
+  const conditions = [...(rule.preconditions ?? []), ...(rule.validate ?? [])]
+    .map((p) => (typeof p === 'string' ? '' : p.when.replace(/\{\{[^}]*\}\}/g, 'X')))
+    .join(' ');
+  if (/[*/+]|\s-\s|(?<!len)\(X/.test(conditions)) out.add('arithmetic in conditions (* - and parentheses)');
   if (/"append"/.test(text)) out.add('update append');
   if (/"if"/.test(text)) out.add('conditional effect (if: + update)');
   if (/seq\./.test(text)) out.add('{{seq.T}} ids');
