@@ -33,7 +33,8 @@ import-report.md and import-report.json (every task with a finding, and what cou
 A second import of the same clone writes the same bytes.
 
 Exit status: 0 written; 2 a usage or input error.
-Example: git clone https://github.com/sierra-research/tau2-bench && git clone https://github.com/sierra-research/tau-bench
+Example: git clone https://github.com/sierra-research/tau2-bench
+         git clone https://github.com/sierra-research/tau-bench
          oneway import tau2 --from=tau2-bench --domain=all --airline-db=tau-bench/${V1_AIRLINE_DATA} --out=tau2-scenarios`;
 
 /** Parses --tasks for the chosen domains: a bare id applies to each, `domain:id` to one. */
