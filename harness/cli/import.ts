@@ -14,12 +14,14 @@ import { isUrl, listLiveTools } from '../features/convert/mcp-live.ts';
 import { terminalText } from '../util/terminal-text.ts';
 import { parseCli, REPO_ROOT, type Io, commandFailed, runIfEntry, processIo, paints } from './common.ts';
 import { printHelp } from './help.ts';
+import { importTau2, TAU2_HELP } from './import-tau2.ts';
 
 const HELP = `oneway import: turn another tool format into oneway tool declarations.
 
 Usage: oneway import mcp FILE [options]
        oneway import mcp URL [options]
        oneway import mcp [options] -- COMMAND [ARGS...]
+       oneway import tau2 --from=DIR --domain=retail|airline|all --out=DIR   (oneway import tau2 --help)
 
   mcp FILE                   an MCP tools/list result (JSON): {"tools": [...]}, or the JSON-RPC reply
                              {"result": {"tools": [...]}}
@@ -50,6 +52,10 @@ export const OPTIONS = {
   force: { type: 'boolean' },
   id: { type: 'string' },
   timeout: { type: 'string' },
+  from: { type: 'string' },
+  domain: { type: 'string' },
+  tasks: { type: 'string' },
+  'airline-db': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -65,13 +71,25 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       positionals: 1,
     });
     if (values.help) {
-      printHelp(io, HELP);
+      printHelp(io, positionals[0] === 'tau2' ? TAU2_HELP : HELP);
       return 0;
     }
     const [format, file, ...extra] = positionals;
     if (format === undefined)
       throw new UsageError('give the format and the file', 'e.g. npx oneway import mcp tools.json');
-    if (format !== 'mcp') throw new UsageError(`unknown import format "${format}"`, 'formats: mcp');
+    if (format === 'tau2') {
+      if (file !== undefined)
+        throw new UsageError(
+          `oneway import tau2 takes no positional argument (got ${file})`,
+          'give the clone with --from=DIR',
+        );
+      if (values.id !== undefined || values.timeout !== undefined || command !== undefined)
+        throw new UsageError('--id, --timeout and -- COMMAND are options of oneway import mcp, not tau2');
+      return importTau2(values, io);
+    }
+    if (format !== 'mcp') throw new UsageError(`unknown import format "${format}"`, 'formats: mcp, tau2');
+    for (const k of ['from', 'domain', 'tasks', 'airline-db'] as const)
+      if (values[k] !== undefined) throw new UsageError(`--${k} is an option of oneway import tau2, not mcp`);
     if (command !== undefined && command.length === 0)
       throw new UsageError(
         'give the server command after --',

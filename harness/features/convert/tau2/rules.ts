@@ -1,0 +1,434 @@
+/**
+ * How each known tau2 tool is declared in oneway: what rows it reads (lookups), the policy's
+ * preconditions, tau2's own validation (a definite 4xx), its effects on the tables, the fact a
+ * successful call establishes (what goals are made of), its compensation, and what of tau2's
+ * behaviour the language cannot say (`unrendered`, listed in the import report and docs/tau2.md).
+ *
+ * Every fact a write establishes speaks of its arguments only (`{{args.x}}`), so the importer can
+ * ground a task's goal from its gold calls without running anything.
+ */
+import type { Tau2Domain } from './classes.ts';
+import { AIRLINE_NOW } from './world.ts';
+
+type Json = string | number | boolean | null | Json[] | { [k: string]: Json };
+
+export interface ToolRule {
+  lookups?: Record<string, { table: string; where: Record<string, string> }>;
+  preconditions?: (string | { when: string })[];
+  validate?: { when: string; error: string }[];
+  effects?: Json[];
+  /** The fact a successful call establishes, over `{{args.x}}` only (writes: the goal's material). */
+  establishes?: string;
+  compensation_args?: Record<string, Json>;
+  reads?: string[];
+  returns?: Record<string, Json>;
+  /** What tau2 does that this declaration cannot say. */
+  unrendered?: string[];
+}
+
+const ADDRESS = ['address1', 'address2', 'city', 'state', 'country', 'zip'] as const;
+const addressOf = (root: string): Record<string, string> =>
+  Object.fromEntries(ADDRESS.map((k) => [k, `{{${root}.${k}}}`]));
+
+const ORDER = { order: { table: 'orders', where: { order_id: '{{args.order_id}}' } } };
+const PAYMENT = { payment: { table: 'payment_methods', where: { payment_method_id: '{{args.payment_method_id}}' } } };
+const ORDER_READ = ['authenticated(user={{order.user_id}})', 'order_read(order={{args.order_id}})'];
+const OWN_PAYMENT = { when: '{{payment.user_id}} == {{order.user_id}}', error: 'Payment method not found' };
+
+const RETAIL: Record<string, ToolRule> = {
+  find_user_id_by_email: {
+    lookups: { user: { table: 'users', where: { email: '{{args.email}}' } } },
+    effects: [{ establish: 'authenticated(user={{user.user_id}})' }],
+    returns: { user_id: '{{user.user_id}}' },
+    unrendered: ['tau2 matches the email case-insensitively; the lookup matches it exactly'],
+  },
+  find_user_id_by_name_zip: {
+    lookups: {
+      user: {
+        table: 'users',
+        where: { first_name: '{{args.first_name}}', last_name: '{{args.last_name}}', zip: '{{args.zip}}' },
+      },
+    },
+    effects: [{ establish: 'authenticated(user={{user.user_id}})' }],
+    returns: { user_id: '{{user.user_id}}' },
+    unrendered: ['tau2 matches the names case-insensitively; the lookup matches them exactly'],
+  },
+  get_order_details: {
+    lookups: ORDER,
+    preconditions: ['authenticated(user={{order.user_id}})'],
+    effects: [{ establish: 'order_read(order={{args.order_id}})' }],
+    reads: ['orders'],
+  },
+  get_user_details: {
+    preconditions: ['authenticated(user={{args.user_id}})'],
+    effects: [{ establish: 'user_read(user={{args.user_id}})' }],
+    reads: ['users', 'payment_methods'],
+  },
+  get_product_details: { reads: ['products', 'items'] },
+  get_item_details: { reads: ['items'] },
+  list_all_product_types: { reads: ['products'] },
+  transfer_to_human_agents: { effects: [{ establish: 'transferred_to_human' }], establishes: 'transferred_to_human' },
+  cancel_pending_order: {
+    lookups: ORDER,
+    preconditions: [...ORDER_READ, { when: '{{order.status}} == pending' }],
+    validate: [{ when: '{{order.status}} == pending', error: 'Non-pending order cannot be cancelled' }],
+    effects: [
+      {
+        update: {
+          table: 'orders',
+          where: { order_id: '{{args.order_id}}' },
+          set: { status: 'cancelled', cancel_reason: '{{args.reason}}' },
+        },
+      },
+      { establish: 'order_cancelled(order={{args.order_id}}, reason={{args.reason}})' },
+    ],
+    establishes: 'order_cancelled(order={{args.order_id}}, reason={{args.reason}})',
+    unrendered: [
+      'the refund of each payment (a refund row per payment, and the gift card credited at once): an effect per list element',
+      'the reason is checked by the parameter enum (a rejected call), where tau2 answers "Invalid reason"',
+    ],
+  },
+  modify_pending_order_address: {
+    lookups: ORDER,
+    preconditions: [...ORDER_READ, { when: '{{order.status}} == pending' }],
+    effects: [
+      { update: { table: 'orders', where: { order_id: '{{args.order_id}}' }, set: { address: addressOf('args') } } },
+      { establish: 'order_address_changed(order={{args.order_id}}, address1={{args.address1}}, zip={{args.zip}})' },
+    ],
+    establishes: 'order_address_changed(order={{args.order_id}}, address1={{args.address1}}, zip={{args.zip}})',
+    compensation_args: { order_id: '{{args.order_id}}', ...addressOf('before.order.address') },
+    unrendered: [
+      'tau2 also accepts "pending (item modified)" orders (its check is "pending" in status); the policy and this declaration say pending',
+    ],
+  },
+  modify_pending_order_items: {
+    lookups: { ...ORDER, ...PAYMENT },
+    preconditions: [...ORDER_READ, { when: '{{order.status}} == pending' }],
+    validate: [
+      { when: '{{order.status}} == pending', error: 'Non-pending order cannot be modified' },
+      {
+        when: 'len({{args.item_ids}}) == len({{args.new_item_ids}})',
+        error: 'The number of items to be exchanged should match',
+      },
+      OWN_PAYMENT,
+    ],
+    effects: [
+      {
+        update: {
+          table: 'orders',
+          where: { order_id: '{{args.order_id}}' },
+          set: { status: 'pending (item modified)' },
+        },
+      },
+      { establish: 'order_items_modified(order={{args.order_id}}, payment_method={{args.payment_method_id}})' },
+    ],
+    establishes: 'order_items_modified(order={{args.order_id}}, payment_method={{args.payment_method_id}})',
+    unrendered: [
+      'the price difference (a sum over the item lists) and the gift-card balance check and charge it drives',
+      'the swap of each item in the order (an effect per list element) and the availability of each new item',
+    ],
+  },
+  modify_pending_order_payment: {
+    lookups: { ...ORDER, ...PAYMENT },
+    preconditions: [...ORDER_READ, { when: '{{order.status}} == pending' }],
+    validate: [OWN_PAYMENT],
+    effects: [
+      { establish: 'order_payment_changed(order={{args.order_id}}, payment_method={{args.payment_method_id}})' },
+    ],
+    establishes: 'order_payment_changed(order={{args.order_id}}, payment_method={{args.payment_method_id}})',
+    unrendered: [
+      'the checks on the payment history (exactly one payment, a different method) and the gift-card balance against the amount',
+      "the payment and refund rows appended to the history (their amount is the first payment's: a list index) and the gift-card balances moved",
+    ],
+  },
+  modify_user_address: {
+    lookups: { user: { table: 'users', where: { user_id: '{{args.user_id}}' } } },
+    preconditions: ['authenticated(user={{args.user_id}})'],
+    effects: [
+      { update: { table: 'users', where: { user_id: '{{args.user_id}}' }, set: { address: addressOf('args') } } },
+      { establish: 'user_address_changed(user={{args.user_id}}, address1={{args.address1}}, zip={{args.zip}})' },
+    ],
+    establishes: 'user_address_changed(user={{args.user_id}}, address1={{args.address1}}, zip={{args.zip}})',
+    compensation_args: { user_id: '{{args.user_id}}', ...addressOf('before.user.address') },
+  },
+  return_delivered_order_items: {
+    lookups: { ...ORDER, ...PAYMENT },
+    preconditions: [...ORDER_READ, { when: '{{order.status}} == delivered' }],
+    validate: [{ when: '{{order.status}} == delivered', error: 'Non-delivered order cannot be returned' }, OWN_PAYMENT],
+    effects: [
+      {
+        update: {
+          table: 'orders',
+          where: { order_id: '{{args.order_id}}' },
+          set: {
+            status: 'return requested',
+            return_items: '{{args.item_ids}}',
+            return_payment_method_id: '{{args.payment_method_id}}',
+          },
+        },
+      },
+      { establish: 'order_return_requested(order={{args.order_id}}, payment_method={{args.payment_method_id}})' },
+    ],
+    establishes: 'order_return_requested(order={{args.order_id}}, payment_method={{args.payment_method_id}})',
+    unrendered: [
+      'the policy rule "the refund goes to the original payment method or an existing gift card" (a disjunction)',
+      'tau2 stores the returned items sorted; the effect stores them as given',
+    ],
+  },
+  exchange_delivered_order_items: {
+    lookups: { ...ORDER, ...PAYMENT },
+    preconditions: [...ORDER_READ, { when: '{{order.status}} == delivered' }],
+    validate: [
+      { when: '{{order.status}} == delivered', error: 'Non-delivered order cannot be exchanged' },
+      {
+        when: 'len({{args.item_ids}}) == len({{args.new_item_ids}})',
+        error: 'The number of items to be exchanged should match.',
+      },
+      OWN_PAYMENT,
+    ],
+    effects: [
+      {
+        update: {
+          table: 'orders',
+          where: { order_id: '{{args.order_id}}' },
+          set: {
+            status: 'exchange requested',
+            exchange_items: '{{args.item_ids}}',
+            exchange_new_items: '{{args.new_item_ids}}',
+            exchange_payment_method_id: '{{args.payment_method_id}}',
+          },
+        },
+      },
+      { establish: 'order_exchange_requested(order={{args.order_id}}, payment_method={{args.payment_method_id}})' },
+    ],
+    establishes: 'order_exchange_requested(order={{args.order_id}}, payment_method={{args.payment_method_id}})',
+    unrendered: [
+      'the price difference (a sum over the item lists) and the gift-card balance check it drives (retail 105 fails there in tau2)',
+      'the availability of each new item; tau2 stores the item lists sorted',
+    ],
+  },
+};
+
+const RESERVATION = { reservation: { table: 'reservations', where: { reservation_id: '{{args.reservation_id}}' } } };
+// Every reservation write reads the reservation first; the user's profile (membership, payment
+// methods) only where the policy's rule depends on it: bags (free allowance, payment) and flights (payment).
+const RES_ONLY = ['reservation_read(reservation={{args.reservation_id}})'];
+const RES_READ = [...RES_ONLY, 'user_read(user={{reservation.user_id}})'];
+const AIR_PAYMENT = { payment: { table: 'payment_methods', where: { payment_method_id: '{{args.payment_id}}' } } };
+const AIR_PAYMENT_CHECKS = [
+  { when: '{{payment.user_id}} == {{reservation.user_id}}', error: 'Payment method not found' },
+  { when: '{{payment.source}} != certificate', error: 'Certificate cannot be used to update reservation' },
+];
+
+const AIRLINE: Record<string, ToolRule> = {
+  get_user_details: {
+    effects: [{ establish: 'user_read(user={{args.user_id}})' }],
+    reads: ['users', 'payment_methods'],
+  },
+  get_reservation_details: {
+    lookups: RESERVATION,
+    effects: [{ establish: 'reservation_read(reservation={{args.reservation_id}})' }],
+    reads: ['reservations'],
+  },
+  get_flight_status: { reads: ['flights'] },
+  search_direct_flight: {
+    reads: ['flights'],
+    unrendered: ['the search itself (the reply carries the flights rows, not the dated availability tau2 computes)'],
+  },
+  search_onestop_flight: { reads: ['flights'], unrendered: ['the connection search'] },
+  list_all_airports: {},
+  transfer_to_human_agents: { effects: [{ establish: 'transferred_to_human' }], establishes: 'transferred_to_human' },
+  book_reservation: {
+    lookups: { user: { table: 'users', where: { user_id: '{{args.user_id}}' } } },
+    preconditions: ['user_read(user={{args.user_id}})', { when: 'len({{args.passengers}}) <= 5' }],
+    effects: [
+      {
+        insert: {
+          table: 'reservations',
+          row: {
+            reservation_id: 'HAT{{seq.reservations}}',
+            user_id: '{{args.user_id}}',
+            origin: '{{args.origin}}',
+            destination: '{{args.destination}}',
+            flight_type: '{{args.flight_type}}',
+            cabin: '{{args.cabin}}',
+            flights: '{{args.flights}}',
+            passengers: '{{args.passengers}}',
+            payment_history: '{{args.payment_methods}}',
+            created_at: AIRLINE_NOW,
+            total_baggages: '{{args.total_baggages}}',
+            nonfree_baggages: '{{args.nonfree_baggages}}',
+            insurance: '{{args.insurance}}',
+            cancel_eligible: 'yes',
+          },
+        },
+      },
+      {
+        update: {
+          table: 'users',
+          where: { user_id: '{{args.user_id}}' },
+          append: { reservations: 'HAT{{seq.reservations}}' },
+        },
+      },
+      {
+        establish:
+          'reservation_booked(user={{args.user_id}}, origin={{args.origin}}, destination={{args.destination}}, flight_type={{args.flight_type}}, cabin={{args.cabin}}, insurance={{args.insurance}})',
+      },
+    ],
+    establishes:
+      'reservation_booked(user={{args.user_id}}, origin={{args.origin}}, destination={{args.destination}}, flight_type={{args.flight_type}}, cabin={{args.cabin}}, insurance={{args.insurance}})',
+    returns: { reservation_id: 'HAT{{seq.reservations}}' },
+    compensation_args: { reservation_id: '{{result.reservation_id}}' },
+    unrendered: [
+      'the price (per flight and passenger, insurance, bags) and the check that the payments add up to it',
+      'the availability and seats of each flight, the seats taken, the gift cards and certificates charged (effects per list element)',
+      'tau2 names new reservations HATHAT, HATHAU, HATHAV; the sequence gives HAT1, HAT2, ...',
+      'the policy limits on payment methods (one certificate, one card, three gift cards) and free bags by membership',
+    ],
+  },
+  cancel_reservation: {
+    lookups: RESERVATION,
+    preconditions: [...RES_ONLY, { when: '{{reservation.cancel_eligible}} == yes' }],
+    effects: [
+      {
+        update: {
+          table: 'reservations',
+          where: { reservation_id: '{{args.reservation_id}}' },
+          set: { status: 'cancelled' },
+        },
+      },
+      { establish: 'reservation_cancelled(reservation={{args.reservation_id}})' },
+    ],
+    establishes: 'reservation_cancelled(reservation={{args.reservation_id}})',
+    unrendered: [
+      'the refund rows (one per payment: an effect per list element)',
+      'whether the reason is covered by insurance: cancel_eligible counts an insured reservation as eligible (the reason is said in conversation)',
+    ],
+  },
+  update_reservation_baggages: {
+    lookups: { ...RESERVATION, ...AIR_PAYMENT },
+    preconditions: [
+      ...RES_READ,
+      { when: '{{args.total_baggages}} >= {{reservation.total_baggages}}' },
+      { when: '{{args.nonfree_baggages}} >= {{reservation.nonfree_baggages}}' },
+    ],
+    validate: [
+      ...AIR_PAYMENT_CHECKS,
+      {
+        when: '{{payment.spendable}} >= 50 * ({{args.nonfree_baggages}} - {{reservation.nonfree_baggages}})',
+        error: 'Gift card balance is not enough',
+      },
+    ],
+    effects: [
+      {
+        update: {
+          table: 'reservations',
+          where: { reservation_id: '{{args.reservation_id}}' },
+          set: { total_baggages: '{{args.total_baggages}}', nonfree_baggages: '{{args.nonfree_baggages}}' },
+        },
+      },
+      {
+        if: '{{payment.source}} == gift_card',
+        update: {
+          table: 'payment_methods',
+          where: { payment_method_id: '{{args.payment_id}}' },
+          set: {
+            amount: '= {{payment.amount}} - 50 * ({{args.nonfree_baggages}} - {{reservation.nonfree_baggages}})',
+            spendable: '= {{payment.spendable}} - 50 * ({{args.nonfree_baggages}} - {{reservation.nonfree_baggages}})',
+          },
+        },
+      },
+      {
+        establish:
+          'baggages_updated(reservation={{args.reservation_id}}, total={{args.total_baggages}}, nonfree={{args.nonfree_baggages}})',
+      },
+    ],
+    establishes:
+      'baggages_updated(reservation={{args.reservation_id}}, total={{args.total_baggages}}, nonfree={{args.nonfree_baggages}})',
+    unrendered: ['the payment row appended to the reservation when bags are charged'],
+  },
+  update_reservation_flights: {
+    lookups: { ...RESERVATION, ...AIR_PAYMENT },
+    preconditions: [...RES_READ],
+    validate: [...AIR_PAYMENT_CHECKS],
+    effects: [
+      {
+        update: {
+          table: 'reservations',
+          where: { reservation_id: '{{args.reservation_id}}' },
+          set: { flights: '{{args.flights}}', cabin: '{{args.cabin}}' },
+        },
+      },
+      {
+        if: '{{args.cabin}} == business',
+        update: {
+          table: 'reservations',
+          where: { reservation_id: '{{args.reservation_id}}' },
+          set: { cancel_eligible: 'yes' },
+        },
+      },
+      { establish: 'reservation_flights_updated(reservation={{args.reservation_id}}, cabin={{args.cabin}})' },
+    ],
+    establishes: 'reservation_flights_updated(reservation={{args.reservation_id}}, cabin={{args.cabin}})',
+    compensation_args: {
+      reservation_id: '{{args.reservation_id}}',
+      cabin: '{{before.reservation.cabin}}',
+      flights: '{{before.reservation.flights}}',
+      payment_id: '{{args.payment_id}}',
+    },
+    unrendered: [
+      'the price difference over the flight lists (kept segments at their old price) and the payment or refund it makes',
+      'the policy rules that compare the lists: basic economy flights cannot change (a cabin change alone can), origin, destination and trip type stay',
+      'the availability and seats of each new flight',
+    ],
+  },
+  update_reservation_passengers: {
+    lookups: RESERVATION,
+    preconditions: [...RES_ONLY, { when: 'len({{args.passengers}}) == len({{reservation.passengers}})' }],
+    validate: [
+      {
+        when: 'len({{args.passengers}}) == len({{reservation.passengers}})',
+        error: 'Number of passengers does not match',
+      },
+    ],
+    effects: [
+      {
+        update: {
+          table: 'reservations',
+          where: { reservation_id: '{{args.reservation_id}}' },
+          set: { passengers: '{{args.passengers}}' },
+        },
+      },
+      { establish: 'passengers_updated(reservation={{args.reservation_id}})' },
+    ],
+    establishes: 'passengers_updated(reservation={{args.reservation_id}})',
+    compensation_args: { reservation_id: '{{args.reservation_id}}', passengers: '{{before.reservation.passengers}}' },
+  },
+  send_certificate: {
+    lookups: { user: { table: 'users', where: { user_id: '{{args.user_id}}' } } },
+    preconditions: ['user_read(user={{args.user_id}})'],
+    effects: [
+      {
+        insert: {
+          table: 'payment_methods',
+          row: {
+            payment_method_id: 'certificate_{{seq.certificates}}',
+            id: 'certificate_{{seq.certificates}}',
+            user_id: '{{args.user_id}}',
+            source: 'certificate',
+            amount: '{{args.amount}}',
+            spendable: '{{args.amount}}',
+          },
+        },
+      },
+      { establish: 'certificate_sent(user={{args.user_id}}, amount={{args.amount}})' },
+    ],
+    establishes: 'certificate_sent(user={{args.user_id}}, amount={{args.amount}})',
+    unrendered: [
+      'the policy conditions on compensation (silver or gold member, insurance, or business; cancelled or delayed flights; the amount per passenger)',
+      'tau2 names certificates certificate_3221322..4; the sequence gives certificate_1, ...',
+    ],
+  },
+};
+
+export const TOOL_RULES: Record<Tau2Domain, Record<string, ToolRule>> = { retail: RETAIL, airline: AIRLINE };
