@@ -60,6 +60,9 @@ export async function resolveScenarios(specs: string[], opts: ResolveOptions): P
     searchDirs.push(abs);
   };
 
+  // Files named one by one: never skipped as shared files (a tools block looks like one, and a shared
+  // file named to run or lint is a problem to show, not to pass over).
+  const named = new Set<string>();
   for (const raw of specs) {
     const spec = raw.trim();
     if (spec === '') continue;
@@ -68,8 +71,10 @@ export async function resolveScenarios(specs: string[], opts: ResolveOptions): P
     if (st?.isDirectory()) {
       await addDir(abs, spec);
     } else if (st?.isFile()) {
-      if (SCENARIO_EXT.has(extname(abs).toLowerCase())) await addFile(abs);
-      else
+      if (SCENARIO_EXT.has(extname(abs).toLowerCase())) {
+        await addFile(abs);
+        named.add(abs);
+      } else
         problems.push(
           specProblem(spec, `${display(abs)} is not a scenario file`, 'scenario files end in .yaml, .yml or .json'),
         );
@@ -136,7 +141,7 @@ export async function resolveScenarios(specs: string[], opts: ResolveOptions): P
       ? loadScenarioCached(text.value, shown, opts.cache, dirname(abs))
       : loadScenarioText(text.value, shown, dirname(abs));
     // A shared file (what scenarios extend) is not a scenario: it is loaded with the scenarios that extend it.
-    if (!r.ok && isSharedFile(text.value, shown)) continue;
+    if (!r.ok && !named.has(abs) && isSharedFile(text.value, shown)) continue;
     if (!r.ok) problems.push(...r.problems);
     else loaded.push({ ...r.value, file: abs });
   }
