@@ -199,15 +199,7 @@ export function buildChecklist(record: ParsedRecord, scenario?: Scenario): Check
     const decl = scenario?.tools.find((t) => t.name === c.tool);
     const who = recipients(c.args);
     const item: ChecklistItem = {
-      step: c.step,
-      turn: c.turn,
-      batch: c.batch,
-      t_ms: c.t_ms,
-      tool: c.tool,
-      args: c.args,
-      class: c.class,
-      status: c.status,
-      http_status: c.http_status,
+      ...callHead(c),
       effects: c.effects,
       happened: c.effects.map(describeEffect).filter((s): s is string => s !== undefined),
       recipients: who,
@@ -317,18 +309,23 @@ export function buildChecklist(record: ParsedRecord, scenario?: Scenario): Check
   };
 }
 
+/** What a checklist item repeats of its call as it was journaled or recorded. */
+const callHead = (c: CallEvent) => ({
+  step: c.step,
+  turn: c.turn,
+  batch: c.batch,
+  t_ms: c.t_ms,
+  tool: c.tool,
+  args: c.args,
+  class: c.class,
+  status: c.status,
+  http_status: c.http_status,
+});
+
 /** A journal's refused attempt as a checklist item: ticked, nothing to do. */
 function refusedItem(c: CallEvent): ChecklistItem {
   return {
-    step: c.step,
-    turn: c.turn,
-    batch: c.batch,
-    t_ms: c.t_ms,
-    tool: c.tool,
-    args: c.args,
-    class: c.class,
-    status: c.status,
-    http_status: c.http_status,
+    ...callHead(c),
     effects: [],
     happened: [],
     recipients: recipients(c.args),
