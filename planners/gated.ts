@@ -139,7 +139,7 @@ const gated: PlannerFactory = {
   name: 'gated',
   cpuBound: true,
   description:
-    'Chains back from the goal, establishes preconditions first, asks approvals, issues irreversible calls alone and only when their preconditions are believed, reconciles before retrying.',
+    'Chains back from the goal, establishes preconditions first, asks approvals and the confirmation of each call that needs one, issues irreversible calls alone and only when their preconditions are believed, reconciles before retrying.',
   create(ctx) {
     const opts = gatedOptions(ctx.options);
     return { name: 'gated', next: (view) => gatedDecision(view, opts) };
