@@ -212,4 +212,47 @@ describe('one yes is used for one call', () => {
     };
     expect(gated.create(ctx).next(v)).toEqual({ type: 'call', call });
   });
+
+  it('a yes taken by an option the chain abandons is given back to the option it takes instead', () => {
+    // open_case (needs a yes) establishes case_open. `fast` (reversible) needs case_open and `q`,
+    // which nothing establishes: abandoned. `slow` (compensable, so ranked after) needs only case_open.
+    const openCase = tool({
+      name: 'open_case',
+      requires_confirmation: true,
+      params: { order_id: { type: 'string' } },
+      establishes: ['case_open(order={{args.order_id}})'],
+    });
+    const pre = ['case_open(order={{args.order_id}})'];
+    const fast = tool({
+      name: 'fast',
+      params: { order_id: { type: 'string' } },
+      preconditions: [...pre, 'q(order={{args.order_id}})'],
+      establishes: ['refunded(order={{args.order_id}})'],
+    });
+    const slow = tool({
+      name: 'slow',
+      class: 'compensable',
+      params: { order_id: { type: 'string' } },
+      preconditions: pre,
+      establishes: ['refunded(order={{args.order_id}})'],
+    });
+    const openArgs = { tool: 'open_case', args: { order_id: '#W1' } };
+    const v = view({
+      tools: [confirm, openCase, fast, slow],
+      goal: ['refunded(order=#W1)'],
+      history: [
+        {
+          turn: 1,
+          batch: 0,
+          observations: [
+            { step: 1, tool: 'confirm', args: openArgs, status: 'ok' as const, result: { approved: true } },
+          ],
+        },
+      ],
+      turn: 2,
+      steps_used: 1,
+    });
+    // The yes is still there for open_case: no second question.
+    expect(gated.create(ctx).next(v)).toEqual({ type: 'call', call: { tool: 'open_case', args: { order_id: '#W1' } } });
+  });
 });

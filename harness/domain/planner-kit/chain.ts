@@ -96,6 +96,8 @@ export function backwardChain(goals: readonly Fact[], src: ArgSources, opts: Cha
     if (options.length === 0) deadEnds.push(key);
     for (const o of rankOptions(options, opts.rank)) {
       const mark = nodes.length;
+      // The yeses the nodes below take, given back if this option is abandoned.
+      const kept = licenses.size > 0 ? new Map(licenses) : undefined;
       const deps: number[] = [];
       let ok = true;
       for (const pre of o.missing) {
@@ -145,6 +147,7 @@ export function backwardChain(goals: readonly Fact[], src: ArgSources, opts: Cha
       // Undo the nodes planned for the abandoned option.
       nodes.length = mark;
       made.length = mark;
+      if (kept) for (const [k, n] of kept) licenses.set(k, n);
     }
     return null;
   };
