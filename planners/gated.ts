@@ -1,6 +1,8 @@
 /**
  * gated: the seed article's constrained planner. It chains backwards from the
- * goal, establishes preconditions first, asks the approval gates, and never
+ * goal, establishes preconditions first, asks the approval gates, asks the
+ * human to confirm each call that requires it (in a batch before it, the call
+ * only after a yes; one yes per call), and never
  * calls an irreversible tool speculatively, in a parallel batch, or again after
  * an ambiguous failure without reconciling first. Where it cannot satisfy a
  * gate it stops rather than act: completing less often is the price it shows.
@@ -12,6 +14,7 @@ import type { ArgSources } from '../harness/domain/planner-kit/args.ts';
 import { goalFacts } from '../harness/domain/planner-kit/belief.ts';
 import { callKey, stableJson } from '../harness/domain/planner-kit/call-key.ts';
 import { backwardChain, isReady, type PlanNode } from '../harness/domain/planner-kit/chain.ts';
+import { askedAbout } from '../harness/domain/planner-kit/confirm.ts';
 import { finish, issue } from '../harness/domain/planner-kit/decision.ts';
 import { approvalVerdict, attemptsOf, toolNamed } from '../harness/domain/planner-kit/history.ts';
 import { avoidsForbidden } from '../harness/domain/planner-kit/forbidden.ts';
@@ -49,15 +52,22 @@ function denial(src: ArgSources, opts: GatedOptions): string | undefined {
   const denials = new Map<string, number>();
   const latest = new Map<string, { verdict: boolean | undefined; o: Observation }>();
   for (const o of src.obs) {
-    if (toolNamed(src.view, o.tool)?.kind !== 'approval') continue;
-    const key = callKey(o);
+    // A confirmation is asked about a concrete call: a no to it is a denial of that call, as an approval's is.
+    const kind = toolNamed(src.view, o.tool)?.kind;
+    if (kind === 'action' || kind === undefined) continue;
+    const key = kind === 'confirmation' ? `${o.tool}\u0000${askedAbout(src.view, o.args)}` : callKey(o);
     const verdict = approvalVerdict(o);
     latest.set(key, { verdict, o });
     if (verdict === false) denials.set(key, (denials.get(key) ?? 0) + 1);
   }
   for (const [key, { verdict, o }] of latest) {
     const n = denials.get(key) ?? 0;
-    const action = typeof o.args.action === 'string' ? ` for ${o.args.action}` : '';
+    const action =
+      typeof o.args.action === 'string'
+        ? ` for ${o.args.action}`
+        : typeof o.args.tool === 'string'
+          ? ` for ${o.args.tool} ${stableJson(o.args.args ?? {})}`
+          : '';
     if (verdict === false && n > opts.ask_again) return `denied: ${o.tool}${action} (${n} time${n === 1 ? '' : 's'})`;
   }
   return undefined;
@@ -77,8 +87,8 @@ function recovery(src: ArgSources): Decision | undefined {
 /** A reason to stop instead of issuing this (non-irreversible) node again. */
 function exhausted(src: ArgSources, node: PlanNode): string | undefined {
   const attempts = attemptsOf(src.obs, node.call);
-  // An approval is bounded by ask_again; count only the times it did not answer.
-  const counted = node.kind === 'approval' ? attempts.filter((o) => o.status !== 'ok') : attempts;
+  // An approval or a confirmation is bounded by ask_again; count only the times it did not answer.
+  const counted = node.kind !== 'action' ? attempts.filter((o) => o.status !== 'ok') : attempts;
   return counted.length >= GATED_ATTEMPTS
     ? `gave up: ${node.call.tool} ${stableJson(node.call.args)} after ${counted.length} attempts`
     : undefined;
@@ -129,7 +139,7 @@ const gated: PlannerFactory = {
   name: 'gated',
   cpuBound: true,
   description:
-    'Chains back from the goal, establishes preconditions first, asks approvals, issues irreversible calls alone and only when their preconditions are believed, reconciles before retrying.',
+    'Chains back from the goal, establishes preconditions first, asks approvals and the confirmation of each call that needs one, issues irreversible calls alone and only when their preconditions are believed, reconciles before retrying.',
   create(ctx) {
     const opts = gatedOptions(ctx.options);
     return { name: 'gated', next: (view) => gatedDecision(view, opts) };

@@ -4,8 +4,9 @@
  * precondition before acting on it: every planned call whose arguments are
  * bound goes out in one batch, the calls that establish a tool's preconditions
  * side by side with the tool itself. Fewest round trips, premature by
- * construction. It asks approvals in that same batch, so a denial comes too
- * late to stop anything; it retries a failed call once and never reconciles.
+ * construction. It asks approvals, and the human's confirmation of a call, in
+ * that same batch, so a denial comes too late to stop anything (and a yes too
+ * late to license the call); it retries a failed call once and never reconciles.
  */
 import { holdsIn, UNKNOWN } from '../harness/core/facts/fact.ts';
 import type { Call, Decision, PlannerFactory, PlannerView } from '../harness/core/planner.ts';

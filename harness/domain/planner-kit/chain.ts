@@ -1,9 +1,11 @@
 import { formatBelief, holdsIn, matchesFact, type Fact, UNKNOWN } from '../../core/facts/fact.ts';
 import type { Call, ToolClass } from '../../core/planner.ts';
 import type { ArgSources } from './args.ts';
+import { confirmationFor, confirmationTool, unconsumedConfirmations } from './confirm.ts';
 import { optionsFor, rankOptions, type Option, type OptionRank } from './options.ts';
 import { toolFact } from './tool-facts.ts';
 import { argsMentioned } from './unify.ts';
+import { confirmationFact } from '../rules/declared.ts';
 
 /** One call of a partial-order plan. */
 export interface PlanNode {
@@ -62,7 +64,12 @@ function plannable(o: Option, src: ArgSources): boolean {
  * believed, the best-ranked tool that establishes it, with its missing
  * preconditions as subgoals, recursively. An option whose subgoals cannot be
  * reached is abandoned for the next one. A fact already planned by a node is
- * shared (one approval serves every call it gates). Deterministic for a view.
+ * shared (one approval serves every call it gates). A call of a tool that
+ * requires confirmation, with no unconsumed yes to it in the history, gets a
+ * node of its own before it: the confirmation tool asked about that exact call
+ * (`{tool, args}`), depending on what the call depends on, so it is asked only
+ * once the call is bound and its other preconditions are believed; one yes
+ * serves one call. Deterministic for a view.
  *
  * @example
  * backwardChain([parse('email_sent(to=bob@acme.example)')], src, { rank: byClassThenMissing }).nodes.map((n) => n.call.tool)
@@ -73,6 +80,8 @@ export function backwardChain(goals: readonly Fact[], src: ArgSources, opts: Cha
   const nodes: PlanNode[] = [];
   const made: Fact[][] = [];
   let deadEnds: string[] = [];
+  const licenses = unconsumedConfirmations(src.view);
+  const asker = confirmationTool(src.view);
 
   const achieve = (fact: Fact, depth: number, stack: readonly string[]): number | 'held' | null => {
     if (holdsIn(fact, src.belief, UNKNOWN)) return 'held';
@@ -87,6 +96,8 @@ export function backwardChain(goals: readonly Fact[], src: ArgSources, opts: Cha
     if (options.length === 0) deadEnds.push(key);
     for (const o of rankOptions(options, opts.rank)) {
       const mark = nodes.length;
+      // The yeses the nodes below take, given back if this option is abandoned.
+      const kept = licenses.size > 0 ? new Map(licenses) : undefined;
       const deps: number[] = [];
       let ok = true;
       for (const pre of o.missing) {
@@ -98,14 +109,33 @@ export function backwardChain(goals: readonly Fact[], src: ArgSources, opts: Cha
         if (r !== 'held' && !deps.includes(r)) deps.push(r);
       }
       if (ok) {
+        const ask = confirmationFor(src.view, o.call, licenses);
+        const confirmed = confirmationFact(o.call.tool, o.call.args);
+        if (ask && asker) {
+          // Not shared with any other node: a yes licenses this one call.
+          nodes.push({
+            id: nodes.length,
+            call: ask,
+            class: asker.class,
+            kind: 'confirmation',
+            preconditions: [],
+            missing: [],
+            unbound: o.unbound,
+            dependsOn: [...deps],
+            establishes: [confirmed],
+            for: confirmed,
+          });
+          made.push([]);
+          deps.push(nodes.length - 1);
+        }
         const id = nodes.length;
         nodes.push({
           id,
           call: o.call,
           class: o.tool.class,
           kind: o.tool.kind,
-          preconditions: o.preconditions.map(formatBelief),
-          missing: o.missing.map(formatBelief),
+          preconditions: [...o.preconditions.map(formatBelief), ...(o.tool.requires_confirmation ? [confirmed] : [])],
+          missing: [...o.missing.map(formatBelief), ...(ask ? [confirmed] : [])],
           unbound: o.unbound,
           dependsOn: deps,
           establishes: o.establishes.map(formatBelief),
@@ -117,6 +147,7 @@ export function backwardChain(goals: readonly Fact[], src: ArgSources, opts: Cha
       // Undo the nodes planned for the abandoned option.
       nodes.length = mark;
       made.length = mark;
+      if (kept) for (const [k, n] of kept) licenses.set(k, n);
     }
     return null;
   };
