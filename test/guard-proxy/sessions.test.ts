@@ -197,6 +197,25 @@ describe('a session journal', () => {
   });
 });
 
+describe('a journal in a directory not made yet', () => {
+  it('is made with its directory when a guard starts; recover --settle on it is a usage error, never an internal one', async () => {
+    const dir = tempDir('oneway-guard-journal-dir-');
+    const journal = join(dir, 'journals', 'memory.jsonl');
+    const settle = await runCli(recover, [journal, '--settle=1=applied']);
+    expect(settle.code).toBe(2);
+    expect(settle.stderr).toContain(`${journal} is empty or does not exist`);
+    expect(settle.stderr).not.toContain('internal error');
+    const tools = toolsAt(MISBEHAVING_TOOLS);
+    const opened = Journal.open(
+      journal,
+      journalStart({ scenario: tools, toolsFile: MISBEHAVING_TOOLS, facts: [], policy: DEFAULT_POLICY, upstream: 'x' }),
+      { command: 'test', shared: true },
+    );
+    opened.close();
+    expect(readFileSync(journal, 'utf8')).toMatch(/^\{"type":"run_start"/);
+  });
+});
+
 describe('reading journals', () => {
   it('reads several journals and directories, and reports a file it cannot read and an empty directory', () => {
     const dir = tempDir('oneway-journals-read-');
