@@ -2,13 +2,20 @@
  * `oneway guard` in front of the real @modelcontextprotocol/server-filesystem: what the guard
  * knows is what it observed (a read establishes that the file was read, which an overwrite
  * requires), tools the file does not declare are refused, and recover's checklist, from the
- * journal alone, says what happened to which file and that nothing can undo it.
+ * journal alone, says what happened to which file and that nothing can undo it. The same from an
+ * SDK client over Streamable HTTP, with the guard as a command serving `--listen`.
  */
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../../harness/cli/common.ts';
 import { main as recover } from '../../harness/cli/recover.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
+import { cli } from '../helpers/compiled.ts';
+import { when } from '../mcp/helpers.ts';
 import {
   FILESYSTEM_SERVER,
   FILESYSTEM_TOOLS as FS_TOOLS,
@@ -91,5 +98,55 @@ describe('oneway guard in front of server-filesystem', () => {
     expect(applied.stdout).toContain('✗ step 3 write_file: not issued: no compensation exists');
     expect(applied.stdout).toContain('NOT DONE: 2 items could not be issued or failed');
     expect(existsSync(b)).toBe(true);
+  });
+});
+
+describe('oneway guard --listen in front of server-filesystem', () => {
+  it('serves an SDK client over Streamable HTTP: lists, refuses the blind overwrite, passes it after a read, journals', async () => {
+    const dir = realpathSync(tempDir('oneway-guard-fs-http-'));
+    const files = join(dir, 'files');
+    mkdirSync(files);
+    const a = join(files, 'a.txt');
+    writeFileSync(a, 'alpha');
+    const journal = join(dir, 'journal.jsonl');
+    const child = spawn(
+      process.execPath,
+      [
+        cli('oneway'),
+        'guard',
+        `--tools=${FS_TOOLS}`,
+        `--journal=${journal}`,
+        '--listen=0',
+        `--server-cmd="${process.execPath}" "${FILESYSTEM_SERVER}" "${files}"`,
+      ],
+      { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += String(d)));
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    try {
+      const url = await when(child.stderr, 'data', () => /serving at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(err)?.[1]);
+      const client = new Client({ name: 'agent', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['read_text_file', 'write_file']));
+      const blind = await client.callTool({ name: 'write_file', arguments: { path: a, content: 'beta' } });
+      expect(textOf(blind)).toContain(`missing preconditions: file_read(path=${a})`);
+      expect(readFileSync(a, 'utf8')).toBe('alpha');
+      const read = await client.callTool({ name: 'read_text_file', arguments: { path: a } });
+      expect(read.structuredContent).toEqual({ content: 'alpha' });
+      const write = await client.callTool({ name: 'write_file', arguments: { path: a, content: 'beta' } });
+      expect(write.isError, textOf(write)).toBeFalsy();
+      expect(readFileSync(a, 'utf8')).toBe('beta');
+      await client.close();
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited, err).toBe(0);
+    expect(outcomes(journal).map((c) => [c.tool, c.status])).toEqual([
+      ['write_file', 'blocked'],
+      ['read_text_file', 'ok'],
+      ['write_file', 'ok'],
+    ]);
   });
 });

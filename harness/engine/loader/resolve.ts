@@ -29,6 +29,11 @@ export interface Resolved {
   loaded: LoadedScenario[];
   /** Problems of the specs and of the files that did not load (files named relative to cwd when inside it). */
   problems: Problem[];
+  /**
+   * The files left out as shared files (what scenarios extend: tools, world and confirmations, no
+   * id), absolute and sorted: a tools block the guard enforces looks the same, and lint reads it.
+   */
+  shared: string[];
 }
 
 const SCENARIO_EXT = new Set(['.yaml', '.yml', '.json']);
@@ -129,6 +134,7 @@ export async function resolveScenarios(specs: string[], opts: ResolveOptions): P
   }
 
   const loaded: LoadedScenario[] = [];
+  const shared: string[] = [];
   const sortedFiles = [...files.values()].sort();
   for (const abs of sortedFiles) {
     const shown = display(abs);
@@ -141,7 +147,10 @@ export async function resolveScenarios(specs: string[], opts: ResolveOptions): P
       ? loadScenarioCached(text.value, shown, opts.cache, dirname(abs))
       : loadScenarioText(text.value, shown, dirname(abs));
     // A shared file (what scenarios extend) is not a scenario: it is loaded with the scenarios that extend it.
-    if (!r.ok && !named.has(abs) && isSharedFile(text.value, shown)) continue;
+    if (!r.ok && !named.has(abs) && isSharedFile(text.value, shown)) {
+      shared.push(abs);
+      continue;
+    }
     if (!r.ok) problems.push(...r.problems);
     else loaded.push({ ...r.value, file: abs });
   }
@@ -170,7 +179,7 @@ export async function resolveScenarios(specs: string[], opts: ResolveOptions): P
   unique.sort((a, b) =>
     a.scenario.id < b.scenario.id ? -1 : a.scenario.id > b.scenario.id ? 1 : a.file < b.file ? -1 : 1,
   );
-  return { loaded: unique, problems };
+  return { loaded: unique, problems, shared };
 }
 
 /** Scenario ids found under directories: the `id` of each parseable file, else its file name. */

@@ -99,6 +99,11 @@ export class Journal {
         instead: 'one process writes one journal: stop the other one, or give this one another --journal',
         ...(opts.warn ? { warn: opts.warn } : {}),
       });
+    // A new journal's directory is made (`--journal=journals/memory.jsonl` in a fresh project); an
+    // existing one (recover --apply, --settle) must be there.
+    if (start && !opts.existing) mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    else if (!existsSync(path))
+      throw new UsageError(`${path} is empty or does not exist`, 'give the journal a guard wrote (--journal)');
     let lock: OutLock;
     try {
       lock = lockOf(path);

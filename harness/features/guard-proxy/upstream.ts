@@ -12,11 +12,14 @@
  * JSON-RPC framing (a line that is not JSON, a message that is not JSON-RPC)
  * cannot be matched to its call, so it ends every call in flight on that
  * connection at once, as a failure with no reply: never a wait until the timeout.
+ * Over Streamable HTTP, a call's reply comes on the response to its POST: a
+ * response stream that ends (or breaks off) without the reply, and without an
+ * event id the SDK could resume from, ends that call at once as well.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CallToolResultSchema,
   ErrorCode,
@@ -39,6 +42,88 @@ export type Forwarded = { ok: true; result: CallToolResult } | { ok: false; fail
 
 /** Why a call in flight was ended before its reply: the connection's framing broke. */
 class FramingBroken extends Error {}
+
+/** Why a call over Streamable HTTP was ended before its reply: its response stream ended without it. */
+class ReplyStreamEnded extends Error {}
+
+/**
+ * `fetch` for the Streamable HTTP transport that watches the SSE response to each POST of one
+ * request: when the stream ends or breaks off without a reply to that request and without an event
+ * id (from which the SDK would resume the stream and get the reply), `lost(id, why)` is told. The
+ * SDK reads the same events; this reads a copy (a tee), so the SDK sees the stream unchanged.
+ */
+function watchReplyStreams(lost: (id: string | number, why: string) => void): FetchLike {
+  return async (url, init) => {
+    const response = await fetch(url, init);
+    let id: string | number | undefined;
+    try {
+      const sent = JSON.parse(typeof init?.body === 'string' ? init.body : 'null') as {
+        id?: unknown;
+        method?: unknown;
+      };
+      if (typeof sent?.method === 'string' && (typeof sent.id === 'number' || typeof sent.id === 'string'))
+        id = sent.id;
+    } catch {
+      id = undefined;
+    }
+    const type = response.headers.get('content-type') ?? '';
+    if (init?.method !== 'POST' || id === undefined || !response.body || !/^text\/event-stream\b/i.test(type))
+      return response;
+    const [forSdk, forUs] = response.body.tee();
+    void readReplyStream(forUs, id).then((why) => {
+      if (why !== null) lost(id, why);
+    });
+    return new Response(forSdk, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+  };
+}
+
+/**
+ * Reads an SSE stream to its end: null when it carried the reply to request `id` or an event id
+ * (resumable), else why the reply is lost.
+ */
+async function readReplyStream(stream: ReadableStream<Uint8Array>, id: string | number): Promise<string | null> {
+  const reader = stream.pipeThrough(new TextDecoderStream()).getReader();
+  let pending = '';
+  let data: string[] = [];
+  let settled = false;
+  const line = (text: string) => {
+    if (text === '') {
+      if (data.length > 0) {
+        try {
+          const m = JSON.parse(data.join('\n')) as { id?: unknown; result?: unknown; error?: unknown };
+          if (m !== null && typeof m === 'object' && m.id === id && ('result' in m || 'error' in m)) settled = true;
+        } catch {
+          // Not JSON: the SDK reports the broken framing, which ends the call.
+        }
+      }
+      data = [];
+    } else if (text.startsWith('data:')) data.push(text.slice(text.startsWith('data: ') ? 6 : 5));
+    else if (/^id:\s*\S/.test(text)) settled = true;
+  };
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      pending += value;
+      const lines = pending.split(/\r\n|\r|\n/);
+      pending = lines.pop() ?? '';
+      for (const l of lines) line(l);
+      if (settled) {
+        await reader.cancel().catch(() => {});
+        return null;
+      }
+    }
+    line(pending);
+    line('');
+    return settled ? null : 'the server ended the reply stream before it replied';
+  } catch (e) {
+    return settled ? null : `the reply stream broke off before the server replied (${shortError(e)})`;
+  }
+}
 
 /**
  * Whether an error the SDK reports on a connection is a message it could not read: a line that is
@@ -63,6 +148,10 @@ export class Upstream {
   private lost: string | undefined;
   /** The calls in flight on the current connection: a reply that breaks the framing ends them all. */
   private readonly flying = new Map<Client, Set<AbortController>>();
+  /** Over Streamable HTTP: the call whose request is being sent now, and each call by its request id. */
+  private sending: AbortController | undefined;
+  private readonly byRequestId = new Map<string | number, AbortController>();
+  private readonly requestIdOf = new Map<AbortController, string | number>();
   readonly where: string;
 
   constructor(
@@ -75,7 +164,28 @@ export class Upstream {
   private transport(): Transport {
     const t = this.target;
     if ('transport' in t) return t.transport();
-    if ('url' in t) return new StreamableHTTPClientTransport(new URL(t.url));
+    if ('url' in t) {
+      const transport = new StreamableHTTPClientTransport(new URL(t.url), {
+        fetch: watchReplyStreams((id, why) => {
+          const call = this.byRequestId.get(id);
+          if (!call) return;
+          this.log(`a reply from the server (${this.where}) is lost: ${why}`);
+          call.abort(new ReplyStreamEnded(why));
+        }),
+      });
+      // The SDK sends a request synchronously from client.request: that is when its id is known.
+      const send = transport.send.bind(transport);
+      transport.send = (message, options) => {
+        const call = this.sending;
+        if (call && 'method' in message && 'id' in message) {
+          this.sending = undefined;
+          this.byRequestId.set(message.id, call);
+          this.requestIdOf.set(call, message.id);
+        }
+        return send(message, options);
+      };
+      return transport;
+    }
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(t.env ?? process.env)) if (v !== undefined) env[k] = v;
     // The server's own diagnostics go where the guard's go (stderr): never into the protocol.
@@ -158,16 +268,20 @@ export class Upstream {
     flying.add(abort);
     const noReply = (text: string): Forwarded => ({ ok: false, failure: { kind: 'no_reply', text } });
     try {
-      const result = await client.request(
+      this.sending = abort;
+      const replied = client.request(
         { method: 'tools/call', params: { name, arguments: args } },
         CallToolResultSchema,
         { timeout: timeoutMs, signal: abort.signal },
       );
+      this.sending = undefined;
+      const result = await replied;
       return { ok: true, result };
     } catch (e) {
       const reason: unknown = abort.signal.reason;
       if (abort.signal.aborted && reason instanceof FramingBroken)
         return noReply(`the server sent a reply that breaks the JSON-RPC framing (${reason.message})`);
+      if (abort.signal.aborted && reason instanceof ReplyStreamEnded) return noReply(reason.message);
       if (e instanceof McpError) {
         if (e.code === ErrorCode.RequestTimeout) return noReply(`no reply within ${timeoutMs} ms`);
         if (e.code === ErrorCode.ConnectionClosed)
@@ -179,6 +293,10 @@ export class Upstream {
       }
       return noReply(`the server's reply is not a tool result: ${shortError(e)}`);
     } finally {
+      this.sending = undefined;
+      const id = this.requestIdOf.get(abort);
+      if (id !== undefined) this.byRequestId.delete(id);
+      this.requestIdOf.delete(abort);
       flying.delete(abort);
       if (flying.size === 0) this.flying.delete(client);
     }

@@ -10,6 +10,7 @@ import type { Problem } from '../../core/errors.ts';
 import { readSource, scenarioSource, sortProblems, type LoadedScenario } from '../../engine/loader/load.ts';
 import { displayPath, resolveScenarios, type ResolveOptions } from '../../engine/loader/resolve.ts';
 import { schemaProblems } from '../../engine/loader/schema-problems.ts';
+import { parseYamlSource } from '../../engine/loader/yaml-source.ts';
 import { checkScenario } from '../../engine/loader/semantics.ts';
 import { Scenario } from '../../core/scenario.ts';
 import { Policy } from '../../engine/guard/policy.ts';
@@ -144,6 +145,13 @@ export async function lintPaths(
   // Files that failed to load are linted too: their load problems are findings, and their siblings are compared with them.
   const files = new Set<string>(resolved.loaded.map((l) => l.file));
   for (const p of resolved.problems) if (p.code !== 'spec') files.add(resolve(opts.cwd, p.file));
+  // A tools block (`tools:` alone) is what a shared file looks like: resolveScenarios leaves it out,
+  // lint reads it as the tools file it is (and any shared file as what --as says).
+  for (const abs of resolved.shared) {
+    const text = readSource(abs);
+    const src = text.ok ? parseYamlSource(text.value, abs) : undefined;
+    if (opts.kind !== undefined || (src?.ok && isToolsBlock(src.value.value))) files.add(abs);
+  }
   const inputs: LintInput[] = [];
   const unreadable: LintFinding[] = [];
   for (const abs of [...files].sort()) {
