@@ -8,6 +8,7 @@
  * email went out; the planner only sees a failure.
  */
 import type { PlanItem, ToolClass } from './scenario.ts';
+import type { CarriedUsage } from './record.ts';
 
 export type { ToolClass };
 
@@ -173,6 +174,8 @@ export interface Planner {
         requests?: number;
         retries?: number;
         estimated_cost_usd?: number | null;
+        /** Counted by the harness: model requests it carried for a planner file's process (namespace mode). */
+        carried?: CarriedUsage;
       }
     | undefined;
 }

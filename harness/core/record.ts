@@ -235,7 +235,20 @@ export interface RunEndEvent {
   final_world?: WorldSnapshot;
   /** The run's scores: one field per score of the registry (harness/engine/scoring/registry.ts, which types them as RunMetrics). */
   metrics: RecordedScores;
-  usage?: { prompt_tokens: number; completion_tokens: number; requests?: number; retries?: number };
+  usage?: { prompt_tokens: number; completion_tokens: number; requests?: number; retries?: number; carried?: CarriedUsage };
+}
+
+/**
+ * Model requests the harness made for a planner file's process (namespace mode: the process has no
+ * network, and its `fetch` to its model endpoint comes over its channel), counted by the harness,
+ * not reported by the planner: `failed` had no answer or a 4xx/5xx one; the tokens are what the
+ * model's answers said (`usage`).
+ */
+export interface CarriedUsage {
+  requests: number;
+  failed: number;
+  prompt_tokens: number;
+  completion_tokens: number;
 }
 
 /**
