@@ -69,7 +69,12 @@ export function namespaceSupport(): { unshare: string; flags: string[] } | null 
   for (const flags of tries) {
     const probe = spawnSync(
       unshare,
-      [...flags, process.execPath, '-e', 'process.exit(Object.keys(require("os").networkInterfaces()).length === 0 ? 0 : 3)'],
+      [
+        ...flags,
+        process.execPath,
+        '-e',
+        'process.exit(Object.keys(require("os").networkInterfaces()).length === 0 ? 0 : 3)',
+      ],
       { env: {}, stdio: 'ignore', timeout: 10_000 },
     );
     if (probe.status === 0) return (namespaceCache = { unshare, flags });
@@ -271,8 +276,9 @@ const uncaughtLine = z.object({
 /** The tokens a model's answer says it used (an OpenAI-style `usage`), 0 when it says none. */
 function tokensOf(bytes: Buffer): { prompt_tokens: number; completion_tokens: number } {
   try {
-    const u = (JSON.parse(bytes.toString('utf8')) as { usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } })
-      .usage;
+    const u = (
+      JSON.parse(bytes.toString('utf8')) as { usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } }
+    ).usage;
     const n = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) && x >= 0 ? x : 0);
     return { prompt_tokens: n(u?.prompt_tokens), completion_tokens: n(u?.completion_tokens) };
   } catch {
@@ -382,10 +388,10 @@ export class SealedProcess<M> {
       namespace ? [namespace.unshare, [...namespace.flags, '/bin/sh', ...rest]] : ['/bin/sh', rest];
     const [command, argv] = posix
       ? sh([
-            '-c',
-            `ulimit -d ${PROCESS_DATA_MB * 1024} 2>/dev/null; ulimit -c 0 2>/dev/null || exit ${NO_CORE_LIMIT_EXIT}; unset PWD OLDPWD; exec "$0" "$@"`,
-            process.execPath,
-            ...args,
+          '-c',
+          `ulimit -d ${PROCESS_DATA_MB * 1024} 2>/dev/null; ulimit -c 0 2>/dev/null || exit ${NO_CORE_LIMIT_EXIT}; unset PWD OLDPWD; exec "$0" "$@"`,
+          process.execPath,
+          ...args,
         ])
       : [process.execPath, args];
     this.child = spawn(command, argv, {
@@ -514,10 +520,15 @@ export class SealedProcess<M> {
       // not a URL: no origin
     }
     if (!this.model.has(origin)) {
-      this.escape({ method: f.method, url: f.url, reason: 'a model request to an origin that is not its model endpoint' });
+      this.escape({
+        method: f.method,
+        url: f.url,
+        reason: 'a model request to an origin that is not its model endpoint',
+      });
       return answer({ error: 'not its model endpoint' });
     }
-    if (!head?.route.carried) return answer({ error: 'model requests are carried only while the planner serves a run' });
+    if (!head?.route.carried)
+      return answer({ error: 'model requests are carried only while the planner serves a run' });
     const route = head.route;
     this.counted(head);
     void (async () => {

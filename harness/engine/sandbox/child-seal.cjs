@@ -141,10 +141,23 @@ if (carriedOrigins.size > 0) {
         if (carried.delete(id)) reject(signal.reason);
       });
       send({ t: 'fetch', id, method: request.method, url: request.url, headers, ...(body ? { body } : {}) });
-    }).then((m) => new ResponseOf(m.body === undefined ? null : BufferFrom(m.body, 'base64'), { status: m.status, statusText: m.statusText, headers: m.headers }));
+    }).then(
+      (m) =>
+        new ResponseOf(m.body === undefined ? null : BufferFrom(m.body, 'base64'), {
+          status: m.status,
+          statusText: m.statusText,
+          headers: m.headers,
+        }),
+    );
   };
   globalThis.fetch = carriedFetch;
 }
+// Which model endpoints are carried, for oneway's own model client in this process (a planner file
+// built on a built-in LLM planner: harness/features/llm/direct-fetch.ts goes through `fetch` for them).
+defineProperty(globalThis, Symbol.for('oneway.carried-model'), {
+  value: Object.freeze([...carriedOrigins]),
+  enumerable: false,
+});
 /** The harness's answer to a carried request (child-host.mjs hands it over): a response, or why there is none. */
 function deliver(m) {
   const waiting = carried.get(m?.id);
