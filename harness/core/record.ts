@@ -245,19 +245,6 @@ export interface RunEndEvent {
 }
 
 /**
- * Model requests the harness made for a planner file's process (namespace mode: the process has no
- * network, and its `fetch` to its model endpoint comes over its channel), counted by the harness,
- * not reported by the planner: `failed` had no answer or a 4xx/5xx one; the tokens are what the
- * model's answers said (`usage`).
- */
-export interface CarriedUsage {
-  requests: number;
-  failed: number;
-  prompt_tokens: number;
-  completion_tokens: number;
-}
-
-/**
  * Scores as a record holds them. The contract stays below scoring, so it names no score: a count, a
  * flag, or counts by tool class.
  */
@@ -301,7 +288,7 @@ export interface SettleEvent {
   at: string;
 }
 
-import type { Checkpoint } from './planner.ts';
+import type { CarriedUsage, Checkpoint } from './planner.ts';
 export type { Checkpoint };
 
 export type RecordEvent =

@@ -4,7 +4,8 @@
  * `wall_ms`) are the only ones that differ between two runs with one seed.
  */
 import type { LintFinding, Problem } from '../../core/errors.ts';
-import type { CarriedUsage, EndReason } from '../../core/record.ts';
+import type { CarriedUsage } from '../../core/planner.ts';
+import type { EndReason } from '../../core/record.ts';
 import type { ScoreFinding } from '../scoring/findings.ts';
 import type { RunMetrics } from '../scoring/metrics-types.ts';
 import type { EffectiveN, PairedRates, RateFigures } from '../scoring/rates.ts';

@@ -40,7 +40,7 @@ import { runContext, seal, type Escape } from '../sandbox/seal.ts';
 const own = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
 /** The variable that forces how sealed processes are cut off from the network: `auto` (the default), `namespace`, `socket`. */
-export const SEAL_ENV = 'ONEWAY_SEAL';
+const SEAL_ENV = 'ONEWAY_SEAL';
 
 /** Where util-linux's `unshare` may be (a sealed process's shell has no PATH: found here, by full path). */
 const UNSHARE = ['/usr/bin/unshare', '/bin/unshare', '/usr/sbin/unshare', '/sbin/unshare'];
