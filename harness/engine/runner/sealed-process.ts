@@ -331,6 +331,8 @@ export class SealedProcess<M> {
   private readonly kind: SealedInit['kind'];
   /** The model endpoints whose requests it carries (namespace mode). */
   private readonly model: ReadonlySet<string>;
+  /** Ends the model requests it carries when the process ends (nobody waits for their answers then). */
+  private readonly carrying = new AbortController();
 
   constructor(
     opts: SealedOptions,
@@ -510,15 +512,19 @@ export class SealedProcess<M> {
     const head = this.waiting[0];
     const answer = (m: object) => this.tell({ t: 'fetched', id: f.id, ...m });
     let origin = '';
+    let shown = '(not a URL)';
     try {
-      origin = new URL(f.url).origin;
+      const u = new URL(f.url);
+      origin = u.origin;
+      // Recorded without its query or credentials, as every escaping URL is.
+      shown = `${u.protocol}//${u.host}${u.pathname}`.slice(0, 500);
     } catch {
       // not a URL: no origin
     }
     if (!this.model.has(origin)) {
       this.escape({
         method: f.method,
-        url: f.url,
+        url: shown,
         reason: 'a model request to an origin that is not its model endpoint',
       });
       return answer({ error: 'not its model endpoint' });
@@ -534,6 +540,7 @@ export class SealedProcess<M> {
           headers: f.headers,
           ...(f.body !== undefined ? { body: Buffer.from(f.body, 'base64') } : {}),
           redirect: 'manual',
+          signal: this.carrying.signal,
         });
         const bytes = Buffer.from(await res.arrayBuffer());
         if (bytes.length > MAX_CARRIED_BODY) {
@@ -586,6 +593,7 @@ export class SealedProcess<M> {
   private die(e: Error): void {
     if (this.dead) return;
     this.dead = true;
+    this.carrying.abort();
     this.error = e;
     for (const w of this.waiting.splice(0)) w.reject(e);
   }

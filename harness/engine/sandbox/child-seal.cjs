@@ -117,6 +117,7 @@ if (carriedOrigins.size > 0) {
   const URLOf = URL;
   const BufferFrom = Buffer.from;
   const PromiseOf = Promise;
+  const NO_BODY = new Set([101, 103, 204, 205, 304]);
   const carriedFetch = async function fetch(input, init) {
     const request = new RequestOf(input, init);
     let origin;
@@ -143,7 +144,8 @@ if (carriedOrigins.size > 0) {
       send({ t: 'fetch', id, method: request.method, url: request.url, headers, ...(body ? { body } : {}) });
     }).then(
       (m) =>
-        new ResponseOf(m.body === undefined ? null : BufferFrom(m.body, 'base64'), {
+        // A status that may carry no body (204, 304, ...) gets none, as Node's fetch gives it.
+        new ResponseOf(m.body === undefined || NO_BODY.has(m.status) ? null : BufferFrom(m.body, 'base64'), {
           status: m.status,
           statusText: m.statusText,
           headers: m.headers,
