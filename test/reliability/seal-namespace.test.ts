@@ -14,6 +14,7 @@ import { createServer, type AddressInfo, type Server, type Socket } from 'node:n
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../../harness/cli/eval.ts';
+import { UsageError } from '../../harness/core/errors.ts';
 import type { CallEvent, EscapeEvent } from '../../harness/core/record.ts';
 import type { Results } from '../../harness/engine/results/types.ts';
 import { memorySink } from '../../harness/engine/record/writer.ts';
@@ -82,6 +83,23 @@ describe('ONEWAY_SEAL picks the mode, and refuses what it cannot honour', () => 
     expect(sealMode({})).toBe(support ? 'namespace' : 'socket');
     if (support) expect(sealMode({ ONEWAY_SEAL: 'namespace' })).toBe('namespace');
     else expect(() => sealMode({ ONEWAY_SEAL: 'namespace' })).toThrow(/no network namespace/);
+  });
+
+  it('where no namespace can be had, auto falls back to socket, and namespace is a usage error, never a fallback', () => {
+    const none = () => null;
+    expect(sealMode({}, none)).toBe('socket');
+    expect(sealMode({ ONEWAY_SEAL: 'auto' }, none)).toBe('socket');
+    let thrown: unknown;
+    try {
+      sealMode({ ONEWAY_SEAL: 'namespace' }, none);
+    } catch (e) {
+      thrown = e;
+    }
+    expect(thrown).toBeInstanceOf(UsageError);
+    expect((thrown as UsageError).message).toBe(
+      'ONEWAY_SEAL=namespace, but this machine gives a planner process no network namespace',
+    );
+    expect((thrown as UsageError).hint).toContain('unset ONEWAY_SEAL');
   });
 
   it('oneway eval: a bad ONEWAY_SEAL ends with exit 2 before anything runs', async () => {

@@ -87,7 +87,7 @@ export function namespaceSupport(): { unshare: string; flags: string[] } | null 
  * origins' addresses. `ONEWAY_SEAL` forces one; `namespace` where none can be had is a usage error,
  * never a silent fallback. docs/seal.md says what each covers.
  */
-export function sealMode(env: NodeJS.ProcessEnv = process.env): SealMode {
+export function sealMode(env: NodeJS.ProcessEnv = process.env, support: () => unknown = namespaceSupport): SealMode {
   const asked = env[SEAL_ENV] ?? 'auto';
   if (asked === 'socket') return 'socket';
   if (asked !== 'auto' && asked !== 'namespace')
@@ -95,7 +95,7 @@ export function sealMode(env: NodeJS.ProcessEnv = process.env): SealMode {
       `${SEAL_ENV}=${JSON.stringify(asked.slice(0, 40))} is not a seal mode`,
       `set ${SEAL_ENV} to auto (the default: a network namespace where one can be had), namespace or socket`,
     );
-  if (namespaceSupport()) return 'namespace';
+  if (support()) return 'namespace';
   if (asked === 'namespace')
     throw new UsageError(
       `${SEAL_ENV}=namespace, but this machine gives a planner process no network namespace`,
