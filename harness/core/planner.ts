@@ -173,6 +173,8 @@ export interface Planner {
         requests?: number;
         retries?: number;
         estimated_cost_usd?: number | null;
+        /** Counted by the harness: model requests it carried for a planner file's process (namespace mode). */
+        carried?: CarriedUsage;
       }
     | undefined;
 }
@@ -199,3 +201,16 @@ export interface PlannerFactory {
 }
 
 export type Checkpoint = 'initial' | 'batch' | 'batch+intents';
+
+/**
+ * Model requests the harness made for a planner file's process (namespace mode: the process has no
+ * network, and its `fetch` to its model endpoint comes over its channel), counted by the harness,
+ * not reported by the planner: `failed` had no answer or a 4xx/5xx one; the tokens are what the
+ * model's answers said (`usage`).
+ */
+export interface CarriedUsage {
+  requests: number;
+  failed: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+}

@@ -235,7 +235,13 @@ export interface RunEndEvent {
   final_world?: WorldSnapshot;
   /** The run's scores: one field per score of the registry (harness/engine/scoring/registry.ts, which types them as RunMetrics). */
   metrics: RecordedScores;
-  usage?: { prompt_tokens: number; completion_tokens: number; requests?: number; retries?: number };
+  usage?: {
+    prompt_tokens: number;
+    completion_tokens: number;
+    requests?: number;
+    retries?: number;
+    carried?: CarriedUsage;
+  };
 }
 
 /**
@@ -282,7 +288,7 @@ export interface SettleEvent {
   at: string;
 }
 
-import type { Checkpoint } from './planner.ts';
+import type { CarriedUsage, Checkpoint } from './planner.ts';
 export type { Checkpoint };
 
 export type RecordEvent =

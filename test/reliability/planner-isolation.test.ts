@@ -4,8 +4,9 @@
  * file, loaded and run as eval runs it (in a sealed process of its own, with its run's planner
  * options), whose outcome it reports in the one call it makes; what it reached is counted on its run.
  *
- * The socket-level mode of the seal is what runs here: it needs no namespace, so these tests hold on
- * any machine.
+ * The socket-level mode of the seal is what runs here (the test configuration sets ONEWAY_SEAL=socket,
+ * and the last test asks for it itself): it needs no namespace, so these tests hold on any machine.
+ * test/reliability/seal-namespace.test.ts tests the namespace mode where one can be had.
  */
 import { createSocket } from 'node:dgram';
 import { spawn } from 'node:child_process';
@@ -465,7 +466,8 @@ export default { name: 'reader', next(view) {
 });
 
 describe('results.json says how planner processes were sealed', () => {
-  it('config.seal.mode is "socket" (no network namespace is used)', async () => {
+  it('config.seal.mode is "socket" when the socket level runs (ONEWAY_SEAL=socket)', async () => {
+    vi.stubEnv('ONEWAY_SEAL', 'socket');
     const out = tempDir();
     const r = await runCli(main, [
       '--planner=gated',
@@ -476,5 +478,6 @@ describe('results.json says how planner processes were sealed', () => {
     expect(r.code).toBe(0);
     const results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as Results;
     expect(results.config.seal).toEqual({ mode: 'socket' });
+    vi.unstubAllEnvs();
   });
 });

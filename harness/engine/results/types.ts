@@ -4,6 +4,7 @@
  * `wall_ms`) are the only ones that differ between two runs with one seed.
  */
 import type { LintFinding, Problem } from '../../core/errors.ts';
+import type { CarriedUsage } from '../../core/planner.ts';
 import type { EndReason } from '../../core/record.ts';
 import type { ScoreFinding } from '../scoring/findings.ts';
 import type { RunMetrics } from '../scoring/metrics-types.ts';
@@ -37,6 +38,8 @@ interface RunUsage {
   model?: string;
   /** From the price table (`--planner-opt price_file=...`); null when it has no price for the model. */
   estimated_cost_usd?: number | null;
+  /** Model requests the harness carried for a planner file's process (namespace mode), as it counted them. */
+  carried?: CarriedUsage;
 }
 
 /** A planner's usage summed over its runs. */
@@ -106,7 +109,7 @@ interface ScenarioInfo {
 }
 
 /** How planner processes are sealed from the network (runner/sealed-process.ts, SEAL_MODE). */
-export type SealMode = 'socket';
+export type SealMode = 'socket' | 'namespace';
 
 export interface Results {
   schema_version: number;

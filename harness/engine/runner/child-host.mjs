@@ -17,7 +17,7 @@ import { pathToFileURL } from 'node:url';
 import { plannerExport, propertyExports, verdictOf, PLANNER_HINT, PROPERTY_HINT } from './module-exports.mjs';
 
 const { channel } = createRequire(import.meta.url)('../sandbox/child-seal.cjs');
-const { send, requests, parse, init, exit } = channel;
+const { send, requests, parse, init, exit, deliver } = channel;
 
 /**
  * Timers the module's code set and that have not fired or been cleared (unref'd ones included,
@@ -225,7 +225,9 @@ async function main() {
     for (let i = buffered.indexOf('\n'); i >= 0; i = buffered.indexOf('\n')) {
       const m = parse(buffered.slice(0, i));
       buffered = buffered.slice(i + 1);
-      if (answer) void answer[m.t]?.(m);
+      // The answer to a model request the harness carried (child-seal.cjs): whatever is loading or deciding.
+      if (m?.t === 'fetched') deliver(m);
+      else if (answer) void answer[m.t]?.(m);
       else pending.push(m);
     }
   });

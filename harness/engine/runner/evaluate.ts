@@ -19,7 +19,7 @@ import { packageVersion } from '../../util/package-root.ts';
 import { deriveSeed } from '../../util/rng.ts';
 import type { EvalOptions, Job, RunOptions } from './eval-types.ts';
 import { runOne, type PlannerHandle } from './run.ts';
-import { SEAL_MODE } from './sealed-process.ts';
+import { sealMode } from './sealed-process.ts';
 import { runWorkerPool, workerCapable } from './workers.ts';
 
 /** oneway's version, as package.json gives it (results.json `tool.version`, the MCP server's version). */
@@ -197,6 +197,8 @@ async function runPool(
 
 export async function evaluate(opts: EvalOptions): Promise<Results> {
   const started = Date.now();
+  // How planner processes are sealed (a namespace asked for where none can be had is a usage error, before any run).
+  sealMode();
   ensureDir(opts.outDir);
   const jobs: Job[] = [];
   for (const scenario of opts.scenarios) {
@@ -302,7 +304,7 @@ function frameOf(opts: EvalOptions): Frame {
           .map(([k, v]) => [k, contentHash(v)]),
       ),
       plan_hash: opts.plan ? contentHash(opts.plan) : null,
-      seal: { mode: SEAL_MODE },
+      seal: { mode: sealMode() },
     },
     scenarios: opts.scenarios.map((s) => ({
       id: s.scenario.id,

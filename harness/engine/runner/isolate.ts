@@ -42,7 +42,7 @@ import socketSeal from '../sandbox/socket-seal.cjs';
 import type { Escape } from '../sandbox/seal.ts';
 import { locatedLoadError } from '../io/syntax-error.ts';
 import { bundledForProcess, importsTypeScript, moduleForProcess } from '../io/ts-loader.ts';
-import { moduleTree, SealedProcess, unattributed, type SealedInit } from './sealed-process.ts';
+import { moduleTree, SealedProcess, unattributed, type Carried, type SealedInit } from './sealed-process.ts';
 
 const HOSTED = Symbol('oneway.hosted-planner');
 
@@ -145,6 +145,17 @@ function modelOrigins(options: Record<string, string>, env: NodeJS.ProcessEnv): 
   }
 }
 
+/** The same endpoint as a URL origin (`https://api.openai.com`): whose requests the harness carries in namespace mode. */
+function modelUrls(options: Record<string, string> | undefined, env: NodeJS.ProcessEnv): string[] {
+  if (!options || options.llm_cache === 'replay') return [];
+  try {
+    const u = new URL(options.base_url ?? env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1');
+    return u.protocol === 'http:' || u.protocol === 'https:' ? [u.origin] : [];
+  } catch {
+    return [];
+  }
+}
+
 /**
  * The most of a planner's stack trace the harness keeps: one is kept for every run whose planner
  * threw, until the evaluation ends (for `--verbose`), and a planner's process may send one as long
@@ -225,9 +236,9 @@ export class PlannerPool {
   ) {}
 
   /** A new process for this planner file (not yet loaded); escapes it makes while nobody holds it go to `stray`. */
-  spawn(allow: Origin[], stray?: (e: Escape) => void): PlannerProcess {
+  spawn(allow: Origin[], stray?: (e: Escape) => void, model: string[] = []): PlannerProcess {
     return new SealedProcess(
-      { init: this.init, dir: this.dir, allow, nodeFlags: this.nodeFlags, env: this.env, read: this.read },
+      { init: this.init, dir: this.dir, allow, model, nodeFlags: this.nodeFlags, env: this.env, read: this.read },
       hostMessage,
       stray,
     );
@@ -277,7 +288,7 @@ export class PlannerPool {
       return { p: kept.p };
     }
     if (kept) endUnused(kept);
-    const p = this.spawn(allow);
+    const p = this.spawn(allow, undefined, modelUrls(options, process.env));
     const m = await p.request(undefined, { escape: chargeIn(scope) });
     if (m.t === 'loaded') return { p };
     p.kill();
@@ -372,7 +383,7 @@ async function loadIn(
   const escapes: Escape[] = [];
   const later: Escape[] = [];
   const sink = { to: (e: Escape) => void later.push(e) };
-  const p = pool.spawn(allow, (e) => sink.to(e));
+  const p = pool.spawn(allow, (e) => sink.to(e), modelUrls(options, process.env));
   const unused = () => endUnused({ p, later });
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), timeoutMs)));
@@ -471,10 +482,18 @@ export function hostedPlanner(name: string, pool: PlannerPool, ctx: PlannerConte
   let closed = false;
   let outstanding = 0; // requests not answered yet: a process with any may not serve another run
   let used: Usage | undefined;
+  /** Model requests the harness carried for the run (namespace mode), counted here, not by the planner. */
+  const carried = { requests: 0, failed: 0, prompt_tokens: 0, completion_tokens: 0 };
   let sent: readonly unknown[] = [];
   // Rejected attempts arrive while the planner decides: they go to the run, not to the reply.
   const route = {
     escape: chargeIn(scope),
+    carried: (c: Carried) => {
+      carried.requests++;
+      if (c.status === 0 || c.status >= 400) carried.failed++;
+      carried.prompt_tokens += c.prompt_tokens;
+      carried.completion_tokens += c.completion_tokens;
+    },
     aside: (m: unknown) => {
       const x = m as HostMessage;
       if (x.t !== 'reject') return false;
@@ -519,6 +538,7 @@ export function hostedPlanner(name: string, pool: PlannerPool, ctx: PlannerConte
       let ended = ending === undefined;
       const first = {
         escape: (e: Escape) => (ended ? route.escape(e) : chargeIn(ending as AsyncResource)(e)),
+        carried: route.carried,
         aside: (m: unknown) => {
           if ((m as HostMessage).t !== 'ended') return route.aside(m);
           ended = true;
@@ -591,7 +611,11 @@ export function hostedPlanner(name: string, pool: PlannerPool, ctx: PlannerConte
         return (m as Extract<HostMessage, { t: 'decision' }>).value as Decision;
       }
     },
-    usage: () => used,
+    // What the planner says it used; with model requests the harness carried, what the harness counted of them too.
+    usage: () =>
+      carried.requests === 0
+        ? used
+        : { ...(used ?? { prompt_tokens: 0, completion_tokens: 0 }), carried: { ...carried } },
     [HOSTED]: host,
   };
   return planner;

@@ -23,28 +23,86 @@
  * which ends what it was doing as a planner error. Escapes are counted here, from those lines: the
  * process never reports a count.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { UsageError } from '../../core/errors.ts';
 import { PACKAGE_ROOT } from '../../util/package-root.ts';
 import { terminalText } from '../../util/terminal-text.ts';
 import type { SealMode } from '../results/types.ts';
 import socketSeal from '../sandbox/socket-seal.cjs';
-import { runContext, type Escape } from '../sandbox/seal.ts';
+import { runContext, seal, type Escape } from '../sandbox/seal.ts';
 
 /** The child's main module and its preload, found when the first process starts (not at import: a DOM test environment has no file URLs). */
 const own = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
+/** The variable that forces how sealed processes are cut off from the network: `auto` (the default), `namespace`, `socket`. */
+const SEAL_ENV = 'ONEWAY_SEAL';
+
+/** Where util-linux's `unshare` may be (a sealed process's shell has no PATH: found here, by full path). */
+const UNSHARE = ['/usr/bin/unshare', '/bin/unshare', '/usr/sbin/unshare', '/sbin/unshare'];
+
 /**
- * How a sealed process is cut off from the network, recorded in results.json (`config.seal.mode`):
- * the socket layer in the process (socket-seal.cjs, preloaded), which refuses and counts every
- * connection, datagram, lookup, bind and listen but the allowed origins' addresses. A network
- * namespace of its own (no interfaces at all) is not used yet: docs/seal.md says what that leaves.
+ * How the sealed process is started in a network namespace of its own: `unshare` (util-linux) with
+ * these flags before the shell; none where no namespace can be had.
  */
-export const SEAL_MODE: SealMode = 'socket';
+let namespaceCache: { unshare: string; flags: string[] } | null | undefined;
+
+/**
+ * Whether this machine gives a process a network namespace of its own with no interface up, probed
+ * once per process: as root a new net namespace (`unshare --net`), otherwise (or where root may not,
+ * in a container without CAP_SYS_ADMIN) a user namespace holding one (`unshare --user
+ * --map-root-user --net`), where the kernel allows unprivileged ones.
+ */
+export function namespaceSupport(): { unshare: string; flags: string[] } | null {
+  if (namespaceCache !== undefined) return namespaceCache;
+  namespaceCache = null;
+  if (process.platform !== 'linux') return namespaceCache;
+  const unshare = UNSHARE.find((p) => existsSync(p));
+  if (!unshare) return namespaceCache;
+  const tries = [['--user', '--map-root-user', '--net']];
+  if (process.getuid?.() === 0) tries.unshift(['--net']);
+  for (const flags of tries) {
+    // A shell, not Node: a few milliseconds at each evaluation's start. A new net namespace holds
+    // only a loopback interface, down (the kernel's rule; the namespace tests check what Node sees).
+    const probe = spawnSync(unshare, [...flags, '/bin/sh', '-c', 'exit 0'], {
+      env: {},
+      stdio: 'ignore',
+      timeout: 10_000,
+    });
+    if (probe.status === 0) return (namespaceCache = { unshare, flags });
+  }
+  return namespaceCache;
+}
+
+/**
+ * How sealed processes are cut off from the network, recorded in results.json
+ * (`config.seal.mode`): `namespace`, a network namespace of its own with no interface (the socket
+ * layer preloaded too, allowed nothing; the planner's model requests go through the harness over
+ * its channel), wherever one can be had; else `socket`, the socket layer alone (socket-seal.cjs),
+ * which refuses and counts every connection, datagram, lookup, bind and listen but the allowed
+ * origins' addresses. `ONEWAY_SEAL` forces one; `namespace` where none can be had is a usage error,
+ * never a silent fallback. docs/seal.md says what each covers.
+ */
+export function sealMode(env: NodeJS.ProcessEnv = process.env, support: () => unknown = namespaceSupport): SealMode {
+  const asked = env[SEAL_ENV] ?? 'auto';
+  if (asked === 'socket') return 'socket';
+  if (asked !== 'auto' && asked !== 'namespace')
+    throw new UsageError(
+      `${SEAL_ENV}=${JSON.stringify(asked.slice(0, 40))} is not a seal mode`,
+      `set ${SEAL_ENV} to auto (the default: a network namespace where one can be had), namespace or socket`,
+    );
+  if (support()) return 'namespace';
+  if (asked === 'namespace')
+    throw new UsageError(
+      `${SEAL_ENV}=namespace, but this machine gives a planner process no network namespace`,
+      'namespaces need Linux, util-linux unshare, and root or unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, user.max_user_namespaces > 0); unset ONEWAY_SEAL to fall back to the socket-level seal',
+    );
+  return 'socket';
+}
 
 /** The exit code of a sealed process whose channel is gone (child-seal.cjs exits with it). */
 const CHANNEL_LOST_EXIT = 86;
@@ -105,8 +163,14 @@ export interface SealedOptions {
   init: SealedInit;
   /** Where its scratch directory is made (removed when the process ends). */
   dir: string;
-  /** Origins it may reach (an LLM planner's model endpoint). */
+  /** Origins it may reach (an LLM planner's model endpoint), in socket mode: a namespace reaches none. */
   allow: { host: string; port: number }[];
+  /**
+   * The model endpoints (URL origins: `https://api.openai.com`) whose requests the harness carries
+   * for it in namespace mode (its global `fetch` to one goes over the channel); unused in socket
+   * mode, where it reaches `allow` itself.
+   */
+  model?: readonly string[];
   /** Node flags the module needs (type stripping, source maps). */
   nodeFlags: string[];
   /**
@@ -178,10 +242,45 @@ const escapeLine = z.object({
   url: z.string().max(2000),
   reason: z.string().max(2000),
 });
+/** A model request the process asks the harness to make (namespace mode; child-seal.cjs). */
+const fetchLine = z.object({
+  t: z.literal('fetch'),
+  id: z.number().int().nonnegative(),
+  method: z.string().min(1).max(16),
+  url: z.string().max(8192),
+  headers: z.array(z.tuple([z.string().max(256), z.string().max(65_536)])).max(200),
+  body: z.string().optional(),
+});
+/** The most of a model's answer the harness carries back (a chat completion is far smaller). */
+const MAX_CARRIED_BODY = 16 * 2 ** 20;
+/** Headers of the model's answer not passed on: the body goes decoded, its length is the process's to count. */
+const HOP_HEADERS = new Set(['content-encoding', 'content-length', 'transfer-encoding', 'connection', 'keep-alive']);
+
+/** What the harness saw of a model request it carried, for the run that made it (counted and recorded). */
+export interface Carried {
+  /** The endpoint's answer status; 0 when none came (refused, failed, too large). */
+  status: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+}
+
 const uncaughtLine = z.object({
   t: z.literal('uncaught'),
   error: z.object({ name: z.string().optional(), message: z.string().optional(), value: z.string().optional() }),
 });
+
+/** The tokens a model's answer says it used (an OpenAI-style `usage`), 0 when it says none. */
+function tokensOf(bytes: Buffer): { prompt_tokens: number; completion_tokens: number } {
+  try {
+    const u = (
+      JSON.parse(bytes.toString('utf8')) as { usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } }
+    ).usage;
+    const n = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) && x >= 0 ? x : 0);
+    return { prompt_tokens: n(u?.prompt_tokens), completion_tokens: n(u?.completion_tokens) };
+  } catch {
+    return { prompt_tokens: 0, completion_tokens: 0 };
+  }
+}
 
 /** An escape made while nothing holds a sealed process: counted as unattributed (results.json). */
 export const unattributed = (e: Escape): void => runContext.exit(() => socketSeal.report(e));
@@ -194,6 +293,8 @@ export const unattributed = (e: Escape): void => runContext.exit(() => socketSea
 export interface Route {
   escape(e: Escape): void;
   aside?(m: unknown): boolean;
+  /** A model request the harness carried for it (namespace mode); without it, none is carried (no run holds the process). */
+  carried?(c: Carried): void;
 }
 
 /** A request waiting for its answer: answers come in the order the requests were sent. */
@@ -228,6 +329,10 @@ export class SealedProcess<M> {
   private heard = false;
   private readonly input: Writable;
   private readonly kind: SealedInit['kind'];
+  /** The model endpoints whose requests it carries (namespace mode). */
+  private readonly model: ReadonlySet<string>;
+  /** Ends the model requests it carries when the process ends (nobody waits for their answers then). */
+  private readonly carrying = new AbortController();
 
   constructor(
     opts: SealedOptions,
@@ -236,6 +341,12 @@ export class SealedProcess<M> {
     private readonly stray: (e: Escape) => void = unattributed,
   ) {
     this.kind = opts.init.kind;
+    // In a namespace the process reaches nothing itself: its socket layer allows nothing (a raw request
+    // to the model is an escape), and its model requests are carried over the channel.
+    const namespace = sealMode() === 'namespace' ? namespaceSupport() : null;
+    this.model = new Set(namespace ? (opts.model ?? []) : []);
+    // The harness makes them: its own seal lets the endpoint out.
+    for (const origin of this.model) seal.allowOrigin(origin);
     this.scratch = mkdtempSync(join(opts.dir, 'scratch-'));
     const args = [
       permissionFlag(),
@@ -255,7 +366,12 @@ export class SealedProcess<M> {
     // Nothing of the harness's environment but what the user passed on (`--planner-env`).
     const env: NodeJS.ProcessEnv = {
       ...opts.env,
-      ONEWAY_SEALED_PROCESS: JSON.stringify({ allow: opts.allow, init: opts.init, lostExit: CHANNEL_LOST_EXIT }),
+      ONEWAY_SEALED_PROCESS: JSON.stringify({
+        allow: namespace ? [] : opts.allow,
+        model: [...this.model],
+        init: opts.init,
+        lostExit: CHANNEL_LOST_EXIT,
+      }),
       TMPDIR: this.scratch,
       TMP: this.scratch,
       TEMP: this.scratch,
@@ -265,16 +381,16 @@ export class SealedProcess<M> {
     // limit already in place stays. No core dump (`ulimit -c 0`, soft and hard: a crash or process.abort()
     // would write the process's memory, keys included, into its working directory), and nothing the shell
     // adds to the environment (PWD).
+    // In namespace mode `unshare` makes the namespace and execs the shell (same pid, same group).
+    const sh = (rest: string[]): [string, string[]] =>
+      namespace ? [namespace.unshare, [...namespace.flags, '/bin/sh', ...rest]] : ['/bin/sh', rest];
     const [command, argv] = posix
-      ? [
-          '/bin/sh',
-          [
-            '-c',
-            `ulimit -d ${PROCESS_DATA_MB * 1024} 2>/dev/null; ulimit -c 0 2>/dev/null || exit ${NO_CORE_LIMIT_EXIT}; unset PWD OLDPWD; exec "$0" "$@"`,
-            process.execPath,
-            ...args,
-          ],
-        ]
+      ? sh([
+          '-c',
+          `ulimit -d ${PROCESS_DATA_MB * 1024} 2>/dev/null; ulimit -c 0 2>/dev/null || exit ${NO_CORE_LIMIT_EXIT}; unset PWD OLDPWD; exec "$0" "$@"`,
+          process.execPath,
+          ...args,
+        ])
       : [process.execPath, args];
     this.child = spawn(command, argv, {
       stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'],
@@ -351,6 +467,11 @@ export class SealedProcess<M> {
       const { method, url, reason } = esc.data;
       return this.escape({ method, url, reason });
     }
+    if (t === 'fetch') {
+      const f = fetchLine.safeParse(raw);
+      if (!f.success) return this.breach(`a model request the harness does not take (${f.error.issues[0]?.message})`);
+      return this.carry(f.data);
+    }
     if (t === 'uncaught') {
       const uncaught = uncaughtLine.safeParse(raw);
       if (!uncaught.success)
@@ -379,6 +500,65 @@ export class SealedProcess<M> {
       head.route.escape(e);
       this.counted(head);
     } else this.stray(e);
+  }
+
+  /**
+   * Makes a model request for the process (namespace mode), to a model endpoint it was given only,
+   * with the harness's own `fetch` (under the harness's seal, which lets the endpoint out), and
+   * answers it; the run holding the process counts it. A request to any other origin is an escape;
+   * one made while no run holds the process is answered with an error and not made.
+   */
+  private carry(f: z.infer<typeof fetchLine>): void {
+    const head = this.waiting[0];
+    const answer = (m: object) => this.tell({ t: 'fetched', id: f.id, ...m });
+    let origin = '';
+    let shown = '(not a URL)';
+    try {
+      const u = new URL(f.url);
+      origin = u.origin;
+      // Recorded without its query or credentials, as every escaping URL is.
+      shown = `${u.protocol}//${u.host}${u.pathname}`.slice(0, 500);
+    } catch {
+      // not a URL: no origin
+    }
+    if (!this.model.has(origin)) {
+      this.escape({
+        method: f.method,
+        url: shown,
+        reason: 'a model request to an origin that is not its model endpoint',
+      });
+      return answer({ error: 'not its model endpoint' });
+    }
+    if (!head?.route.carried)
+      return answer({ error: 'model requests are carried only while the planner serves a run' });
+    const route = head.route;
+    this.counted(head);
+    void (async () => {
+      try {
+        const res = await fetch(f.url, {
+          method: f.method,
+          headers: f.headers,
+          ...(f.body !== undefined ? { body: Buffer.from(f.body, 'base64') } : {}),
+          redirect: 'manual',
+          signal: this.carrying.signal,
+        });
+        const bytes = Buffer.from(await res.arrayBuffer());
+        if (bytes.length > MAX_CARRIED_BODY) {
+          route.carried?.({ status: 0, prompt_tokens: 0, completion_tokens: 0 });
+          return answer({ error: `the model's answer is larger than ${MAX_CARRIED_BODY} bytes` });
+        }
+        route.carried?.({ status: res.status, ...tokensOf(bytes) });
+        const headers: [string, string][] = [];
+        res.headers.forEach((value, name) => {
+          if (!HOP_HEADERS.has(name)) headers.push([name, value]);
+        });
+        answer({ status: res.status, statusText: res.statusText, headers, body: bytes.toString('base64') });
+      } catch (e) {
+        route.carried?.({ status: 0, prompt_tokens: 0, completion_tokens: 0 });
+        const cause = (e as { cause?: { message?: unknown } }).cause?.message;
+        answer({ error: `${(e as Error).message}${typeof cause === 'string' ? ` (${cause})` : ''}` });
+      }
+    })();
   }
 
   private counted(w: Waiting<M>): void {
@@ -413,6 +593,7 @@ export class SealedProcess<M> {
   private die(e: Error): void {
     if (this.dead) return;
     this.dead = true;
+    this.carrying.abort();
     this.error = e;
     for (const w of this.waiting.splice(0)) w.reject(e);
   }

@@ -98,6 +98,77 @@ socketSeal.sealProcess({
   handles: [requests._handle],
 });
 
+// --- the model, through the harness (a network namespace: no interface to reach it by) -------------
+/**
+ * The model endpoints the harness carries requests to (namespace mode; none in socket mode, where
+ * the process makes its own). A global `fetch` to one of them (the OpenAI SDK's, a planner's own)
+ * goes over the channel: the harness makes the request, counts and records it, and answers. Every
+ * other `fetch` goes to Node's, under the socket layer (which refuses and counts it); so does a raw
+ * `http.request` to the model, which finds no interface in a namespace.
+ */
+const carriedOrigins = new Set(Array.isArray(config.model) ? config.model.map(StringOf) : []);
+/** Requests sent to the harness, by number, waiting for its answer. */
+const carried = new Map();
+let nextCarried = 0;
+if (carriedOrigins.size > 0) {
+  const realFetch = globalThis.fetch;
+  const RequestOf = globalThis.Request;
+  const ResponseOf = globalThis.Response;
+  const URLOf = URL;
+  const BufferFrom = Buffer.from;
+  const PromiseOf = Promise;
+  const NO_BODY = new Set([101, 103, 204, 205, 304]);
+  const carriedFetch = async function fetch(input, init) {
+    const request = new RequestOf(input, init);
+    let origin;
+    try {
+      origin = new URLOf(request.url).origin;
+    } catch {
+      origin = '';
+    }
+    if (!carriedOrigins.has(origin)) return apply(realFetch, globalThis, [input, init]);
+    const body =
+      request.method === 'GET' || request.method === 'HEAD'
+        ? undefined
+        : apply(BufferFrom, Buffer, [await request.arrayBuffer()]).toString('base64');
+    const headers = [];
+    request.headers.forEach((value, name) => headers.push([name, value]));
+    const id = nextCarried++;
+    const signal = request.signal;
+    return new PromiseOf((resolve, reject) => {
+      if (signal?.aborted) return reject(signal.reason);
+      carried.set(id, { resolve, reject, url: request.url });
+      signal?.addEventListener('abort', () => {
+        if (carried.delete(id)) reject(signal.reason);
+      });
+      send({ t: 'fetch', id, method: request.method, url: request.url, headers, ...(body ? { body } : {}) });
+    }).then(
+      (m) =>
+        // A status that may carry no body (204, 304, ...) gets none, as Node's fetch gives it.
+        new ResponseOf(m.body === undefined || NO_BODY.has(m.status) ? null : BufferFrom(m.body, 'base64'), {
+          status: m.status,
+          statusText: m.statusText,
+          headers: m.headers,
+        }),
+    );
+  };
+  globalThis.fetch = carriedFetch;
+}
+// Which model endpoints are carried, for oneway's own model client in this process (a planner file
+// built on a built-in LLM planner: harness/features/llm/direct-fetch.ts goes through `fetch` for them).
+defineProperty(globalThis, Symbol.for('oneway.carried-model'), {
+  value: Object.freeze([...carriedOrigins]),
+  enumerable: false,
+});
+/** The harness's answer to a carried request (child-host.mjs hands it over): a response, or why there is none. */
+function deliver(m) {
+  const waiting = carried.get(m?.id);
+  if (!waiting) return;
+  carried.delete(m.id);
+  if (typeof m.error === 'string') waiting.reject(new TypeError(`fetch failed: ${m.error}`));
+  else waiting.resolve(m);
+}
+
 // --- what the permission model refuses, reported -------------------------------------------------
 const reported = new WeakSetOf();
 const refusedCodes = new Set(['ERR_ACCESS_DENIED', 'ERR_DLOPEN_DISABLED']);
@@ -282,5 +353,5 @@ require('node:module').syncBuiltinESMExports();
 
 module.exports = {
   /** The channel, for the process's host (runner/child-host.mjs), taken once before any module loads. */
-  channel: { send, requests, parse, init: config.init, exit: reallyExit },
+  channel: { send, requests, parse, init: config.init, exit: reallyExit, deliver },
 };

@@ -151,7 +151,17 @@ function directFetch(url: URL, init: RequestInit = {}): Promise<Response> {
 }
 
 /**
- * The fetch a model client uses: the direct one for JSON requests to a host the seal does not serve
+ * Whether the harness carries requests to `origin` for this process: a planner file's process in a
+ * network namespace (harness/engine/sandbox/child-seal.cjs), where the global `fetch` to its model
+ * endpoint goes over the channel and a direct connection finds no interface.
+ */
+function carried(origin: string): boolean {
+  const list = (globalThis as Record<symbol, unknown>)[Symbol.for('oneway.carried-model')];
+  return Array.isArray(list) && list.includes(origin);
+}
+
+/**
+ * The fetch a model client uses (the global `fetch` too for a model endpoint the harness carries): the direct one for JSON requests to a host the seal does not serve
  * itself, the global `fetch` (looked up at call time, so MSW sees it) otherwise.
  */
 export function modelFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
@@ -159,7 +169,7 @@ export function modelFetch(input: string | URL | Request, init?: RequestInit): P
   const body = init?.body;
   if (direct && (body == null || typeof body === 'string' || body instanceof Uint8Array)) {
     const url = new URL(String(input));
-    if ((url.protocol === 'http:' || url.protocol === 'https:') && !seal.serves(url.host))
+    if ((url.protocol === 'http:' || url.protocol === 'https:') && !seal.serves(url.host) && !carried(url.origin))
       return directFetch(url, init);
   }
   return globalThis.fetch(input, init);
