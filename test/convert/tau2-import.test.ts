@@ -276,7 +276,7 @@ describe('oneway import tau2 on the committed slice', () => {
       'finish',
     ]);
     expect(scenarioOf(out, 'airline', '7').goal).toEqual([
-      'reservation_flights_updated(reservation=XEHM4B, cabin=business)',
+      'reservation_flights_updated(reservation=XEHM4B, cabin=business, payment=credit_card_2408938)',
       'reservation_cancelled(reservation=XEHM4B)',
       'reservation_cancelled(reservation=59XX6W)',
     ]);
@@ -450,6 +450,42 @@ describe.skipIf(!languageSupported())(
       const r = await runCli(lintMain, [join(out, 'retail', 'tasks'), join(out, 'airline', 'tasks')]);
       expect(r.stdout + r.stderr).not.toMatch(/\b[1-9]\d* (error|warning)/);
       expect(r.code).toBe(0);
+    });
+
+    it('gives a planner the arguments that differ between writes in the goal (retail 22: an address changed and changed back)', async () => {
+      // The full corpus's retail 22 and airline 18 linted with unreachable-goal, truly: a second address
+      // (or five flight changes paid five ways) has no single input, and the goal named address1 and zip only.
+      const clone = join(tempDir('oneway-tau2-'), 'tau2-bench');
+      cpSync(TAU2, clone, { recursive: true });
+      const tasksJson = join(clone, 'data', 'tau2', 'domains', 'retail', 'tasks.json');
+      const tasks = JSON.parse(readFileSync(tasksJson, 'utf8')) as {
+        id: string;
+        evaluation_criteria: { actions: Obj[] };
+      }[];
+      const address = {
+        address1: '1 Back Street',
+        address2: '',
+        city: 'Denver',
+        country: 'USA',
+        state: 'CO',
+        zip: '80280',
+      };
+      tasks
+        .find((t) => t.id === '86')
+        ?.evaluation_criteria.actions.push({
+          action_id: '86_2',
+          name: 'modify_user_address',
+          arguments: { user_id: 'yusuf_hernandez_6785', ...address },
+        });
+      writeFileSync(tasksJson, JSON.stringify(tasks));
+      const dir = join(tempDir('oneway-tau2-'), 'out');
+      const r = await runCli(importMain, ['tau2', `--from=${clone}`, '--domain=retail', '--tasks=86', `--out=${dir}`]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(scenarioOf(dir, 'retail', '86').goal).toContain(
+        'user_address_changed(user=yusuf_hernandez_6785, address1=1 Back Street, address2="", city=Denver, state=CO, country=USA, zip=80280)',
+      );
+      const lint = await runCli(lintMain, [join(dir, 'retail', 'tasks')]);
+      expect(lint.stdout + lint.stderr).toContain('0 errors, 0 warnings');
     });
 
     it('eval --check holds: every reference plan completes with no premature call', async () => {
