@@ -54,18 +54,25 @@ export function worldDiff(initial: WorldSnapshot, final: WorldSnapshot): WorldDi
 
 /** A table's final rows as pieces of the initial one, or undefined when it did not change. */
 function tableDiff(initial: readonly Row[], final: readonly Row[]): TablePiece[] | undefined {
-  const keys = initial.map((r) => stableJson(r));
-  // Where each row text stands in the initial table, in order: a final row takes the first one at or after the cursor.
+  // The rows equal to the initial row at their own index, from the start: each would take that row
+  // below (the first at or after the cursor), so they are one run without writing them as text. An
+  // untouched table of a shared world (thousands of rows) costs a comparison, not two stableJson each.
+  let same = 0;
+  const n = Math.min(initial.length, final.length);
+  while (same < n && sameJson(initial[same], final[same])) same++;
+  if (same === initial.length && same === final.length) return undefined;
+  // Where each row text stands in the initial table past them, in order: a final row takes the first one at or after the cursor.
   const where = new Map<string, number[]>();
-  keys.forEach((k, i) => {
+  for (let i = same; i < initial.length; i++) {
+    const k = stableJson(initial[i]);
     const list = where.get(k);
     if (list) list.push(i);
     else where.set(k, [i]);
-  });
-  const pieces: TablePiece[] = [];
-  let cursor = 0;
+  }
+  const pieces: TablePiece[] = same > 0 ? [[0, same - 1]] : [];
+  let cursor = same;
   let unchanged = initial.length === final.length;
-  for (const row of final) {
+  for (const row of final.slice(same)) {
     const at = where.get(stableJson(row));
     while (at && at.length > 0 && (at[0] as number) < cursor) at.shift();
     const i = at?.[0];
@@ -82,6 +89,26 @@ function tableDiff(initial: readonly Row[], final: readonly Row[]): TablePiece[]
     else pieces.push([i, i]);
   }
   return unchanged ? undefined : pieces;
+}
+
+/**
+ * Whether two JSON values are equal, key order aside: when so, their stableJson texts are equal (the
+ * converse is not needed: an answer of no only sends a row to the comparison by text).
+ */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+    return true;
+  }
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  const keys = Object.keys(x);
+  if (keys.length !== Object.keys(y).length) return false;
+  for (const k of keys) if (!Object.hasOwn(y, k) || !sameJson(x[k], y[k])) return false;
+  return true;
 }
 
 /**

@@ -4,6 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { lintTexts } from '../../harness/features/lint/lint.ts';
 import { LINT_RULES } from '../../harness/features/lint/rules/index.ts';
 import type { LintFinding } from '../../harness/features/lint/types.ts';
+import { splitValue } from '../../harness/features/lint/rules/split-value.ts';
+import type { Scenario } from '../../harness/core/scenario.ts';
+import { deepFreeze } from '../../harness/util/json.ts';
 
 const fixture = (name: string) => ({
   file: name,
@@ -287,6 +290,23 @@ goal: ["created(names=x)"]
       'quote the value: description: "The tool to be authorised, e.g. issue_refund."',
     );
     expect(of(lint('clean.yaml'), 'split-value')).toEqual([]);
+  });
+
+  it('split-value: a frozen table many scenarios share is reported for each of them', () => {
+    // The rule walks a frozen part once when it is clean (a shared world of thousands of rows), never
+    // skipping one where it found something.
+    const notes = deepFreeze([{ id: 1, text: 'one', 'two three': null }]);
+    const clean = deepFreeze([{ id: 1, text: 'one, two three' }]);
+    const target = (id: string) => ({
+      file: `${id}.yaml`,
+      scenario: { id, world: { facts: [], tables: { clean, notes } } } as unknown as Scenario,
+      locate: () => ({ line: 1, col: 1 }),
+    });
+    for (const id of ['a', 'b', 'a']) {
+      expect(splitValue.check({ ...target(id), all: [] }).map((f) => f.path)).toEqual([
+        'world.tables.notes[0].two three',
+      ]);
+    }
   });
 
   it('reports a file that fails to load as lint errors and lints the others', () => {

@@ -5,7 +5,11 @@
  * behaviour the language cannot say (`unrendered`, listed in the import report and docs/tau2.md).
  *
  * Every fact a write establishes speaks of its arguments only (`{{args.x}}`), so the importer can
- * ground a task's goal from its gold calls without running anything.
+ * ground a task's goal from its gold calls without running anything. It carries the arguments tau2
+ * grades that differ between a task's writes (the whole address, the payment of a flight change):
+ * a task that changes an address twice, or the flights of five reservations paid five ways, has no
+ * single input for them, so the goal is where a planner finds them (without, lint said
+ * unreachable-goal for retail 22 and airline 18, truly, for every built-in planner).
  */
 import type { Tau2Domain } from './classes.ts';
 import { AIRLINE_NOW } from './world.ts';
@@ -93,9 +97,13 @@ const RETAIL: Record<string, ToolRule> = {
     preconditions: [...ORDER_READ, { when: '{{order.status}} == pending' }],
     effects: [
       { update: { table: 'orders', where: { order_id: '{{args.order_id}}' }, set: { address: addressOf('args') } } },
-      { establish: 'order_address_changed(order={{args.order_id}}, address1={{args.address1}}, zip={{args.zip}})' },
+      {
+        establish:
+          'order_address_changed(order={{args.order_id}}, address1={{args.address1}}, address2={{args.address2}}, city={{args.city}}, state={{args.state}}, country={{args.country}}, zip={{args.zip}})',
+      },
     ],
-    establishes: 'order_address_changed(order={{args.order_id}}, address1={{args.address1}}, zip={{args.zip}})',
+    establishes:
+      'order_address_changed(order={{args.order_id}}, address1={{args.address1}}, address2={{args.address2}}, city={{args.city}}, state={{args.state}}, country={{args.country}}, zip={{args.zip}})',
     compensation_args: { order_id: '{{args.order_id}}', ...addressOf('before.order.address') },
     unrendered: [
       'tau2 also accepts "pending (item modified)" orders (its check is "pending" in status); the policy and this declaration say pending',
@@ -146,9 +154,13 @@ const RETAIL: Record<string, ToolRule> = {
     preconditions: ['authenticated(user={{args.user_id}})'],
     effects: [
       { update: { table: 'users', where: { user_id: '{{args.user_id}}' }, set: { address: addressOf('args') } } },
-      { establish: 'user_address_changed(user={{args.user_id}}, address1={{args.address1}}, zip={{args.zip}})' },
+      {
+        establish:
+          'user_address_changed(user={{args.user_id}}, address1={{args.address1}}, address2={{args.address2}}, city={{args.city}}, state={{args.state}}, country={{args.country}}, zip={{args.zip}})',
+      },
     ],
-    establishes: 'user_address_changed(user={{args.user_id}}, address1={{args.address1}}, zip={{args.zip}})',
+    establishes:
+      'user_address_changed(user={{args.user_id}}, address1={{args.address1}}, address2={{args.address2}}, city={{args.city}}, state={{args.state}}, country={{args.country}}, zip={{args.zip}})',
     compensation_args: { user_id: '{{args.user_id}}', ...addressOf('before.user.address') },
   },
   return_delivered_order_items: {
@@ -367,9 +379,13 @@ const AIRLINE: Record<string, ToolRule> = {
           set: { cancel_eligible: 'yes' },
         },
       },
-      { establish: 'reservation_flights_updated(reservation={{args.reservation_id}}, cabin={{args.cabin}})' },
+      {
+        establish:
+          'reservation_flights_updated(reservation={{args.reservation_id}}, cabin={{args.cabin}}, payment={{args.payment_id}})',
+      },
     ],
-    establishes: 'reservation_flights_updated(reservation={{args.reservation_id}}, cabin={{args.cabin}})',
+    establishes:
+      'reservation_flights_updated(reservation={{args.reservation_id}}, cabin={{args.cabin}}, payment={{args.payment_id}})',
     compensation_args: {
       reservation_id: '{{args.reservation_id}}',
       cabin: '{{before.reservation.cabin}}',
