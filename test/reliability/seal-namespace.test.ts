@@ -337,8 +337,35 @@ describe.skipIf(!support)(`a planner file's process in a network namespace of it
     expect(kept).toContain('said');
     expect(kept).not.toContain('sk-recorded-key');
 
+    // A planner file built on the bundled LLM planner: the harness caches for it (its process could write no cassette).
+    const builtOn = join(dir, 'built-on-openai-cached.ts');
+    writeFileSync(
+      builtOn,
+      `import openai from ${JSON.stringify(join(process.cwd(), 'planners', 'openai.ts'))};\nexport default openai;\n`,
+    );
+    const runBuiltOn = async (mode: string) => {
+      const o = { ...options(mode), model: 'm' };
+      return run(await loadPlanner(builtOn, process.cwd(), o, { OPENAI_API_KEY: 'sk-planner-key' }), o);
+    };
+    const builtRecorded = await runBuiltOn('record');
+    expect(builtRecorded.error).toBeNull();
+    const builtAsked = saw.length - 2;
+    expect(builtAsked).toBeGreaterThan(0);
+    expect(builtRecorded.usage).toMatchObject({ carried: { requests: builtAsked, failed: 0, cached: 0 } });
+    expect(readdirSync(cacheDir)).toHaveLength(2);
+
     for (const s of ownSockets) s.destroy();
     await new Promise((r) => own.close(r));
+    const builtReplayed = await runBuiltOn('replay');
+    expect(builtReplayed.error).toBeNull();
+    expect(builtReplayed.usage).toEqual(
+      builtRecorded.usage && {
+        ...builtRecorded.usage,
+        carried: { ...builtRecorded.usage.carried, cached: builtAsked },
+      },
+    );
+    expect(builtReplayed.events.map((e) => e.type)).toEqual(builtRecorded.events.map((e) => e.type));
+    expect(saw).toHaveLength(2 + builtAsked);
     const replayed = await runFile(asking('replaying', 'sk-other-key', 'hi'), options('replay'));
     expect(replayed.error).toBeNull();
     expect(replayed.emails).toEqual(recorded.emails);
@@ -348,7 +375,7 @@ describe.skipIf(!support)(`a planner file's process in a network namespace of it
       completion_tokens: 0,
       carried: { requests: 2, failed: 0, cached: 2, prompt_tokens: 10, completion_tokens: 4 },
     });
-    expect(saw).toHaveLength(2);
+    expect(saw).toHaveLength(2 + builtAsked);
 
     // A request the cache does not hold: the planner's fetch fails with the miss, counted as failed; nothing is asked.
     const missed = await runFile(asking('missing', 'sk-other-key', 'bye'), options('replay'));
@@ -359,7 +386,7 @@ describe.skipIf(!support)(`a planner file's process in a network namespace of it
       completion_tokens: 0,
       carried: { requests: 1, failed: 1, cached: 0, prompt_tokens: 0, completion_tokens: 0 },
     });
-    expect(saw).toHaveLength(2);
+    expect(saw).toHaveLength(2 + builtAsked);
   });
 
   it('results.json records config.seal.mode "namespace"', async () => {

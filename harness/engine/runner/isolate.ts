@@ -160,6 +160,11 @@ function modelUrls(options: Record<string, string> | undefined, env: NodeJS.Proc
   }
 }
 
+/** Planner options without the LLM cache's (`llm_cache`, `llm_cache_dir`). */
+function withoutLlmCache(options: Record<string, string> | undefined): Record<string, string> {
+  return Object.fromEntries(Object.entries(options ?? {}).filter(([k]) => k !== 'llm_cache' && k !== 'llm_cache_dir'));
+}
+
 /**
  * The most of a planner's stack trace the harness keeps: one is kept for every run whose planner
  * threw, until the evaluation ends (for `--verbose`), and a planner's process may send one as long
@@ -561,7 +566,10 @@ export function hostedPlanner(name: string, pool: PlannerPool, ctx: PlannerConte
         },
       };
       outstanding++;
-      created = p.request({ t: 'create', ctx: plain, ...(ending ? { end: true as const } : {}) }, first).then(
+      // Where the harness caches the model requests it carries, the planner does not cache them again (a
+      // planner file built on the bundled LLM planner could not: its process writes and reads nothing outside).
+      const ctx = p.caches ? { ...plain, options: withoutLlmCache(plain.options) } : plain;
+      created = p.request({ t: 'create', ctx, ...(ending ? { end: true as const } : {}) }, first).then(
         (r) => {
           outstanding--;
           if (r.t !== 'ready' && r.t !== 'failed' && r.t !== 'dirty') {

@@ -341,6 +341,10 @@ export class SealedProcess<M> {
   private readonly model: ReadonlySet<string>;
   /** The LLM cache of the requests it carries, if the user set one. */
   readonly cache: LlmCache | undefined;
+  /** Whether the harness caches its model requests (it carries them, and the user set an LLM cache). */
+  get caches(): boolean {
+    return this.cache !== undefined && this.model.size > 0;
+  }
   /** Ends the model requests it carries when the process ends (nobody waits for their answers then). */
   private readonly carrying = new AbortController();
 
