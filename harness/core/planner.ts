@@ -205,12 +205,14 @@ export type Checkpoint = 'initial' | 'batch' | 'batch+intents';
 /**
  * Model requests the harness made for a planner file's process (namespace mode: the process has no
  * network, and its `fetch` to its model endpoint comes over its channel), counted by the harness,
- * not reported by the planner: `failed` had no answer or a 4xx/5xx one; the tokens are what the
- * model's answers said (`usage`).
+ * not reported by the planner: `failed` had no answer or a 4xx/5xx one (a replay miss among them);
+ * `cached` were answered from the LLM cache (`--llm-cache=replay`) with no request made; the
+ * tokens are what the model's answers said (`usage`), cached ones included.
  */
 export interface CarriedUsage {
   requests: number;
   failed: number;
+  cached: number;
   prompt_tokens: number;
   completion_tokens: number;
 }

@@ -9,7 +9,7 @@
  */
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer } from 'node:http';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -228,7 +228,7 @@ describe.skipIf(!support)(`a planner file's process in a network namespace of it
     expect(r.usage).toEqual({
       prompt_tokens: 0,
       completion_tokens: 0,
-      carried: { requests: 1, failed: 0, prompt_tokens: 11, completion_tokens: 3 },
+      carried: { requests: 1, failed: 0, cached: 0, prompt_tokens: 11, completion_tokens: 3 },
     });
   });
 
@@ -251,7 +251,7 @@ describe.skipIf(!support)(`a planner file's process in a network namespace of it
       prompt_tokens: 11,
       completion_tokens: 3,
       requests: 1,
-      carried: { requests: 1, failed: 0, prompt_tokens: 11, completion_tokens: 3 },
+      carried: { requests: 1, failed: 0, cached: 0, prompt_tokens: 11, completion_tokens: 3 },
     });
   });
 
@@ -282,6 +282,111 @@ describe.skipIf(!support)(`a planner file's process in a network namespace of it
     ]);
     expect(r.usage).toBeUndefined();
     expect(hits).toBe(0);
+  });
+
+  it('--llm-cache: recorded carried requests are replayed from the cache with the model closed, counted as cached; a miss is an error the planner sees', async () => {
+    // A model of its own, closed before the replay: an answer then can only come from the cache.
+    const saw: { auth: string; url: string }[] = [];
+    const own = createHttpServer((req: IncomingMessage, res) => {
+      req.resume();
+      req.on('end', () => {
+        saw.push({ auth: String(req.headers.authorization), url: req.url ?? '' });
+        res.setHeader('content-type', 'application/json');
+        res.end(
+          JSON.stringify({
+            choices: [{ message: { role: 'assistant', content: 'said' } }],
+            usage: { prompt_tokens: 5, completion_tokens: 2 },
+          }),
+        );
+      });
+    });
+    const ownSockets = new Set<Socket>();
+    own.on('connection', (s) => ownSockets.add(s));
+    await new Promise<void>((r) => own.listen(0, '127.0.0.1', r));
+    const endpoint = `http://127.0.0.1:${(own.address() as AddressInfo).port}`;
+    const cacheDir = join(dir, 'llm-cache');
+    // Two identical requests a run; the key rides in the Authorization header and the query, neither of them keyed.
+    const asking = (name: string, key: string, content: string) =>
+      plannerFile(
+        name,
+        `const ask = async () => {
+           const res = await fetch('${endpoint}/v1/chat/completions?api_key=${key}', {
+             method: 'POST',
+             headers: { authorization: 'Bearer ${key}', 'content-type': 'application/json' },
+             body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: '${content}' }] }),
+           });
+           return res.status + '-' + (await res.json()).choices[0].message.content;
+         };
+         return (await ask()) + '-' + (await ask());`,
+      );
+    const options = (mode: string) => ({ base_url: `${endpoint}/v1`, llm_cache: mode, llm_cache_dir: cacheDir });
+
+    const recorded = await runFile(asking('recording', 'sk-recorded-key', 'hi'), options('record'));
+    expect(recorded.error).toBeNull();
+    expect(recorded.emails).toEqual(['200-said-200-said@acme.example']);
+    expect(saw.map((s) => s.auth)).toEqual(['Bearer sk-recorded-key', 'Bearer sk-recorded-key']);
+    expect(recorded.usage).toEqual({
+      prompt_tokens: 0,
+      completion_tokens: 0,
+      carried: { requests: 2, failed: 0, cached: 0, prompt_tokens: 10, completion_tokens: 4 },
+    });
+    // One file for the two identical requests, holding neither the header nor the query.
+    const files = readdirSync(cacheDir);
+    expect(files).toHaveLength(1);
+    const kept = readFileSync(join(cacheDir, files[0] ?? ''), 'utf8');
+    expect(kept).toContain('said');
+    expect(kept).not.toContain('sk-recorded-key');
+
+    // A planner file built on the bundled LLM planner: the harness caches for it (its process could write no cassette).
+    const builtOn = join(dir, 'built-on-openai-cached.ts');
+    writeFileSync(
+      builtOn,
+      `import openai from ${JSON.stringify(join(process.cwd(), 'planners', 'openai.ts'))};\nexport default openai;\n`,
+    );
+    const runBuiltOn = async (mode: string) => {
+      const o = { ...options(mode), model: 'm' };
+      return run(await loadPlanner(builtOn, process.cwd(), o, { OPENAI_API_KEY: 'sk-planner-key' }), o);
+    };
+    const builtRecorded = await runBuiltOn('record');
+    expect(builtRecorded.error).toBeNull();
+    const builtAsked = saw.length - 2;
+    expect(builtAsked).toBeGreaterThan(0);
+    expect(builtRecorded.usage).toMatchObject({ carried: { requests: builtAsked, failed: 0, cached: 0 } });
+    expect(readdirSync(cacheDir)).toHaveLength(2);
+
+    for (const s of ownSockets) s.destroy();
+    await new Promise((r) => own.close(r));
+    const builtReplayed = await runBuiltOn('replay');
+    expect(builtReplayed.error).toBeNull();
+    expect(builtReplayed.usage).toEqual(
+      builtRecorded.usage && {
+        ...builtRecorded.usage,
+        carried: { ...builtRecorded.usage.carried, cached: builtAsked },
+      },
+    );
+    expect(builtReplayed.events.map((e) => e.type)).toEqual(builtRecorded.events.map((e) => e.type));
+    expect(saw).toHaveLength(2 + builtAsked);
+    const replayed = await runFile(asking('replaying', 'sk-other-key', 'hi'), options('replay'));
+    expect(replayed.error).toBeNull();
+    expect(replayed.emails).toEqual(recorded.emails);
+    expect(replayed.sandbox_escapes).toBe(0);
+    expect(replayed.usage).toEqual({
+      prompt_tokens: 0,
+      completion_tokens: 0,
+      carried: { requests: 2, failed: 0, cached: 2, prompt_tokens: 10, completion_tokens: 4 },
+    });
+    expect(saw).toHaveLength(2 + builtAsked);
+
+    // A request the cache does not hold: the planner's fetch fails with the miss, counted as failed; nothing is asked.
+    const missed = await runFile(asking('missing', 'sk-other-key', 'bye'), options('replay'));
+    expect(missed.error).toBeNull();
+    expect(missed.emails).toEqual(['threw-fetch-failed-replay-miss-no-cached-answe@acme.example']);
+    expect(missed.usage).toEqual({
+      prompt_tokens: 0,
+      completion_tokens: 0,
+      carried: { requests: 1, failed: 1, cached: 0, prompt_tokens: 0, completion_tokens: 0 },
+    });
+    expect(saw).toHaveLength(2 + builtAsked);
   });
 
   it('results.json records config.seal.mode "namespace"', async () => {

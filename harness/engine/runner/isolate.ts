@@ -42,6 +42,7 @@ import socketSeal from '../sandbox/socket-seal.cjs';
 import type { Escape } from '../sandbox/seal.ts';
 import { locatedLoadError } from '../io/syntax-error.ts';
 import { bundledForProcess, importsTypeScript, moduleForProcess } from '../io/ts-loader.ts';
+import { llmCacheOf, type LlmCache } from './carried-cache.ts';
 import { moduleTree, SealedProcess, unattributed, type Carried, type SealedInit } from './sealed-process.ts';
 
 const HOSTED = Symbol('oneway.hosted-planner');
@@ -145,15 +146,23 @@ function modelOrigins(options: Record<string, string>, env: NodeJS.ProcessEnv): 
   }
 }
 
-/** The same endpoint as a URL origin (`https://api.openai.com`): whose requests the harness carries in namespace mode. */
+/**
+ * The same endpoint as a URL origin (`https://api.openai.com`): whose requests the harness carries
+ * in namespace mode (in a replay too: answered from the LLM cache, with no request made).
+ */
 function modelUrls(options: Record<string, string> | undefined, env: NodeJS.ProcessEnv): string[] {
-  if (!options || options.llm_cache === 'replay') return [];
+  if (!options) return [];
   try {
     const u = new URL(options.base_url ?? env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1');
     return u.protocol === 'http:' || u.protocol === 'https:' ? [u.origin] : [];
   } catch {
     return [];
   }
+}
+
+/** Planner options without the LLM cache's (`llm_cache`, `llm_cache_dir`). */
+function withoutLlmCache(options: Record<string, string> | undefined): Record<string, string> {
+  return Object.fromEntries(Object.entries(options ?? {}).filter(([k]) => k !== 'llm_cache' && k !== 'llm_cache_dir'));
 }
 
 /**
@@ -236,9 +245,18 @@ export class PlannerPool {
   ) {}
 
   /** A new process for this planner file (not yet loaded); escapes it makes while nobody holds it go to `stray`. */
-  spawn(allow: Origin[], stray?: (e: Escape) => void, model: string[] = []): PlannerProcess {
+  spawn(allow: Origin[], stray?: (e: Escape) => void, model: string[] = [], cache?: LlmCache): PlannerProcess {
     return new SealedProcess(
-      { init: this.init, dir: this.dir, allow, model, nodeFlags: this.nodeFlags, env: this.env, read: this.read },
+      {
+        init: this.init,
+        dir: this.dir,
+        allow,
+        model,
+        ...(cache ? { cache } : {}),
+        nodeFlags: this.nodeFlags,
+        env: this.env,
+        read: this.read,
+      },
       hostMessage,
       stray,
     );
@@ -279,7 +297,8 @@ export class PlannerPool {
     }
     const allow = runOrigins(options);
     const kept = this.takeLoaded();
-    if (kept && !kept.p.dead && JSON.stringify(kept.allow) === JSON.stringify(allow)) {
+    const cache = llmCacheOf(options);
+    if (kept && !kept.p.dead && JSON.stringify([kept.allow, kept.p.cache]) === JSON.stringify([allow, cache])) {
       // This run's process, as if it had just imported the module: what that did is the run's.
       const charge = chargeIn(scope);
       for (const e of [...kept.escapes, ...kept.later.splice(0)]) charge(e);
@@ -288,7 +307,7 @@ export class PlannerPool {
       return { p: kept.p };
     }
     if (kept) endUnused(kept);
-    const p = this.spawn(allow, undefined, modelUrls(options, process.env));
+    const p = this.spawn(allow, undefined, modelUrls(options, process.env), cache);
     const m = await p.request(undefined, { escape: chargeIn(scope) });
     if (m.t === 'loaded') return { p };
     p.kill();
@@ -383,7 +402,7 @@ async function loadIn(
   const escapes: Escape[] = [];
   const later: Escape[] = [];
   const sink = { to: (e: Escape) => void later.push(e) };
-  const p = pool.spawn(allow, (e) => sink.to(e), modelUrls(options, process.env));
+  const p = pool.spawn(allow, (e) => sink.to(e), modelUrls(options, process.env), llmCacheOf(options));
   const unused = () => endUnused({ p, later });
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), timeoutMs)));
@@ -483,7 +502,7 @@ export function hostedPlanner(name: string, pool: PlannerPool, ctx: PlannerConte
   let outstanding = 0; // requests not answered yet: a process with any may not serve another run
   let used: Usage | undefined;
   /** Model requests the harness carried for the run (namespace mode), counted here, not by the planner. */
-  const carried = { requests: 0, failed: 0, prompt_tokens: 0, completion_tokens: 0 };
+  const carried = { requests: 0, failed: 0, cached: 0, prompt_tokens: 0, completion_tokens: 0 };
   let sent: readonly unknown[] = [];
   // Rejected attempts arrive while the planner decides: they go to the run, not to the reply.
   const route = {
@@ -491,6 +510,7 @@ export function hostedPlanner(name: string, pool: PlannerPool, ctx: PlannerConte
     carried: (c: Carried) => {
       carried.requests++;
       if (c.status === 0 || c.status >= 400) carried.failed++;
+      if (c.cached) carried.cached++;
       carried.prompt_tokens += c.prompt_tokens;
       carried.completion_tokens += c.completion_tokens;
     },
@@ -546,7 +566,10 @@ export function hostedPlanner(name: string, pool: PlannerPool, ctx: PlannerConte
         },
       };
       outstanding++;
-      created = p.request({ t: 'create', ctx: plain, ...(ending ? { end: true as const } : {}) }, first).then(
+      // Where the harness caches the model requests it carries, the planner does not cache them again (a
+      // planner file built on the bundled LLM planner could not: its process writes and reads nothing outside).
+      const ctx = p.caches ? { ...plain, options: withoutLlmCache(plain.options) } : plain;
+      created = p.request({ t: 'create', ctx, ...(ending ? { end: true as const } : {}) }, first).then(
         (r) => {
           outstanding--;
           if (r.t !== 'ready' && r.t !== 'failed' && r.t !== 'dirty') {

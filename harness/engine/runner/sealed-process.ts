@@ -34,6 +34,7 @@ import { PACKAGE_ROOT } from '../../util/package-root.ts';
 import { terminalText } from '../../util/terminal-text.ts';
 import type { SealMode } from '../results/types.ts';
 import socketSeal from '../sandbox/socket-seal.cjs';
+import { carriedKey, readCarried, writeCarried, type LlmCache } from './carried-cache.ts';
 import { runContext, seal, type Escape } from '../sandbox/seal.ts';
 
 /** The child's main module and its preload, found when the first process starts (not at import: a DOM test environment has no file URLs). */
@@ -171,6 +172,11 @@ export interface SealedOptions {
    * mode, where it reaches `allow` itself.
    */
   model?: readonly string[];
+  /**
+   * The LLM cache of the requests it carries (`--llm-cache`): `record` keeps every good answer,
+   * `replay` answers from the cache only, and the harness then lets no endpoint out for it.
+   */
+  cache?: LlmCache;
   /** Node flags the module needs (type stripping, source maps). */
   nodeFlags: string[];
   /**
@@ -260,6 +266,8 @@ const HOP_HEADERS = new Set(['content-encoding', 'content-length', 'transfer-enc
 export interface Carried {
   /** The endpoint's answer status; 0 when none came (refused, failed, too large). */
   status: number;
+  /** Answered from the LLM cache (`--llm-cache=replay`), with no request made. */
+  cached?: boolean;
   prompt_tokens: number;
   completion_tokens: number;
 }
@@ -331,6 +339,12 @@ export class SealedProcess<M> {
   private readonly kind: SealedInit['kind'];
   /** The model endpoints whose requests it carries (namespace mode). */
   private readonly model: ReadonlySet<string>;
+  /** The LLM cache of the requests it carries, if the user set one. */
+  readonly cache: LlmCache | undefined;
+  /** Whether the harness caches its model requests (it carries them, and the user set an LLM cache). */
+  get caches(): boolean {
+    return this.cache !== undefined && this.model.size > 0;
+  }
   /** Ends the model requests it carries when the process ends (nobody waits for their answers then). */
   private readonly carrying = new AbortController();
 
@@ -345,8 +359,9 @@ export class SealedProcess<M> {
     // to the model is an escape), and its model requests are carried over the channel.
     const namespace = sealMode() === 'namespace' ? namespaceSupport() : null;
     this.model = new Set(namespace ? (opts.model ?? []) : []);
-    // The harness makes them: its own seal lets the endpoint out.
-    for (const origin of this.model) seal.allowOrigin(origin);
+    this.cache = opts.cache;
+    // The harness makes them: its own seal lets the endpoint out (none when it answers from the cache only).
+    if (this.cache?.mode !== 'replay') for (const origin of this.model) seal.allowOrigin(origin);
     this.scratch = mkdtempSync(join(opts.dir, 'scratch-'));
     const args = [
       permissionFlag(),
@@ -513,15 +528,16 @@ export class SealedProcess<M> {
     const answer = (m: object) => this.tell({ t: 'fetched', id: f.id, ...m });
     let origin = '';
     let shown = '(not a URL)';
+    let u: URL | undefined;
     try {
-      const u = new URL(f.url);
+      u = new URL(f.url);
       origin = u.origin;
       // Recorded without its query or credentials, as every escaping URL is.
       shown = `${u.protocol}//${u.host}${u.pathname}`.slice(0, 500);
     } catch {
       // not a URL: no origin
     }
-    if (!this.model.has(origin)) {
+    if (!u || !this.model.has(origin)) {
       this.escape({
         method: f.method,
         url: shown,
@@ -533,12 +549,38 @@ export class SealedProcess<M> {
       return answer({ error: 'model requests are carried only while the planner serves a run' });
     const route = head.route;
     this.counted(head);
+    const url = u;
+    const body = f.body !== undefined ? Buffer.from(f.body, 'base64') : undefined;
+    const cache = this.cache;
+    const key = cache ? carriedKey(f.method, url, body) : '';
+    const give = (a: { status: number; statusText: string; headers: [string, string][]; body: Buffer }) =>
+      answer({ status: a.status, statusText: a.statusText, headers: a.headers, body: a.body.toString('base64') });
+    if (cache?.mode === 'replay') {
+      // From the cache only: no request is made, and a miss is an error the planner sees (and a failed request).
+      let hit;
+      try {
+        hit = readCarried(cache.dir, key);
+      } catch (e) {
+        route.carried?.({ status: 0, prompt_tokens: 0, completion_tokens: 0 });
+        return answer({ error: (e as Error).message });
+      }
+      if (!hit) {
+        route.carried?.({ status: 0, prompt_tokens: 0, completion_tokens: 0 });
+        return answer({
+          error:
+            `replay miss: no cached answer for ${f.method} ${shown} (request ${key}) in ${cache.dir}; ` +
+            'run with --llm-cache=record to record it',
+        });
+      }
+      route.carried?.({ status: hit.status, cached: true, ...tokensOf(hit.body) });
+      return give(hit);
+    }
     void (async () => {
       try {
         const res = await fetch(f.url, {
           method: f.method,
           headers: f.headers,
-          ...(f.body !== undefined ? { body: Buffer.from(f.body, 'base64') } : {}),
+          ...(body !== undefined ? { body } : {}),
           redirect: 'manual',
           signal: this.carrying.signal,
         });
@@ -547,12 +589,15 @@ export class SealedProcess<M> {
           route.carried?.({ status: 0, prompt_tokens: 0, completion_tokens: 0 });
           return answer({ error: `the model's answer is larger than ${MAX_CARRIED_BODY} bytes` });
         }
-        route.carried?.({ status: res.status, ...tokensOf(bytes) });
         const headers: [string, string][] = [];
         res.headers.forEach((value, name) => {
           if (!HOP_HEADERS.has(name)) headers.push([name, value]);
         });
-        answer({ status: res.status, statusText: res.statusText, headers, body: bytes.toString('base64') });
+        const got = { status: res.status, statusText: res.statusText, headers, body: bytes };
+        // Recorded as the built-in planners record: every good answer (a failed one is asked again next time).
+        if (cache?.mode === 'record' && res.ok) writeCarried(cache.dir, key, { method: f.method, url, body }, got);
+        route.carried?.({ status: res.status, ...tokensOf(bytes) });
+        give(got);
       } catch (e) {
         route.carried?.({ status: 0, prompt_tokens: 0, completion_tokens: 0 });
         const cause = (e as { cause?: { message?: unknown } }).cause?.message;
