@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadScenarioFile } from '../../harness/engine/loader/load.ts';
 import { resolveScenarios } from '../../harness/engine/loader/resolve.ts';
-import { lintTexts } from '../../harness/features/lint/lint.ts';
+import { lintPaths, lintTexts } from '../../harness/features/lint/lint.ts';
 import { call, runDecisions } from '../helpers/run.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'oneway-extends-'));
@@ -151,5 +151,20 @@ describe('extends: shared files', () => {
       { file: join(sub, 'cancel.yaml'), text: scenarioText().replace('../shared/retail.yaml', 'retail.yaml') },
     ]);
     expect(findings.filter((f) => f.severity === 'error')).toEqual([]);
+  });
+
+  it("lint of a directory leaves a shared file its scenarios extend to them, never reads it as a guard's tools file", async () => {
+    // Split as `oneway import tau2` writes them: the tools alone in one file (what a tools block looks like).
+    const [tools, world] = SHARED.split('world:\n');
+    write('linted/shared/tools.yaml', tools as string);
+    write('linted/shared/world.yaml', `world:\n${world}`);
+    write(
+      'linted/tasks/cancel.yaml',
+      scenarioText().replace('[../shared/retail.yaml]', '[../shared/tools.yaml, ../shared/world.yaml]'),
+    );
+    const report = await lintPaths([join(dir, 'linted')], { cwd: dir, root: dir });
+    // As a guard's tools file, its lookups and validate would be errors (the guard cannot see tables).
+    expect(report.findings.filter((f) => f.severity === 'error')).toEqual([]);
+    expect(report.files).toEqual(['linted/tasks/cancel.yaml']);
   });
 });

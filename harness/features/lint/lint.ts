@@ -146,8 +146,11 @@ export async function lintPaths(
   const files = new Set<string>(resolved.loaded.map((l) => l.file));
   for (const p of resolved.problems) if (p.code !== 'spec') files.add(resolve(opts.cwd, p.file));
   // A tools block (`tools:` alone) is what a shared file looks like: resolveScenarios leaves it out,
-  // lint reads it as the tools file it is (and any shared file as what --as says).
+  // lint reads it as the tools file it is (and any shared file as what --as says), unless a scenario
+  // linted here extends it: then it is a shared file, checked with each scenario that extends it.
+  const extended = extendedFiles([...files]);
   for (const abs of resolved.shared) {
+    if (extended.has(abs)) continue;
     const text = readSource(abs);
     const src = text.ok ? parseYamlSource(text.value, abs) : undefined;
     if (opts.kind !== undefined || (src?.ok && isToolsBlock(src.value.value))) files.add(abs);
@@ -170,6 +173,23 @@ export async function lintPaths(
     files: [...files].map((f) => displayPath(f, opts.cwd)).sort(),
     specProblems,
   };
+}
+
+/** The files that `files` name in `extends:`, absolute (a file that does not parse extends nothing here). */
+function extendedFiles(files: readonly string[]): Set<string> {
+  const out = new Set<string>();
+  for (const abs of files) {
+    const text = readSource(abs);
+    const src = text.ok ? parseYamlSource(text.value, abs) : undefined;
+    const doc = src?.ok ? src.value.value : undefined;
+    const list =
+      doc !== null && typeof doc === 'object' && !Array.isArray(doc)
+        ? (doc as { extends?: unknown }).extends
+        : undefined;
+    for (const e of typeof list === 'string' ? [list] : Array.isArray(list) ? list : [])
+      if (typeof e === 'string') out.add(resolve(dirname(abs), e));
+  }
+  return out;
 }
 
 /** Targets for scenarios that loaded: files named relative to `cwd` when inside it, positions found lazily. */
