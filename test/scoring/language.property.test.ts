@@ -16,7 +16,7 @@ import { BUILTIN_PROPERTIES, DEFAULT_PROPERTIES } from '../../harness/features/f
 import { runDecisions, scenarioFrom } from '../helpers/run.ts';
 import { RETAIL_YAML } from '../helpers/language.ts';
 
-// More comparisons than the hand-computed cases need: numeric, with arithmetic, len() and "in" over a row's list.
+// More comparisons than the hand-computed cases need: numeric, with arithmetic, len(), "in" over a row's list, and / or with parentheses.
 const scenario = scenarioFrom(
   RETAIL_YAML.replace(
     '    parameters: { type: object, properties: { cabin: { type: string } }, required: [cabin] }',
@@ -24,7 +24,7 @@ const scenario = scenarioFrom(
   )
     .replace(
       '    parameters: { type: object, properties: { user_id: { type: string }, amount: { type: number } }, required: [user_id, amount] }',
-      '    parameters: { type: object, properties: { user_id: { type: string }, amount: { type: number } }, required: [user_id, amount] }\n    preconditions: [ { when: "{{user.gift_card_balance}} + {{args.amount}} < 100" } ]',
+      '    parameters: { type: object, properties: { user_id: { type: string }, amount: { type: number } }, required: [user_id, amount] }\n    preconditions: [ { when: "({{user.gift_card_balance}} + {{args.amount}} < 100 or {{args.amount}} == 5) and {{args.amount}} != 21.1 or {{args.amount}} == 10.1 and ({{user.nope}} == 1 or 1 == 1)" } ]',
     )
     .replace(
       '    validate:\n',

@@ -45,6 +45,43 @@ describe('conditions', () => {
   });
 });
 
+describe('and / or', () => {
+  it.each([
+    ['{{user.balance}} >= {{args.amount}} or {{args.cabin}} == business', true], // false or true
+    ['{{user.balance}} >= {{args.amount}} and {{args.cabin}} == business', false], // false and true
+    // and binds tighter: true or (false and false) is true; (true or false) and false would be false
+    ['{{args.cabin}} == business or {{user.bags}} == 3 and {{user.balance}} == 99', true],
+    ['({{args.cabin}} == business or {{user.bags}} == 3) and {{user.balance}} == 99', false],
+    ['{{args.cabin}} == economy or {{user.bags}} == 2 and {{user.balance}} == 17', true], // false or (true and true)
+    ['{{user.missing}} == x or {{user.bags}} == 2', true], // a missing value falsifies only its own comparison
+    ['{{user.missing}} != x or {{user.bags}} == 3', false],
+    ['{{user.missing}} != x and {{user.bags}} == 2', false],
+    // parentheses around arithmetic, around a comparison, and both
+    ['(({{user.balance}} - 7) * 2 == 20)', true],
+    ['({{user.balance}} - 7) * 2 == 20 and ({{user.bags}}) == 2', true],
+    ['((({{user.balance}} - 7) * 2 == 21) or x == x) and 1 == 1', true],
+    ['{{args.cabin}} in [business, first] and 10.1 not in {{order.payments}}', false],
+    ['"and" == "and" or "or" == x', true], // quoted, the words are texts
+  ])('%s is %s', (text, holds) => {
+    expect(parseCondition(text).ok).toBe(true);
+    expect(conditionHolds(text, ctx)).toBe(holds);
+  });
+
+  it.each([
+    ['{{a}} == b and', 'a value is missing at the end'],
+    ['{{a}} == and', 'expected a value, found "and"'],
+    ['or {{a}} == b', 'expected a value, found "or"'],
+    // the reading that got further names the fault, not "expected )" at the first "=="
+    ['({{a}} == 1 or {{b}} 2) and {{c}} == 3', 'expected a comparison, found "2"'],
+    ['({{a}} == 1 or {{b}} == 2', 'expected ")" at the end'],
+    ['{{a}} == 1 and {{b}} == 2 {{c}}', 'unexpected "c"'],
+  ])('%s does not parse: %s', (text, message) => {
+    const r = parseCondition(text);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.message).toContain(message);
+  });
+});
+
 describe('hostile conditions', () => {
   it('refuses nesting past 64 levels with a message, never exhausting the stack', () => {
     for (const text of [`${'('.repeat(100_000)}1${')'.repeat(100_000)} == 1`, `${'- '.repeat(100_000)}1 == 1`]) {

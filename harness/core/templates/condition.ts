@@ -1,6 +1,7 @@
 /**
  * Conditions and derived values for scenario files: `LEFT OP RIGHT` with OP one of
- * `== != < <= > >=`, `X in [a, b]`, `X in {{list}}` (and `not in`); each side a template, a
+ * `== != < <= > >=`, `X in [a, b]`, `X in {{list}}` (and `not in`), joined by `and` / `or` (`and`
+ * binding tighter) with parentheses; each side a template, a
  * number, a word or a "quoted" text, with arithmetic (`+ - * /`, parentheses, unary minus) and
  * `len(X)` for the length of a list or a text. An effect value written `"= EXPR"` is EXPR's number.
  *
@@ -31,15 +32,17 @@ export type Expr =
   | { t: 'neg'; of: Expr }
   | { t: 'bin'; op: '+' | '-' | '*' | '/'; left: Expr; right: Expr };
 
-/** A parsed condition: a comparison, or membership in a written list or a list value. */
+/** A parsed condition: a comparison, membership in a written list or a list value, or two joined by `and` / `or`. */
 export type Condition =
   | { t: 'cmp'; op: Comparison; left: Expr; right: Expr }
-  | { t: 'in'; negated: boolean; left: Expr; items: Expr[] | Expr };
+  | { t: 'in'; negated: boolean; left: Expr; items: Expr[] | Expr }
+  | { t: 'and'; left: Condition; right: Condition }
+  | { t: 'or'; left: Condition; right: Condition };
 
 export type ExprParse<T> = Result<T, { message: string; offset: number; hint: string }>;
 
 const FORM =
-  'write LEFT OP RIGHT with OP one of == != < <= > >= (e.g. "{{order.status}} == pending", "{{user.balance}} >= {{args.amount}}"), or X in [a, b]';
+  'write LEFT OP RIGHT with OP one of == != < <= > >= (e.g. "{{order.status}} == pending", "{{user.balance}} >= {{args.amount}}"), or X in [a, b]; join them with and / or';
 
 type Tok =
   | { k: 'num'; v: number; at: number }
@@ -184,6 +187,8 @@ class Parser {
     if (t.k === 'text') return { t: 'text', value: t.v };
     if (t.k === 'path') return { t: 'path', path: t.v };
     if (t.k === 'word') {
+      if (t.v === 'and' || t.v === 'or')
+        throw new ParseError(`expected a value, found "${t.v}" (quote the text "${t.v}")`, t.at);
       if (t.v === 'len' && this.isOp('(')) {
         this.next();
         const of = this.nested(t.at, () => this.expr());
@@ -206,6 +211,58 @@ class Parser {
   }
   /** A condition: the whole token list. */
   condition(): Condition {
+    const c = this.disjunction();
+    this.end();
+    return c;
+  }
+  /** `A or B or ...`: `and` binds tighter. */
+  disjunction(): Condition {
+    let left = this.conjunction();
+    while (this.isWord('or')) {
+      const t = this.next();
+      left = { t: 'or', left, right: this.nested(t.at, () => this.conjunction()) };
+    }
+    return left;
+  }
+  conjunction(): Condition {
+    let left = this.primary();
+    while (this.isWord('and')) {
+      const t = this.next();
+      left = { t: 'and', left, right: this.nested(t.at, () => this.primary()) };
+    }
+    return left;
+  }
+  /**
+   * A parenthesized condition, or one comparison. `(` opens either a condition or arithmetic
+   * (`({{a}} - 7) * 2 == 20`): read as a condition when that parses and a `)` ends it that is
+   * followed by `and`, `or`, `)` or the end; else read again as a comparison.
+   */
+  primary(): Condition {
+    if (this.isOp('(')) {
+      const start = this.i;
+      const open = this.next();
+      let first: ParseError | undefined;
+      try {
+        const c = this.nested(open.at, () => this.disjunction());
+        this.expect(')');
+        const after = this.peek();
+        if (after.k === 'end' || this.isOp(')') || this.isWord('and') || this.isWord('or')) return c;
+      } catch (e) {
+        if (!(e instanceof ParseError) || e.message.startsWith('nested more than')) throw e;
+        first = e;
+      }
+      this.i = start;
+      try {
+        return this.comparison();
+      } catch (e) {
+        // Of the two readings' errors, the one that read further says what is wrong.
+        throw first && e instanceof ParseError && first.offset > e.offset ? first : e;
+      }
+    }
+    return this.comparison();
+  }
+  /** One comparison or membership test. */
+  comparison(): Condition {
     const left = this.expr();
     let negated = false;
     if (this.isWord('not')) {
@@ -228,7 +285,6 @@ class Parser {
         }
         this.expect(']');
       } else items = this.expr();
-      this.end();
       return { t: 'in', negated, left, items };
     }
     const t = this.next();
@@ -240,7 +296,6 @@ class Parser {
         t.at,
       );
     const right = this.expr();
-    this.end();
     return { t: 'cmp', op: t.v as Comparison, left, right };
   }
   end(): void {
@@ -376,8 +431,13 @@ function compare(a: unknown, op: Comparison, b: unknown): boolean {
   }
 }
 
-/** Whether a parsed condition holds in a context; false when any value it needs is missing or not a number. */
+/**
+ * Whether a parsed condition holds in a context. A comparison is false when any value it needs is
+ * missing or not a number; `and` and `or` then join the comparisons' truth values.
+ */
 function evaluateCondition(c: Condition, ctx: TemplateContext): boolean {
+  if (c.t === 'and') return evaluateCondition(c.left, ctx) && evaluateCondition(c.right, ctx);
+  if (c.t === 'or') return evaluateCondition(c.left, ctx) || evaluateCondition(c.right, ctx);
   try {
     if (c.t === 'cmp') return compare(value(c.left, ctx), c.op, value(c.right, ctx));
     const left = value(c.left, ctx);

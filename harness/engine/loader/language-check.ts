@@ -28,7 +28,7 @@ export function selfCompensationAllowed(t: Pick<Tool, 'compensation_args'>): boo
 const RESERVED_NAMES = new Set<string>([...TEMPLATE_ROOTS, 'results', 'lookups']);
 
 const CONDITION_HINT =
-  'write LEFT OP RIGHT with OP one of == != < <= > >= (e.g. "{{order.status}} == pending"), or X in [a, b]; quote text with spaces or signs';
+  'write LEFT OP RIGHT with OP one of == != < <= > >= (e.g. "{{order.status}} == pending"), or X in [a, b], joined by and / or; quote text with spaces or signs';
 
 function problem(loc: Locator, path: FieldPath, message: string, hint?: string, offset?: number): Problem {
   const pos = offset !== undefined && loc.locateInString ? loc.locateInString(path, offset) : loc.locate(path);

@@ -555,14 +555,56 @@ function same(a: unknown, op: string, b: unknown): boolean {
   return l >= r;
 }
 
+/**
+ * The tokens split at each top-level (outside brackets) occurrence of the word `sep`.
+ * Conditions here were parsed by the loader, so brackets balance.
+ */
+function splitTop(toks: readonly string[], sep: string): string[][] {
+  const parts: string[][] = [[]];
+  let depth = 0;
+  for (const t of toks) {
+    if (t === '(' || t === '[') depth++;
+    else if (t === ')' || t === ']') depth--;
+    if (depth === 0 && t === sep) parts.push([]);
+    else (parts[parts.length - 1] as string[]).push(t);
+  }
+  return parts;
+}
+
+/** Whether the first token's "(" closes at the last token: the whole list is one parenthesized group. */
+function wrapped(toks: readonly string[]): boolean {
+  if (toks[0] !== '(' || toks[toks.length - 1] !== ')') return false;
+  let depth = 0;
+  for (let k = 0; k < toks.length; k++) {
+    if (toks[k] === '(' || toks[k] === '[') depth++;
+    else if (toks[k] === ')' || toks[k] === ']') depth--;
+    if (depth === 0) return k === toks.length - 1;
+  }
+  return false;
+}
+
+/**
+ * A token list's truth: any of its top-level `or` parts, each all of its `and` parts; a part wholly
+ * in parentheses is a condition again, else one comparison, false when a value it needs is missing.
+ */
+function holdsTokens(toks: readonly string[], roots: Roots): boolean {
+  return splitTop(toks, 'or').some((alt) =>
+    splitTop(alt, 'and').every((part) => {
+      // Arithmetic holds no comparison, so a part wrapped whole is a condition.
+      if (wrapped(part)) return holdsTokens(part.slice(1, -1), roots);
+      try {
+        return new Reader(part, roots).condition();
+      } catch (e) {
+        if (e instanceof NoValue) return false;
+        throw e;
+      }
+    }),
+  );
+}
+
 /** Whether a condition holds over `roots`; false when a value it needs is missing or not a number. */
 function holdsCondition(text: string, roots: Roots): boolean {
-  try {
-    return new Reader(tokensOf(text), roots).condition();
-  } catch (e) {
-    if (e instanceof NoValue) return false;
-    throw e;
-  }
+  return holdsTokens(tokensOf(text), roots);
 }
 
 /** A value with its lists sorted by their items' JSON, at every level (a confirmation's lists match in any order). */
