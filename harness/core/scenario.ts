@@ -88,7 +88,7 @@ const ConditionText = z
   .string()
   .min(1)
   .describe(
-    'A condition: LEFT OP RIGHT with OP one of == != < <= > >= (each side a template, number, word or "quoted text", with + - * / and len(X)), or X in [a, b]. Numeric when both sides are numbers, else text.',
+    'A condition: LEFT OP RIGHT with OP one of == != < <= > >= (each side a template, number, word or "quoted text", with + - * /, len(X) and sum(X)), or X in [a, b]; joined by and / or (and binds tighter), with parentheses. Numeric when both sides are numbers, else text.',
   );
 
 /** A lookup name: a template root of its own (`{{order.status}}`), so never one of the built-in roots. */
@@ -103,6 +103,12 @@ const Lookup = z
     where: Row.describe(
       'Column to value (templates over args, inputs, deployment and earlier lookups); the first matching row.',
     ),
+    each: z
+      .boolean()
+      .optional()
+      .describe(
+        'true: the one `where` value that is a list gives a list of rows, the first match of each element, in the list order; an element without a row and the lookup finds nothing.',
+      ),
   })
   .describe(
     'A row this tool reads when called: the first row of `table` that matches `where`; none found, and its templates have no value.',

@@ -27,6 +27,20 @@ describe('loading the scenario language', () => {
     expect(found[0]).toContain('compare with "==", not "="');
   });
 
+  it('each: true needs a where value that is one template; [*] projects only over such a list lookup', () => {
+    const listed = RETAIL_YAML.replace(
+      '      order: { table: orders, where: { order_id: "{{args.order_id}}" } }\n    preconditions',
+      '      order: { table: orders, where: { order_id: "{{args.order_id}}" } }\n      rows: { table: orders, where: { order_id: "#{{args.order_id}}" }, each: true }\n    preconditions',
+    ).replace(
+      'when: "{{order.status}} == pending"',
+      'when: "sum({{rows[*].payments}}) == 0 and {{order[*].status}} == x"',
+    );
+    const text = problems(listed).join('\n');
+    expect(text).toContain('lookup "rows" says each: true, but no where value is a lone template that could be a list');
+    expect(text).toContain('{{order[*].status}}: order is not a list, so it cannot be projected with [*]');
+    expect(text).not.toContain('{{rows[*].payments}}');
+  });
+
   it('a condition over a lookup the tool does not declare is a template problem', () => {
     const found = problems(
       RETAIL_YAML.replace('when: "{{order.status}} == pending"', 'when: "{{ordr.status}} == pending"'),

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { arithmeticValue, conditionHolds, parseCondition } from '../../harness/core/templates/condition.ts';
 
 const ctx = {
-  args: { amount: 21.1, cabin: 'business', n: '3', date: '2024-05-15', items: ['a', 'b'] },
+  args: { amount: 21.1, cabin: 'business', n: '3', date: '2024-05-15', items: ['a', 'b'], empty: [] },
   lookups: { user: { balance: 17, bags: 2 }, order: { status: 'pending (item modified)', payments: [5, 10.1] } },
 };
 
@@ -19,6 +19,11 @@ describe('conditions', () => {
     ['10.1 in {{order.payments}}', true],
     ['len({{args.items}}) == 2', true],
     ['len({{order.payments}}) < {{user.bags}}', false],
+    ['sum({{order.payments}}) == 15.1', true], // 5 + 10.1
+    ['sum({{order.payments}}) - 0.1 > 2 * 7.5', false], // 15 > 15
+    ['sum({{args.items}}) >= 0', false], // a list of texts has no sum
+    ['sum({{user.balance}}) >= 0', false], // nor has a number
+    ['sum({{args.empty}}) == 0', true], // an empty list adds to 0
     ['{{order.status}} == "pending (item modified)"', true],
     ['{{args.date}} >= 2024-05-01', true], // a date is a word, compared as text
     ['{{args.date}} < 2024-05-01', false],

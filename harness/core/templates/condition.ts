@@ -2,8 +2,8 @@
  * Conditions and derived values for scenario files: `LEFT OP RIGHT` with OP one of
  * `== != < <= > >=`, `X in [a, b]`, `X in {{list}}` (and `not in`), joined by `and` / `or` (`and`
  * binding tighter) with parentheses; each side a template, a
- * number, a word or a "quoted" text, with arithmetic (`+ - * /`, parentheses, unary minus) and
- * `len(X)` for the length of a list or a text. An effect value written `"= EXPR"` is EXPR's number.
+ * number, a word or a "quoted" text, with arithmetic (`+ - * /`, parentheses, unary minus),
+ * `len(X)` for the length of a list or a text and `sum(X)` for the total of a list of numbers. An effect value written `"= EXPR"` is EXPR's number.
  *
  * A small parser, no eval: scenario files never execute code. Comparisons are numeric when both
  * sides are numbers (a number, or a text that is a plain decimal number); otherwise they compare
@@ -29,6 +29,7 @@ export type Expr =
   | { t: 'text'; value: string }
   | { t: 'path'; path: string }
   | { t: 'len'; of: Expr }
+  | { t: 'sum'; of: Expr }
   | { t: 'neg'; of: Expr }
   | { t: 'bin'; op: '+' | '-' | '*' | '/'; left: Expr; right: Expr };
 
@@ -189,11 +190,11 @@ class Parser {
     if (t.k === 'word') {
       if (t.v === 'and' || t.v === 'or')
         throw new ParseError(`expected a value, found "${t.v}" (quote the text "${t.v}")`, t.at);
-      if (t.v === 'len' && this.isOp('(')) {
+      if ((t.v === 'len' || t.v === 'sum') && this.isOp('(')) {
         this.next();
         const of = this.nested(t.at, () => this.expr());
         this.expect(')');
-        return { t: 'len', of };
+        return { t: t.v, of };
       }
       return { t: 'text', value: t.v };
     }
@@ -389,6 +390,17 @@ function value(e: Expr, ctx: TemplateContext): unknown {
       if (Array.isArray(v) || typeof v === 'string') return v.length;
       if (v !== null && typeof v === 'object') return Object.keys(v).length;
       throw new Unknown('len() of something that is not a list');
+    }
+    case 'sum': {
+      const v = value(e.of, ctx);
+      if (!Array.isArray(v)) throw new Unknown('sum() of something that is not a list');
+      let total = 0;
+      for (const x of v) {
+        const n = numberOf(x);
+        if (n === undefined) throw new Unknown(`sum() of a list holding ${JSON.stringify(x)}, not a number`);
+        total += n;
+      }
+      return rounded(total);
     }
     case 'neg':
       return -num(e.of, ctx);

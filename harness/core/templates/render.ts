@@ -124,7 +124,8 @@ export function lookupTemplate(ctx: TemplateContext, path: string): unknown {
 }
 
 function lookupParts(ctx: TemplateContext, parts: readonly string[], steps?: readonly PathStep[]): unknown {
-  const root = parts[0] ?? '';
+  // A projection may start at the root: `{{items[*].price}}` over a list lookup.
+  const root = (steps ? steps[0]?.field : parts[0]) ?? '';
   if (root === 'id') return parts.length === 1 ? ctx.id : undefined;
   // Own properties only: `{{args.constructor}}` of a call without that argument is missing, not Object.
   const holder = rootHolder(ctx, root);

@@ -69,7 +69,9 @@ export const RESERVED_FACT_PREFIX = 'oneway.';
 /**
  * The rows a tool's `lookups:` find in `tables`, in declaration order (a lookup's `where` may read
  * the lookups before it): the first row matching each, or undefined when none does or a `where`
- * value reads something that has no value.
+ * value reads something that has no value. A lookup with `each: true` gives a list of rows, the
+ * first match of each element of its one list-valued `where` value, in order; undefined when an
+ * element matches no row, or when not exactly one `where` value is a list.
  *
  * @example
  * resolveLookups(cancelOrder, { args: { order_id: '#W1' } }, world) // { order: { order_id: '#W1', status: 'pending', ... } }
@@ -78,19 +80,35 @@ export function resolveLookups(
   tool: Pick<Tool, 'lookups'>,
   ctx: TemplateContext,
   tables: Pick<World, 'firstRow'>,
-): Record<string, Row | undefined> {
-  const out: Record<string, Row | undefined> = {};
+): Record<string, Row | Row[] | undefined> {
+  const out: Record<string, Row | Row[] | undefined> = {};
   const names = Object.keys(tool.lookups);
   if (names.length === 0) return out;
   const scope: TemplateContext = { ...ctx, lookups: out };
   for (const name of names) {
-    const l = tool.lookups[name] as { table: string; where: Record<string, unknown> };
+    const l = tool.lookups[name] as Tool['lookups'][string];
     const unbound = Object.values(l.where).some(
       (v) => typeof v === 'string' && templatePaths(v).some((p) => lookupTemplate(scope, p) === undefined),
     );
-    out[name] = unbound ? undefined : tables.firstRow(l.table, renderValue(l.where, scope) as Row);
+    if (unbound) out[name] = undefined;
+    else if (l.each) out[name] = eachRow(l.table, renderValue(l.where, scope) as Row, tables);
+    else out[name] = tables.firstRow(l.table, renderValue(l.where, scope) as Row);
   }
   return out;
+}
+
+/** An `each: true` lookup's rows: one per element of its one list-valued `where` value, or undefined. */
+function eachRow(table: string, where: Row, tables: Pick<World, 'firstRow'>): Row[] | undefined {
+  const lists = Object.keys(where).filter((k) => Array.isArray(where[k]));
+  if (lists.length !== 1) return undefined;
+  const key = lists[0] as string;
+  const rows: Row[] = [];
+  for (const element of where[key] as unknown[]) {
+    const row = tables.firstRow(table, { ...where, [key]: element } as Row);
+    if (row === undefined) return undefined;
+    rows.push(row);
+  }
+  return rows;
 }
 
 /** The reason of the first validation of a tool that does not hold in `ctx`, or undefined when all hold. */

@@ -19,6 +19,11 @@ export function lookupNames(t: Pick<Tool, 'lookups'>): string[] {
   return Object.keys(t.lookups);
 }
 
+/** The lookup names with `each: true` (a list of rows), in order. */
+export function listLookupNames(t: Pick<Tool, 'lookups'>): string[] {
+  return Object.keys(t.lookups).filter((n) => t.lookups[n]?.each === true);
+}
+
 /** A tool may name itself as its compensation when its compensation gives back a before-image (`{{before.NAME.x}}`). */
 export function selfCompensationAllowed(t: Pick<Tool, 'compensation_args'>): boolean {
   return JSON.stringify(t.compensation_args ?? {}).includes('{{before.');
@@ -99,6 +104,7 @@ export function checkToolLanguage(t: Tool, i: number, s: Scenario, loc: Locator)
     inputs: s.inputs,
     deployment: s.deployment,
     lookups,
+    listLookups: listLookupNames(t),
   });
 
   const tables = knownTables(s);
@@ -126,6 +132,18 @@ export function checkToolLanguage(t: Tool, i: number, s: Scenario, loc: Locator)
         ),
       );
     out.push(...checkTemplateValue(l.where, at('lookups', name, 'where'), scope('lookups', names.slice(0, k)), loc));
+    if (
+      l.each === true &&
+      !Object.values(l.where).some((v) => typeof v === 'string' && /^\{\{[^{}]*\}\}$/.test(v.trim()))
+    )
+      out.push(
+        problem(
+          loc,
+          at('lookups', name, 'where'),
+          `lookup "${name}" says each: true, but no where value is a lone template that could be a list`,
+          `write the list as one where value, e.g. where: { item_id: "{{args.item_ids}}" }, each: true`,
+        ),
+      );
   });
 
   t.preconditions.forEach((p, k) => {

@@ -24,7 +24,13 @@ import type { FieldPath } from './yaml-source.ts';
 import { quotedFactLine, rejoined, splitFacts } from './fact-lists.ts';
 import { linearRegExp } from '../../util/linear-regexp.ts';
 import { parseReplyCondition } from '../../domain/rules/reply-condition.ts';
-import { checkScenarioLanguage, checkToolLanguage, lookupNames, selfCompensationAllowed } from './language-check.ts';
+import {
+  checkScenarioLanguage,
+  checkToolLanguage,
+  listLookupNames,
+  lookupNames,
+  selfCompensationAllowed,
+} from './language-check.ts';
 
 export type { Locator };
 
@@ -139,6 +145,7 @@ function checkTool(t: Tool, i: number, s: Scenario, names: string[], f: Findings
     inputs: s.inputs,
     deployment: s.deployment,
     lookups: lookupNames(t),
+    listLookups: listLookupNames(t),
   });
 
   checkParametersSchema(t, i, f);
@@ -480,6 +487,7 @@ function checkCompensation(t: Tool, i: number, s: Scenario, names: string[], f: 
           inputs: s.inputs,
           deployment: s.deployment,
           lookups: lookupNames(t),
+          listLookups: listLookupNames(t),
         },
         f.loc,
       ),

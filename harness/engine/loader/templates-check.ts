@@ -75,6 +75,8 @@ export interface TemplateScope {
   calledBefore?: ReadonlySet<string>;
   /** The tool's lookup names that may be read here (for a lookup's `where`: the lookups declared before it). */
   lookups?: readonly string[];
+  /** Those of them with `each: true`: a list of rows, so `{{NAME[*].field}}` projects over it. */
+  listLookups?: readonly string[];
 }
 
 export interface Locator {
@@ -164,7 +166,7 @@ export function checkTemplateString(text: string, path: FieldPath, scope: Templa
       out.push(problem(offset, `${shown} has an empty path segment`, 'write {{root.name.sub}}'));
       continue;
     }
-    if (steps[0]?.each && root !== 'result') {
+    if (steps[0]?.each && root !== 'result' && !(lookups.includes(root) && (scope.listLookups ?? []).includes(root))) {
       out.push(
         problem(
           offset,

@@ -203,7 +203,9 @@ function lookupParts(roots: Roots, parts: readonly string[]): unknown {
   if (OWN_ROOTS.has(root)) return descend(roots, parts, 0);
   // Any other root names a looked-up row.
   const rows = roots.lookups;
-  return rows !== undefined && Object.hasOwn(rows, root) ? descend(rows, parts, 0) : undefined;
+  // `{{items[*].price}}` projects over a list of looked-up rows.
+  const name = root.endsWith('[*]') ? root.slice(0, -3) : root;
+  return rows !== undefined && Object.hasOwn(rows, name) ? descend(rows, parts, 0) : undefined;
 }
 
 /**
@@ -409,16 +411,31 @@ function lookedUp(
   const scope: Roots = { ...roots, lookups: rows };
   for (const [name, l] of Object.entries(tool.lookups ?? {})) {
     const want: [string, string][] = [];
+    let listed: [string, unknown[]] | undefined;
     let bound = true;
     for (const [k, raw] of Object.entries(l.where)) {
       const v = whereValue(raw, scope);
       if (v === MISSING) bound = false;
-      else want.push([k, cellText(v)]);
+      else if (l.each && Array.isArray(v)) {
+        // each: true reads one list value; a second one leaves the lookup without rows.
+        if (listed) bound = false;
+        listed = [k, v];
+      } else want.push([k, cellText(v)]);
     }
-    const row = bound
-      ? (tables.get(l.table) ?? []).find((r) => want.every(([k, v]) => Object.hasOwn(r, k) && cellText(r[k]) === v))
-      : undefined;
-    if (row !== undefined) rows[name] = row;
+    const find = (extra: [string, string][]) =>
+      (tables.get(l.table) ?? []).find((r) =>
+        [...want, ...extra].every(([k, v]) => Object.hasOwn(r, k) && cellText(r[k]) === v),
+      );
+    if (!bound) continue;
+    if (!l.each) {
+      const row = find([]);
+      if (row !== undefined) rows[name] = row;
+      continue;
+    }
+    if (!listed) continue;
+    const [key, elements] = listed;
+    const found = elements.map((e) => find([[key, cellText(e)]]));
+    if (found.every((r) => r !== undefined)) rows[name] = found;
   }
   return rows;
 }
@@ -492,6 +509,13 @@ class Reader {
       const v = this.sum();
       this.i++; // ')'
       return v;
+    }
+    if (t === 'sum' && this.at('(')) {
+      this.i++;
+      const v = this.sum();
+      this.i++;
+      if (!Array.isArray(v)) throw new NoValue();
+      return Number.parseFloat(v.reduce((acc: number, x: unknown) => acc + this.num(x), 0).toFixed(9));
     }
     if (t === 'len' && this.at('(')) {
       this.i++;
