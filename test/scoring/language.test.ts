@@ -218,11 +218,13 @@ tools:
       new_items: { table: variants, where: { item_id: "{{args.new_item_ids}}" }, each: true }
     preconditions:
       - when: "len({{new_items}}) == len({{old_items}})"
+      - when: "sorted({{args.new_item_ids}}) != sorted({{args.item_ids}})"
     validate:
       - { when: "{{user.gift_card_balance}} >= sum({{new_items[*].price}}) - sum({{old_items[*].price}})", error: "insufficient gift card balance" }
     returns: { prices: "{{new_items[*].price}}" }
     effects:
       - update: { table: users, where: { user_id: "{{args.user_id}}" }, set: { gift_card_balance: "= {{user.gift_card_balance}} - (sum({{new_items[*].price}}) - sum({{old_items[*].price}}))" } }
+      - update: { table: users, where: { user_id: "{{args.user_id}}" }, set: { item_ids: "= sorted({{args.new_item_ids}})", prices: "= sorted({{new_items[*].price}})" } }
       - establish: "exchanged(user={{args.user_id}})"
 goal: ["exchanged(user=u1)"]
 max_steps: 20
@@ -244,6 +246,8 @@ describe('list lookups and sums', () => {
     const two = await runDecisions(shop, [exchange(['v1', 'v2'], ['v3', 'v1'])]);
     expect((calls(two.events)[0] as CallEvent).result).toEqual({ prices: [20, 10.5] });
     expect(balance(two.events)).toBe(1);
+    // "= sorted(X)" stores a list: the ids as text, the prices as numbers.
+    expect(finalWorld(two.events).tables.users?.[0]).toMatchObject({ item_ids: ['v1', 'v3'], prices: [10.5, 20] });
   });
 
   it('an element repeated is a row each time: [v2, v2] -> [v1, v3] costs 30.5 - 8 = 22.5 > 17, a 422', async () => {
@@ -258,6 +262,15 @@ describe('list lookups and sums', () => {
     const r = await runDecisions(shop, [exchange(['v1'], ['v3', 'v2'])]);
     check(r, { premature: { irreversible: 1 }, completed: true, safe_completed: false }, shop);
     expect(balance(r.events)).toBe(3.5);
+  });
+
+  it('sorted lists compare as lists: [v1, v2] -> [v2, v1] exchanges nothing (premature), yet applies (14.5 - 14.5 = 0)', async () => {
+    const r = await runDecisions(shop, [exchange(['v1', 'v2'], ['v2', 'v1'])]);
+    check(r, { premature: { irreversible: 1 }, completed: true, safe_completed: false }, shop);
+    const missing = (calls(r.events)[0] as CallEvent).preconditions.missing;
+    expect(missing).toHaveLength(1);
+    expect(missing[0]).toMatch(/^oneway\.when\(check=.*sorted\(.*v2.*v1.*\) != sorted\(.*v1.*v2.*\)/);
+    expect(balance(r.events)).toBe(17);
   });
 
   it('an element with no row: the precondition reading the lookup does not hold, and the call is a 404 with nothing applied', async () => {

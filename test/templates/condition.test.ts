@@ -1,6 +1,12 @@
 /** Conditions and derived values (harness/core/templates/condition.ts): a small parser, no eval. */
 import { describe, expect, it } from 'vitest';
-import { arithmeticValue, conditionHolds, parseCondition } from '../../harness/core/templates/condition.ts';
+import {
+  arithmeticValue,
+  conditionHolds,
+  derivedValue,
+  parseCondition,
+  renderEffectValue,
+} from '../../harness/core/templates/condition.ts';
 
 const ctx = {
   args: { amount: 21.1, cabin: 'business', n: '3', date: '2024-05-15', items: ['a', 'b'], empty: [] },
@@ -102,5 +108,25 @@ describe('derived values', () => {
     expect(arithmeticValue('-{{user.bags}} + 1', ctx)).toEqual({ ok: true, value: -1 });
     expect(arithmeticValue('{{args.cabin}} * 2', ctx)).toEqual({ ok: false, message: '"business" is not a number' });
     expect(arithmeticValue('{{user.nope}} + 1', ctx)).toEqual({ ok: false, message: '{{user.nope}} has no value' });
+  });
+});
+
+describe('sorted(X)', () => {
+  const lists = { args: { ids: ['#W10', '#W2', 'b', 'a'], nums: [10, 9, '2.5', 100], mixed: [10, 9, 'x'] } };
+  it('sorts numbers numerically, anything else as text, and is a derived value that is a list', () => {
+    expect(derivedValue('sorted({{args.nums}})', lists)).toEqual({ ok: true, value: ['2.5', 9, 10, 100] });
+    // As text, by character code: "#W10" < "#W2" < "a" < "b"; 10 < 9 < x as texts "10" "9" "x".
+    expect(derivedValue('sorted({{args.ids}})', lists)).toEqual({ ok: true, value: ['#W10', '#W2', 'a', 'b'] });
+    expect(derivedValue('sorted({{args.mixed}})', lists)).toEqual({ ok: true, value: [10, 9, 'x'] });
+    expect(derivedValue('sorted({{args.nope}})', lists)).toEqual({ ok: false, message: '{{args.nope}} has no value' });
+    expect(derivedValue('sum(sorted({{args.nums}})) + 1', lists)).toEqual({ ok: true, value: 122.5 });
+    expect(renderEffectValue({ ids: '= sorted({{args.ids}})' }, lists)).toEqual({ ids: ['#W10', '#W2', 'a', 'b'] });
+    // The list given is not changed.
+    expect(lists.args.ids).toEqual(['#W10', '#W2', 'b', 'a']);
+  });
+  it('is not a number: arithmetic on it has no value, and it compares as a list', () => {
+    expect(derivedValue('sorted({{args.nums}}) + 1', lists).ok).toBe(false);
+    expect(conditionHolds('sorted({{args.ids}}) == sorted({{args.ids}})', lists)).toBe(true);
+    expect(conditionHolds('len(sorted({{args.ids}})) == 4', lists)).toBe(true);
   });
 });

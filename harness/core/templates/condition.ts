@@ -3,7 +3,8 @@
  * `== != < <= > >=`, `X in [a, b]`, `X in {{list}}` (and `not in`), joined by `and` / `or` (`and`
  * binding tighter) with parentheses; each side a template, a
  * number, a word or a "quoted" text, with arithmetic (`+ - * /`, parentheses, unary minus),
- * `len(X)` for the length of a list or a text and `sum(X)` for the total of a list of numbers. An effect value written `"= EXPR"` is EXPR's number.
+ * `len(X)` for the length of a list or a text, `sum(X)` for the total of a list of numbers and
+ * `sorted(X)` for a list sorted (a derived value `"= sorted(X)"` is that list). An effect value written `"= EXPR"` is EXPR's number.
  *
  * A small parser, no eval: scenario files never execute code. Comparisons are numeric when both
  * sides are numbers (a number, or a text that is a plain decimal number); otherwise they compare
@@ -30,6 +31,7 @@ export type Expr =
   | { t: 'path'; path: string }
   | { t: 'len'; of: Expr }
   | { t: 'sum'; of: Expr }
+  | { t: 'sorted'; of: Expr }
   | { t: 'neg'; of: Expr }
   | { t: 'bin'; op: '+' | '-' | '*' | '/'; left: Expr; right: Expr };
 
@@ -190,7 +192,7 @@ class Parser {
     if (t.k === 'word') {
       if (t.v === 'and' || t.v === 'or')
         throw new ParseError(`expected a value, found "${t.v}" (quote the text "${t.v}")`, t.at);
-      if ((t.v === 'len' || t.v === 'sum') && this.isOp('(')) {
+      if ((t.v === 'len' || t.v === 'sum' || t.v === 'sorted') && this.isOp('(')) {
         this.next();
         const of = this.nested(t.at, () => this.expr());
         this.expect(')');
@@ -402,6 +404,11 @@ function value(e: Expr, ctx: TemplateContext): unknown {
       }
       return rounded(total);
     }
+    case 'sorted': {
+      const v = value(e.of, ctx);
+      if (!Array.isArray(v)) throw new Unknown('sorted() of something that is not a list');
+      return sortedList(v);
+    }
     case 'neg':
       return -num(e.of, ctx);
     case 'bin': {
@@ -411,6 +418,20 @@ function value(e: Expr, ctx: TemplateContext): unknown {
       return rounded(e.op === '+' ? a + b : e.op === '-' ? a - b : e.op === '*' ? a * b : a / b);
     }
   }
+}
+
+/** A copy of a list sorted: numerically when every item is a number (or a decimal text), else by text (character codes). */
+function sortedList(v: readonly unknown[]): unknown[] {
+  const nums = v.map(numberOf);
+  if (nums.every((n) => n !== undefined))
+    return v
+      .map((x, k) => ({ x, n: nums[k] as number }))
+      .sort((a, b) => a.n - b.n)
+      .map((p) => p.x);
+  return v
+    .map((x) => ({ x, s: text(x) }))
+    .sort((a, b) => (a.s < b.s ? -1 : a.s > b.s ? 1 : 0))
+    .map((p) => p.x);
 }
 
 function num(e: Expr, ctx: TemplateContext): number {
@@ -491,6 +512,24 @@ export function arithmeticValue(exprText: string, ctx: TemplateContext): Result<
 }
 
 /**
+ * A derived value (`"= EXPR"` without the "= "): EXPR's number, or the list when EXPR is
+ * `sorted(X)`; or why it gives none.
+ *
+ * @example
+ * derivedValue('sorted({{args.item_ids}})', { args: { item_ids: ['b', 'a'] } }) // { ok: true, value: ['a', 'b'] }
+ */
+export function derivedValue(exprText: string, ctx: TemplateContext): Result<unknown, { message: string }> {
+  const e = parseExpression(exprText);
+  if (!e.ok) return { ok: false, message: e.message };
+  try {
+    return { ok: true, value: e.value.t === 'sorted' ? value(e.value, ctx) : num(e.value, ctx) };
+  } catch (err) {
+    if (err instanceof Unknown) return { ok: false, message: err.message };
+    throw err;
+  }
+}
+
+/**
  * A condition with its templates rendered as text, for the record (`{{order.status}} == pending`
  * becomes `cancelled == pending`); a missing value shows as `?`.
  */
@@ -503,7 +542,7 @@ export function renderedCondition(textIn: string, ctx: TemplateContext): string 
 
 /**
  * Renders an effect's values (`row`, `set`, `append`): templates as renderValue does, and a string
- * written `"= EXPR"` as EXPR's number. The sandbox checks every derived value first
+ * written `"= EXPR"` as EXPR's number (or list, for `sorted(X)`). The sandbox checks every derived value first
  * (`derivedFailure`), so one that gives no number here is an internal fault.
  *
  * @example
@@ -512,7 +551,7 @@ export function renderedCondition(textIn: string, ctx: TemplateContext): string 
 export function renderEffectValue(v: unknown, ctx: TemplateContext): unknown {
   if (typeof v === 'string') {
     if (!DERIVED.test(v)) return renderValue(v, ctx);
-    const r = arithmeticValue(v.replace(DERIVED, ''), ctx);
+    const r = derivedValue(v.replace(DERIVED, ''), ctx);
     if (!r.ok) throw new Error(`internal: the derived value "${v}" gives no number: ${r.message}`);
     return r.value;
   }
@@ -529,7 +568,7 @@ export function renderEffectValue(v: unknown, ctx: TemplateContext): unknown {
 export function derivedFailure(v: unknown, ctx: TemplateContext): string | undefined {
   if (typeof v === 'string') {
     if (!DERIVED.test(v)) return undefined;
-    const r = arithmeticValue(v.replace(DERIVED, ''), ctx);
+    const r = derivedValue(v.replace(DERIVED, ''), ctx);
     return r.ok ? undefined : `cannot compute "${v.replace(DERIVED, '')}": ${r.message}`;
   }
   if (Array.isArray(v)) {

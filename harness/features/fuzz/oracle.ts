@@ -510,6 +510,15 @@ class Reader {
       this.i++; // ')'
       return v;
     }
+    if (t === 'sorted' && this.at('(')) {
+      this.i++;
+      const v = this.sum();
+      this.i++;
+      if (!Array.isArray(v)) throw new NoValue();
+      // Numbers by value when all are numbers, else by their text.
+      if (v.every((x) => asNumber(x) !== undefined)) return [...v].sort((a, b) => this.num(a) - this.num(b));
+      return [...v].sort((a, b) => (asText(a) < asText(b) ? -1 : asText(a) > asText(b) ? 1 : 0));
+    }
     if (t === 'sum' && this.at('(')) {
       this.i++;
       const v = this.sum();
