@@ -16,7 +16,8 @@ import { BUILTIN_PROPERTIES, DEFAULT_PROPERTIES } from '../../harness/features/f
 import { runDecisions, scenarioFrom } from '../helpers/run.ts';
 import { RETAIL_YAML } from '../helpers/language.ts';
 
-// More comparisons than the hand-computed cases need: numeric, with arithmetic, len(), "in" over a row's list, and / or with parentheses.
+// More comparisons than the hand-computed cases need: numeric, with arithmetic, len(), "in" over a row's list, and / or
+// with parentheses, and a list lookup (an element without a row: c) summed.
 const scenario = scenarioFrom(
   RETAIL_YAML.replace(
     '    parameters: { type: object, properties: { cabin: { type: string } }, required: [cabin] }',
@@ -25,6 +26,11 @@ const scenario = scenarioFrom(
     .replace(
       '    parameters: { type: object, properties: { user_id: { type: string }, amount: { type: number } }, required: [user_id, amount] }',
       '    parameters: { type: object, properties: { user_id: { type: string }, amount: { type: number } }, required: [user_id, amount] }\n    preconditions: [ { when: "({{user.gift_card_balance}} + {{args.amount}} < 100 or {{args.amount}} == 5) and {{args.amount}} != 21.1 or {{args.amount}} == 10.1 and ({{user.nope}} == 1 or 1 == 1)" } ]',
+    )
+    .replace('    reservations: []\n', '    reservations: []\n    items: [ { id: a, price: 2 }, { id: b, price: 3.5 } ]\n')
+    .replace(
+      '  - name: exchange\n    reversibility: irreversible\n',
+      '  - name: exchange\n    reversibility: irreversible\n    lookups: { picked: { table: items, where: { id: "{{args.items}}" }, each: true } }\n    preconditions: [ { when: "sum({{picked[*].price}}) > 2 or len({{picked}}) == 0" } ]\n',
     )
     .replace(
       '    validate:\n',
@@ -36,7 +42,7 @@ const orders = ['#W1', '#W2', '#W9'];
 const reasons = ['no longer needed', 'other'];
 const cancelArgs = fc.record({ order_id: fc.constantFrom(...orders), reason: fc.constantFrom(...reasons) });
 const exchangeArb = fc
-  .constantFrom(['a', 'b'], ['b', 'a'], ['a'])
+  .constantFrom(['a', 'b'], ['b', 'a'], ['a'], ['a', 'c'])
   .chain((items) =>
     fc.constantFrom(
       { tool: 'confirm', args: { tool: 'exchange', args: { order_id: '#W1', items } } },
