@@ -27,7 +27,10 @@ const scenario = scenarioFrom(
       '    parameters: { type: object, properties: { user_id: { type: string }, amount: { type: number } }, required: [user_id, amount] }',
       '    parameters: { type: object, properties: { user_id: { type: string }, amount: { type: number } }, required: [user_id, amount] }\n    preconditions: [ { when: "({{user.gift_card_balance}} + {{args.amount}} < 100 or {{args.amount}} == 5) and {{args.amount}} != 21.1 or {{args.amount}} == 10.1 and ({{user.nope}} == 1 or 1 == 1)" } ]',
     )
-    .replace('    reservations: []\n', '    reservations: []\n    items: [ { id: a, price: 2 }, { id: b, price: 3.5 } ]\n')
+    .replace(
+      '    reservations: []\n',
+      '    reservations: []\n    items: [ { id: a, price: 2 }, { id: b, price: 3.5 } ]\n',
+    )
     .replace(
       '  - name: exchange\n    reversibility: irreversible\n',
       '  - name: exchange\n    reversibility: irreversible\n    lookups: { picked: { table: items, where: { id: "{{args.items}}" }, each: true } }\n    preconditions: [ { when: "sum({{picked[*].price}}) > 2 or len({{picked}}) == 0" } ]\n',
