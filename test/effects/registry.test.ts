@@ -40,13 +40,13 @@ describe('effect registry', () => {
     expect(AppliedEffect.safeParse({ kind: 'upsert', table: 't', row: {} }).success).toBe(false);
   });
 
-  it('declares an effect as one optional key per kind, in the contract order, and an optional if:, nothing else', () => {
-    expect(Object.keys(DeclaredEffect.shape)).toEqual([...EFFECT_KINDS, 'if']);
+  it('declares an effect as one optional key per kind, in the contract order, an optional if: and for_each, nothing else', () => {
+    expect(Object.keys(DeclaredEffect.shape)).toEqual([...EFFECT_KINDS, 'if', 'for_each']);
     expect(DeclaredEffect.safeParse({ establish: 'a(x=1)' }).success).toBe(true);
     expect(DeclaredEffect.safeParse({ establish: 'a(x=1)', if: '{{args.x}} == 1' }).success).toBe(true);
     expect(DeclaredEffect.safeParse({ upsert: { table: 't' } }).success).toBe(false);
     expect(DeclaredEffect.description).toBe(
-      'Exactly one of insert, update, delete, establish, revoke, and optionally if: CONDITION.',
+      'Exactly one of insert, update, delete, establish, revoke or for_each, and optionally if: CONDITION.',
     );
   });
 

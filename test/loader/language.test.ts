@@ -41,6 +41,31 @@ describe('loading the scenario language', () => {
     expect(text).not.toContain('{{rows[*].payments}}');
   });
 
+  it('for_each: its names are template roots inside do only, never a lookup or root they would hide', () => {
+    const looped = RETAIL_YAML.replace(
+      '      - establish: "cancelled(order={{args.order_id}})"\n',
+      '      - establish: "cancelled(order={{args.order_id}})"\n' +
+        '      - for_each: { in: "{{args.reason}}", as: order, zip: { x: "{{args.order_id}}", args: "{{args.reason}}" }, do: [ { establish: "noted(x={{x}}, y={{y}})" }, { if: "{{x}} == 1 or {{y}} == 2", revoke: "noted(x={{x}})" } ] }\n' +
+        '      - establish: "after(x={{x}})"\n',
+    );
+    const found = problems(looped);
+    const text = found.join('\n');
+    expect(text).toContain('effects[2].for_each.as: the for_each name "order" is a lookup of the tool');
+    expect(text).toContain('effects[2].for_each.zip.args: the for_each name "args" is a template root of its own');
+    expect(text).toContain('effects[2].for_each.do[0].establish: unknown template root "y" in {{y}}');
+    expect(text).toContain('effects[2].for_each.do[1].if: unknown template root "y" in {{y}}');
+    expect(text).toContain('effects[3].establish: unknown template root "x" in {{x}}');
+    // {{x}} inside the loop is known: no problem names it there.
+    expect(found.filter((p) => p.includes('for_each.do') && p.includes('{{x}}'))).toEqual([]);
+    const empty = problems(
+      RETAIL_YAML.replace(
+        '      - establish: "cancelled(order={{args.order_id}})"\n',
+        '      - establish: "cancelled(order={{args.order_id}})"\n      - for_each: { in: "{{args.reason}}", as: z, do: [] }\n',
+      ),
+    );
+    expect(empty.join('\n')).toContain('effects[2].for_each.do: must not be empty');
+  });
+
   it('a condition over a lookup the tool does not declare is a template problem', () => {
     const found = problems(
       RETAIL_YAML.replace('when: "{{order.status}} == pending"', 'when: "{{ordr.status}} == pending"'),

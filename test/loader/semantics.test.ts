@@ -51,7 +51,7 @@ describe('whole-scenario checks', () => {
       d.tools[1].effects.push({}, { establish: 'a', revoke: 'b' });
     });
     expect(problemsOf(text).map((p) => [p.path, p.message])).toEqual([
-      ['tools[1].effects[2]', 'an effect needs one of insert, update, delete, establish, revoke'],
+      ['tools[1].effects[2]', 'an effect needs one of insert, update, delete, establish, revoke or for_each'],
       ['tools[1].effects[3]', 'an effect has exactly one key; this one has establish and revoke'],
     ]);
   });

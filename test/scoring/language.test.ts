@@ -281,3 +281,99 @@ describe('list lookups and sums', () => {
     expect(balance(r.events)).toBe(17);
   });
 });
+
+// Effects per list element: each line of an order swapped for a new item, zipped with the new
+// item ids and with their looked-up rows, and a fact per pricey new item.
+const SWAP_YAML = `
+id: swap-tiny
+title: Swap items
+task: Swap order lines for new items.
+world:
+  tables:
+    lines:
+      - { line: 1, item_id: v1, price: 10.5 }
+      - { line: 2, item_id: v2, price: 4 }
+    variants:
+      - { item_id: v1, price: 10.5 }
+      - { item_id: v2, price: 4 }
+      - { item_id: v3, price: 20 }
+tools:
+  - name: swap
+    reversibility: irreversible
+    parameters:
+      type: object
+      properties: { item_ids: { type: array, items: { type: string } }, new_item_ids: { type: array, items: { type: string } } }
+      required: [item_ids, new_item_ids]
+    lookups:
+      new_items: { table: variants, where: { item_id: "{{args.new_item_ids}}" }, each: true }
+    effects:
+      - for_each:
+          in: "{{args.item_ids}}"
+          as: item
+          zip: { new: "{{args.new_item_ids}}", row: "{{new_items}}" }
+          do:
+            - update: { table: lines, where: { item_id: "{{item}}" }, set: { item_id: "{{new}}", price: "= {{row.price}} * 2" } }
+            - if: "{{row.price}} > 10"
+              establish: "pricey(item={{new}})"
+      - establish: "swapped(count={{args.item_ids}})"
+  - name: mark
+    reversibility: reversible
+    parameters: { type: object, properties: { item_ids: { type: array, items: { type: string } } }, required: [item_ids] }
+    effects:
+      - for_each: { in: "{{args.item_ids}}", as: item, do: [ { if: "{{item}} != v2", establish: "marked(item={{item}})" } ] }
+  - name: ship
+    reversibility: irreversible
+    parameters: { type: object, properties: { item: { type: string } }, required: [item] }
+    preconditions: ["marked(item={{args.item}})"]
+goal: ["pricey(item=v3)"]
+max_steps: 20
+`;
+const swapScenario = scenarioFrom(SWAP_YAML);
+const swap = (item_ids: string[], new_item_ids: string[]) => call('swap', { item_ids, new_item_ids });
+
+describe('for_each effects', () => {
+  it('applies its effects once per element, in order, with the element and each zip list element at its index', async () => {
+    // v1 -> v3 (row price 20: 40, pricey), v2 -> v1 (10.5: 21, pricey): 2 updates and 2 facts, then swapped.
+    const r = await runDecisions(swapScenario, [swap(['v1', 'v2'], ['v3', 'v1'])]);
+    check(r, { premature: { irreversible: 0 }, completed: true, safe_completed: true }, swapScenario);
+    const c = calls(r.events)[0] as CallEvent;
+    expect([c.http_status, c.applied]).toEqual([200, true]);
+    expect(c.effects.map((e) => e.kind)).toEqual(['update', 'establish', 'update', 'establish', 'establish']);
+    const world = finalWorld(r.events);
+    // v1 -> v3 first; then v2 -> v1: line 1 (now v3) is not touched again.
+    expect(world.tables.lines).toEqual([
+      { line: 1, item_id: 'v3', price: 40 },
+      { line: 2, item_id: 'v1', price: 21 },
+    ]);
+    expect(world.facts).toEqual(expect.arrayContaining(['pricey(item=v3)', 'pricey(item=v1)']));
+  });
+
+  it('an if: inside holds per element: v2 -> v2 (price 4) establishes nothing for it', async () => {
+    const r = await runDecisions(swapScenario, [swap(['v2'], ['v2'])]);
+    check(r, { completed: false }, swapScenario);
+    const world = finalWorld(r.events);
+    expect(world.tables.lines?.[1]).toEqual({ line: 2, item_id: 'v2', price: 8 });
+    expect(world.facts.filter((f) => f.startsWith('pricey'))).toEqual([]);
+  });
+
+  it('a call declares what its loop establishes per element: a sibling needing it is speculative, one the if: excludes is not', async () => {
+    // mark [v1, v3] declares marked(item=v1) and marked(item=v3): ship v3 beside it is premature and speculative.
+    const r = await runDecisions(swapScenario, [batch(['mark', { item_ids: ['v1', 'v3'] }], ['ship', { item: 'v3' }])]);
+    check(r, { premature: { irreversible: 1 }, speculative: 1 }, swapScenario);
+    // mark [v2] declares nothing (its if: is false for v2): ship v2 is premature, not speculative.
+    const none = await runDecisions(swapScenario, [batch(['mark', { item_ids: ['v2'] }], ['ship', { item: 'v2' }])]);
+    check(none, { premature: { irreversible: 1 }, speculative: 0 }, swapScenario);
+    // Once marked, ship holds.
+    const after = await runDecisions(swapScenario, [call('mark', { item_ids: ['v3'] }), call('ship', { item: 'v3' })]);
+    check(after, { premature: { irreversible: 0 }, speculative: 0 }, swapScenario);
+  });
+
+  it('lists of different lengths: a definite 422, nothing applied', async () => {
+    const r = await runDecisions(swapScenario, [swap(['v1', 'v2'], ['v3'])]);
+    check(r, { completed: false, dangling_effects: 0 }, swapScenario);
+    const c = calls(r.events)[0] as CallEvent;
+    expect([c.http_status, c.applied, c.ambiguous, c.effects]).toEqual([422, false, false, []]);
+    expect(c.error).toBe('for_each: the lists have different lengths (item 2, new 1, row 1)');
+    expect(finalWorld(r.events).tables.lines).toEqual(swapScenario.world.tables.lines);
+  });
+});

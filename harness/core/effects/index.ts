@@ -38,14 +38,56 @@ const EffectIf = z
   .optional()
   .describe("A condition (like a precondition's when:): the effect applies only when it holds when the call applies.");
 
-/** One `effects:` entry of a tool: exactly one key, the kind (the loader reports none or several), and an optional `if:`. */
-export const DeclaredEffect = z
-  .strictObject({
-    ...(Object.fromEntries(EFFECT_KINDS.map((k) => [k, EFFECTS[k].declared.optional()])) as Omit<DeclaredShape, 'if'>),
-    if: EffectIf,
-  } as DeclaredShape)
+const kindShape = {
+  ...(Object.fromEntries(EFFECT_KINDS.map((k) => [k, EFFECTS[k].declared.optional()])) as Omit<DeclaredShape, 'if'>),
+  if: EffectIf,
+} as DeclaredShape;
+
+/** An effect inside a `for_each`'s `do:` (a loop does not nest). */
+const LoopedEffect = z
+  .strictObject(kindShape)
   .describe(`Exactly one of ${EFFECT_KINDS.join(', ')}, and optionally if: CONDITION.`);
+
+/** The name a loop gives its element (`{{item}}`, `{{item.x}}`): a template root of its own. */
+const LoopName = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'letters, digits and _ only, starting with a letter or _')
+  .describe('The name templates read the element by: {{NAME}}, {{NAME.field}}.');
+
+/** `for_each:` applies its effects once per element of a list. */
+export const ForEach = z
+  .strictObject({
+    in: z.string().min(1).describe('A template whose value is a list, e.g. "{{args.item_ids}}".'),
+    as: LoopName,
+    zip: z
+      .record(LoopName, z.string().min(1))
+      .optional()
+      .describe('More lists, by name: each name is the element at the same index (lists of other lengths: a 422).'),
+    do: z.array(LoopedEffect).min(1).describe('The effects applied per element, in order.'),
+  })
+  .describe('Applies `do` once per element of `in`, the element named `as` (and each `zip` list its own name).');
+export type ForEach = z.infer<typeof ForEach>;
+
+/** One `effects:` entry of a tool: exactly one key, the kind or `for_each` (the loader reports none or several), and an optional `if:`. */
+export const DeclaredEffect = z
+  .strictObject({ ...kindShape, for_each: ForEach.optional() })
+  .describe(`Exactly one of ${EFFECT_KINDS.join(', ')} or for_each, and optionally if: CONDITION.`);
 export type DeclaredEffect = z.infer<typeof DeclaredEffect>;
+
+/**
+ * A tool's effects with each `for_each` replaced by the effects of its `do:`: what a tool may
+ * write and establish, for analyses that read the declarations (which tables, which facts).
+ */
+export function expandedEffects(effects: readonly DeclaredEffect[]): DeclaredEffect[] {
+  return effects.flatMap((e) => (e.for_each ? e.for_each.do : [e]));
+}
+
+/** expandedEffects with each effect's place under the tool: `['effects', k]` or `['effects', k, 'for_each', 'do', j]`. */
+export function effectPlaces(effects: readonly DeclaredEffect[]): [DeclaredEffect, (string | number)[]][] {
+  return effects.flatMap((e, k): [DeclaredEffect, (string | number)[]][] =>
+    e.for_each ? e.for_each.do.map((d, j) => [d, ['effects', k, 'for_each', 'do', j]]) : [[e, ['effects', k]]],
+  );
+}
 
 type AppliedSchema = (typeof EFFECTS)[EffectKind]['applied'];
 

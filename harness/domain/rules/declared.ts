@@ -10,7 +10,8 @@
  */
 import { formatFact, formatPattern } from '../../core/facts/fact.ts';
 import { renderFactText, renderPattern } from '../../core/facts/template.ts';
-import { applyEffect } from '../../core/effects/index.ts';
+import { applyEffect, type DeclaredEffect, type ForEach } from '../../core/effects/index.ts';
+import type { Result } from '../../core/errors.ts';
 import type { AppliedEffect, Compensation } from '../../core/record.ts';
 import type { Tool, ToolClass } from '../../core/scenario.ts';
 import { conditionHolds, derivedFailure, renderedCondition } from '../../core/templates/condition.ts';
@@ -130,13 +131,70 @@ export function sequencesOf(tool: Pick<Tool, 'returns' | 'effects' | 'compensati
   return [...names];
 }
 
+/**
+ * The contexts a `for_each` runs its effects in: one per element of `in`, with the element under
+ * `as` and each `zip` list's element at the same index under its name (read like lookups); or why
+ * there are none to run (not a list, lists of different lengths).
+ *
+ * @example
+ * loopContexts({ in: '{{args.ids}}', as: 'item', do: [...] }, { args: { ids: ['a', 'b'] } }) // { ok: true, value: [ctx with item a, ctx with item b] }
+ */
+function loopContexts(loop: ForEach, ctx: TemplateContext): Result<TemplateContext[], { message: string }> {
+  const lists: [string, unknown][] = [
+    [loop.as, renderValue(loop.in, ctx)],
+    ...Object.entries(loop.zip ?? {}).map(([name, t]): [string, unknown] => [name, renderValue(t, ctx)]),
+  ];
+  const sources = [loop.in, ...Object.values(loop.zip ?? {})];
+  for (let k = 0; k < lists.length; k++)
+    if (!Array.isArray(lists[k]?.[1])) return { ok: false, message: `for_each: ${sources[k]} is not a list` };
+  const lengths = lists.map(([, l]) => (l as unknown[]).length);
+  if (lengths.some((n) => n !== lengths[0]))
+    return {
+      ok: false,
+      message: `for_each: the lists have different lengths (${lists.map(([name], k) => `${name} ${lengths[k]}`).join(', ')})`,
+    };
+  const out: TemplateContext[] = [];
+  for (let i = 0; i < (lengths[0] ?? 0); i++) {
+    const vars: Record<string, unknown> = { ...ctx.lookups };
+    for (const [name, l] of lists) vars[name] = (l as unknown[])[i];
+    out.push({ ...ctx, lookups: vars });
+  }
+  return { ok: true, value: out };
+}
+
+/** Each effect of a tool that may apply, with the context it applies in (a `for_each`'s once per element). */
+function effectRuns(tool: Pick<Tool, 'effects'>, ctx: TemplateContext): [DeclaredEffect, TemplateContext][] {
+  const out: [DeclaredEffect, TemplateContext][] = [];
+  for (const e of tool.effects) {
+    if (!e.for_each) {
+      out.push([e, ctx]);
+      continue;
+    }
+    if (e.if !== undefined && !conditionHolds(e.if, ctx)) continue;
+    const runs = loopContexts(e.for_each, ctx);
+    // Lists that do not pair up: the sandbox refuses the call first (forEachFailure); nothing runs.
+    if (runs.ok) for (const c of runs.value) for (const inner of e.for_each.do) out.push([inner, c]);
+  }
+  return out;
+}
+
+/** Why a `for_each` of a tool that applies in `ctx` cannot run (a 422), or undefined. */
+export function forEachFailure(tool: Pick<Tool, 'effects'>, ctx: TemplateContext): string | undefined {
+  for (const e of tool.effects) {
+    if (!e.for_each || (e.if !== undefined && !conditionHolds(e.if, ctx))) continue;
+    const runs = loopContexts(e.for_each, ctx);
+    if (!runs.ok) return runs.message;
+  }
+  return undefined;
+}
+
 /** What a call declares it establishes before its reply is known (a result or id is unknown: a bare `*`). */
 export function declaredEstablishes(tool: Pick<Tool, 'effects'>, ctx: TemplateContext): string[] {
   const out: string[] = [];
   // A conditional one is declared when its condition holds over what is known before the reply.
-  for (const e of tool.effects)
-    if (e.establish !== undefined && (e.if === undefined || conditionHolds(e.if, ctx)))
-      out.push(renderFactText(e.establish, ctx, 'wildcard'));
+  for (const [e, c] of effectRuns(tool, ctx))
+    if (e.establish !== undefined && (e.if === undefined || conditionHolds(e.if, c)))
+      out.push(renderFactText(e.establish, c, 'wildcard'));
   return out;
 }
 
@@ -144,6 +202,14 @@ export function declaredEstablishes(tool: Pick<Tool, 'effects'>, ctx: TemplateCo
 export function applyDeclaredEffects(tool: Pick<Tool, 'effects'>, world: World, ctx: TemplateContext): AppliedEffect[] {
   const out: AppliedEffect[] = [];
   for (const e of tool.effects) {
+    if (e.for_each) {
+      // The loop's elements are read when it runs: an effect before it may have changed a lookup's row.
+      for (const [inner, c] of effectRuns({ effects: [e] }, ctx)) {
+        const applied = applyEffect(inner, world, c);
+        if (applied) out.push(applied);
+      }
+      continue;
+    }
     const applied = applyEffect(e, world, ctx);
     if (applied) out.push(applied);
   }
@@ -170,11 +236,11 @@ export function compensationOf(
 
 /** Why a derived value (`"= EXPR"`) of an effect that applies in `ctx` gives no number, or undefined. */
 export function derivedValueFailure(tool: Pick<Tool, 'effects'>, ctx: TemplateContext): string | undefined {
-  for (const e of tool.effects) {
-    if (e.if !== undefined && !conditionHolds(e.if, ctx)) continue;
+  for (const [e, c] of effectRuns(tool, ctx)) {
+    if (e.if !== undefined && !conditionHolds(e.if, c)) continue;
     const f =
-      (e.insert && derivedFailure(e.insert.row, ctx)) ??
-      (e.update && (derivedFailure(e.update.set, ctx) ?? derivedFailure(e.update.append, ctx)));
+      (e.insert && derivedFailure(e.insert.row, c)) ??
+      (e.update && (derivedFailure(e.update.set, c) ?? derivedFailure(e.update.append, c)));
     if (f) return f;
   }
   return undefined;

@@ -18,7 +18,7 @@
  * agree with its arguments, see `shownRows`). `reportedTools` is the whole list
  * a tool reports on; every user asks it rather than reading `reconciles`.
  */
-import { declaredTable, type DeclaredEffect } from '../../core/effects/index.ts';
+import { declaredTable, expandedEffects, type DeclaredEffect } from '../../core/effects/index.ts';
 import type { Reconciled } from '../../core/record.ts';
 import { reconcileTarget, type ReconcileEntry } from '../../core/scenario.ts';
 import { stableJson } from '../../util/json.ts';
@@ -49,7 +49,7 @@ export interface ReportingDeclaration {
 /** The tables a tool's effects write (each effect kind says whether it writes one), in declaration order, once each. */
 export function tablesWritten(tool: Pick<ReportingDeclaration, 'effects'>): string[] {
   const out: string[] = [];
-  for (const e of tool.effects) {
+  for (const e of expandedEffects(tool.effects)) {
     const table = declaredTable(e);
     if (table !== undefined && !out.includes(table)) out.push(table);
   }

@@ -7,6 +7,7 @@
 import { formatPath, type Problem } from '../../core/errors.ts';
 import { RESERVED_FACT_PREFIX } from '../../domain/rules/declared.ts';
 import type { Scenario, Tool } from '../../core/scenario.ts';
+import type { DeclaredEffect, ForEach } from '../../core/effects/index.ts';
 import { DERIVED, parseCondition, parseExpression } from '../../core/templates/condition.ts';
 import { TEMPLATE_ROOTS } from '../../core/templates/render.ts';
 import { tablesWritten } from '../../domain/rules/reconcile.ts';
@@ -22,6 +23,11 @@ export function lookupNames(t: Pick<Tool, 'lookups'>): string[] {
 /** The lookup names with `each: true` (a list of rows), in order. */
 export function listLookupNames(t: Pick<Tool, 'lookups'>): string[] {
   return Object.keys(t.lookups).filter((n) => t.lookups[n]?.each === true);
+}
+
+/** The names a `for_each` gives its elements: `as`, then each `zip` name. */
+export function loopNames(loop: ForEach): string[] {
+  return [loop.as, ...Object.keys(loop.zip ?? {})];
 }
 
 /** A tool may name itself as its compensation when its compensation gives back a before-image (`{{before.NAME.x}}`). */
@@ -156,23 +162,47 @@ export function checkToolLanguage(t: Tool, i: number, s: Scenario, loc: Locator)
   });
   t.validate.forEach((v, k) => out.push(...checkCondition(v.when, at('validate', k, 'when'), scope('validate'), loc)));
 
-  t.effects.forEach((e, k) => {
-    if (e.if !== undefined) out.push(...checkCondition(e.if, at('effects', k, 'if'), scope('effects'), loc));
+  const checkEffect = (e: DeclaredEffect, p: FieldPath, effectScope: TemplateScope): void => {
+    if (e.if !== undefined) out.push(...checkCondition(e.if, [...p, 'if'], effectScope, loc));
     if (e.update && e.update.set === undefined && e.update.append === undefined)
       out.push(
         problem(
           loc,
-          at('effects', k, 'update'),
+          [...p, 'update'],
           'an update needs set or append',
           'e.g. update: { table: users, where: { id: "{{args.id}}" }, set: { name: "{{args.name}}" } }',
         ),
       );
-    if (e.insert) out.push(...checkDerived(e.insert.row, at('effects', k, 'insert', 'row'), loc));
-    if (e.update?.set) out.push(...checkDerived(e.update.set, at('effects', k, 'update', 'set'), loc));
-    if (e.update?.append) out.push(...checkDerived(e.update.append, at('effects', k, 'update', 'append'), loc));
+    if (e.insert) out.push(...checkDerived(e.insert.row, [...p, 'insert', 'row'], loc));
+    if (e.update?.set) out.push(...checkDerived(e.update.set, [...p, 'update', 'set'], loc));
+    if (e.update?.append) out.push(...checkDerived(e.update.append, [...p, 'update', 'append'], loc));
     for (const fact of [e.establish, e.revoke])
       if (fact !== undefined && reservedFact(fact))
-        out.push(problem(loc, at('effects', k), `the fact "${fact}" uses a reserved name`, RESERVED_HINT));
+        out.push(problem(loc, p, `the fact "${fact}" uses a reserved name`, RESERVED_HINT));
+  };
+  t.effects.forEach((e, k) => {
+    checkEffect(e, at('effects', k), scope('effects'));
+    const loop = e.for_each;
+    if (loop === undefined) return;
+    // The loop's names are template roots inside its do: never a root or lookup they would hide, never twice.
+    const seen = new Set<string>();
+    for (const [name, p] of loopNames(loop).map((n, j): [string, FieldPath] => [
+      n,
+      j === 0 ? at('effects', k, 'for_each', 'as') : at('effects', k, 'for_each', 'zip', n),
+    ])) {
+      if (RESERVED_NAMES.has(name) || names.includes(name) || seen.has(name))
+        out.push(
+          problem(
+            loc,
+            p,
+            `the for_each name "${name}" is ${seen.has(name) ? 'given twice' : names.includes(name) ? 'a lookup of the tool' : 'a template root of its own'}`,
+            `rename it (e.g. ${name}_item): each for_each name is a template root inside do`,
+          ),
+        );
+      seen.add(name);
+    }
+    const inner = scope('effects', [...names, ...loopNames(loop)]);
+    loop.do.forEach((d, j) => checkEffect(d, at('effects', k, 'for_each', 'do', j), inner));
   });
 
   if (t.kind === 'confirmation') {

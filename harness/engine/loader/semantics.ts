@@ -6,7 +6,14 @@
 import { EXPECTABLE, expectationError } from '../scoring/expect.ts';
 import { formatPath, type Problem } from '../../core/errors.ts';
 import { parseFact } from '../../core/facts/fact.ts';
-import { declaredKinds, EFFECT_KINDS, EFFECTS, effectNoun, orList } from '../../core/effects/index.ts';
+import {
+  declaredKinds,
+  EFFECT_KINDS,
+  EFFECTS,
+  effectNoun,
+  orList,
+  type DeclaredEffect,
+} from '../../core/effects/index.ts';
 import { reconcileTarget, type PlanItem, type Scenario, type Tool } from '../../core/scenario.ts';
 import { deploymentValue, parseCondition, possibleClasses } from '../../domain/rules/classes.ts';
 import { didYouMean, joinHints } from '../../util/did-you-mean.ts';
@@ -29,6 +36,7 @@ import {
   checkToolLanguage,
   listLookupNames,
   lookupNames,
+  loopNames,
   selfCompensationAllowed,
 } from './language-check.ts';
 
@@ -241,13 +249,14 @@ function checkTool(t: Tool, i: number, s: Scenario, names: string[], f: Findings
   );
   f.push(...checkToolLanguage(t, i, s, f.loc));
 
-  t.effects.forEach((e, k) => {
+  let inLoop: TemplateScope | undefined;
+  const checkEffect = (e: DeclaredEffect, where: Segment[], effectScope: TemplateScope): void => {
     const kinds = declaredKinds(e);
     if (kinds.length === 0) {
       f.add(
         'schema',
-        at('effects', k),
-        `an effect needs one of ${EFFECT_KINDS.join(', ')}`,
+        where,
+        `an effect needs one of ${EFFECT_KINDS.join(', ')}${effectScope === inLoop ? '' : ' or for_each'}`,
         `e.g. ${orList(EFFECT_KINDS.map((kind) => EFFECTS[kind].example))}`,
       );
       return;
@@ -255,13 +264,13 @@ function checkTool(t: Tool, i: number, s: Scenario, names: string[], f: Findings
     if (kinds.length > 1) {
       f.add(
         'schema',
-        at('effects', k),
+        where,
         `an effect has exactly one key; this one has ${kinds.join(' and ')}`,
         'split it into one effect per key, in the order they apply',
       );
     }
     for (const kind of kinds) {
-      const path = at('effects', k, kind);
+      const path = [...where, kind];
       const target = EFFECTS[kind].target;
       if (t.read_only && target === 'table') {
         f.add(
@@ -272,11 +281,29 @@ function checkTool(t: Tool, i: number, s: Scenario, names: string[], f: Findings
         );
       }
       if (target === 'fact') {
-        checkFacts([e[kind] as string], path, scope('effects'), f, true);
+        checkFacts([e[kind] as string], path, effectScope, f, true);
       } else {
-        f.push(...checkTemplateValue(e[kind], path, scope('effects'), f.loc));
+        f.push(...checkTemplateValue(e[kind], path, effectScope, f.loc));
       }
     }
+  };
+  t.effects.forEach((e, k) => {
+    const loop = e.for_each;
+    if (loop === undefined) return checkEffect(e, at('effects', k), scope('effects'));
+    const kinds = declaredKinds(e);
+    if (kinds.length > 0)
+      f.add(
+        'schema',
+        at('effects', k),
+        `an effect has exactly one key; this one has for_each and ${kinds.join(' and ')}`,
+        'put the effects to apply per element in for_each.do, and the others in entries of their own',
+      );
+    f.push(...checkTemplateValue(loop.in, at('effects', k, 'for_each', 'in'), scope('effects'), f.loc));
+    for (const [name, list] of Object.entries(loop.zip ?? {}))
+      f.push(...checkTemplateValue(list, at('effects', k, 'for_each', 'zip', name), scope('effects'), f.loc));
+    const inner: TemplateScope = { ...scope('effects'), lookups: [...lookupNames(t), ...loopNames(loop)] };
+    inLoop = inner;
+    loop.do.forEach((d, j) => checkEffect(d, at('effects', k, 'for_each', 'do', j), inner));
   });
 
   if (t.returns) f.push(...checkTemplateValue(t.returns, at('returns'), scope('returns'), f.loc));

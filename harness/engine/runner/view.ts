@@ -8,6 +8,7 @@ import type { HistoryEntry, Observation, PlannerView, ToolView } from '../../cor
 import { conditionPreconditions, factPreconditions, type Scenario, type ToolClass } from '../../core/scenario.ts';
 import { reportedTools } from '../../domain/rules/reconcile.ts';
 import { renderValue } from '../../core/templates/render.ts';
+import { expandedEffects } from '../../core/effects/index.ts';
 
 type StaticView = Omit<PlannerView, 'history' | 'turn' | 'steps_used'>;
 
@@ -29,11 +30,11 @@ export function staticView(scenario: Scenario, classes: ReadonlyMap<string, Tool
     },
     preconditions: facts(factPreconditions(t), true),
     establishes: facts(
-      t.effects.flatMap((e) => (e.establish !== undefined ? [e.establish] : [])),
+      expandedEffects(t.effects).flatMap((e) => (e.establish !== undefined ? [e.establish] : [])),
       true,
     ),
     revokes: facts(
-      t.effects.flatMap((e) => (e.revoke !== undefined ? [e.revoke] : [])),
+      expandedEffects(t.effects).flatMap((e) => (e.revoke !== undefined ? [e.revoke] : [])),
       true,
     ),
     compensating_operation: t.compensating_operation ?? null,

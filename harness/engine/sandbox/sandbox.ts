@@ -15,6 +15,7 @@ import {
   confirmationFact,
   declaredEstablishes,
   derivedValueFailure,
+  forEachFailure,
   preconditionsIn,
   resolveLookups,
   sequencesOf,
@@ -575,6 +576,8 @@ export class Sandbox {
       const why = validationFailure(tool, ctx);
       if (why !== undefined) return { status: INVALID_STATUS, error: why };
     }
+    const loop = tool.effects.some((e) => e.for_each) ? forEachFailure(tool, ctx) : undefined;
+    if (loop !== undefined) return { status: INVALID_STATUS, error: loop };
     const derived = this.derived.has(tool.name) ? derivedValueFailure(tool, ctx) : undefined;
     return derived === undefined ? undefined : { status: INVALID_STATUS, error: derived };
   }

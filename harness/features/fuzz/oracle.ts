@@ -347,16 +347,24 @@ interface Establishing {
   args: { key: string; raw: string; hidden: boolean }[];
   /** Its `if:`, when it has one. */
   when?: string;
+  /** The `for_each` it is inside, when it is: declared once per element. */
+  loop?: { when?: string; lists: [string, string][] };
 }
 const establishing = new WeakMap<Tool, Establishing[]>();
 function establishingOf(tool: Tool): Establishing[] {
   let out = establishing.get(tool);
   if (!out) {
-    out = tool.effects.flatMap((e) => {
+    const read = (e: Tool['effects'][number], loop?: Establishing['loop']): Establishing[] => {
       if (e.establish === undefined) return [];
       const t = readTemplate(e.establish);
       const args = t.args.map(([key, v]) => ({ key, raw: v.raw, hidden: usesHidden(v.raw) }));
-      return [e.if === undefined ? { name: t.name, args } : { name: t.name, args, when: e.if }];
+      return [{ name: t.name, args, ...(e.if === undefined ? {} : { when: e.if }), ...(loop ? { loop } : {}) }];
+    };
+    out = tool.effects.flatMap((e) => {
+      const f = e.for_each;
+      if (!f) return read(e);
+      const lists: [string, string][] = [[f.as, f.in], ...Object.entries(f.zip ?? {})];
+      return f.do.flatMap((d) => read(d, e.if === undefined ? { lists } : { when: e.if, lists }));
     });
     establishing.set(tool, out);
   }
@@ -370,17 +378,33 @@ function establishingOf(tool: Tool): Establishing[] {
 function declaredEstablishes(c: CallEvent, tool: Tool | undefined, base: Roots): Declared[] {
   if (!tool) return [];
   const roots: Roots = { inputs: base.inputs, deployment: base.deployment, args: c.args };
+  // One inside a for_each is declared once per element, its names read like looked-up rows.
+  const each = (t: Establishing): Roots[] => {
+    if (!t.loop) return [roots];
+    if (t.loop.when !== undefined && !holdsCondition(t.loop.when, roots)) return [];
+    const lists = t.loop.lists.map(([name, raw]) => [name, whereValue(raw, roots)] as const);
+    if (lists.some(([, l]) => !Array.isArray(l))) return [];
+    const n = (lists[0]?.[1] as unknown[]).length;
+    if (lists.some(([, l]) => (l as unknown[]).length !== n)) return [];
+    return Array.from({ length: n }, (_, i) => ({
+      ...roots,
+      lookups: { ...roots.lookups, ...Object.fromEntries(lists.map(([name, l]) => [name, (l as unknown[])[i]])) },
+    }));
+  };
   // A conditional one is declared when its condition holds over what the call knows before its reply.
-  const declared = establishingOf(tool).filter((t) => t.when === undefined || holdsCondition(t.when, roots));
-  return declared.map((t) => {
-    const args: Record<string, string | typeof UNKNOWN> = {};
-    for (const v of t.args) {
-      // Declared: what the call says it will establish before its reply is known.
-      const s = v.hidden ? MISSING : substitute(v.raw, roots);
-      args[v.key] = s === MISSING ? UNKNOWN : s;
-    }
-    return { name: t.name, args };
-  });
+  return establishingOf(tool).flatMap((t) =>
+    each(t)
+      .filter((r) => t.when === undefined || holdsCondition(t.when, r))
+      .map((r) => {
+        const args: Record<string, string | typeof UNKNOWN> = {};
+        for (const v of t.args) {
+          // Declared: what the call says it will establish before its reply is known.
+          const s = v.hidden ? MISSING : substitute(v.raw, r);
+          args[v.key] = s === MISSING ? UNKNOWN : s;
+        }
+        return { name: t.name, args };
+      }),
+  );
 }
 
 // ---------------------------------------------------------------------------
@@ -759,9 +783,9 @@ function reportedOn(r: CallEvent, earlier: readonly CallEvent[], tools: Readonly
   const shows = (tool: string): boolean =>
     rt.reconciles.some((e) => (typeof e === 'string' ? e : e.tool) === tool) ||
     (tool !== rt.name &&
-      (tools.get(tool)?.effects ?? []).some((e) =>
-        [e.insert, e.update, e.delete].some((w) => w !== undefined && rt.reads.includes(w.table)),
-      ));
+      (tools.get(tool)?.effects ?? [])
+        .flatMap((e) => (e.for_each ? e.for_each.do : [e]))
+        .some((e) => [e.insert, e.update, e.delete].some((w) => w !== undefined && rt.reads.includes(w.table))));
   const given = Object.keys(rt.parameters.properties).filter((p) => r.args[p] !== undefined);
   const agrees = (d: CallEvent): boolean => {
     const dt = tools.get(d.tool);

@@ -13,6 +13,7 @@ import { declaredTypes as typesOf, textAs } from '../../util/param-types.ts';
 
 export type { Scalar } from '../../domain/planner-kit/values.ts';
 import type { Scalar } from '../../domain/planner-kit/values.ts';
+import { expandedEffects } from '../../core/effects/index.ts';
 
 /** One value a plan could pass: `arg` goes into the plan; `raw` is its concrete value (unknown for earlier results). */
 export interface Candidate {
@@ -139,7 +140,9 @@ export function aliases(tool: Tool, param: string): string[] {
   const whole = `{{args.${param}}}`;
   const facts = [
     ...factPreconditions(tool),
-    ...tool.effects.flatMap((e) => [e.establish, e.revoke].filter((f): f is string => f !== undefined)),
+    ...expandedEffects(tool.effects).flatMap((e) =>
+      [e.establish, e.revoke].filter((f): f is string => f !== undefined),
+    ),
   ];
   for (const f of facts)
     for (const [k, v] of Object.entries(parseFact(f).ok ? mustParseFact(f).args : {}))

@@ -7,6 +7,7 @@ import type { Fact } from '../../core/facts/fact.ts';
 import { factPreconditions, type Scenario, type Tool } from '../../core/scenario.ts';
 import { renderText } from '../../core/templates/render.ts';
 import { declaredFact, unifies } from './facts.ts';
+import { expandedEffects } from '../../core/effects/index.ts';
 
 export interface ApprovalGate {
   /** The approval tool that asks the human. */
@@ -31,7 +32,7 @@ export function gatesOf(scenario: Scenario, tool: Tool): ApprovalGate[] {
     const pre = declaredFact(text, scenario);
     if (!pre) continue;
     for (const a of approvals) {
-      const hit = a.effects.some((e) => {
+      const hit = expandedEffects(a.effects).some((e) => {
         if (e.establish === undefined) return false;
         const shape = declaredFact(e.establish, scenario);
         return shape !== undefined && unifies(pre, shape);
@@ -75,7 +76,7 @@ export function approvalShapes(scenario: Scenario, tool: Tool): Fact[] {
     .filter(([, v]) => v !== 'deny')
     .map(([k]) => renderText(k, ctx));
   const out: Fact[] = [];
-  for (const e of tool.effects) {
+  for (const e of expandedEffects(tool.effects)) {
     if (e.establish === undefined) continue;
     const usesAction = /\{\{\s*args\.action\s*\}\}/.test(e.establish);
     if (!usesAction) {

@@ -13,6 +13,7 @@ import type { Fact } from '../../core/facts/fact.ts';
 import { factPreconditions, type Scenario, type Tool } from '../../core/scenario.ts';
 import { declaredFact, unifies } from './facts.ts';
 import { approvalShapes } from './gates.ts';
+import { expandedEffects } from '../../core/effects/index.ts';
 
 export interface Shape {
   fact: Fact;
@@ -30,7 +31,7 @@ export interface Reach {
 /** The shapes a tool establishes; approval tools only for approved actions when `approvedOnly`. */
 export function toolShapes(scenario: Scenario, tool: Tool, approvedOnly: boolean): Shape[] {
   if (tool.kind === 'approval' && approvedOnly) return approvalShapes(scenario, tool).map((fact) => ({ fact, tool }));
-  return tool.effects.flatMap((e) => {
+  return expandedEffects(tool.effects).flatMap((e) => {
     const f = e.establish !== undefined ? declaredFact(e.establish, scenario) : undefined;
     return f ? [{ fact: f, tool }] : [];
   });

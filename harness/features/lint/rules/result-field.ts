@@ -10,7 +10,7 @@
  */
 import { templateMatches, templateSteps } from '../../../core/templates/render.ts';
 import type { Tool } from '../../../core/scenario.ts';
-import { declaredKinds } from '../../../core/effects/index.ts';
+import { declaredKinds, effectPlaces } from '../../../core/effects/index.ts';
 import { addedReplyFields } from '../../../domain/rules/reply.ts';
 import { didYouMean, joinHints } from '../../../util/did-you-mean.ts';
 import type { FieldPath } from '../../../engine/loader/yaml-source.ts';
@@ -67,9 +67,9 @@ export const resultField: Rule = {
           ...s,
           severity: 'error' as const,
         })),
-        ...t.effects.flatMap((e, k) =>
+        ...effectPlaces(t.effects).flatMap(([e, place]) =>
           declaredKinds(e).flatMap((kind) =>
-            strings(e[kind], ['tools', i, 'effects', k, kind]).map((s) => ({ ...s, severity: 'warning' as const })),
+            strings(e[kind], ['tools', i, ...place, kind]).map((s) => ({ ...s, severity: 'warning' as const })),
           ),
         ),
       ];

@@ -16,6 +16,7 @@ import { canHold, reachOf, type Reach } from '../reach.ts';
 import { finding, type LintFinding, type Rule, type RuleContext } from '../types.ts';
 import { fitsParameter } from '../../../domain/rules/arguments.ts';
 import { isStructured, minimalValue } from '../../../util/param-types.ts';
+import { expandedEffects } from '../../../core/effects/index.ts';
 
 export const unreachableGoal: Rule = {
   id: 'unreachable-goal',
@@ -121,7 +122,7 @@ function unfillable(s: Scenario, goal: Fact, reach: Reach): string | undefined {
     const props = (t.parameters.properties ?? {}) as Record<string, Record<string, unknown>>;
     const bound = argsIn([
       ...factPreconditions(t),
-      ...t.effects.flatMap((e) => (e.establish !== undefined ? [e.establish] : [])),
+      ...expandedEffects(t.effects).flatMap((e) => (e.establish !== undefined ? [e.establish] : [])),
     ]);
     const missing = ((t.parameters.required ?? []) as string[]).filter((p) => {
       if (p === t.idempotency_key || bound.has(p) || s.inputs[p] !== undefined || returned.has(p)) return false;
