@@ -17,7 +17,7 @@ import { runDecisions, scenarioFrom } from '../helpers/run.ts';
 import { RETAIL_YAML } from '../helpers/language.ts';
 
 // More comparisons than the hand-computed cases need: numeric, with arithmetic, len(), "in" over a row's list, and / or
-// with parentheses, and a list lookup (an element without a row: c) summed.
+// with parentheses, a list lookup (an element without a row: c) summed, and a for_each that lowers the prices it sums.
 const scenario = scenarioFrom(
   RETAIL_YAML.replace(
     '    parameters: { type: object, properties: { cabin: { type: string } }, required: [cabin] }',
@@ -34,6 +34,10 @@ const scenario = scenarioFrom(
     .replace(
       '  - name: exchange\n    reversibility: irreversible\n',
       '  - name: exchange\n    reversibility: irreversible\n    lookups: { picked: { table: items, where: { id: "{{args.items}}" }, each: true } }\n    preconditions: [ { when: "sum({{picked[*].price}}) > 2 or len({{picked}}) == 0" } ]\n',
+    )
+    .replace(
+      '      - establish: "exchanged(order={{args.order_id}})"\n',
+      '      - establish: "exchanged(order={{args.order_id}})"\n      - for_each: { in: "{{args.items}}", as: it, zip: { p: "{{picked}}" }, do: [ { update: { table: items, where: { id: "{{it}}" }, set: { price: "= {{p.price}} - 1" } } }, { if: "{{p.price}} > 2", establish: "costly(item={{it}})" } ] }\n',
     )
     .replace(
       '    validate:\n',
