@@ -1,8 +1,8 @@
 /**
  * The scenario language for real domains (issue 41), scored by hand: lookups, comparisons in
  * preconditions, tool-side validation, confirmation of a concrete call (one yes licenses one call),
- * derived values, append, conditional effects, sequence ids and a setter that compensates itself
- * with its before-image. Each case runs through the real run loop and is checked three ways, as in
+ * derived values, append, conditional effects, sequence ids, a setter that compensates itself
+ * with its before-image, list lookups with sum() and sorted(), and for_each effects. Each case runs through the real run loop and is checked three ways, as in
  * definitions.test.ts: the run against the hand-computed figures, the independent oracle against
  * them, and the oracle against the record.
  */

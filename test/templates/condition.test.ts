@@ -130,3 +130,9 @@ describe('sorted(X)', () => {
     expect(conditionHolds('len(sorted({{args.ids}})) == 4', lists)).toBe(true);
   });
 });
+
+describe('a list lookup with no rows', () => {
+  it('counts 0 and sums to 0 (an empty list of prices)', () => {
+    expect(conditionHolds('len({{rows}}) == 0 and sum({{rows[*].price}}) == 0', { lookups: { rows: [] } })).toBe(true);
+  });
+});
