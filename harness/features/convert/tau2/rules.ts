@@ -17,7 +17,8 @@ import { AIRLINE_NOW } from './world.ts';
 type Json = string | number | boolean | null | Json[] | { [k: string]: Json };
 
 export interface ToolRule {
-  lookups?: Record<string, { table: string; where: Record<string, string> }>;
+  /** `each: true`: a list of rows, one per element of the list a `where` value renders to, in order. */
+  lookups?: Record<string, { table: string; where: Record<string, Json>; each?: true }>;
   preconditions?: (string | { when: string })[];
   validate?: { when: string; error: string }[];
   effects?: Json[];
@@ -38,6 +39,33 @@ const ORDER = { order: { table: 'orders', where: { order_id: '{{args.order_id}}'
 const PAYMENT = { payment: { table: 'payment_methods', where: { payment_method_id: '{{args.payment_method_id}}' } } };
 const ORDER_READ = ['authenticated(user={{order.user_id}})', 'order_read(order={{args.order_id}})'];
 const OWN_PAYMENT = { when: '{{payment.user_id}} == {{order.user_id}}', error: 'Payment method not found' };
+
+// The items of a modification or exchange, one row per listed id, in order: the old ones at their
+// catalogue price (tau2's orders hold each item at its catalogue price; convert.ts checks the
+// order's own prices and reports a difference), the new ones only when available.
+const ITEM_PAIRS = {
+  old_items: { table: 'items', where: { item_id: '{{args.item_ids}}' }, each: true },
+  new_items: { table: 'items', where: { item_id: '{{args.new_item_ids}}', available: true }, each: true },
+} as const;
+const PRICE_DIFFERENCE = 'sum({{new_items[*].price}}) - sum({{old_items[*].price}})';
+const NEW_ITEMS_AVAILABLE = {
+  when: 'len({{new_items}}) == len({{args.new_item_ids}})',
+  error: 'New item not found or available',
+};
+/** A gift card pays the difference only up to its balance (a card or PayPal is not limited: spendable). */
+const covers = (error: string) => ({ when: `{{payment.spendable}} >= ${PRICE_DIFFERENCE}`, error });
+/** The gift card's balance moved by `delta` (an expression), both the balance and what it can spend. */
+const giftCardMoved = (delta: string): Json => ({
+  if: '{{payment.source}} == gift_card',
+  update: {
+    table: 'payment_methods',
+    where: { payment_method_id: '{{args.payment_method_id}}' },
+    set: { balance: `= {{payment.balance}} + (${delta})`, spendable: `= {{payment.spendable}} + (${delta})` },
+  },
+});
+/** The policy: a return's refund goes to the original payment method or an existing gift card. */
+const REFUND_TARGET =
+  '{{payment.source}} == gift_card or {{args.payment_method_id}} == {{order.original_payment_method_id}}';
 
 const RETAIL: Record<string, ToolRule> = {
   find_user_id_by_email: {
@@ -73,7 +101,14 @@ const RETAIL: Record<string, ToolRule> = {
   list_all_product_types: { reads: ['products'] },
   transfer_to_human_agents: { effects: [{ establish: 'transferred_to_human' }], establishes: 'transferred_to_human' },
   cancel_pending_order: {
-    lookups: ORDER,
+    lookups: {
+      ...ORDER,
+      paid_with: {
+        table: 'payment_methods',
+        where: { payment_method_id: '{{order.payment_history[*].payment_method_id}}' },
+        each: true,
+      },
+    },
     preconditions: [...ORDER_READ, { when: '{{order.status}} == pending' }],
     validate: [{ when: '{{order.status}} == pending', error: 'Non-pending order cannot be cancelled' }],
     effects: [
@@ -84,13 +119,44 @@ const RETAIL: Record<string, ToolRule> = {
           set: { status: 'cancelled', cancel_reason: '{{args.reason}}' },
         },
       },
+      // A refund row per payment, and a gift card credited at once.
+      {
+        for_each: {
+          in: '{{order.payment_history}}',
+          as: 'paid',
+          zip: { method: '{{paid_with}}' },
+          do: [
+            {
+              update: {
+                table: 'orders',
+                where: { order_id: '{{args.order_id}}' },
+                append: {
+                  payment_history: {
+                    transaction_type: 'refund',
+                    amount: '{{paid.amount}}',
+                    payment_method_id: '{{paid.payment_method_id}}',
+                  },
+                },
+              },
+            },
+            {
+              if: '{{method.source}} == gift_card',
+              update: {
+                table: 'payment_methods',
+                where: { payment_method_id: '{{paid.payment_method_id}}' },
+                set: {
+                  balance: '= {{method.balance}} + {{paid.amount}}',
+                  spendable: '= {{method.spendable}} + {{paid.amount}}',
+                },
+              },
+            },
+          ],
+        },
+      },
       { establish: 'order_cancelled(order={{args.order_id}}, reason={{args.reason}})' },
     ],
     establishes: 'order_cancelled(order={{args.order_id}}, reason={{args.reason}})',
-    unrendered: [
-      'the refund of each payment (a refund row per payment, and the gift card credited at once): an effect per list element',
-      'the reason is checked by the parameter enum (a rejected call), where tau2 answers "Invalid reason"',
-    ],
+    unrendered: ['the reason is checked by the parameter enum (a rejected call), where tau2 answers "Invalid reason"'],
   },
   modify_pending_order_address: {
     lookups: ORDER,
@@ -110,7 +176,7 @@ const RETAIL: Record<string, ToolRule> = {
     ],
   },
   modify_pending_order_items: {
-    lookups: { ...ORDER, ...PAYMENT },
+    lookups: { ...ORDER, ...PAYMENT, ...ITEM_PAIRS },
     preconditions: [...ORDER_READ, { when: '{{order.status}} == pending' }],
     validate: [
       { when: '{{order.status}} == pending', error: 'Non-pending order cannot be modified' },
@@ -118,7 +184,9 @@ const RETAIL: Record<string, ToolRule> = {
         when: 'len({{args.item_ids}}) == len({{args.new_item_ids}})',
         error: 'The number of items to be exchanged should match',
       },
+      NEW_ITEMS_AVAILABLE,
       OWN_PAYMENT,
+      covers('Insufficient gift card balance to pay for the new item'),
     ],
     effects: [
       {
@@ -128,12 +196,42 @@ const RETAIL: Record<string, ToolRule> = {
           set: { status: 'pending (item modified)' },
         },
       },
+      // The difference is charged (a payment row) or refunded (a refund row), the gift card at once.
+      {
+        if: `${PRICE_DIFFERENCE} > 0`,
+        update: {
+          table: 'orders',
+          where: { order_id: '{{args.order_id}}' },
+          append: {
+            payment_history: {
+              transaction_type: 'payment',
+              amount: `= ${PRICE_DIFFERENCE}`,
+              payment_method_id: '{{args.payment_method_id}}',
+            },
+          },
+        },
+      },
+      {
+        if: `${PRICE_DIFFERENCE} <= 0`,
+        update: {
+          table: 'orders',
+          where: { order_id: '{{args.order_id}}' },
+          append: {
+            payment_history: {
+              transaction_type: 'refund',
+              amount: '= sum({{old_items[*].price}}) - sum({{new_items[*].price}})',
+              payment_method_id: '{{args.payment_method_id}}',
+            },
+          },
+        },
+      },
+      giftCardMoved(`0 - (${PRICE_DIFFERENCE})`),
       { establish: 'order_items_modified(order={{args.order_id}}, payment_method={{args.payment_method_id}})' },
     ],
     establishes: 'order_items_modified(order={{args.order_id}}, payment_method={{args.payment_method_id}})',
     unrendered: [
-      'the price difference (a sum over the item lists) and the gift-card balance check and charge it drives',
-      'the swap of each item in the order (an effect per list element) and the availability of each new item',
+      "the swap of each item inside the order's item list (an update sets a row's fields, not one element of a list field)",
+      'the checks per item pair: each old item is in the order (as often as listed), each new item differs from it and is a variant of the same product',
     ],
   },
   modify_pending_order_payment: {
@@ -165,8 +263,12 @@ const RETAIL: Record<string, ToolRule> = {
   },
   return_delivered_order_items: {
     lookups: { ...ORDER, ...PAYMENT },
-    preconditions: [...ORDER_READ, { when: '{{order.status}} == delivered' }],
-    validate: [{ when: '{{order.status}} == delivered', error: 'Non-delivered order cannot be returned' }, OWN_PAYMENT],
+    preconditions: [...ORDER_READ, { when: '{{order.status}} == delivered' }, { when: REFUND_TARGET }],
+    validate: [
+      { when: '{{order.status}} == delivered', error: 'Non-delivered order cannot be returned' },
+      OWN_PAYMENT,
+      { when: REFUND_TARGET, error: 'Payment method should be the original payment method' },
+    ],
     effects: [
       {
         update: {
@@ -174,7 +276,7 @@ const RETAIL: Record<string, ToolRule> = {
           where: { order_id: '{{args.order_id}}' },
           set: {
             status: 'return requested',
-            return_items: '{{args.item_ids}}',
+            return_items: '= sorted({{args.item_ids}})',
             return_payment_method_id: '{{args.payment_method_id}}',
           },
         },
@@ -182,13 +284,10 @@ const RETAIL: Record<string, ToolRule> = {
       { establish: 'order_return_requested(order={{args.order_id}}, payment_method={{args.payment_method_id}})' },
     ],
     establishes: 'order_return_requested(order={{args.order_id}}, payment_method={{args.payment_method_id}})',
-    unrendered: [
-      'the policy rule "the refund goes to the original payment method or an existing gift card" (a disjunction)',
-      'tau2 stores the returned items sorted; the effect stores them as given',
-    ],
+    unrendered: ['the check that each returned item is in the order (as often as listed)'],
   },
   exchange_delivered_order_items: {
-    lookups: { ...ORDER, ...PAYMENT },
+    lookups: { ...ORDER, ...PAYMENT, ...ITEM_PAIRS },
     preconditions: [...ORDER_READ, { when: '{{order.status}} == delivered' }],
     validate: [
       { when: '{{order.status}} == delivered', error: 'Non-delivered order cannot be exchanged' },
@@ -196,7 +295,9 @@ const RETAIL: Record<string, ToolRule> = {
         when: 'len({{args.item_ids}}) == len({{args.new_item_ids}})',
         error: 'The number of items to be exchanged should match.',
       },
+      NEW_ITEMS_AVAILABLE,
       OWN_PAYMENT,
+      covers('Insufficient gift card balance to pay for the price difference'),
     ],
     effects: [
       {
@@ -205,9 +306,10 @@ const RETAIL: Record<string, ToolRule> = {
           where: { order_id: '{{args.order_id}}' },
           set: {
             status: 'exchange requested',
-            exchange_items: '{{args.item_ids}}',
-            exchange_new_items: '{{args.new_item_ids}}',
+            exchange_items: '= sorted({{args.item_ids}})',
+            exchange_new_items: '= sorted({{args.new_item_ids}})',
             exchange_payment_method_id: '{{args.payment_method_id}}',
+            exchange_price_difference: `= ${PRICE_DIFFERENCE}`,
           },
         },
       },
@@ -215,8 +317,7 @@ const RETAIL: Record<string, ToolRule> = {
     ],
     establishes: 'order_exchange_requested(order={{args.order_id}}, payment_method={{args.payment_method_id}})',
     unrendered: [
-      'the price difference (a sum over the item lists) and the gift-card balance check it drives (retail 105 fails there in tau2)',
-      'the availability of each new item; tau2 stores the item lists sorted',
+      'the checks per item pair: each old item is in the order (as often as listed), each new item is a variant of the same product',
     ],
   },
 };
@@ -309,11 +410,26 @@ const AIRLINE: Record<string, ToolRule> = {
           set: { status: 'cancelled' },
         },
       },
+      // A refund row per payment (its amount negated).
+      {
+        for_each: {
+          in: '{{reservation.payment_history}}',
+          as: 'paid',
+          do: [
+            {
+              update: {
+                table: 'reservations',
+                where: { reservation_id: '{{args.reservation_id}}' },
+                append: { payment_history: { payment_id: '{{paid.payment_id}}', amount: '= 0 - {{paid.amount}}' } },
+              },
+            },
+          ],
+        },
+      },
       { establish: 'reservation_cancelled(reservation={{args.reservation_id}})' },
     ],
     establishes: 'reservation_cancelled(reservation={{args.reservation_id}})',
     unrendered: [
-      'the refund rows (one per payment: an effect per list element)',
       'whether the reason is covered by insurance: cancel_eligible counts an insured reservation as eligible (the reason is said in conversation)',
     ],
   },
