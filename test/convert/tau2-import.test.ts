@@ -505,6 +505,52 @@ describe('oneway import tau2 on the committed slice', () => {
     );
   });
 
+  it("checks a cancellation's reason as tau2 does (Invalid reason), and renders a payment change whole", () => {
+    const cancel = declOf('retail', 'cancel_pending_order');
+    expect(((cancel.parameters as Obj).properties as Record<string, Obj>).reason).not.toHaveProperty('enum');
+    expect(cancel.validate).toContainEqual({
+      when: '{{args.reason}} in ["no longer needed", "ordered by mistake"]',
+      error: 'Invalid reason',
+    });
+    // Retail 38 cancels an order: nothing of it is left unsaid.
+    expect(notRendered('retail', '38')).toEqual([]);
+    const change = declOf('retail', 'modify_pending_order_payment');
+    const amount = 'sum({{order.payment_history[*].amount}})';
+    expect(change.validate).toEqual([
+      {
+        when: '{{order.status}} in [pending, "pending (item modified)"]',
+        error: 'Non-pending order cannot be modified',
+      },
+      { when: '{{payment.user_id}} == {{order.user_id}}', error: 'Payment method not found' },
+      { when: 'len({{order.payment_history}}) == 1', error: 'There should be exactly one payment for a pending order' },
+      {
+        when: '{{args.payment_method_id}} != {{order.original_payment_method_id}}',
+        error: 'The new payment method should be different from the current one',
+      },
+      { when: `{{payment.spendable}} >= ${amount}`, error: 'Insufficient gift card balance to pay for the order' },
+    ]);
+    expect((change.effects as Obj[])[0]).toEqual({
+      update: {
+        table: 'orders',
+        where: { order_id: '{{args.order_id}}' },
+        append: {
+          payment_history: [
+            { transaction_type: 'payment', amount: `= ${amount}`, payment_method_id: '{{args.payment_method_id}}' },
+            {
+              transaction_type: 'refund',
+              amount: `= ${amount}`,
+              payment_method_id: '{{order.original_payment_method_id}}',
+            },
+          ],
+        },
+      },
+    });
+    expect(JSON.stringify(change.effects)).toContain(
+      `"balance":"= {{paid_with.balance}} + ${amount}","spendable":"= {{paid_with.spendable}} + ${amount}"`,
+    );
+    expect(report.tools.find((x) => x.tool === 'modify_pending_order_payment')?.not_rendered).toEqual([]);
+  });
+
   it("reports an order whose own price differs from the catalogue's, the price the declared difference sums", async () => {
     const clone = join(tempDir('oneway-tau2-'), 'tau2-bench');
     cpSync(TAU2, clone, { recursive: true });

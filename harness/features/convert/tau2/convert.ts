@@ -195,9 +195,6 @@ function declareTools(domain: Tau2Domain, source: DomainSource): DeclaredTool[] 
     const properties: Obj = {};
     for (const p of t.params) {
       const s = schemaOf(p.type, model);
-      // The cancellation reason is an enum in tau2's check, not in its signature.
-      if (domain === 'retail' && t.name === 'cancel_pending_order' && p.name === 'reason')
-        Object.assign(s, { enum: ['no longer needed', 'ordered by mistake'] });
       properties[p.name] = { ...s, ...(p.description ? { description: p.description } : {}) };
     }
     const decl: Obj = {

@@ -110,7 +110,10 @@ const RETAIL: Record<string, ToolRule> = {
       },
     },
     preconditions: [...ORDER_READ, { when: '{{order.status}} == pending' }],
-    validate: [{ when: '{{order.status}} == pending', error: 'Non-pending order cannot be cancelled' }],
+    validate: [
+      { when: '{{order.status}} == pending', error: 'Non-pending order cannot be cancelled' },
+      { when: '{{args.reason}} in ["no longer needed", "ordered by mistake"]', error: 'Invalid reason' },
+    ],
     effects: [
       {
         update: {
@@ -156,7 +159,6 @@ const RETAIL: Record<string, ToolRule> = {
       { establish: 'order_cancelled(order={{args.order_id}}, reason={{args.reason}})' },
     ],
     establishes: 'order_cancelled(order={{args.order_id}}, reason={{args.reason}})',
-    unrendered: ['the reason is checked by the parameter enum (a rejected call), where tau2 answers "Invalid reason"'],
   },
   modify_pending_order_address: {
     lookups: ORDER,
@@ -235,17 +237,69 @@ const RETAIL: Record<string, ToolRule> = {
     ],
   },
   modify_pending_order_payment: {
-    lookups: { ...ORDER, ...PAYMENT },
+    lookups: {
+      ...ORDER,
+      ...PAYMENT,
+      paid_with: { table: 'payment_methods', where: { payment_method_id: '{{order.original_payment_method_id}}' } },
+    },
     preconditions: [...ORDER_READ, { when: '{{order.status}} == pending' }],
-    validate: [OWN_PAYMENT],
+    // The amount is the first payment's: with exactly one payment in the history, its sum.
+    validate: [
+      // tau2's check is "pending" in the status.
+      {
+        when: '{{order.status}} in [pending, "pending (item modified)"]',
+        error: 'Non-pending order cannot be modified',
+      },
+      OWN_PAYMENT,
+      {
+        when: 'len({{order.payment_history}}) == 1',
+        error: 'There should be exactly one payment for a pending order',
+      },
+      {
+        when: '{{args.payment_method_id}} != {{order.original_payment_method_id}}',
+        error: 'The new payment method should be different from the current one',
+      },
+      {
+        when: '{{payment.spendable}} >= sum({{order.payment_history[*].amount}})',
+        error: 'Insufficient gift card balance to pay for the order',
+      },
+    ],
     effects: [
+      {
+        update: {
+          table: 'orders',
+          where: { order_id: '{{args.order_id}}' },
+          append: {
+            payment_history: [
+              {
+                transaction_type: 'payment',
+                amount: '= sum({{order.payment_history[*].amount}})',
+                payment_method_id: '{{args.payment_method_id}}',
+              },
+              {
+                transaction_type: 'refund',
+                amount: '= sum({{order.payment_history[*].amount}})',
+                payment_method_id: '{{order.original_payment_method_id}}',
+              },
+            ],
+          },
+        },
+      },
+      giftCardMoved('0 - sum({{order.payment_history[*].amount}})'),
+      {
+        if: '{{paid_with.source}} == gift_card',
+        update: {
+          table: 'payment_methods',
+          where: { payment_method_id: '{{order.original_payment_method_id}}' },
+          set: {
+            balance: '= {{paid_with.balance}} + sum({{order.payment_history[*].amount}})',
+            spendable: '= {{paid_with.spendable}} + sum({{order.payment_history[*].amount}})',
+          },
+        },
+      },
       { establish: 'order_payment_changed(order={{args.order_id}}, payment_method={{args.payment_method_id}})' },
     ],
     establishes: 'order_payment_changed(order={{args.order_id}}, payment_method={{args.payment_method_id}})',
-    unrendered: [
-      'the checks on the payment history (exactly one payment, a different method) and the gift-card balance against the amount',
-      "the payment and refund rows appended to the history (their amount is the first payment's: a list index) and the gift-card balances moved",
-    ],
   },
   modify_user_address: {
     lookups: { user: { table: 'users', where: { user_id: '{{args.user_id}}' } } },
