@@ -139,12 +139,14 @@ describe('oneway import tau2 on the committed slice', () => {
       tau2_type: 'write',
     });
     expect(report.tools.find((t) => t.tool === 'update_reservation_baggages')?.language).toEqual([
+      'and/or in conditions',
       'arithmetic in conditions (* - and parentheses)',
       'comparison preconditions (when:)',
       'conditional effect (if: + update)',
       'derived values ("= " arithmetic in set)',
       'lookups',
       'requires_confirmation',
+      'update append',
       'validate',
     ]);
     expect(report.tools.find((t) => t.tool === 'get_product_details')?.language).toEqual([]);
@@ -549,6 +551,39 @@ describe('oneway import tau2 on the committed slice', () => {
       `"balance":"= {{paid_with.balance}} + ${amount}","spendable":"= {{paid_with.spendable}} + ${amount}"`,
     );
     expect(report.tools.find((x) => x.tool === 'modify_pending_order_payment')?.not_rendered).toEqual([]);
+  });
+
+  it('lets an address change through on an order tau2 counts as pending, and charges bags only when some are added', () => {
+    const address = declOf('retail', 'modify_pending_order_address');
+    expect(address.preconditions).toContainEqual({ when: '{{order.status}} == pending' });
+    expect(address.validate).toEqual([
+      {
+        when: '{{order.status}} in [pending, "pending (item modified)"]',
+        error: 'Non-pending order cannot be modified',
+      },
+    ]);
+    expect(report.tools.find((x) => x.tool === 'modify_pending_order_address')?.not_rendered).toEqual([]);
+    const bags = declOf('airline', 'update_reservation_baggages').effects as Obj[];
+    const added = '{{args.nonfree_baggages}} > {{reservation.nonfree_baggages}}';
+    expect(bags).toContainEqual({
+      if: added,
+      update: {
+        table: 'reservations',
+        where: { reservation_id: '{{args.reservation_id}}' },
+        append: {
+          payment_history: {
+            payment_id: '{{args.payment_id}}',
+            amount: '= 50 * ({{args.nonfree_baggages}} - {{reservation.nonfree_baggages}})',
+          },
+        },
+      },
+    });
+    expect(bags.find((e) => (e.update as Obj | undefined)?.table === 'payment_methods')?.if).toBe(
+      `{{payment.source}} == gift_card and ${added}`,
+    );
+    expect(report.tools.find((x) => x.tool === 'update_reservation_baggages')?.language).toContain(
+      'and/or in conditions',
+    );
   });
 
   it("reports an order whose own price differs from the catalogue's, the price the declared difference sums", async () => {

@@ -162,7 +162,7 @@ function languageOf(name: string, rule: ToolRule | undefined, entry: ClassEntry,
   const conditions = [...(rule.preconditions ?? []), ...(rule.validate ?? [])]
     .map((p) => (typeof p === 'string' ? '' : p.when.replace(/\{\{[^}]*\}\}/g, 'X')))
     .join(' ');
-  if (/[*/+]|\s-\s|(?<!len)\(X/.test(conditions)) out.add('arithmetic in conditions (* - and parentheses)');
+  if (/[*/+]|\s-\s|(?<!len|sum)\(X/.test(conditions)) out.add('arithmetic in conditions (* - and parentheses)');
   if (/"each":true/.test(text)) out.add('lookups of a list (each: true)');
   if (/\[\*\]/.test(text)) out.add('projections ([*])');
   if (/sum\(/.test(text)) out.add('sum()');

@@ -162,7 +162,14 @@ const RETAIL: Record<string, ToolRule> = {
   },
   modify_pending_order_address: {
     lookups: ORDER,
+    // The policy says pending (the precondition); tau2's check is "pending" in the status (the validation).
     preconditions: [...ORDER_READ, { when: '{{order.status}} == pending' }],
+    validate: [
+      {
+        when: '{{order.status}} in [pending, "pending (item modified)"]',
+        error: 'Non-pending order cannot be modified',
+      },
+    ],
     effects: [
       { update: { table: 'orders', where: { order_id: '{{args.order_id}}' }, set: { address: addressOf('args') } } },
       {
@@ -173,9 +180,6 @@ const RETAIL: Record<string, ToolRule> = {
     establishes:
       'order_address_changed(order={{args.order_id}}, address1={{args.address1}}, address2={{args.address2}}, city={{args.city}}, state={{args.state}}, country={{args.country}}, zip={{args.zip}})',
     compensation_args: { order_id: '{{args.order_id}}', ...addressOf('before.order.address') },
-    unrendered: [
-      'tau2 also accepts "pending (item modified)" orders (its check is "pending" in status); the policy and this declaration say pending',
-    ],
   },
   modify_pending_order_items: {
     lookups: { ...ORDER, ...PAYMENT, ...ITEM_PAIRS },
@@ -509,8 +513,22 @@ const AIRLINE: Record<string, ToolRule> = {
           set: { total_baggages: '{{args.total_baggages}}', nonfree_baggages: '{{args.nonfree_baggages}}' },
         },
       },
+      // tau2 charges 50 * max(0, added non-free bags): a payment row and a gift card only when bags are added.
       {
-        if: '{{payment.source}} == gift_card',
+        if: '{{args.nonfree_baggages}} > {{reservation.nonfree_baggages}}',
+        update: {
+          table: 'reservations',
+          where: { reservation_id: '{{args.reservation_id}}' },
+          append: {
+            payment_history: {
+              payment_id: '{{args.payment_id}}',
+              amount: '= 50 * ({{args.nonfree_baggages}} - {{reservation.nonfree_baggages}})',
+            },
+          },
+        },
+      },
+      {
+        if: '{{payment.source}} == gift_card and {{args.nonfree_baggages}} > {{reservation.nonfree_baggages}}',
         update: {
           table: 'payment_methods',
           where: { payment_method_id: '{{args.payment_id}}' },
@@ -527,7 +545,6 @@ const AIRLINE: Record<string, ToolRule> = {
     ],
     establishes:
       'baggages_updated(reservation={{args.reservation_id}}, total={{args.total_baggages}}, nonfree={{args.nonfree_baggages}})',
-    unrendered: ['the payment row appended to the reservation when bags are charged'],
   },
   update_reservation_flights: {
     lookups: { ...RESERVATION, ...AIR_PAYMENT },
