@@ -42,16 +42,17 @@ const OWN_PAYMENT = { when: '{{payment.user_id}} == {{order.user_id}}', error: '
 
 // The items of a modification or exchange, one row per listed id, in order: the old ones at their
 // catalogue price (tau2's orders hold each item at its catalogue price; convert.ts checks the
-// order's own prices and reports a difference), the new ones only when available.
+// order's own prices and reports a difference), the new ones at theirs.
 const ITEM_PAIRS = {
   old_items: { table: 'items', where: { item_id: '{{args.item_ids}}' }, each: true },
-  new_items: { table: 'items', where: { item_id: '{{args.new_item_ids}}', available: true }, each: true },
+  new_items: { table: 'items', where: { item_id: '{{args.new_item_ids}}' }, each: true },
 } as const;
 const PRICE_DIFFERENCE = 'sum({{new_items[*].price}}) - sum({{old_items[*].price}})';
-const NEW_ITEMS_AVAILABLE = {
-  when: 'len({{new_items}}) == len({{args.new_item_ids}})',
-  error: 'New item not found or available',
-};
+/** Each new item a variant of the old one's product (lists compare element by element), and available. */
+const NEW_ITEMS_FIT = [
+  { when: '{{new_items[*].product_id}} == {{old_items[*].product_id}}', error: 'Variant not found' },
+  { when: 'false not in {{new_items[*].available}}', error: 'New item not found or available' },
+];
 /** A gift card pays the difference only up to its balance (a card or PayPal is not limited: spendable). */
 const covers = (error: string) => ({ when: `{{payment.spendable}} >= ${PRICE_DIFFERENCE}`, error });
 /** The gift card's balance moved by `delta` (an expression), both the balance and what it can spend. */
@@ -190,7 +191,7 @@ const RETAIL: Record<string, ToolRule> = {
         when: 'len({{args.item_ids}}) == len({{args.new_item_ids}})',
         error: 'The number of items to be exchanged should match',
       },
-      NEW_ITEMS_AVAILABLE,
+      ...NEW_ITEMS_FIT,
       OWN_PAYMENT,
       covers('Insufficient gift card balance to pay for the new item'),
     ],
@@ -237,7 +238,7 @@ const RETAIL: Record<string, ToolRule> = {
     establishes: 'order_items_modified(order={{args.order_id}}, payment_method={{args.payment_method_id}})',
     unrendered: [
       "the swap of each item inside the order's item list (an update sets a row's fields, not one element of a list field)",
-      'the checks per item pair: each old item is in the order (as often as listed), each new item differs from it and is a variant of the same product',
+      'the checks that compare elements with the order or with each other: each old item is in the order (as often as listed), each new item differs from the old one at its place',
     ],
   },
   modify_pending_order_payment: {
@@ -353,7 +354,7 @@ const RETAIL: Record<string, ToolRule> = {
         when: 'len({{args.item_ids}}) == len({{args.new_item_ids}})',
         error: 'The number of items to be exchanged should match.',
       },
-      NEW_ITEMS_AVAILABLE,
+      ...NEW_ITEMS_FIT,
       OWN_PAYMENT,
       covers('Insufficient gift card balance to pay for the price difference'),
     ],
@@ -374,9 +375,7 @@ const RETAIL: Record<string, ToolRule> = {
       { establish: 'order_exchange_requested(order={{args.order_id}}, payment_method={{args.payment_method_id}})' },
     ],
     establishes: 'order_exchange_requested(order={{args.order_id}}, payment_method={{args.payment_method_id}})',
-    unrendered: [
-      'the checks per item pair: each old item is in the order (as often as listed), each new item is a variant of the same product',
-    ],
+    unrendered: ['the check that each old item is in the order (as often as listed)'],
   },
 };
 
