@@ -162,7 +162,14 @@ function languageOf(name: string, rule: ToolRule | undefined, entry: ClassEntry,
   const conditions = [...(rule.preconditions ?? []), ...(rule.validate ?? [])]
     .map((p) => (typeof p === 'string' ? '' : p.when.replace(/\{\{[^}]*\}\}/g, 'X')))
     .join(' ');
-  if (/[*/+]|\s-\s|(?<!len)\(X/.test(conditions)) out.add('arithmetic in conditions (* - and parentheses)');
+  if (/[*/+]|\s-\s|(?<!len|sum)\(X/.test(conditions)) out.add('arithmetic in conditions (* - and parentheses)');
+  if (/"each":true/.test(text)) out.add('lookups of a list (each: true)');
+  if (/\[\*\]/.test(text)) out.add('projections ([*])');
+  if (/sum\(/.test(text)) out.add('sum()');
+  if (/sorted\(/.test(text)) out.add('sorted() in set');
+  if (/"for_each"/.test(text)) out.add(/"zip"/.test(text) ? 'for_each effects (with zip)' : 'for_each effects');
+  const ifs = [...text.matchAll(/"(?:when|if)":"([^"]*)"/g)].map((m) => m[1]).join(' ');
+  if (/ (and|or) /.test(ifs)) out.add('and/or in conditions');
   if (/"append"/.test(text)) out.add('update append');
   if (/"if"/.test(text)) out.add('conditional effect (if: + update)');
   if (/seq\./.test(text)) out.add('{{seq.T}} ids');
@@ -188,9 +195,6 @@ function declareTools(domain: Tau2Domain, source: DomainSource): DeclaredTool[] 
     const properties: Obj = {};
     for (const p of t.params) {
       const s = schemaOf(p.type, model);
-      // The cancellation reason is an enum in tau2's check, not in its signature.
-      if (domain === 'retail' && t.name === 'cancel_pending_order' && p.name === 'reason')
-        Object.assign(s, { enum: ['no longer needed', 'ordered by mistake'] });
       properties[p.name] = { ...s, ...(p.description ? { description: p.description } : {}) };
     }
     const decl: Obj = {
@@ -414,6 +418,31 @@ function inputsOf(reference: PlanItem[]): Obj {
   return out;
 }
 
+/** The item tools whose price difference sums catalogue prices (rules.ts: ITEM_PAIRS). */
+const PRICED_ITEM_TOOLS = new Set(['modify_pending_order_items', 'exchange_delivered_order_items']);
+
+/**
+ * Where a call's price difference, as declared, would differ from tau2's: tau2 prices an old item
+ * at the order's own price, the declaration at the catalogue's (equal for every item of tau2's
+ * database; a database where they differ gets a finding per item, never a silent difference).
+ */
+function offCatalogue(db: Obj, c: GoldCall): string[] {
+  if (!PRICED_ITEM_TOOLS.has(c.name)) return [];
+  const order = rowsOf(db, 'orders')[String(c.arguments.order_id)];
+  const listed = new Set(((c.arguments.item_ids ?? []) as unknown[]).map(String));
+  const out: string[] = [];
+  for (const item of (order?.items ?? []) as Obj[]) {
+    if (!listed.has(String(item.item_id))) continue;
+    const variants = (rowsOf(db, 'products')[String(item.product_id)]?.variants ?? {}) as Record<string, Obj>;
+    const catalogue = variants[String(item.item_id)]?.price;
+    if (catalogue !== item.price)
+      out.push(
+        `${c.name}: the order holds item ${String(item.item_id)} at ${JSON.stringify(item.price)} where the catalogue says ${JSON.stringify(catalogue ?? null)}; the declared price difference sums catalogue prices`,
+      );
+  }
+  return out;
+}
+
 function instructionsText(t: Tau2Task): string {
   const ins = t.user_scenario?.instructions;
   if (typeof ins === 'string') return ins.trim();
@@ -562,6 +591,7 @@ function convertTask(
     });
   const gaps = new Set<string>();
   for (const c of writes) for (const g of tools.get(c.name)?.rule?.unrendered ?? []) gaps.add(`${c.name}: ${g}`);
+  if (domain === 'retail') for (const c of writes) for (const g of offCatalogue(source.db, c)) gaps.add(g);
   for (const g of [...gaps].sort(cmp)) findings.push({ kind: 'not-rendered', message: g });
 
   const text = instructionsText(task);

@@ -17,7 +17,8 @@ import { AIRLINE_NOW } from './world.ts';
 type Json = string | number | boolean | null | Json[] | { [k: string]: Json };
 
 export interface ToolRule {
-  lookups?: Record<string, { table: string; where: Record<string, string> }>;
+  /** `each: true`: a list of rows, one per element of the list a `where` value renders to, in order. */
+  lookups?: Record<string, { table: string; where: Record<string, Json>; each?: true }>;
   preconditions?: (string | { when: string })[];
   validate?: { when: string; error: string }[];
   effects?: Json[];
@@ -38,6 +39,34 @@ const ORDER = { order: { table: 'orders', where: { order_id: '{{args.order_id}}'
 const PAYMENT = { payment: { table: 'payment_methods', where: { payment_method_id: '{{args.payment_method_id}}' } } };
 const ORDER_READ = ['authenticated(user={{order.user_id}})', 'order_read(order={{args.order_id}})'];
 const OWN_PAYMENT = { when: '{{payment.user_id}} == {{order.user_id}}', error: 'Payment method not found' };
+
+// The items of a modification or exchange, one row per listed id, in order: the old ones at their
+// catalogue price (tau2's orders hold each item at its catalogue price; convert.ts checks the
+// order's own prices and reports a difference), the new ones at theirs.
+const ITEM_PAIRS = {
+  old_items: { table: 'items', where: { item_id: '{{args.item_ids}}' }, each: true },
+  new_items: { table: 'items', where: { item_id: '{{args.new_item_ids}}' }, each: true },
+} as const;
+const PRICE_DIFFERENCE = 'sum({{new_items[*].price}}) - sum({{old_items[*].price}})';
+/** Each new item a variant of the old one's product (lists compare element by element), and available. */
+const NEW_ITEMS_FIT = [
+  { when: '{{new_items[*].product_id}} == {{old_items[*].product_id}}', error: 'Variant not found' },
+  { when: 'false not in {{new_items[*].available}}', error: 'New item not found or available' },
+];
+/** A gift card pays the difference only up to its balance (a card or PayPal is not limited: spendable). */
+const covers = (error: string) => ({ when: `{{payment.spendable}} >= ${PRICE_DIFFERENCE}`, error });
+/** The gift card's balance moved by `delta` (an expression), both the balance and what it can spend. */
+const giftCardMoved = (delta: string): Json => ({
+  if: '{{payment.source}} == gift_card',
+  update: {
+    table: 'payment_methods',
+    where: { payment_method_id: '{{args.payment_method_id}}' },
+    set: { balance: `= {{payment.balance}} + (${delta})`, spendable: `= {{payment.spendable}} + (${delta})` },
+  },
+});
+/** The policy: a return's refund goes to the original payment method or an existing gift card. */
+const REFUND_TARGET =
+  '{{payment.source}} == gift_card or {{args.payment_method_id}} == {{order.original_payment_method_id}}';
 
 const RETAIL: Record<string, ToolRule> = {
   find_user_id_by_email: {
@@ -73,9 +102,19 @@ const RETAIL: Record<string, ToolRule> = {
   list_all_product_types: { reads: ['products'] },
   transfer_to_human_agents: { effects: [{ establish: 'transferred_to_human' }], establishes: 'transferred_to_human' },
   cancel_pending_order: {
-    lookups: ORDER,
+    lookups: {
+      ...ORDER,
+      paid_with: {
+        table: 'payment_methods',
+        where: { payment_method_id: '{{order.payment_history[*].payment_method_id}}' },
+        each: true,
+      },
+    },
     preconditions: [...ORDER_READ, { when: '{{order.status}} == pending' }],
-    validate: [{ when: '{{order.status}} == pending', error: 'Non-pending order cannot be cancelled' }],
+    validate: [
+      { when: '{{order.status}} == pending', error: 'Non-pending order cannot be cancelled' },
+      { when: '{{args.reason}} in ["no longer needed", "ordered by mistake"]', error: 'Invalid reason' },
+    ],
     effects: [
       {
         update: {
@@ -84,17 +123,54 @@ const RETAIL: Record<string, ToolRule> = {
           set: { status: 'cancelled', cancel_reason: '{{args.reason}}' },
         },
       },
+      // A refund row per payment, and a gift card credited at once.
+      {
+        for_each: {
+          in: '{{order.payment_history}}',
+          as: 'paid',
+          zip: { method: '{{paid_with}}' },
+          do: [
+            {
+              update: {
+                table: 'orders',
+                where: { order_id: '{{args.order_id}}' },
+                append: {
+                  payment_history: {
+                    transaction_type: 'refund',
+                    amount: '{{paid.amount}}',
+                    payment_method_id: '{{paid.payment_method_id}}',
+                  },
+                },
+              },
+            },
+            {
+              if: '{{method.source}} == gift_card',
+              update: {
+                table: 'payment_methods',
+                where: { payment_method_id: '{{paid.payment_method_id}}' },
+                set: {
+                  balance: '= {{method.balance}} + {{paid.amount}}',
+                  spendable: '= {{method.spendable}} + {{paid.amount}}',
+                },
+              },
+            },
+          ],
+        },
+      },
       { establish: 'order_cancelled(order={{args.order_id}}, reason={{args.reason}})' },
     ],
     establishes: 'order_cancelled(order={{args.order_id}}, reason={{args.reason}})',
-    unrendered: [
-      'the refund of each payment (a refund row per payment, and the gift card credited at once): an effect per list element',
-      'the reason is checked by the parameter enum (a rejected call), where tau2 answers "Invalid reason"',
-    ],
   },
   modify_pending_order_address: {
     lookups: ORDER,
+    // The policy says pending (the precondition); tau2's check is "pending" in the status (the validation).
     preconditions: [...ORDER_READ, { when: '{{order.status}} == pending' }],
+    validate: [
+      {
+        when: '{{order.status}} in [pending, "pending (item modified)"]',
+        error: 'Non-pending order cannot be modified',
+      },
+    ],
     effects: [
       { update: { table: 'orders', where: { order_id: '{{args.order_id}}' }, set: { address: addressOf('args') } } },
       {
@@ -105,12 +181,9 @@ const RETAIL: Record<string, ToolRule> = {
     establishes:
       'order_address_changed(order={{args.order_id}}, address1={{args.address1}}, address2={{args.address2}}, city={{args.city}}, state={{args.state}}, country={{args.country}}, zip={{args.zip}})',
     compensation_args: { order_id: '{{args.order_id}}', ...addressOf('before.order.address') },
-    unrendered: [
-      'tau2 also accepts "pending (item modified)" orders (its check is "pending" in status); the policy and this declaration say pending',
-    ],
   },
   modify_pending_order_items: {
-    lookups: { ...ORDER, ...PAYMENT },
+    lookups: { ...ORDER, ...PAYMENT, ...ITEM_PAIRS },
     preconditions: [...ORDER_READ, { when: '{{order.status}} == pending' }],
     validate: [
       { when: '{{order.status}} == pending', error: 'Non-pending order cannot be modified' },
@@ -118,7 +191,9 @@ const RETAIL: Record<string, ToolRule> = {
         when: 'len({{args.item_ids}}) == len({{args.new_item_ids}})',
         error: 'The number of items to be exchanged should match',
       },
+      ...NEW_ITEMS_FIT,
       OWN_PAYMENT,
+      covers('Insufficient gift card balance to pay for the new item'),
     ],
     effects: [
       {
@@ -128,26 +203,108 @@ const RETAIL: Record<string, ToolRule> = {
           set: { status: 'pending (item modified)' },
         },
       },
+      // The difference is charged (a payment row) or refunded (a refund row), the gift card at once.
+      {
+        if: `${PRICE_DIFFERENCE} > 0`,
+        update: {
+          table: 'orders',
+          where: { order_id: '{{args.order_id}}' },
+          append: {
+            payment_history: {
+              transaction_type: 'payment',
+              amount: `= ${PRICE_DIFFERENCE}`,
+              payment_method_id: '{{args.payment_method_id}}',
+            },
+          },
+        },
+      },
+      {
+        if: `${PRICE_DIFFERENCE} <= 0`,
+        update: {
+          table: 'orders',
+          where: { order_id: '{{args.order_id}}' },
+          append: {
+            payment_history: {
+              transaction_type: 'refund',
+              amount: '= sum({{old_items[*].price}}) - sum({{new_items[*].price}})',
+              payment_method_id: '{{args.payment_method_id}}',
+            },
+          },
+        },
+      },
+      giftCardMoved(`0 - (${PRICE_DIFFERENCE})`),
       { establish: 'order_items_modified(order={{args.order_id}}, payment_method={{args.payment_method_id}})' },
     ],
     establishes: 'order_items_modified(order={{args.order_id}}, payment_method={{args.payment_method_id}})',
     unrendered: [
-      'the price difference (a sum over the item lists) and the gift-card balance check and charge it drives',
-      'the swap of each item in the order (an effect per list element) and the availability of each new item',
+      "the swap of each item inside the order's item list (an update sets a row's fields, not one element of a list field)",
+      'the checks that compare elements with the order or with each other: each old item is in the order (as often as listed), each new item differs from the old one at its place',
     ],
   },
   modify_pending_order_payment: {
-    lookups: { ...ORDER, ...PAYMENT },
+    lookups: {
+      ...ORDER,
+      ...PAYMENT,
+      paid_with: { table: 'payment_methods', where: { payment_method_id: '{{order.original_payment_method_id}}' } },
+    },
     preconditions: [...ORDER_READ, { when: '{{order.status}} == pending' }],
-    validate: [OWN_PAYMENT],
+    // The amount is the first payment's: with exactly one payment in the history, its sum.
+    validate: [
+      // tau2's check is "pending" in the status.
+      {
+        when: '{{order.status}} in [pending, "pending (item modified)"]',
+        error: 'Non-pending order cannot be modified',
+      },
+      OWN_PAYMENT,
+      {
+        when: 'len({{order.payment_history}}) == 1',
+        error: 'There should be exactly one payment for a pending order',
+      },
+      {
+        when: '{{args.payment_method_id}} != {{order.original_payment_method_id}}',
+        error: 'The new payment method should be different from the current one',
+      },
+      {
+        when: '{{payment.spendable}} >= sum({{order.payment_history[*].amount}})',
+        error: 'Insufficient gift card balance to pay for the order',
+      },
+    ],
     effects: [
+      {
+        update: {
+          table: 'orders',
+          where: { order_id: '{{args.order_id}}' },
+          append: {
+            payment_history: [
+              {
+                transaction_type: 'payment',
+                amount: '= sum({{order.payment_history[*].amount}})',
+                payment_method_id: '{{args.payment_method_id}}',
+              },
+              {
+                transaction_type: 'refund',
+                amount: '= sum({{order.payment_history[*].amount}})',
+                payment_method_id: '{{order.original_payment_method_id}}',
+              },
+            ],
+          },
+        },
+      },
+      giftCardMoved('0 - sum({{order.payment_history[*].amount}})'),
+      {
+        if: '{{paid_with.source}} == gift_card',
+        update: {
+          table: 'payment_methods',
+          where: { payment_method_id: '{{order.original_payment_method_id}}' },
+          set: {
+            balance: '= {{paid_with.balance}} + sum({{order.payment_history[*].amount}})',
+            spendable: '= {{paid_with.spendable}} + sum({{order.payment_history[*].amount}})',
+          },
+        },
+      },
       { establish: 'order_payment_changed(order={{args.order_id}}, payment_method={{args.payment_method_id}})' },
     ],
     establishes: 'order_payment_changed(order={{args.order_id}}, payment_method={{args.payment_method_id}})',
-    unrendered: [
-      'the checks on the payment history (exactly one payment, a different method) and the gift-card balance against the amount',
-      "the payment and refund rows appended to the history (their amount is the first payment's: a list index) and the gift-card balances moved",
-    ],
   },
   modify_user_address: {
     lookups: { user: { table: 'users', where: { user_id: '{{args.user_id}}' } } },
@@ -165,8 +322,12 @@ const RETAIL: Record<string, ToolRule> = {
   },
   return_delivered_order_items: {
     lookups: { ...ORDER, ...PAYMENT },
-    preconditions: [...ORDER_READ, { when: '{{order.status}} == delivered' }],
-    validate: [{ when: '{{order.status}} == delivered', error: 'Non-delivered order cannot be returned' }, OWN_PAYMENT],
+    preconditions: [...ORDER_READ, { when: '{{order.status}} == delivered' }, { when: REFUND_TARGET }],
+    validate: [
+      { when: '{{order.status}} == delivered', error: 'Non-delivered order cannot be returned' },
+      OWN_PAYMENT,
+      { when: REFUND_TARGET, error: 'Payment method should be the original payment method' },
+    ],
     effects: [
       {
         update: {
@@ -174,7 +335,7 @@ const RETAIL: Record<string, ToolRule> = {
           where: { order_id: '{{args.order_id}}' },
           set: {
             status: 'return requested',
-            return_items: '{{args.item_ids}}',
+            return_items: '= sorted({{args.item_ids}})',
             return_payment_method_id: '{{args.payment_method_id}}',
           },
         },
@@ -182,13 +343,10 @@ const RETAIL: Record<string, ToolRule> = {
       { establish: 'order_return_requested(order={{args.order_id}}, payment_method={{args.payment_method_id}})' },
     ],
     establishes: 'order_return_requested(order={{args.order_id}}, payment_method={{args.payment_method_id}})',
-    unrendered: [
-      'the policy rule "the refund goes to the original payment method or an existing gift card" (a disjunction)',
-      'tau2 stores the returned items sorted; the effect stores them as given',
-    ],
+    unrendered: ['the check that each returned item is in the order (as often as listed)'],
   },
   exchange_delivered_order_items: {
-    lookups: { ...ORDER, ...PAYMENT },
+    lookups: { ...ORDER, ...PAYMENT, ...ITEM_PAIRS },
     preconditions: [...ORDER_READ, { when: '{{order.status}} == delivered' }],
     validate: [
       { when: '{{order.status}} == delivered', error: 'Non-delivered order cannot be exchanged' },
@@ -196,7 +354,9 @@ const RETAIL: Record<string, ToolRule> = {
         when: 'len({{args.item_ids}}) == len({{args.new_item_ids}})',
         error: 'The number of items to be exchanged should match.',
       },
+      ...NEW_ITEMS_FIT,
       OWN_PAYMENT,
+      covers('Insufficient gift card balance to pay for the price difference'),
     ],
     effects: [
       {
@@ -205,19 +365,17 @@ const RETAIL: Record<string, ToolRule> = {
           where: { order_id: '{{args.order_id}}' },
           set: {
             status: 'exchange requested',
-            exchange_items: '{{args.item_ids}}',
-            exchange_new_items: '{{args.new_item_ids}}',
+            exchange_items: '= sorted({{args.item_ids}})',
+            exchange_new_items: '= sorted({{args.new_item_ids}})',
             exchange_payment_method_id: '{{args.payment_method_id}}',
+            exchange_price_difference: `= ${PRICE_DIFFERENCE}`,
           },
         },
       },
       { establish: 'order_exchange_requested(order={{args.order_id}}, payment_method={{args.payment_method_id}})' },
     ],
     establishes: 'order_exchange_requested(order={{args.order_id}}, payment_method={{args.payment_method_id}})',
-    unrendered: [
-      'the price difference (a sum over the item lists) and the gift-card balance check it drives (retail 105 fails there in tau2)',
-      'the availability of each new item; tau2 stores the item lists sorted',
-    ],
+    unrendered: ['the check that each old item is in the order (as often as listed)'],
   },
 };
 
@@ -309,11 +467,26 @@ const AIRLINE: Record<string, ToolRule> = {
           set: { status: 'cancelled' },
         },
       },
+      // A refund row per payment (its amount negated).
+      {
+        for_each: {
+          in: '{{reservation.payment_history}}',
+          as: 'paid',
+          do: [
+            {
+              update: {
+                table: 'reservations',
+                where: { reservation_id: '{{args.reservation_id}}' },
+                append: { payment_history: { payment_id: '{{paid.payment_id}}', amount: '= 0 - {{paid.amount}}' } },
+              },
+            },
+          ],
+        },
+      },
       { establish: 'reservation_cancelled(reservation={{args.reservation_id}})' },
     ],
     establishes: 'reservation_cancelled(reservation={{args.reservation_id}})',
     unrendered: [
-      'the refund rows (one per payment: an effect per list element)',
       'whether the reason is covered by insurance: cancel_eligible counts an insured reservation as eligible (the reason is said in conversation)',
     ],
   },
@@ -339,8 +512,22 @@ const AIRLINE: Record<string, ToolRule> = {
           set: { total_baggages: '{{args.total_baggages}}', nonfree_baggages: '{{args.nonfree_baggages}}' },
         },
       },
+      // tau2 charges 50 * max(0, added non-free bags): a payment row and a gift card only when bags are added.
       {
-        if: '{{payment.source}} == gift_card',
+        if: '{{args.nonfree_baggages}} > {{reservation.nonfree_baggages}}',
+        update: {
+          table: 'reservations',
+          where: { reservation_id: '{{args.reservation_id}}' },
+          append: {
+            payment_history: {
+              payment_id: '{{args.payment_id}}',
+              amount: '= 50 * ({{args.nonfree_baggages}} - {{reservation.nonfree_baggages}})',
+            },
+          },
+        },
+      },
+      {
+        if: '{{payment.source}} == gift_card and {{args.nonfree_baggages}} > {{reservation.nonfree_baggages}}',
         update: {
           table: 'payment_methods',
           where: { payment_method_id: '{{args.payment_id}}' },
@@ -357,7 +544,6 @@ const AIRLINE: Record<string, ToolRule> = {
     ],
     establishes:
       'baggages_updated(reservation={{args.reservation_id}}, total={{args.total_baggages}}, nonfree={{args.nonfree_baggages}})',
-    unrendered: ['the payment row appended to the reservation when bags are charged'],
   },
   update_reservation_flights: {
     lookups: { ...RESERVATION, ...AIR_PAYMENT },

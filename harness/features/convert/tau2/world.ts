@@ -1,10 +1,12 @@
 /**
  * tau2's databases as oneway tables. Rows keep tau2's fields; what a lookup needs as a column is
  * added beside them (a user's first_name/last_name/zip, a payment method's owner), payment methods
- * get a table of their own (a lookup finds one row by id), and two derived columns carry what a
+ * get a table of their own (a lookup finds one row by id), and derived columns carry what a
  * condition cannot compute:
  * - `spendable` on a payment method: what it can pay (a gift card's or certificate's balance; a card
  *   or PayPal is not limited by tau2, written as UNLIMITED);
+ * - `original_payment_method_id` on a retail order: the method of its first payment (a return's
+ *   refund goes to it or to a gift card; a condition cannot index a list);
  * - `cancel_eligible` on an airline reservation: the policy's cancellation conditions that the
  *   database decides (nothing flown, and booked within 24 hours of the policy's clock, a flight
  *   cancelled by the airline, business cabin, or travel insurance), evaluated at import.
@@ -54,6 +56,12 @@ function userRow(id: string, u: Obj): Obj {
   };
 }
 
+/** An order with the method of its first payment beside its history (tau2 only appends to the history). */
+function originalPayment(o: Obj): Obj {
+  const first = ((o.payment_history ?? []) as Obj[])[0];
+  return first === undefined ? o : { ...o, original_payment_method_id: first.payment_method_id };
+}
+
 /** Whether a reservation's cancellation is allowed by the facts the database holds (see the module doc). */
 function cancelEligible(r: Obj, flights: Obj): 'yes' | 'no' {
   if (r.status === 'cancelled') return 'no';
@@ -90,7 +98,11 @@ export function worldTables(domain: Tau2Domain, db: Obj): Record<string, Tables>
     items.sort(byKey('item_id'));
     return {
       users: { users: userRows, payment_methods: payments },
-      orders: { orders: Object.values((db.orders ?? {}) as Record<string, Obj>).sort(byKey('order_id')) },
+      orders: {
+        orders: Object.values((db.orders ?? {}) as Record<string, Obj>)
+          .map(originalPayment)
+          .sort(byKey('order_id')),
+      },
       products: { products: products.map((p) => ({ product_id: p.product_id, name: p.name })), items },
     };
   }
