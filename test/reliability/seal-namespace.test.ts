@@ -170,6 +170,8 @@ describe.skipIf(!support)(`a planner file's process in a network namespace of it
   });
 
   it('sees no network interface, and every way to the loopback canary is refused and counted: the canary hears nothing', async () => {
+    // The model serves the other tests of this file too, in whatever order they run: count what this one sent.
+    const saw = modelSaw.length;
     const modelUrl = `http://127.0.0.1:${modelPort}`;
     const file = plannerFile(
       'every-trick',
@@ -197,7 +199,7 @@ describe.skipIf(!support)(`a planner file's process in a network namespace of it
     ]);
     expect(r.sandbox_escapes).toBe(5);
     expect(hits).toBe(0);
-    expect(modelSaw).toEqual([]);
+    expect(modelSaw.slice(saw)).toEqual([]);
   });
 
   it('reaches its model through the harness: a fetch to the model endpoint is made, answered and counted on its run', async () => {
