@@ -15,16 +15,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../../harness/cli/eval.ts';
 import { UsageError } from '../../harness/core/errors.ts';
-import type { CallEvent, EscapeEvent } from '../../harness/core/record.ts';
 import type { Results } from '../../harness/engine/results/types.ts';
-import { memorySink } from '../../harness/engine/record/writer.ts';
 import { loadPlanner } from '../../harness/engine/runner/planners.ts';
-import { runOne, type PlannerHandle } from '../../harness/engine/runner/run.ts';
+import type { PlannerHandle } from '../../harness/engine/runner/run.ts';
 import { namespaceSupport, sealMode } from '../../harness/engine/runner/sealed-process.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
-import { EMAIL_YAML, scenarioFrom } from '../helpers/run.ts';
+import { runSealed, runSealedFile } from '../helpers/sealed-run.ts';
 
-const scenario = scenarioFrom(EMAIL_YAML);
 const support = namespaceSupport();
 const skipped = support
   ? ''
@@ -53,27 +50,8 @@ export default {
   return file;
 }
 
-async function run(handle: PlannerHandle, options: Record<string, string>) {
-  const out = await runOne({
-    scenario,
-    scenarioFile: 'inline.yaml',
-    planner: handle,
-    plannerContext: { options },
-    trial: 1,
-    seed: 7,
-    runId: `namespace/${handle.name}`,
-    sink: memorySink(),
-    transport: 'inprocess',
-    maxTurns: 5,
-    decisionTimeoutMs: 20_000,
-  });
-  const escapes = out.events.filter((e): e is EscapeEvent => e.type === 'escape');
-  const emails = out.events.filter((e): e is CallEvent => e.type === 'call').map((e) => String(e.args.email));
-  return { ...out, escapes, emails };
-}
-
-const runFile = async (file: string, options: Record<string, string> = {}) =>
-  run(await loadPlanner(file, process.cwd(), options), options);
+const run = (handle: PlannerHandle, options: Record<string, string>) => runSealed(handle, options, 'namespace');
+const runFile = (file: string, options: Record<string, string> = {}) => runSealedFile(file, options, 'namespace');
 
 describe('ONEWAY_SEAL picks the mode, and refuses what it cannot honour', () => {
   it('socket is always there; a value that is no mode is a usage error with a hint', () => {
