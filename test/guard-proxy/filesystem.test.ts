@@ -5,20 +5,17 @@
  * journal alone, says what happened to which file and that nothing can undo it. The same from an
  * SDK client over Streamable HTTP, with the guard as a command serving `--listen`.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../harness/cli/common.ts';
 import { main as recover } from '../../harness/cli/recover.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
-import { cli } from '../helpers/compiled.ts';
-import { when } from '../mcp/helpers.ts';
 import {
   FILESYSTEM_SERVER,
   FILESYSTEM_TOOLS as FS_TOOLS,
+  listeningFilesystemGuard,
   guardInProcess,
   nodeServer,
   outcomes,
@@ -103,29 +100,8 @@ describe('oneway guard in front of server-filesystem', () => {
 
 describe('oneway guard --listen in front of server-filesystem', () => {
   it('serves an SDK client over Streamable HTTP: lists, refuses the blind overwrite, passes it after a read, journals', async () => {
-    const dir = realpathSync(tempDir('oneway-guard-fs-http-'));
-    const files = join(dir, 'files');
-    mkdirSync(files);
-    const a = join(files, 'a.txt');
-    writeFileSync(a, 'alpha');
-    const journal = join(dir, 'journal.jsonl');
-    const child = spawn(
-      process.execPath,
-      [
-        cli('oneway'),
-        'guard',
-        `--tools=${FS_TOOLS}`,
-        `--journal=${journal}`,
-        '--listen=0',
-        `--server-cmd="${process.execPath}" "${FILESYSTEM_SERVER}" "${files}"`,
-      ],
-      { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'pipe'] },
-    );
-    let err = '';
-    child.stderr.on('data', (d: Buffer) => (err += String(d)));
-    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    const { a, journal, child, exited, url, stderr } = await listeningFilesystemGuard('oneway-guard-fs-http-');
     try {
-      const url = await when(child.stderr, 'data', () => /serving at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(err)?.[1]);
       const client = new Client({ name: 'agent', version: '1.0.0' });
       await client.connect(new StreamableHTTPClientTransport(new URL(url)));
       const { tools } = await client.listTools();
@@ -142,7 +118,7 @@ describe('oneway guard --listen in front of server-filesystem', () => {
     } finally {
       child.kill('SIGTERM');
     }
-    expect(await exited, err).toBe(0);
+    expect(await exited, stderr()).toBe(0);
     expect(outcomes(journal).map((c) => [c.tool, c.status])).toEqual([
       ['write_file', 'blocked'],
       ['read_text_file', 'ok'],

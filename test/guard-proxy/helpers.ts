@@ -4,7 +4,8 @@
  * an in-memory transport) or as the `oneway guard` command (a child process the SDK client starts
  * over stdio), and the journal as a parsed record.
  */
-import { readFileSync, watch } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, realpathSync, watch, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -20,7 +21,9 @@ import { GuardProxy, journalStart } from '../../harness/features/guard-proxy/pro
 import { loadGuardTools } from '../../harness/features/guard-proxy/tools-file.ts';
 import { Upstream, type UpstreamTarget } from '../../harness/features/guard-proxy/upstream.ts';
 import type { Scenario } from '../../harness/core/scenario.ts';
+import { tempDir } from '../helpers/cli.ts';
 import { cli } from '../helpers/compiled.ts';
+import { when } from '../mcp/helpers.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -203,4 +206,40 @@ export function whenFile<T>(path: string, check: () => T | undefined): Promise<T
     const watcher = watch(dirname(path), () => void attempt());
     attempt();
   });
+}
+
+/**
+ * The compiled `oneway guard --listen=0` in front of server-filesystem, which serves a fresh
+ * directory `files` holding `a` (a.txt, "alpha"); `url` once the guard says where it serves. The
+ * caller ends it (`child.kill`) and reads its exit from `exited`, its stderr from `stderr()`.
+ */
+export async function listeningFilesystemGuard(prefix: string) {
+  const dir = realpathSync(tempDir(prefix));
+  const files = join(dir, 'files');
+  mkdirSync(files);
+  const a = join(files, 'a.txt');
+  writeFileSync(a, 'alpha');
+  const journal = join(dir, 'journal.jsonl');
+  const child = spawn(
+    process.execPath,
+    [
+      cli('oneway'),
+      'guard',
+      `--tools=${FILESYSTEM_TOOLS}`,
+      `--journal=${journal}`,
+      '--listen=0',
+      `--server-cmd="${process.execPath}" "${FILESYSTEM_SERVER}" "${files}"`,
+    ],
+    { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let err = '';
+  child.stderr.on('data', (d: Buffer) => (err += String(d)));
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  try {
+    const url = await when(child.stderr, 'data', () => /serving at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(err)?.[1]);
+    return { dir, files, a, journal, child, exited, url, stderr: () => err };
+  } catch (e) {
+    child.kill('SIGTERM');
+    throw e;
+  }
 }

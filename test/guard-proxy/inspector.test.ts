@@ -6,7 +6,6 @@
  * tools and calls them; the guard enforces and journals as for any client. And over Streamable HTTP:
  * the Inspector's `--transport http` against a guard serving `--listen`.
  */
-import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -14,8 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../harness/cli/common.ts';
 import { tempDir } from '../helpers/cli.ts';
 import { cli, runNode } from '../helpers/compiled.ts';
-import { when } from '../mcp/helpers.ts';
-import { FILESYSTEM_SERVER, FILESYSTEM_TOOLS, outcomes } from './helpers.ts';
+import { FILESYSTEM_SERVER, FILESYSTEM_TOOLS, listeningFilesystemGuard, outcomes } from './helpers.ts';
 
 const require = createRequire(import.meta.url);
 const INSPECTOR_MANIFEST = require.resolve('@modelcontextprotocol/inspector-cli/package.json');
@@ -89,29 +87,8 @@ describe('oneway guard from the MCP Inspector CLI', () => {
 
 describe('oneway guard --listen from the MCP Inspector CLI over Streamable HTTP', () => {
   it('serves its tools/call over --listen, each Inspector command a session of its own, and stops cleanly', async () => {
-    const dir = realpathSync(tempDir('oneway-guard-inspector-http-'));
-    const files = join(dir, 'files');
-    mkdirSync(files);
-    const a = join(files, 'a.txt');
-    writeFileSync(a, 'alpha');
-    const journal = join(dir, 'journal.jsonl');
-    const child = spawn(
-      process.execPath,
-      [
-        cli('oneway'),
-        'guard',
-        `--tools=${FILESYSTEM_TOOLS}`,
-        `--journal=${journal}`,
-        '--listen=0',
-        `--server-cmd="${process.execPath}" "${FILESYSTEM_SERVER}" "${files}"`,
-      ],
-      { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'pipe'] },
-    );
-    let err = '';
-    child.stderr.on('data', (d: Buffer) => (err += String(d)));
-    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    const { a, journal, child, exited, url, stderr } = await listeningFilesystemGuard('oneway-guard-inspector-http-');
     try {
-      const url = await when(child.stderr, 'data', () => /serving at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(err)?.[1]);
       const blind = (await inspect([
         url,
         '--transport',
@@ -141,7 +118,7 @@ describe('oneway guard --listen from the MCP Inspector CLI over Streamable HTTP'
     } finally {
       child.kill('SIGTERM');
     }
-    expect(await exited, err).toBe(0);
+    expect(await exited, stderr()).toBe(0);
     expect(outcomes(journal).map((c) => [c.tool, c.status])).toEqual([
       ['write_file', 'blocked'],
       ['read_text_file', 'ok'],
