@@ -15,27 +15,12 @@
 import { resolve } from 'node:path';
 import { formatProblem, UsageError } from './core/errors.ts';
 import type { Planner, PlannerFactory } from './core/planner.ts';
-import { analyseResults } from './engine/results/build.ts';
-import { lockOutDir } from './engine/results/lock.ts';
 import type { Results } from './engine/results/types.ts';
-import { writeResults } from './engine/results/write.ts';
-import { evaluate as runEvaluation, type EvalOptions } from './engine/runner/evaluate.ts';
-import { ensureDir } from './engine/io/atomic-write.ts';
+import type { EvalOptions } from './engine/runner/evaluate.ts';
+import { evaluation } from './features/pipeline/evaluation.ts';
 import { makeChalk } from './features/report/color.ts';
-import { writeReports } from './features/report/index.ts';
 import { CONFIG_SHAPE, shapeProblems, type OnewayConfig } from './features/request/config.ts';
-import {
-  analysisOf,
-  checkLineUp,
-  EVAL_DEFAULTS,
-  evalOptionsOf,
-  evalRequest,
-  loadPlanners,
-  requestPolicy,
-  requestScenarios,
-  settingsOf,
-  settleWorkers,
-} from './features/request/eval.ts';
+import { EVAL_DEFAULTS, evalRequest, settingsOf } from './features/request/eval.ts';
 
 export { defineConfig, type OnewayConfig, type LlmConfig, type FuzzConfig } from './features/request/config.ts';
 
@@ -47,6 +32,17 @@ export interface EvaluateConfig extends Omit<OnewayConfig, 'planners' | 'fuzz' |
   cwd?: string;
   /** Called as each run finishes. */
   onRunDone?: EvalOptions['onRunDone'];
+  /**
+   * Finish an interrupted evaluation in `out`: keep its finished runs and run the rest (the same
+   * options as the interrupted one, else a UsageError says what differs); the results equal an
+   * uninterrupted evaluation's. As `oneway eval --resume`.
+   */
+  resume?: boolean;
+  /**
+   * Aborted: stop after the runs in flight. What finished is scored and written, and the results
+   * say `interrupted: true` (resume them with `resume: true`), as Ctrl-C does to `oneway eval`.
+   */
+  signal?: AbortSignal;
 }
 
 /** The settings of a config file evaluate() cannot honour, and what to do instead. */
@@ -58,7 +54,14 @@ const NOT_HERE: Partial<Record<keyof OnewayConfig, string>> = {
 
 /** evaluate()'s options, checked as a config file's settings are: an unknown, misspelt or mistyped one is an error. */
 function checkOptions(config: unknown): EvaluateConfig {
-  const shape = { ...CONFIG_SHAPE, planners: 'planners', cwd: 'string', onRunDone: 'function' } as const;
+  const shape = {
+    ...CONFIG_SHAPE,
+    planners: 'planners',
+    cwd: 'string',
+    onRunDone: 'function',
+    resume: 'boolean',
+    signal: 'signal',
+  } as const;
   const problems = shapeProblems(config, shape, 'option');
   if (problems.length)
     throw new UsageError(`evaluate(): ${problems.join('; ')}`, `options: ${Object.keys(shape).join(', ')}`);
@@ -78,41 +81,27 @@ function checkOptions(config: unknown): EvaluateConfig {
  * scenario at all, ...) throws a UsageError with a hint.
  */
 export async function evaluate(config: EvaluateConfig = {}): Promise<Results> {
-  const { cwd: given, onRunDone, ...settings } = checkOptions(config);
+  const { cwd: given, onRunDone, resume, signal, ...settings } = checkOptions(config);
   const cwd = resolve(given ?? process.cwd());
   const env = process.env;
-  const request = await evalRequest([{ from: { kind: 'api' }, settings: settingsOf(settings, cwd) }], {
-    cwd,
-    env,
-    defaults: { ...EVAL_DEFAULTS, reporters: [], githubInActions: false },
-  });
-  const scenarios = await requestScenarios(request, env);
-  if (scenarios.selected.length === 0)
-    throw new UsageError(
-      `no scenario could be loaded${scenarios.problems.length ? `:\n${scenarios.problems.map(formatProblem).join('\n')}` : ''}`,
-    );
-  const planners = await loadPlanners(request.planners ?? ['gated'], cwd, request.plannerOptions, request.plannerEnv);
-  checkLineUp(
-    planners.map((p) => p.name),
-    request,
+  const request = await evalRequest(
+    [{ from: { kind: 'api' }, settings: { ...settingsOf(settings, cwd), ...(resume ? { resume } : {}) } }],
+    { cwd, env, defaults: { ...EVAL_DEFAULTS, reporters: [], githubInActions: false } },
   );
-  const policy = await requestPolicy(request);
-  if (!policy.ok)
-    throw new UsageError(`the guard policy has problems:\n${policy.problems.map(formatProblem).join('\n')}`);
-
-  const { outDir } = request;
-  ensureDir(outDir);
-  const lock = lockOutDir(outDir, { command: 'oneway evaluate()' });
-  try {
-    const options = await evalOptionsOf(request, { scenarios, planners, policy: policy.value });
-    await settleWorkers(request, options);
-    const ran = await runEvaluation({ ...options, ...(onRunDone ? { onRunDone } : {}) });
-    const results = analyseResults(ran, analysisOf(request));
-    writeResults(outDir, results);
-    if (request.reporters.length)
-      writeReports(results, request.reporters, { outDir, stdout: process.stdout, chalk: makeChalk(false), env });
-    return results;
-  } finally {
-    lock.release();
-  }
+  const outcome = await evaluation(request, {
+    env,
+    command: 'oneway evaluate()',
+    ...(signal ? { signal } : {}),
+    console: { stdout: process.stdout, chalk: makeChalk(false), env },
+    ...(onRunDone ? { events: { runDone: onRunDone } } : {}),
+  });
+  if (outcome.ran) return outcome.results;
+  const listed = (what: string) => `${what}:\n${outcome.problems.map(formatProblem).join('\n')}`;
+  throw new UsageError(
+    outcome.why === 'policy'
+      ? listed('the guard policy has problems')
+      : outcome.why === 'plan'
+        ? listed('the plan file has problems')
+        : `no scenario could be loaded${outcome.problems.length ? listed('') : ''}`,
+  );
 }

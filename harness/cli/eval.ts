@@ -5,13 +5,9 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
-import { formatProblem, UsageError, type Problem } from '../core/errors.ts';
-import { loadPlanFile } from '../engine/loader/load.ts';
+import { formatProblem, UsageError } from '../core/errors.ts';
 import { REPORTERS } from '../features/report/names.ts';
-import type { OutLock } from '../engine/results/lock.ts';
 import type { Results, RunResult } from '../engine/results/types.ts';
-import { ensureDir } from '../engine/io/atomic-write.ts';
-import { stableJson } from '../util/json.ts';
 import { terminalText } from '../util/terminal-text.ts';
 import type { Stacks } from './run-errors.ts';
 import { describeScenario, renderList } from '../features/report/list.ts';
@@ -20,31 +16,25 @@ import { formatFinding } from '../features/lint/types.ts';
 import { configCandidates, findConfig, loadConfig, type ConfigFile } from '../features/request/config.ts';
 import type { Layer } from '../features/request/layers.ts';
 import {
-  analysisOf,
-  checkLineUp,
   configLayer,
   EVAL_DEFAULTS,
-  evalOptionsOf,
   evalRequest,
-  loadPlanners,
-  requestPolicy,
   requestScenarios,
-  settleWorkers,
   type EvalRequest,
   type EvalSettings,
   type RequestScenarios,
 } from '../features/request/eval.ts';
-import { checkRuns } from '../engine/scoring/expect.ts';
 import { globBase, hasMagic } from '../engine/loader/glob.ts';
 import { looksLikeModulePath } from '../engine/io/ts-loader.ts';
 import { scenarioCache, scenarioHome, scenarioSpecs } from '../features/request/scenarios.ts';
 import type { Change, Outcome, Watched } from './watch.ts';
-import type { LoadedScenario } from '../engine/loader/load.ts';
-// What only running needs (the engine, planners, the guard, results and reports; the MCP client for
-// --agent-cmd; what --shard, --fail-on and --baseline read, when given) is imported where it is
-// used: listing scenarios needs the loader alone, and starts faster (npm run bench, start-up).
-import type { EvalOptions } from '../engine/runner/evaluate.ts';
-import type { PlanItem } from '../core/scenario.ts';
+// What only running needs (the pipeline: the engine, planners, the guard, results and reports; the
+// progress bar) is imported where it is used: listing scenarios needs the loader alone, and starts
+// faster (npm run bench, start-up).
+import type { EvaluationOutcome, EvaluationSession } from '../features/pipeline/evaluation.ts';
+import type { PlannerHandle } from '../engine/runner/run.ts';
+import type { ScenarioExpectationFailure } from '../engine/scoring/expect.ts';
+import type { Progress } from './progress.ts';
 import { watchSignals, type Interruption } from './signals.ts';
 import {
   durationMs,
@@ -194,7 +184,7 @@ export const OPTIONS = {
  * evaluation's.
  */
 export async function main(argv: string[], io: Io = processIo(), config?: ConfigFile): Promise<number> {
-  const session: Session = {};
+  const session: Session = { stop: new AbortController() };
   try {
     const { values } = parseCli(argv, OPTIONS);
     if (values.help) {
@@ -202,12 +192,14 @@ export async function main(argv: string[], io: Io = processIo(), config?: Config
       return 0;
     }
     if (values.watch) return await watchMode(values, io, config, session);
-    return (await evaluation(values, await requestOf(values, io, config), io, session)).code;
+    const request = await requestOf(values, io, config);
+    if (values.list) return await listScenarios(request, io);
+    return await evaluate(values, request, io, session);
   } catch (e) {
     return commandFailed(e, io, 'oneway');
   } finally {
     session.signals?.dispose();
-    session.lock?.lock.release();
+    session.evaluations?.release();
   }
 }
 
@@ -220,110 +212,130 @@ function requestOf(values: Values, io: Io, config: ConfigFile | undefined): Prom
   });
 }
 
-/** What the evaluations of one command share: the --out lock, the signal handling, and (--watch) the last results. */
+/** What the evaluations of one command share: the signal handling, and the pipeline's session (the --out lock, the last results). */
 interface Session {
-  lock?: { dir: string; lock: OutLock };
+  /** Aborted by the first SIGINT/SIGTERM (harness/cli/signals.ts): the evaluation stops after the runs in flight. */
+  stop: AbortController;
   signals?: Interruption;
-  /** --watch: the last evaluation's results (not an interrupted one's), and which of their runs the next keeps. */
-  previous?: Results;
-  keep?: (run: RunResult) => boolean;
+  evaluations?: EvaluationSession;
 }
 
 /** How far an evaluation got: what --watch watches after it (the scenarios and planners it read). */
 interface Reached {
   scenarios?: RequestScenarios;
-  lineup?: LineUp;
+  planners?: readonly PlannerHandle[];
+}
+
+/** --list: the scenario library (what loaded, before the lint gate), and the files that did not load. */
+async function listScenarios(request: EvalRequest, io: Io): Promise<number> {
+  const { c } = paints(io);
+  const { selected, problems } = await requestScenarios(request, io.env, { lint: false });
+  for (const p of problems) io.stderr.write(`${formatProblem(p)}\n`);
+  io.stdout.write(
+    `${renderList(
+      selected.map((l) => describeScenario(l.scenario, l.file)),
+      c,
+      outputWidth(io.stdout as { isTTY?: boolean; columns?: number }, io.env),
+    )}\n`,
+  );
+  return problems.length > 0 ? 2 : 0;
 }
 
 /**
- * The steps of an evaluation: the scenarios through the lint gate (--list stops before the gate),
- * the planners and the --plan, the --out lock, the run, then results, reports, the gates and --check.
+ * One evaluation (harness/features/pipeline/evaluation.ts), shown as it goes: the scenarios'
+ * problems, the lint gate, a progress bar, then where results and reports are, run errors, failed
+ * gates and --check's figures. Returns the exit status.
  */
-async function evaluation(
+async function evaluate(
   values: Values,
   request: EvalRequest,
   io: Io,
   session: Session,
   reached: Reached = {},
-): Promise<{ code: number }> {
+  keep?: (run: RunResult) => boolean,
+): Promise<number> {
   const { c, cerr } = paints(io);
-  const scenarios = await requestScenarios(request, io.env, { lint: !values.list });
-  reached.scenarios = scenarios;
-  const { selected, problems } = scenarios;
-  for (const p of problems) io.stderr.write(`${formatProblem(p)}\n`);
-  if (values.list) {
-    io.stdout.write(
-      `${renderList(
-        selected.map((l) => describeScenario(l.scenario, l.file)),
-        c,
-        outputWidth(io.stdout as { isTTY?: boolean; columns?: number }, io.env),
-      )}\n`,
-    );
-    return { code: problems.length > 0 ? 2 : 0 };
-  }
-
-  const engine = await import('../engine/runner/evaluate.ts');
-  const lineup = await lineUp(values, request, selected, io);
-  reached.lineup = lineup;
-  const plan = request.plan ? readPlan(request.plan, selected, io, problems) : undefined;
-  if (request.plan && !plan) {
-    io.stderr.write(cerr.red('oneway: the plan file has errors; nothing was run\n'));
-    return { code: 2 };
-  }
-  if (selected.length === 0) {
+  const [{ evaluation, evaluationSession }, { capturingStacks }, { progressBar }] = await Promise.all([
+    import('../features/pipeline/evaluation.ts'),
+    import('./run-errors.ts'),
+    import('./progress.ts'),
+  ]);
+  // Each planner's errors keep their stack traces for --verbose (runs in this thread or in a planner's own).
+  const stacks: Stacks = new Map();
+  let progress: Progress | undefined;
+  const outcome = await evaluation(request, {
+    env: io.env,
+    command: 'oneway eval',
+    signal: session.stop.signal,
+    check: values.check === true,
+    console: { stdout: io.stdout, chalk: c, env: io.env },
+    session: (session.evaluations ??= evaluationSession()),
+    ...(keep ? { keep } : {}),
+    wrapPlanner: (p) => capturingStacks(p, stacks),
+    events: {
+      scenarios: (s) => {
+        reached.scenarios = s;
+        for (const p of s.problems) io.stderr.write(`${formatProblem(p)}\n`);
+      },
+      lineUp: (planners) => (reached.planners = planners),
+      running: (s) => {
+        reportLint(s, io);
+        // SIGINT/SIGTERM: stop after the runs in flight, keep what finished, exit 130/143 (harness/cli/signals.ts).
+        session.signals ??= watchSignals((m) => io.stderr.write(cerr.yellow(m)), session.stop);
+        progress = progressBar(io.stderr);
+      },
+      warning: (m) => io.stderr.write(`${cerr.yellow(`oneway: ${terminalText(m)}`)}\n`),
+      workers: (runs, workers) =>
+        io.stderr.write(
+          cerr.dim(
+            `oneway: ${plural(runs, 'run')} of planners that only compute: on ${workers} worker threads (--workers=1 keeps them on this thread)\n`,
+          ),
+        ),
+      runDone: (run, done, total) => progress?.update(run, done, total),
+      runsOver: () => progress?.stop(),
+    },
+  });
+  if (!outcome.ran) return refused(outcome, io);
+  const { results, problems } = outcome;
+  const where = relative(io.cwd, request.outDir) || '.';
+  io.stderr.write(
+    `${cerr.dim(`results: ${[`${where}/results.json`, ...outcome.written.map((w) => `${where}/${w}`)].join(', ')}`)}\n`,
+  );
+  const { runErrorLines } = await import('./run-errors.ts');
+  for (const line of runErrorLines(results.runs, cerr, where, { verbose: values.verbose === true, stacks }))
+    io.stderr.write(`${line}\n`);
+  if (results.interrupted)
     io.stderr.write(
-      cerr.red(
-        `oneway: no scenario ${scenarios.loaded ? (problems.some((p) => p.code === 'lint') ? 'passed lint' : 'matches --tag/--filter') : 'could be loaded'}; nothing was run\n`,
+      cerr.yellow(
+        `oneway: interrupted after ${plural(results.runs.length, 'run')}; results.json is marked interrupted\n`,
       ),
     );
-    if (problems.some((p) => p.code === 'lint')) io.stderr.write(`  hint: ${LINT_HINT}\n`);
-    return { code: 2 };
-  }
-  reportLint(scenarios, io);
-  const policy = await requestPolicy(request);
-  if (!policy.ok) {
-    for (const p of policy.problems) io.stderr.write(`${formatProblem(p)}\n`);
-    return { code: 2 };
-  }
-
-  // One evaluation per --out at a time (harness/engine/results/lock.ts); released on any exit, Ctrl-C included.
-  ensureDir(request.outDir);
-  await lockOut(session, request.outDir, io);
-  const options = await evalOptionsOf(request, {
-    scenarios,
-    planners: lineup.planners,
-    policy: policy.value,
-    ...(plan ? { plan } : {}),
-  });
-  // SIGINT/SIGTERM: stop after the runs in flight, keep what finished, exit 130/143 (harness/cli/signals.ts).
-  const signals = (session.signals ??= watchSignals((m) => io.stderr.write(cerr.yellow(m))));
-  const kept = session.keep && session.previous ? keptRuns(session.previous, options, engine, session.keep) : undefined;
-  const ran = await runEvaluation(engine, request, options, lineup, io, signals, kept);
-  const results = await writeAndReport(ran, values, request, lineup, io);
-  if (!results.interrupted) session.previous = results;
-  if (kept) io.stderr.write(cerr.dim(`${rerunSummary(results, kept)}\n`));
-  const code =
-    problems.length > 0
-      ? 2
-      : (values.check && !expectationsHold(results, selected, io)) || results.gates.failures.length > 0
-        ? 1
-        : 0;
+  for (const s of results.gates.skipped ?? []) io.stderr.write(`${cerr.yellow(`note: ${terminalText(s.message)}`)}\n`);
+  for (const f of results.gates.failures) io.stderr.write(`${cerr.red(`✗ ${terminalText(f.message)}`)}\n`);
+  if (outcome.kept) io.stderr.write(cerr.dim(`${rerunSummary(results, outcome.kept)}\n`));
+  const expectFailed = outcome.expectations ? !expectationsHold(outcome.expectations, io) : false;
+  const code = problems.length > 0 ? 2 : expectFailed || results.gates.failures.length > 0 ? 1 : 0;
   const gated = request.gates.length > 0 || request.baseline !== undefined || values.check === true;
-  return { code: signals.exitCode(code, { interrupted: results.interrupted, gated }) };
+  return session.signals?.exitCode(code, { interrupted: results.interrupted, gated }) ?? code;
 }
 
-/** Locks --out for this command (once; again when --watch's config moves it). */
-async function lockOut(session: Session, dir: string, io: Io): Promise<void> {
-  if (session.lock?.dir === dir) return;
+/** An evaluation that ran nothing: what was wrong, and exit 2. */
+function refused(outcome: Extract<EvaluationOutcome, { ran: false }>, io: Io): number {
   const { cerr } = paints(io);
-  const { lockOutDir } = await import('../engine/results/lock.ts');
-  session.lock?.lock.release();
-  session.lock = undefined;
-  const lock = lockOutDir(dir, {
-    command: 'oneway eval',
-    warn: (m) => io.stderr.write(`${cerr.yellow(`oneway: ${terminalText(m)}`)}\n`),
-  });
-  session.lock = { dir, lock };
+  const { problems, scenarios } = outcome;
+  if (outcome.why === 'plan' || outcome.why === 'policy')
+    for (const p of problems) io.stderr.write(`${formatProblem(p)}\n`);
+  if (outcome.why === 'plan') io.stderr.write(cerr.red('oneway: the plan file has errors; nothing was run\n'));
+  if (outcome.why === 'no-scenarios') {
+    const lint = problems.some((p) => p.code === 'lint');
+    io.stderr.write(
+      cerr.red(
+        `oneway: no scenario ${scenarios.loaded ? (lint ? 'passed lint' : 'matches --tag/--filter') : 'could be loaded'}; nothing was run\n`,
+      ),
+    );
+    if (lint) io.stderr.write(`  hint: ${LINT_HINT}\n`);
+  }
+  return 2;
 }
 
 /** What --watch cannot go with, and why: each is refused with a hint, never ignored. */
@@ -351,7 +363,7 @@ async function watchMode(values: Values, io: Io, config: ConfigFile | undefined,
     if (values[flag]) throw new UsageError(`--watch cannot go with --${flag}: ${message}`, hint);
   const { cerr } = paints(io);
   const { watchLoop, localImports } = await import('./watch.ts');
-  const signals = (session.signals = watchSignals((m) => io.stderr.write(cerr.yellow(m))));
+  const signals = (session.signals = watchSignals((m) => io.stderr.write(cerr.yellow(m)), session.stop));
   let configFile = config;
   let request = await requestOf(values, io, configFile);
   if (request.agent)
@@ -365,6 +377,7 @@ async function watchMode(values: Values, io: Io, config: ConfigFile | undefined,
   const once = async (change?: Change): Promise<Outcome> => {
     const reached: Reached = {};
     let code: number;
+    let keep: ((run: RunResult) => boolean) | undefined;
     try {
       if (change) {
         if (change.files.some((f) => configs.includes(f))) {
@@ -372,9 +385,9 @@ async function watchMode(values: Values, io: Io, config: ConfigFile | undefined,
           configFile = file ? { file, config: await loadConfig(file, { fresh: true }) } : undefined;
         }
         request = await requestOf(values, io, configFile);
-        session.keep = (run) => !change.all && !change.scenarios.has(run.scenario) && !change.planners.has(run.planner);
+        keep = (run) => !change.all && !change.scenarios.has(run.scenario) && !change.planners.has(run.planner);
       }
-      code = (await evaluation(values, request, io, session, reached)).code;
+      code = await evaluate(values, request, io, session, reached, keep);
     } catch (e) {
       code = commandFailed(e, io, 'oneway');
     }
@@ -415,8 +428,8 @@ function watchedOf(
   for (const spec of request.planners ?? []) {
     if (typeof spec !== 'string' || !looksLikeModulePath(spec)) continue;
     const file = resolve(cwd, spec);
-    const names = reached.lineup
-      ? reached.lineup.planners.filter((p) => p.source === file).map((p) => p.name)
+    const names = reached.planners
+      ? reached.planners.filter((p) => p.source === file).map((p) => p.name)
       : [...(o.previous?.planners.get(file) ?? [])];
     for (const f of o.localImports(file)) planners.set(f, [...(planners.get(f) ?? []), ...names]);
   }
@@ -443,31 +456,6 @@ const isDirectory = (path: string) => {
     return false;
   }
 };
-
-/**
- * --watch: the runs of the last evaluation this one keeps: those `keep` leaves (not of a scenario
- * or planner the change touched), and only while they are the runs this evaluation would make:
- * the same options (each that changes a result, as results.json's config records them) and the
- * same scenario content (its hash). Anything else is run again.
- */
-function keptRuns(
-  previous: Results,
-  now: EvalOptions,
-  engine: typeof import('../engine/runner/evaluate.ts'),
-  keep: (run: RunResult) => boolean,
-): RunResult[] {
-  const was = previous.config;
-  const is = engine.buildResults(now, [], { started: Date.now(), interrupted: false, unattributed: 0 }).config;
-  const options = (c: Results['config']) =>
-    stableJson({ ...c, planners: null, scenarios: null, scenario_hashes: null });
-  if (options(was) !== options(is)) return [];
-  return previous.runs.filter(
-    (r) =>
-      keep(r) &&
-      was.scenario_hashes?.[r.scenario] !== undefined &&
-      was.scenario_hashes[r.scenario] === is.scenario_hashes?.[r.scenario],
-  );
-}
 
 /** --watch: what an evaluation after the first ran, and how many runs it kept from the one before. */
 function rerunSummary(results: Results, kept: readonly RunResult[]): string {
@@ -559,263 +547,23 @@ function reportLint(scenarios: RequestScenarios, io: Io): void {
   }
 }
 
-/** The planners to evaluate (the request's, the --check expectations' planners, and the --agent-cmd agent), each name once. */
-async function lineUp(values: Values, request: EvalRequest, selected: readonly LoadedScenario[], io: Io) {
-  const { agent: asked } = request;
-  const mcpAgent = asked ? await import('../features/mcp/agent.ts') : undefined;
-  const { capturingStacks } = await import('./run-errors.ts');
-  const specs =
-    values.check && request.planners === undefined
-      ? expectedPlanners(selected)
-      : (request.planners ?? (asked ? [] : ['gated']));
-  // Each planner's errors keep their stack traces for --verbose (runs in this thread or in a planner's own).
-  const stacks: Stacks = new Map();
-  const planners = (await loadPlanners(specs, io.cwd, request.plannerOptions, request.plannerEnv)).map((p) =>
-    capturingStacks(p, stacks),
-  );
-  const agent =
-    asked && mcpAgent
-      ? mcpAgent.agentPlanner({
-          command: asked.command,
-          name: asked.name ?? mcpAgent.DEFAULT_AGENT_COMMAND_NAME,
-          timeoutMs: asked.timeoutMs,
-          outDir: request.outDir,
-          cwd: io.cwd,
-          env: io.env,
-          scenarios: selected.map((l) => l.scenario),
-          maxTurns: request.maxTurns,
-          batchWindowMs: asked.batchWindowMs,
-        })
-      : undefined;
-  if (agent) planners.push(agent);
-  checkLineUp(
-    planners.map((p) => p.name),
-    request,
-  );
-  return { planners, agent, stacks };
-}
-type LineUp = Awaited<ReturnType<typeof lineUp>>;
-
-/**
- * The --plan file, checked against every selected scenario (a plan naming a tool a scenario lacks is
- * an input error); undefined, with its problems printed and collected, when it has any.
- */
-function readPlan(
-  file: string,
-  selected: readonly LoadedScenario[],
-  io: Io,
-  problems: Problem[],
-): PlanItem[] | undefined {
-  let plan: PlanItem[] | undefined;
-  const seen = new Set<string>();
-  const planProblems: Problem[] = [];
-  for (const l of selected.length ? selected : [undefined]) {
-    const loaded = loadPlanFile(file, l?.scenario);
-    if (loaded.ok) {
-      plan = loaded.value;
-      continue;
-    }
-    for (const p of loaded.problems) {
-      const key = formatProblem(p);
-      if (seen.has(key)) continue;
-      seen.add(key);
-      planProblems.push(l && selected.length > 1 ? { ...p, message: `${p.message} (scenario ${l.scenario.id})` } : p);
-    }
-  }
-  if (planProblems.length === 0) return plan;
-  problems.push(...planProblems);
-  for (const p of planProblems) io.stderr.write(`${formatProblem(p)}\n`);
-  return undefined;
-}
-
-/**
- * Runs the evaluation (resuming one in --out with --resume; keeping the runs `kept`, for --watch),
- * with a progress bar; SIGINT/SIGTERM finish the runs in flight and stop.
- */
-async function runEvaluation(
-  engine: typeof import('../engine/runner/evaluate.ts'),
-  request: EvalRequest,
-  evalOptions: EvalOptions,
-  lineup: LineUp,
-  io: Io,
-  signals: Interruption,
-  kept?: RunResult[],
-): Promise<Results> {
-  const { cerr } = paints(io);
-  const { outDir } = request;
-  const [{ progressBar }, { readResultsForResume }] = await Promise.all([
-    import('./progress.ts'),
-    import('../engine/results/write.ts'),
-  ]);
-  const progress = progressBar(io.stderr);
-  const { agent } = lineup;
-  // SIGINT or SIGTERM: finish the runs in flight, then write what finished (marked interrupted).
-  evalOptions.shouldStop = () => signals.stopping;
-  evalOptions.onRunDone = (run, done, total) => {
-    agent?.runDone(run);
-    progress?.update(run, done, total);
-  };
-  // --watch, after the first evaluation: the runs of the last one that the change left as they were.
-  if (kept) evalOptions.resume = kept;
-  else if (request.resume) {
-    // A damaged results.json falls back to the last good checkpoint (results.json.prev), said here.
-    const previous = readResultsForResume(outDir);
-    if (previous.note) io.stderr.write(`${cerr.yellow(`oneway: --resume: ${terminalText(previous.note)}`)}\n`);
-    evalOptions.resume = resumable(outDir, previous.results, evalOptions, engine.buildResults);
-  }
-  // --workers not given (auto): a long evaluation of planners that only compute goes to worker threads.
-  const runs = await settleWorkers(request, evalOptions);
-  if (runs !== undefined)
-    io.stderr.write(
-      cerr.dim(
-        `oneway: ${plural(runs, 'run')} of planners that only compute: on ${evalOptions.workers} worker threads (--workers=1 keeps them on this thread)\n`,
-      ),
-    );
-  return engine.evaluate(evalOptions).finally(async () => {
-    progress?.stop();
-    await agent?.close();
-  });
-}
-
-/** Attaches the comparisons and gates, writes results.json and the reports, and prints where they are, run errors and failed gates. */
-async function writeAndReport(
-  ran: Results,
-  values: Values,
-  request: EvalRequest,
-  lineup: LineUp,
-  io: Io,
-): Promise<Results> {
-  const { c, cerr } = paints(io);
-  const [{ analyseResults }, { writeResults }, { writeReports }, { runErrorLines }] = await Promise.all([
-    import('../engine/results/build.ts'),
-    import('../engine/results/write.ts'),
-    import('../features/report/index.ts'),
-    import('./run-errors.ts'),
-  ]);
-  const { outDir } = request;
-  const results = analyseResults(ran, analysisOf(request));
-  writeResults(outDir, results);
-  const written = writeReports(results, request.reporters, { outDir, stdout: io.stdout, chalk: c, env: io.env });
-  const where = relative(io.cwd, outDir) || '.';
-  io.stderr.write(
-    `${cerr.dim(`results: ${[`${where}/results.json`, ...written.map((w) => `${where}/${w}`)].join(', ')}`)}\n`,
-  );
-  for (const line of runErrorLines(results.runs, cerr, where, {
-    verbose: values.verbose === true,
-    stacks: lineup.stacks,
-  }))
-    io.stderr.write(`${line}\n`);
-  if (results.interrupted)
-    io.stderr.write(
-      cerr.yellow(
-        `oneway: interrupted after ${plural(results.runs.length, 'run')}; results.json is marked interrupted\n`,
-      ),
-    );
-  for (const s of results.gates.skipped ?? []) io.stderr.write(`${cerr.yellow(`note: ${terminalText(s.message)}`)}\n`);
-  for (const f of results.gates.failures) io.stderr.write(`${cerr.red(`✗ ${terminalText(f.message)}`)}\n`);
-  return results;
-}
-
 /** --check: prints each figure of the scenarios' expect: blocks that does not hold; true when all hold. */
-function expectationsHold(results: Results, selected: readonly LoadedScenario[], io: Io): boolean {
+function expectationsHold(
+  { failures, checked }: { failures: readonly ScenarioExpectationFailure[]; checked: number },
+  io: Io,
+): boolean {
   const { cerr } = paints(io);
-  const expectFailures = checkRuns(
-    results.runs,
-    new Map(selected.map((l) => [l.scenario.id, l.scenario.expect ?? {}])),
-  );
-  for (const f of expectFailures) {
+  for (const f of failures) {
     io.stderr.write(
       `${cerr.red('✗')} ${terminalText(`${f.scenario}: ${f.planner} (trial ${f.trial}): ${f.figure} expected ${f.expected}, got ${String(f.actual)}`)}\n`,
     );
   }
-  const checked = selected.reduce((a, l) => a + Object.keys(l.scenario.expect ?? {}).length, 0);
   io.stderr.write(
-    expectFailures.length
-      ? cerr.red(`oneway --check: ${plural(expectFailures.length, 'expectation')} failed\n`)
+    failures.length
+      ? cerr.red(`oneway --check: ${plural(failures.length, 'expectation')} failed\n`)
       : cerr.green(`oneway --check: all ${checked} expectation sets hold\n`),
   );
-  return expectFailures.length === 0;
-}
-
-/**
- * The finished runs of an interrupted evaluation, after checking it is the same evaluation: the
- * same planners, trials and seed, guard and guard policy, scenarios (ids and content), and every
- * option that changes a result. Fields an older results.json lacks are not compared.
- */
-function resumable(
-  outDir: string,
-  previous: Results,
-  now: EvalOptions,
-  buildResults: typeof import('../engine/runner/evaluate.ts').buildResults,
-): RunResult[] {
-  const was = previous.config;
-  const is = buildResults(now, [], { started: Date.now(), interrupted: true, unattributed: 0 }).config;
-  const diffs: string[] = [];
-  const same = (a: unknown, b: unknown) => stableJson(a) === stableJson(b);
-  const show = (v: unknown) => (v === null || v === undefined ? 'none' : Array.isArray(v) ? v.join(',') : String(v));
-  const option = (label: string, a: unknown, b: unknown) => {
-    if (!same(a, b)) diffs.push(`${label} ${show(a)}, now ${show(b)}`);
-  };
-  option('planners', was.planners, is.planners);
-  option('trials', was.trials, is.trials);
-  option('seed', was.seed, is.seed);
-  if (was.guard !== is.guard) diffs.push(`the guard was ${was.guard ? 'on' : 'off'}, now ${is.guard ? 'on' : 'off'}`);
-  else if (!same(was.guard_policy, is.guard_policy)) {
-    const classes = [
-      ...new Set([...Object.keys(was.guard_policy ?? {}), ...Object.keys(is.guard_policy ?? {})]),
-    ].sort();
-    const changed = classes
-      .filter((k) => was.guard_policy?.[k] !== is.guard_policy?.[k])
-      .map((k) => `${k}: ${was.guard_policy?.[k] ?? 'unset'} → ${is.guard_policy?.[k] ?? 'unset'}`);
-    diffs.push(`the guard policy differs (${changed.join(', ')})`);
-  }
-  const before = new Set(was.scenarios);
-  const after = new Set(is.scenarios);
-  const added = is.scenarios.filter((id) => !before.has(id));
-  const removed = was.scenarios.filter((id) => !after.has(id));
-  if (added.length) diffs.push(`scenarios added: ${added.join(', ')}`);
-  if (removed.length) diffs.push(`scenarios missing: ${removed.join(', ')}`);
-  if (was.scenario_hashes) {
-    const changed = is.scenarios.filter(
-      (id) => before.has(id) && was.scenario_hashes?.[id] !== is.scenario_hashes?.[id],
-    );
-    if (changed.length) diffs.push(`scenario content changed: ${changed.join(', ')}`);
-  }
-  option('--transport', was.transport, is.transport);
-  option('--max-turns', was.max_turns, is.max_turns);
-  option('--restart-at', (was.restart_at ?? []).join(','), (is.restart_at ?? []).join(','));
-  option('--agent-timeout', was.agent_timeout_ms, is.agent_timeout_ms);
-  option('--batch-window', was.batch_window_ms, is.batch_window_ms);
-  option('--decision-timeout', was.decision_timeout_ms, is.decision_timeout_ms);
-  option('--shard', was.shard, is.shard);
-  if (was.planner_option_hashes !== undefined && !same(was.planner_option_hashes, is.planner_option_hashes)) {
-    const keys = [
-      ...new Set([...Object.keys(was.planner_option_hashes), ...Object.keys(is.planner_option_hashes ?? {})]),
-    ].sort();
-    diffs.push(
-      `planner options differ (${keys.filter((k) => was.planner_option_hashes?.[k] !== is.planner_option_hashes?.[k]).join(', ')})`,
-    );
-  }
-  if (was.plan_hash !== undefined && was.plan_hash !== is.plan_hash)
-    diffs.push(
-      was.plan_hash === null || is.plan_hash === null
-        ? `--plan was ${was.plan_hash === null ? 'not given' : 'given'}, now ${is.plan_hash === null ? 'not' : 'given'}`
-        : 'the --plan file differs',
-    );
-  if (diffs.length) {
-    throw new UsageError(
-      `--resume: ${outDir} holds a different evaluation: ${diffs.join('; ')}`,
-      'resume with the options and scenarios of the interrupted evaluation (its results.json "config" lists them), or choose another --out',
-    );
-  }
-  return previous.runs;
-}
-
-/** The planners named in the scenarios' expect: blocks, in a stable order. */
-function expectedPlanners(loaded: readonly LoadedScenario[]): string[] {
-  const names = new Set(loaded.flatMap((l) => Object.keys(l.scenario.expect ?? {})));
-  if (names.size === 0) throw new UsageError('--check: no selected scenario has an expect: block');
-  return [...names].sort();
+  return failures.length === 0;
 }
 
 await runIfEntry(import.meta.url, (argv: string[]) => main(argv));

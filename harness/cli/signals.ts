@@ -37,20 +37,22 @@ export function quitStatus(signal: Signal, last: number): number {
 }
 
 /**
- * Listens for SIGINT and SIGTERM until `dispose`; `say` tells the user the evaluation is stopping.
+ * Listens for SIGINT and SIGTERM until `dispose`; `say` tells the user the evaluation is stopping,
+ * and `stop` (the evaluation's signal, harness/features/pipeline/evaluation.ts) is aborted.
  *
  * @example
  * const signals = watchSignals((m) => io.stderr.write(m));
- * // ... evaluate with shouldStop: () => signals.stopping ...
+ * // ... evaluate with shouldStop: () => signals.stopping, or the signal of the `stop` given ...
  * return signals.exitCode(gateFailures > 0 ? 1 : 0, { interrupted: results.interrupted, gated: gates.length > 0 });
  */
-export function watchSignals(say: (message: string) => void): Interruption {
+export function watchSignals(say: (message: string) => void, stop?: AbortController): Interruption {
   let got: Signal | undefined;
   let idle: ((signal: Signal) => void) | undefined;
   const handle = (signal: Signal) => {
     if (idle) return idle(signal);
     if (got) process.exit(EXIT[signal]);
     got = signal;
+    stop?.abort(signal);
     say(
       `\noneway: ${signal}: stopping after the runs in flight (${signal === 'SIGINT' ? 'Ctrl-C' : 'SIGTERM'} again to quit now)\n`,
     );

@@ -130,7 +130,8 @@ export type Kind =
   | 'guard'
   | 'temperature'
   | 'planners'
-  | 'function';
+  | 'function'
+  | 'signal';
 
 /**
  * Every setting of a config file and its kind: the one list of the keys (a key of OnewayConfig
@@ -204,6 +205,7 @@ const KIND_TEXT: Record<Kind, string> = {
   temperature: 'a number or "omit"',
   planners: 'a list of planner names, module paths, or Planner / PlannerFactory objects',
   function: 'a function',
+  signal: 'an AbortSignal',
 };
 
 const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -232,6 +234,8 @@ function fits(kind: Kind, v: unknown): boolean {
       return Array.isArray(v) && v.every((x) => typeof x === 'string' || isMap(x));
     case 'function':
       return typeof v === 'function';
+    case 'signal':
+      return v instanceof AbortSignal;
   }
 }
 
