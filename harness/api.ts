@@ -89,10 +89,9 @@ export async function evaluate(config: EvaluateConfig = {}): Promise<Results> {
     { cwd, env, defaults: { ...EVAL_DEFAULTS, reporters: [], githubInActions: false } },
   );
   const outcome = await evaluation(request, {
-    env,
     command: 'oneway evaluate()',
     ...(signal ? { signal } : {}),
-    console: { stdout: process.stdout, chalk: makeChalk(false), env },
+    console: { stdout: process.stdout, chalk: makeChalk(false) },
     ...(onRunDone ? { events: { runDone: onRunDone } } : {}),
   });
   if (outcome.ran) return outcome.results;

@@ -3,7 +3,6 @@
  * Exit status: 0 the evaluation ran; 1 a gate failed; 2 usage or input error; 130/143 stopped by SIGINT/SIGTERM
  * (--watch: its last evaluation's status when q or Ctrl-C ends it between evaluations).
  */
-import { existsSync, statSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { formatProblem, UsageError } from '../core/errors.ts';
 import { REPORTERS } from '../features/report/names.ts';
@@ -24,15 +23,12 @@ import {
   type EvalSettings,
   type RequestScenarios,
 } from '../features/request/eval.ts';
-import { globBase, hasMagic } from '../engine/loader/glob.ts';
-import { looksLikeModulePath } from '../engine/io/ts-loader.ts';
-import { scenarioCache, scenarioHome, scenarioSpecs } from '../features/request/scenarios.ts';
-import type { Change, Outcome, Watched } from './watch.ts';
+import type { Change, Outcome } from './watch.ts';
+import type { Watched } from '../features/pipeline/read.ts';
 // What only running needs (the pipeline: the engine, planners, the guard, results and reports; the
 // progress bar) is imported where it is used: listing scenarios needs the loader alone, and starts
 // faster (npm run bench, start-up).
 import type { EvaluationOutcome, EvaluationSession } from '../features/pipeline/evaluation.ts';
-import type { PlannerHandle } from '../engine/runner/run.ts';
 import type { ScenarioExpectationFailure } from '../engine/scoring/expect.ts';
 import type { Progress } from './progress.ts';
 import { watchSignals, type Interruption } from './signals.ts';
@@ -220,12 +216,6 @@ interface Session {
   evaluations?: EvaluationSession;
 }
 
-/** How far an evaluation got: what --watch watches after it (the scenarios and planners it read). */
-interface Reached {
-  scenarios?: RequestScenarios;
-  planners?: readonly PlannerHandle[];
-}
-
 /** --list: the scenario library (what loaded, before the lint gate), and the files that did not load. */
 async function listScenarios(request: EvalRequest, io: Io): Promise<number> {
   const { c } = paints(io);
@@ -251,7 +241,6 @@ async function evaluate(
   request: EvalRequest,
   io: Io,
   session: Session,
-  reached: Reached = {},
   keep?: (run: RunResult) => boolean,
 ): Promise<number> {
   const { c, cerr } = paints(io);
@@ -264,20 +253,17 @@ async function evaluate(
   const stacks: Stacks = new Map();
   let progress: Progress | undefined;
   const outcome = await evaluation(request, {
-    env: io.env,
     command: 'oneway eval',
     signal: session.stop.signal,
     check: values.check === true,
-    console: { stdout: io.stdout, chalk: c, env: io.env },
+    console: { stdout: io.stdout, chalk: c },
     session: (session.evaluations ??= evaluationSession()),
     ...(keep ? { keep } : {}),
     wrapPlanner: (p) => capturingStacks(p, stacks),
     events: {
       scenarios: (s) => {
-        reached.scenarios = s;
         for (const p of s.problems) io.stderr.write(`${formatProblem(p)}\n`);
       },
-      lineUp: (planners) => (reached.planners = planners),
       running: (s) => {
         reportLint(s, io);
         // SIGINT/SIGTERM: stop after the runs in flight, keep what finished, exit 130/143 (harness/cli/signals.ts).
@@ -338,6 +324,16 @@ function refused(outcome: Extract<EvaluationOutcome, { ran: false }>, io: Io): n
   return 2;
 }
 
+/** What an evaluation that did not get to its scenarios read: nothing to watch but what a key asks for. */
+const NOTHING_READ: Watched = {
+  scenarios: new Map(),
+  scenarioDirs: [],
+  planners: new Map(),
+  everything: [],
+  analysis: [],
+  ignore: [],
+};
+
 /** What --watch cannot go with, and why: each is refused with a hint, never ignored. */
 const NOT_WITH_WATCH: readonly (readonly ['list' | 'shard', string, string])[] = [
   [
@@ -362,7 +358,10 @@ async function watchMode(values: Values, io: Io, config: ConfigFile | undefined,
   for (const [flag, message, hint] of NOT_WITH_WATCH)
     if (values[flag]) throw new UsageError(`--watch cannot go with --${flag}: ${message}`, hint);
   const { cerr } = paints(io);
-  const { watchLoop, localImports } = await import('./watch.ts');
+  const [{ watchLoop }, { evaluationSession }] = await Promise.all([
+    import('./watch.ts'),
+    import('../features/pipeline/evaluation.ts'),
+  ]);
   const signals = (session.signals = watchSignals((m) => io.stderr.write(cerr.yellow(m)), session.stop));
   let configFile = config;
   let request = await requestOf(values, io, configFile);
@@ -372,90 +371,28 @@ async function watchMode(values: Values, io: Io, config: ConfigFile | undefined,
         "oneway --watch: the agent's own files are not watched (--agent-cmd is a command, not a file): press a to re-run everything\n",
       ),
     );
-  const configs = configCandidates(io.cwd);
-  let watched: Watched | undefined;
+  const configs = configCandidates(request.cwd);
+  const evaluations = (session.evaluations = evaluationSession({ watch: true }));
   const once = async (change?: Change): Promise<Outcome> => {
-    const reached: Reached = {};
     let code: number;
     let keep: ((run: RunResult) => boolean) | undefined;
     try {
       if (change) {
         if (change.files.some((f) => configs.includes(f))) {
-          const file = findConfig(io.cwd);
+          const file = findConfig(request.cwd);
           configFile = file ? { file, config: await loadConfig(file, { fresh: true }) } : undefined;
         }
         request = await requestOf(values, io, configFile);
         keep = (run) => !change.all && !change.scenarios.has(run.scenario) && !change.planners.has(run.planner);
       }
-      code = await evaluate(values, request, io, session, reached, keep);
+      code = await evaluate(values, request, io, session, keep);
     } catch (e) {
       code = commandFailed(e, io, 'oneway');
     }
-    watched = watchedOf(request, reached, { io, configs, previous: watched, localImports });
-    return { code, watched, stopped: signals.stopping };
+    return { code, watched: evaluations.watched ?? NOTHING_READ, stopped: signals.stopping };
   };
   return watchLoop({ io, signals, first: await once(), rerun: once });
 }
-
-/**
- * What --watch watches after an evaluation (harness/cli/watch.ts, `Watched`): its scenario files,
- * the directories and globs they were found in, the planner files given by path and what they
- * import, oneway.config.*, --plan, the guard policy and the --baseline. What the evaluation did not
- * get to (a planner file that did not load) is taken from the evaluation before.
- */
-function watchedOf(
-  request: EvalRequest,
-  reached: Reached,
-  o: { io: Io; configs: string[]; previous: Watched | undefined; localImports: (file: string) => string[] },
-): Watched {
-  const { cwd, outDir } = request;
-  const place = { cwd, env: o.io.env };
-  const scenarios = new Map<string, string[]>();
-  const scenarioDirs: string[] = [];
-  if (reached.scenarios) {
-    const home = scenarioHome(place, request.bundled);
-    for (const spec of scenarioSpecs(request.scenarios, home, place)) {
-      const at = resolve(cwd, spec);
-      if (hasMagic(spec)) scenarioDirs.push(globBase(spec, cwd).base);
-      else if (isDirectory(at)) scenarioDirs.push(at);
-      else if (existsSync(at)) scenarios.set(at, []);
-    }
-    for (const p of reached.scenarios.problems) if (p.file) scenarios.set(resolve(cwd, p.file), []);
-    for (const l of reached.scenarios.selected)
-      scenarios.set(l.file, [...(scenarios.get(l.file) ?? []), l.scenario.id]);
-  }
-  const planners = new Map<string, string[]>();
-  for (const spec of request.planners ?? []) {
-    if (typeof spec !== 'string' || !looksLikeModulePath(spec)) continue;
-    const file = resolve(cwd, spec);
-    const names = reached.planners
-      ? reached.planners.filter((p) => p.source === file).map((p) => p.name)
-      : [...(o.previous?.planners.get(file) ?? [])];
-    for (const f of o.localImports(file)) planners.set(f, [...(planners.get(f) ?? []), ...names]);
-  }
-  const cache = scenarioCache(place);
-  const cassettes = request.plannerOptions.llm_cache_dir;
-  return {
-    scenarios: reached.scenarios ? scenarios : (o.previous?.scenarios ?? scenarios),
-    scenarioDirs: reached.scenarios ? scenarioDirs : (o.previous?.scenarioDirs ?? scenarioDirs),
-    planners,
-    everything: [
-      ...o.configs,
-      ...(request.plan ? [request.plan] : []),
-      ...(typeof request.guard === 'string' ? [request.guard] : []),
-    ],
-    analysis: request.baseline ? [resolve(cwd, request.baseline.label)] : [],
-    ignore: [outDir, ...(cache ? [cache] : []), ...(cassettes ? [cassettes] : [])],
-  };
-}
-
-const isDirectory = (path: string) => {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-};
 
 /** --watch: what an evaluation after the first ran, and how many runs it kept from the one before. */
 function rerunSummary(results: Results, kept: readonly RunResult[]): string {

@@ -1,8 +1,9 @@
 /**
  * `oneway eval --watch`: after a first, full evaluation, wait for the files it read to change and
  * evaluate again, re-running only what a change affects, as vitest re-runs the tests of a file
- * that changed. The evaluation itself is eval.ts's; here are what to watch (`Watched`), what a
- * change affects (`changeOf`), the watching, the keys, and the loop (`watchLoop`).
+ * that changed. The evaluation is the pipeline's (harness/features/pipeline/), and so is what it
+ * read (`Watched`, read.ts); here are what a change affects (`changeOf`), the watching, the keys,
+ * and the loop (`watchLoop`).
  *
  * Each watched file is seen through a watcher on its directory, never on the file: an editor that
  * saves by writing a new file and renaming it over the old one (vim, JetBrains) replaces the file
@@ -11,8 +12,8 @@
  */
 import { readdirSync, statSync, watch, type FSWatcher } from 'node:fs';
 import { dirname, extname, join, relative, sep } from 'node:path';
-import { moduleImports } from '../util/module-imports.ts';
 import { terminalText } from '../util/terminal-text.ts';
+import type { Watched } from '../features/pipeline/read.ts';
 import type { Io } from './common.ts';
 import { quitStatus, type Interruption } from './signals.ts';
 
@@ -22,26 +23,8 @@ const DEBOUNCE_MS = 150;
 const SKIPPED_DIRS = new Set(['node_modules', '.git']);
 /** Directories watched under one scenario directory at most: a directory this deep is not a scenario library. */
 const MAX_DIRS = 2_000;
-/** Files a planner file is followed through its imports at most. */
-const MAX_IMPORTS = 500;
 /** A new file in a scenario directory is a scenario when it ends so (as the loader takes a directory's files). */
 const SCENARIO_EXT = new Set(['.yaml', '.yml']);
-
-/** What one evaluation read, and so what watch mode watches after it (absolute paths throughout). */
-export interface Watched {
-  /** Scenario files, each with the ids of the scenarios it gave (none when it did not load). */
-  scenarios: ReadonlyMap<string, readonly string[]>;
-  /** Directories a new scenario file may appear in (a `--scenario` directory, a glob's base), and their subdirectories. */
-  scenarioDirs: readonly string[];
-  /** Planner files given by path, and the local files they import, each with the planners it is part of. */
-  planners: ReadonlyMap<string, readonly string[]>;
-  /** Files whose change re-runs everything: oneway.config.* (where one is, or may appear), --plan, the guard policy. */
-  everything: readonly string[];
-  /** Files whose change re-runs nothing, but is read again: the --baseline. */
-  analysis: readonly string[];
-  /** Directories oneway writes to (--out, caches): nothing in them is a change. */
-  ignore: readonly string[];
-}
 
 /** What a change affects: the runs of these scenarios and of these planners are done again, or all runs. */
 export interface Change {
@@ -197,15 +180,6 @@ class DirWatcher {
     }, DEBOUNCE_MS);
   }
 }
-
-/**
- * A module file and the local files it imports, at any depth (util/module-imports.ts: relative
- * specifiers read from the text, node_modules not followed).
- *
- * @example
- * localImports('/p/planners/mine.ts') // ['/p/planners/mine.ts', '/p/planners/rules.ts']
- */
-export const localImports = (file: string): string[] => moduleImports(file, MAX_IMPORTS).files;
 
 /** What one evaluation of watch mode came to: its exit status, what to watch next, and whether a signal stopped it. */
 export interface Outcome {

@@ -33,14 +33,13 @@ import {
   type EvalRequest,
   type RequestScenarios,
 } from '../request/eval.ts';
+import { watchedOf, type Reached, type Watched } from './read.ts';
 import { keptRuns, resumable } from './resume.ts';
 
 /** What an evaluation says as it goes, in this order; each is optional. */
 export interface EvaluationEvents {
   /** The scenarios loaded and narrowed, through the lint gate: `problems` are the files that did not load or lint refused. */
   scenarios?(scenarios: RequestScenarios): void;
-  /** The planners to run, loaded (an `eval --watch` watches their files). */
-  lineUp?(planners: readonly PlannerHandle[]): void;
   /** About to run (scenarios remain, the plan and the policy are good): the lint gate's findings can be said. */
   running?(scenarios: RequestScenarios): void;
   /** A note for the user: a stale --out lock taken over, a damaged results.json resumed from its checkpoint. */
@@ -57,26 +56,32 @@ export interface EvaluationEvents {
 export interface ReportConsole {
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
   chalk: ChalkInstance;
-  env: NodeJS.ProcessEnv;
 }
 
 /**
  * What evaluations in a row share (`eval --watch`): the --out lock, taken once (again when --out
- * moves), and the last evaluation's results (not an interrupted one's), whose runs the next may keep.
+ * moves), the last evaluation's results (not an interrupted one's), whose runs the next may keep,
+ * and, when watching, what the last evaluation read.
  */
 export interface EvaluationSession {
+  /** `watch`: what the last evaluation read, as far as it got (read.ts); undefined before the first. */
+  readonly watched: Watched | undefined;
   /** Releases the --out lock. */
   release(): void;
 }
 
 interface SessionState extends EvaluationSession {
+  watch: boolean;
+  watched: Watched | undefined;
   lock?: { dir: string; lock: OutLock };
   previous?: Results;
 }
 
-/** A session for one evaluation or several in a row; `release` it when done. */
-export function evaluationSession(): EvaluationSession {
+/** A session for one evaluation or several in a row (`watch`: each records what it read); `release` it when done. */
+export function evaluationSession(o: { watch?: boolean } = {}): EvaluationSession {
   const state: SessionState = {
+    watch: o.watch === true,
+    watched: undefined,
     release() {
       state.lock?.lock.release();
       state.lock = undefined;
@@ -86,8 +91,6 @@ export function evaluationSession(): EvaluationSession {
 }
 
 export interface EvaluationOptions {
-  /** The process environment: an agent process's, the scenario cache's, the reporters' (GITHUB_STEP_SUMMARY). */
-  env: NodeJS.ProcessEnv;
   /** Who holds the --out lock, as another evaluation is told ("oneway eval", "oneway evaluate()"). */
   command: string;
   events?: EvaluationEvents;
@@ -136,28 +139,36 @@ export type EvaluationOutcome =
  * problems that leave nothing to run are an outcome (`ran: false`).
  *
  * @example
- * const outcome = await evaluation(request, { env: process.env, command: 'oneway evaluate()', console });
+ * const outcome = await evaluation(request, { command: 'oneway evaluate()', console });
  * if (outcome.ran) console.log(outcome.results.summary);
  */
 export async function evaluation(request: EvalRequest, o: EvaluationOptions): Promise<EvaluationOutcome> {
   const session = (o.session ?? evaluationSession()) as SessionState;
+  const reached: Reached = {};
   try {
-    return await steps(request, o, session);
+    return await steps(request, o, session, reached);
   } finally {
+    if (session.watch) session.watched = watchedOf(request, reached, session.watched);
     if (!o.session) session.release();
   }
 }
 
-async function steps(request: EvalRequest, o: EvaluationOptions, session: SessionState): Promise<EvaluationOutcome> {
+async function steps(
+  request: EvalRequest,
+  o: EvaluationOptions,
+  session: SessionState,
+  reached: Reached,
+): Promise<EvaluationOutcome> {
   const { events = {} } = o;
-  const scenarios = await requestScenarios(request, o.env);
+  const scenarios = await requestScenarios(request, request.env);
+  reached.scenarios = scenarios;
   events.scenarios?.(scenarios);
   const { selected } = scenarios;
   const problems = [...scenarios.problems];
 
   const engine = await import('../../engine/runner/evaluate.ts');
   const lineup = await lineUp(request, selected, o);
-  events.lineUp?.(lineup.planners);
+  reached.planners = lineup.planners;
   const plan = request.plan ? readPlan(request.plan, selected) : undefined;
   if (plan && !plan.ok) return { ran: false, why: 'plan', scenarios, problems: plan.problems };
   if (selected.length === 0) return { ran: false, why: 'no-scenarios', scenarios, problems };
@@ -230,7 +241,7 @@ async function lineUp(request: EvalRequest, selected: readonly LoadedScenario[],
           timeoutMs: asked.timeoutMs,
           outDir: request.outDir,
           cwd: request.cwd,
-          env: o.env,
+          env: request.env,
           scenarios: selected.map((l) => l.scenario),
           maxTurns: request.maxTurns,
           batchWindowMs: asked.batchWindowMs,
@@ -280,8 +291,13 @@ async function lockOut(session: SessionState, dir: string, o: EvaluationOptions)
   if (session.lock?.dir === dir) return;
   const { lockOutDir } = await import('../../engine/results/lock.ts');
   session.release();
-  const warn = o.events?.warning;
-  session.lock = { dir, lock: lockOutDir(dir, { command: o.command, ...(warn ? { warn } : {}) }) };
+  // A stale lock taken over is said as a warning once the lock is taken (or refused).
+  const notes: string[] = [];
+  try {
+    session.lock = { dir, lock: lockOutDir(dir, { command: o.command, warn: (m) => notes.push(m) }) };
+  } finally {
+    for (const m of notes) o.events?.warning?.(m);
+  }
 }
 
 /** Attaches the comparisons and gates, writes results.json and the reports asked for. */
@@ -299,7 +315,7 @@ async function writeResults(
   const results = analyseResults(ran, analysisOf(request));
   write.writeResults(outDir, results);
   const written = reporters.length
-    ? writeReports(results, reporters, { outDir, stdout: console.stdout, chalk: console.chalk, env: console.env })
+    ? writeReports(results, reporters, { outDir, stdout: console.stdout, chalk: console.chalk, env: request.env })
     : [];
   return { results, written };
 }

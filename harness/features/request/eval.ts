@@ -140,6 +140,8 @@ export const EVAL_DEFAULTS: EntryDefaults = {
 /** A request, checked and complete: what every later step reads. */
 export interface EvalRequest {
   cwd: string;
+  /** The environment the request was made in: a planner file's `plannerEnv` values, an agent process's, the scenario cache's (ONEWAY_CACHE), the reporters' (GITHUB_STEP_SUMMARY). */
+  env: NodeJS.ProcessEnv;
   /** Scenario specs, or undefined for the default: the project's ./scenarios (with `bundled`, oneway's). */
   scenarios: string[] | undefined;
   bundled: boolean;
@@ -300,6 +302,7 @@ export async function evalRequest(
     : undefined;
   return {
     cwd,
+    env: ctx.env,
     scenarios: s.scenarios?.length ? s.scenarios : undefined,
     bundled: s.bundled === true,
     planners: s.planners?.length ? s.planners : undefined,
