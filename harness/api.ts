@@ -88,12 +88,14 @@ export async function evaluate(config: EvaluateConfig = {}): Promise<Results> {
     [{ from: { kind: 'api' }, settings: { ...settingsOf(settings, cwd), ...(resume ? { resume } : {}) } }],
     { cwd, env, defaults: { ...EVAL_DEFAULTS, reporters: [], githubInActions: false } },
   );
-  const outcome = await evaluation(request, {
-    command: 'oneway evaluate()',
-    ...(signal ? { signal } : {}),
-    console: { stdout: process.stdout, chalk: makeChalk(false) },
-    ...(onRunDone ? { events: { runDone: onRunDone } } : {}),
-  });
+  const outcome = await evaluation(
+    request,
+    { command: 'oneway evaluate()', ...(signal ? { signal } : {}) },
+    {
+      console: { stdout: process.stdout, chalk: makeChalk(false) },
+      ...(onRunDone ? { events: { runDone: onRunDone } } : {}),
+    },
+  );
   if (outcome.ran) return outcome.results;
   const listed = (what: string) => `${what}:\n${outcome.problems.map(formatProblem).join('\n')}`;
   throw new UsageError(

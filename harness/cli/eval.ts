@@ -28,7 +28,7 @@ import type { Watched } from '../features/pipeline/read.ts';
 // What only running needs (the pipeline: the engine, planners, the guard, results and reports; the
 // progress bar) is imported where it is used: listing scenarios needs the loader alone, and starts
 // faster (npm run bench, start-up).
-import type { EvaluationOutcome, EvaluationSession } from '../features/pipeline/evaluation.ts';
+import type { EvaluationOptions, EvaluationOutcome, EvaluationSession } from '../features/pipeline/evaluation.ts';
 import type { ScenarioExpectationFailure } from '../engine/scoring/expect.ts';
 import type { Progress } from './progress.ts';
 import { watchSignals, type Interruption } from './signals.ts';
@@ -219,7 +219,7 @@ interface Session {
 /** --list: the scenario library (what loaded, before the lint gate), and the files that did not load. */
 async function listScenarios(request: EvalRequest, io: Io): Promise<number> {
   const { c } = paints(io);
-  const { selected, problems } = await requestScenarios(request, io.env, { lint: false });
+  const { selected, problems } = await requestScenarios(request, request.env, { lint: false });
   for (const p of problems) io.stderr.write(`${formatProblem(p)}\n`);
   io.stdout.write(
     `${renderList(
@@ -252,14 +252,16 @@ async function evaluate(
   // Each planner's errors keep their stack traces for --verbose (runs in this thread or in a planner's own).
   const stacks: Stacks = new Map();
   let progress: Progress | undefined;
-  const outcome = await evaluation(request, {
+  const options: EvaluationOptions = {
     command: 'oneway eval',
     signal: session.stop.signal,
     check: values.check === true,
-    console: { stdout: io.stdout, chalk: c },
     session: (session.evaluations ??= evaluationSession()),
     ...(keep ? { keep } : {}),
     wrapPlanner: (p) => capturingStacks(p, stacks),
+  };
+  const outcome = await evaluation(request, options, {
+    console: { stdout: io.stdout, chalk: c },
     events: {
       scenarios: (s) => {
         for (const p of s.problems) io.stderr.write(`${formatProblem(p)}\n`);

@@ -90,22 +90,26 @@ export function evaluationSession(o: { watch?: boolean } = {}): EvaluationSessio
   return state;
 }
 
+/** How an evaluation runs, beside what it evaluates (the request). */
 export interface EvaluationOptions {
   /** Who holds the --out lock, as another evaluation is told ("oneway eval", "oneway evaluate()"). */
   command: string;
-  events?: EvaluationEvents;
   /** Aborted: stop after the runs in flight; what finished is written, marked interrupted. */
   signal?: AbortSignal;
   /** `--check`: the planners of the scenarios' expect: blocks when none are asked for; the figures checked after the run. */
   check?: boolean;
-  /** Where the printing reporters write (the request's `reporters`). */
-  console: ReportConsole;
   /** Evaluations in a row (`eval --watch`); without one, the lock is released when this evaluation ends. */
   session?: EvaluationSession;
   /** With a session: the runs of its last evaluation that may be kept (those of what a change did not touch). */
   keep?: (run: RunResult) => boolean;
   /** Wraps each planner loaded (the command line keeps its errors' stack traces for --verbose). */
   wrapPlanner?: (planner: PlannerHandle) => PlannerHandle;
+}
+
+/** How an evaluation is shown: what it says as it goes, and where the reporters that print write. */
+export interface EvaluationDisplay {
+  events?: EvaluationEvents;
+  console: ReportConsole;
 }
 
 /** Why an evaluation ran nothing: every refusal is an input error (`problems` lists what was wrong). */
@@ -139,14 +143,18 @@ export type EvaluationOutcome =
  * problems that leave nothing to run are an outcome (`ran: false`).
  *
  * @example
- * const outcome = await evaluation(request, { command: 'oneway evaluate()', console });
+ * const outcome = await evaluation(request, { command: 'oneway evaluate()' }, { console });
  * if (outcome.ran) console.log(outcome.results.summary);
  */
-export async function evaluation(request: EvalRequest, o: EvaluationOptions): Promise<EvaluationOutcome> {
+export async function evaluation(
+  request: EvalRequest,
+  o: EvaluationOptions,
+  display: EvaluationDisplay,
+): Promise<EvaluationOutcome> {
   const session = (o.session ?? evaluationSession()) as SessionState;
   const reached: Reached = {};
   try {
-    return await steps(request, o, session, reached);
+    return await steps(request, o, display, session, reached);
   } finally {
     if (session.watch) session.watched = watchedOf(request, reached, session.watched);
     if (!o.session) session.release();
@@ -156,10 +164,11 @@ export async function evaluation(request: EvalRequest, o: EvaluationOptions): Pr
 async function steps(
   request: EvalRequest,
   o: EvaluationOptions,
+  display: EvaluationDisplay,
   session: SessionState,
   reached: Reached,
 ): Promise<EvaluationOutcome> {
-  const { events = {} } = o;
+  const { events = {} } = display;
   const scenarios = await requestScenarios(request, request.env);
   reached.scenarios = scenarios;
   events.scenarios?.(scenarios);
@@ -178,7 +187,7 @@ async function steps(
 
   // One evaluation per --out at a time (harness/engine/results/lock.ts); released on any exit.
   ensureDir(request.outDir);
-  await lockOut(session, request.outDir, o);
+  for (const m of await lockOut(session, request.outDir, o.command)) events.warning?.(m);
   const options = await evalOptionsOf(request, {
     scenarios,
     planners: lineup.planners,
@@ -210,7 +219,7 @@ async function steps(
     await agent?.close();
   });
 
-  const results = await writeResults(ran, request, o.console);
+  const results = await writeResults(ran, request, display.console);
   if (!results.results.interrupted) session.previous = results.results;
   return {
     ran: true,
@@ -286,18 +295,14 @@ function readPlan(
   return problems.length ? { ok: false, problems } : { ok: true, value: plan };
 }
 
-/** Takes the --out lock for the session (once; again when --out moved since). */
-async function lockOut(session: SessionState, dir: string, o: EvaluationOptions): Promise<void> {
-  if (session.lock?.dir === dir) return;
+/** Takes the --out lock for the session (once; again when --out moved since); returns the warnings of a stale lock taken over. */
+async function lockOut(session: SessionState, dir: string, command: string): Promise<string[]> {
+  if (session.lock?.dir === dir) return [];
   const { lockOutDir } = await import('../../engine/results/lock.ts');
   session.release();
-  // A stale lock taken over is said as a warning once the lock is taken (or refused).
   const notes: string[] = [];
-  try {
-    session.lock = { dir, lock: lockOutDir(dir, { command: o.command, warn: (m) => notes.push(m) }) };
-  } finally {
-    for (const m of notes) o.events?.warning?.(m);
-  }
+  session.lock = { dir, lock: lockOutDir(dir, { command, warn: (m) => notes.push(m) }) };
+  return notes;
 }
 
 /** Attaches the comparisons and gates, writes results.json and the reports asked for. */
@@ -325,9 +330,6 @@ function expectations(
   results: Results,
   selected: readonly LoadedScenario[],
 ): { failures: ScenarioExpectationFailure[]; checked: number } {
-  const failures = checkRuns(
-    results.runs,
-    new Map(selected.map((l) => [l.scenario.id, l.scenario.expect ?? {}])),
-  );
+  const failures = checkRuns(results.runs, new Map(selected.map((l) => [l.scenario.id, l.scenario.expect ?? {}])));
   return { failures, checked: selected.reduce((a, l) => a + Object.keys(l.scenario.expect ?? {}).length, 0) };
 }
