@@ -7,7 +7,7 @@
  *             errors; facts, templates, the effect kinds and the World they act on
  *   domain    the rules of the problem: reconcile/retry/duplicate/argument/class rules, the planner kit
  *   engine    loading, the sandbox, the run loop, scoring, the guard, gates, records and results
- *   features  what is built on the engine: the run request, reports, recovery, fuzzing, lint, LLM, MCP, the guard proxy, import/export, bench
+ *   features  what is built on the engine: the run request, the evaluation pipeline, reports, recovery, fuzzing, lint, LLM, MCP, the guard proxy, import/export, bench
  *
  * CONTRIBUTING.md draws the same layers, with what lives where.
  *   entry     the CLI, and the package's entry points (index.ts, api.ts, agents.ts)

@@ -37,7 +37,7 @@ import { watchedOf, type Reached, type Watched } from './read.ts';
 import { keptRuns, resumable } from './resume.ts';
 
 /** What an evaluation says as it goes, in this order; each is optional. */
-export interface EvaluationEvents {
+interface EvaluationEvents {
   /** The scenarios loaded and narrowed, through the lint gate: `problems` are the files that did not load or lint refused. */
   scenarios?(scenarios: RequestScenarios): void;
   /** About to run (scenarios remain, the plan and the policy are good): the lint gate's findings can be said. */
@@ -53,7 +53,7 @@ export interface EvaluationEvents {
 }
 
 /** Where the reporters that print (`table`, `json` alone, `github`) write, and how. */
-export interface ReportConsole {
+interface ReportConsole {
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
   chalk: ChalkInstance;
 }
@@ -113,7 +113,7 @@ export interface EvaluationDisplay {
 }
 
 /** Why an evaluation ran nothing: every refusal is an input error (`problems` lists what was wrong). */
-export type Refusal = 'plan' | 'no-scenarios' | 'policy';
+type Refusal = 'plan' | 'no-scenarios' | 'policy';
 
 export type EvaluationOutcome =
   | {
