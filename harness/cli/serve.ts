@@ -11,8 +11,8 @@ import { DEFAULT_MAX_SESSIONS } from '../features/mcp/http.ts';
 import { DEFAULT_BATCH_WINDOW_MS } from '../features/mcp/channel.ts';
 import { DEFAULT_AGENT_NAME, serveHttp, serveStdio, type ServeOptions } from '../features/mcp/serve.ts';
 import { terminalText } from '../util/terminal-text.ts';
-import { ensureDir } from '../engine/io/atomic-write.ts';
-import { lockOutDir, type OutLock } from '../engine/results/lock.ts';
+import type { OutLock } from '../engine/results/lock.ts';
+import { lockOut } from '../features/pipeline/evaluation.ts';
 import { formatFinding } from '../features/lint/types.ts';
 import type { ConfigFile } from '../features/request/config.ts';
 import {
@@ -178,12 +178,10 @@ export async function main(argv: string[], io: Io = processIo(), config?: Config
 
     const { outDir } = request;
     const where = relative(io.cwd, outDir) || '.';
-    // One server or evaluation per --out at a time (harness/engine/results/lock.ts).
-    ensureDir(outDir);
-    lock = lockOutDir(outDir, {
-      command: 'oneway serve',
-      warn: (m) => io.stderr.write(`oneway: ${terminalText(m)}\n`),
-    });
+    // One server or evaluation per --out at a time: the evaluation pipeline's step (harness/features/pipeline/).
+    const taken = await lockOut(outDir, 'oneway serve');
+    lock = taken.lock;
+    for (const m of taken.warnings) io.stderr.write(`oneway: ${terminalText(m)}\n`);
     const opts: ServeOptions = {
       scenario: {
         scenario: loaded.scenario,

@@ -186,8 +186,7 @@ async function steps(
   if (!policy.ok) return { ran: false, why: 'policy', scenarios, problems: policy.problems };
 
   // One evaluation per --out at a time (harness/engine/results/lock.ts); released on any exit.
-  ensureDir(request.outDir);
-  for (const m of await lockOut(session, request.outDir, o.command)) events.warning?.(m);
+  for (const m of await lockSession(session, request.outDir, o.command)) events.warning?.(m);
   const options = await evalOptionsOf(request, {
     scenarios,
     planners: lineup.planners,
@@ -296,13 +295,24 @@ function readPlan(
 }
 
 /** Takes the --out lock for the session (once; again when --out moved since); returns the warnings of a stale lock taken over. */
-async function lockOut(session: SessionState, dir: string, command: string): Promise<string[]> {
+async function lockSession(session: SessionState, dir: string, command: string): Promise<string[]> {
   if (session.lock?.dir === dir) return [];
-  const { lockOutDir } = await import('../../engine/results/lock.ts');
   session.release();
-  const notes: string[] = [];
-  session.lock = { dir, lock: lockOutDir(dir, { command, warn: (m) => notes.push(m) }) };
-  return notes;
+  const { lock, warnings } = await lockOut(dir, command);
+  session.lock = { dir, lock };
+  return warnings;
+}
+
+/**
+ * The --out step every command that writes results.json takes (eval, evaluate(), serve): the
+ * directory made, and one evaluation or server at a time in it (harness/engine/results/lock.ts;
+ * a live holder is a UsageError naming it). `warnings`: a stale lock taken over, to be said.
+ */
+export async function lockOut(dir: string, command: string): Promise<{ lock: OutLock; warnings: string[] }> {
+  const { lockOutDir } = await import('../../engine/results/lock.ts');
+  ensureDir(dir);
+  const warnings: string[] = [];
+  return { lock: lockOutDir(dir, { command, warn: (m) => warnings.push(m) }), warnings };
 }
 
 /** Attaches the comparisons and gates, writes results.json and the reports asked for. */
