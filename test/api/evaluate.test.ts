@@ -69,7 +69,9 @@ describe('evaluate(): interruption and resume', () => {
     await evaluate({ ...config, out: 'out', planners: ['gated'] });
     const resumed = evaluate({ ...config, out: 'out', planners: ['eager'], resume: true });
     await expect(resumed).rejects.toBeInstanceOf(UsageError);
-    await expect(resumed).rejects.toThrow(/holds a different evaluation: planners gated, now eager/);
+    await expect(resumed).rejects.toThrow(
+      /evaluate\(\)'s "resume": .* holds a different evaluation: planners gated, now eager/,
+    );
   });
 
   it('refuses a signal that is not an AbortSignal, and resume that is not a boolean', async () => {

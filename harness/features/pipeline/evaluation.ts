@@ -207,8 +207,8 @@ async function steps(
     // A damaged results.json falls back to the last good checkpoint (results.json.prev), said as a warning.
     const { readResultsForResume } = await import('../../engine/results/write.ts');
     const previous = readResultsForResume(request.outDir);
-    if (previous.note) events.warning?.(`--resume: ${previous.note}`);
-    options.resume = resumable(request.outDir, previous.results, options, engine.buildResults);
+    if (previous.note) events.warning?.(`${request.labels.resume}: ${previous.note}`);
+    options.resume = resumable(request.outDir, previous.results, options, engine.buildResults, request.labels.resume);
   }
   // workers 'auto': a long evaluation of planners that only compute goes to worker threads.
   const runs = await settleWorkers(request, options);

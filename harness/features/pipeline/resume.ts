@@ -15,13 +15,15 @@ type BuildResults = typeof import('../../engine/runner/evaluate.ts').buildResult
 /**
  * The finished runs of an interrupted evaluation, after checking it is the same evaluation: the
  * same planners, trials and seed, guard and guard policy, scenarios (ids and content), and every
- * option that changes a result. Fields an older results.json lacks are not compared.
+ * option that changes a result. Fields an older results.json lacks are not compared. `label`
+ * names the resume setting as its source does (`--resume`, `evaluate()'s "resume"`).
  */
 export function resumable(
   outDir: string,
   previous: Results,
   now: EvalOptions,
   buildResults: BuildResults,
+  label = '--resume',
 ): RunResult[] {
   const was = previous.config;
   const is = buildResults(now, [], { started: Date.now(), interrupted: true, unattributed: 0 }).config;
@@ -79,7 +81,7 @@ export function resumable(
     );
   if (diffs.length) {
     throw new UsageError(
-      `--resume: ${outDir} holds a different evaluation: ${diffs.join('; ')}`,
+      `${label}: ${outDir} holds a different evaluation: ${diffs.join('; ')}`,
       'resume with the options and scenarios of the interrupted evaluation (its results.json "config" lists them), or choose another --out',
     );
   }

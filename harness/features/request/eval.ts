@@ -174,8 +174,8 @@ export interface EvalRequest {
   resume: boolean;
   tags: string[];
   filter: RegExp | undefined;
-  /** How the settings checked after the request (against the planners loaded) are named, as their sources name them. */
-  labels: { baselinePlanner: string; planners: string; failOn: string };
+  /** How the settings checked after the request (against the planners loaded, the results resumed) are named, as their sources name them. */
+  labels: { baselinePlanner: string; planners: string; failOn: string; resume: string };
 }
 
 /**
@@ -342,7 +342,12 @@ export async function evalRequest(
     resume: s.resume === true,
     tags: s.tags ?? [],
     filter: s.filter === undefined ? undefined : filterOf(s.filter),
-    labels: { baselinePlanner: label('baselinePlanner'), planners: label('planners'), failOn: label('failOn') },
+    labels: {
+      baselinePlanner: label('baselinePlanner'),
+      planners: label('planners'),
+      failOn: label('failOn'),
+      resume: label('resume'),
+    },
   };
 }
 
