@@ -175,9 +175,10 @@ export const OPTIONS = {
 } as const;
 
 /**
- * `oneway eval`: one evaluation (`evaluation`), or with --watch one and then another each time its
- * files change (`watchMode`). Exit status: see the module comment; --watch ends with its last
- * evaluation's.
+ * `oneway eval`: the flags (over oneway.config.*) as a request, then one evaluation of it
+ * (`evaluate`, through harness/features/pipeline/), or with --watch one and then another each time
+ * its files change (`watchMode`); --list lists the scenarios instead. Exit status: see the module
+ * comment; --watch ends with its last evaluation's.
  */
 export async function main(argv: string[], io: Io = processIo(), config?: ConfigFile): Promise<number> {
   const session: Session = { stop: new AbortController() };
@@ -352,9 +353,11 @@ const NOT_WITH_WATCH: readonly (readonly ['list' | 'shard', string, string])[] =
 
 /**
  * --watch: a first, full evaluation, then another each time a file it read changes, keeping the
- * runs of the last one the change leaves as they were (harness/cli/watch.ts). A request that fails
- * at the start ends the command (exit 2); once watching, an evaluation's errors (a planner file that
- * does not compile, a config file with a mistake) are printed and the watching goes on.
+ * runs of the last one the change leaves as they were (harness/cli/watch.ts). The pipeline's
+ * session holds the --out lock, the last results and what each evaluation read; here is the loop
+ * alone. A request that fails at the start ends the command (exit 2); once watching, an
+ * evaluation's errors (a planner file that does not compile, a config file with a mistake) are
+ * printed and the watching goes on.
  */
 async function watchMode(values: Values, io: Io, config: ConfigFile | undefined, session: Session): Promise<number> {
   for (const [flag, message, hint] of NOT_WITH_WATCH)
