@@ -29,6 +29,19 @@ describe('signals while watch mode waits', () => {
     expect(signals.exitCode(0, { interrupted: true, gated: false })).toBe(130);
   });
 
+  it("a signal aborts the evaluation's AbortSignal (the pipeline's stop), not one while watch mode waits", () => {
+    const stop = new AbortController();
+    signals = watchSignals(() => {}, stop);
+    const stopWaiting = signals.waiting(() => {});
+    signals.raise('SIGTERM');
+    expect(stop.signal.aborted).toBe(false);
+    stopWaiting();
+    signals.raise('SIGTERM');
+    expect(stop.signal.aborted).toBe(true);
+    expect(stop.signal.reason).toBe('SIGTERM');
+    expect(signals.exitCode(0, { interrupted: true, gated: false })).toBe(143);
+  });
+
   it('quitting by Ctrl-C is the last evaluation status; by SIGTERM, 143', () => {
     expect(quitStatus('SIGINT', 0)).toBe(0);
     expect(quitStatus('SIGINT', 1)).toBe(1);
