@@ -1,14 +1,15 @@
 /**
  * What `evaluate()` shares with `oneway eval` through the one evaluation pipeline
- * (harness/features/pipeline/evaluation.ts): stopped by an AbortSignal, it keeps and writes what
- * finished, marked interrupted; `resume: true` finishes it to the results of an evaluation nobody
- * stopped, and refuses to resume a different one.
+ * (harness/features/pipeline/evaluation.ts): the same settings give the same results.json; stopped
+ * by an AbortSignal, it keeps and writes what finished, marked interrupted; `resume: true`
+ * finishes it to the results of an evaluation nobody stopped, and refuses to resume a different one.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { evaluate, UsageError, type EvaluateConfig } from 'oneway';
-import { tempDir } from '../helpers/cli.ts';
+import { main } from '../../harness/cli/eval.ts';
+import { runCli, tempDir } from '../helpers/cli.ts';
 import { readResults, timeless } from '../helpers/results.ts';
 import { EMAIL_YAML } from '../helpers/run.ts';
 
@@ -21,6 +22,28 @@ function project(): { dir: string; config: EvaluateConfig } {
     config: { cwd: dir, scenarios: ['email.yaml'], planners: ['eager', 'gated'], trials: 3, transport: 'inprocess' },
   };
 }
+
+describe('evaluate() and oneway eval', () => {
+  it('are one evaluation: the same settings give the same results.json and the same failed gate', async () => {
+    const { dir, config } = project();
+    const api = await evaluate({ ...config, out: 'api', failOn: ['eager:premature_irreversible_rate>0'] });
+    const cli = await runCli(
+      main,
+      [
+        '--scenario=email.yaml',
+        '--planner=eager,gated',
+        '--trials=3',
+        '--transport=inprocess',
+        '--out=cli',
+        '--fail-on=eager:premature_irreversible_rate>0',
+      ],
+      dir,
+    );
+    expect(cli.code).toBe(1);
+    expect(api.gates.failures.map((f) => f.planner)).toEqual(['eager']);
+    expect(timeless(readResults(join(dir, 'cli')))).toEqual(timeless(readResults(join(dir, 'api'))));
+  });
+});
 
 describe('evaluate(): interruption and resume', () => {
   it('stops after the runs in flight when its signal is aborted, and resume finishes it to the uninterrupted results', async () => {
