@@ -385,7 +385,8 @@ const findAlice = call('find_user', { email: 'ALICE@Example.com', zip: '10001' }
 const modify = (item_ids: string[], new_item_ids: string[]) =>
   call('modify_items', { order_id: '#W1', item_ids, new_item_ids });
 const giveBack = (item_ids: string[]) => call('return_items', { order_id: '#W1', item_ids });
-const itemsOf = (events: readonly RecordEvent[]) => finalWorld(events).tables.orders?.[0]?.items;
+const itemsOf = (events: readonly RecordEvent[]) =>
+  finalWorld(events).tables.orders?.[0]?.items as Record<string, unknown>[] | undefined;
 const UNCHANGED = [
   { item_id: 'a', price: 1, tag: 'x' },
   { item_id: 'a', price: 1, tag: 'y' },
