@@ -175,6 +175,12 @@ function languageOf(name: string, rule: ToolRule | undefined, entry: ClassEntry,
   if (/seq\./.test(text)) out.add('{{seq.T}} ids');
   if (/before\./.test(text)) out.add('{{before.X}} compensation args');
   if (entry.compensatedBy === name) out.add('self-compensation (compensating_operation names the tool)');
+  // The list-element syntax (multiset containment, conditions per index, one element's fields, case).
+  if (/ within /.test(ifs)) out.add('within (each element in a list, as often)');
+  if (/all\(/.test(ifs)) out.add('all(x in LIST: ...) conditions');
+  if (/"set_element"/.test(text)) out.add('update set_element');
+  if (/"ignore_case"/.test(text)) out.add('lookups ignoring case (ignore_case)');
+  if (/last\(/.test(text)) out.add('last()');
   return [...out].sort(cmp);
 }
 
