@@ -158,6 +158,15 @@ describe('loading list elements: within, all(...), set_element, ignore_case', ()
       ),
     ).join('\n');
     expect(twice).toContain('the all( name "x" is given twice');
+    // More names than 64 in one condition: one problem, not a check of every template against each.
+    const many = Array.from({ length: 65 }, (_, k) => `all(x${k} in {{args.item_ids}}: {{x${k}}} != z)`).join(' and ');
+    const crowded = problems(
+      LINES_YAML.replace(
+        'when: "all(old in {{args.item_ids}}, new in {{args.new_item_ids}}: {{old}} != {{new}})"',
+        `when: "${many}"`,
+      ),
+    ).join('\n');
+    expect(crowded).toContain('preconditions[2].when: the condition names 65 all( elements; at most 64');
   });
 
   it('an all(...) or within that does not parse is a problem at its character', () => {

@@ -186,3 +186,22 @@ describe('last(X)', () => {
     expect(renderEffectValue({ x: '= last({{args.ids}})' }, c)).toEqual({ x: 'b' });
   });
 });
+
+describe('hostile all(...)', () => {
+  it('refuses more than 16 lists in one all( with a message, and reads a long one in linear time', () => {
+    const many = `all(${Array.from({ length: 17 }, (_, k) => `x${k} in {{args.l}}`).join(', ')}: 1 == 1)`;
+    const p = parseCondition(many);
+    expect(p.ok).toBe(false);
+    if (!p.ok) expect(p.message).toBe('all( takes at most 16 lists');
+    // 20,000 conditions joined by and, each an all( over one list: parsed (no quadratic name check).
+    const long = Array.from({ length: 20_000 }, (_, k) => `all(x${k} in {{args.l}}: {{x${k}}} == 1)`).join(' and ');
+    expect(parseCondition(long).ok).toBe(true);
+    expect(conditionHolds(long, { args: { l: [1] } })).toBe(true);
+    // A chain of plain comparisons as long: evaluated without recursing once per "and" (it once
+    // exhausted the stack: "Maximum call stack size exceeded" at 20,000).
+    const plain = Array.from({ length: 20_000 }, () => '{{args.n}} == 1').join(' and ');
+    expect(conditionHolds(plain, { args: { n: 1 } })).toBe(true);
+    expect(conditionHolds(`${plain} or 1 == 1`, { args: { n: 2 } })).toBe(true);
+    expect(conditionHolds(`${plain.replace(/ and /g, ' or ')}`, { args: { n: 2 } })).toBe(false);
+  });
+});

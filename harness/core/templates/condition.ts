@@ -67,6 +67,8 @@ type Tok =
   | { k: 'end'; at: number };
 
 const WORD_START = /[A-Za-z_#@]/;
+/** The most lists one `all(...)` zips (each a name every template inside it may read). */
+const MAX_LISTS = 16;
 /** A name `all(...)` gives the elements of a list. */
 const LOOP_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const WORD_CHAR = /[A-Za-z0-9_.@#:-]/;
@@ -297,6 +299,7 @@ class Parser {
     this.next(); // (
     return this.nested(start.at, () => {
       const names: string[] = [];
+      const seen = new Set<string>();
       const lists: Expr[] = [];
       for (;;) {
         const n = this.next();
@@ -307,7 +310,9 @@ class Parser {
               : `expected a name for the elements (letters, digits and _), found "${String(n.v)}"`,
             n.at,
           );
-        if (names.includes(n.v)) throw new ParseError(`the name "${n.v}" is given twice`, n.at);
+        if (seen.has(n.v)) throw new ParseError(`the name "${n.v}" is given twice`, n.at);
+        if (names.length >= MAX_LISTS) throw new ParseError(`all( takes at most ${MAX_LISTS} lists`, n.at);
+        seen.add(n.v);
         if (!this.isWord('in')) throw new ParseError(`expected "in" after the name "${n.v}"`, this.peek().at);
         this.next();
         names.push(n.v);
@@ -547,8 +552,10 @@ function compare(a: unknown, op: Comparison, b: unknown): boolean {
  * missing or not a number; `and` and `or` then join the comparisons' truth values.
  */
 function evaluateCondition(c: Condition, ctx: TemplateContext): boolean {
-  if (c.t === 'and') return evaluateCondition(c.left, ctx) && evaluateCondition(c.right, ctx);
-  if (c.t === 'or') return evaluateCondition(c.left, ctx) || evaluateCondition(c.right, ctx);
+  if (c.t === 'and' || c.t === 'or') {
+    const parts = chain(c);
+    return c.t === 'and' ? parts.every((p) => evaluateCondition(p, ctx)) : parts.some((p) => evaluateCondition(p, ctx));
+  }
   if (c.t === 'all') return allHold(c, ctx);
   try {
     if (c.t === 'cmp') return compare(value(c.left, ctx), c.op, value(c.right, ctx));
@@ -565,6 +572,20 @@ function evaluateCondition(c: Condition, ctx: TemplateContext): boolean {
     if (e instanceof Unknown) return false;
     throw e;
   }
+}
+
+/**
+ * The operands of a chain `a and b and c` (or of `or`s), in order: the parser nests a chain to the
+ * left, so it is walked down its spine without recursion (a chain of thousands would exhaust the stack).
+ */
+function chain(c: Extract<Condition, { t: 'and' | 'or' }>): Condition[] {
+  const rights: Condition[] = [];
+  let x: Condition = c;
+  while (x.t === c.t) {
+    rights.push(x.right);
+    x = x.left;
+  }
+  return [x, ...rights.reverse()];
 }
 
 /** A value's key for counting: equal keys for values `==` finds equal (numbers by value, else text). */
@@ -622,10 +643,8 @@ export function boundNames(textIn: string): string[] {
   const c = parseCondition(textIn);
   const out: string[] = [];
   const walk = (x: Condition): void => {
-    if (x.t === 'and' || x.t === 'or') {
-      walk(x.left);
-      walk(x.right);
-    } else if (x.t === 'all') {
+    if (x.t === 'and' || x.t === 'or') chain(x).forEach(walk);
+    else if (x.t === 'all') {
       out.push(...x.names);
       walk(x.body);
     }

@@ -35,6 +35,9 @@ export function selfCompensationAllowed(t: Pick<Tool, 'compensation_args'>): boo
   return JSON.stringify(t.compensation_args ?? {}).includes('{{before.');
 }
 
+/** The most names the all( of one condition may give their elements, together. */
+const MAX_BOUND_NAMES = 64;
+
 /** Roots a lookup name may not take (it would hide them), and names that read as something else. */
 const RESERVED_NAMES = new Set<string>([...TEMPLATE_ROOTS, 'results', 'lookups']);
 
@@ -53,6 +56,16 @@ function problem(loc: Locator, path: FieldPath, message: string, hint?: string, 
 function checkCondition(text: string, path: FieldPath, scope: TemplateScope, loc: Locator): Problem[] {
   const bound = boundNames(text);
   const outer = scope.lookups ?? [];
+  // Every template is checked against every name: a bound keeps that linear in the condition.
+  if (bound.length > MAX_BOUND_NAMES)
+    return [
+      problem(
+        loc,
+        path,
+        `the condition names ${bound.length} all( elements; at most ${MAX_BOUND_NAMES}`,
+        'split the condition: a tool may have several when: and validate entries',
+      ),
+    ];
   const c = parseCondition(text);
   // An all(...) that does not parse names no elements: its templates would read as unknown roots.
   if (!c.ok && /\ball\s*\(/.test(text))
@@ -80,7 +93,6 @@ function checkCondition(text: string, path: FieldPath, scope: TemplateScope, loc
           path,
           `the all( name "${name}" is ${seen.has(name) ? 'given twice' : outer.includes(name) ? 'a lookup or loop name already' : 'a template root of its own'}`,
           `rename it (e.g. ${name}_item): inside all(...), {{${name}}} is the element`,
-          Math.max(0, text.indexOf(`${name} in`)),
         ),
       );
     seen.add(name);
