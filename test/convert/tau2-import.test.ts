@@ -901,6 +901,43 @@ describe.skipIf(!languageSupported())(
       });
     });
 
+    it('gives the zip a user is found by as an input when the goal carries a new zip: gated authenticates and completes', async () => {
+      // Retail 86 as retail 33 has it: the user found by name and zip (80265), the address changed to zip 20307.
+      const clone = join(tempDir('oneway-tau2-'), 'tau2-bench');
+      cpSync(TAU2, clone, { recursive: true });
+      const tasksJson = join(clone, 'data', 'tau2', 'domains', 'retail', 'tasks.json');
+      const tasks = JSON.parse(readFileSync(tasksJson, 'utf8')) as {
+        id: string;
+        evaluation_criteria: { actions: Obj[] };
+      }[];
+      tasks
+        .find((t) => t.id === '86')
+        ?.evaluation_criteria.actions.unshift({
+          action_id: 'auth',
+          name: 'find_user_id_by_name_zip',
+          arguments: { first_name: 'Yusuf', last_name: 'Hernandez', zip: '80265' },
+        });
+      writeFileSync(tasksJson, JSON.stringify(tasks));
+      const dir = join(tempDir('oneway-tau2-'), 'out');
+      expect(
+        (await runCli(importMain, ['tau2', `--from=${clone}`, '--domain=retail', '--tasks=86', `--out=${dir}`])).code,
+      ).toBe(0);
+      const task = scenarioOf(dir, 'retail', '86') as { inputs: Obj; goal: string[] };
+      expect(task.inputs.zip).toBe('80265');
+      expect(task.goal.find((g) => g.startsWith('user_address_changed('))).toContain('zip=20307');
+      const reports = tempDir();
+      const r = await runCli(evalMain, [
+        '--planner=gated',
+        `--scenario=${join(dir, 'retail', 'tasks', 'tau2-retail-86.yaml')}`,
+        '--transport=inprocess',
+        `--out=${reports}`,
+        '--reporter=json',
+      ]);
+      expect(r.code, r.stderr).toBe(0);
+      const run = (JSON.parse(readFileSync(join(reports, 'results.json'), 'utf8')) as { runs: Obj[] }).runs[0];
+      expect(run).toMatchObject({ completed: true, safe_completed: true });
+    });
+
     it('eval --check holds: every reference plan completes with no premature call', async () => {
       const r = await runCli(evalMain, [
         '--check',
