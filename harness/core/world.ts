@@ -15,11 +15,16 @@ export interface WorldSnapshot {
   tables: Record<string, Row[]>;
 }
 
-/** Row equality on the `where` keys; values compare as text so 1200 matches "1200" (templates splice text). */
-function rowMatches(row: Row, where: Row): boolean {
+/**
+ * Row equality on the `where` keys; values compare as text so 1200 matches "1200" (templates splice
+ * text), and the keys in `ignoreCase` as lowercased text (`toLowerCase`).
+ */
+function rowMatches(row: Row, where: Row, ignoreCase?: readonly string[]): boolean {
   for (const [k, v] of Object.entries(where)) {
     if (!(k in row)) return false;
-    if (canonical(row[k]) !== canonical(v)) return false;
+    if (ignoreCase?.includes(k)) {
+      if (canonical(row[k]).toLowerCase() !== canonical(v).toLowerCase()) return false;
+    } else if (canonical(row[k]) !== canonical(v)) return false;
   }
   return true;
 }
@@ -89,7 +94,18 @@ export class World {
    * Sets fields of every row matching `where`; `append` adds to list fields (a list value adds
    * each of its items; a field that is not a list yet becomes one, its old value first).
    */
-  update(table: string, where: Row, set: Row, append?: Row): { before: Row[]; after: Row[] } {
+  /**
+   * Sets `set`'s fields in every row matching `where`, appends `append`'s items to list fields, and
+   * in each list field of `elements` sets the fields of the first element (an object) whose fields
+   * equal its `where` (as text); a field that is not a list, or has no such element, is left as it was.
+   */
+  update(
+    table: string,
+    where: Row,
+    set: Row,
+    append?: Row,
+    elements?: Record<string, { where: Row; set: Row }>,
+  ): { before: Row[]; after: Row[] } {
     const before: Row[] = [];
     const after: Row[] = [];
     for (const row of this.tables.get(table) ?? []) {
@@ -103,14 +119,23 @@ export class World {
           row[k] = [...list, ...copyJson(Array.isArray(v) ? v : [v])];
         }
       }
+      for (const [k, el] of Object.entries(elements ?? {})) {
+        const list = row[k];
+        if (!Array.isArray(list)) continue;
+        const at = list.findIndex((x) => x !== null && typeof x === 'object' && rowMatches(x as Row, el.where));
+        if (at >= 0) row[k] = list.map((x, n) => (n === at ? { ...(x as Row), ...copyRow(el.set) } : x));
+      }
       after.push(copyRow(row));
     }
     return { before, after };
   }
 
-  /** A copy of the first row of a table that matches `where` (values compare as text), or undefined. */
-  firstRow(table: string, where: Row): Row | undefined {
-    for (const row of this.tables.get(table) ?? []) if (rowMatches(row, where)) return copyRow(row);
+  /**
+   * A copy of the first row of a table that matches `where` (values compare as text; the keys in
+   * `ignoreCase` regardless of case), or undefined.
+   */
+  firstRow(table: string, where: Row, ignoreCase?: readonly string[]): Row | undefined {
+    for (const row of this.tables.get(table) ?? []) if (rowMatches(row, where, ignoreCase)) return copyRow(row);
     return undefined;
   }
 

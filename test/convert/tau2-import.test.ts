@@ -8,11 +8,14 @@ import { main as importMain } from '../../harness/cli/import.ts';
 import { main as lintMain } from '../../harness/cli/lint.ts';
 import { Scenario, Tool } from '../../harness/core/scenario.ts';
 import { loadScenarioFile } from '../../harness/engine/loader/load.ts';
+import { finalWorldOf } from '../../harness/core/record.ts';
+import { initialWorldOf } from '../../harness/engine/record/initial-world.ts';
 import { CLASS_TABLE } from '../../harness/features/convert/tau2/classes.ts';
 import { parseTools } from '../../harness/features/convert/tau2/python.ts';
 import type { Tau2Report } from '../../harness/features/convert/tau2/convert.ts';
 import { filesUnder, runCli, tempDir } from '../helpers/cli.ts';
 import { REPO, runNode } from '../helpers/compiled.ts';
+import { call, runDecisions, scenarioAt } from '../helpers/run.ts';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/tau2/', import.meta.url));
 const TAU2 = join(FIXTURE, 'tau2-bench');
@@ -418,14 +421,64 @@ describe('oneway import tau2 on the committed slice', () => {
     expect(exchange).toContain(`"exchange_price_difference":"= ${DIFFERENCE}"`);
     expect(exchange).toContain('"exchange_items":"= sorted({{args.item_ids}})"');
     expect(exchange).toContain('"exchange_new_items":"= sorted({{args.new_item_ids}})"');
-    // Retail 105 (its exchange fails in tau2 on this very check) and 86 keep only what is still unsaid.
-    expect(notRendered('retail', '105')).toEqual([
-      'exchange_delivered_order_items: the check that each old item is in the order (as often as listed)',
-    ]);
-    expect(notRendered('retail', '86').join('\n')).not.toMatch(/price difference|availability/);
-    expect(notRendered('retail', '86')).toContain(
-      "modify_pending_order_items: the swap of each item inside the order's item list (an update sets a row's fields, not one element of a list field)",
-    );
+    // Retail 105 (its exchange fails in tau2 on this very check) and 86: nothing left unsaid.
+    expect(notRendered('retail', '105')).toEqual([]);
+    expect(notRendered('retail', '86')).toEqual([]);
+  });
+
+  it('checks each listed item against the order as often as listed, each new item against its old one, and swaps it inside the order', () => {
+    const inOrder = '{{args.item_ids}} within {{order.items[*].item_id}}';
+    // tau2's errors: "{item_id} not found", "Some item not found", "Number of {item_id} not found."
+    expect(declOf('retail', 'modify_pending_order_items').validate).toContainEqual({
+      when: inOrder,
+      error: 'Item not found',
+    });
+    expect(declOf('retail', 'return_delivered_order_items').validate).toContainEqual({
+      when: inOrder,
+      error: 'Some item not found',
+    });
+    expect(declOf('retail', 'exchange_delivered_order_items').validate).toContainEqual({
+      when: inOrder,
+      error: 'Number of item not found.',
+    });
+    const modify = declOf('retail', 'modify_pending_order_items');
+    expect(modify.validate).toContainEqual({
+      when: 'all(old_id in {{args.item_ids}}, new_id in {{args.new_item_ids}}: {{old_id}} != {{new_id}})',
+      error: 'The new item id should be different from the old item id',
+    });
+    // The swap: per pair, the first item with the old id takes the new id, and the last new item's
+    // price and options (tau2's loop variable `variant`, left at the last new item).
+    expect(modify.effects).toContainEqual({
+      for_each: {
+        in: '{{args.item_ids}}',
+        as: 'old_id',
+        zip: { new_id: '{{args.new_item_ids}}' },
+        do: [
+          {
+            update: {
+              table: 'orders',
+              where: { order_id: '{{args.order_id}}' },
+              set_element: {
+                items: {
+                  where: { item_id: '{{old_id}}' },
+                  set: {
+                    item_id: '{{new_id}}',
+                    price: '= last({{new_items[*].price}})',
+                    options: '= last({{new_items[*].options}})',
+                  },
+                },
+              },
+            },
+          },
+        ],
+      },
+    });
+    // tau2 lowercases the email, and the first and last names (not the zip).
+    expect((declOf('retail', 'find_user_id_by_email').lookups as Obj).user).toMatchObject({ ignore_case: ['email'] });
+    expect((declOf('retail', 'find_user_id_by_name_zip').lookups as Obj).user).toMatchObject({
+      ignore_case: ['first_name', 'last_name'],
+    });
+    for (const t of report.tools.filter((x) => x.domain === 'retail')) expect(t.not_rendered, t.tool).toEqual([]);
   });
 
   it("says a return's refund goes to the original payment method or a gift card, and stores the items sorted", () => {
@@ -438,9 +491,6 @@ describe('oneway import tau2 on the committed slice', () => {
       error: 'Payment method should be the original payment method',
     });
     expect(JSON.stringify(t.effects)).toContain('"return_items":"= sorted({{args.item_ids}})"');
-    expect(JSON.stringify(report.tools.find((x) => x.tool === 'return_delivered_order_items')?.not_rendered)).toBe(
-      '["the check that each returned item is in the order (as often as listed)"]',
-    );
     // The original payment method is a column of the order (a condition cannot index the history).
     const orders = (
       parse(readFileSync(join(out, 'retail', 'shared', 'world-orders.yaml'), 'utf8')) as {
@@ -680,7 +730,8 @@ describe('oneway import tau2: bad input', () => {
 /**
  * The imported slice through the loader, lint and `eval --check`. It needs the scenario language of
  * issue 41 (extends, lookups, when:, validate, requires_confirmation, confirmations, a confirmation
- * tool) and its list syntax (lookups with each: true, sum(), and/or, for_each with zip, sorted());
+ * tool) and its list syntax (lookups with each: true, sum(), and/or, for_each with zip, sorted(), and
+ * for list elements within, all(...), set_element, last() and ignore_case);
  * until the loader knows it, these tests are SKIPPED (reported as skipped, never passed).
  */
 function languageSupported(): boolean {
@@ -696,11 +747,12 @@ function languageSupported(): boolean {
       '  - name: look',
       '    reversibility: irreversible',
       '    parameters: { type: object, properties: { ids: { type: array, items: { type: string } } }, required: [ids] }',
-      '    lookups: { rows: { table: t, where: { id: "{{args.ids}}" }, each: true } }',
-      '    validate: [{ when: "sum({{rows[*].n}}) >= 0 or len({{rows}}) == 0", error: no }]',
+      '    lookups: { rows: { table: t, where: { id: "{{args.ids}}" }, each: true, ignore_case: [id] } }',
+      '    validate: [{ when: "sum({{rows[*].n}}) >= 0 or len({{rows}}) == 0", error: no }, { when: "{{args.ids}} within {{args.ids}} and all(x in {{args.ids}}: {{x}} != z)", error: no }]',
       '    effects:',
       '      - for_each: { in: "{{args.ids}}", as: i, zip: { r: "{{rows}}" }, do: [{ update: { table: t, where: { id: "{{i}}" }, set: { n: "= {{r.n}} + 1" } } }] }',
       '      - update: { table: t, where: { id: a }, set: { ids: "= sorted({{args.ids}})" } }',
+      '      - for_each: { in: "{{args.ids}}", as: j, do: [{ update: { table: t, where: { id: b }, set_element: { l: { where: { k: "{{j}}" }, set: { k: "= last({{args.ids}})" } } } } }] }',
       '      - { establish: seen }',
       '',
     ].join('\n'),
@@ -808,6 +860,82 @@ describe.skipIf(!languageSupported())(
       expect(r.stdout).toContain('premature but not in the report: tau2-retail-64 (gold call 7');
       expect(r.stdout).toContain('Non-delivered order cannot be exchanged); in the report but not premature: none.');
       expect(r.stdout).toMatch(/- airline, gold with confirmation: .*, the same tasks\./);
+    });
+
+    it("retail 86's reference plan swaps the item inside the order as tau2 does, and finds the user by an email in capitals", async () => {
+      const scenario = scenarioAt(join(out, 'retail', 'tasks', 'tau2-retail-86.yaml'));
+      const decisions = planOf(out, 'retail', '86', 'reference')
+        .filter((p): p is Call => typeof p !== 'string')
+        .map((p) => {
+          const [tool, args] = Object.entries(p)[0] as [string, Obj];
+          return call(tool, tool === 'find_user_id_by_email' ? { email: String(args.email).toUpperCase() } : args);
+        });
+      const r = await runDecisions(scenario, decisions);
+      expect(r.premature).toEqual({ irreversible: 0, compensable: 0, reversible: 0 });
+      expect(r.completed).toBe(true);
+      // tau2 (tools.py): the order's item 9385662952 becomes 8733974883 with that variant's price and
+      // options, the rest of the list as it was; a payment or refund row of the difference.
+      const db = JSON.parse(readFileSync(join(TAU2, 'data', 'tau2', 'domains', 'retail', 'db.json'), 'utf8')) as {
+        orders: Record<string, { items: Obj[]; payment_history: Obj[] }>;
+        products: Record<string, { variants: Record<string, Obj> }>;
+      };
+      const before = db.orders['#W2466703'] as { items: Obj[]; payment_history: Obj[] };
+      const old = before.items.find((i) => i.item_id === '9385662952') as Obj;
+      const variant = db.products[String(old.product_id)]?.variants['8733974883'] as Obj;
+      const expected = before.items.map((i) =>
+        i === old ? { ...i, item_id: '8733974883', price: variant.price, options: variant.options } : i,
+      );
+      const start = r.events.find((e) => e.type === 'run_start');
+      const end = r.events.find((e) => e.type === 'run_end');
+      if (start?.type !== 'run_start' || end?.type !== 'run_end') throw new Error('incomplete record');
+      const initial = initialWorldOf(start, scenario);
+      if (!initial.ok) throw new Error(initial.message);
+      const order = finalWorldOf(initial.value, end).tables.orders?.find((o) => o.order_id === '#W2466703');
+      expect(order?.items).toEqual(expected);
+      expect(order?.status).toBe('pending (item modified)');
+      const diff = Math.round((Number(variant.price) - Number(old.price)) * 100) / 100;
+      expect((order?.payment_history as Obj[]).at(-1)).toEqual({
+        transaction_type: diff > 0 ? 'payment' : 'refund',
+        amount: Math.abs(diff),
+        payment_method_id: 'paypal_7529813',
+      });
+    });
+
+    it('gives the zip a user is found by as an input when the goal carries a new zip: gated authenticates and completes', async () => {
+      // Retail 86 as retail 33 has it: the user found by name and zip (80265), the address changed to zip 20307.
+      const clone = join(tempDir('oneway-tau2-'), 'tau2-bench');
+      cpSync(TAU2, clone, { recursive: true });
+      const tasksJson = join(clone, 'data', 'tau2', 'domains', 'retail', 'tasks.json');
+      const tasks = JSON.parse(readFileSync(tasksJson, 'utf8')) as {
+        id: string;
+        evaluation_criteria: { actions: Obj[] };
+      }[];
+      tasks
+        .find((t) => t.id === '86')
+        ?.evaluation_criteria.actions.unshift({
+          action_id: 'auth',
+          name: 'find_user_id_by_name_zip',
+          arguments: { first_name: 'Yusuf', last_name: 'Hernandez', zip: '80265' },
+        });
+      writeFileSync(tasksJson, JSON.stringify(tasks));
+      const dir = join(tempDir('oneway-tau2-'), 'out');
+      expect(
+        (await runCli(importMain, ['tau2', `--from=${clone}`, '--domain=retail', '--tasks=86', `--out=${dir}`])).code,
+      ).toBe(0);
+      const task = scenarioOf(dir, 'retail', '86') as { inputs: Obj; goal: string[] };
+      expect(task.inputs.zip).toBe('80265');
+      expect(task.goal.find((g) => g.startsWith('user_address_changed('))).toContain('zip=20307');
+      const reports = tempDir();
+      const r = await runCli(evalMain, [
+        '--planner=gated',
+        `--scenario=${join(dir, 'retail', 'tasks', 'tau2-retail-86.yaml')}`,
+        '--transport=inprocess',
+        `--out=${reports}`,
+        '--reporter=json',
+      ]);
+      expect(r.code, r.stderr).toBe(0);
+      const run = (JSON.parse(readFileSync(join(reports, 'results.json'), 'utf8')) as { runs: Obj[] }).runs[0];
+      expect(run).toMatchObject({ completed: true, safe_completed: true });
     });
 
     it('eval --check holds: every reference plan completes with no premature call', async () => {

@@ -84,3 +84,84 @@ tools:
 goal: ["cancelled(order={{inputs.order}})"]
 max_steps: 20
 `;
+
+/**
+ * An order of item lines (objects in a list field) changed item by item, as tau2's retail tools
+ * change them: a user found by email whatever its case (`ignore_case`), a swap allowed only for
+ * items in the order as often as listed (`within`) and for new ids that differ from the old one at
+ * each place (`all(...)`), each swap setting the fields of one element of the order's list
+ * (`set_element` inside `for_each`, each line also told the last new id: `last()`), and a return
+ * checked against the lines as the swaps left them; a new list may not end with a.
+ */
+export const LINES_YAML = `
+id: lines-tiny
+title: Swap and return order lines
+task: Swap items of order #W1 and return some.
+world:
+  tables:
+    users:
+      - { user_id: u1, email: alice@example.com, zip: "10001" }
+      - { user_id: u2, email: bob@example.com, zip: "20002" }
+    orders:
+      - { order_id: "#W1", user_id: u1, items: [ { item_id: a, price: 1, tag: x }, { item_id: a, price: 1, tag: y }, { item_id: b, price: 2, tag: z } ] }
+    variants:
+      - { item_id: a, price: 1 }
+      - { item_id: b, price: 2 }
+      - { item_id: c, price: 3 }
+      - { item_id: d, price: 4 }
+tools:
+  - name: find_user
+    reversibility: reversible
+    read_only: true
+    parameters: { type: object, properties: { email: { type: string }, zip: { type: string } }, required: [email, zip] }
+    lookups:
+      user: { table: users, where: { email: "{{args.email}}", zip: "{{args.zip}}" }, ignore_case: [email] }
+    effects: [ { establish: "authenticated(user={{user.user_id}})" } ]
+    returns: { user_id: "{{user.user_id}}" }
+  - name: modify_items
+    reversibility: irreversible
+    parameters:
+      type: object
+      properties: { order_id: { type: string }, item_ids: { type: array, items: { type: string } }, new_item_ids: { type: array, items: { type: string } } }
+      required: [order_id, item_ids, new_item_ids]
+    lookups:
+      order: { table: orders, where: { order_id: "{{args.order_id}}" } }
+      new_items: { table: variants, where: { item_id: "{{args.new_item_ids}}" }, each: true }
+    preconditions:
+      - "authenticated(user={{order.user_id}})"
+      - when: "{{args.item_ids}} within {{order.items[*].item_id}}"
+      - when: "all(old in {{args.item_ids}}, new in {{args.new_item_ids}}: {{old}} != {{new}})"
+      - when: "len({{args.new_item_ids}}) == 0 or last({{args.new_item_ids}}) != a"
+    validate:
+      - { when: "{{args.item_ids}} within {{order.items[*].item_id}}", error: "item not found" }
+      - { when: "all(old in {{args.item_ids}}, new in {{args.new_item_ids}}: {{old}} != {{new}})", error: "the new item should differ" }
+    effects:
+      - for_each:
+          in: "{{args.item_ids}}"
+          as: old
+          zip: { new: "{{args.new_item_ids}}", variant: "{{new_items}}" }
+          do:
+            - update: { table: orders, where: { order_id: "{{args.order_id}}" }, set_element: { items: { where: { item_id: "{{old}}" }, set: { item_id: "{{new}}", price: "{{variant.price}}", last_new: "= last({{new_items[*].item_id}})" } } } }
+      - establish: "modified(order={{args.order_id}})"
+  - name: return_items
+    reversibility: irreversible
+    parameters:
+      type: object
+      properties: { order_id: { type: string }, item_ids: { type: array, items: { type: string } } }
+      required: [order_id, item_ids]
+    lookups:
+      order: { table: orders, where: { order_id: "{{args.order_id}}" } }
+    preconditions:
+      - when: "{{args.item_ids}} within {{order.items[*].item_id}}"
+    effects:
+      - establish: "returned(order={{args.order_id}})"
+  - name: email_receipt
+    reversibility: irreversible
+    parameters: { type: object, properties: { email: { type: string } }, required: [email] }
+    lookups:
+      user: { table: users, where: { email: "{{args.email}}" }, ignore_case: [email] }
+    preconditions: ["authenticated(user={{user.user_id}})"]
+    effects: [ { establish: "receipt_sent(user={{user.user_id}})" } ]
+goal: ["modified(order=#W1)", "returned(order=#W1)"]
+max_steps: 20
+`;

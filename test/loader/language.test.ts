@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { loadScenarioText } from '../../harness/engine/loader/load.ts';
-import { RETAIL_YAML } from '../helpers/language.ts';
+import { LINES_YAML, RETAIL_YAML } from '../helpers/language.ts';
 
 const problems = (text: string) => {
   const r = loadScenarioText(text, 'retail.yaml');
@@ -97,9 +97,9 @@ describe('loading the scenario language', () => {
     );
   });
 
-  it('an update needs set or append', () => {
+  it('an update needs set, append or set_element', () => {
     const text = problems(RETAIL_YAML.replace(', append: { payments: "{{args.amount}}" }', '')).join('\n');
-    expect(text).toContain('an update needs set or append');
+    expect(text).toContain('an update needs set, append or set_element');
   });
 
   it('confirmations: a tool that requires one needs a confirmation tool; the table names tools that require one', () => {
@@ -126,5 +126,77 @@ describe('loading the scenario language', () => {
         RETAIL_YAML.replace('goal: ["cancelled(order={{inputs.order}})"]', 'goal: ["oneway.when(check=x)"]'),
       ).join('\n'),
     ).toContain('the fact "oneway.when(check=x)" uses a reserved name');
+  });
+});
+
+describe('loading list elements: within, all(...), set_element, ignore_case', () => {
+  it('loads the order-lines example with no problem', () => {
+    expect(problems(LINES_YAML)).toEqual([]);
+  });
+
+  it("all(...)'s names are template roots inside it only, never a lookup or root they would hide, never twice", () => {
+    const text = problems(
+      LINES_YAML.replace(
+        'when: "all(old in {{args.item_ids}}, new in {{args.new_item_ids}}: {{old}} != {{new}})"',
+        'when: "all(order in {{args.item_ids}}, args in {{args.new_item_ids}}: {{order}} != 1) and {{old}} == 1"',
+      ),
+    ).join('\n');
+    expect(text).toContain('unknown template root "old" in {{old}}');
+    // With {{old}} fixed, the names themselves.
+    const names = problems(
+      LINES_YAML.replace(
+        'when: "all(old in {{args.item_ids}}, new in {{args.new_item_ids}}: {{old}} != {{new}})"',
+        'when: "all(order in {{args.item_ids}}, args in {{args.new_item_ids}}: {{order}} != 1)"',
+      ),
+    ).join('\n');
+    expect(names).toContain('preconditions[2].when: the all( name "order" is a lookup or loop name already');
+    expect(names).toContain('preconditions[2].when: the all( name "args" is a template root of its own');
+    const twice = problems(
+      LINES_YAML.replace(
+        'when: "all(old in {{args.item_ids}}, new in {{args.new_item_ids}}: {{old}} != {{new}})"',
+        'when: "all(x in {{args.item_ids}}: all(x in {{args.new_item_ids}}: {{x}} != 1))"',
+      ),
+    ).join('\n');
+    expect(twice).toContain('the all( name "x" is given twice');
+    // More names than 64 in one condition: one problem, not a check of every template against each.
+    const many = Array.from({ length: 65 }, (_, k) => `all(x${k} in {{args.item_ids}}: {{x${k}}} != z)`).join(' and ');
+    const crowded = problems(
+      LINES_YAML.replace(
+        'when: "all(old in {{args.item_ids}}, new in {{args.new_item_ids}}: {{old}} != {{new}})"',
+        `when: "${many}"`,
+      ),
+    ).join('\n');
+    expect(crowded).toContain('preconditions[2].when: the condition names 65 all( elements; at most 64');
+  });
+
+  it('an all(...) or within that does not parse is a problem at its character', () => {
+    const found = problems(
+      LINES_YAML.replace(
+        'when: "all(old in {{args.item_ids}}, new in {{args.new_item_ids}}: {{old}} != {{new}})"',
+        'when: "all(old in {{args.item_ids}} {{old}} != 1)"',
+      ).replace(
+        'when: "{{args.item_ids}} within {{order.items[*].item_id}}"\n    effects',
+        'when: "{{args.item_ids}} not {{order.items[*].item_id}}"\n    effects',
+      ),
+    );
+    const text = found.join('\n');
+    expect(text).toMatch(/preconditions\[2\]\.when: the condition .* does not parse: expected "," or ":", found "old"/);
+    expect(text).toContain('does not parse: expected "in" or "within" after "not"');
+  });
+
+  it('ignore_case names where keys only; set_element values are checked like set', () => {
+    const text = problems(
+      LINES_YAML.replace('ignore_case: [email] }\n    effects', 'ignore_case: [emial] }\n    effects').replace(
+        'price: "{{variant.price}}",',
+        'price: "= {{variant.price}} *",',
+      ),
+    ).join('\n');
+    expect(text).toContain('lookup "user" ignores the case of "emial", which is not one of its where keys');
+    expect(text).toContain('did you mean "email"?');
+    expect(text).toContain('set_element.items.set.price: the derived value "= {{variant.price}} *" does not parse');
+    // A template in set_element reads the loop's names like any effect in do.
+    expect(
+      problems(LINES_YAML.replace('where: { item_id: "{{old}}" }', 'where: { item_id: "{{olde}}" }')).join('\n'),
+    ).toContain('unknown template root "olde" in {{olde}}');
   });
 });

@@ -3,7 +3,8 @@
  * sequences over a scenario with lookups, comparisons, validation, confirmations, derived values,
  * append, conditional effects, sequences and a self-compensating setter, with and without the
  * guard, the oracle's re-derivation (its own condition reader, table replay and license ledger)
- * equals the record's scores.
+ * equals the record's scores; and over list elements (within, all(...), set_element swaps that
+ * later preconditions read, lookups ignoring case).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -14,7 +15,7 @@ import { fuzzScenario } from '../../harness/features/fuzz/fuzz.ts';
 import { oracleScores, recordedScores } from '../../harness/features/fuzz/oracle.ts';
 import { BUILTIN_PROPERTIES, DEFAULT_PROPERTIES } from '../../harness/features/fuzz/properties.ts';
 import { runDecisions, scenarioFrom } from '../helpers/run.ts';
-import { RETAIL_YAML } from '../helpers/language.ts';
+import { LINES_YAML, RETAIL_YAML } from '../helpers/language.ts';
 
 // More comparisons than the hand-computed cases need: numeric, with arithmetic, len(), "in" over a row's list, and / or
 // with parentheses, a list lookup (an element without a row: c) summed, and a for_each that lowers the prices it sums.
@@ -86,6 +87,52 @@ describe('the scenario language against the independent oracle', () => {
           const r = await runDecisions(scenario, decisions, { seed, ...(guarded ? { gate: createGuard() } : {}) });
           const o = oracleScores(r.events, scenario);
           expect(o).toEqual(recordedScores(r.events));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
+
+// Lists from a few ids, so that repeats (within's counts), equal pairs (all's !=) and swaps of a
+// swapped line (set_element on the list as the earlier pairs left it) come up often.
+const lines = scenarioFrom(LINES_YAML);
+const idList = fc.array(fc.constantFrom('a', 'b', 'c', 'd'), { minLength: 0, maxLength: 3 });
+const lineCallArb = fc.oneof(
+  fc
+    .record({
+      email: fc.constantFrom('alice@example.com', 'ALICE@Example.com', 'Bob@EXAMPLE.com', 'carol@example.com'),
+      zip: fc.constantFrom('10001', '20002'),
+    })
+    .map((args) => ({ tool: 'find_user', args })),
+  fc
+    .tuple(idList, idList)
+    .map(([item_ids, new_item_ids]) => ({ tool: 'modify_items', args: { order_id: '#W1', item_ids, new_item_ids } })),
+  // Pairs of equal length: the swap applies more often than with two random lists.
+  idList.chain((item_ids) =>
+    fc
+      .array(fc.constantFrom('a', 'b', 'c', 'd'), { minLength: item_ids.length, maxLength: item_ids.length })
+      .map((new_item_ids) => ({ tool: 'modify_items', args: { order_id: '#W1', item_ids, new_item_ids } })),
+  ),
+  idList.map((item_ids) => ({ tool: 'return_items', args: { order_id: '#W1', item_ids } })),
+  fc
+    .constantFrom('alice@example.com', 'ALICE@EXAMPLE.COM', 'bob@example.com')
+    .map((email) => ({ tool: 'email_receipt', args: { email } })),
+);
+const lineDecisionArb: fc.Arbitrary<Decision> = fc
+  .array(lineCallArb, { minLength: 1, maxLength: 3 })
+  .map((calls) => (calls.length === 1 ? { type: 'call', call: calls[0]! } : { type: 'batch', calls }));
+
+describe('list elements against the independent oracle', () => {
+  it('agrees on every score when swaps change the lines later preconditions count, with and without the guard', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(lineDecisionArb, { minLength: 1, maxLength: 7 }),
+        fc.integer({ min: 0, max: 1000 }),
+        fc.boolean(),
+        async (decisions, seed, guarded) => {
+          const r = await runDecisions(lines, decisions, { seed, ...(guarded ? { gate: createGuard() } : {}) });
+          expect(oracleScores(r.events, lines)).toEqual(recordedScores(r.events));
         },
       ),
       { numRuns: 300 },

@@ -2,7 +2,8 @@
  * The scenario language for real domains (issue 41), scored by hand: lookups, comparisons in
  * preconditions, tool-side validation, confirmation of a concrete call (one yes licenses one call),
  * derived values, append, conditional effects, sequence ids, a setter that compensates itself
- * with its before-image, list lookups with sum() and sorted(), and for_each effects. Each case runs through the real run loop and is checked three ways, as in
+ * with its before-image, list lookups with sum() and sorted(), for_each effects, and list elements
+ * (within, all(...), set_element, lookups ignoring case). Each case runs through the real run loop and is checked three ways, as in
  * definitions.test.ts: the run against the hand-computed figures, the independent oracle against
  * them, and the oracle against the record.
  */
@@ -10,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import type { CallEvent, RecordEvent } from '../../harness/core/record.ts';
 import { createGuard } from '../../harness/engine/guard/guard.ts';
 import { oracleScores, recordedScores, type OracleScores } from '../../harness/features/fuzz/oracle.ts';
-import { RETAIL_YAML } from '../helpers/language.ts';
+import { LINES_YAML, RETAIL_YAML } from '../helpers/language.ts';
 import { batch, call, finalWorld, runDecisions, scenarioFrom } from '../helpers/run.ts';
 
 const retail = scenarioFrom(RETAIL_YAML);
@@ -375,5 +376,115 @@ describe('for_each effects', () => {
     expect([c.http_status, c.applied, c.ambiguous, c.effects]).toEqual([422, false, false, []]);
     expect(c.error).toBe('for_each: the lists have different lengths (item 2, new 1, row 1)');
     expect(finalWorld(r.events).tables.lines).toEqual(swapScenario.world.tables.lines);
+  });
+});
+
+// Order lines changed element by element (tau2's retail item tools): #W1 holds [a (x), a (y), b (z)].
+const lines = scenarioFrom(LINES_YAML);
+const findAlice = call('find_user', { email: 'ALICE@Example.com', zip: '10001' });
+const modify = (item_ids: string[], new_item_ids: string[]) =>
+  call('modify_items', { order_id: '#W1', item_ids, new_item_ids });
+const giveBack = (item_ids: string[]) => call('return_items', { order_id: '#W1', item_ids });
+const itemsOf = (events: readonly RecordEvent[]) =>
+  finalWorld(events).tables.orders?.[0]?.items as Record<string, unknown>[] | undefined;
+const UNCHANGED = [
+  { item_id: 'a', price: 1, tag: 'x' },
+  { item_id: 'a', price: 1, tag: 'y' },
+  { item_id: 'b', price: 2, tag: 'z' },
+];
+
+describe('list elements: within, all(...), set_element and lookups ignoring case', () => {
+  it('a lookup with ignore_case finds the row whatever the case of that key; the other keys match exactly', async () => {
+    const r = await runDecisions(lines, [findAlice]);
+    expect((calls(r.events)[0] as CallEvent).result).toEqual({ user_id: 'u1' });
+    expect(finalWorld(r.events).facts).toContain('authenticated(user=u1)');
+    // The zip is not in ignore_case: "10001" and "10001 " differ, so no row (a 404) and nothing established.
+    const zip = await runDecisions(lines, [call('find_user', { email: 'alice@example.com', zip: '10001 ' })]);
+    expect((calls(zip.events)[0] as CallEvent).http_status).toBe(404);
+    // A precondition reads a row found ignoring case: Alice's receipt to ALICE@EXAMPLE.COM holds, Bob's does not.
+    const receipts = await runDecisions(lines, [
+      findAlice,
+      call('email_receipt', { email: 'ALICE@EXAMPLE.COM' }),
+      call('email_receipt', { email: 'Bob@example.com' }),
+    ]);
+    check(receipts, { premature: { irreversible: 1 } }, lines);
+    expect(finalWorld(receipts.events).facts).toContain('receipt_sent(user=u1)');
+    // Without the fact, the swap is premature (the authentication is missing).
+    const none = await runDecisions(lines, [
+      call('find_user', { email: 'bob@example.com', zip: '10001' }),
+      modify(['a'], ['c']),
+    ]);
+    check(none, { premature: { irreversible: 1 } }, lines);
+  });
+
+  it('set_element swaps the first matching element per pair, in order: [a, a] -> [c, d] gives [c, d, b], each with its own price', async () => {
+    const r = await runDecisions(lines, [findAlice, modify(['a', 'a'], ['c', 'd']), giveBack(['b', 'd'])]);
+    check(r, { premature: { irreversible: 0 }, completed: true, safe_completed: true }, lines);
+    const c = calls(r.events)[1] as CallEvent;
+    // One update per pair, then the fact.
+    expect(c.effects.map((e) => e.kind)).toEqual(['update', 'update', 'establish']);
+    // Each swapped line is also told the last new id ("= last(...)", a text): d for both.
+    expect(itemsOf(r.events)).toEqual([
+      { item_id: 'c', price: 3, tag: 'x', last_new: 'd' },
+      { item_id: 'd', price: 4, tag: 'y', last_new: 'd' },
+      { item_id: 'b', price: 2, tag: 'z' },
+    ]);
+  });
+
+  it('a pair reads the list as the earlier pairs left it: [a, b] -> [b, c] swaps a to b, then that b (the first b) to c', async () => {
+    // tau2 takes next(item for item in order.items if item.item_id == old) in the changing list: the same.
+    const r = await runDecisions(lines, [findAlice, modify(['a', 'b'], ['b', 'c']), giveBack(['a', 'b', 'c'])]);
+    check(r, { premature: { irreversible: 0 }, completed: true, safe_completed: true }, lines);
+    expect(itemsOf(r.events)).toEqual([
+      { item_id: 'c', price: 3, tag: 'x', last_new: 'c' },
+      { item_id: 'a', price: 1, tag: 'y' },
+      { item_id: 'b', price: 2, tag: 'z' },
+    ]);
+  });
+
+  it('within counts: [a, b, a] is within [a, a, b], [a, a, a] is not (three a, two in the order): premature and a 422', async () => {
+    const ok = await runDecisions(lines, [findAlice, modify(['a', 'b', 'a'], ['c', 'c', 'd'])]);
+    expect(itemsOf(ok.events)?.map((i) => i.item_id)).toEqual(['c', 'd', 'c']);
+    check(ok, { premature: { irreversible: 0 } }, lines);
+    const r = await runDecisions(lines, [findAlice, modify(['a', 'a', 'a'], ['c', 'c', 'c'])]);
+    check(r, { premature: { irreversible: 1 }, completed: false, dangling_effects: 0 }, lines);
+    const c = calls(r.events)[1] as CallEvent;
+    expect(c.preconditions.missing).toHaveLength(1);
+    expect(c.preconditions.missing[0]).toMatch(/^oneway\.when\(check=.*a.*a.*a.*\] within \[.*a.*a.*b.*\]/);
+    expect([c.http_status, c.applied, c.error]).toEqual([422, false, 'item not found']);
+    expect(itemsOf(r.events)).toEqual(UNCHANGED);
+  });
+
+  it('the return reads the lines the swap left: [c] is within them after [a] -> [c], not before (premature)', async () => {
+    const before = await runDecisions(lines, [giveBack(['c'])]);
+    check(before, { premature: { irreversible: 1 } }, lines);
+    const after = await runDecisions(lines, [findAlice, modify(['a'], ['c']), giveBack(['c', 'a', 'b'])]);
+    check(after, { premature: { irreversible: 0 }, completed: true, safe_completed: true }, lines);
+    // Two a in the order before, one after: [a, a] is no longer within (premature; the return applies).
+    const twice = await runDecisions(lines, [findAlice, modify(['a'], ['c']), giveBack(['a', 'a'])]);
+    check(twice, { premature: { irreversible: 1 }, completed: true, safe_completed: false }, lines);
+  });
+
+  it('all(...) holds at every index: [a, b] -> [c, b] keeps b at index 1, so it is premature and refused', async () => {
+    const r = await runDecisions(lines, [findAlice, modify(['a', 'b'], ['c', 'b'])]);
+    check(r, { premature: { irreversible: 1 }, completed: false, dangling_effects: 0 }, lines);
+    const c = calls(r.events)[1] as CallEvent;
+    expect([c.http_status, c.applied, c.error]).toEqual([422, false, 'the new item should differ']);
+    // Lists of different lengths: all(...) does not hold (premature); the for_each refuses the call.
+    const uneven = await runDecisions(lines, [findAlice, modify(['a', 'b'], ['c'])]);
+    check(uneven, { premature: { irreversible: 1 }, completed: false }, lines);
+  });
+
+  it('last(X) is the last element: a new list ending with a is premature ([a, b] -> [c, a]); [b, a] -> [a, c] is not', async () => {
+    const r = await runDecisions(lines, [findAlice, modify(['a', 'b'], ['c', 'a'])]);
+    check(r, { premature: { irreversible: 1 } }, lines);
+    const ok = await runDecisions(lines, [findAlice, modify(['b', 'a'], ['a', 'c'])]);
+    check(ok, { premature: { irreversible: 0 } }, lines);
+    // b -> a (the first b: z), then a -> c (the first a: x); both told c.
+    expect(itemsOf(ok.events)).toEqual([
+      { item_id: 'c', price: 3, tag: 'x', last_new: 'c' },
+      { item_id: 'a', price: 1, tag: 'y' },
+      { item_id: 'a', price: 1, tag: 'z', last_new: 'c' },
+    ]);
   });
 });

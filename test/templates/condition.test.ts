@@ -136,3 +136,72 @@ describe('a list lookup with no rows', () => {
     expect(conditionHolds('len({{rows}}) == 0 and sum({{rows[*].price}}) == 0', { lookups: { rows: [] } })).toBe(true);
   });
 });
+
+describe('list elements: within and all(...)', () => {
+  const lists = {
+    args: { old: ['a', 'b', 'a'], order: ['b', 'a', 'c', 'a'], nums: [1, '2.0'], texts: ['1', 2], empty: [], n: 3 },
+    lookups: { rows: [{ p: 1 }, { p: 2 }] },
+  };
+  it.each([
+    ['{{args.old}} within {{args.order}}', true], // a twice (2 in the order), b once
+    ['{{args.order}} within {{args.old}}', false], // c is not in it
+    ['{{args.old}} not within {{args.order}}', false],
+    ['{{args.empty}} within {{args.old}}', true],
+    ['{{args.nums}} within {{args.texts}}', true], // 1 == "1", "2.0" == 2: compared as == compares them
+    ['{{args.n}} within {{args.old}}', false], // not a list: no value
+    ['all(x in {{args.old}}, y in {{args.old}}: {{x}} == {{y}})', true],
+    ['all(x in {{args.old}}, y in {{args.order}}: {{x}} != "z")', false], // lengths 3 and 4
+    ['all(x in {{args.empty}}: 1 == 2)', true], // nothing to check
+    ['all(r in {{rows}}: {{r.p}} < 2)', false],
+    ['all(r in {{rows}}: {{r.p}} < 2 or {{r.p}} == 2) and {{args.n}} == 3', true],
+    ['all(r in {{args.n}}: 1 == 1)', false], // not a list
+    ['all(r in {{rows}}: all(x in {{args.old}}: {{x}} != {{r.p}}))', true],
+  ])('%s -> %s', (text, want) => {
+    expect(parseCondition(text).ok).toBe(true);
+    expect(conditionHolds(text, lists)).toBe(want);
+  });
+
+  it.each([
+    ['all(x {{args.old}}: 1 == 1)', 'expected "in" after the name "x"'],
+    ['all(x in {{args.old}} 1 == 1)', 'expected "," or ":", found "1"'],
+    ['all(x in {{args.old}}: 1 == 1', 'expected ")" at the end'],
+    ['all(1 in {{args.old}}: 1 == 1)', 'expected a name for the elements'],
+    ['{{args.old}} not {{args.order}}', 'expected "in" or "within" after "not"'],
+  ])('%s does not parse: %s', (text, message) => {
+    const p = parseCondition(text);
+    expect(p.ok).toBe(false);
+    if (!p.ok) expect(p.message).toContain(message);
+  });
+});
+
+describe('last(X)', () => {
+  it('is the last element of a list, in conditions and as a derived value of any type; nothing else has one', () => {
+    const c = { args: { ids: ['a', 'b'], rows: [{ o: { k: 1 } }, { o: { k: 2 } }], empty: [], n: 3 } };
+    expect(conditionHolds('last({{args.ids}}) == b', c)).toBe(true);
+    expect(conditionHolds('last({{args.empty}}) == b or 1 == 1', c)).toBe(true);
+    expect(conditionHolds('last({{args.empty}}) != b', c)).toBe(false); // no value
+    expect(conditionHolds('last({{args.n}}) != b', c)).toBe(false);
+    expect(derivedValue('last({{args.rows[*].o}})', c)).toEqual({ ok: true, value: { k: 2 } });
+    expect(derivedValue('last({{args.empty}})', c).ok).toBe(false);
+    expect(renderEffectValue({ x: '= last({{args.ids}})' }, c)).toEqual({ x: 'b' });
+  });
+});
+
+describe('hostile all(...)', () => {
+  it('refuses more than 16 lists in one all( with a message, and reads a long one in linear time', () => {
+    const many = `all(${Array.from({ length: 17 }, (_, k) => `x${k} in {{args.l}}`).join(', ')}: 1 == 1)`;
+    const p = parseCondition(many);
+    expect(p.ok).toBe(false);
+    if (!p.ok) expect(p.message).toBe('all( takes at most 16 lists');
+    // 20,000 conditions joined by and, each an all( over one list: parsed (no quadratic name check).
+    const long = Array.from({ length: 20_000 }, (_, k) => `all(x${k} in {{args.l}}: {{x${k}}} == 1)`).join(' and ');
+    expect(parseCondition(long).ok).toBe(true);
+    expect(conditionHolds(long, { args: { l: [1] } })).toBe(true);
+    // A chain of plain comparisons as long: evaluated without recursing once per "and" (it once
+    // exhausted the stack: "Maximum call stack size exceeded" at 20,000).
+    const plain = Array.from({ length: 20_000 }, () => '{{args.n}} == 1').join(' and ');
+    expect(conditionHolds(plain, { args: { n: 1 } })).toBe(true);
+    expect(conditionHolds(`${plain} or 1 == 1`, { args: { n: 2 } })).toBe(true);
+    expect(conditionHolds(`${plain.replace(/ and /g, ' or ')}`, { args: { n: 2 } })).toBe(false);
+  });
+});

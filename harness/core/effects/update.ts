@@ -1,6 +1,8 @@
 /**
- * `update: { table, where, set, append }`: sets fields of every row that matches `where` (values
- * rendered; `"= EXPR"` is arithmetic), and appends to list fields (`append`).
+ * `update: { table, where, set, append, set_element }`: sets fields of every row that matches
+ * `where` (values rendered; `"= EXPR"` is arithmetic), appends to list fields (`append`), and sets
+ * fields of one element of a list field (`set_element: { FIELD: { where, set } }`: the first
+ * element whose fields equal `where`).
  */
 import { z } from 'zod';
 import { Row, TableName } from '../scenario-parts.ts';
@@ -18,6 +20,12 @@ export const update = defineEffect({
     where: Row,
     set: Row.optional().describe('Fields to set; a value "= EXPR" is arithmetic (+ - * / on numbers, parentheses).'),
     append: Row.optional().describe('Items to append to list fields (a list value appends each of its items).'),
+    set_element: z
+      .record(z.string().min(1), z.strictObject({ where: Row, set: Row }))
+      .optional()
+      .describe(
+        'By list field: in the first element whose fields equal `where` (as text), the fields of `set` (values as in set); no element matches and the field is left as it was.',
+      ),
   }),
   target: 'table',
   example: 'update: { table, where, set }',
@@ -30,6 +38,14 @@ export const update = defineEffect({
       renderValue(d.where, ctx) as RowValue,
       renderEffectValue(d.set ?? {}, ctx) as RowValue,
       d.append ? (renderEffectValue(d.append, ctx) as RowValue) : undefined,
+      d.set_element
+        ? Object.fromEntries(
+            Object.entries(d.set_element).map(([field, el]) => [
+              field,
+              { where: renderValue(el.where, ctx) as RowValue, set: renderEffectValue(el.set, ctx) as RowValue },
+            ]),
+          )
+        : undefined,
     );
     return { kind: 'update', table: d.table, ...r };
   },

@@ -4,7 +4,11 @@
  * binding tighter) with parentheses; each side a template, a
  * number, a word or a "quoted" text, with arithmetic (`+ - * /`, parentheses, unary minus),
  * `len(X)` for the length of a list or a text, `sum(X)` for the total of a list of numbers and
- * `sorted(X)` for a list sorted (a derived value `"= sorted(X)"` is that list). An effect value written `"= EXPR"` is EXPR's number.
+ * `sorted(X)` for a list sorted (a derived value `"= sorted(X)"` is that list) and `last(X)` for
+ * its last element (`"= last(X)"` is that element, whatever it is). An effect value written `"= EXPR"` is EXPR's number.
+ * Over lists: `A within B` (each element of A occurs in B at least as often as in A; `not within`),
+ * and `all(a in {{A}}, b in {{B}}: CONDITION)`, the condition at every index of the zipped lists
+ * with `{{a}}` and `{{b}}` their elements there.
  *
  * A small parser, no eval: scenario files never execute code. Comparisons are numeric when both
  * sides are numbers (a number, or a text that is a plain decimal number); otherwise they compare
@@ -32,20 +36,27 @@ export type Expr =
   | { t: 'len'; of: Expr }
   | { t: 'sum'; of: Expr }
   | { t: 'sorted'; of: Expr }
+  | { t: 'last'; of: Expr }
   | { t: 'neg'; of: Expr }
   | { t: 'bin'; op: '+' | '-' | '*' | '/'; left: Expr; right: Expr };
 
-/** A parsed condition: a comparison, membership in a written list or a list value, or two joined by `and` / `or`. */
+/**
+ * A parsed condition: a comparison, membership in a written list or a list value, or two joined by
+ * `and` / `or`; a list's multiset containment in another (`within`); or a condition over every
+ * index of zipped lists (`all(NAME in LIST, ...: CONDITION)`).
+ */
 export type Condition =
   | { t: 'cmp'; op: Comparison; left: Expr; right: Expr }
   | { t: 'in'; negated: boolean; left: Expr; items: Expr[] | Expr }
   | { t: 'and'; left: Condition; right: Condition }
-  | { t: 'or'; left: Condition; right: Condition };
+  | { t: 'or'; left: Condition; right: Condition }
+  | { t: 'within'; negated: boolean; left: Expr; right: Expr }
+  | { t: 'all'; names: string[]; lists: Expr[]; body: Condition };
 
 export type ExprParse<T> = Result<T, { message: string; offset: number; hint: string }>;
 
 const FORM =
-  'write LEFT OP RIGHT with OP one of == != < <= > >= (e.g. "{{order.status}} == pending", "{{user.balance}} >= {{args.amount}}"), or X in [a, b]; join them with and / or';
+  'write LEFT OP RIGHT with OP one of == != < <= > >= (e.g. "{{order.status}} == pending", "{{user.balance}} >= {{args.amount}}"), or X in [a, b], A within B, all(x in {{list}}: CONDITION); join them with and / or';
 
 type Tok =
   | { k: 'num'; v: number; at: number }
@@ -56,6 +67,10 @@ type Tok =
   | { k: 'end'; at: number };
 
 const WORD_START = /[A-Za-z_#@]/;
+/** The most lists one `all(...)` zips (each a name every template inside it may read). */
+const MAX_LISTS = 16;
+/** A name `all(...)` gives the elements of a list. */
+const LOOP_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const WORD_CHAR = /[A-Za-z0-9_.@#:-]/;
 const DIGIT = /[0-9]/;
 const NUMBER = /^(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$/;
@@ -117,7 +132,7 @@ function tokenize(src: string): ExprParse<Tok[]> {
       i += 2;
       continue;
     }
-    if ('<>+-*/()[],'.includes(c)) {
+    if ('<>+-*/()[],:'.includes(c)) {
       out.push({ k: 'op', v: c, at: i });
       i++;
       continue;
@@ -143,6 +158,10 @@ class Parser {
   isOp(v: string): boolean {
     const t = this.peek();
     return t.k === 'op' && t.v === v;
+  }
+  isOpAt(ahead: number, v: string): boolean {
+    const t = this.toks[this.i + ahead];
+    return t !== undefined && t.k === 'op' && t.v === v;
   }
   isWord(v: string): boolean {
     const t = this.peek();
@@ -198,6 +217,12 @@ class Parser {
         this.expect(')');
         return { t: t.v, of };
       }
+      if (t.v === 'last' && this.isOp('(')) {
+        this.next();
+        const of = this.nested(t.at, () => this.expr());
+        this.expect(')');
+        return { t: 'last', of };
+      }
       return { t: 'text', value: t.v };
     }
     if (t.k === 'op' && t.v === '(') {
@@ -241,6 +266,7 @@ class Parser {
    * followed by `and`, `or`, `)` or the end; else read again as a comparison.
    */
   primary(): Condition {
+    if (this.isWord('all') && this.isOpAt(1, '(')) return this.quantified();
     if (this.isOp('(')) {
       const start = this.i;
       const open = this.next();
@@ -264,14 +290,65 @@ class Parser {
     }
     return this.comparison();
   }
-  /** One comparison or membership test. */
+  /**
+   * `all(NAME in LIST, NAME in LIST: CONDITION)`: the condition at every index of the lists, each
+   * NAME the element at that index (read like a looked-up row: `{{NAME}}`, `{{NAME.field}}`).
+   */
+  quantified(): Condition {
+    const start = this.next();
+    this.next(); // (
+    return this.nested(start.at, () => {
+      const names: string[] = [];
+      const seen = new Set<string>();
+      const lists: Expr[] = [];
+      for (;;) {
+        const n = this.next();
+        if (n.k !== 'word' || !LOOP_NAME.test(n.v))
+          throw new ParseError(
+            n.k === 'end'
+              ? 'all( needs NAME in LIST, then ":" and a condition'
+              : `expected a name for the elements (letters, digits and _), found "${String(n.v)}"`,
+            n.at,
+          );
+        if (seen.has(n.v)) throw new ParseError(`the name "${n.v}" is given twice`, n.at);
+        if (names.length >= MAX_LISTS) throw new ParseError(`all( takes at most ${MAX_LISTS} lists`, n.at);
+        seen.add(n.v);
+        if (!this.isWord('in')) throw new ParseError(`expected "in" after the name "${n.v}"`, this.peek().at);
+        this.next();
+        names.push(n.v);
+        lists.push(this.expr());
+        if (this.isOp(',')) {
+          this.next();
+          continue;
+        }
+        if (this.isOp(':')) break;
+        const t = this.peek();
+        throw new ParseError(
+          t.k === 'end'
+            ? 'all( is not closed: expected ":" and a condition'
+            : `expected "," or ":", found "${String(t.v)}"`,
+          t.at,
+        );
+      }
+      this.next(); // :
+      const body = this.disjunction();
+      this.expect(')');
+      return { t: 'all', names, lists, body };
+    });
+  }
+  /** One comparison, membership or containment test. */
   comparison(): Condition {
     const left = this.expr();
     let negated = false;
     if (this.isWord('not')) {
       this.next();
       negated = true;
-      if (!this.isWord('in')) throw new ParseError('expected "in" after "not"', this.peek().at);
+      if (!this.isWord('in') && !this.isWord('within'))
+        throw new ParseError('expected "in" or "within" after "not"', this.peek().at);
+    }
+    if (this.isWord('within')) {
+      this.next();
+      return { t: 'within', negated, left, right: this.expr() };
     }
     if (this.isWord('in')) {
       this.next();
@@ -409,6 +486,12 @@ function value(e: Expr, ctx: TemplateContext): unknown {
       if (!Array.isArray(v)) throw new Unknown('sorted() of something that is not a list');
       return sortedList(v);
     }
+    case 'last': {
+      const v = value(e.of, ctx);
+      if (!Array.isArray(v) || v.length === 0)
+        throw new Unknown('last() of something that is not a list with an element');
+      return v[v.length - 1];
+    }
     case 'neg':
       return -num(e.of, ctx);
     case 'bin': {
@@ -469,10 +552,17 @@ function compare(a: unknown, op: Comparison, b: unknown): boolean {
  * missing or not a number; `and` and `or` then join the comparisons' truth values.
  */
 function evaluateCondition(c: Condition, ctx: TemplateContext): boolean {
-  if (c.t === 'and') return evaluateCondition(c.left, ctx) && evaluateCondition(c.right, ctx);
-  if (c.t === 'or') return evaluateCondition(c.left, ctx) || evaluateCondition(c.right, ctx);
+  if (c.t === 'and' || c.t === 'or') {
+    const parts = chain(c);
+    return c.t === 'and' ? parts.every((p) => evaluateCondition(p, ctx)) : parts.some((p) => evaluateCondition(p, ctx));
+  }
+  if (c.t === 'all') return allHold(c, ctx);
   try {
     if (c.t === 'cmp') return compare(value(c.left, ctx), c.op, value(c.right, ctx));
+    if (c.t === 'within') {
+      const inner = within(value(c.left, ctx), value(c.right, ctx));
+      return c.negated ? !inner : inner;
+    }
     const left = value(c.left, ctx);
     const items = Array.isArray(c.items) ? c.items.map((x) => value(x, ctx)) : value(c.items, ctx);
     if (!Array.isArray(items)) throw new Unknown('"in" needs a list');
@@ -482,6 +572,85 @@ function evaluateCondition(c: Condition, ctx: TemplateContext): boolean {
     if (e instanceof Unknown) return false;
     throw e;
   }
+}
+
+/**
+ * The operands of a chain `a and b and c` (or of `or`s), in order: the parser nests a chain to the
+ * left, so it is walked down its spine without recursion (a chain of thousands would exhaust the stack).
+ */
+function chain(c: Extract<Condition, { t: 'and' | 'or' }>): Condition[] {
+  const rights: Condition[] = [];
+  let x: Condition = c;
+  while (x.t === c.t) {
+    rights.push(x.right);
+    x = x.left;
+  }
+  return [x, ...rights.reverse()];
+}
+
+/** A value's key for counting: equal keys for values `==` finds equal (numbers by value, else text). */
+function countKey(v: unknown): string {
+  const n = numberOf(v);
+  return n === undefined ? `t${text(v)}` : `n${n}`;
+}
+
+/** Whether each element of list `a` occurs in list `b` at least as often as in `a` (multiset containment). */
+function within(a: unknown, b: unknown): boolean {
+  if (!Array.isArray(a) || !Array.isArray(b)) throw new Unknown('"within" needs two lists');
+  const have = new Map<string, number>();
+  for (const x of b) have.set(countKey(x), (have.get(countKey(x)) ?? 0) + 1);
+  for (const x of a) {
+    const left = have.get(countKey(x)) ?? 0;
+    if (left === 0) return false;
+    have.set(countKey(x), left - 1);
+  }
+  return true;
+}
+
+/**
+ * `all(NAME in LIST, ...: BODY)`: BODY holds at every index, each NAME bound to its list's element
+ * there (beside the lookups). Lists that are missing, not lists or of different lengths: false.
+ */
+function allHold(c: Extract<Condition, { t: 'all' }>, ctx: TemplateContext): boolean {
+  let lists: unknown[][];
+  try {
+    lists = c.lists.map((e) => {
+      const v = value(e, ctx);
+      if (!Array.isArray(v)) throw new Unknown('all( needs lists');
+      return v;
+    });
+  } catch (e) {
+    if (e instanceof Unknown) return false;
+    throw e;
+  }
+  const n = lists[0]?.length ?? 0;
+  if (lists.some((l) => l.length !== n)) return false;
+  for (let i = 0; i < n; i++) {
+    const vars: Record<string, unknown> = { ...ctx.lookups };
+    c.names.forEach((name, k) => (vars[name] = (lists[k] as unknown[])[i]));
+    if (!evaluateCondition(c.body, { ...ctx, lookups: vars })) return false;
+  }
+  return true;
+}
+
+/**
+ * The names a condition's `all(...)` give their elements (template roots inside them), in order.
+ *
+ * @example
+ * boundNames('all(old in {{args.a}}, new in {{args.b}}: {{old}} != {{new}})') // ['old', 'new']
+ */
+export function boundNames(textIn: string): string[] {
+  const c = parseCondition(textIn);
+  const out: string[] = [];
+  const walk = (x: Condition): void => {
+    if (x.t === 'and' || x.t === 'or') chain(x).forEach(walk);
+    else if (x.t === 'all') {
+      out.push(...x.names);
+      walk(x.body);
+    }
+  };
+  if (c.ok) walk(c.value);
+  return out;
 }
 
 /**
@@ -512,8 +681,8 @@ export function arithmeticValue(exprText: string, ctx: TemplateContext): Result<
 }
 
 /**
- * A derived value (`"= EXPR"` without the "= "): EXPR's number, or the list when EXPR is
- * `sorted(X)`; or why it gives none.
+ * A derived value (`"= EXPR"` without the "= "): EXPR's number, the list when EXPR is
+ * `sorted(X)`, the element (any value) when it is `last(X)`; or why it gives none.
  *
  * @example
  * derivedValue('sorted({{args.item_ids}})', { args: { item_ids: ['b', 'a'] } }) // { ok: true, value: ['a', 'b'] }
@@ -522,7 +691,10 @@ export function derivedValue(exprText: string, ctx: TemplateContext): Result<unk
   const e = parseExpression(exprText);
   if (!e.ok) return { ok: false, message: e.message };
   try {
-    return { ok: true, value: e.value.t === 'sorted' ? value(e.value, ctx) : num(e.value, ctx) };
+    return {
+      ok: true,
+      value: e.value.t === 'sorted' || e.value.t === 'last' ? value(e.value, ctx) : num(e.value, ctx),
+    };
   } catch (err) {
     if (err instanceof Unknown) return { ok: false, message: err.message };
     throw err;

@@ -72,7 +72,8 @@ export const RESERVED_FACT_PREFIX = 'oneway.';
  * the lookups before it): the first row matching each, or undefined when none does or a `where`
  * value reads something that has no value. A lookup with `each: true` gives a list of rows, the
  * first match of each element of its one list-valued `where` value, in order; undefined when an
- * element matches no row, or when not exactly one `where` value is a list.
+ * element matches no row, or when not exactly one `where` value is a list. The `where` keys listed
+ * in `ignore_case` match regardless of case.
  *
  * @example
  * resolveLookups(cancelOrder, { args: { order_id: '#W1' } }, world) // { order: { order_id: '#W1', status: 'pending', ... } }
@@ -92,20 +93,25 @@ export function resolveLookups(
       (v) => typeof v === 'string' && templatePaths(v).some((p) => lookupTemplate(scope, p) === undefined),
     );
     if (unbound) out[name] = undefined;
-    else if (l.each) out[name] = eachRow(l.table, renderValue(l.where, scope) as Row, tables);
-    else out[name] = tables.firstRow(l.table, renderValue(l.where, scope) as Row);
+    else if (l.each) out[name] = eachRow(l.table, renderValue(l.where, scope) as Row, tables, l.ignore_case);
+    else out[name] = tables.firstRow(l.table, renderValue(l.where, scope) as Row, l.ignore_case);
   }
   return out;
 }
 
 /** An `each: true` lookup's rows: one per element of its one list-valued `where` value, or undefined. */
-function eachRow(table: string, where: Row, tables: Pick<World, 'firstRow'>): Row[] | undefined {
+function eachRow(
+  table: string,
+  where: Row,
+  tables: Pick<World, 'firstRow'>,
+  ignoreCase: readonly string[] | undefined,
+): Row[] | undefined {
   const lists = Object.keys(where).filter((k) => Array.isArray(where[k]));
   if (lists.length !== 1) return undefined;
   const key = lists[0] as string;
   const rows: Row[] = [];
   for (const element of where[key] as unknown[]) {
-    const row = tables.firstRow(table, { ...where, [key]: element } as Row);
+    const row = tables.firstRow(table, { ...where, [key]: element } as Row, ignoreCase);
     if (row === undefined) return undefined;
     rows.push(row);
   }
@@ -240,7 +246,10 @@ export function derivedValueFailure(tool: Pick<Tool, 'effects'>, ctx: TemplateCo
     if (e.if !== undefined && !conditionHolds(e.if, c)) continue;
     const f =
       (e.insert && derivedFailure(e.insert.row, c)) ??
-      (e.update && (derivedFailure(e.update.set, c) ?? derivedFailure(e.update.append, c)));
+      (e.update &&
+        (derivedFailure(e.update.set, c) ??
+          derivedFailure(e.update.append, c) ??
+          derivedFailure(e.update.set_element, c)));
     if (f) return f;
   }
   return undefined;

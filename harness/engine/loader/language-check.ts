@@ -8,7 +8,7 @@ import { formatPath, type Problem } from '../../core/errors.ts';
 import { RESERVED_FACT_PREFIX } from '../../domain/rules/declared.ts';
 import type { Scenario, Tool } from '../../core/scenario.ts';
 import type { DeclaredEffect, ForEach } from '../../core/effects/index.ts';
-import { DERIVED, parseCondition, parseExpression } from '../../core/templates/condition.ts';
+import { boundNames, DERIVED, parseCondition, parseExpression } from '../../core/templates/condition.ts';
 import { TEMPLATE_ROOTS } from '../../core/templates/render.ts';
 import { tablesWritten } from '../../domain/rules/reconcile.ts';
 import { didYouMean, joinHints } from '../../util/did-you-mean.ts';
@@ -35,6 +35,9 @@ export function selfCompensationAllowed(t: Pick<Tool, 'compensation_args'>): boo
   return JSON.stringify(t.compensation_args ?? {}).includes('{{before.');
 }
 
+/** The most names the all( of one condition may give their elements, together. */
+const MAX_BOUND_NAMES = 64;
+
 /** Roots a lookup name may not take (it would hide them), and names that read as something else. */
 const RESERVED_NAMES = new Set<string>([...TEMPLATE_ROOTS, 'results', 'lookups']);
 
@@ -46,15 +49,55 @@ function problem(loc: Locator, path: FieldPath, message: string, hint?: string, 
   return { code: 'schema', file: loc.file, ...pos, path: formatPath(path), message, ...(hint ? { hint } : {}) };
 }
 
-/** A condition's syntax and templates. */
+/**
+ * A condition's syntax and templates. The names its `all(...)` give elements are template roots
+ * inside it: never a root, a lookup or a loop name they would hide, never given twice.
+ */
 function checkCondition(text: string, path: FieldPath, scope: TemplateScope, loc: Locator): Problem[] {
-  const templates = checkTemplateString(text, path, scope, loc);
-  if (templates.length > 0) return templates;
+  const bound = boundNames(text);
+  const outer = scope.lookups ?? [];
+  // Every template is checked against every name: a bound keeps that linear in the condition.
+  if (bound.length > MAX_BOUND_NAMES)
+    return [
+      problem(
+        loc,
+        path,
+        `the condition names ${bound.length} all( elements; at most ${MAX_BOUND_NAMES}`,
+        'split the condition: a tool may have several when: and validate entries',
+      ),
+    ];
   const c = parseCondition(text);
-  if (c.ok) return [];
-  return [
-    problem(loc, path, `the condition "${text}" does not parse: ${c.message}`, c.hint || CONDITION_HINT, c.offset),
-  ];
+  // An all(...) that does not parse names no elements: its templates would read as unknown roots.
+  if (!c.ok && /\ball\s*\(/.test(text))
+    return [
+      problem(loc, path, `the condition "${text}" does not parse: ${c.message}`, c.hint || CONDITION_HINT, c.offset),
+    ];
+  const templates = checkTemplateString(
+    text,
+    path,
+    bound.length > 0 ? { ...scope, lookups: [...outer, ...bound] } : scope,
+    loc,
+  );
+  if (templates.length > 0) return templates;
+  if (!c.ok)
+    return [
+      problem(loc, path, `the condition "${text}" does not parse: ${c.message}`, c.hint || CONDITION_HINT, c.offset),
+    ];
+  const seen = new Set<string>();
+  const out: Problem[] = [];
+  for (const name of bound) {
+    if (RESERVED_NAMES.has(name) || outer.includes(name) || seen.has(name))
+      out.push(
+        problem(
+          loc,
+          path,
+          `the all( name "${name}" is ${seen.has(name) ? 'given twice' : outer.includes(name) ? 'a lookup or loop name already' : 'a template root of its own'}`,
+          `rename it (e.g. ${name}_item): inside all(...), {{${name}}} is the element`,
+        ),
+      );
+    seen.add(name);
+  }
+  return out;
 }
 
 /** Every derived value (`"= EXPR"`) in an effect's values parses as arithmetic. */
@@ -138,6 +181,17 @@ export function checkToolLanguage(t: Tool, i: number, s: Scenario, loc: Locator)
         ),
       );
     out.push(...checkTemplateValue(l.where, at('lookups', name, 'where'), scope('lookups', names.slice(0, k)), loc));
+    (l.ignore_case ?? []).forEach((key, j) => {
+      if (!Object.hasOwn(l.where, key))
+        out.push(
+          problem(
+            loc,
+            at('lookups', name, 'ignore_case', j),
+            `lookup "${name}" ignores the case of "${key}", which is not one of its where keys`,
+            joinHints(didYouMean(key, Object.keys(l.where)), `where keys: ${Object.keys(l.where).join(', ')}`),
+          ),
+        );
+    });
     if (
       l.each === true &&
       !Object.values(l.where).some((v) => typeof v === 'string' && /^\{\{[^{}]*\}\}$/.test(v.trim()))
@@ -164,18 +218,20 @@ export function checkToolLanguage(t: Tool, i: number, s: Scenario, loc: Locator)
 
   const checkEffect = (e: DeclaredEffect, p: FieldPath, effectScope: TemplateScope): void => {
     if (e.if !== undefined) out.push(...checkCondition(e.if, [...p, 'if'], effectScope, loc));
-    if (e.update && e.update.set === undefined && e.update.append === undefined)
+    if (e.update && e.update.set === undefined && e.update.append === undefined && e.update.set_element === undefined)
       out.push(
         problem(
           loc,
           [...p, 'update'],
-          'an update needs set or append',
+          'an update needs set, append or set_element',
           'e.g. update: { table: users, where: { id: "{{args.id}}" }, set: { name: "{{args.name}}" } }',
         ),
       );
     if (e.insert) out.push(...checkDerived(e.insert.row, [...p, 'insert', 'row'], loc));
     if (e.update?.set) out.push(...checkDerived(e.update.set, [...p, 'update', 'set'], loc));
     if (e.update?.append) out.push(...checkDerived(e.update.append, [...p, 'update', 'append'], loc));
+    for (const [field, el] of Object.entries(e.update?.set_element ?? {}))
+      out.push(...checkDerived(el.set, [...p, 'update', 'set_element', field, 'set'], loc));
     for (const fact of [e.establish, e.revoke])
       if (fact !== undefined && reservedFact(fact))
         out.push(problem(loc, p, `the fact "${fact}" uses a reserved name`, RESERVED_HINT));

@@ -446,9 +446,12 @@ function lookedUp(
         listed = [k, v];
       } else want.push([k, cellText(v)]);
     }
+    // The keys in ignore_case compare lowercased.
+    const folded = new Set(l.ignore_case ?? []);
+    const equal = (k: string, a: string, b: string) => (folded.has(k) ? a.toLowerCase() === b.toLowerCase() : a === b);
     const find = (extra: [string, string][]) =>
       (tables.get(l.table) ?? []).find((r) =>
-        [...want, ...extra].every(([k, v]) => Object.hasOwn(r, k) && cellText(r[k]) === v),
+        [...want, ...extra].every(([k, v]) => Object.hasOwn(r, k) && equal(k, cellText(r[k]), v)),
       );
     if (!bound) continue;
     if (!l.each) {
@@ -543,6 +546,13 @@ class Reader {
       if (v.every((x) => asNumber(x) !== undefined)) return [...v].sort((a, b) => this.num(a) - this.num(b));
       return [...v].sort((a, b) => (asText(a) < asText(b) ? -1 : asText(a) > asText(b) ? 1 : 0));
     }
+    if (t === 'last' && this.at('(')) {
+      this.i++;
+      const v = this.sum();
+      this.i++;
+      if (!Array.isArray(v) || v.length === 0) throw new NoValue();
+      return v.at(-1);
+    }
     if (t === 'sum' && this.at('(')) {
       this.i++;
       const v = this.sum();
@@ -577,6 +587,16 @@ class Reader {
     const left = this.sum();
     const negated = this.at('not');
     if (negated) this.i++;
+    if (this.at('within')) {
+      this.i++;
+      const whole = this.sum();
+      if (!Array.isArray(left) || !Array.isArray(whole)) throw new NoValue();
+      // Each element as many times in the whole as in the part, counted with ==.
+      const held = left.every(
+        (x) => left.filter((y) => same(x, '==', y)).length <= whole.filter((y) => same(x, '==', y)).length,
+      );
+      return held !== negated;
+    }
     if (this.at('in')) {
       this.i++;
       let list: unknown;
@@ -649,6 +669,7 @@ function holdsTokens(toks: readonly string[], roots: Roots): boolean {
     splitTop(alt, 'and').every((part) => {
       // Arithmetic holds no comparison, so a part wrapped whole is a condition.
       if (wrapped(part)) return holdsTokens(part.slice(1, -1), roots);
+      if (part[0] === 'all' && wrapped(part.slice(1))) return holdsEverywhere(part.slice(2, -1), roots);
       try {
         return new Reader(part, roots).condition();
       } catch (e) {
@@ -657,6 +678,42 @@ function holdsTokens(toks: readonly string[], roots: Roots): boolean {
       }
     }),
   );
+}
+
+/**
+ * `all(a in LIST, b in LIST: BODY)` (the tokens inside the parentheses): BODY at each index i, with
+ * a and b the lists' i-th elements among the looked-up rows; false when a list is missing or the
+ * lengths differ, true over empty lists.
+ */
+function holdsEverywhere(inner: readonly string[], roots: Roots): boolean {
+  let depth = 0;
+  let colon = -1;
+  for (let k = 0; k < inner.length && colon < 0; k++) {
+    if (inner[k] === '(' || inner[k] === '[') depth++;
+    else if (inner[k] === ')' || inner[k] === ']') depth--;
+    else if (depth === 0 && inner[k] === ':') colon = k;
+  }
+  const pairs: [string, unknown[]][] = [];
+  for (const binding of splitTop(inner.slice(0, colon), ',')) {
+    let list: unknown;
+    try {
+      list = new Reader(binding.slice(2), roots).sum();
+    } catch (e) {
+      if (e instanceof NoValue) return false;
+      throw e;
+    }
+    if (!Array.isArray(list)) return false;
+    pairs.push([binding[0] ?? '', list]);
+  }
+  const n = pairs[0]?.[1].length ?? 0;
+  if (pairs.some(([, l]) => l.length !== n)) return false;
+  const body = inner.slice(colon + 1);
+  for (let i = 0; i < n; i++) {
+    const rows: Record<string, unknown> = { ...roots.lookups };
+    for (const [name, l] of pairs) rows[name] = l[i];
+    if (!holdsTokens(body, { ...roots, lookups: rows })) return false;
+  }
+  return true;
 }
 
 /** Whether a condition holds over `roots`; false when a value it needs is missing or not a number. */

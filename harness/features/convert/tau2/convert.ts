@@ -175,6 +175,12 @@ function languageOf(name: string, rule: ToolRule | undefined, entry: ClassEntry,
   if (/seq\./.test(text)) out.add('{{seq.T}} ids');
   if (/before\./.test(text)) out.add('{{before.X}} compensation args');
   if (entry.compensatedBy === name) out.add('self-compensation (compensating_operation names the tool)');
+  // The list-element syntax (multiset containment, conditions per index, one element's fields, case).
+  if (/ within /.test(ifs)) out.add('within (each element in a list, as often)');
+  if (/all\(/.test(ifs)) out.add('all(x in LIST: ...) conditions');
+  if (/"set_element"/.test(text)) out.add('update set_element');
+  if (/"ignore_case"/.test(text)) out.add('lookups ignoring case (ignore_case)');
+  if (/last\(/.test(text)) out.add('last()');
   return [...out].sort(cmp);
 }
 
@@ -397,22 +403,33 @@ function readFacts(domain: Tau2Domain, db: Obj, calls: GoldCall[]): string[] {
 /**
  * What the user tells the agent, by parameter name (built-in planners fill arguments from inputs of
  * the same name): each argument of the reference plan's calls that has one value across the plan.
+ * Where a name has two values, and the goal carries one of them (a write's argument that the fact it
+ * establishes names: planners take it from the goal first), the other one is the input: the zip a
+ * user is found by, beside the new zip of the address the goal says (retail 22, 33, 39, 43, 59:
+ * without it no built-in planner could authenticate the user).
  */
-function inputsOf(reference: PlanItem[]): Obj {
-  const seen = new Map<string, string>();
-  const values = new Map<string, unknown>();
-  for (const p of reference) {
-    if (typeof p === 'string') continue;
-    const [name, args] = Object.entries(p)[0] as [string, Obj];
-    if (name === CONFIRM_TOOL) continue;
-    for (const [k, v] of Object.entries(args)) {
-      const text = JSON.stringify(v);
-      if (!seen.has(k)) {
-        seen.set(k, text);
-        values.set(k, v);
-      } else if (seen.get(k) !== text) values.delete(k);
+function inputsOf(reference: PlanItem[], carried: (tool: string, param: string) => boolean): Obj {
+  const pick = (fromGoal: boolean): Map<string, unknown> => {
+    const seen = new Map<string, string>();
+    const values = new Map<string, unknown>();
+    for (const p of reference) {
+      if (typeof p === 'string') continue;
+      const [name, args] = Object.entries(p)[0] as [string, Obj];
+      if (name === CONFIRM_TOOL) continue;
+      for (const [k, v] of Object.entries(args)) {
+        if (fromGoal === false && carried(name, k)) continue;
+        const text = JSON.stringify(v);
+        if (!seen.has(k)) {
+          seen.set(k, text);
+          values.set(k, v);
+        } else if (seen.get(k) !== text) values.delete(k);
+      }
     }
-  }
+    return values;
+  };
+  const values = pick(true);
+  const uncarried = pick(false);
+  for (const [k, v] of uncarried) if (!values.has(k)) values.set(k, v);
   const out: Obj = {};
   for (const k of [...values.keys()].sort(cmp)) out[k] = values.get(k);
   return out;
@@ -604,7 +621,10 @@ function convertTask(
     extends: shared,
   };
   if (worldFacts.length > 0) head.world = { facts: worldFacts };
-  const inputs = inputsOf(reference);
+  const inputs = inputsOf(reference, (name, param) => {
+    const t = tools.get(name);
+    return t?.write === true && (t.rule?.establishes ?? '').includes(`{{args.${param}}}`);
+  });
   if (Object.keys(inputs).length > 0) head.inputs = inputs;
   head.goal = goal;
   if (forbidden.length > 0) head.forbidden = forbidden;

@@ -18,7 +18,7 @@ type Json = string | number | boolean | null | Json[] | { [k: string]: Json };
 
 export interface ToolRule {
   /** `each: true`: a list of rows, one per element of the list a `where` value renders to, in order. */
-  lookups?: Record<string, { table: string; where: Record<string, Json>; each?: true }>;
+  lookups?: Record<string, { table: string; where: Record<string, Json>; each?: true; ignore_case?: string[] }>;
   preconditions?: (string | { when: string })[];
   validate?: { when: string; error: string }[];
   effects?: Json[];
@@ -53,6 +53,40 @@ const NEW_ITEMS_FIT = [
   { when: '{{new_items[*].product_id}} == {{old_items[*].product_id}}', error: 'Variant not found' },
   { when: 'false not in {{new_items[*].available}}', error: 'New item not found or available' },
 ];
+/** tau2's check that each listed item is in the order, as often as listed (`item_ids.count(x) > all_item_ids.count(x)`). */
+const inOrder = (error: string) => ({ when: '{{args.item_ids}} within {{order.items[*].item_id}}', error });
+/**
+ * tau2's swap of each old item for its new one in the order's item list: the first item with the
+ * old id takes the new id, pair by pair in order (a duplicated id swaps its first, then its second
+ * occurrence), and the price and options of `variant`, which tau2's checking loop left at the last
+ * new item (tools.py sets `item.price = variant.price` after that loop): with two new items of other
+ * prices, both swapped items take the last one's, in tau2 and here.
+ */
+const SWAP_ITEMS: Json = {
+  for_each: {
+    in: '{{args.item_ids}}',
+    as: 'old_id',
+    zip: { new_id: '{{args.new_item_ids}}' },
+    do: [
+      {
+        update: {
+          table: 'orders',
+          where: { order_id: '{{args.order_id}}' },
+          set_element: {
+            items: {
+              where: { item_id: '{{old_id}}' },
+              set: {
+                item_id: '{{new_id}}',
+                price: '= last({{new_items[*].price}})',
+                options: '= last({{new_items[*].options}})',
+              },
+            },
+          },
+        },
+      },
+    ],
+  },
+};
 /** A gift card pays the difference only up to its balance (a card or PayPal is not limited: spendable). */
 const covers = (error: string) => ({ when: `{{payment.spendable}} >= ${PRICE_DIFFERENCE}`, error });
 /** The gift card's balance moved by `delta` (an expression), both the balance and what it can spend. */
@@ -70,21 +104,22 @@ const REFUND_TARGET =
 
 const RETAIL: Record<string, ToolRule> = {
   find_user_id_by_email: {
-    lookups: { user: { table: 'users', where: { email: '{{args.email}}' } } },
+    // tau2 compares the email lowercased.
+    lookups: { user: { table: 'users', where: { email: '{{args.email}}' }, ignore_case: ['email'] } },
     effects: [{ establish: 'authenticated(user={{user.user_id}})' }],
     returns: { user_id: '{{user.user_id}}' },
-    unrendered: ['tau2 matches the email case-insensitively; the lookup matches it exactly'],
   },
   find_user_id_by_name_zip: {
     lookups: {
       user: {
         table: 'users',
         where: { first_name: '{{args.first_name}}', last_name: '{{args.last_name}}', zip: '{{args.zip}}' },
+        // tau2 compares the names lowercased, the zip as given.
+        ignore_case: ['first_name', 'last_name'],
       },
     },
     effects: [{ establish: 'authenticated(user={{user.user_id}})' }],
     returns: { user_id: '{{user.user_id}}' },
-    unrendered: ['tau2 matches the names case-insensitively; the lookup matches them exactly'],
   },
   get_order_details: {
     lookups: ORDER,
@@ -187,9 +222,14 @@ const RETAIL: Record<string, ToolRule> = {
     preconditions: [...ORDER_READ, { when: '{{order.status}} == pending' }],
     validate: [
       { when: '{{order.status}} == pending', error: 'Non-pending order cannot be modified' },
+      inOrder('Item not found'),
       {
         when: 'len({{args.item_ids}}) == len({{args.new_item_ids}})',
         error: 'The number of items to be exchanged should match',
+      },
+      {
+        when: 'all(old_id in {{args.item_ids}}, new_id in {{args.new_item_ids}}: {{old_id}} != {{new_id}})',
+        error: 'The new item id should be different from the old item id',
       },
       ...NEW_ITEMS_FIT,
       OWN_PAYMENT,
@@ -233,13 +273,10 @@ const RETAIL: Record<string, ToolRule> = {
         },
       },
       giftCardMoved(`0 - (${PRICE_DIFFERENCE})`),
+      SWAP_ITEMS,
       { establish: 'order_items_modified(order={{args.order_id}}, payment_method={{args.payment_method_id}})' },
     ],
     establishes: 'order_items_modified(order={{args.order_id}}, payment_method={{args.payment_method_id}})',
-    unrendered: [
-      "the swap of each item inside the order's item list (an update sets a row's fields, not one element of a list field)",
-      'the checks that compare elements with the order or with each other: each old item is in the order (as often as listed), each new item differs from the old one at its place',
-    ],
   },
   modify_pending_order_payment: {
     lookups: {
@@ -327,6 +364,7 @@ const RETAIL: Record<string, ToolRule> = {
       { when: '{{order.status}} == delivered', error: 'Non-delivered order cannot be returned' },
       OWN_PAYMENT,
       { when: REFUND_TARGET, error: 'Payment method should be the original payment method' },
+      inOrder('Some item not found'),
     ],
     effects: [
       {
@@ -343,13 +381,13 @@ const RETAIL: Record<string, ToolRule> = {
       { establish: 'order_return_requested(order={{args.order_id}}, payment_method={{args.payment_method_id}})' },
     ],
     establishes: 'order_return_requested(order={{args.order_id}}, payment_method={{args.payment_method_id}})',
-    unrendered: ['the check that each returned item is in the order (as often as listed)'],
   },
   exchange_delivered_order_items: {
     lookups: { ...ORDER, ...PAYMENT, ...ITEM_PAIRS },
     preconditions: [...ORDER_READ, { when: '{{order.status}} == delivered' }],
     validate: [
       { when: '{{order.status}} == delivered', error: 'Non-delivered order cannot be exchanged' },
+      inOrder('Number of item not found.'),
       {
         when: 'len({{args.item_ids}}) == len({{args.new_item_ids}})',
         error: 'The number of items to be exchanged should match.',
@@ -375,7 +413,6 @@ const RETAIL: Record<string, ToolRule> = {
       { establish: 'order_exchange_requested(order={{args.order_id}}, payment_method={{args.payment_method_id}})' },
     ],
     establishes: 'order_exchange_requested(order={{args.order_id}}, payment_method={{args.payment_method_id}})',
-    unrendered: ['the check that each old item is in the order (as often as listed)'],
   },
 };
 
