@@ -504,6 +504,7 @@ async function bench(reportsDir: string, io: Io) {
   );
   out.push(
     `\nplanner file in a sealed process against in process (${sealed.planner}, ${sealed.runs} runs, ${sealed.decisions} decisions, serial, MSW): ${sealed.sealed_runs_per_s} vs ${sealed.in_process_runs_per_s} runs/s, isolation costs ${Math.round(sealed.cost * 100)}% (${sealed.us_per_decision} µs a decision; load ${sealed.load.join(' → ')})`,
+    `  a bare round trip to a process started the same way: ${sealed.bare_round_trip_us} µs; a decision's extra ÷ a round trip: ${sealed.per_decision_over_round_trip} (target ≤ 2)`,
   );
   out.push(`\n${'fuzzing, one thread (compiled)'.padEnd(60)} plans   plans/s   plans/CPU-s`);
   const fuzzRow = (label: string, r: { plans: number; plans_per_s: number; plans_per_cpu_s: number }) =>

@@ -7,7 +7,9 @@
 // saying, when told the last run is over, whether that run left anything pending: a timer, interval,
 // immediate, socket or other handle; a process that is not clean then serves no other run), `next`
 // answers one decision. A property module (`kind: 'property'`) answers `check` with a
-// verdict, asking the harness for a rerun when the property does.
+// verdict, asking the harness for a rerun when the property does. An echo process (`kind: 'echo'`)
+// imports nothing and answers every request with itself: the bench's bare round trip, the channel
+// with no work on either side.
 //
 // Plain JavaScript: no TypeScript loader runs in a sealed process (the harness compiled a .ts file
 // before starting it).
@@ -209,6 +211,12 @@ function serveProperties(mod) {
   return answer;
 }
 
+/** Answers every request with itself (the bench's floor: a round trip over the same channel). */
+function serveEcho() {
+  send({ t: 'loaded' });
+  return { echo: (m) => send(m) };
+}
+
 async function main() {
   // A throw from the module's timers, or a rejection nobody handles, ends the process: the harness hears why.
   process.on('uncaughtException', (e) => {
@@ -238,6 +246,11 @@ async function main() {
   void process.stdout;
   void process.stderr;
   baseline = resources();
+  if (init.kind === 'echo') {
+    answer = serveEcho();
+    for (const m of pending.splice(0)) void answer[m.t]?.(m);
+    return;
+  }
   let mod;
   try {
     mod = await import(pathToFileURL(init.file).href);

@@ -150,7 +150,8 @@ export function permissionFlag(version = process.versions.node): string {
 
 /** What the process runs (child-host.mjs reads it). */
 export interface SealedInit {
-  kind: 'planner' | 'property';
+  /** `echo`: no module; every request is answered with itself (the bench's bare round trip). */
+  kind: 'planner' | 'property' | 'echo';
   /** The module to import: plain JavaScript (ts-loader.ts's moduleForProcess made it so). */
   file: string;
   /** How the user named it, for messages. */
