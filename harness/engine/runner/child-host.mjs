@@ -126,10 +126,12 @@ function servePlanner(mod) {
   const answer = {
     create(m) {
       // The process's last run is over: whether it left anything pending decides whether this one may start here.
+      // These answers are held back (send's `later`) to leave with the run's first decision, which the harness sent
+      // with this request: one write, one wake-up of the harness (an escape, or the loop turning, writes them first).
       if (m.end) {
         const wasClean = clean();
-        send({ t: 'ended', clean: wasClean });
-        if (!wasClean) return send({ t: 'dirty' });
+        send({ t: 'ended', clean: wasClean }, true);
+        if (!wasClean) return send({ t: 'dirty' }, true);
       }
       planner = undefined;
       try {
@@ -138,7 +140,7 @@ function servePlanner(mod) {
       } catch (e) {
         return failed(errorText(e));
       }
-      send({ t: 'ready', ...usage() });
+      send({ t: 'ready', ...usage() }, true);
     },
     async next(m) {
       if (!planner) return send({ t: 'threw', error: { name: 'Error', message: 'internal: no run in this process' } });

@@ -487,9 +487,10 @@ function viewDelta(p: PlannerProcess, view: PlannerView, sent: readonly unknown[
 
 /**
  * A run's planner, whose code runs in a process from `pool`. Built in `create`, inside the run's
- * context (so the process's escapes are charged to the run); it gets its process in `start`, where
- * the run's planner is created there (not waited for: the first decision's request follows it at
- * once, and both are answered in order).
+ * context (so the process's escapes are charged to the run); it gets its process in `start`, and the
+ * run's planner is created there with the first decision's request (the `create` request held back
+ * to go in the same write, both answered in one: a run costs the process as many round trips as
+ * decisions).
  */
 export function hostedPlanner(name: string, pool: PlannerPool, ctx: PlannerContext): Planner {
   const scope = new AsyncResource('oneway-planner');
@@ -543,8 +544,9 @@ export function hostedPlanner(name: string, pool: PlannerPool, ctx: PlannerConte
   };
 
   /**
-   * The run's process, with its planner being created there (not waited for). A process back from
-   * a run that left something pending answers `dirty`: the run then starts on a new one (`fresh`).
+   * The run's process, with its planner's creation queued to go with the first decision's request
+   * (not waited for). A process back from a run that left something pending answers `dirty`: the
+   * run then starts on a new one (`fresh`).
    */
   const open = (fresh = false): Promise<PlannerProcess> =>
     (starting ??= (async () => {
@@ -569,7 +571,8 @@ export function hostedPlanner(name: string, pool: PlannerPool, ctx: PlannerConte
       // Where the harness caches the model requests it carries, the planner does not cache them again (a
       // planner file built on the bundled LLM planner could not: its process writes and reads nothing outside).
       const ctx = p.caches ? { ...plain, options: withoutLlmCache(plain.options) } : plain;
-      created = p.request({ t: 'create', ctx, ...(ending ? { end: true as const } : {}) }, first).then(
+      // Held back to go with the first decision's request, which follows at once: one write for both.
+      created = p.request({ t: 'create', ctx, ...(ending ? { end: true as const } : {}) }, first, true).then(
         (r) => {
           outstanding--;
           if (r.t !== 'ready' && r.t !== 'failed' && r.t !== 'dirty') {
@@ -619,9 +622,11 @@ export function hostedPlanner(name: string, pool: PlannerPool, ctx: PlannerConte
       for (let fresh = false; ; fresh = true) {
         const p = await open(fresh);
         const reply = ask(p, { t: 'next', view: viewDelta(p, view, sent) }, ['decision', 'threw']);
+        // Handled before `created` is awaited: a process that never decides (its `ready` goes with the decision)
+        // is killed at the timeout, failing both.
+        reply.catch(() => {});
         const made = await (created as Promise<HostMessage>);
         if (made.t === 'dirty' || made.t === 'failed') {
-          reply.catch(() => {});
           if (made.t === 'failed') throw new Error(`planner failed to start: ${made.message}`);
           p.kill();
           starting = undefined;
