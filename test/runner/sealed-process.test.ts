@@ -93,6 +93,52 @@ describe('a planner process serves the next run only if the last one left nothin
   });
 });
 
+describe('a run whose planner failed to start leaves its process holding what the harness sent', () => {
+  it('the runs after it on the same process see the whole view', async () => {
+    const dir = tempDir('oneway-failed-create-');
+    const file = join(dir, 'picky.mjs');
+    // Its first run's planner throws in create; the view parts sent with that run's first request go by number after.
+    writeFileSync(
+      file,
+      `export default { name: 'picky', create(ctx) { if (ctx.trial === 1) throw new Error('not this one');
+  return { name: 'picky', next(view) {
+    return view.turn === 1 ? { type: 'call', call: { tool: 'verify_recipient', args: { email: 'tools' + view.tools.length + '@acme.example' } } } : { type: 'finish' };
+  } }; } };
+`,
+    );
+    const spawned = vi.spyOn(PlannerPool.prototype, 'spawn');
+    const handle = await loadPlanner(file, dir, {});
+    const scenario = scenarioFrom(EMAIL_YAML);
+    const runs = [];
+    for (const trial of [1, 2, 3])
+      runs.push(
+        await runOne({
+          scenario,
+          scenarioFile: 'inline.yaml',
+          planner: handle,
+          plannerContext: { options: {} },
+          trial,
+          seed: trial,
+          runId: `picky/${trial}`,
+          sink: memorySink(),
+          transport: 'inprocess',
+          maxTurns: 5,
+          decisionTimeoutMs: 20_000,
+        }),
+      );
+    // One process served all three (what is tested is what it holds after the failed start).
+    expect(spawned).toHaveBeenCalledTimes(1);
+    spawned.mockRestore();
+    expect(runs[0]?.error).toContain('not this one');
+    for (const r of runs.slice(1)) {
+      expect(r.error).toBeNull();
+      expect(r.events.flatMap((e) => (e.type === 'call' ? [e.args.email] : []))).toEqual([
+        `tools${scenario.tools.length}@acme.example`,
+      ]);
+    }
+  });
+});
+
 describe('the process that loaded a planner file serves its first run', () => {
   afterEach(() => vi.restoreAllMocks());
 

@@ -17,6 +17,7 @@ import { createRequire } from 'node:module';
 import timers from 'node:timers';
 import { pathToFileURL } from 'node:url';
 import { plannerExport, propertyExports, verdictOf, PLANNER_HINT, PROPERTY_HINT } from './module-exports.mjs';
+import { viewDecoder } from './view-delta.mjs';
 
 const { channel } = createRequire(import.meta.url)('../sandbox/child-seal.cjs');
 const { send, requests, parse, init, exit, deliver } = channel;
@@ -87,34 +88,13 @@ function failed(message, hint) {
   send({ t: 'failed', message, ...(hint ? { hint } : {}) });
 }
 
-function deepFreeze(v) {
-  if (v !== null && typeof v === 'object' && !Object.isFrozen(v)) {
-    for (const x of Object.values(v)) deepFreeze(x);
-    Object.freeze(v);
-  }
-  return v;
-}
-
 /** Serves a planner's runs. */
 function servePlanner(mod) {
   const handle = plannerExport(mod, init.fallbackName);
   if (!handle) return failed(`${init.spec} does not export a planner`, PLANNER_HINT);
   let planner;
-  // What the harness sent once and now names by number (deep-frozen parts of views), and this run's history.
-  const held = new Map();
-  let history = [];
-  /** The view the harness sent as what changed (runner/isolate.ts, viewDelta), deep-frozen as in process. */
-  const viewOf = (d) => {
-    for (const [key, [id, value]] of Object.entries(d.define)) {
-      held.set(id, deepFreeze(value));
-      d.refs[key] = id;
-    }
-    history = history.slice(0, d.keep).concat(d.add.map(deepFreeze));
-    const view = {};
-    for (const key of d.keys)
-      view[key] = key === 'history' ? history.slice() : key in d.refs ? held.get(d.refs[key]) : d.plain[key];
-    return view;
-  };
+  // The views the harness sends as what changed (runner/view-delta.mjs), rebuilt deep-frozen as in process.
+  const views = viewDecoder();
   const usage = () => {
     try {
       const u = planner?.usage?.();
@@ -134,8 +114,8 @@ function servePlanner(mod) {
         if (!wasClean) return send({ t: 'dirty' }, true);
       }
       planner = undefined;
+      views.newRun();
       try {
-        history = [];
         planner = handle.create({ ...m.ctx, reject: (attempt) => send({ t: 'reject', attempt }) });
       } catch (e) {
         return failed(errorText(e));
@@ -143,10 +123,12 @@ function servePlanner(mod) {
       send({ t: 'ready', ...usage() }, true);
     },
     async next(m) {
+      // Rebuilt whether or not a planner takes it: the harness counts on this process holding what it sent.
+      const view = views.apply(m.view);
       if (!planner) return send({ t: 'threw', error: { name: 'Error', message: 'internal: no run in this process' } });
       let value;
       try {
-        value = await planner.next(viewOf(m.view));
+        value = await planner.next(view);
       } catch (e) {
         return send({ t: 'threw', error: errorOf(e) });
       }

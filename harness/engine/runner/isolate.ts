@@ -44,6 +44,7 @@ import { locatedLoadError } from '../io/syntax-error.ts';
 import { bundledForProcess, importsTypeScript, moduleForProcess } from '../io/ts-loader.ts';
 import { llmCacheOf, type LlmCache } from './carried-cache.ts';
 import { moduleTree, SealedProcess, unattributed, type Carried, type SealedInit } from './sealed-process.ts';
+import { viewEncoder, type ViewDelta } from './view-delta.mjs';
 
 const HOSTED = Symbol('oneway.hosted-planner');
 
@@ -65,24 +66,10 @@ export interface HostInit {
 
 /**
  * What the runner asks a planner process. A view goes as what changed since the process last saw
- * it (viewDelta): deep-frozen parts it already holds (a scenario's tools, task, ...) by number, and
- * the history as the entries it does not have yet.
+ * one (view-delta.mjs).
  */
 type HostRequest =
   { t: 'create'; ctx: Omit<PlannerContext, 'reject' | 'deny'> } | { t: 'next'; view: ViewDelta } | { t: 'end' };
-
-/**
- * A view as sent: its `keys` in order; `plain` ones as they are, `refs` by number (`define` first
- * gives new ones theirs), the history from `keep` on.
- */
-interface ViewDelta {
-  keys: string[];
-  plain: Record<string, unknown>;
-  refs: Record<string, number>;
-  define: Record<string, [number, unknown]>;
-  keep: number;
-  add: unknown[];
-}
 
 const usage = z.object({
   prompt_tokens: z.number(),
@@ -452,37 +439,14 @@ async function loadIn(
   };
 }
 
-/** The deep-frozen objects each process holds, by number (a process keeps what it was sent). */
-const held = new WeakMap<PlannerProcess, { ids: WeakMap<object, number>; next: number }>();
+/** What each process holds of the views it was sent (view-delta.mjs): its encoder. */
+const encoders = new WeakMap<PlannerProcess, ReturnType<typeof viewEncoder>>();
 
-/**
- * What a process needs to rebuild `view` (see ViewDelta), given the history it was last sent in this
- * run. Deep-frozen values cannot change, so one sent before is sent again as its number only; the
- * history only grows in a run, so the entries it holds are kept.
- */
+/** The delta that gives process `p` `view`, given the history it was last sent in this run. */
 function viewDelta(p: PlannerProcess, view: PlannerView, sent: readonly unknown[]): ViewDelta {
-  let known = held.get(p);
-  if (!known) held.set(p, (known = { ids: new WeakMap(), next: 0 }));
-  const delta: ViewDelta = { keys: Object.keys(view), plain: {}, refs: {}, define: {}, keep: 0, add: [] };
-  for (const [key, value] of Object.entries(view)) {
-    if (key === 'history') continue;
-    if (value === null || typeof value !== 'object' || !Object.isFrozen(value)) {
-      delta.plain[key] = value;
-      continue;
-    }
-    const id = known.ids.get(value);
-    if (id !== undefined) delta.refs[key] = id;
-    else {
-      known.ids.set(value, known.next);
-      delta.define[key] = [known.next++, value];
-    }
-  }
-  const history = view.history;
-  let keep = 0;
-  while (keep < sent.length && keep < history.length && sent[keep] === history[keep]) keep++;
-  delta.keep = keep;
-  delta.add = history.slice(keep);
-  return delta;
+  let encode = encoders.get(p);
+  if (!encode) encoders.set(p, (encode = viewEncoder()));
+  return encode(view, sent);
 }
 
 /**

@@ -233,6 +233,7 @@ function withRealPaths(paths: readonly string[]): string[] {
 const OWN_FILES = [
   './child-host.mjs',
   './module-exports.mjs',
+  './view-delta.mjs',
   '../sandbox/child-seal.cjs',
   '../sandbox/socket-seal.cjs',
 ];
