@@ -139,6 +139,45 @@ describe('a run whose planner failed to start leaves its process holding what th
   });
 });
 
+describe("a run's start is answered with its first decision, in one write", () => {
+  it('what a planner reaches while it is created is charged to its run, not to the run its process served before', async () => {
+    const dir = tempDir('oneway-held-');
+    const file = join(dir, 'reach-at-create.mjs');
+    // The process's answer to the create (the last run ended clean, this one is ready) is held back to go with the
+    // decision; the escape made in create must go out after it, so that it is charged to this run.
+    writeFileSync(
+      file,
+      `import net from 'node:net';
+export default { name: 'reach', create(ctx) { if (ctx.trial === 2) net.connect({ host: '127.0.0.1', port: 7 }).on('error', () => {});
+  return { name: 'reach', next(view) {
+    return view.turn === 1 ? { type: 'call', call: { tool: 'verify_recipient', args: { email: 'run' + ctx.trial + '@acme.example' } } } : { type: 'finish' };
+  } }; } };
+`,
+    );
+    const handle = await loadPlanner(file, dir, {});
+    const scenario = scenarioFrom(EMAIL_YAML);
+    const escapes: string[][] = [];
+    for (const trial of [1, 2, 3]) {
+      const r = await runOne({
+        scenario,
+        scenarioFile: 'inline.yaml',
+        planner: handle,
+        plannerContext: { options: {} },
+        trial,
+        seed: trial,
+        runId: `held/${trial}`,
+        sink: memorySink(),
+        transport: 'inprocess',
+        maxTurns: 5,
+        decisionTimeoutMs: 20_000,
+      });
+      expect(r.error).toBeNull();
+      escapes.push(r.events.flatMap((e) => (e.type === 'escape' ? [`${e.method} ${e.url}`] : [])));
+    }
+    expect(escapes).toEqual([[], ['CONNECT tcp://127.0.0.1:7'], []]);
+  });
+});
+
 describe('the process that loaded a planner file serves its first run', () => {
   afterEach(() => vi.restoreAllMocks());
 

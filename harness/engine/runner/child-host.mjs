@@ -8,8 +8,7 @@
 // immediate, socket or other handle; a process that is not clean then serves no other run), `next`
 // answers one decision. A property module (`kind: 'property'`) answers `check` with a
 // verdict, asking the harness for a rerun when the property does. An echo process (`kind: 'echo'`)
-// imports nothing and answers every request with itself: the bench's bare round trip, the channel
-// with no work on either side.
+// imports nothing and answers every request with itself: the bench's round trip over the channel.
 //
 // Plain JavaScript: no TypeScript loader runs in a sealed process (the harness compiled a .ts file
 // before starting it).
@@ -195,10 +194,19 @@ function serveProperties(mod) {
   return answer;
 }
 
-/** Answers every request with itself (the bench's floor: a round trip over the same channel). */
+/**
+ * Answers every request with itself (the bench's floor: a round trip over the same channel), after
+ * keeping the CPU busy for `m.busy` microseconds if asked (as a planner deciding would).
+ */
 function serveEcho() {
   send({ t: 'loaded' });
-  return { echo: (m) => send(m) };
+  return {
+    echo(m) {
+      const until = performance.now() + (m.busy ?? 0) / 1000;
+      while (performance.now() < until);
+      send(m);
+    },
+  };
 }
 
 async function main() {

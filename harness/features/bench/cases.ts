@@ -309,8 +309,19 @@ export interface IsolationRow {
    * round trips measured right after it (what load slows down slows down both): the target is ≤ 2.
    */
   per_decision_over_round_trip: number;
-  /** Every pass, seconds, in the order run (`bare`: the round trips, as many as the decisions). */
-  passes: { how: 'sealed' | 'in-process' | 'bare'; seconds: number }[];
+  /**
+   * The same round trips paced as an evaluation paces its decisions: the echo process busy for as
+   * long as the planner's `next` took in process, this one for the rest of an in-process decision
+   * before each request; what a round trip adds to that work, in microseconds (the median pass). A
+   * process that slept longer wakes up slower: this is the floor of a channel that did no work.
+   */
+  paced_round_trip_us: number;
+  /** The extra wall time per decision ÷ the paced round trip's (the median of each pair's). */
+  per_decision_over_paced_round_trip: number;
+  /** The planner's `next` in process, microseconds a decision (the mean over the in-process passes). */
+  planner_us: number;
+  /** Every pass, seconds, in the order run (`bare`, `paced`: the round trips, as many as the decisions). */
+  passes: { how: 'sealed' | 'in-process' | 'bare' | 'paced'; seconds: number }[];
   /**
    * The machine's 1-minute load average before and after: a round trip between two processes
    * waits for the scheduler, so on a busy machine this row moves more than in-process ones.
@@ -320,12 +331,21 @@ export interface IsolationRow {
 
 const echoMessage = z.object({ t: z.enum(['loaded', 'echo']), n: z.number().optional() });
 
+/** Keeps this thread busy for `us` microseconds. */
+function busy(us: number): void {
+  const until = performance.now() + us / 1000;
+  while (performance.now() < until);
+}
+
 /**
  * A process started as a planner's is (runner/sealed-process.ts: the same shell, seal, permission
  * flags and channel), with no module: child-host.mjs answers every request with itself. `rounds`
- * resolves with the seconds `n` round trips took, one at a time, each a JSON line each way.
+ * resolves with the seconds `n` round trips took, one at a time, each a JSON line each way; paced,
+ * this process is busy `pace.here` µs before each request, and the echo `pace.there` µs before it answers.
  */
-async function echoProcess(dir: string): Promise<{ rounds(n: number): Promise<number>; close(): void }> {
+async function echoProcess(
+  dir: string,
+): Promise<{ rounds(n: number, pace?: { here: number; there: number }): Promise<number>; close(): void }> {
   const escapes: Escape[] = [];
   const route = { escape: (e: Escape) => void escapes.push(e) };
   const p = new SealedProcess(
@@ -342,10 +362,11 @@ async function echoProcess(dir: string): Promise<{ rounds(n: number): Promise<nu
   const loaded = await p.request(undefined, route);
   if (loaded.t !== 'loaded') throw new Error(`the echo process said ${loaded.t} before it loaded`);
   return {
-    async rounds(n) {
+    async rounds(n, pace) {
       const t0 = performance.now();
       for (let i = 0; i < n; i++) {
-        const m = await p.request({ t: 'echo', n: i }, route);
+        if (pace) busy(pace.here);
+        const m = await p.request({ t: 'echo', n: i, ...(pace ? { busy: pace.there } : {}) }, route);
         if (m.n !== i) throw new Error(`the echo process answered ${JSON.stringify(m)} to round ${i}`);
       }
       const s = (performance.now() - t0) / 1000;
@@ -376,12 +397,22 @@ export async function isolationChild(suite: readonly EvalScenario[], outDir: str
     const sealed = await loadPlanner(file, dir);
     let decisions = 0;
     let runs = 0;
+    let deciding = 0; // milliseconds in the planner's next, in process
     const imported = toHandle((await import(pathToFileURL(file).href)) as Record<string, unknown>, 'gated', file);
     const inProcess: PlannerHandle = {
       ...imported,
       create(ctx) {
         const p = imported.create(ctx);
-        return { name: p.name, next: (v) => (decisions++, p.next(v)) };
+        return {
+          name: p.name,
+          next: (v) => {
+            decisions++;
+            const t0 = performance.now();
+            const d = p.next(v); // gated decides synchronously
+            deciding += performance.now() - t0;
+            return d;
+          },
+        };
       },
     };
     const pass = async (how: 'sealed' | 'in-process') => {
@@ -408,15 +439,26 @@ export async function isolationChild(suite: readonly EvalScenario[], outDir: str
     const perPass = decisions; // the warm-up's in-process pass counted them
     echo = await echoProcess(dir);
     await echo.rounds(perPass);
-    const passes: { how: 'sealed' | 'in-process' | 'bare'; seconds: number }[] = [];
+    const passes: { how: 'sealed' | 'in-process' | 'bare' | 'paced'; seconds: number }[] = [];
     const PAIRS = 5;
-    for (let i = 0; i < PAIRS; i++)
-      passes.push(await pass('sealed'), await pass('in-process'), { how: 'bare', seconds: await echo.rounds(perPass) });
+    deciding = 0;
+    for (let i = 0; i < PAIRS; i++) {
+      passes.push(await pass('sealed'));
+      const ipPass = await pass('in-process');
+      // Paced as this pair's in-process pass decided: the planner's mean next there, the rest here.
+      const there = (deciding * 1000) / ((i + 1) * perPass);
+      const here = Math.max(0, (ipPass.seconds * 1e6) / perPass - there);
+      const paced = await echo.rounds(perPass, { here, there });
+      passes.push(ipPass, { how: 'bare', seconds: await echo.rounds(perPass) }, { how: 'paced', seconds: paced });
+    }
+    const plannerUs = (deciding * 1000) / (PAIRS * perPass);
     decisions /= PAIRS + 1; // every in-process pass counted
     if (decisions !== perPass) throw new Error('isolation bench: the passes made different numbers of decisions');
     const of = (how: string) => passes.filter((p) => p.how === how).map((p) => p.seconds);
     const [s, ip, bare] = [median(of('sealed')), median(of('in-process')), median(of('bare'))];
-    const pairs = Array.from({ length: PAIRS }, (_, i) => passes.slice(3 * i, 3 * i + 3).map((p) => p.seconds));
+    const pairs = Array.from({ length: PAIRS }, (_, i) => passes.slice(4 * i, 4 * i + 4).map((p) => p.seconds));
+    // A paced pass's round trips beyond the work they were paced with (that pair's in-process pass, all of it).
+    const pacedExtra = pairs.map(([, ipp = 0, , paced = 0]) => paced - ipp);
     return {
       planner: 'gated, as a planner file',
       runs,
@@ -427,6 +469,12 @@ export async function isolationChild(suite: readonly EvalScenario[], outDir: str
       us_per_decision: Math.round(((s - ip) / decisions) * 1e6),
       bare_round_trip_us: Math.round((bare / decisions) * 1e6),
       per_decision_over_round_trip: round(median(pairs.map(([sp = 0, ipp = 0, b = 1]) => (sp - ipp) / b)), 2),
+      paced_round_trip_us: Math.round((median(pacedExtra) / decisions) * 1e6),
+      per_decision_over_paced_round_trip: round(
+        median(pairs.map(([sp = 0, ipp = 0], i) => (sp - ipp) / (pacedExtra[i] ?? 1))),
+        2,
+      ),
+      planner_us: Math.round(plannerUs),
       passes: passes.map((p) => ({ how: p.how, seconds: round(p.seconds, 3) })),
       load: [round(loadBefore, 2), round(loadavg()[0] ?? 0, 2)],
     };
