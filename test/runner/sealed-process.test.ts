@@ -107,28 +107,32 @@ describe('a run whose planner failed to start leaves its process holding what th
 `,
     );
     const spawned = vi.spyOn(PlannerPool.prototype, 'spawn');
-    const handle = await loadPlanner(file, dir, {});
     const scenario = scenarioFrom(EMAIL_YAML);
     const runs = [];
-    for (const trial of [1, 2, 3])
-      runs.push(
-        await runOne({
-          scenario,
-          scenarioFile: 'inline.yaml',
-          planner: handle,
-          plannerContext: { options: {} },
-          trial,
-          seed: trial,
-          runId: `picky/${trial}`,
-          sink: memorySink(),
-          transport: 'inprocess',
-          maxTurns: 5,
-          decisionTimeoutMs: 20_000,
-        }),
-      );
-    // One process served all three (what is tested is what it holds after the failed start).
-    expect(spawned).toHaveBeenCalledTimes(1);
-    spawned.mockRestore();
+    try {
+      const handle = await loadPlanner(file, dir, {});
+      for (const trial of [1, 2, 3])
+        runs.push(
+          await runOne({
+            scenario,
+            scenarioFile: 'inline.yaml',
+            planner: handle,
+            plannerContext: { options: {} },
+            trial,
+            seed: trial,
+            runId: `picky/${trial}`,
+            sink: memorySink(),
+            transport: 'inprocess',
+            maxTurns: 5,
+            decisionTimeoutMs: 20_000,
+          }),
+        );
+      // One process served all three (what is tested is what it holds after the failed start): the failed
+      // start and the first decision's answer come in one write, so the run ends with nothing outstanding.
+      expect(spawned).toHaveBeenCalledTimes(1);
+    } finally {
+      spawned.mockRestore();
+    }
     expect(runs[0]?.error).toContain('not this one');
     for (const r of runs.slice(1)) {
       expect(r.error).toBeNull();

@@ -83,8 +83,8 @@ const errorText = (e) => {
   return err.value ?? `${err.name && err.name !== 'Error' ? `${err.name}: ` : ''}${err.message}`;
 };
 
-function failed(message, hint) {
-  send({ t: 'failed', message, ...(hint ? { hint } : {}) });
+function failed(message, hint, later = false) {
+  send({ t: 'failed', message, ...(hint ? { hint } : {}) }, later);
 }
 
 /** Serves a planner's runs. */
@@ -117,7 +117,7 @@ function servePlanner(mod) {
       try {
         planner = handle.create({ ...m.ctx, reject: (attempt) => send({ t: 'reject', attempt }) });
       } catch (e) {
-        return failed(errorText(e));
+        return failed(errorText(e), undefined, true);
       }
       send({ t: 'ready', ...usage() }, true);
     },
