@@ -308,7 +308,7 @@ fuzzing (the fuzz case, and each property), plan length, how the loader's and pa
 with adversarial strings 4× as long, peak memory at 1×, 10× and 100× the
 bundled scenarios, an LLM-bound evaluation against a loopback fake model at --concurrency 8, 32 and
 128, --workers=2 against serial (800 runs, and 8,000 where eval picks workers itself), a planner file in
-its own sealed process against the same module in process, what oneway guard adds to a call (read-only
+its own sealed process against the same module in process (and a round trip to such a process), what oneway guard adds to a call (read-only
 and write calls to server-memory, through the guard and directly over stdio), and start-up (--help; eval --list with an empty and with a filled
 cache of loaded scenarios). Child processes run the working tree compiled into DIR/bench-build (dist/
 is left alone). Read the ratios: absolute times on a shared machine are noise.
@@ -504,6 +504,8 @@ async function bench(reportsDir: string, io: Io) {
   );
   out.push(
     `\nplanner file in a sealed process against in process (${sealed.planner}, ${sealed.runs} runs, ${sealed.decisions} decisions, serial, MSW): ${sealed.sealed_runs_per_s} vs ${sealed.in_process_runs_per_s} runs/s, isolation costs ${Math.round(sealed.cost * 100)}% (${sealed.us_per_decision} µs a decision; load ${sealed.load.join(' → ')})`,
+    `  a bare round trip to a process started the same way: ${sealed.bare_round_trip_us} µs; a decision's extra ÷ a round trip: ${sealed.per_decision_over_round_trip} (target ≤ 2)`,
+    `  the same round trips paced as the evaluation (echo busy ${sealed.planner_us} µs, the planner's next in process): ${sealed.paced_round_trip_us} µs beyond the work; a decision's extra ÷ it: ${sealed.per_decision_over_paced_round_trip}`,
   );
   out.push(`\n${'fuzzing, one thread (compiled)'.padEnd(60)} plans   plans/s   plans/CPU-s`);
   const fuzzRow = (label: string, r: { plans: number; plans_per_s: number; plans_per_cpu_s: number }) =>

@@ -93,6 +93,95 @@ describe('a planner process serves the next run only if the last one left nothin
   });
 });
 
+describe('a run whose planner failed to start leaves its process holding what the harness sent', () => {
+  it('the runs after it on the same process see the whole view', async () => {
+    const dir = tempDir('oneway-failed-create-');
+    const file = join(dir, 'picky.mjs');
+    // Its first run's planner throws in create; the view parts sent with that run's first request go by number after.
+    writeFileSync(
+      file,
+      `export default { name: 'picky', create(ctx) { if (ctx.trial === 1) throw new Error('not this one');
+  return { name: 'picky', next(view) {
+    return view.turn === 1 ? { type: 'call', call: { tool: 'verify_recipient', args: { email: 'tools' + view.tools.length + '@acme.example' } } } : { type: 'finish' };
+  } }; } };
+`,
+    );
+    const spawned = vi.spyOn(PlannerPool.prototype, 'spawn');
+    const scenario = scenarioFrom(EMAIL_YAML);
+    const runs = [];
+    try {
+      const handle = await loadPlanner(file, dir, {});
+      for (const trial of [1, 2, 3])
+        runs.push(
+          await runOne({
+            scenario,
+            scenarioFile: 'inline.yaml',
+            planner: handle,
+            plannerContext: { options: {} },
+            trial,
+            seed: trial,
+            runId: `picky/${trial}`,
+            sink: memorySink(),
+            transport: 'inprocess',
+            maxTurns: 5,
+            decisionTimeoutMs: 20_000,
+          }),
+        );
+      // One process served all three (what is tested is what it holds after the failed start): the failed
+      // start and the first decision's answer come in one write, so the run ends with nothing outstanding.
+      expect(spawned).toHaveBeenCalledTimes(1);
+    } finally {
+      spawned.mockRestore();
+    }
+    expect(runs[0]?.error).toContain('not this one');
+    for (const r of runs.slice(1)) {
+      expect(r.error).toBeNull();
+      expect(r.events.flatMap((e) => (e.type === 'call' ? [e.args.email] : []))).toEqual([
+        `tools${scenario.tools.length}@acme.example`,
+      ]);
+    }
+  });
+});
+
+describe("a run's start is answered with its first decision, in one write", () => {
+  it('what a planner reaches while it is created is charged to its run, not to the run its process served before', async () => {
+    const dir = tempDir('oneway-held-');
+    const file = join(dir, 'reach-at-create.mjs');
+    // The process's answer to the create (the last run ended clean, this one is ready) is held back to go with the
+    // decision; the escape made in create must go out after it, so that it is charged to this run.
+    writeFileSync(
+      file,
+      `import net from 'node:net';
+export default { name: 'reach', create(ctx) { if (ctx.trial === 2) net.connect({ host: '127.0.0.1', port: 7 }).on('error', () => {});
+  return { name: 'reach', next(view) {
+    return view.turn === 1 ? { type: 'call', call: { tool: 'verify_recipient', args: { email: 'run' + ctx.trial + '@acme.example' } } } : { type: 'finish' };
+  } }; } };
+`,
+    );
+    const handle = await loadPlanner(file, dir, {});
+    const scenario = scenarioFrom(EMAIL_YAML);
+    const escapes: string[][] = [];
+    for (const trial of [1, 2, 3]) {
+      const r = await runOne({
+        scenario,
+        scenarioFile: 'inline.yaml',
+        planner: handle,
+        plannerContext: { options: {} },
+        trial,
+        seed: trial,
+        runId: `held/${trial}`,
+        sink: memorySink(),
+        transport: 'inprocess',
+        maxTurns: 5,
+        decisionTimeoutMs: 20_000,
+      });
+      expect(r.error).toBeNull();
+      escapes.push(r.events.flatMap((e) => (e.type === 'escape' ? [`${e.method} ${e.url}`] : [])));
+    }
+    expect(escapes).toEqual([[], ['CONNECT tcp://127.0.0.1:7'], []]);
+  });
+});
+
 describe('the process that loaded a planner file serves its first run', () => {
   afterEach(() => vi.restoreAllMocks());
 

@@ -7,7 +7,8 @@
 // saying, when told the last run is over, whether that run left anything pending: a timer, interval,
 // immediate, socket or other handle; a process that is not clean then serves no other run), `next`
 // answers one decision. A property module (`kind: 'property'`) answers `check` with a
-// verdict, asking the harness for a rerun when the property does.
+// verdict, asking the harness for a rerun when the property does. An echo process (`kind: 'echo'`)
+// imports nothing and answers every request with itself: the bench's round trip over the channel.
 //
 // Plain JavaScript: no TypeScript loader runs in a sealed process (the harness compiled a .ts file
 // before starting it).
@@ -15,6 +16,7 @@ import { createRequire } from 'node:module';
 import timers from 'node:timers';
 import { pathToFileURL } from 'node:url';
 import { plannerExport, propertyExports, verdictOf, PLANNER_HINT, PROPERTY_HINT } from './module-exports.mjs';
+import { viewDecoder } from './view-delta.mjs';
 
 const { channel } = createRequire(import.meta.url)('../sandbox/child-seal.cjs');
 const { send, requests, parse, init, exit, deliver } = channel;
@@ -81,16 +83,8 @@ const errorText = (e) => {
   return err.value ?? `${err.name && err.name !== 'Error' ? `${err.name}: ` : ''}${err.message}`;
 };
 
-function failed(message, hint) {
-  send({ t: 'failed', message, ...(hint ? { hint } : {}) });
-}
-
-function deepFreeze(v) {
-  if (v !== null && typeof v === 'object' && !Object.isFrozen(v)) {
-    for (const x of Object.values(v)) deepFreeze(x);
-    Object.freeze(v);
-  }
-  return v;
+function failed(message, hint, later = false) {
+  send({ t: 'failed', message, ...(hint ? { hint } : {}) }, later);
 }
 
 /** Serves a planner's runs. */
@@ -98,21 +92,8 @@ function servePlanner(mod) {
   const handle = plannerExport(mod, init.fallbackName);
   if (!handle) return failed(`${init.spec} does not export a planner`, PLANNER_HINT);
   let planner;
-  // What the harness sent once and now names by number (deep-frozen parts of views), and this run's history.
-  const held = new Map();
-  let history = [];
-  /** The view the harness sent as what changed (runner/isolate.ts, viewDelta), deep-frozen as in process. */
-  const viewOf = (d) => {
-    for (const [key, [id, value]] of Object.entries(d.define)) {
-      held.set(id, deepFreeze(value));
-      d.refs[key] = id;
-    }
-    history = history.slice(0, d.keep).concat(d.add.map(deepFreeze));
-    const view = {};
-    for (const key of d.keys)
-      view[key] = key === 'history' ? history.slice() : key in d.refs ? held.get(d.refs[key]) : d.plain[key];
-    return view;
-  };
+  // The views the harness sends as what changed (runner/view-delta.mjs), rebuilt deep-frozen as in process.
+  const views = viewDecoder();
   const usage = () => {
     try {
       const u = planner?.usage?.();
@@ -124,25 +105,29 @@ function servePlanner(mod) {
   const answer = {
     create(m) {
       // The process's last run is over: whether it left anything pending decides whether this one may start here.
+      // These answers are held back (send's `later`) to leave with the run's first decision, which the harness sent
+      // with this request: one write, one wake-up of the harness (an escape, or the loop turning, writes them first).
       if (m.end) {
         const wasClean = clean();
-        send({ t: 'ended', clean: wasClean });
-        if (!wasClean) return send({ t: 'dirty' });
+        send({ t: 'ended', clean: wasClean }, true);
+        if (!wasClean) return send({ t: 'dirty' }, true);
       }
       planner = undefined;
+      views.newRun();
       try {
-        history = [];
         planner = handle.create({ ...m.ctx, reject: (attempt) => send({ t: 'reject', attempt }) });
       } catch (e) {
-        return failed(errorText(e));
+        return failed(errorText(e), undefined, true);
       }
-      send({ t: 'ready', ...usage() });
+      send({ t: 'ready', ...usage() }, true);
     },
     async next(m) {
+      // Rebuilt whether or not a planner takes it: the harness counts on this process holding what it sent.
+      const view = views.apply(m.view);
       if (!planner) return send({ t: 'threw', error: { name: 'Error', message: 'internal: no run in this process' } });
       let value;
       try {
-        value = await planner.next(viewOf(m.view));
+        value = await planner.next(view);
       } catch (e) {
         return send({ t: 'threw', error: errorOf(e) });
       }
@@ -209,6 +194,21 @@ function serveProperties(mod) {
   return answer;
 }
 
+/**
+ * Answers every request with itself (the bench's floor: a round trip over the same channel), after
+ * keeping the CPU busy for `m.busy` microseconds if asked (as a planner deciding would).
+ */
+function serveEcho() {
+  send({ t: 'loaded' });
+  return {
+    echo(m) {
+      const until = performance.now() + (m.busy ?? 0) / 1000;
+      while (performance.now() < until);
+      send(m);
+    },
+  };
+}
+
 async function main() {
   // A throw from the module's timers, or a rejection nobody handles, ends the process: the harness hears why.
   process.on('uncaughtException', (e) => {
@@ -238,6 +238,11 @@ async function main() {
   void process.stdout;
   void process.stderr;
   baseline = resources();
+  if (init.kind === 'echo') {
+    answer = serveEcho();
+    for (const m of pending.splice(0)) void answer[m.t]?.(m);
+    return;
+  }
   let mod;
   try {
     mod = await import(pathToFileURL(init.file).href);

@@ -44,6 +44,7 @@ import { locatedLoadError } from '../io/syntax-error.ts';
 import { bundledForProcess, importsTypeScript, moduleForProcess } from '../io/ts-loader.ts';
 import { llmCacheOf, type LlmCache } from './carried-cache.ts';
 import { moduleTree, SealedProcess, unattributed, type Carried, type SealedInit } from './sealed-process.ts';
+import { viewEncoder, type ViewDelta } from './view-delta.mjs';
 
 const HOSTED = Symbol('oneway.hosted-planner');
 
@@ -65,24 +66,10 @@ export interface HostInit {
 
 /**
  * What the runner asks a planner process. A view goes as what changed since the process last saw
- * it (viewDelta): deep-frozen parts it already holds (a scenario's tools, task, ...) by number, and
- * the history as the entries it does not have yet.
+ * one (view-delta.mjs).
  */
 type HostRequest =
   { t: 'create'; ctx: Omit<PlannerContext, 'reject' | 'deny'> } | { t: 'next'; view: ViewDelta } | { t: 'end' };
-
-/**
- * A view as sent: its `keys` in order; `plain` ones as they are, `refs` by number (`define` first
- * gives new ones theirs), the history from `keep` on.
- */
-interface ViewDelta {
-  keys: string[];
-  plain: Record<string, unknown>;
-  refs: Record<string, number>;
-  define: Record<string, [number, unknown]>;
-  keep: number;
-  add: unknown[];
-}
 
 const usage = z.object({
   prompt_tokens: z.number(),
@@ -452,44 +439,22 @@ async function loadIn(
   };
 }
 
-/** The deep-frozen objects each process holds, by number (a process keeps what it was sent). */
-const held = new WeakMap<PlannerProcess, { ids: WeakMap<object, number>; next: number }>();
+/** What each process holds of the views it was sent (view-delta.mjs): its encoder. */
+const encoders = new WeakMap<PlannerProcess, ReturnType<typeof viewEncoder>>();
 
-/**
- * What a process needs to rebuild `view` (see ViewDelta), given the history it was last sent in this
- * run. Deep-frozen values cannot change, so one sent before is sent again as its number only; the
- * history only grows in a run, so the entries it holds are kept.
- */
+/** The delta that gives process `p` `view`, given the history it was last sent in this run. */
 function viewDelta(p: PlannerProcess, view: PlannerView, sent: readonly unknown[]): ViewDelta {
-  let known = held.get(p);
-  if (!known) held.set(p, (known = { ids: new WeakMap(), next: 0 }));
-  const delta: ViewDelta = { keys: Object.keys(view), plain: {}, refs: {}, define: {}, keep: 0, add: [] };
-  for (const [key, value] of Object.entries(view)) {
-    if (key === 'history') continue;
-    if (value === null || typeof value !== 'object' || !Object.isFrozen(value)) {
-      delta.plain[key] = value;
-      continue;
-    }
-    const id = known.ids.get(value);
-    if (id !== undefined) delta.refs[key] = id;
-    else {
-      known.ids.set(value, known.next);
-      delta.define[key] = [known.next++, value];
-    }
-  }
-  const history = view.history;
-  let keep = 0;
-  while (keep < sent.length && keep < history.length && sent[keep] === history[keep]) keep++;
-  delta.keep = keep;
-  delta.add = history.slice(keep);
-  return delta;
+  let encode = encoders.get(p);
+  if (!encode) encoders.set(p, (encode = viewEncoder()));
+  return encode(view, sent);
 }
 
 /**
  * A run's planner, whose code runs in a process from `pool`. Built in `create`, inside the run's
- * context (so the process's escapes are charged to the run); it gets its process in `start`, where
- * the run's planner is created there (not waited for: the first decision's request follows it at
- * once, and both are answered in order).
+ * context (so the process's escapes are charged to the run); it gets its process in `start`, and the
+ * run's planner is created there with the first decision's request (the `create` request held back
+ * to go in the same write, both answered in one: a run costs the process as many round trips as
+ * decisions).
  */
 export function hostedPlanner(name: string, pool: PlannerPool, ctx: PlannerContext): Planner {
   const scope = new AsyncResource('oneway-planner');
@@ -543,8 +508,9 @@ export function hostedPlanner(name: string, pool: PlannerPool, ctx: PlannerConte
   };
 
   /**
-   * The run's process, with its planner being created there (not waited for). A process back from
-   * a run that left something pending answers `dirty`: the run then starts on a new one (`fresh`).
+   * The run's process, with its planner's creation queued to go with the first decision's request
+   * (not waited for). A process back from a run that left something pending answers `dirty`: the
+   * run then starts on a new one (`fresh`).
    */
   const open = (fresh = false): Promise<PlannerProcess> =>
     (starting ??= (async () => {
@@ -569,7 +535,8 @@ export function hostedPlanner(name: string, pool: PlannerPool, ctx: PlannerConte
       // Where the harness caches the model requests it carries, the planner does not cache them again (a
       // planner file built on the bundled LLM planner could not: its process writes and reads nothing outside).
       const ctx = p.caches ? { ...plain, options: withoutLlmCache(plain.options) } : plain;
-      created = p.request({ t: 'create', ctx, ...(ending ? { end: true as const } : {}) }, first).then(
+      // Held back to go with the first decision's request, which follows at once: one write for both.
+      created = p.request({ t: 'create', ctx, ...(ending ? { end: true as const } : {}) }, first, true).then(
         (r) => {
           outstanding--;
           if (r.t !== 'ready' && r.t !== 'failed' && r.t !== 'dirty') {
@@ -619,9 +586,11 @@ export function hostedPlanner(name: string, pool: PlannerPool, ctx: PlannerConte
       for (let fresh = false; ; fresh = true) {
         const p = await open(fresh);
         const reply = ask(p, { t: 'next', view: viewDelta(p, view, sent) }, ['decision', 'threw']);
+        // Handled before `created` is awaited: a process that never decides (its `ready` goes with the decision)
+        // is killed at the timeout, failing both.
+        reply.catch(() => {});
         const made = await (created as Promise<HostMessage>);
         if (made.t === 'dirty' || made.t === 'failed') {
-          reply.catch(() => {});
           if (made.t === 'failed') throw new Error(`planner failed to start: ${made.message}`);
           p.kill();
           starting = undefined;

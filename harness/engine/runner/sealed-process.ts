@@ -150,7 +150,8 @@ export function permissionFlag(version = process.versions.node): string {
 
 /** What the process runs (child-host.mjs reads it). */
 export interface SealedInit {
-  kind: 'planner' | 'property';
+  /** `echo`: no module; every request is answered with itself (the bench's bare round trip). */
+  kind: 'planner' | 'property' | 'echo';
   /** The module to import: plain JavaScript (ts-loader.ts's moduleForProcess made it so). */
   file: string;
   /** How the user named it, for messages. */
@@ -232,6 +233,7 @@ function withRealPaths(paths: readonly string[]): string[] {
 const OWN_FILES = [
   './child-host.mjs',
   './module-exports.mjs',
+  './view-delta.mjs',
   '../sandbox/child-seal.cjs',
   '../sandbox/socket-seal.cjs',
 ];
@@ -336,6 +338,8 @@ export class SealedProcess<M> {
   /** Whether the process has said anything (a shell that exits before starting Node has not). */
   private heard = false;
   private readonly input: Writable;
+  /** Requests held back to go with the next one (`request`'s `hold`). */
+  private held = '';
   private readonly kind: SealedInit['kind'];
   /** The model endpoints whose requests it carries (namespace mode). */
   private readonly model: ReadonlySet<string>;
@@ -654,20 +658,31 @@ export class SealedProcess<M> {
     if (this.printed >= MAX_OUTPUT) process.stderr.write('oneway: (a sealed process printed more: dropped)\n');
   }
 
+  /** Writes `line`, after the lines held back (`request`'s `hold`): one write, one wake-up of the process. */
+  private write(line: string): void {
+    const lines = this.held + line;
+    this.held = '';
+    this.input.write(lines);
+  }
+
   /** Sends a message that waits for no answer (the answer to something the process asked). */
   tell(message: object): void {
-    if (!this.dead) this.input.write(`${JSON.stringify(message)}\n`);
+    if (!this.dead) this.write(`${JSON.stringify(message)}\n`);
   }
 
   /**
    * Sends a request (none: waits for what the process says unasked, its `loaded`) and resolves with
-   * its answer; rejects when the process ends first.
+   * its answer; rejects when the process ends first. With `hold`, the request is written with the
+   * next one (a run's `create` goes with its first decision's request).
    */
-  request(message: object | undefined, route: Route): Promise<M> {
+  request(message: object | undefined, route: Route, hold = false): Promise<M> {
     return new Promise((resolve, reject) => {
       if (this.dead) return reject(this.error ?? new Error('the process is gone'));
       this.waiting.push({ route, resolve, reject, asides: 0 });
-      if (message !== undefined) this.input.write(`${JSON.stringify(message)}\n`);
+      if (message === undefined) return;
+      const line = `${JSON.stringify(message)}\n`;
+      if (hold) this.held += line;
+      else this.write(line);
     });
   }
 

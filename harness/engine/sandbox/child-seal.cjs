@@ -10,7 +10,10 @@
  *
  * - opens the process's channel to the harness: requests come in on fd 3, and everything it says
  *   goes out on fd 4 as JSON lines, written synchronously with functions captured here, before any
- *   other code ran (so nothing the module patches later can drop, delay or reorder a line);
+ *   other code ran (so nothing the module patches later can drop, delay or reorder a line). The
+ *   host may hold a line back (`send(m, true)`: a run's `ready`, sent with its first decision, so
+ *   that a decision is one write and one wake-up of the harness); a held line goes out before the
+ *   next line written, an escape included, or at the latest once the event loop turns;
  * - seals the network with the socket layer (socket-seal.cjs), locked, with the allowed origins the
  *   harness gave, each refusal written to the channel at once as an `escape` line;
  * - writes an `escape` line for every reach the permission model refuses (ERR_ACCESS_DENIED,
@@ -40,6 +43,8 @@ const CONFIG_ENV = 'ONEWAY_SEALED_PROCESS';
 // Captured before any other code runs: what sends a line must not be reachable by later patches.
 const writeSync = fs.writeSync;
 const fstatSync = fs.fstatSync;
+const setImmediateOf = setImmediate;
+const clearImmediateOf = clearImmediate;
 const stringify = JSON.stringify;
 const parse = JSON.parse;
 const reallyExit = process.reallyExit.bind(process);
@@ -64,21 +69,51 @@ if (config === null || typeof config !== 'object') {
 }
 
 const out = fstatSync(OUT_FD);
-/** Writes one message as a JSON line, or ends the process when the channel is not the harness's any more. */
-function send(message) {
+/** Lines held back (`send(m, true)`), and the turn of the event loop that writes them if nothing else does first. */
+let held = '';
+let flushing = null;
+
+/** Writes lines to the channel, or ends the process when the channel is not the harness's any more. */
+function write(lines) {
+  try {
+    const now = fstatSync(OUT_FD);
+    if (now.ino !== out.ino || now.dev !== out.dev) reallyExit(CHANNEL_LOST_EXIT);
+    writeSync(OUT_FD, lines);
+  } catch {
+    reallyExit(CHANNEL_LOST_EXIT);
+  }
+}
+
+function flush() {
+  flushing = null;
+  const lines = held;
+  held = '';
+  if (lines !== '') write(lines);
+}
+
+/**
+ * Sends one message as a JSON line: at once, with any lines held before it, in one write; or, with
+ * `later`, held until the next line is sent or the event loop turns. False when it is not JSON.
+ */
+function send(message, later = false) {
   let line;
   try {
     line = `${stringify(message)}\n`;
   } catch {
     return false;
   }
-  try {
-    const now = fstatSync(OUT_FD);
-    if (now.ino !== out.ino || now.dev !== out.dev) reallyExit(CHANNEL_LOST_EXIT);
-    writeSync(OUT_FD, line);
-  } catch {
-    reallyExit(CHANNEL_LOST_EXIT);
+  if (later) {
+    held += line;
+    flushing ??= setImmediateOf(flush);
+    return true;
   }
+  if (flushing !== null) {
+    clearImmediateOf(flushing);
+    flushing = null;
+  }
+  const lines = held + line;
+  held = '';
+  write(lines);
   return true;
 }
 

@@ -26,12 +26,14 @@ import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { z } from 'zod';
 import { fuzzScenario } from '../fuzz/fuzz.ts';
 import { BUILTIN_PROPERTIES, scoringOracle, sealHolds, type FuzzProperty } from '../fuzz/properties.ts';
 import { evaluate, type EvalScenario } from '../../engine/runner/evaluate.ts';
 import { loadPlanner, toHandle } from '../../engine/runner/planners.ts';
 import type { PlannerHandle } from '../../engine/runner/run.ts';
-import { seal } from '../../engine/sandbox/seal.ts';
+import { seal, type Escape } from '../../engine/sandbox/seal.ts';
+import { SealedProcess } from '../../engine/runner/sealed-process.ts';
 import type { Scenario } from '../../core/scenario.ts';
 import { ownExtension, ownModule } from '../../util/module-url.ts';
 import { PACKAGE_ROOT } from '../../util/package-root.ts';
@@ -294,10 +296,32 @@ export interface IsolationRow {
   in_process_runs_per_s: number;
   /** 1 - sealed ÷ in process runs/s: the share of throughput isolation costs (the median of each adjacent pair's). */
   cost: number;
-  /** The extra wall time per decision, in microseconds (sealed - in process, ÷ decisions). */
+  /** The extra wall time per decision, in microseconds (sealed - in process, ÷ decisions; the median passes). */
   us_per_decision: number;
-  /** Every pass, seconds, in the order run. */
-  passes: { how: 'sealed' | 'in-process'; seconds: number }[];
+  /**
+   * A bare round trip, in microseconds: a process started as a planner's is (the same shell, seal,
+   * permissions and channel) with no module behind it, answering each one-line request with itself,
+   * one request at a time; as many as the decisions, right after each pair (the median pass).
+   */
+  bare_round_trip_us: number;
+  /**
+   * The extra wall time per decision ÷ the bare round trip, the median of each pair's with the
+   * round trips measured right after it (what load slows down slows down both): the target is ≤ 2.
+   */
+  per_decision_over_round_trip: number;
+  /**
+   * The same round trips paced as an evaluation paces its decisions: the echo process busy for as
+   * long as the planner's `next` took in process, this one for the rest of an in-process decision
+   * before each request; what a round trip adds to that work, in microseconds (the median pass). A
+   * process that slept longer wakes up slower: this is the floor of a channel that did no work.
+   */
+  paced_round_trip_us: number;
+  /** The extra wall time per decision ÷ the paced round trip's (the median of each pair's). */
+  per_decision_over_paced_round_trip: number;
+  /** The planner's `next` in process, microseconds a decision (the mean over the in-process passes). */
+  planner_us: number;
+  /** Every pass, seconds, in the order run (`bare`, `paced`: the round trips, as many as the decisions). */
+  passes: { how: 'sealed' | 'in-process' | 'bare' | 'paced'; seconds: number }[];
   /**
    * The machine's 1-minute load average before and after: a round trip between two processes
    * waits for the scheduler, so on a busy machine this row moves more than in-process ones.
@@ -305,28 +329,90 @@ export interface IsolationRow {
   load: [number, number];
 }
 
+const echoMessage = z.object({ t: z.enum(['loaded', 'echo']), n: z.number().optional() });
+
+/** Keeps this thread busy for `us` microseconds. */
+function busy(us: number): void {
+  const until = performance.now() + us / 1000;
+  while (performance.now() < until);
+}
+
+/**
+ * A process started as a planner's is (runner/sealed-process.ts: the same shell, seal, permission
+ * flags and channel), with no module: child-host.mjs answers every request with itself. `rounds`
+ * resolves with the seconds `n` round trips took, one at a time, each a JSON line each way; paced,
+ * this process is busy `pace.here` µs before each request, and the echo `pace.there` µs before it answers.
+ */
+async function echoProcess(
+  dir: string,
+): Promise<{ rounds(n: number, pace?: { here: number; there: number }): Promise<number>; close(): void }> {
+  const escapes: Escape[] = [];
+  const route = { escape: (e: Escape) => void escapes.push(e) };
+  const p = new SealedProcess(
+    {
+      init: { kind: 'echo', file: '', spec: 'echo', what: 'the bench echo process', fallbackName: 'echo' },
+      dir,
+      allow: [],
+      nodeFlags: [],
+      read: [],
+    },
+    echoMessage,
+    route.escape,
+  );
+  const loaded = await p.request(undefined, route);
+  if (loaded.t !== 'loaded') throw new Error(`the echo process said ${loaded.t} before it loaded`);
+  return {
+    async rounds(n, pace) {
+      const t0 = performance.now();
+      for (let i = 0; i < n; i++) {
+        if (pace) busy(pace.here);
+        const m = await p.request({ t: 'echo', n: i, ...(pace ? { busy: pace.there } : {}) }, route);
+        if (m.n !== i) throw new Error(`the echo process answered ${JSON.stringify(m)} to round ${i}`);
+      }
+      const s = (performance.now() - t0) / 1000;
+      if (escapes.length > 0) throw new Error(`the echo process escaped: ${escapes[0]?.reason}`);
+      return s;
+    },
+    close: () => p.kill(),
+  };
+}
+
 /**
  * The bundled suite × 3 trials (serial, MSW, as `oneway eval` runs) with the same planner module
  * twice: as a planner file, in a sealed process (runner/isolate.ts), and imported into this process.
  * Both evaluations are the same runs (the same seed), so their records match; after a warm-up of
- * each, five passes each, alternating; runs/s is each one's median pass, and the cost the median
- * of the five pairs' (a pair runs back to back, so what else the machine does weighs on both).
+ * each, five passes each, alternating, each pair followed by as many bare round trips as decisions
+ * to a process started the same way (echoProcess). Runs/s is each one's median pass, and the cost
+ * and the ratio to a round trip the median of the five pairs' (a pair and its round trips run back
+ * to back, so what else the machine does weighs on all three).
  */
 export async function isolationChild(suite: readonly EvalScenario[], outDir: string): Promise<IsolationRow> {
   const dir = mkdtempSync(join(tmpdir(), 'oneway-bench-isolation-'));
   const loadBefore = loadavg()[0] ?? 0;
+  let echo: Awaited<ReturnType<typeof echoProcess>> | undefined;
   try {
     const builtin = fileURLToPath(new URL(`../../../planners/gated${ownExtension(import.meta.url)}`, import.meta.url));
     const file = join(dir, 'gated-file.mjs');
     writeFileSync(file, `export { default } from ${JSON.stringify(pathToFileURL(builtin).href)};\n`);
     const sealed = await loadPlanner(file, dir);
     let decisions = 0;
+    let runs = 0;
+    let deciding = 0; // milliseconds in the planner's next, in process
     const imported = toHandle((await import(pathToFileURL(file).href)) as Record<string, unknown>, 'gated', file);
     const inProcess: PlannerHandle = {
       ...imported,
       create(ctx) {
         const p = imported.create(ctx);
-        return { name: p.name, next: (v) => (decisions++, p.next(v)) };
+        return {
+          name: p.name,
+          next: (v) => {
+            decisions++;
+            const t0 = performance.now();
+            const d = p.next(v); // gated decides synchronously
+            deciding += performance.now() - t0;
+            return d;
+          },
+        };
       },
     };
     const pass = async (how: 'sealed' | 'in-process') => {
@@ -345,37 +431,55 @@ export async function isolationChild(suite: readonly EvalScenario[], outDir: str
       const errors = r.runs.filter((x) => x.error !== null);
       if (errors.length > 0)
         throw new Error(`isolation bench: ${errors.length} runs ended in an error (${errors[0]?.error})`);
-      return { how, runs: r.runs.length, seconds: (performance.now() - t0) / 1000 };
+      runs = r.runs.length;
+      return { how, seconds: (performance.now() - t0) / 1000 };
     };
     await pass('sealed');
     await pass('in-process');
-    const passes: Awaited<ReturnType<typeof pass>>[] = [];
+    const perPass = decisions; // the warm-up's in-process pass counted them
+    echo = await echoProcess(dir);
+    await echo.rounds(perPass);
+    const passes: { how: 'sealed' | 'in-process' | 'bare' | 'paced'; seconds: number }[] = [];
     const PAIRS = 5;
-    for (let i = 0; i < PAIRS; i++) passes.push(await pass('sealed'), await pass('in-process'));
+    deciding = 0;
+    for (let i = 0; i < PAIRS; i++) {
+      passes.push(await pass('sealed'));
+      const ipPass = await pass('in-process');
+      // Paced as this pair's in-process pass decided: the planner's mean next there, the rest here.
+      const there = (deciding * 1000) / ((i + 1) * perPass);
+      const here = Math.max(0, (ipPass.seconds * 1e6) / perPass - there);
+      const paced = await echo.rounds(perPass, { here, there });
+      passes.push(ipPass, { how: 'bare', seconds: await echo.rounds(perPass) }, { how: 'paced', seconds: paced });
+    }
+    const plannerUs = (deciding * 1000) / (PAIRS * perPass);
     decisions /= PAIRS + 1; // every in-process pass counted
-    const secondsOf = (how: string) => median(passes.filter((p) => p.how === how).map((p) => p.seconds));
-    const [s, ip] = [secondsOf('sealed'), secondsOf('in-process')];
-    const runs = passes[0]?.runs ?? 0;
+    if (decisions !== perPass) throw new Error('isolation bench: the passes made different numbers of decisions');
+    const of = (how: string) => passes.filter((p) => p.how === how).map((p) => p.seconds);
+    const [s, ip, bare] = [median(of('sealed')), median(of('in-process')), median(of('bare'))];
+    const pairs = Array.from({ length: PAIRS }, (_, i) => passes.slice(4 * i, 4 * i + 4).map((p) => p.seconds));
+    // A paced pass's round trips beyond the work they were paced with (that pair's in-process pass, all of it).
+    const pacedExtra = pairs.map(([, ipp = 0, , paced = 0]) => paced - ipp);
     return {
       planner: 'gated, as a planner file',
       runs,
       decisions,
       sealed_runs_per_s: round(runs / s),
       in_process_runs_per_s: round(runs / ip),
-      cost: round(
-        median(
-          Array.from(
-            { length: PAIRS },
-            (_, i) => 1 - (passes[2 * i + 1]?.seconds ?? 0) / (passes[2 * i]?.seconds ?? 1),
-          ),
-        ),
-        3,
-      ),
+      cost: round(median(pairs.map(([sp = 0, ipp = 0]) => 1 - ipp / sp)), 3),
       us_per_decision: Math.round(((s - ip) / decisions) * 1e6),
+      bare_round_trip_us: Math.round((bare / decisions) * 1e6),
+      per_decision_over_round_trip: round(median(pairs.map(([sp = 0, ipp = 0, b = 1]) => (sp - ipp) / b)), 2),
+      paced_round_trip_us: Math.round((median(pacedExtra) / decisions) * 1e6),
+      per_decision_over_paced_round_trip: round(
+        median(pairs.map(([sp = 0, ipp = 0], i) => (sp - ipp) / (pacedExtra[i] ?? 1))),
+        2,
+      ),
+      planner_us: Math.round(plannerUs),
       passes: passes.map((p) => ({ how: p.how, seconds: round(p.seconds, 3) })),
       load: [round(loadBefore, 2), round(loadavg()[0] ?? 0, 2)],
     };
   } finally {
+    echo?.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }
