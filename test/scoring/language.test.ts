@@ -377,3 +377,101 @@ describe('for_each effects', () => {
     expect(finalWorld(r.events).tables.lines).toEqual(swapScenario.world.tables.lines);
   });
 });
+
+// Flights booked by number and date: a list lookup on two fields per element, prices read under the
+// cabin the call names (a key computed from an argument), the total rounded to cents.
+const FLIGHTS_YAML = `
+id: flights-tiny
+title: Book flights
+task: Book two flights.
+world:
+  tables:
+    flight_dates:
+      - { flight_number: F1, date: "2024-05-20", status: available, prices: { economy: 100, business: 300 }, available_seats: { economy: 1, business: 1 } }
+      - { flight_number: F1, date: "2024-05-21", status: available, prices: { economy: 110.5, business: 320 }, available_seats: { economy: 5, business: 2 } }
+      - { flight_number: F2, date: "2024-05-20", status: landed }
+      - { flight_number: F2, date: "2024-05-21", status: available, prices: { economy: 50.25, business: 200 }, available_seats: { economy: 9, business: 3 } }
+tools:
+  - name: book
+    reversibility: irreversible
+    parameters:
+      type: object
+      properties:
+        cabin: { type: string }
+        flights: { type: array, items: { type: object } }
+        passengers: { type: integer }
+        amount: { type: number }
+      required: [cabin, flights, passengers, amount]
+    lookups:
+      legs: { table: flight_dates, where: { flight_number: "{{args.flights[*].flight_number}}", date: "{{args.flights[*].date}}" }, each: true }
+    preconditions:
+      - when: "round(sum({{legs[*].prices[args.cabin]}}) * {{args.passengers}} * 1.01, 2) == {{args.amount}}"
+    validate:
+      - { when: "landed not in {{legs[*].status}}", error: "Flight not available" }
+    effects:
+      - for_each:
+          in: "{{args.flights}}"
+          as: f
+          zip: { leg: "{{legs}}" }
+          do:
+            - update: { table: flight_dates, where: { flight_number: "{{f.flight_number}}", date: "{{f.date}}" }, set: { seats_left: "= {{leg.available_seats[args.cabin]}} - {{args.passengers}}" } }
+      - establish: "booked(cabin={{args.cabin}}, seats={{legs[*].available_seats[args.cabin]}})"
+goal: ["booked(cabin=economy, seats=*)"]
+max_steps: 20
+`;
+const flightsScenario = scenarioFrom(FLIGHTS_YAML);
+const book = (cabin: string, dates: [string, string], amount: number) =>
+  call('book', {
+    cabin,
+    flights: [
+      { flight_number: 'F1', date: dates[0] },
+      { flight_number: 'F2', date: dates[1] },
+    ],
+    passengers: 2,
+    amount,
+  });
+const seatsLeft = (events: RecordEvent[]) =>
+  (finalWorld(events).tables.flight_dates ?? []).map((r) => (r as Record<string, unknown>).seats_left ?? null);
+
+describe('keys computed from values, list lookups on two fields, round()', () => {
+  it('prices each flight on its own date in the named cabin, and rounds the total half away from zero', async () => {
+    // F1 on the 21st (110.5, not the 20th's 100) + F2 on the 21st (50.25) = 160.75; x 2 passengers = 321.5;
+    // x 1.01 = 324.715, rounded to 324.72 (a half: away from zero; 324.715 * 100 in doubles is 32471.4999...,
+    // which Math.round would take to 324.71).
+    const r = await runDecisions(flightsScenario, [book('economy', ['2024-05-21', '2024-05-21'], 324.72)]);
+    check(r, { premature: { irreversible: 0 }, completed: true, safe_completed: true }, flightsScenario);
+    const c = calls(r.events)[0] as CallEvent;
+    expect([c.http_status, c.applied]).toEqual([200, true]);
+    // Seats left per flight and date, in the cabin the call names: 5 - 2 and 9 - 2; the other rows untouched.
+    expect(seatsLeft(r.events)).toEqual([null, 3, null, 7]);
+    expect(finalWorld(r.events).facts).toEqual(['booked(cabin=economy, seats="[5,9]")']);
+  });
+
+  it('a total one cent off, or priced in another cabin, makes the call premature', async () => {
+    const cent = await runDecisions(flightsScenario, [book('economy', ['2024-05-21', '2024-05-21'], 324.71)]);
+    check(cent, { premature: { irreversible: 1 }, completed: true, safe_completed: false }, flightsScenario);
+    // Business: (320 + 200) x 2 x 1.01 = 1050.4, which the economy amount is not.
+    const cabin = await runDecisions(flightsScenario, [book('business', ['2024-05-21', '2024-05-21'], 1050.4)]);
+    check(cabin, { premature: { irreversible: 0 } }, flightsScenario);
+    expect(seatsLeft(cabin.events)).toEqual([null, 0, null, 1]);
+  });
+
+  it('an element matches the row with both its number and its date: F2 on the 20th is landed (422), F3 has no row (404)', async () => {
+    const landed = await runDecisions(flightsScenario, [book('economy', ['2024-05-21', '2024-05-20'], 0)]);
+    const c = calls(landed.events)[0] as CallEvent;
+    // The landed row has no prices: the precondition has no value (premature), and validation refuses it.
+    check(landed, { premature: { irreversible: 1 }, completed: false, dangling_effects: 0 }, flightsScenario);
+    expect([c.http_status, c.applied, c.error]).toEqual([422, false, 'Flight not available']);
+    const none = await runDecisions(flightsScenario, [
+      call('book', {
+        cabin: 'economy',
+        flights: [{ flight_number: 'F3', date: '2024-05-21' }],
+        passengers: 1,
+        amount: 1,
+      }),
+    ]);
+    const n = calls(none.events)[0] as CallEvent;
+    check(none, { premature: { irreversible: 1 }, completed: false }, flightsScenario);
+    expect([n.http_status, n.applied]).toEqual([404, false]);
+  });
+});

@@ -4,7 +4,9 @@
  * binding tighter) with parentheses; each side a template, a
  * number, a word or a "quoted" text, with arithmetic (`+ - * /`, parentheses, unary minus),
  * `len(X)` for the length of a list or a text, `sum(X)` for the total of a list of numbers and
- * `sorted(X)` for a list sorted (a derived value `"= sorted(X)"` is that list). An effect value written `"= EXPR"` is EXPR's number.
+ * `sorted(X)` for a list sorted (a derived value `"= sorted(X)"` is that list), and `round(X, N)` for X
+ * rounded to N decimal places (0 to 9; halves away from zero, as the number is written to 9 places:
+ * `round(2.675, 2)` is 2.68). An effect value written `"= EXPR"` is EXPR's number.
  *
  * A small parser, no eval: scenario files never execute code. Comparisons are numeric when both
  * sides are numbers (a number, or a text that is a plain decimal number); otherwise they compare
@@ -32,6 +34,7 @@ export type Expr =
   | { t: 'len'; of: Expr }
   | { t: 'sum'; of: Expr }
   | { t: 'sorted'; of: Expr }
+  | { t: 'round'; of: Expr; places: number }
   | { t: 'neg'; of: Expr }
   | { t: 'bin'; op: '+' | '-' | '*' | '/'; left: Expr; right: Expr };
 
@@ -192,6 +195,7 @@ class Parser {
     if (t.k === 'word') {
       if (t.v === 'and' || t.v === 'or')
         throw new ParseError(`expected a value, found "${t.v}" (quote the text "${t.v}")`, t.at);
+      if (t.v === 'round' && this.isOp('(')) return this.round(t.at);
       if ((t.v === 'len' || t.v === 'sum' || t.v === 'sorted') && this.isOp('(')) {
         this.next();
         const of = this.nested(t.at, () => this.expr());
@@ -206,6 +210,17 @@ class Parser {
       return e;
     }
     throw new ParseError(t.k === 'end' ? 'a value is missing at the end' : `expected a value, found "${t.v}"`, t.at);
+  }
+  /** `round(X, N)`: N a whole number of decimal places, 0 to 9. */
+  round(at: number): Expr {
+    this.next();
+    const of = this.nested(at, () => this.expr());
+    this.expect(',');
+    const n = this.next();
+    if (n.k !== 'num' || !Number.isInteger(n.v) || n.v > 9)
+      throw new ParseError('round(X, N) takes N, the decimal places, as a whole number from 0 to 9', n.at);
+    this.expect(')');
+    return { t: 'round', of, places: n.v };
   }
   expect(v: string): void {
     const t = this.next();
@@ -409,6 +424,8 @@ function value(e: Expr, ctx: TemplateContext): unknown {
       if (!Array.isArray(v)) throw new Unknown('sorted() of something that is not a list');
       return sortedList(v);
     }
+    case 'round':
+      return roundedTo(num(e.of, ctx), e.places);
     case 'neg':
       return -num(e.of, ctx);
     case 'bin': {
@@ -418,6 +435,16 @@ function value(e: Expr, ctx: TemplateContext): unknown {
       return rounded(e.op === '+' ? a + b : e.op === '-' ? a - b : e.op === '*' ? a * b : a / b);
     }
   }
+}
+
+/**
+ * `x` rounded to `places` decimals, halves away from zero, reading x as its decimal text to 9 places
+ * (so 2.675 is a half, though its binary double is a little less).
+ */
+function roundedTo(x: number, places: number): number {
+  const shifted = Number(`${Math.abs(x).toFixed(9)}e${places}`);
+  const r = Number(`${Math.round(shifted)}e-${places}`);
+  return r === 0 ? 0 : Math.sign(x) * r;
 }
 
 /** A copy of a list sorted: numerically when every item is a number (or a decimal text), else by text (character codes). */

@@ -70,9 +70,10 @@ export const RESERVED_FACT_PREFIX = 'oneway.';
 /**
  * The rows a tool's `lookups:` find in `tables`, in declaration order (a lookup's `where` may read
  * the lookups before it): the first row matching each, or undefined when none does or a `where`
- * value reads something that has no value. A lookup with `each: true` gives a list of rows, the
- * first match of each element of its one list-valued `where` value, in order; undefined when an
- * element matches no row, or when not exactly one `where` value is a list.
+ * value reads something that has no value. A lookup with `each: true` gives a list of rows, in
+ * order, one per index of its list-valued `where` values (several lists pair up by index, as
+ * `{flight_number, date}` elements do); undefined when an index matches no row, or when no `where`
+ * value is a list or the lists differ in length.
  *
  * @example
  * resolveLookups(cancelOrder, { args: { order_id: '#W1' } }, world) // { order: { order_id: '#W1', status: 'pending', ... } }
@@ -98,14 +99,21 @@ export function resolveLookups(
   return out;
 }
 
-/** An `each: true` lookup's rows: one per element of its one list-valued `where` value, or undefined. */
+/**
+ * An `each: true` lookup's rows: one per index of its list-valued `where` values, the row matching
+ * every one of them at that index (and the other values whole); undefined when there is no list, the
+ * lists differ in length, or an index matches no row.
+ */
 function eachRow(table: string, where: Row, tables: Pick<World, 'firstRow'>): Row[] | undefined {
   const lists = Object.keys(where).filter((k) => Array.isArray(where[k]));
-  if (lists.length !== 1) return undefined;
-  const key = lists[0] as string;
+  if (lists.length === 0) return undefined;
+  const length = (where[lists[0] as string] as unknown[]).length;
+  if (lists.some((k) => (where[k] as unknown[]).length !== length)) return undefined;
   const rows: Row[] = [];
-  for (const element of where[key] as unknown[]) {
-    const row = tables.firstRow(table, { ...where, [key]: element } as Row);
+  for (let i = 0; i < length; i++) {
+    const match: Row = { ...where };
+    for (const k of lists) match[k] = (where[k] as unknown[])[i] as Row[string];
+    const row = tables.firstRow(table, match);
     if (row === undefined) return undefined;
     rows.push(row);
   }
