@@ -391,6 +391,9 @@ world:
       - { flight_number: F1, date: "2024-05-21", status: available, prices: { economy: 110.5, business: 320 }, available_seats: { economy: 5, business: 2 } }
       - { flight_number: F2, date: "2024-05-20", status: landed }
       - { flight_number: F2, date: "2024-05-21", status: available, prices: { economy: 50.25, business: 200 }, available_seats: { economy: 9, business: 3 } }
+    ids:
+      - { kind: booking, names: { 1: BK-A, 2: BK-B } }
+    bookings: []
 tools:
   - name: book
     reversibility: irreversible
@@ -404,11 +407,13 @@ tools:
       required: [cabin, flights, passengers, amount]
     lookups:
       legs: { table: flight_dates, where: { flight_number: "{{args.flights[*].flight_number}}", date: "{{args.flights[*].date}}" }, each: true }
+      ids: { table: ids, where: { kind: booking } }
     preconditions:
       - when: "round(sum({{legs[*].prices[args.cabin]}}) * {{args.passengers}} * 1.01, 2) == {{args.amount}}"
     validate:
       - { when: "landed not in {{legs[*].status}}", error: "Flight not available" }
     effects:
+      - insert: { table: bookings, row: { id: "{{ids.names[seq.bookings]}}" } }
       - for_each:
           in: "{{args.flights}}"
           as: f
@@ -445,6 +450,8 @@ describe('keys computed from values, list lookups on two fields, round()', () =>
     // Seats left per flight and date, in the cabin the call names: 5 - 2 and 9 - 2; the other rows untouched.
     expect(seatsLeft(r.events)).toEqual([null, 3, null, 7]);
     expect(finalWorld(r.events).facts).toEqual(['booked(cabin=economy, seats="[5,9]")']);
+    // The id: the name the sequence's number is the key of (the first booking: BK-A).
+    expect(finalWorld(r.events).tables.bookings).toEqual([{ id: 'BK-A' }]);
   });
 
   it('a total one cent off, or priced in another cabin, makes the call premature', async () => {

@@ -15,7 +15,13 @@ import type { Result } from '../../core/errors.ts';
 import type { AppliedEffect, Compensation } from '../../core/record.ts';
 import type { Tool, ToolClass } from '../../core/scenario.ts';
 import { conditionHolds, derivedFailure, renderedCondition } from '../../core/templates/condition.ts';
-import { lookupTemplate, renderValue, templatePaths, type TemplateContext } from '../../core/templates/render.ts';
+import {
+  lookupTemplate,
+  renderValue,
+  templatePaths,
+  templateSteps,
+  type TemplateContext,
+} from '../../core/templates/render.ts';
 import type { Row, World } from '../../core/world.ts';
 import { stableJson } from '../../util/json.ts';
 
@@ -131,7 +137,12 @@ export function sequencesOf(tool: Pick<Tool, 'returns' | 'effects' | 'compensati
   const names = new Set<string>();
   const walk = (v: unknown): void => {
     if (typeof v === 'string') {
-      for (const p of templatePaths(v)) if (p.startsWith('seq.')) names.add(p.slice(4));
+      for (const p of templatePaths(v)) {
+        // `{{seq.T}}`, or a key read under it (`{{ids.names[seq.T]}}`).
+        if (p.startsWith('seq.')) names.add(p.slice(4));
+        for (const s of templateSteps(p))
+          if (s.key?.startsWith('seq.')) names.add(s.key.slice(4).split('.')[0] as string);
+      }
     } else if (Array.isArray(v)) v.forEach(walk);
     else if (v !== null && typeof v === 'object') Object.values(v).forEach(walk);
   };
