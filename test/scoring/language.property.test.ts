@@ -127,7 +127,8 @@ describe('fuzzing a scenario written in the language', () => {
 });
 
 // Flights by number and date (a list lookup on two fields), seats and prices read under the cabin the
-// call names, the seats taken per flight (so later calls read what earlier ones left), a total in cents.
+// call names, the seats taken per flight (so later calls read what earlier ones left, and min() refuses
+// a flight short of them), count() and max(), a total in cents.
 const flights = scenarioFrom(`
 id: flights-prop
 title: Book flights
@@ -155,8 +156,11 @@ tools:
     preconditions:
       - when: "round(sum({{legs[*].prices[args.cabin]}}) * {{args.passengers}} * 1.01, 2) == {{args.amount}}"
       - when: "sum({{legs[*].available_seats[args.cabin]}}) >= len({{legs}}) * {{args.passengers}}"
+      - when: "count({{legs[*].status}}, available) == len({{legs}})"
+      - when: "max({{legs[*].available_seats[args.cabin]}}) > 4 or {{args.passengers}} == 1"
     validate:
       - { when: "landed not in {{legs[*].status}}", error: "Flight not available" }
+      - { when: "min({{legs[*].available_seats[args.cabin]}}) >= {{args.passengers}}", error: "Not enough seats" }
     returns: { booking: "{{names.ids[seq.bookings]}}" }
     effects:
       - insert: { table: bookings, row: { id: "{{names.ids[seq.bookings]}}", cabin: "{{args.cabin}}" } }
@@ -198,7 +202,7 @@ const flightDecisionArb: fc.Arbitrary<Decision> = fc
   .array(bookArb, { minLength: 1, maxLength: 2 })
   .map((calls) => (calls.length === 1 ? { type: 'call', call: calls[0]! } : { type: 'batch', calls }));
 
-describe('keys computed from values, two-field list lookups and round() against the independent oracle', () => {
+describe('keys computed from values, two-field list lookups, round(), min(), max() and count() against the independent oracle', () => {
   it('agrees on every score for any sequence of bookings, with and without the guard', async () => {
     await fc.assert(
       fc.asyncProperty(

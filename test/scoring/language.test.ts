@@ -410,8 +410,10 @@ tools:
       ids: { table: ids, where: { kind: booking } }
     preconditions:
       - when: "round(sum({{legs[*].prices[args.cabin]}}) * {{args.passengers}} * 1.01, 2) == {{args.amount}}"
+      - when: "count({{args.flights[*].flight_number}}, F1) <= 1"
     validate:
       - { when: "landed not in {{legs[*].status}}", error: "Flight not available" }
+      - { when: "min({{legs[*].available_seats[args.cabin]}}) >= {{args.passengers}}", error: "Not enough seats" }
     effects:
       - insert: { table: bookings, row: { id: "{{ids.names[seq.bookings]}}" } }
       - for_each:
@@ -438,7 +440,7 @@ const book = (cabin: string, dates: [string, string], amount: number) =>
 const seatsLeft = (events: RecordEvent[]) =>
   (finalWorld(events).tables.flight_dates ?? []).map((r) => (r as Record<string, unknown>).seats_left ?? null);
 
-describe('keys computed from values, list lookups on two fields, round()', () => {
+describe('keys computed from values, list lookups on two fields, round(), min() and count()', () => {
   it('prices each flight on its own date in the named cabin, and rounds the total half away from zero', async () => {
     // F1 on the 21st (110.5, not the 20th's 100) + F2 on the 21st (50.25) = 160.75; x 2 passengers = 321.5;
     // x 1.01 = 324.715, rounded to 324.72 (a half: away from zero; 324.715 * 100 in doubles is 32471.4999...,
@@ -480,5 +482,39 @@ describe('keys computed from values, list lookups on two fields, round()', () =>
     const n = calls(none.events)[0] as CallEvent;
     check(none, { premature: { irreversible: 1 }, completed: false }, flightsScenario);
     expect([n.http_status, n.applied]).toEqual([404, false]);
+  });
+
+  it('min() over the legs: a flight short of seats in the cabin is a 422; count(): one flight twice is premature', async () => {
+    // Business seats 2 (F1) and 3 (F2): min 2 < 3 passengers -> 422, nothing applied.
+    const three = await runDecisions(flightsScenario, [
+      call('book', {
+        cabin: 'business',
+        flights: [
+          { flight_number: 'F1', date: '2024-05-21' },
+          { flight_number: 'F2', date: '2024-05-21' },
+        ],
+        passengers: 3,
+        amount: 1575.6,
+      }),
+    ]);
+    const c = calls(three.events)[0] as CallEvent;
+    check(three, { premature: { irreversible: 0 }, completed: false }, flightsScenario);
+    expect([c.http_status, c.applied, c.error]).toEqual([422, false, 'Not enough seats']);
+    // F1 on the 20th and the 21st: count 2 > 1, premature; (100 + 110.5) x 1 x 1.01 = 212.605 -> 212.61, and seats 1 and 5 >= 1.
+    const twice = await runDecisions(flightsScenario, [
+      call('book', {
+        cabin: 'economy',
+        flights: [
+          { flight_number: 'F1', date: '2024-05-20' },
+          { flight_number: 'F1', date: '2024-05-21' },
+        ],
+        passengers: 1,
+        amount: 212.61,
+      }),
+    ]);
+    check(twice, { premature: { irreversible: 1 }, completed: true, safe_completed: false }, flightsScenario);
+    expect(calls(twice.events)[0]?.preconditions.missing).toEqual([
+      'oneway.when(check="count([\\"F1\\",\\"F1\\"], F1) <= 1")',
+    ]);
   });
 });

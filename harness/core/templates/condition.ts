@@ -4,7 +4,8 @@
  * binding tighter) with parentheses; each side a template, a
  * number, a word or a "quoted" text, with arithmetic (`+ - * /`, parentheses, unary minus),
  * `len(X)` for the length of a list or a text, `sum(X)` for the total of a list of numbers and
- * `sorted(X)` for a list sorted (a derived value `"= sorted(X)"` is that list), and `round(X, N)` for X
+ * `sorted(X)` for a list sorted (a derived value `"= sorted(X)"` is that list), and `min(X)` / `max(X)` for the smallest / largest of a list of numbers,
+ * `count(X, V)` for how many items of list X equal V, and `round(X, N)` for X
  * rounded to N decimal places (0 to 9; halves away from zero, as the number is written to 9 places:
  * `round(2.675, 2)` is 2.68). An effect value written `"= EXPR"` is EXPR's number.
  *
@@ -35,6 +36,8 @@ export type Expr =
   | { t: 'sum'; of: Expr }
   | { t: 'sorted'; of: Expr }
   | { t: 'round'; of: Expr; places: number }
+  | { t: 'min' | 'max'; of: Expr }
+  | { t: 'count'; of: Expr; item: Expr }
   | { t: 'neg'; of: Expr }
   | { t: 'bin'; op: '+' | '-' | '*' | '/'; left: Expr; right: Expr };
 
@@ -196,7 +199,15 @@ class Parser {
       if (t.v === 'and' || t.v === 'or')
         throw new ParseError(`expected a value, found "${t.v}" (quote the text "${t.v}")`, t.at);
       if (t.v === 'round' && this.isOp('(')) return this.round(t.at);
-      if ((t.v === 'len' || t.v === 'sum' || t.v === 'sorted') && this.isOp('(')) {
+      if (t.v === 'count' && this.isOp('(')) {
+        this.next();
+        const of = this.nested(t.at, () => this.expr());
+        this.expect(',');
+        const item = this.nested(t.at, () => this.expr());
+        this.expect(')');
+        return { t: 'count', of, item };
+      }
+      if ((t.v === 'len' || t.v === 'sum' || t.v === 'sorted' || t.v === 'min' || t.v === 'max') && this.isOp('(')) {
         this.next();
         const of = this.nested(t.at, () => this.expr());
         this.expect(')');
@@ -426,6 +437,23 @@ function value(e: Expr, ctx: TemplateContext): unknown {
     }
     case 'round':
       return roundedTo(num(e.of, ctx), e.places);
+    case 'min':
+    case 'max': {
+      const v = value(e.of, ctx);
+      if (!Array.isArray(v) || v.length === 0) throw new Unknown(`${e.t}() of something that is not a non-empty list`);
+      const ns = v.map((x) => {
+        const n = numberOf(x);
+        if (n === undefined) throw new Unknown(`${e.t}() of a list holding ${JSON.stringify(x)}, not a number`);
+        return n;
+      });
+      return e.t === 'min' ? Math.min(...ns) : Math.max(...ns);
+    }
+    case 'count': {
+      const v = value(e.of, ctx);
+      if (!Array.isArray(v)) throw new Unknown('count() of something that is not a list');
+      const item = value(e.item, ctx);
+      return v.filter((x) => compare(x, '==', item)).length;
+    }
     case 'neg':
       return -num(e.of, ctx);
     case 'bin': {

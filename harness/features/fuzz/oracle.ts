@@ -576,6 +576,26 @@ class Reader {
       if (!Array.isArray(v)) throw new NoValue();
       return Number.parseFloat(v.reduce((acc: number, x: unknown) => acc + this.num(x), 0).toFixed(9));
     }
+    if ((t === 'min' || t === 'max') && this.at('(')) {
+      this.i++;
+      const v = this.sum();
+      this.i++;
+      if (!Array.isArray(v) || v.length === 0) throw new NoValue();
+      let best = this.num(v[0]);
+      for (const x of v.slice(1)) best = t === 'min' ? Math.min(best, this.num(x)) : Math.max(best, this.num(x));
+      return best;
+    }
+    if (t === 'count' && this.at('(')) {
+      this.i++;
+      const v = this.sum();
+      this.i++; // ','
+      const item = this.sum();
+      this.i++; // ')'
+      if (!Array.isArray(v)) throw new NoValue();
+      let n = 0;
+      for (const x of v) if (same(x, '==', item)) n++;
+      return n;
+    }
     if (t === 'round' && this.at('(')) {
       this.i++;
       const x = this.num(this.sum());
