@@ -639,6 +639,33 @@ describe('oneway import tau2 on the committed slice', () => {
     ]);
   });
 
+  it("says the policy's flight-change rules (airline 7): the trip's origin and end stay, basic economy keeps its flights", async () => {
+    // XEHM4B: basic economy, round trip LAS -> ATL (HAT005 on the 20th) -> LAS (HAT178 on the 30th).
+    const reversed = (calls: Decision[]) =>
+      calls.map((d) =>
+        d.type === 'call' && d.call.tool === 'update_reservation_flights'
+          ? call('update_reservation_flights', {
+              ...d.call.args,
+              flights: [...(d.call.args.flights as Obj[])].reverse(),
+            })
+          : d,
+      );
+    const { events } = await runReference('7', reversed);
+    const change = events.find(
+      (e): e is CallEvent => e.type === 'call' && e.tool === 'update_reservation_flights',
+    ) as CallEvent;
+    // Leaving from ATL, not LAS; and basic economy's flights in another order are other flights.
+    const missing = change.preconditions.missing.join('\n');
+    expect(missing).toContain('check=\"ATL == LAS and (round_trip == one_way');
+    expect(missing).toContain('check=\"basic_economy != basic_economy or');
+    // As given, both hold.
+    const { events: ok } = await runReference('7');
+    const held = (
+      ok.find((e): e is CallEvent => e.type === 'call' && e.tool === 'update_reservation_flights') as CallEvent
+    ).preconditions.missing;
+    expect(held).toEqual([]);
+  });
+
   it('lets an address change through on an order tau2 counts as pending, and charges bags only when some are added', () => {
     const address = declOf('retail', 'modify_pending_order_address');
     expect(address.preconditions).toContainEqual({ when: '{{order.status}} == pending' });

@@ -31,11 +31,12 @@ describe('loading the scenario language', () => {
     const text = problems(
       RETAIL_YAML.replace(
         'when: "{{order.status}} == pending"',
-        'when: "{{order.totals[nope.cabin]}} == 1 and {{order.totals[args.order_id]}} == 2 and {{order.x[a[b]]}} == 1"',
+        'when: "{{order.totals[nope.cabin]}} == 1 and {{order.totals[args.order_id]}} == 2 and {{order.totals[-1]}} == 3 and {{order.x[a[b]]}} == 1"',
       ),
     ).join('\n');
     expect(text).toContain('the key of {{order.totals[nope.cabin]}}: unknown template root "nope" in {{nope.cabin}}');
     expect(text).not.toContain('order.totals[args.order_id]');
+    expect(text).not.toContain('order.totals[-1]');
     expect(text).toContain('{{order.x[a[b]]}}: brackets are written name[*] (every item) or name[root.path]');
     const round = problems(
       RETAIL_YAML.replace('when: "{{order.status}} == pending"', 'when: "round({{order.total}}, 1.5) == 1"'),

@@ -128,7 +128,7 @@ describe('fuzzing a scenario written in the language', () => {
 
 // Flights by number and date (a list lookup on two fields), seats and prices read under the cabin the
 // call names, the seats taken per flight (so later calls read what earlier ones left, and min() refuses
-// a flight short of them), count() and max(), a total in cents.
+// a flight short of them), count() and max(), items by index (-1: the last), a total in cents.
 const flights = scenarioFrom(`
 id: flights-prop
 title: Book flights
@@ -157,6 +157,7 @@ tools:
       - when: "round(sum({{legs[*].prices[args.cabin]}}) * {{args.passengers}} * 1.01, 2) == {{args.amount}}"
       - when: "sum({{legs[*].available_seats[args.cabin]}}) >= len({{legs}}) * {{args.passengers}}"
       - when: "count({{legs[*].status}}, available) == len({{legs}})"
+      - when: "{{legs[-1].available_seats[args.cabin]}} > 2 or {{args.flights[0].date}} == d1"
       - when: "max({{legs[*].available_seats[args.cabin]}}) > 4 or {{args.passengers}} == 1"
     validate:
       - { when: "landed not in {{legs[*].status}}", error: "Flight not available" }

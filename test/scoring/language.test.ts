@@ -411,6 +411,7 @@ tools:
     preconditions:
       - when: "round(sum({{legs[*].prices[args.cabin]}}) * {{args.passengers}} * 1.01, 2) == {{args.amount}}"
       - when: "count({{args.flights[*].flight_number}}, F1) <= 1"
+      - when: "{{args.flights[0].flight_number}} == F1 and {{legs[-1].status}} == available"
     validate:
       - { when: "landed not in {{legs[*].status}}", error: "Flight not available" }
       - { when: "min({{legs[*].available_seats[args.cabin]}}) >= {{args.passengers}}", error: "Not enough seats" }
@@ -452,6 +453,10 @@ describe('keys computed from values, list lookups on two fields, round(), min() 
     // Seats left per flight and date, in the cabin the call names: 5 - 2 and 9 - 2; the other rows untouched.
     expect(seatsLeft(r.events)).toEqual([null, 3, null, 7]);
     expect(finalWorld(r.events).facts).toEqual(['booked(cabin=economy, seats="[5,9]")']);
+    // The first flight is F1 and the last leg available: an index written as a number, -1 from the end.
+    expect((calls(r.events)[0] as CallEvent).preconditions.held).toContain(
+      'oneway.when(check=F1 == F1 and available == available)',
+    );
     // The id: the name the sequence's number is the key of (the first booking: BK-A).
     expect(finalWorld(r.events).tables.bookings).toEqual([{ id: 'BK-A' }]);
   });

@@ -17,6 +17,8 @@
  * `{{leg.prices[args.cabin]}}` is the price of the cabin the call names. The key path is read in the
  * whole context (never in a projected item), is one plain path (no brackets of its own), and its value
  * is a text or a number; any other value, or no entry under that key, leaves the template missing.
+ * A key written as a whole number is itself (`{{routes[0].origin}}`), and in a list a negative one
+ * counts from the end (`{{routes[-1].destination}}` is the last item's).
  *
  * @example
  * renderValue('{{args.amount}}', { args: { amount: 1200 } }) // 1200
@@ -125,8 +127,12 @@ export function templateSteps(path: string): PathStep[] {
   });
 }
 
-/** The key a keyed step reads: the text of its path's value (a text or a number), else undefined. */
+/** A key written as a whole number: itself, not a path. */
+export const LITERAL_KEY = /^-?\d+$/;
+
+/** The key a keyed step reads: a whole number as written, or the text of its path's value (a text or a number), else undefined. */
 function keyOf(ctx: TemplateContext, keyPath: string): string | undefined {
+  if (LITERAL_KEY.test(keyPath)) return keyPath;
   const k = lookupTemplate(ctx, keyPath);
   return typeof k === 'string' ? k : typeof k === 'number' && Number.isFinite(k) ? String(k) : undefined;
 }
@@ -138,7 +144,10 @@ function walkSteps(cur: unknown, steps: readonly PathStep[], i: number, ctx: Tem
     if (cur === null || typeof cur !== 'object' || !Object.hasOwn(cur, s.field)) return undefined;
     cur = (cur as Record<string, unknown>)[s.field];
     if (s.key !== undefined) {
-      const k = keyOf(ctx, s.key);
+      let k = keyOf(ctx, s.key);
+      // In a list, a negative index counts from the end.
+      if (k !== undefined && Array.isArray(cur) && LITERAL_KEY.test(k) && Number(k) < 0)
+        k = String(cur.length + Number(k));
       if (k === undefined || cur === null || typeof cur !== 'object' || !Object.hasOwn(cur, k)) return undefined;
       cur = (cur as Record<string, unknown>)[k];
     }

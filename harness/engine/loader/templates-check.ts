@@ -4,7 +4,7 @@
  * a deployment path, a tool called earlier in the plan).
  */
 import { formatPath, type Problem } from '../../core/errors.ts';
-import { TEMPLATE_ROOTS, templateMatches, templateSteps } from '../../core/templates/render.ts';
+import { LITERAL_KEY, TEMPLATE_ROOTS, templateMatches, templateSteps } from '../../core/templates/render.ts';
 import { didYouMean, joinHints } from '../../util/did-you-mean.ts';
 import type { FieldPath, Pos } from './yaml-source.ts';
 
@@ -178,7 +178,7 @@ export function checkTemplateString(text: string, path: FieldPath, scope: Templa
     }
     // A key path (`prices[args.cabin]`) is a template of its own, read in the same place.
     const keyProblems = steps.flatMap((s) =>
-      s.key === undefined
+      s.key === undefined || LITERAL_KEY.test(s.key)
         ? []
         : checkTemplateString(`{{${s.key}}}`, path, scope, { ...loc, locateInString: () => at(offset) }).map((p) => ({
             ...p,

@@ -238,12 +238,17 @@ function descend(cur: unknown, parts: readonly string[], i: number, roots: Roots
   const keyed = keyedPart(part);
   if (keyed) {
     // The key is the value of its own path, read in the whole call (a text or a number).
+    // A whole number written as the key is itself; a negative one counts from a list's end.
     const [field, keyPath] = keyed;
     const map = Object.hasOwn(cur, field) ? (cur as Record<string, unknown>)[field] : undefined;
-    const key = lookup(roots, keyPath);
+    const literal = /^-?[0-9]+$/.test(keyPath);
+    const key = literal ? keyPath : lookup(roots, keyPath);
     if (typeof key !== 'string' && !(typeof key === 'number' && Number.isFinite(key))) return undefined;
-    if (map === null || typeof map !== 'object' || !Object.hasOwn(map, String(key))) return undefined;
-    return descend((map as Record<string, unknown>)[String(key)], parts, i + 1, roots);
+    if (map === null || typeof map !== 'object') return undefined;
+    let name = String(key);
+    if (Array.isArray(map) && /^-[0-9]+$/.test(name)) name = String(map.length - Number(name.slice(1)));
+    if (!Object.hasOwn(map, name)) return undefined;
+    return descend((map as Record<string, unknown>)[name], parts, i + 1, roots);
   }
   const star = part.endsWith('[*]');
   const next = (cur as Record<string, unknown>)[star ? part.slice(0, -3) : part];

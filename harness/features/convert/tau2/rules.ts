@@ -427,6 +427,16 @@ const FLIGHT_ROWS = {
 const NOT_BOOKABLE = ['landed', 'flying', 'cancelled', 'delayed', '"on time"'];
 const ALL_AVAILABLE = NOT_BOOKABLE.map((st) => `${st} not in {{legs[*].status}}`).join(' and ');
 const FARES = 'sum({{legs[*].prices[args.cabin]}})';
+/** Every flight has a seat per passenger in the cabin (tau2 checks each in turn). */
+const SEATS_FOR = (passengers: string) => `min({{legs[*].available_seats[args.cabin]}}) >= ${passengers}`;
+/** The policy: at most one travel certificate, one credit card and three gift cards per reservation. */
+const PAYMENT_LIMITS = [
+  ['certificate', 1],
+  ['credit_card', 1],
+  ['gift_card', 3],
+]
+  .map(([source, n]) => `count({{paid_with[*].source}}, ${source}) <= ${n}`)
+  .join(' and ');
 const CABINS = ['basic_economy', 'economy', 'business'] as const;
 /** The list of segments tau2 stores, rebuilt per flight at its current price in the cabin. */
 const segmentsAppended = (reservationId: string): Json => ({
@@ -487,6 +497,15 @@ const BAGS_CHARGED = `({{args.total_baggages}} <= ${FREE_BAGS} and {{args.nonfre
 /** A flight change's price difference when the cabin changes (tau2 then keeps no segment: all at today's price). */
 const FLIGHTS_DIFFERENCE = `(${FARES} - sum({{reservation.flights[*].price}})) * len({{reservation.passengers}})`;
 const CABIN_CHANGES = '{{args.cabin}} != {{reservation.cabin}}';
+/**
+ * The policy: a flight change keeps origin, destination and trip type (the call cannot name another
+ * type). A one-way trip leaves from the origin and ends at the destination; a round trip leaves from
+ * the origin, reaches the destination and ends back at the origin (as every reservation of tau2's holds).
+ */
+const SAME_TRIP =
+  '{{routes[0].origin}} == {{reservation.origin}} and (' +
+  '{{reservation.flight_type}} == one_way and {{routes[-1].destination}} == {{reservation.destination}} or ' +
+  '{{reservation.flight_type}} == round_trip and {{routes[-1].destination}} == {{reservation.origin}} and {{reservation.destination}} in {{routes[*].destination}})';
 
 const AIRLINE: Record<string, ToolRule> = {
   get_user_details: {
@@ -522,9 +541,11 @@ const AIRLINE: Record<string, ToolRule> = {
       'user_read(user={{args.user_id}})',
       { when: 'len({{args.passengers}}) <= 5' },
       { when: BAGS_CHARGED },
+      { when: PAYMENT_LIMITS },
     ],
     validate: [
       { when: ALL_AVAILABLE, error: 'Flight not available on date' },
+      { when: SEATS_FOR(PASSENGERS), error: 'Not enough seats on flight' },
       { when: PAYMENTS_ADD_UP, error: 'Payment amount does not add up' },
     ],
     effects: [
@@ -593,8 +614,7 @@ const AIRLINE: Record<string, ToolRule> = {
     returns: { reservation_id: '{{new_id.ids[seq.reservations]}}' },
     compensation_args: { reservation_id: '{{result.reservation_id}}' },
     unrendered: [
-      'the checks per element: each flight has a seat per passenger in the cabin, each gift card or certificate holds its amount (the seats are taken and the balances charged)',
-      'the policy limits on payment methods (one certificate, one card, three gift cards)',
+      'the check that each gift card or certificate holds the amount it pays (the balances are charged)',
       "a used certificate stays listed in the user's payment_methods (its row is deleted)",
     ],
   },
@@ -677,6 +697,7 @@ const AIRLINE: Record<string, ToolRule> = {
     lookups: { ...RESERVATION, ...AIR_PAYMENT, ...FLIGHT_ROWS },
     preconditions: [
       ...RES_READ,
+      { when: SAME_TRIP },
       // The policy: basic economy flights cannot change; its cabin can, with the same flights.
       {
         when: '{{reservation.cabin}} != basic_economy or ({{args.flights[*].flight_number}} == {{reservation.flights[*].flight_number}} and {{args.flights[*].date}} == {{reservation.flights[*].date}})',
@@ -688,6 +709,10 @@ const AIRLINE: Record<string, ToolRule> = {
       {
         when: `${CABIN_CHANGES} and (${ALL_AVAILABLE}) or {{args.cabin}} == {{reservation.cabin}}`,
         error: 'Flight not available on date',
+      },
+      {
+        when: `${CABIN_CHANGES} and ${SEATS_FOR('len({{reservation.passengers}})')} or {{args.cabin}} == {{reservation.cabin}}`,
+        error: 'Not enough seats on flight',
       },
       {
         when: `{{payment.source}} != gift_card or {{args.cabin}} == {{reservation.cabin}} or {{payment.spendable}} >= ${FLIGHTS_DIFFERENCE}`,
@@ -748,10 +773,6 @@ const AIRLINE: Record<string, ToolRule> = {
       flights: '{{before.reservation.flights}}',
       payment_id: '{{args.payment_id}}',
     },
-    unrendered: [
-      'the policy rule that origin, destination and trip type stay',
-      'the seats of each new flight (tau2 checks one per passenger in the cabin, and takes none)',
-    ],
     unrenderedWhen: (a, db, earlier) => {
       const r = (db.reservations as Record<string, Record<string, unknown>> | undefined)?.[String(a.reservation_id)];
       // The cabin the reservation has by then: the last earlier change's, else the database's.
@@ -761,7 +782,7 @@ const AIRLINE: Record<string, ToolRule> = {
       const cabin = change ? change.arguments.cabin : r?.cabin;
       return r !== undefined && cabin === a.cabin
         ? [
-            "with the cabin unchanged, the price difference (kept segments at their old price, new ones at today's), its payment or refund, and the availability of the new flights; the flights are set as given",
+            "with the cabin unchanged, the price difference (kept segments at their old price, new ones at today's), its payment or refund, and the availability and seats of the new flights; the flights are set as given",
           ]
         : [];
     },
@@ -792,8 +813,16 @@ const AIRLINE: Record<string, ToolRule> = {
     lookups: {
       user: { table: 'users', where: { user_id: '{{args.user_id}}' } },
       new_id: { table: 'new_ids', where: { kind: 'certificate' } },
+      user_reservations: { table: 'reservations', where: { reservation_id: '{{user.reservations}}' }, each: true },
     },
-    preconditions: ['user_read(user={{args.user_id}})'],
+    preconditions: [
+      'user_read(user={{args.user_id}})',
+      // The policy compensates only a silver or gold member, or one with travel insurance or in business
+      // (here: on any of the user's reservations; which one the complaint is about is said in conversation).
+      {
+        when: '{{user.membership}} in [silver, gold] or yes in {{user_reservations[*].insurance}} or business in {{user_reservations[*].cabin}}',
+      },
+    ],
     effects: [
       {
         insert: {
@@ -812,7 +841,7 @@ const AIRLINE: Record<string, ToolRule> = {
     ],
     establishes: 'certificate_sent(user={{args.user_id}}, amount={{args.amount}})',
     unrendered: [
-      'the policy conditions on compensation (silver or gold member, insurance, or business; cancelled or delayed flights; the amount per passenger)',
+      'the policy conditions on compensation that need the reservation the complaint is about (insurance or business on that one; its flights cancelled or delayed; 100 or 50 per passenger)',
       'tau2 numbers certificates per user (the first id the user does not hold); the sequence numbers them per task',
     ],
   },
