@@ -179,6 +179,8 @@ function languageOf(name: string, rule: ToolRule | undefined, entry: ClassEntry,
   if (Object.values(rule.lookups ?? {}).some((l) => l.each && lists(l.where).length > 1))
     out.add('list lookups on several fields');
   if (/round\(/.test(text)) out.add('round()');
+  if (/(min|max)\(/.test(text)) out.add('min() / max()');
+  if (/count\(/.test(text)) out.add('count()');
   if (entry.compensatedBy === name) out.add('self-compensation (compensating_operation names the tool)');
   return [...out].sort(cmp);
 }
