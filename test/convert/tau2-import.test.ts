@@ -10,6 +10,7 @@ import { Scenario, Tool } from '../../harness/core/scenario.ts';
 import { loadScenarioFile } from '../../harness/engine/loader/load.ts';
 import { CLASS_TABLE } from '../../harness/features/convert/tau2/classes.ts';
 import { parseTools } from '../../harness/features/convert/tau2/python.ts';
+import { TOOL_RULES } from '../../harness/features/convert/tau2/rules.ts';
 import type { Tau2Report } from '../../harness/features/convert/tau2/convert.ts';
 import type { Decision } from '../../harness/core/planner.ts';
 import { finalWorldOf, type CallEvent, type RunEndEvent, type RunStartEvent } from '../../harness/core/record.ts';
@@ -636,6 +637,25 @@ describe('oneway import tau2 on the committed slice', () => {
       { payment_id: 'credit_card_2408938', amount: 1072 },
       { payment_id: 'credit_card_2408938', amount: -296 },
       { payment_id: 'credit_card_2408938', amount: -1072 },
+    ]);
+  });
+
+  it('names the kept-segment pricing as not rendered only on a flight change that keeps the cabin, by then', () => {
+    const when = TOOL_RULES.airline.update_reservation_flights?.unrenderedWhen;
+    const db = { reservations: { R1: { cabin: 'economy' } } };
+    const change = (cabin: string) => ({ reservation_id: 'R1', cabin, flights: [], payment_id: 'p' });
+    expect(when?.(change('business'), db, [])).toEqual([]);
+    expect(when?.(change('economy'), db, [])).toEqual([expect.stringContaining('with the cabin unchanged')]);
+    // After an earlier change to business, a second one to business keeps the cabin.
+    const earlier = [{ name: 'update_reservation_flights', arguments: change('business') }];
+    expect(when?.(change('business'), db, earlier)).toEqual([expect.stringContaining('with the cabin unchanged')]);
+    // Airline 7 and 17 change the cabin: their flight changes are rendered whole.
+    for (const id of ['7', '17'])
+      expect(notRendered('airline', id).filter((m) => m.startsWith('update_reservation_flights'))).toEqual([]);
+    // Airline 23's bookings: only the per-payment balance check and the certificate's id in the profile.
+    expect(notRendered('airline', '23').filter((m) => m.startsWith('book_reservation'))).toEqual([
+      "book_reservation: a used certificate stays listed in the user's payment_methods (its row is deleted)",
+      'book_reservation: the check that each gift card or certificate holds the amount it pays (the balances are charged)',
     ]);
   });
 
