@@ -678,6 +678,23 @@ describe('oneway import tau2 on the committed slice', () => {
     const missing = change.preconditions.missing.join('\n');
     expect(missing).toContain('check=\"ATL == LAS and (round_trip == one_way');
     expect(missing).toContain('check=\"basic_economy != basic_economy or');
+    // No flights at all: tau2 checks none and refunds what the old ones cost, (0 - 148) x 2; the policy's rules do not hold.
+    const none = (calls: Decision[]) =>
+      calls.map((d) =>
+        d.type === 'call' && d.call.tool === 'update_reservation_flights'
+          ? call('update_reservation_flights', { ...d.call.args, flights: [] })
+          : d,
+      );
+    const empty = await runReference('7', none);
+    const emptied = empty.events.find(
+      (e): e is CallEvent => e.type === 'call' && e.tool === 'update_reservation_flights',
+    ) as CallEvent;
+    expect([emptied.http_status, emptied.applied]).toEqual([200, true]);
+    expect(rowOf(empty.world.reservations, 'reservation_id', 'XEHM4B')?.payment_history).toContainEqual({
+      payment_id: 'credit_card_2408938',
+      amount: -296,
+    });
+    expect(emptied.preconditions.missing.join('\n')).toContain('check=\"? == LAS and');
     // As given, both hold.
     const { events: ok } = await runReference('7');
     const held = (

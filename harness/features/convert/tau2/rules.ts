@@ -427,8 +427,9 @@ const FLIGHT_ROWS = {
 const NOT_BOOKABLE = ['landed', 'flying', 'cancelled', 'delayed', '"on time"'];
 const ALL_AVAILABLE = NOT_BOOKABLE.map((st) => `${st} not in {{legs[*].status}}`).join(' and ');
 const FARES = 'sum({{legs[*].prices[args.cabin]}})';
-/** Every flight has a seat per passenger in the cabin (tau2 checks each in turn). */
-const SEATS_FOR = (passengers: string) => `min({{legs[*].available_seats[args.cabin]}}) >= ${passengers}`;
+/** Every flight has a seat per passenger in the cabin (tau2 checks each in turn: none to check, none refused). */
+const SEATS_FOR = (passengers: string) =>
+  `(len({{legs}}) == 0 or min({{legs[*].available_seats[args.cabin]}}) >= ${passengers})`;
 /** The policy: at most one travel certificate, one credit card and three gift cards per reservation. */
 const PAYMENT_LIMITS = [
   ['certificate', 1],
