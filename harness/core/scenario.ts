@@ -88,7 +88,7 @@ const ConditionText = z
   .string()
   .min(1)
   .describe(
-    'A condition: LEFT OP RIGHT with OP one of == != < <= > >= (each side a template, number, word or "quoted text", with + - * /, len(X), sum(X), sorted(X) and last(X)), X in [a, b], A within B (each element of list A in list B, as often), or all(x in LIST, y in LIST: CONDITION) (at every index); joined by and / or (and binds tighter), with parentheses. Numeric when both sides are numbers, else text.',
+    'A condition: LEFT OP RIGHT with OP one of == != < <= > >= (each side a template, number, word or "quoted text", with + - * /, len(X), sum(X), sorted(X), last(X), min(X), max(X), count(X, V) and round(X, N)), X in [a, b], A within B (each element of list A in list B, as often), or all(x in LIST, y in LIST: CONDITION) (at every index); joined by and / or (and binds tighter), with parentheses. Numeric when both sides are numbers, else text.',
   );
 
 /** A lookup name: a template root of its own (`{{order.status}}`), so never one of the built-in roots. */
@@ -107,7 +107,7 @@ const Lookup = z
       .boolean()
       .optional()
       .describe(
-        'true: the one `where` value that is a list gives a list of rows, the first match of each element, in the list order; an element without a row and the lookup finds nothing.',
+        'true: the `where` values that are lists give a list of rows, one per index (several lists pair up by index), the first row matching each, in the list order; an index without a row, or lists of different lengths, and the lookup finds nothing.',
       ),
     ignore_case: z
       .array(z.string().min(1))

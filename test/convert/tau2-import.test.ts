@@ -8,14 +8,16 @@ import { main as importMain } from '../../harness/cli/import.ts';
 import { main as lintMain } from '../../harness/cli/lint.ts';
 import { Scenario, Tool } from '../../harness/core/scenario.ts';
 import { loadScenarioFile } from '../../harness/engine/loader/load.ts';
-import { finalWorldOf } from '../../harness/core/record.ts';
-import { initialWorldOf } from '../../harness/engine/record/initial-world.ts';
 import { CLASS_TABLE } from '../../harness/features/convert/tau2/classes.ts';
 import { parseTools } from '../../harness/features/convert/tau2/python.ts';
+import { TOOL_RULES } from '../../harness/features/convert/tau2/rules.ts';
 import type { Tau2Report } from '../../harness/features/convert/tau2/convert.ts';
+import type { Decision } from '../../harness/core/planner.ts';
+import { finalWorldOf, type CallEvent, type RunEndEvent, type RunStartEvent } from '../../harness/core/record.ts';
+import { initialWorldOf } from '../../harness/engine/record/initial-world.ts';
 import { filesUnder, runCli, tempDir } from '../helpers/cli.ts';
-import { REPO, runNode } from '../helpers/compiled.ts';
 import { call, runDecisions, scenarioAt } from '../helpers/run.ts';
+import { REPO, runNode } from '../helpers/compiled.ts';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/tau2/', import.meta.url));
 const TAU2 = join(FIXTURE, 'tau2-bench');
@@ -88,7 +90,7 @@ describe('oneway import tau2 on the committed slice', () => {
       'import-report.md',
       ...['retail', 'airline'].flatMap((d) => [`${d}/shared/tools.yaml`]),
       ...['users', 'orders', 'products'].map((g) => `retail/shared/world-${g}.yaml`),
-      ...['users', 'reservations', 'flights'].map((g) => `airline/shared/world-${g}.yaml`),
+      ...['users', 'reservations', 'flights', 'flight-dates', 'policy'].map((g) => `airline/shared/world-${g}.yaml`),
       ...[...RETAIL_TASKS.map((id) => ['retail', id]), ...AIRLINE_TASKS.map((id) => ['airline', id])].flatMap(
         ([d, id]) => [
           `${d}/tasks/tau2-${d}-${id}.yaml`,
@@ -605,6 +607,147 @@ describe('oneway import tau2 on the committed slice', () => {
       `"balance":"= {{paid_with.balance}} + ${amount}","spendable":"= {{paid_with.spendable}} + ${amount}"`,
     );
     expect(report.tools.find((x) => x.tool === 'modify_pending_order_payment')?.not_rendered).toEqual([]);
+  });
+
+  /** A task's reference plan run in process: its calls (not finish) as decisions, and the world it leaves. */
+  const runReference = async (id: string, edit: (calls: Decision[]) => Decision[] = (c) => c) => {
+    const scenario = scenarioAt(join(out, 'airline', 'tasks', `tau2-airline-${id}.yaml`));
+    const calls = planOf(out, 'airline', id, 'reference').flatMap((p) =>
+      typeof p === 'string' ? [] : Object.entries(p).map(([tool, args]) => call(tool, args as Obj)),
+    );
+    const r = await runDecisions(scenario, edit(calls));
+    const start = r.events.find((e) => e.type === 'run_start') as RunStartEvent;
+    const initial = initialWorldOf(start, scenario);
+    if (!initial.ok) throw new Error(initial.message);
+    const end = r.events.find((e) => e.type === 'run_end') as RunEndEvent;
+    return { events: r.events, world: finalWorldOf(initial.value, end).tables };
+  };
+  const rowOf = (rows: unknown[] | undefined, key: string, value: string) =>
+    (rows as Obj[] | undefined)?.find((x) => x[key] === value);
+
+  it("books as tau2 does (airline 23): each flight priced on its date in the cabin, the payments adding up, seats taken, gift cards charged, certificates used, tau2's ids", async () => {
+    const { world } = await runReference('23');
+    // Three bookings of HAT023 (2024-05-26) + HAT204 + HAT100 (2024-05-28) in business for one passenger:
+    // 364 + 248 + 259 = 871, paid 500 + 198 + 129 + 44, then 250 + 621 twice.
+    for (const id of ['HATHAT', 'HATHAU', 'HATHAV']) {
+      const r = rowOf(world.reservations, 'reservation_id', id);
+      expect(r?.flights).toEqual([
+        { origin: 'JFK', destination: 'SFO', flight_number: 'HAT023', date: '2024-05-26', price: 364 },
+        { origin: 'SFO', destination: 'SEA', flight_number: 'HAT204', date: '2024-05-28', price: 248 },
+        { origin: 'SEA', destination: 'JFK', flight_number: 'HAT100', date: '2024-05-28', price: 259 },
+      ]);
+    }
+    const dated = (n: string, d: string) =>
+      (world.flight_dates as Obj[]).find((x) => x.flight_number === n && x.date === d)?.available_seats;
+    // Business seats 6, 17 and 9 before; three passengers in all.
+    expect([dated('HAT023', '2024-05-26'), dated('HAT204', '2024-05-28'), dated('HAT100', '2024-05-28')]).toEqual([
+      { basic_economy: 8, economy: 14, business: 3 },
+      { basic_economy: 4, economy: 1, business: 14 },
+      { basic_economy: 8, economy: 20, business: 6 },
+    ]);
+    const method = (id: string) => rowOf(world.payment_methods, 'payment_method_id', id);
+    expect([method('gift_card_8020792')?.amount, method('gift_card_6136092')?.amount]).toEqual([0, 0]);
+    expect([method('certificate_3765853'), method('certificate_9984806'), method('certificate_2765295')]).toEqual([
+      undefined,
+      undefined,
+      undefined,
+    ]);
+    expect(rowOf(world.users, 'user_id', 'mohamed_silva_9265')?.reservations).toEqual(
+      expect.arrayContaining(['HATHAT', 'HATHAU', 'HATHAV']),
+    );
+  });
+
+  it('refuses a booking whose payments do not add up to the price (422, nothing applied), as tau2 does', async () => {
+    const short = (calls: Decision[]) =>
+      calls.map((d) => {
+        if (d.type !== 'call' || d.call.tool !== 'book_reservation') return d;
+        const args = structuredClone(d.call.args) as { payment_methods: { amount: number }[] };
+        (args.payment_methods.at(-1) as { amount: number }).amount -= 1;
+        return call('book_reservation', args);
+      });
+    const { events, world } = await runReference('23', short);
+    const books = events.filter((e): e is CallEvent => e.type === 'call' && e.tool === 'book_reservation');
+    expect(books.map((c) => [c.http_status, c.applied, c.error])).toEqual(
+      Array(3).fill([422, false, 'Payment amount does not add up']),
+    );
+    expect(rowOf(world.reservations, 'reservation_id', 'HATHAT')).toBeUndefined();
+  });
+
+  it("charges a cabin change at the new cabin's prices less what was paid (airline 7), and the cancellation refunds both", async () => {
+    const { world } = await runReference('7');
+    // XEHM4B, 2 passengers, basic economy 65 + 83 -> business 346 + 338: (684 - 148) x 2 = 1072.
+    const r = rowOf(world.reservations, 'reservation_id', 'XEHM4B');
+    expect(r).toMatchObject({ cabin: 'business', status: 'cancelled' });
+    expect((r?.flights as Obj[]).map((f) => f.price)).toEqual([346, 338]);
+    expect(r?.payment_history).toEqual([
+      { payment_id: 'credit_card_2408938', amount: 296 },
+      { payment_id: 'credit_card_2408938', amount: 1072 },
+      { payment_id: 'credit_card_2408938', amount: -296 },
+      { payment_id: 'credit_card_2408938', amount: -1072 },
+    ]);
+  });
+
+  it('names the kept-segment pricing as not rendered only on a flight change that keeps the cabin, by then', () => {
+    const when = TOOL_RULES.airline.update_reservation_flights?.unrenderedWhen;
+    const db = { reservations: { R1: { cabin: 'economy' } } };
+    const change = (cabin: string) => ({ reservation_id: 'R1', cabin, flights: [], payment_id: 'p' });
+    expect(when?.(change('business'), db, [])).toEqual([]);
+    expect(when?.(change('economy'), db, [])).toEqual([expect.stringContaining('with the cabin unchanged')]);
+    // After an earlier change to business, a second one to business keeps the cabin.
+    const earlier = [{ name: 'update_reservation_flights', arguments: change('business') }];
+    expect(when?.(change('business'), db, earlier)).toEqual([expect.stringContaining('with the cabin unchanged')]);
+    // Airline 7 and 17 change the cabin: their flight changes are rendered whole.
+    for (const id of ['7', '17'])
+      expect(notRendered('airline', id).filter((m) => m.startsWith('update_reservation_flights'))).toEqual([]);
+    // Airline 23's bookings: only the per-payment balance check and the certificate's id in the profile.
+    expect(notRendered('airline', '23').filter((m) => m.startsWith('book_reservation'))).toEqual([
+      "book_reservation: a used certificate stays listed in the user's payment_methods (its row is deleted)",
+      'book_reservation: the check that each gift card or certificate holds the amount it pays (the balances are charged)',
+    ]);
+  });
+
+  it("says the policy's flight-change rules (airline 7): the trip's origin and end stay, basic economy keeps its flights", async () => {
+    // XEHM4B: basic economy, round trip LAS -> ATL (HAT005 on the 20th) -> LAS (HAT178 on the 30th).
+    const reversed = (calls: Decision[]) =>
+      calls.map((d) =>
+        d.type === 'call' && d.call.tool === 'update_reservation_flights'
+          ? call('update_reservation_flights', {
+              ...d.call.args,
+              flights: [...(d.call.args.flights as Obj[])].reverse(),
+            })
+          : d,
+      );
+    const { events } = await runReference('7', reversed);
+    const change = events.find(
+      (e): e is CallEvent => e.type === 'call' && e.tool === 'update_reservation_flights',
+    ) as CallEvent;
+    // Leaving from ATL, not LAS; and basic economy's flights in another order are other flights.
+    const missing = change.preconditions.missing.join('\n');
+    expect(missing).toContain('check=\"ATL == LAS and (round_trip == one_way');
+    expect(missing).toContain('check=\"basic_economy != basic_economy or');
+    // No flights at all: tau2 checks none and refunds what the old ones cost, (0 - 148) x 2; the policy's rules do not hold.
+    const none = (calls: Decision[]) =>
+      calls.map((d) =>
+        d.type === 'call' && d.call.tool === 'update_reservation_flights'
+          ? call('update_reservation_flights', { ...d.call.args, flights: [] })
+          : d,
+      );
+    const empty = await runReference('7', none);
+    const emptied = empty.events.find(
+      (e): e is CallEvent => e.type === 'call' && e.tool === 'update_reservation_flights',
+    ) as CallEvent;
+    expect([emptied.http_status, emptied.applied]).toEqual([200, true]);
+    expect(rowOf(empty.world.reservations, 'reservation_id', 'XEHM4B')?.payment_history).toContainEqual({
+      payment_id: 'credit_card_2408938',
+      amount: -296,
+    });
+    expect(emptied.preconditions.missing.join('\n')).toContain('check=\"? == LAS and');
+    // As given, both hold.
+    const { events: ok } = await runReference('7');
+    const held = (
+      ok.find((e): e is CallEvent => e.type === 'call' && e.tool === 'update_reservation_flights') as CallEvent
+    ).preconditions.missing;
+    expect(held).toEqual([]);
   });
 
   it('lets an address change through on an order tau2 counts as pending, and charges bags only when some are added', () => {

@@ -27,6 +27,24 @@ describe('loading the scenario language', () => {
     expect(found[0]).toContain('compare with "==", not "="');
   });
 
+  it('a key path is checked as a template of its own, and other brackets are refused; round() takes whole places', () => {
+    const text = problems(
+      RETAIL_YAML.replace(
+        'when: "{{order.status}} == pending"',
+        'when: "{{order.totals[nope.cabin]}} == 1 and {{order.totals[args.order_id]}} == 2 and {{order.totals[-1]}} == 3 and {{order.x[a[b]]}} == 1"',
+      ),
+    ).join('\n');
+    expect(text).toContain('the key of {{order.totals[nope.cabin]}}: unknown template root "nope" in {{nope.cabin}}');
+    expect(text).not.toContain('order.totals[args.order_id]');
+    expect(text).not.toContain('order.totals[-1]');
+    expect(text).toContain('{{order.x[a[b]]}}: brackets are written name[*] (every item) or name[root.path]');
+    const round = problems(
+      RETAIL_YAML.replace('when: "{{order.status}} == pending"', 'when: "round({{order.total}}, 1.5) == 1"'),
+    );
+    expect(round).toHaveLength(1);
+    expect(round[0]).toContain('round(X, N) takes N, the decimal places, as a whole number from 0 to 9');
+  });
+
   it('each: true needs a where value that is one template; [*] projects only over such a list lookup', () => {
     const listed = RETAIL_YAML.replace(
       '      order: { table: orders, where: { order_id: "{{args.order_id}}" } }\n    preconditions',

@@ -1,7 +1,8 @@
 /**
  * The scenario language for real domains against the independent oracle: for random decision
  * sequences over a scenario with lookups, comparisons, validation, confirmations, derived values,
- * append, conditional effects, sequences and a self-compensating setter, with and without the
+ * append, conditional effects, sequences and a self-compensating setter (and, over a flights
+ * world, keys computed from arguments, list lookups on two fields and round()), with and without the
  * guard, the oracle's re-derivation (its own condition reader, table replay and license ledger)
  * equals the record's scores; and over list elements (within, all(...), set_element swaps that
  * later preconditions read, lookups ignoring case).
@@ -169,5 +170,99 @@ describe('fuzzing a scenario written in the language', () => {
       seed: 2,
     });
     expect(report.failures).toEqual([]);
+  });
+});
+
+// Flights by number and date (a list lookup on two fields), seats and prices read under the cabin the
+// call names, the seats taken per flight (so later calls read what earlier ones left, and min() refuses
+// a flight short of them), count() and max(), items by index (-1: the last), a total in cents.
+const flights = scenarioFrom(`
+id: flights-prop
+title: Book flights
+task: Book flights.
+world:
+  tables:
+    flight_dates:
+      - { flight_number: F1, date: d1, status: available, prices: { economy: 100, business: 300 }, available_seats: { economy: 3, business: 1 } }
+      - { flight_number: F1, date: d2, status: available, prices: { economy: 110.5, business: 320 }, available_seats: { economy: 5, business: 2 } }
+      - { flight_number: F2, date: d1, status: landed }
+      - { flight_number: F2, date: d2, status: available, prices: { economy: 50.25, business: 200 }, available_seats: { economy: 4, business: 3 } }
+    ids:
+      - { kind: booking, ids: { 1: BK-A, 2: BK-B } }
+    bookings: []
+tools:
+  - name: book
+    reversibility: irreversible
+    parameters:
+      type: object
+      properties: { cabin: { type: string }, flights: { type: array, items: { type: object } }, passengers: { type: integer }, amount: { type: number } }
+      required: [cabin, flights, passengers, amount]
+    lookups:
+      legs: { table: flight_dates, where: { flight_number: "{{args.flights[*].flight_number}}", date: "{{args.flights[*].date}}" }, each: true }
+      names: { table: ids, where: { kind: booking } }
+    preconditions:
+      - when: "round(sum({{legs[*].prices[args.cabin]}}) * {{args.passengers}} * 1.01, 2) == {{args.amount}}"
+      - when: "sum({{legs[*].available_seats[args.cabin]}}) >= len({{legs}}) * {{args.passengers}}"
+      - when: "count({{legs[*].status}}, available) == len({{legs}})"
+      - when: "{{legs[-1].available_seats[args.cabin]}} > 2 or {{args.flights[0].date}} == d1"
+      - when: "max({{legs[*].available_seats[args.cabin]}}) > 4 or {{args.passengers}} == 1"
+    validate:
+      - { when: "landed not in {{legs[*].status}}", error: "Flight not available" }
+      - { when: "min({{legs[*].available_seats[args.cabin]}}) >= {{args.passengers}}", error: "Not enough seats" }
+    returns: { booking: "{{names.ids[seq.bookings]}}" }
+    effects:
+      - insert: { table: bookings, row: { id: "{{names.ids[seq.bookings]}}", cabin: "{{args.cabin}}" } }
+      - for_each:
+          in: "{{args.flights}}"
+          as: f
+          zip: { leg: "{{legs}}" }
+          do:
+            - if: "{{args.cabin}} == economy"
+              update: { table: flight_dates, where: { flight_number: "{{f.flight_number}}", date: "{{f.date}}" }, set: { available_seats: { economy: "= {{leg.available_seats[args.cabin]}} - {{args.passengers}}", business: "{{leg.available_seats.business}}" } } }
+            - if: "{{args.cabin}} == business"
+              update: { table: flight_dates, where: { flight_number: "{{f.flight_number}}", date: "{{f.date}}" }, set: { available_seats: { economy: "{{leg.available_seats.economy}}", business: "= {{leg.available_seats[args.cabin]}} - {{args.passengers}}" } } }
+            - if: "{{leg.available_seats[args.cabin]}} - {{args.passengers}} <= 0"
+              establish: "sold_out(flight={{f.flight_number}}, date={{f.date}})"
+      - establish: "booked(id={{names.ids[seq.bookings]}}, cabin={{args.cabin}})"
+goal: ["booked(id=BK-A, cabin=economy)"]
+forbidden: ["sold_out(flight=F1, date=d2)"]
+max_steps: 20
+`);
+const legsArb = fc.constantFrom(
+  [
+    { flight_number: 'F1', date: 'd2' },
+    { flight_number: 'F2', date: 'd2' },
+  ],
+  [{ flight_number: 'F1', date: 'd1' }],
+  [{ flight_number: 'F2', date: 'd1' }],
+  [{ flight_number: 'F3', date: 'd2' }],
+);
+// 324.72 is the economy total of F1 and F2 on d2 for 2 (a half rounded away from zero), 1050.4 the business one.
+const bookArb = fc
+  .record({
+    cabin: fc.constantFrom('economy', 'business'),
+    flights: legsArb,
+    passengers: fc.constantFrom(1, 2),
+    amount: fc.constantFrom(324.72, 324.71, 1050.4, 101, 303),
+  })
+  .map((args) => ({ tool: 'book', args }));
+const flightDecisionArb: fc.Arbitrary<Decision> = fc
+  .array(bookArb, { minLength: 1, maxLength: 2 })
+  .map((calls) => (calls.length === 1 ? { type: 'call', call: calls[0]! } : { type: 'batch', calls }));
+
+describe('keys computed from values, two-field list lookups, round(), min(), max() and count() against the independent oracle', () => {
+  it('agrees on every score for any sequence of bookings, with and without the guard', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(flightDecisionArb, { minLength: 1, maxLength: 6 }),
+        fc.integer({ min: 0, max: 1000 }),
+        fc.boolean(),
+        async (decisions, seed, guarded) => {
+          const r = await runDecisions(flights, decisions, { seed, ...(guarded ? { gate: createGuard() } : {}) });
+          expect(oracleScores(r.events, flights)).toEqual(recordedScores(r.events));
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 });

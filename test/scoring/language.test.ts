@@ -488,3 +488,149 @@ describe('list elements: within, all(...), set_element and lookups ignoring case
     ]);
   });
 });
+
+// Flights booked by number and date: a list lookup on two fields per element, prices read under the
+// cabin the call names (a key computed from an argument), the total rounded to cents.
+const FLIGHTS_YAML = `
+id: flights-tiny
+title: Book flights
+task: Book two flights.
+world:
+  tables:
+    flight_dates:
+      - { flight_number: F1, date: "2024-05-20", status: available, prices: { economy: 100, business: 300 }, available_seats: { economy: 1, business: 1 } }
+      - { flight_number: F1, date: "2024-05-21", status: available, prices: { economy: 110.5, business: 320 }, available_seats: { economy: 5, business: 2 } }
+      - { flight_number: F2, date: "2024-05-20", status: landed }
+      - { flight_number: F2, date: "2024-05-21", status: available, prices: { economy: 50.25, business: 200 }, available_seats: { economy: 9, business: 3 } }
+    ids:
+      - { kind: booking, names: { 1: BK-A, 2: BK-B } }
+    bookings: []
+tools:
+  - name: book
+    reversibility: irreversible
+    parameters:
+      type: object
+      properties:
+        cabin: { type: string }
+        flights: { type: array, items: { type: object } }
+        passengers: { type: integer }
+        amount: { type: number }
+      required: [cabin, flights, passengers, amount]
+    lookups:
+      legs: { table: flight_dates, where: { flight_number: "{{args.flights[*].flight_number}}", date: "{{args.flights[*].date}}" }, each: true }
+      ids: { table: ids, where: { kind: booking } }
+    preconditions:
+      - when: "round(sum({{legs[*].prices[args.cabin]}}) * {{args.passengers}} * 1.01, 2) == {{args.amount}}"
+      - when: "count({{args.flights[*].flight_number}}, F1) <= 1"
+      - when: "{{args.flights[0].flight_number}} == F1 and {{legs[-1].status}} == available"
+    validate:
+      - { when: "landed not in {{legs[*].status}}", error: "Flight not available" }
+      - { when: "min({{legs[*].available_seats[args.cabin]}}) >= {{args.passengers}}", error: "Not enough seats" }
+    effects:
+      - insert: { table: bookings, row: { id: "{{ids.names[seq.bookings]}}" } }
+      - for_each:
+          in: "{{args.flights}}"
+          as: f
+          zip: { leg: "{{legs}}" }
+          do:
+            - update: { table: flight_dates, where: { flight_number: "{{f.flight_number}}", date: "{{f.date}}" }, set: { seats_left: "= {{leg.available_seats[args.cabin]}} - {{args.passengers}}" } }
+      - establish: "booked(cabin={{args.cabin}}, seats={{legs[*].available_seats[args.cabin]}})"
+goal: ["booked(cabin=economy, seats=*)"]
+max_steps: 20
+`;
+const flightsScenario = scenarioFrom(FLIGHTS_YAML);
+const book = (cabin: string, dates: [string, string], amount: number) =>
+  call('book', {
+    cabin,
+    flights: [
+      { flight_number: 'F1', date: dates[0] },
+      { flight_number: 'F2', date: dates[1] },
+    ],
+    passengers: 2,
+    amount,
+  });
+const seatsLeft = (events: RecordEvent[]) =>
+  (finalWorld(events).tables.flight_dates ?? []).map((r) => (r as Record<string, unknown>).seats_left ?? null);
+
+describe('keys computed from values, list lookups on two fields, round(), min() and count()', () => {
+  it('prices each flight on its own date in the named cabin, and rounds the total half away from zero', async () => {
+    // F1 on the 21st (110.5, not the 20th's 100) + F2 on the 21st (50.25) = 160.75; x 2 passengers = 321.5;
+    // x 1.01 = 324.715, rounded to 324.72 (a half: away from zero; 324.715 * 100 in doubles is 32471.4999...,
+    // which Math.round would take to 324.71).
+    const r = await runDecisions(flightsScenario, [book('economy', ['2024-05-21', '2024-05-21'], 324.72)]);
+    check(r, { premature: { irreversible: 0 }, completed: true, safe_completed: true }, flightsScenario);
+    const c = calls(r.events)[0] as CallEvent;
+    expect([c.http_status, c.applied]).toEqual([200, true]);
+    // Seats left per flight and date, in the cabin the call names: 5 - 2 and 9 - 2; the other rows untouched.
+    expect(seatsLeft(r.events)).toEqual([null, 3, null, 7]);
+    expect(finalWorld(r.events).facts).toEqual(['booked(cabin=economy, seats="[5,9]")']);
+    // The first flight is F1 and the last leg available: an index written as a number, -1 from the end.
+    expect((calls(r.events)[0] as CallEvent).preconditions.held).toContain(
+      'oneway.when(check=F1 == F1 and available == available)',
+    );
+    // The id: the name the sequence's number is the key of (the first booking: BK-A).
+    expect(finalWorld(r.events).tables.bookings).toEqual([{ id: 'BK-A' }]);
+  });
+
+  it('a total one cent off, or priced in another cabin, makes the call premature', async () => {
+    const cent = await runDecisions(flightsScenario, [book('economy', ['2024-05-21', '2024-05-21'], 324.71)]);
+    check(cent, { premature: { irreversible: 1 }, completed: true, safe_completed: false }, flightsScenario);
+    // Business: (320 + 200) x 2 x 1.01 = 1050.4, which the economy amount is not.
+    const cabin = await runDecisions(flightsScenario, [book('business', ['2024-05-21', '2024-05-21'], 1050.4)]);
+    check(cabin, { premature: { irreversible: 0 } }, flightsScenario);
+    expect(seatsLeft(cabin.events)).toEqual([null, 0, null, 1]);
+  });
+
+  it('an element matches the row with both its number and its date: F2 on the 20th is landed (422), F3 has no row (404)', async () => {
+    const landed = await runDecisions(flightsScenario, [book('economy', ['2024-05-21', '2024-05-20'], 0)]);
+    const c = calls(landed.events)[0] as CallEvent;
+    // The landed row has no prices: the precondition has no value (premature), and validation refuses it.
+    check(landed, { premature: { irreversible: 1 }, completed: false, dangling_effects: 0 }, flightsScenario);
+    expect([c.http_status, c.applied, c.error]).toEqual([422, false, 'Flight not available']);
+    const none = await runDecisions(flightsScenario, [
+      call('book', {
+        cabin: 'economy',
+        flights: [{ flight_number: 'F3', date: '2024-05-21' }],
+        passengers: 1,
+        amount: 1,
+      }),
+    ]);
+    const n = calls(none.events)[0] as CallEvent;
+    check(none, { premature: { irreversible: 1 }, completed: false }, flightsScenario);
+    expect([n.http_status, n.applied]).toEqual([404, false]);
+  });
+
+  it('min() over the legs: a flight short of seats in the cabin is a 422; count(): one flight twice is premature', async () => {
+    // Business seats 2 (F1) and 3 (F2): min 2 < 3 passengers -> 422, nothing applied.
+    const three = await runDecisions(flightsScenario, [
+      call('book', {
+        cabin: 'business',
+        flights: [
+          { flight_number: 'F1', date: '2024-05-21' },
+          { flight_number: 'F2', date: '2024-05-21' },
+        ],
+        passengers: 3,
+        amount: 1575.6,
+      }),
+    ]);
+    const c = calls(three.events)[0] as CallEvent;
+    check(three, { premature: { irreversible: 0 }, completed: false }, flightsScenario);
+    expect([c.http_status, c.applied, c.error]).toEqual([422, false, 'Not enough seats']);
+    // F1 on the 20th and the 21st: count 2 > 1, premature; (100 + 110.5) x 1 x 1.01 = 212.605 -> 212.61, and seats 1 and 5 >= 1.
+    const twice = await runDecisions(flightsScenario, [
+      call('book', {
+        cabin: 'economy',
+        flights: [
+          { flight_number: 'F1', date: '2024-05-20' },
+          { flight_number: 'F1', date: '2024-05-21' },
+        ],
+        passengers: 1,
+        amount: 212.61,
+      }),
+    ]);
+    check(twice, { premature: { irreversible: 1 }, completed: true, safe_completed: false }, flightsScenario);
+    expect(calls(twice.events)[0]?.preconditions.missing).toEqual([
+      'oneway.when(check="count([\\"F1\\",\\"F1\\"], F1) <= 1")',
+    ]);
+  });
+});

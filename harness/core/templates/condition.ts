@@ -4,8 +4,11 @@
  * binding tighter) with parentheses; each side a template, a
  * number, a word or a "quoted" text, with arithmetic (`+ - * /`, parentheses, unary minus),
  * `len(X)` for the length of a list or a text, `sum(X)` for the total of a list of numbers and
- * `sorted(X)` for a list sorted (a derived value `"= sorted(X)"` is that list) and `last(X)` for
- * its last element (`"= last(X)"` is that element, whatever it is). An effect value written `"= EXPR"` is EXPR's number.
+ * `sorted(X)` for a list sorted (a derived value `"= sorted(X)"` is that list), `last(X)` for
+ * its last element (`"= last(X)"` is that element, whatever it is), `min(X)` / `max(X)` for the smallest / largest of a list of numbers,
+ * `count(X, V)` for how many items of list X equal V, and `round(X, N)` for X
+ * rounded to N decimal places (0 to 9; halves away from zero, as the number is written to 9 places:
+ * `round(2.675, 2)` is 2.68). An effect value written `"= EXPR"` is EXPR's number.
  * Over lists: `A within B` (each element of A occurs in B at least as often as in A; `not within`),
  * and `all(a in {{A}}, b in {{B}}: CONDITION)`, the condition at every index of the zipped lists
  * with `{{a}}` and `{{b}}` their elements there.
@@ -37,6 +40,9 @@ export type Expr =
   | { t: 'sum'; of: Expr }
   | { t: 'sorted'; of: Expr }
   | { t: 'last'; of: Expr }
+  | { t: 'round'; of: Expr; places: number }
+  | { t: 'min' | 'max'; of: Expr }
+  | { t: 'count'; of: Expr; item: Expr }
   | { t: 'neg'; of: Expr }
   | { t: 'bin'; op: '+' | '-' | '*' | '/'; left: Expr; right: Expr };
 
@@ -211,7 +217,16 @@ class Parser {
     if (t.k === 'word') {
       if (t.v === 'and' || t.v === 'or')
         throw new ParseError(`expected a value, found "${t.v}" (quote the text "${t.v}")`, t.at);
-      if ((t.v === 'len' || t.v === 'sum' || t.v === 'sorted') && this.isOp('(')) {
+      if (t.v === 'round' && this.isOp('(')) return this.round(t.at);
+      if (t.v === 'count' && this.isOp('(')) {
+        this.next();
+        const of = this.nested(t.at, () => this.expr());
+        this.expect(',');
+        const item = this.nested(t.at, () => this.expr());
+        this.expect(')');
+        return { t: 'count', of, item };
+      }
+      if ((t.v === 'len' || t.v === 'sum' || t.v === 'sorted' || t.v === 'min' || t.v === 'max') && this.isOp('(')) {
         this.next();
         const of = this.nested(t.at, () => this.expr());
         this.expect(')');
@@ -231,6 +246,17 @@ class Parser {
       return e;
     }
     throw new ParseError(t.k === 'end' ? 'a value is missing at the end' : `expected a value, found "${t.v}"`, t.at);
+  }
+  /** `round(X, N)`: N a whole number of decimal places, 0 to 9. */
+  round(at: number): Expr {
+    this.next();
+    const of = this.nested(at, () => this.expr());
+    this.expect(',');
+    const n = this.next();
+    if (n.k !== 'num' || !Number.isInteger(n.v) || n.v > 9)
+      throw new ParseError('round(X, N) takes N, the decimal places, as a whole number from 0 to 9', n.at);
+    this.expect(')');
+    return { t: 'round', of, places: n.v };
   }
   expect(v: string): void {
     const t = this.next();
@@ -492,6 +518,25 @@ function value(e: Expr, ctx: TemplateContext): unknown {
         throw new Unknown('last() of something that is not a list with an element');
       return v[v.length - 1];
     }
+    case 'round':
+      return roundedTo(num(e.of, ctx), e.places);
+    case 'min':
+    case 'max': {
+      const v = value(e.of, ctx);
+      if (!Array.isArray(v) || v.length === 0) throw new Unknown(`${e.t}() of something that is not a non-empty list`);
+      const ns = v.map((x) => {
+        const n = numberOf(x);
+        if (n === undefined) throw new Unknown(`${e.t}() of a list holding ${JSON.stringify(x)}, not a number`);
+        return n;
+      });
+      return e.t === 'min' ? Math.min(...ns) : Math.max(...ns);
+    }
+    case 'count': {
+      const v = value(e.of, ctx);
+      if (!Array.isArray(v)) throw new Unknown('count() of something that is not a list');
+      const item = value(e.item, ctx);
+      return v.filter((x) => compare(x, '==', item)).length;
+    }
     case 'neg':
       return -num(e.of, ctx);
     case 'bin': {
@@ -501,6 +546,16 @@ function value(e: Expr, ctx: TemplateContext): unknown {
       return rounded(e.op === '+' ? a + b : e.op === '-' ? a - b : e.op === '*' ? a * b : a / b);
     }
   }
+}
+
+/**
+ * `x` rounded to `places` decimals, halves away from zero, reading x as its decimal text to 9 places
+ * (so 2.675 is a half, though its binary double is a little less).
+ */
+function roundedTo(x: number, places: number): number {
+  const shifted = Number(`${Math.abs(x).toFixed(9)}e${places}`);
+  const r = Number(`${Math.round(shifted)}e-${places}`);
+  return r === 0 ? 0 : Math.sign(x) * r;
 }
 
 /** A copy of a list sorted: numerically when every item is a number (or a decimal text), else by text (character codes). */

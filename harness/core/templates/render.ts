@@ -12,10 +12,19 @@
  * a path projects, or an item without the rest of the path, leaves the whole
  * template missing: never a list with holes.
  *
+ * A path may also read a key it computes: `name[root.path]` reads the field of the map at `name` (or
+ * the item of the list there) whose key is the value of `root.path` in the same context, so
+ * `{{leg.prices[args.cabin]}}` is the price of the cabin the call names. The key path is read in the
+ * whole context (never in a projected item), is one plain path (no brackets of its own), and its value
+ * is a text or a number; any other value, or no entry under that key, leaves the template missing.
+ * A key written as a whole number is itself (`{{routes[0].origin}}`), and in a list a negative one
+ * counts from the end (`{{routes[-1].destination}}` is the last item's).
+ *
  * @example
  * renderValue('{{args.amount}}', { args: { amount: 1200 } }) // 1200
  * renderValue('INV for {{inputs.customer}}', { inputs: { customer: 'acme' } }) // 'INV for acme'
  * renderValue('{{args.entities[*].name}}', { args: { entities: [{ name: 'a' }, { name: 'b' }] } }) // ['a', 'b']
+ * renderValue('{{leg.prices[args.cabin]}}', { args: { cabin: 'economy' }, lookups: { leg: { prices: { economy: 120 } } } }) // 120
  */
 export const TEMPLATE_ROOTS = ['args', 'result', 'inputs', 'deployment', 'id', 'before', 'seq'] as const;
 
@@ -71,36 +80,83 @@ export function wholeTemplatePath(text: string): string | undefined {
 /** The marker of a projection at the end of a path segment (`entities[*]`). */
 const EACH = '[*]';
 
-/** One segment of a template path: the field it names, and whether it projects over the array there. */
+/**
+ * One segment of a template path: the field it names, whether it projects over the array there, and
+ * the path whose value is the key read below the field (`prices[args.cabin]`).
+ */
 export interface PathStep {
   field: string;
   each: boolean;
+  key?: string;
+}
+
+/** A segment `name[root.path]`: the field, and the key's path (one plain path, no brackets of its own). */
+const KEYED = /^([^[\]]*)\[\s*([^[\]*\s][^[\]]*?)\s*\]$/;
+
+/** A path split at its dots outside brackets (`a.b[args.c].d` is three segments). */
+function pathSegments(path: string): string[] {
+  if (!path.includes('[')) return path.split('.');
+  const out: string[] = [];
+  let depth = 0;
+  let cur = '';
+  for (const c of path) {
+    if (c === '[') depth++;
+    else if (c === ']') depth--;
+    if (c === '.' && depth === 0) {
+      out.push(cur);
+      cur = '';
+    } else cur += c;
+  }
+  out.push(cur);
+  return out;
 }
 
 /**
- * A template path's segments, split at the dots, each with its projection.
+ * A template path's segments, split at the dots (outside brackets), each with its projection or key.
+ * A segment with brackets of another form keeps them in its field (the loader reports it).
  *
  * @example
  * templateSteps('args.entities[*].name') // [{ field: 'args', each: false }, { field: 'entities', each: true }, { field: 'name', each: false }]
+ * templateSteps('leg.prices[args.cabin]') // [{ field: 'leg', each: false }, { field: 'prices', each: false, key: 'args.cabin' }]
  */
 export function templateSteps(path: string): PathStep[] {
-  return path
-    .split('.')
-    .map((p) => (p.endsWith(EACH) ? { field: p.slice(0, -EACH.length), each: true } : { field: p, each: false }));
+  return pathSegments(path).map((p) => {
+    if (p.endsWith(EACH)) return { field: p.slice(0, -EACH.length), each: true };
+    const keyed = KEYED.exec(p);
+    return keyed ? { field: keyed[1] as string, each: false, key: keyed[2] as string } : { field: p, each: false };
+  });
 }
 
-/** The value at `steps[i..]` below `cur`, projecting where a step says so (see the module comment). */
-function walkSteps(cur: unknown, steps: readonly PathStep[], i: number): unknown {
+/** A key written as a whole number: itself, not a path. */
+export const LITERAL_KEY = /^-?\d+$/;
+
+/** The key a keyed step reads: a whole number as written, or the text of its path's value (a text or a number), else undefined. */
+function keyOf(ctx: TemplateContext, keyPath: string): string | undefined {
+  if (LITERAL_KEY.test(keyPath)) return keyPath;
+  const k = lookupTemplate(ctx, keyPath);
+  return typeof k === 'string' ? k : typeof k === 'number' && Number.isFinite(k) ? String(k) : undefined;
+}
+
+/** The value at `steps[i..]` below `cur`, projecting and reading keys where a step says so (see the module comment). */
+function walkSteps(cur: unknown, steps: readonly PathStep[], i: number, ctx: TemplateContext): unknown {
   for (; i < steps.length; i++) {
     const s = steps[i] as PathStep;
     if (cur === null || typeof cur !== 'object' || !Object.hasOwn(cur, s.field)) return undefined;
     cur = (cur as Record<string, unknown>)[s.field];
+    if (s.key !== undefined) {
+      let k = keyOf(ctx, s.key);
+      // In a list, a negative index counts from the end.
+      if (k !== undefined && Array.isArray(cur) && LITERAL_KEY.test(k) && Number(k) < 0)
+        k = String(cur.length + Number(k));
+      if (k === undefined || cur === null || typeof cur !== 'object' || !Object.hasOwn(cur, k)) return undefined;
+      cur = (cur as Record<string, unknown>)[k];
+    }
     if (!s.each) continue;
     if (!Array.isArray(cur)) return undefined;
     const flatten = steps.slice(i + 1).some((x) => x.each);
     const out: unknown[] = [];
     for (const item of cur) {
-      const v = walkSteps(item, steps, i + 1);
+      const v = walkSteps(item, steps, i + 1, ctx);
       if (v === undefined) return undefined;
       if (flatten && Array.isArray(v)) out.push(...(v as unknown[]));
       else out.push(v);
@@ -120,7 +176,7 @@ export function lookupTemplate(ctx: TemplateContext, path: string): unknown {
   const steps = templateSteps(path.trim());
   if (steps[0]?.field === 'id' && !steps[0].each) return steps.length === 1 ? ctx.id : undefined;
   const holder = rootHolder(ctx, steps[0]?.field ?? '');
-  return holder === undefined ? undefined : walkSteps(holder, steps, 0);
+  return holder === undefined ? undefined : walkSteps(holder, steps, 0, ctx);
 }
 
 function lookupParts(ctx: TemplateContext, parts: readonly string[], steps?: readonly PathStep[]): unknown {
@@ -130,8 +186,8 @@ function lookupParts(ctx: TemplateContext, parts: readonly string[], steps?: rea
   // Own properties only: `{{args.constructor}}` of a call without that argument is missing, not Object.
   const holder = rootHolder(ctx, root);
   if (holder === undefined) return undefined;
-  // A path with a projection is walked step by step; one without (nearly every path) takes the plain loop.
-  if (steps) return walkSteps(holder, steps, 0);
+  // A path with a projection or a key is walked step by step; one without (nearly every path) takes the plain loop.
+  if (steps) return walkSteps(holder, steps, 0, ctx);
   let cur: unknown = (holder as Record<string, unknown>)[root];
   for (let i = 1; i < parts.length; i++) {
     const p = parts[i] as string;
@@ -141,7 +197,7 @@ function lookupParts(ctx: TemplateContext, parts: readonly string[], steps?: rea
   return cur;
 }
 
-/** A `{{path}}` of a template, its path split once (`steps` only when it projects). */
+/** A `{{path}}` of a template, its path split once (`steps` only when it projects or reads a key). */
 interface Slot {
   path: string;
   parts: string[];
@@ -150,7 +206,7 @@ interface Slot {
 
 function slotOf(path: string): Slot {
   const parts = path.split('.');
-  return path.includes(EACH) ? { path, parts, steps: templateSteps(path) } : { path, parts };
+  return path.includes('[') ? { path, parts, steps: templateSteps(path) } : { path, parts };
 }
 
 /** A string holding templates, split once: exactly one template (its value keeps its type), or text and slots. */

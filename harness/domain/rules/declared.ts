@@ -15,7 +15,13 @@ import type { Result } from '../../core/errors.ts';
 import type { AppliedEffect, Compensation } from '../../core/record.ts';
 import type { Tool, ToolClass } from '../../core/scenario.ts';
 import { conditionHolds, derivedFailure, renderedCondition } from '../../core/templates/condition.ts';
-import { lookupTemplate, renderValue, templatePaths, type TemplateContext } from '../../core/templates/render.ts';
+import {
+  lookupTemplate,
+  renderValue,
+  templatePaths,
+  templateSteps,
+  type TemplateContext,
+} from '../../core/templates/render.ts';
 import type { Row, World } from '../../core/world.ts';
 import { stableJson } from '../../util/json.ts';
 
@@ -70,9 +76,10 @@ export const RESERVED_FACT_PREFIX = 'oneway.';
 /**
  * The rows a tool's `lookups:` find in `tables`, in declaration order (a lookup's `where` may read
  * the lookups before it): the first row matching each, or undefined when none does or a `where`
- * value reads something that has no value. A lookup with `each: true` gives a list of rows, the
- * first match of each element of its one list-valued `where` value, in order; undefined when an
- * element matches no row, or when not exactly one `where` value is a list. The `where` keys listed
+ * value reads something that has no value. A lookup with `each: true` gives a list of rows, in
+ * order, one per index of its list-valued `where` values (several lists pair up by index, as
+ * `{flight_number, date}` elements do); undefined when an index matches no row, or when no `where`
+ * value is a list or the lists differ in length. The `where` keys listed
  * in `ignore_case` match regardless of case.
  *
  * @example
@@ -99,7 +106,12 @@ export function resolveLookups(
   return out;
 }
 
-/** An `each: true` lookup's rows: one per element of its one list-valued `where` value, or undefined. */
+/**
+ * An `each: true` lookup's rows: one per index of its list-valued `where` values, the row matching
+ * every one of them at that index (and the other values whole); undefined when there is no list, the
+ * lists differ in length, or an index matches no row. The `where` keys in `ignoreCase` match
+ * regardless of case.
+ */
 function eachRow(
   table: string,
   where: Row,
@@ -107,11 +119,14 @@ function eachRow(
   ignoreCase: readonly string[] | undefined,
 ): Row[] | undefined {
   const lists = Object.keys(where).filter((k) => Array.isArray(where[k]));
-  if (lists.length !== 1) return undefined;
-  const key = lists[0] as string;
+  if (lists.length === 0) return undefined;
+  const length = (where[lists[0] as string] as unknown[]).length;
+  if (lists.some((k) => (where[k] as unknown[]).length !== length)) return undefined;
   const rows: Row[] = [];
-  for (const element of where[key] as unknown[]) {
-    const row = tables.firstRow(table, { ...where, [key]: element } as Row, ignoreCase);
+  for (let i = 0; i < length; i++) {
+    const match: Row = { ...where };
+    for (const k of lists) match[k] = (where[k] as unknown[])[i] as Row[string];
+    const row = tables.firstRow(table, match, ignoreCase);
     if (row === undefined) return undefined;
     rows.push(row);
   }
@@ -129,7 +144,12 @@ export function sequencesOf(tool: Pick<Tool, 'returns' | 'effects' | 'compensati
   const names = new Set<string>();
   const walk = (v: unknown): void => {
     if (typeof v === 'string') {
-      for (const p of templatePaths(v)) if (p.startsWith('seq.')) names.add(p.slice(4));
+      for (const p of templatePaths(v)) {
+        // `{{seq.T}}`, or a key read under it (`{{ids.names[seq.T]}}`).
+        if (p.startsWith('seq.')) names.add(p.slice(4));
+        for (const s of templateSteps(p))
+          if (s.key?.startsWith('seq.')) names.add(s.key.slice(4).split('.')[0] as string);
+      }
     } else if (Array.isArray(v)) v.forEach(walk);
     else if (v !== null && typeof v === 'object') Object.values(v).forEach(walk);
   };

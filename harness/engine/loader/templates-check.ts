@@ -4,7 +4,7 @@
  * a deployment path, a tool called earlier in the plan).
  */
 import { formatPath, type Problem } from '../../core/errors.ts';
-import { TEMPLATE_ROOTS, templateMatches, templateSteps } from '../../core/templates/render.ts';
+import { LITERAL_KEY, TEMPLATE_ROOTS, templateMatches, templateSteps } from '../../core/templates/render.ts';
 import { didYouMean, joinHints } from '../../util/did-you-mean.ts';
 import type { FieldPath, Pos } from './yaml-source.ts';
 
@@ -166,6 +166,29 @@ export function checkTemplateString(text: string, path: FieldPath, scope: Templa
       out.push(problem(offset, `${shown} has an empty path segment`, 'write {{root.name.sub}}'));
       continue;
     }
+    if (parts.some((p) => p.includes('[') || p.includes(']'))) {
+      out.push(
+        problem(
+          offset,
+          `${shown}: brackets are written name[*] (every item) or name[root.path] (the key a path's value names)`,
+          'e.g. {{args.items[*].id}} or {{leg.prices[args.cabin]}}; a key path holds no brackets of its own',
+        ),
+      );
+      continue;
+    }
+    // A key path (`prices[args.cabin]`) is a template of its own, read in the same place.
+    const keyProblems = steps.flatMap((s) =>
+      s.key === undefined || LITERAL_KEY.test(s.key)
+        ? []
+        : checkTemplateString(`{{${s.key}}}`, path, scope, { ...loc, locateInString: () => at(offset) }).map((p) => ({
+            ...p,
+            message: `the key of ${shown}: ${p.message}`,
+          })),
+    );
+    if (keyProblems.length > 0) {
+      out.push(...keyProblems);
+      continue;
+    }
     if (steps[0]?.each && root !== 'result' && !(lookups.includes(root) && (scope.listLookups ?? []).includes(root))) {
       out.push(
         problem(
@@ -229,8 +252,8 @@ export function checkTemplateString(text: string, path: FieldPath, scope: Templa
         );
       }
     } else if (root === 'deployment') {
-      // Inside a projection the path is read in each item: checked up to the first projection.
-      const through = steps.findIndex((s, k) => k > 0 && s.each);
+      // Inside a projection the path is read in each item, below a key under a computed name: checked up to the first of them.
+      const through = steps.findIndex((s, k) => k > 0 && (s.each || s.key !== undefined));
       const missing = missingPath(scope.deployment, parts.slice(1, through < 0 ? undefined : through + 1));
       if (missing) {
         out.push(

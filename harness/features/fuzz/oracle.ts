@@ -194,18 +194,36 @@ const OWN_ROOTS = new Set(['args', 'inputs', 'deployment', 'result', 'before', '
 
 const MISSING: unique symbol = Symbol('missing');
 
-/** A template path split at its dots. */
-const split = (path: string): string[] => path.trim().split('.');
+/** A template path split at its dots; a dot inside `[...]` (a key's own path) does not split. */
+function split(path: string): string[] {
+  const parts = path.trim().split('.');
+  const out: string[] = [];
+  for (const p of parts) {
+    const prev = out[out.length - 1];
+    // A part whose brackets are still open takes the next one back with its dot.
+    if (prev !== undefined && prev.split('[').length > prev.split(']').length) out[out.length - 1] = `${prev}.${p}`;
+    else out.push(p);
+  }
+  return out;
+}
+
+/** A part `name[root.path]`: the name and the key's path (a `[*]` is a projection, not a key). */
+function keyedPart(part: string): [string, string] | undefined {
+  const open = part.indexOf('[');
+  if (open < 0 || !part.endsWith(']')) return undefined;
+  const key = part.slice(open + 1, -1).trim();
+  return key === '*' ? undefined : [part.slice(0, open), key];
+}
 
 function lookupParts(roots: Roots, parts: readonly string[]): unknown {
   const root = parts[0] ?? '';
   if (root === 'id') return parts.length === 1 ? roots.id : undefined;
-  if (OWN_ROOTS.has(root)) return descend(roots, parts, 0);
+  if (OWN_ROOTS.has(root)) return descend(roots, parts, 0, roots);
   // Any other root names a looked-up row.
   const rows = roots.lookups;
-  // `{{items[*].price}}` projects over a list of looked-up rows.
-  const name = root.endsWith('[*]') ? root.slice(0, -3) : root;
-  return rows !== undefined && Object.hasOwn(rows, name) ? descend(rows, parts, 0) : undefined;
+  // `{{items[*].price}}` projects over a list of looked-up rows; `{{allowance[args.cabin]}}` reads a key of one.
+  const name = root.endsWith('[*]') ? root.slice(0, -3) : (keyedPart(root)?.[0] ?? root);
+  return rows !== undefined && Object.hasOwn(rows, name) ? descend(rows, parts, 0, roots) : undefined;
 }
 
 /**
@@ -213,18 +231,33 @@ function lookupParts(roots: Roots, parts: readonly string[]): unknown {
  * the list at `name` and gives the list of what it read (lists from a deeper `[*]` joined into one);
  * not a list there, or an item without the rest, and the whole path names nothing.
  */
-function descend(cur: unknown, parts: readonly string[], i: number): unknown {
+function descend(cur: unknown, parts: readonly string[], i: number, roots: Roots): unknown {
   if (i === parts.length) return cur;
   if (cur === null || typeof cur !== 'object') return undefined;
   const part = parts[i] as string;
+  const keyed = keyedPart(part);
+  if (keyed) {
+    // The key is the value of its own path, read in the whole call (a text or a number).
+    // A whole number written as the key is itself; a negative one counts from a list's end.
+    const [field, keyPath] = keyed;
+    const map = Object.hasOwn(cur, field) ? (cur as Record<string, unknown>)[field] : undefined;
+    const literal = /^-?[0-9]+$/.test(keyPath);
+    const key = literal ? keyPath : lookup(roots, keyPath);
+    if (typeof key !== 'string' && !(typeof key === 'number' && Number.isFinite(key))) return undefined;
+    if (map === null || typeof map !== 'object') return undefined;
+    let name = String(key);
+    if (Array.isArray(map) && /^-[0-9]+$/.test(name)) name = String(map.length - Number(name.slice(1)));
+    if (!Object.hasOwn(map, name)) return undefined;
+    return descend((map as Record<string, unknown>)[name], parts, i + 1, roots);
+  }
   const star = part.endsWith('[*]');
   const next = (cur as Record<string, unknown>)[star ? part.slice(0, -3) : part];
-  if (!star) return descend(next, parts, i + 1);
+  if (!star) return descend(next, parts, i + 1, roots);
   if (!Array.isArray(next)) return undefined;
   const deeper = parts.slice(i + 1).some((p) => p.endsWith('[*]'));
   const out: unknown[] = [];
   for (const item of next) {
-    const v = descend(item, parts, i + 1);
+    const v = descend(item, parts, i + 1, roots);
     if (v === undefined) return undefined;
     if (deeper && Array.isArray(v)) out.push(...(v as unknown[]));
     else out.push(v);
@@ -435,16 +468,14 @@ function lookedUp(
   const scope: Roots = { ...roots, lookups: rows };
   for (const [name, l] of Object.entries(tool.lookups ?? {})) {
     const want: [string, string][] = [];
-    let listed: [string, unknown[]] | undefined;
+    const listed: [string, unknown[]][] = [];
     let bound = true;
     for (const [k, raw] of Object.entries(l.where)) {
       const v = whereValue(raw, scope);
       if (v === MISSING) bound = false;
-      else if (l.each && Array.isArray(v)) {
-        // each: true reads one list value; a second one leaves the lookup without rows.
-        if (listed) bound = false;
-        listed = [k, v];
-      } else want.push([k, cellText(v)]);
+      // each: true pairs its list values up by index.
+      else if (l.each && Array.isArray(v)) listed.push([k, v]);
+      else want.push([k, cellText(v)]);
     }
     // The keys in ignore_case compare lowercased.
     const folded = new Set(l.ignore_case ?? []);
@@ -459,9 +490,9 @@ function lookedUp(
       if (row !== undefined) rows[name] = row;
       continue;
     }
-    if (!listed) continue;
-    const [key, elements] = listed;
-    const found = elements.map((e) => find([[key, cellText(e)]]));
+    const n = listed[0]?.[1].length;
+    if (n === undefined || listed.some(([, xs]) => xs.length !== n)) continue;
+    const found = Array.from({ length: n }, (_, i) => find(listed.map(([k, xs]) => [k, cellText(xs[i])])));
     if (found.every((r) => r !== undefined)) rows[name] = found;
   }
   return rows;
@@ -560,6 +591,34 @@ class Reader {
       if (!Array.isArray(v)) throw new NoValue();
       return Number.parseFloat(v.reduce((acc: number, x: unknown) => acc + this.num(x), 0).toFixed(9));
     }
+    if ((t === 'min' || t === 'max') && this.at('(')) {
+      this.i++;
+      const v = this.sum();
+      this.i++;
+      if (!Array.isArray(v) || v.length === 0) throw new NoValue();
+      let best = this.num(v[0]);
+      for (const x of v.slice(1)) best = t === 'min' ? Math.min(best, this.num(x)) : Math.max(best, this.num(x));
+      return best;
+    }
+    if (t === 'count' && this.at('(')) {
+      this.i++;
+      const v = this.sum();
+      this.i++; // ','
+      const item = this.sum();
+      this.i++; // ')'
+      if (!Array.isArray(v)) throw new NoValue();
+      let n = 0;
+      for (const x of v) if (same(x, '==', item)) n++;
+      return n;
+    }
+    if (t === 'round' && this.at('(')) {
+      this.i++;
+      const x = this.num(this.sum());
+      this.i++; // ','
+      const places = Number(this.toks[this.i++]);
+      this.i++; // ')'
+      return roundHalfAway(x, places);
+    }
     if (t === 'len' && this.at('(')) {
       this.i++;
       const v = this.sum();
@@ -615,6 +674,20 @@ class Reader {
     const op = this.toks[this.i++] ?? '';
     return same(left, op, this.sum());
   }
+}
+
+/**
+ * `round(x, places)` by the digits of x written to 9 decimals: cut after `places`, one more unit in
+ * the last kept place when the first cut digit is 5 or more (halves away from zero).
+ */
+function roundHalfAway(x: number, places: number): number {
+  const [whole = '0', frac = ''] = Math.abs(x).toFixed(9).split('.');
+  let units = BigInt(whole + frac.slice(0, places));
+  if ((frac[places] ?? '0') >= '5') units += 1n;
+  const digits = units.toString().padStart(places + 1, '0');
+  const text = places === 0 ? digits : `${digits.slice(0, -places)}.${digits.slice(-places)}`;
+  const r = Number(text);
+  return x < 0 && r !== 0 ? -r : r;
 }
 
 /** Compares numerically when both are numbers, else as text. */

@@ -174,6 +174,13 @@ function languageOf(name: string, rule: ToolRule | undefined, entry: ClassEntry,
   if (/"if"/.test(text)) out.add('conditional effect (if: + update)');
   if (/seq\./.test(text)) out.add('{{seq.T}} ids');
   if (/before\./.test(text)) out.add('{{before.X}} compensation args');
+  if (/\{\{[^}]*\[[^*\]][^\]]*\]/.test(text)) out.add('keys computed from values (name[root.path])');
+  const lists = (where: Record<string, unknown>) => Object.values(where).filter((v) => /\[\*\]/.test(String(v)));
+  if (Object.values(rule.lookups ?? {}).some((l) => l.each && lists(l.where).length > 1))
+    out.add('list lookups on several fields');
+  if (/round\(/.test(text)) out.add('round()');
+  if (/(min|max)\(/.test(text)) out.add('min() / max()');
+  if (/count\(/.test(text)) out.add('count()');
   if (entry.compensatedBy === name) out.add('self-compensation (compensating_operation names the tool)');
   // The list-element syntax (multiset containment, conditions per index, one element's fields, case).
   if (/ within /.test(ifs)) out.add('within (each element in a list, as often)');
@@ -266,8 +273,9 @@ function toolsFile(domain: Tau2Domain, tools: DeclaredTool[], command: string): 
 
 /** A world file: one row per line, as JSON (YAML's flow style), so a large table stays small. */
 function worldFile(domain: Tau2Domain, group: string, tables: Record<string, Obj[]>, dbSource: string): string {
+  const from = group === 'policy' ? "the numbers of tau2's policy and tools, not its database" : `from ${dbSource}`;
   const lines = [
-    `# tau2-bench ${domain} database (MIT, see ../../NOTICE), from ${dbSource}: the ${Object.keys(tables).join(', ')} table(s).`,
+    `# tau2-bench ${domain} database (MIT, see ../../NOTICE), ${from}: the ${Object.keys(tables).join(', ')} table(s).`,
     'world:',
     '  tables:',
   ];
@@ -275,7 +283,6 @@ function worldFile(domain: Tau2Domain, group: string, tables: Record<string, Obj
     lines.push(`    ${name}:${rows.length === 0 ? ' []' : ''}`);
     for (const r of rows) lines.push(`      - ${JSON.stringify(r)}`);
   }
-  void group;
   return `${lines.join('\n')}\n`;
 }
 
@@ -608,6 +615,10 @@ function convertTask(
     });
   const gaps = new Set<string>();
   for (const c of writes) for (const g of tools.get(c.name)?.rule?.unrendered ?? []) gaps.add(`${c.name}: ${g}`);
+  writes.forEach((c, k) => {
+    const when = tools.get(c.name)?.rule?.unrenderedWhen;
+    for (const g of when?.(c.arguments, source.db, writes.slice(0, k)) ?? []) gaps.add(`${c.name}: ${g}`);
+  });
   if (domain === 'retail') for (const c of writes) for (const g of offCatalogue(source.db, c)) gaps.add(g);
   for (const g of [...gaps].sort(cmp)) findings.push({ kind: 'not-rendered', message: g });
 

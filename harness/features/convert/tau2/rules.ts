@@ -15,6 +15,10 @@ import type { Tau2Domain } from './classes.ts';
 import { AIRLINE_NOW } from './world.ts';
 
 type Json = string | number | boolean | null | Json[] | { [k: string]: Json };
+interface GoldWrite {
+  name: string;
+  arguments: Record<string, unknown>;
+}
 
 export interface ToolRule {
   /** `each: true`: a list of rows, one per element of the list a `where` value renders to, in order. */
@@ -29,6 +33,15 @@ export interface ToolRule {
   returns?: Record<string, Json>;
   /** What tau2 does that this declaration cannot say. */
   unrendered?: string[];
+  /**
+   * What it cannot say for these arguments only (e.g. a flight change keeping the cabin), given the
+   * database before the task and the task's writes before this one.
+   */
+  unrenderedWhen?: (
+    args: Record<string, unknown>,
+    db: Record<string, unknown>,
+    earlier: readonly GoldWrite[],
+  ) => string[];
 }
 
 const ADDRESS = ['address1', 'address2', 'city', 'state', 'country', 'zip'] as const;
@@ -427,6 +440,111 @@ const AIR_PAYMENT_CHECKS = [
   { when: '{{payment.source}} != certificate', error: 'Certificate cannot be used to update reservation' },
 ];
 
+/** A payment row of a reservation: tau2's Payment (a refund is a negative amount). */
+const reservationPayment = (paymentId: string, amount: string): Json => ({
+  update: {
+    table: 'reservations',
+    where: { reservation_id: '{{args.reservation_id}}' },
+    append: { payment_history: { payment_id: paymentId, amount } },
+  },
+});
+
+// Booking and flight changes: one flight_dates row per {flight_number, date} of the list (a lookup
+// pairing both lists by index), its price and seats read under the cabin the call names, and one
+// route row per flight (origin and destination of the reservation's segments).
+const FLIGHT_ROWS = {
+  legs: {
+    table: 'flight_dates',
+    where: { flight_number: '{{args.flights[*].flight_number}}', date: '{{args.flights[*].date}}' },
+    each: true,
+  },
+  routes: { table: 'flights', where: { flight_number: '{{args.flights[*].flight_number}}' }, each: true },
+} as const;
+/** tau2's statuses of a flight on a date; only `available` can be booked. */
+const NOT_BOOKABLE = ['landed', 'flying', 'cancelled', 'delayed', '"on time"'];
+const ALL_AVAILABLE = NOT_BOOKABLE.map((st) => `${st} not in {{legs[*].status}}`).join(' and ');
+const FARES = 'sum({{legs[*].prices[args.cabin]}})';
+/** Every flight has a seat per passenger in the cabin (tau2 checks each in turn: none to check, none refused). */
+const SEATS_FOR = (passengers: string) =>
+  `(len({{legs}}) == 0 or min({{legs[*].available_seats[args.cabin]}}) >= ${passengers})`;
+/** The policy: at most one travel certificate, one credit card and three gift cards per reservation. */
+const PAYMENT_LIMITS = [
+  ['certificate', 1],
+  ['credit_card', 1],
+  ['gift_card', 3],
+]
+  .map(([source, n]) => `count({{paid_with[*].source}}, ${source}) <= ${n}`)
+  .join(' and ');
+const CABINS = ['basic_economy', 'economy', 'business'] as const;
+/** The list of segments tau2 stores, rebuilt per flight at its current price in the cabin. */
+const segmentsAppended = (reservationId: string): Json => ({
+  for_each: {
+    in: '{{args.flights}}',
+    as: 'f',
+    zip: { leg: '{{legs}}', route: '{{routes}}' },
+    do: [
+      {
+        update: {
+          table: 'reservations',
+          where: { reservation_id: reservationId },
+          append: {
+            flights: {
+              origin: '{{route.origin}}',
+              destination: '{{route.destination}}',
+              flight_number: '{{f.flight_number}}',
+              date: '{{f.date}}',
+              price: '{{leg.prices[args.cabin]}}',
+            },
+          },
+        },
+      },
+    ],
+  },
+});
+/** Each flight's seats in the booked cabin less one per passenger (an update sets the whole map: one effect per cabin). */
+const seatsTaken = (passengers: string): Json => ({
+  for_each: {
+    in: '{{args.flights}}',
+    as: 'f',
+    zip: { leg: '{{legs}}' },
+    do: CABINS.map((cabin) => ({
+      if: `{{args.cabin}} == ${cabin}`,
+      update: {
+        table: 'flight_dates',
+        where: { flight_number: '{{f.flight_number}}', date: '{{f.date}}' },
+        set: {
+          available_seats: Object.fromEntries(
+            CABINS.map((c) => [
+              c,
+              c === cabin ? `= {{leg.available_seats.${c}}} - ${passengers}` : `{{leg.available_seats.${c}}}`,
+            ]),
+          ),
+        },
+      },
+    })),
+  },
+});
+const PASSENGERS = 'len({{args.passengers}})';
+/** What the booking costs: the fares per passenger, insurance at 30 per passenger, 50 per non-free bag. */
+const BOOKING_BASE = `${FARES} * ${PASSENGERS} + 50 * {{args.nonfree_baggages}}`;
+const PAID = 'sum({{args.payment_methods[*].amount}})';
+const PAYMENTS_ADD_UP = `({{args.insurance}} == yes and ${PAID} == ${BOOKING_BASE} + 30 * ${PASSENGERS}) or ({{args.insurance}} != yes and ${PAID} == ${BOOKING_BASE})`;
+/** The policy's free bags: the allowance per passenger of the member's level in the cabin; the rest are non-free. */
+const FREE_BAGS = `{{allowance[args.cabin]}} * ${PASSENGERS}`;
+const BAGS_CHARGED = `({{args.total_baggages}} <= ${FREE_BAGS} and {{args.nonfree_baggages}} == 0) or ({{args.total_baggages}} > ${FREE_BAGS} and {{args.nonfree_baggages}} == {{args.total_baggages}} - ${FREE_BAGS})`;
+/** A flight change's price difference when the cabin changes (tau2 then keeps no segment: all at today's price). */
+const FLIGHTS_DIFFERENCE = `(${FARES} - sum({{reservation.flights[*].price}})) * len({{reservation.passengers}})`;
+const CABIN_CHANGES = '{{args.cabin}} != {{reservation.cabin}}';
+/**
+ * The policy: a flight change keeps origin, destination and trip type (the call cannot name another
+ * type). A one-way trip leaves from the origin and ends at the destination; a round trip leaves from
+ * the origin, reaches the destination and ends back at the origin (as every reservation of tau2's holds).
+ */
+const SAME_TRIP =
+  '{{routes[0].origin}} == {{reservation.origin}} and (' +
+  '{{reservation.flight_type}} == one_way and {{routes[-1].destination}} == {{reservation.destination}} or ' +
+  '{{reservation.flight_type}} == round_trip and {{routes[-1].destination}} == {{reservation.origin}} and {{reservation.destination}} in {{routes[*].destination}})';
+
 const AIRLINE: Record<string, ToolRule> = {
   get_user_details: {
     effects: [{ establish: 'user_read(user={{args.user_id}})' }],
@@ -437,7 +555,7 @@ const AIRLINE: Record<string, ToolRule> = {
     effects: [{ establish: 'reservation_read(reservation={{args.reservation_id}})' }],
     reads: ['reservations'],
   },
-  get_flight_status: { reads: ['flights'] },
+  get_flight_status: { reads: ['flight_dates'] },
   search_direct_flight: {
     reads: ['flights'],
     unrendered: ['the search itself (the reply carries the flights rows, not the dated availability tau2 computes)'],
@@ -446,20 +564,40 @@ const AIRLINE: Record<string, ToolRule> = {
   list_all_airports: {},
   transfer_to_human_agents: { effects: [{ establish: 'transferred_to_human' }], establishes: 'transferred_to_human' },
   book_reservation: {
-    lookups: { user: { table: 'users', where: { user_id: '{{args.user_id}}' } } },
-    preconditions: ['user_read(user={{args.user_id}})', { when: 'len({{args.passengers}}) <= 5' }],
+    lookups: {
+      user: { table: 'users', where: { user_id: '{{args.user_id}}' } },
+      ...FLIGHT_ROWS,
+      paid_with: {
+        table: 'payment_methods',
+        where: { payment_method_id: '{{args.payment_methods[*].payment_id}}', user_id: '{{args.user_id}}' },
+        each: true,
+      },
+      allowance: { table: 'baggage_allowance', where: { membership: '{{user.membership}}' } },
+      new_id: { table: 'new_ids', where: { kind: 'reservation' } },
+    },
+    preconditions: [
+      'user_read(user={{args.user_id}})',
+      { when: 'len({{args.passengers}}) <= 5' },
+      { when: BAGS_CHARGED },
+      { when: PAYMENT_LIMITS },
+    ],
+    validate: [
+      { when: ALL_AVAILABLE, error: 'Flight not available on date' },
+      { when: SEATS_FOR(PASSENGERS), error: 'Not enough seats on flight' },
+      { when: PAYMENTS_ADD_UP, error: 'Payment amount does not add up' },
+    ],
     effects: [
       {
         insert: {
           table: 'reservations',
           row: {
-            reservation_id: 'HAT{{seq.reservations}}',
+            reservation_id: '{{new_id.ids[seq.reservations]}}',
             user_id: '{{args.user_id}}',
             origin: '{{args.origin}}',
             destination: '{{args.destination}}',
             flight_type: '{{args.flight_type}}',
             cabin: '{{args.cabin}}',
-            flights: '{{args.flights}}',
+            flights: [],
             passengers: '{{args.passengers}}',
             payment_history: '{{args.payment_methods}}',
             created_at: AIRLINE_NOW,
@@ -470,11 +608,38 @@ const AIRLINE: Record<string, ToolRule> = {
           },
         },
       },
+      segmentsAppended('{{new_id.ids[seq.reservations]}}'),
+      seatsTaken(PASSENGERS),
+      // Each gift card pays its amount; a certificate is used up (tau2 removes it from the profile).
+      {
+        for_each: {
+          in: '{{args.payment_methods}}',
+          as: 'p',
+          zip: { method: '{{paid_with}}' },
+          do: [
+            {
+              if: '{{method.source}} == gift_card',
+              update: {
+                table: 'payment_methods',
+                where: { payment_method_id: '{{p.payment_id}}' },
+                set: {
+                  amount: '= {{method.amount}} - {{p.amount}}',
+                  spendable: '= {{method.spendable}} - {{p.amount}}',
+                },
+              },
+            },
+            {
+              if: '{{method.source}} == certificate',
+              delete: { table: 'payment_methods', where: { payment_method_id: '{{p.payment_id}}' } },
+            },
+          ],
+        },
+      },
       {
         update: {
           table: 'users',
           where: { user_id: '{{args.user_id}}' },
-          append: { reservations: 'HAT{{seq.reservations}}' },
+          append: { reservations: '{{new_id.ids[seq.reservations]}}' },
         },
       },
       {
@@ -484,13 +649,11 @@ const AIRLINE: Record<string, ToolRule> = {
     ],
     establishes:
       'reservation_booked(user={{args.user_id}}, origin={{args.origin}}, destination={{args.destination}}, flight_type={{args.flight_type}}, cabin={{args.cabin}}, insurance={{args.insurance}})',
-    returns: { reservation_id: 'HAT{{seq.reservations}}' },
+    returns: { reservation_id: '{{new_id.ids[seq.reservations]}}' },
     compensation_args: { reservation_id: '{{result.reservation_id}}' },
     unrendered: [
-      'the price (per flight and passenger, insurance, bags) and the check that the payments add up to it',
-      'the availability and seats of each flight, the seats taken, the gift cards and certificates charged (effects per list element)',
-      'tau2 names new reservations HATHAT, HATHAU, HATHAV; the sequence gives HAT1, HAT2, ...',
-      'the policy limits on payment methods (one certificate, one card, three gift cards) and free bags by membership',
+      'the check that each gift card or certificate holds the amount it pays (the balances are charged)',
+      "a used certificate stays listed in the user's payment_methods (its row is deleted)",
     ],
   },
   cancel_reservation: {
@@ -509,15 +672,7 @@ const AIRLINE: Record<string, ToolRule> = {
         for_each: {
           in: '{{reservation.payment_history}}',
           as: 'paid',
-          do: [
-            {
-              update: {
-                table: 'reservations',
-                where: { reservation_id: '{{args.reservation_id}}' },
-                append: { payment_history: { payment_id: '{{paid.payment_id}}', amount: '= 0 - {{paid.amount}}' } },
-              },
-            },
-          ],
+          do: [reservationPayment('{{paid.payment_id}}', '= 0 - {{paid.amount}}')],
         },
       },
       { establish: 'reservation_cancelled(reservation={{args.reservation_id}})' },
@@ -552,16 +707,10 @@ const AIRLINE: Record<string, ToolRule> = {
       // tau2 charges 50 * max(0, added non-free bags): a payment row and a gift card only when bags are added.
       {
         if: '{{args.nonfree_baggages}} > {{reservation.nonfree_baggages}}',
-        update: {
-          table: 'reservations',
-          where: { reservation_id: '{{args.reservation_id}}' },
-          append: {
-            payment_history: {
-              payment_id: '{{args.payment_id}}',
-              amount: '= 50 * ({{args.nonfree_baggages}} - {{reservation.nonfree_baggages}})',
-            },
-          },
-        },
+        ...(reservationPayment(
+          '{{args.payment_id}}',
+          '= 50 * ({{args.nonfree_baggages}} - {{reservation.nonfree_baggages}})',
+        ) as Record<string, Json>),
       },
       {
         if: '{{payment.source}} == gift_card and {{args.nonfree_baggages}} > {{reservation.nonfree_baggages}}',
@@ -583,15 +732,62 @@ const AIRLINE: Record<string, ToolRule> = {
       'baggages_updated(reservation={{args.reservation_id}}, total={{args.total_baggages}}, nonfree={{args.nonfree_baggages}})',
   },
   update_reservation_flights: {
-    lookups: { ...RESERVATION, ...AIR_PAYMENT },
-    preconditions: [...RES_READ],
-    validate: [...AIR_PAYMENT_CHECKS],
+    lookups: { ...RESERVATION, ...AIR_PAYMENT, ...FLIGHT_ROWS },
+    preconditions: [
+      ...RES_READ,
+      { when: SAME_TRIP },
+      // The policy: basic economy flights cannot change; its cabin can, with the same flights.
+      {
+        when: '{{reservation.cabin}} != basic_economy or ({{args.flights[*].flight_number}} == {{reservation.flights[*].flight_number}} and {{args.flights[*].date}} == {{reservation.flights[*].date}})',
+      },
+    ],
+    validate: [
+      ...AIR_PAYMENT_CHECKS,
+      // A cabin change keeps no segment: every flight is priced and checked anew.
+      {
+        when: `${CABIN_CHANGES} and (${ALL_AVAILABLE}) or {{args.cabin}} == {{reservation.cabin}}`,
+        error: 'Flight not available on date',
+      },
+      {
+        when: `${CABIN_CHANGES} and ${SEATS_FOR('len({{reservation.passengers}})')} or {{args.cabin}} == {{reservation.cabin}}`,
+        error: 'Not enough seats on flight',
+      },
+      {
+        when: `{{payment.source}} != gift_card or {{args.cabin}} == {{reservation.cabin}} or {{payment.spendable}} >= ${FLIGHTS_DIFFERENCE}`,
+        error: 'Gift card balance is not enough',
+      },
+    ],
     effects: [
       {
+        if: `${CABIN_CHANGES} and ${FLIGHTS_DIFFERENCE} != 0`,
+        ...(reservationPayment('{{args.payment_id}}', `= ${FLIGHTS_DIFFERENCE}`) as Record<string, Json>),
+      },
+      {
+        if: `${CABIN_CHANGES} and {{payment.source}} == gift_card`,
+        update: {
+          table: 'payment_methods',
+          where: { payment_method_id: '{{args.payment_id}}' },
+          set: {
+            amount: `= {{payment.amount}} - ${FLIGHTS_DIFFERENCE}`,
+            spendable: `= {{payment.spendable}} - ${FLIGHTS_DIFFERENCE}`,
+          },
+        },
+      },
+      {
+        if: CABIN_CHANGES,
         update: {
           table: 'reservations',
           where: { reservation_id: '{{args.reservation_id}}' },
-          set: { flights: '{{args.flights}}', cabin: '{{args.cabin}}' },
+          set: { flights: [], cabin: '{{args.cabin}}' },
+        },
+      },
+      { if: CABIN_CHANGES, ...(segmentsAppended('{{args.reservation_id}}') as Record<string, Json>) },
+      {
+        if: '{{args.cabin}} == {{reservation.cabin}}',
+        update: {
+          table: 'reservations',
+          where: { reservation_id: '{{args.reservation_id}}' },
+          set: { flights: '{{args.flights}}' },
         },
       },
       {
@@ -615,11 +811,19 @@ const AIRLINE: Record<string, ToolRule> = {
       flights: '{{before.reservation.flights}}',
       payment_id: '{{args.payment_id}}',
     },
-    unrendered: [
-      'the price difference over the flight lists (kept segments at their old price) and the payment or refund it makes',
-      'the policy rules that compare the lists: basic economy flights cannot change (a cabin change alone can), origin, destination and trip type stay',
-      'the availability and seats of each new flight',
-    ],
+    unrenderedWhen: (a, db, earlier) => {
+      const r = (db.reservations as Record<string, Record<string, unknown>> | undefined)?.[String(a.reservation_id)];
+      // The cabin the reservation has by then: the last earlier change's, else the database's.
+      const change = earlier.findLast(
+        (w) => w.name === 'update_reservation_flights' && w.arguments.reservation_id === a.reservation_id,
+      );
+      const cabin = change ? change.arguments.cabin : r?.cabin;
+      return r !== undefined && cabin === a.cabin
+        ? [
+            "with the cabin unchanged, the price difference (kept segments at their old price, new ones at today's), its payment or refund, and the availability and seats of the new flights; the flights are set as given",
+          ]
+        : [];
+    },
   },
   update_reservation_passengers: {
     lookups: RESERVATION,
@@ -644,15 +848,26 @@ const AIRLINE: Record<string, ToolRule> = {
     compensation_args: { reservation_id: '{{args.reservation_id}}', passengers: '{{before.reservation.passengers}}' },
   },
   send_certificate: {
-    lookups: { user: { table: 'users', where: { user_id: '{{args.user_id}}' } } },
-    preconditions: ['user_read(user={{args.user_id}})'],
+    lookups: {
+      user: { table: 'users', where: { user_id: '{{args.user_id}}' } },
+      new_id: { table: 'new_ids', where: { kind: 'certificate' } },
+      user_reservations: { table: 'reservations', where: { reservation_id: '{{user.reservations}}' }, each: true },
+    },
+    preconditions: [
+      'user_read(user={{args.user_id}})',
+      // The policy compensates only a silver or gold member, or one with travel insurance or in business
+      // (here: on any of the user's reservations; which one the complaint is about is said in conversation).
+      {
+        when: '{{user.membership}} in [silver, gold] or yes in {{user_reservations[*].insurance}} or business in {{user_reservations[*].cabin}}',
+      },
+    ],
     effects: [
       {
         insert: {
           table: 'payment_methods',
           row: {
-            payment_method_id: 'certificate_{{seq.certificates}}',
-            id: 'certificate_{{seq.certificates}}',
+            payment_method_id: '{{new_id.ids[seq.certificates]}}',
+            id: '{{new_id.ids[seq.certificates]}}',
             user_id: '{{args.user_id}}',
             source: 'certificate',
             amount: '{{args.amount}}',
@@ -664,8 +879,8 @@ const AIRLINE: Record<string, ToolRule> = {
     ],
     establishes: 'certificate_sent(user={{args.user_id}}, amount={{args.amount}})',
     unrendered: [
-      'the policy conditions on compensation (silver or gold member, insurance, or business; cancelled or delayed flights; the amount per passenger)',
-      'tau2 names certificates certificate_3221322..4; the sequence gives certificate_1, ...',
+      'the policy conditions on compensation that need the reservation the complaint is about (insurance or business on that one; its flights cancelled or delayed; 100 or 50 per passenger)',
+      'tau2 numbers certificates per user (the first id the user does not hold); the sequence numbers them per task',
     ],
   },
 };

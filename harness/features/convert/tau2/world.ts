@@ -10,6 +10,12 @@
  * - `cancel_eligible` on an airline reservation: the policy's cancellation conditions that the
  *   database decides (nothing flown, and booked within 24 hours of the policy's clock, a flight
  *   cancelled by the airline, business cabin, or travel insurance), evaluated at import.
+ *
+ * An airline flight is two tables: `flights` (its route and times) and `flight_dates` (one row per
+ * flight and date: status, seats and prices by cabin), so a list lookup finds the row of each
+ * `{flight_number, date}` of a booking. The policy's numbers a rule reads go in tables too:
+ * `baggage_allowance` (free bags per passenger by membership and cabin) and `new_ids` (the ids tau2
+ * gives the Nth reservation or certificate a task makes).
  */
 import type { Tau2Domain } from './classes.ts';
 
@@ -110,9 +116,36 @@ export function worldTables(domain: Tau2Domain, db: Obj): Record<string, Tables>
   const reservations = Object.entries((db.reservations ?? {}) as Record<string, Obj>)
     .map(([id, r]) => ({ reservation_id: id, ...r, cancel_eligible: cancelEligible(r, flights) }))
     .sort(byKey('reservation_id'));
+  const routes: Obj[] = [];
+  const dated: Obj[] = [];
+  for (const f of Object.values(flights as Record<string, Obj>).sort(byKey('flight_number'))) {
+    const { dates, ...route } = f;
+    routes.push(route);
+    for (const date of Object.keys((dates ?? {}) as Obj).sort())
+      dated.push({ flight_number: f.flight_number, date, ...((dates as Record<string, Obj>)[date] as Obj) });
+  }
   return {
     users: { users: userRows, payment_methods: payments },
     reservations: { reservations },
-    flights: { flights: Object.values(flights as Record<string, Obj>).sort(byKey('flight_number')) },
+    flights: { flights: routes },
+    'flight-dates': { flight_dates: dated },
+    policy: { baggage_allowance: BAGGAGE_ALLOWANCE, new_ids: NEW_IDS },
   };
 }
+
+/** The airline policy's free checked bags per passenger, by membership and cabin. */
+const BAGGAGE_ALLOWANCE: Obj[] = [
+  { membership: 'regular', basic_economy: 0, economy: 1, business: 2 },
+  { membership: 'silver', basic_economy: 1, economy: 2, business: 3 },
+  { membership: 'gold', basic_economy: 2, economy: 3, business: 4 },
+];
+
+/**
+ * The ids tau2's airline tools give new rows, by their number in the task: reservations HATHAT,
+ * HATHAU, HATHAV (the first not yet in the database; tau2 refuses a fourth), certificates
+ * certificate_3221322..4 (the first the user does not hold yet).
+ */
+const NEW_IDS: Obj[] = [
+  { kind: 'reservation', ids: { 1: 'HATHAT', 2: 'HATHAU', 3: 'HATHAV' } },
+  { kind: 'certificate', ids: { 1: 'certificate_3221322', 2: 'certificate_3221323', 3: 'certificate_3221324' } },
+];
