@@ -228,6 +228,8 @@ export interface WorkersRow {
   workers2_runs_per_s: number;
   /** workers=2 ÷ serial. */
   speedup: number;
+  /** The process's CPU-seconds on two workers ÷ serially (cpu.*.process_s): what the workers add. */
+  cpu_ratio: number;
   /** Serial again, warm: what the main thread does once its code is compiled. */
   serial_warm_runs_per_s: number;
   /**
@@ -274,6 +276,7 @@ export async function workersChild(suite: readonly EvalScenario[], outDir: strin
     serial_runs_per_s: round(serial.perS),
     workers2_runs_per_s: round(two.perS),
     speedup: round(two.perS / serial.perS, 2),
+    cpu_ratio: round(two.cpu.process_s / serial.cpu.process_s, 2),
     serial_warm_runs_per_s: round(warm.perS),
     cpu: { serial: serial.cpu, workers2: two.cpu, serial_warm: warm.cpu },
   };
@@ -448,15 +451,21 @@ export async function longWorkersChild(
 /**
  * A long evaluation, where `eval` goes to workers by default (runner/workers.ts, autoWorkers):
  * 8,000 runs serially and on two workers, each in a process of its own (each starts cold, and each
- * peak RSS is its own).
+ * peak RSS is its own). `cpu_ratio`: the process's CPU-seconds on two workers ÷ serially, the CPU
+ * the workers add for the same runs; unlike `speedup` it hardly moves with the machine's load.
  */
 export async function workersLong(
   build: Build,
   outDir: string,
-): Promise<{ serial: LongWorkersPass; workers2: LongWorkersPass; speedup: number }> {
+): Promise<{ serial: LongWorkersPass; workers2: LongWorkersPass; speedup: number; cpu_ratio: number }> {
   const serial = await child<LongWorkersPass>(build, 'workers-long:1', join(outDir, 'workers-long'));
   const workers2 = await child<LongWorkersPass>(build, 'workers-long:2', join(outDir, 'workers-long'));
-  return { serial, workers2, speedup: round(workers2.runs_per_s / serial.runs_per_s, 2) };
+  return {
+    serial,
+    workers2,
+    speedup: round(workers2.runs_per_s / serial.runs_per_s, 2),
+    cpu_ratio: round(workers2.cpu.process_s / serial.cpu.process_s, 2),
+  };
 }
 
 // ------------------------------------------------------------------------------------------------
