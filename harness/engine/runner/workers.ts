@@ -104,6 +104,7 @@ export async function runWorkerPool(
   await runOnWorkers<RunResult>({
     entry: ownModule('./worker-main', import.meta.url),
     data: init,
+    modules: init.planners.map((p) => p.source),
     workers: Math.min(workers, jobs.length),
     youngGenerationMb: WORKER_YOUNG_GENERATION_MB,
     inFlight: Math.max(WORKER_IN_FLIGHT, Math.ceil((opts.concurrency ?? 1) / workers)),
