@@ -489,14 +489,14 @@ async function bench(reportsDir: string, io: Io) {
   out.push('\nevaluation                                                         runs   runs/s');
   for (const e of evals) out.push(`  ${e.name.padEnd(64)} ${pad(e.runs, 5)}   ${pad(e.runs_per_s, 6)}`);
   out.push(
-    `  --workers=2 against serial, 10× scenarios, compiled, both cold: ${work.workers2_runs_per_s} vs ${work.serial_runs_per_s} runs/s = ${work.speedup}× (${work.runs} runs; serial warm: ${work.serial_warm_runs_per_s})`,
+    `  --workers=2 against serial, 10× scenarios, compiled, both cold: ${work.workers2_runs_per_s} vs ${work.serial_runs_per_s} runs/s = ${work.speedup}×, CPU-s ${work.cpu.workers2.process_s} vs ${work.cpu.serial.process_s} = ${work.cpu_ratio}× (${work.runs} runs; serial warm: ${work.serial_warm_runs_per_s})`,
   );
   const cpuOf = (c: ThreadCpu) =>
     (c.main_s === null ? '' : `main ${c.main_s}, workers ${c.started_s}, V8 background ${c.background_s}; `) +
     `main thread idle ${c.main_idle_s} s`;
   out.push(`    CPU-s by thread: serial ${cpuOf(work.cpu.serial)}; --workers=2 ${cpuOf(work.cpu.workers2)}`);
   out.push(
-    `  --workers=2 against serial, 100× scenarios (eval's default from ${AUTO_WORKERS_MIN_RUNS.toLocaleString('en-US')} runs): ${long.workers2.runs_per_s} vs ${long.serial.runs_per_s} runs/s = ${long.speedup}× (${long.serial.runs} runs; peak RSS ${long.workers2.peak_rss_mib} vs ${long.serial.peak_rss_mib} MiB)`,
+    `  --workers=2 against serial, 100× scenarios (eval's default from ${AUTO_WORKERS_MIN_RUNS.toLocaleString('en-US')} runs): ${long.workers2.runs_per_s} vs ${long.serial.runs_per_s} runs/s = ${long.speedup}×, CPU-s ${long.workers2.cpu.process_s} vs ${long.serial.cpu.process_s} = ${long.cpu_ratio}× (${long.serial.runs} runs; peak RSS ${long.workers2.peak_rss_mib} vs ${long.serial.peak_rss_mib} MiB)`,
   );
   out.push(`    CPU-s by thread: serial ${cpuOf(long.serial.cpu)}; --workers=2 ${cpuOf(long.workers2.cpu)}`);
   out.push(

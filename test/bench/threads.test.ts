@@ -27,6 +27,8 @@ describe.runIf(existsSync('/proc/self/task'))('CPU time by thread (the --workers
     expect(cpu.background_s).not.toBeNull();
     // The main thread's event loop waited for the worker's message all along.
     expect(cpu.main_idle_s).toBeGreaterThan(0.05);
+    // The process's CPU time counts the worker's, though the worker has ended (its thread is gone from the listing).
+    expect(cpu.process_s).toBeGreaterThanOrEqual((cpu.started_s as number) - 0.05);
   });
 
   it('counts work on the main thread as the main thread', async () => {

@@ -43,7 +43,7 @@ export interface EvalOptions {
   shouldStop?(): boolean;
   /** `i/n` when the scenarios are one shard of a larger evaluation. */
   shard?: string;
-  /** Worker threads to spread runs over (0 or 1: this thread). Needs planners loaded from files. */
+  /** Threads to spread runs over: this one and `workers` - 1 worker threads (0 or 1: this thread). Needs planners loaded from files. */
   workers?: number;
   /** Runs of an interrupted evaluation to keep (`--resume`); only the missing ones run. */
   resume?: RunResult[];

@@ -251,7 +251,7 @@ export async function evaluate(opts: EvalOptions): Promise<Results> {
     try {
       const store = (job: Job, run: RunResult) => (done[job.index] = held.hold(run));
       if ((opts.workers ?? 0) > 1 && workerCapable(opts))
-        await runWorkerPool(todo, { ...opts, onRunDone: checkpoint, shouldStop }, opts.workers ?? 1, store);
+        await runWorkerPool(todo, { ...opts, onRunDone: checkpoint, shouldStop }, opts.workers ?? 1, store, runJob);
       else await runPool(todo, { ...opts, onRunDone: checkpoint, shouldStop }, store);
     } finally {
       seal.release();

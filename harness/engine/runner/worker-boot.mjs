@@ -8,8 +8,8 @@ import { workerData } from 'node:worker_threads';
 // tests), or a user's .ts planner or property module. Compiled oneway (dist/) loading .js/.mjs modules
 // needs no loader: tsx is registered only when something here is TypeScript, and only if it is installed
 // (otherwise Node's own type stripping, from 22.6, or the module's clear "failed to load").
-const TS = /\.(c|m)?ts"?$/;
-if (TS.test(workerData.entry) || /\.(c|m)?ts"/.test(JSON.stringify(workerData.data ?? null))) {
+const TS = /\.(c|m)?ts$/;
+if (TS.test(workerData.entry) || workerData.modules.some((m) => TS.test(m))) {
   try {
     const [{ register: registerCjs }, { register }] = await Promise.all([import('tsx/cjs/api'), import('tsx/esm/api')]);
     // Both loaders: a .ts file outside any package (a user's planner in /tmp) loads as CommonJS.

@@ -1,13 +1,14 @@
 /**
- * `--workers=N`: runs spread over worker threads, for CPU-bound planners on a
- * machine with more than one core (async `--concurrency` only overlaps waiting).
- * Each worker sets up its own seal (a worker has its own globals, so MSW must
- * be set up in every worker), loads the planners from their files and runs
- * jobs as the main thread hands them out; results come back by job index, so
- * the output is identical to a serial run.
+ * `--workers=N`: runs spread over N threads, this one and N - 1 worker threads, for
+ * CPU-bound planners on a machine with more than one core (async `--concurrency`
+ * only overlaps waiting). Each worker sets up its own seal (a worker has its own
+ * globals, so MSW must be set up in every worker), loads the planners from their
+ * files and runs jobs as the main thread hands them out; the main thread runs jobs
+ * from the same queue. Results are stored by job index, so the output is
+ * identical to a serial run.
  *
  * Unless told, `eval` decides (autoWorkers): a long evaluation whose planners all
- * say they only compute goes to workers, one per core up to four.
+ * say they only compute goes to workers, one thread per core up to four.
  */
 import { runOnWorkers } from './worker-pool.ts';
 import { ownModule } from '../../util/module-url.ts';
@@ -37,7 +38,7 @@ export interface WorkerInit {
  * (8,000) 1.2-1.35×; a worker holds ~60 MiB more.
  */
 export const AUTO_WORKERS_MIN_RUNS = 6_000;
-/** At most this many workers by default: each holds its own heap (about 70 MiB). */
+/** At most this many threads by default: each worker holds its own heap (about 70 MiB). */
 export const AUTO_WORKERS_MAX = 4;
 /**
  * A worker's young generation, in MiB. V8's default (three semi-spaces of 16 MiB) let two
@@ -59,7 +60,7 @@ export function workerCapable(opts: Pick<EvalOptions, 'planners'>): boolean {
 }
 
 /**
- * Worker threads for an evaluation `--workers` was not given for: one per core, at most
+ * Threads for an evaluation `--workers` was not given for (this one included): one per core, at most
  * AUTO_WORKERS_MAX, when it has at least AUTO_WORKERS_MIN_RUNS runs to do, every planner says it
  * only computes (PlannerFactory.cpuBound) and can be loaded in a worker, runs are not asked to
  * overlap (`--concurrency` above 1 means the planners wait on something) and there are two cores
@@ -80,11 +81,22 @@ export function autoWorkers(e: {
   return Math.min(e.cores, AUTO_WORKERS_MAX);
 }
 
+/** One run on this thread (evaluate.ts, runJob: passed in, as evaluate.ts calls this module). */
+export type RunHere = (job: Job, opts: EvalOptions, how: { syncFiles?: boolean }) => Promise<RunResult>;
+
+/**
+ * Runs `jobs` on `workers` threads: this one and `workers` - 1 worker threads, which take the jobs
+ * in order from one queue. This thread runs one at a time when the planners only compute (as many
+ * as a worker otherwise); between its runs it hands the workers theirs. A worker adds CPU a thread of this process does not: it loads and
+ * compiles the engine again, and collects a heap of its own (with two worker threads, 8,000 runs
+ * took 1.2-1.45x the CPU-seconds of a serial evaluation; npm run bench, the workers row's cpu_ratio).
+ */
 export async function runWorkerPool(
   jobs: readonly Job[],
   opts: EvalOptions,
   workers: number,
   store: (job: Job, run: RunResult) => void,
+  runHere: RunHere,
 ): Promise<void> {
   const options: Record<string, unknown> = {};
   for (const key of RUN_OPTION_KEYS) if (opts[key] !== undefined) options[key] = opts[key];
@@ -99,28 +111,59 @@ export async function runWorkerPool(
   const scenarioIndex = new Map(opts.scenarios.map((s, i) => [s, i]));
   const plannerIndex = new Map(opts.planners.map((p, i) => [p, i]));
   const byIndex = new Map(jobs.map((j) => [j.index, j]));
+  const inFlight = Math.max(WORKER_IN_FLIGHT, Math.ceil((opts.concurrency ?? 1) / workers));
   let next = 0;
   let finished = 0;
-  await runOnWorkers<RunResult>({
-    entry: ownModule('./worker-main', import.meta.url),
-    data: init,
-    workers: Math.min(workers, jobs.length),
-    youngGenerationMb: WORKER_YOUNG_GENERATION_MB,
-    inFlight: Math.max(WORKER_IN_FLIGHT, Math.ceil((opts.concurrency ?? 1) / workers)),
-    next: () => {
-      if (next >= jobs.length || opts.shouldStop?.()) return undefined;
-      const job = jobs[next++] as Job;
-      return {
-        type: 'job',
-        index: job.index,
-        scenario: scenarioIndex.get(job.scenario) ?? -1,
-        planner: plannerIndex.get(job.planner) ?? -1,
-        trial: job.trial,
-      };
-    },
-    done: (index, run) => {
-      store(byIndex.get(index) as Job, run);
-      opts.onRunDone?.(run, ++finished, jobs.length);
-    },
-  });
+  // The first failure, on any thread, stops handing out jobs; the runs in flight end, then it is thrown.
+  let failure: { error: unknown } | undefined;
+  const take = (): Job | undefined =>
+    failure || next >= jobs.length || opts.shouldStop?.() ? undefined : (jobs[next++] as Job);
+  const finish = (job: Job, run: RunResult) => {
+    store(job, run);
+    opts.onRunDone?.(run, ++finished, jobs.length);
+  };
+  const fail = (error: unknown) => {
+    failure ??= { error };
+  };
+  // As a worker of planners that only compute does (worker-main.ts): record files made at once.
+  const how = { syncFiles: opts.planners.every((p) => p.cpuBound === true) };
+  const here = async () => {
+    for (let job = take(); job !== undefined; job = take()) {
+      try {
+        finish(job, await runHere(job, opts, how));
+      } catch (error) {
+        fail(error);
+      }
+      // Back to the event loop between runs, to hand the workers theirs (and as runPool does, evaluate.ts).
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  };
+  const threads = Math.min(workers, jobs.length) - 1;
+  await Promise.all([
+    // Planners that only compute have nothing to overlap here: one run at a time, as serially.
+    ...Array.from({ length: how.syncFiles ? 1 : inFlight }, () => here()),
+    threads < 1
+      ? Promise.resolve()
+      : runOnWorkers<RunResult>({
+          entry: ownModule('./worker-main', import.meta.url),
+          data: init,
+          modules: init.planners.map((p) => p.source),
+          workers: threads,
+          youngGenerationMb: WORKER_YOUNG_GENERATION_MB,
+          inFlight,
+          next: () => {
+            const job = take();
+            if (job === undefined) return undefined;
+            return {
+              type: 'job',
+              index: job.index,
+              scenario: scenarioIndex.get(job.scenario) ?? -1,
+              planner: plannerIndex.get(job.planner) ?? -1,
+              trial: job.trial,
+            };
+          },
+          done: (index, run) => finish(byIndex.get(index) as Job, run),
+        }).catch(fail),
+  ]);
+  if (failure) throw failure.error;
 }

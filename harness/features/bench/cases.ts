@@ -226,16 +226,18 @@ export interface WorkersRow {
   runs: number;
   /** Serial, as the process's first evaluation (cold, as `oneway eval` starts). */
   serial_runs_per_s: number;
-  /** Over two worker threads (each starts cold, loading the compiled engine). */
+  /** `--workers=2`: this thread and a worker thread (which starts cold, loading the compiled engine). */
   workers2_runs_per_s: number;
   /** workers=2 ÷ serial. */
   speedup: number;
+  /** The process's CPU-seconds with `--workers=2` ÷ serially (cpu.*.process_s): what the worker adds. */
+  cpu_ratio: number;
   /** Serial again, warm: what the main thread does once its code is compiled. */
   serial_warm_runs_per_s: number;
   /**
    * CPU-seconds by thread in each pass (Linux). A serial evaluation is not one core's work: V8
    * compiles and collects on background threads beside the main thread, so on two cores its wall
-   * time is about its main thread's, and two workers (wall at least all CPU ÷ 2) can be at most
+   * time is about its main thread's, and two threads (wall at least all CPU ÷ 2) can be at most
    * 2 × main ÷ (main + background) as fast, and that only if they add no CPU of their own.
    */
   cpu: { serial: ThreadCpu; workers2: ThreadCpu; serial_warm: ThreadCpu };
@@ -263,7 +265,7 @@ async function workersPass(scenarios: EvalScenario[], workers: number, outDir: s
   return { runs: r.runs.length, seconds, perS: r.runs.length / seconds, cpu };
 }
 
-/** 10× the bundled suite (eager and gated, MSW) serially, over two worker threads, serially again; in this process. */
+/** 10× the bundled suite (eager and gated, MSW) serially, with `--workers=2`, serially again; in this process. */
 export async function workersChild(suite: readonly EvalScenario[], outDir: string): Promise<WorkersRow> {
   const scenarios = copies(suite, 10);
   const pass = (workers: number) => workersPass(scenarios, workers, outDir);
@@ -276,6 +278,7 @@ export async function workersChild(suite: readonly EvalScenario[], outDir: strin
     serial_runs_per_s: round(serial.perS),
     workers2_runs_per_s: round(two.perS),
     speedup: round(two.perS / serial.perS, 2),
+    cpu_ratio: round(two.cpu.process_s / serial.cpu.process_s, 2),
     serial_warm_runs_per_s: round(warm.perS),
     cpu: { serial: serial.cpu, workers2: two.cpu, serial_warm: warm.cpu },
   };
@@ -551,16 +554,22 @@ export async function longWorkersChild(
 
 /**
  * A long evaluation, where `eval` goes to workers by default (runner/workers.ts, autoWorkers):
- * 8,000 runs serially and on two workers, each in a process of its own (each starts cold, and each
- * peak RSS is its own).
+ * 8,000 runs serially and with `--workers=2`, each in a process of its own (each starts cold, and each
+ * peak RSS is its own). `cpu_ratio`: the process's CPU-seconds with `--workers=2` ÷ serially, the CPU
+ * the workers add for the same runs; unlike `speedup` it hardly moves with the machine's load.
  */
 export async function workersLong(
   build: Build,
   outDir: string,
-): Promise<{ serial: LongWorkersPass; workers2: LongWorkersPass; speedup: number }> {
+): Promise<{ serial: LongWorkersPass; workers2: LongWorkersPass; speedup: number; cpu_ratio: number }> {
   const serial = await child<LongWorkersPass>(build, 'workers-long:1', join(outDir, 'workers-long'));
   const workers2 = await child<LongWorkersPass>(build, 'workers-long:2', join(outDir, 'workers-long'));
-  return { serial, workers2, speedup: round(workers2.runs_per_s / serial.runs_per_s, 2) };
+  return {
+    serial,
+    workers2,
+    speedup: round(workers2.runs_per_s / serial.runs_per_s, 2),
+    cpu_ratio: round(workers2.cpu.process_s / serial.cpu.process_s, 2),
+  };
 }
 
 // ------------------------------------------------------------------------------------------------

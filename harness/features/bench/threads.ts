@@ -13,6 +13,12 @@ import { performance } from 'node:perf_hooks';
 import { round } from './stats.ts';
 
 export interface ThreadCpu {
+  /**
+   * CPU-seconds of the whole process over the work (process.cpuUsage: every thread, those that
+   * ended included; any platform). What `--workers` is measured by: unlike wall time, it hardly
+   * moves with the machine's load.
+   */
+  process_s: number;
   /** CPU-seconds of the main thread. */
   main_s: number | null;
   /** CPU-seconds of threads started during the work (worker threads). */
@@ -46,9 +52,17 @@ function readAll(into: Map<string, number>): void {
 export async function withThreadCpu<T>(work: () => Promise<T>, everyMs = 50): Promise<{ value: T; cpu: ThreadCpu }> {
   const loop = performance.eventLoopUtilization();
   const idle = () => round(performance.eventLoopUtilization(loop).idle / 1000, 2);
+  const c0 = process.cpuUsage();
+  const total = () => {
+    const c = process.cpuUsage(c0);
+    return round((c.user + c.system) / 1e6, 2);
+  };
   if (!existsSync(TASKS)) {
     const value = await work();
-    return { value, cpu: { main_s: null, started_s: null, background_s: null, main_idle_s: idle() } };
+    return {
+      value,
+      cpu: { process_s: total(), main_s: null, started_s: null, background_s: null, main_idle_s: idle() },
+    };
   }
   const before = new Map<string, number>();
   readAll(before);
@@ -56,6 +70,7 @@ export async function withThreadCpu<T>(work: () => Promise<T>, everyMs = 50): Pr
   const timer = setInterval(() => readAll(last), everyMs);
   try {
     const value = await work();
+    const processS = total();
     readAll(last);
     const main = String(process.pid);
     let started = 0;
@@ -70,7 +85,13 @@ export async function withThreadCpu<T>(work: () => Promise<T>, everyMs = 50): Pr
     const r = (x: number) => round(x, 2);
     return {
       value,
-      cpu: { main_s: r(mainS), started_s: r(started), background_s: r(background), main_idle_s: idle() },
+      cpu: {
+        process_s: processS,
+        main_s: r(mainS),
+        started_s: r(started),
+        background_s: r(background),
+        main_idle_s: idle(),
+      },
     };
   } finally {
     clearInterval(timer);

@@ -44,6 +44,7 @@ export async function fuzzOnWorkers(
   await runOnWorkers<FuzzReport>({
     entry: ownModule('./worker-main', import.meta.url),
     data: init,
+    modules: [...init.properties, ...(init.planner !== undefined ? [init.planner] : [])],
     workers: Math.min(workers, total),
     next: () => {
       if (next >= total) return undefined;
