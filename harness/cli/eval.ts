@@ -101,10 +101,10 @@ Usage: oneway eval [options]          (in a clone of oneway: npm run eval -- [op
                               files that did not load (listed in results.json "problems", exit 2); with it,
                               results.json lists the findings ("lint")
   --concurrency=N             runs in flight at once (default 1); results are identical for any N
-  --workers=N|auto            spread runs over N worker threads, each with 4 runs in flight (for CPU-bound
+  --workers=N|auto            spread runs over N threads, this one and N-1 worker threads (for CPU-bound
                               planners on several cores); results are identical for any N. Default auto:
                               6,000 runs or more of planners that only compute (the built-ins but the LLM
-                              ones) go to one worker per core, up to 4; --workers=1 keeps them on this thread
+                              ones) go to one thread per core, up to 4; --workers=1 keeps them on this thread
   --shard=i/n                 run the i-th of n deterministic slices of the scenarios (merge with eval:merge)
   --resume                    finish an interrupted evaluation in --out: keep its finished runs, run the rest
                               (same options as the interrupted run); the results equal an uninterrupted run
@@ -277,7 +277,7 @@ async function evaluate(
       workers: (runs, workers) =>
         io.stderr.write(
           cerr.dim(
-            `oneway: ${plural(runs, 'run')} of planners that only compute: on ${workers} worker threads (--workers=1 keeps them on this thread)\n`,
+            `oneway: ${plural(runs, 'run')} of planners that only compute: on ${workers} threads, this one included (--workers=1 keeps them on this one)\n`,
           ),
         ),
       runDone: (run, done, total) => progress?.update(run, done, total),
