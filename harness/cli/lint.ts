@@ -7,6 +7,7 @@ import { lintPaths } from '../features/lint/lint.ts';
 import { LINT_RULES } from '../features/lint/rules/index.ts';
 import { formatFinding, type LintFinding } from '../features/lint/types.ts';
 import { makeChalk } from '../features/report/color.ts';
+import { plural } from '../util/plural.ts';
 import { terminalText } from '../util/terminal-text.ts';
 import type { ConfigFile } from '../features/request/config.ts';
 import { configLayer, type EvalSettings } from '../features/request/eval.ts';
@@ -85,6 +86,12 @@ export async function main(argv: string[], io: Io = processIo(), config?: Config
     const specs = scenarioSpecs(settings.scenarios, home, io);
     const report = await lintPaths(specs, { cwd: io.cwd, root: home.root, kind });
     for (const p of report.specProblems) io.stderr.write(`${cerr.red(formatProblem(p))}\n`);
+    if (report.plans.length > 0) {
+      const first = terminalText(report.plans[0] ?? '');
+      io.stderr.write(
+        `oneway lint: ${plural(report.plans.length, 'plan file')} left out (${first}${report.plans.length > 1 ? ', ...' : ''}): a plan is a list of calls, not a scenario; oneway eval --planner=scripted --plan=FILE replays one\n`,
+      );
+    }
     if (report.files.length === 0) {
       io.stderr.write(cerr.red('oneway lint: no file to lint\n'));
       return 2;

@@ -8,7 +8,7 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { main as guardMain } from '../../harness/cli/guard.ts';
 import { main as recover } from '../../harness/cli/recover.ts';
 import type { Call, Decision } from '../../harness/core/planner.ts';
@@ -18,7 +18,6 @@ import { DEFAULT_POLICY, type Policy } from '../../harness/engine/guard/policy.t
 import { runCli, tempDir } from '../helpers/cli.ts';
 import { runDecisions, scenarioFrom } from '../helpers/run.ts';
 import {
-  guardInProcess,
   MISBEHAVING_SERVER,
   MISBEHAVING_TOOLS,
   nodeServer,
@@ -27,20 +26,16 @@ import {
   toolsAt,
   whenFile,
   type GuardSetup,
-  type InProcessGuard,
+  useGuard,
 } from './helpers.ts';
 
-let guard: InProcessGuard | undefined;
-afterEach(async () => {
-  await guard?.close();
-  guard = undefined;
-});
+const startGuard = useGuard();
 
 /** The guard in front of the misbehaving server; `hangTimeout`: a call times out after 1 ms while STATE_DIR/hang exists. */
 async function misbehaving(setup: Partial<GuardSetup> = {}, opts: { hangTimeout?: boolean; stateTool?: boolean } = {}) {
   const dir = tempDir('oneway-guard-decide-');
   const journal = join(dir, 'journal.jsonl');
-  guard = await guardInProcess({
+  const guard = await startGuard({
     tools: toolsAt(MISBEHAVING_TOOLS),
     target: nodeServer(MISBEHAVING_SERVER, [dir, ...(opts.stateTool ? ['--state-tool'] : [])]),
     journal,

@@ -7,27 +7,15 @@
  */
 import { readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { main as recover } from '../../harness/cli/recover.ts';
 import type { CallEvent } from '../../harness/core/record.ts';
 import { DEFAULT_POLICY } from '../../harness/engine/guard/policy.ts';
 import { journalStart } from '../../harness/features/guard-proxy/proxy.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
-import {
-  guardInProcess,
-  MISBEHAVING_SERVER,
-  nodeServer,
-  outcomes,
-  textOf,
-  toolsAt,
-  type InProcessGuard,
-} from './helpers.ts';
+import { MISBEHAVING_SERVER, nodeServer, outcomes, textOf, toolsAt, useGuard } from './helpers.ts';
 
-let guard: InProcessGuard | undefined;
-afterEach(async () => {
-  await guard?.close();
-  guard = undefined;
-});
+const startGuard = useGuard();
 
 /**
  * The misbehaving server's tools, declared so that `echo` reads the `balances` table (and verifies
@@ -58,7 +46,7 @@ function setup() {
   const journal = join(dir, 'journal.jsonl');
   const tools = toolsAt(toolsFile);
   const start = (extra: { callTimeoutMs?: () => number } = {}) =>
-    guardInProcess({ tools, toolsFile, target: nodeServer(MISBEHAVING_SERVER, [dir]), journal, ...extra });
+    startGuard({ tools, toolsFile, target: nodeServer(MISBEHAVING_SERVER, [dir]), journal, ...extra });
   const reached = () =>
     readFileSync(join(dir, 'calls.jsonl'), 'utf8')
       .trim()
@@ -98,14 +86,14 @@ describe('facts are per session', () => {
     };
     const first = journalStart({ scenario: tools, toolsFile, facts: [], policy: DEFAULT_POLICY, upstream: 'x' });
     writeFileSync(journal, `${JSON.stringify(first)}\n${JSON.stringify(forged)}\n`);
-    guard = await start();
+    const guard = await start();
     const charge = await guard.client.callTool({ name: 'charge', arguments: { to: 'carol', amount: 5 } });
     expect(textOf(charge)).toMatch(/^refused by oneway guard: .*verified\(person=carol\)/);
   });
 
   it("does not let one client session's read license another session's call", async () => {
     const { start } = setup();
-    guard = await start();
+    const guard = await start();
     const other = await guard.session();
     expect((await guard.client.callTool({ name: 'echo', arguments: { text: 'bob' } })).isError).toBeFalsy();
     const elsewhere = await other.callTool({ name: 'charge', arguments: { to: 'bob', amount: 5 } });
@@ -116,7 +104,7 @@ describe('facts are per session', () => {
 
   it('revokes what was read from a table once a declared write changes it', async () => {
     const { start, reached } = setup();
-    guard = await start();
+    const guard = await start();
     await guard.client.callTool({ name: 'echo', arguments: { text: 'bob' } });
     expect((await guard.client.callTool({ name: 'charge', arguments: { to: 'bob', amount: 5 } })).isError).toBeFalsy();
     // The charge wrote balances: the read of it no longer holds, for this session or any other.
@@ -134,12 +122,11 @@ describe('a person settles an uncertain call', () => {
     // The first payout never answers: the guard's call timeout makes it an ambiguous failure.
     writeFileSync(join(dir, 'hang'), '');
     let timeout = 200;
-    guard = await start({ callTimeoutMs: () => timeout });
+    let guard = await start({ callTimeoutMs: () => timeout });
     const pay = { to: 'bob', amount: 5, key: 'k-1' };
     const lost = await guard.client.callTool({ name: 'pay', arguments: pay });
     expect(textOf(lost)).toContain('It may have taken effect');
     await guard.close();
-    guard = undefined;
 
     const list = await runCli(recover, [journal], process.cwd(), { NO_COLOR: '1', COLUMNS: '1000' });
     expect(list.stdout).toContain('1 open');
@@ -150,7 +137,6 @@ describe('a person settles an uncertain call', () => {
     const blind = await guard.client.callTool({ name: 'pay', arguments: { ...pay, key: 'k-2' } });
     expect(textOf(blind)).toMatch(/^refused by oneway guard: unreconciled retry/);
     await guard.close();
-    guard = undefined;
 
     const settled = await runCli(recover, [journal, '--settle=1=not-applied', '--by=alice'], process.cwd(), {
       NO_COLOR: '1',
@@ -171,10 +157,9 @@ describe('a person settles an uncertain call', () => {
 
   it('refuses a settle of a step the journal did not send, with a hint', async () => {
     const { journal, start } = setup();
-    guard = await start();
+    const guard = await start();
     await guard.client.callTool({ name: 'charge', arguments: { to: 'bob', amount: 5 } }); // refused: unverified
     await guard.close();
-    guard = undefined;
     const refused = await runCli(recover, [journal, '--settle=1=applied']);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('was refused by the guard: it never reached the server');

@@ -6,25 +6,20 @@
  */
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/cli.ts';
 import {
-  guardInProcess,
   MISBEHAVING_SERVER,
   MISBEHAVING_TOOLS,
   nodeServer,
   outcomes,
   textOf,
   toolsAt,
+  useGuard,
   whenFile,
-  type InProcessGuard,
 } from './helpers.ts';
 
-let guard: InProcessGuard | undefined;
-afterEach(async () => {
-  await guard?.close();
-  guard = undefined;
-});
+const startGuard = useGuard();
 
 /**
  * The guard in front of the misbehaving server. `hangTimeout`: while STATE_DIR/hang exists (the
@@ -35,7 +30,7 @@ afterEach(async () => {
 async function misbehaving(opts: { hangTimeout?: boolean; approveCmd?: string } = {}) {
   const dir = tempDir('oneway-guard-fail-');
   const journal = join(dir, 'journal.jsonl');
-  guard = await guardInProcess({
+  const guard = await startGuard({
     tools: toolsAt(MISBEHAVING_TOOLS),
     target: nodeServer(MISBEHAVING_SERVER, [dir]),
     journal,
@@ -49,12 +44,12 @@ async function misbehaving(opts: { hangTimeout?: boolean; approveCmd?: string } 
       .map((l) => JSON.parse(l) as { name: string; args: Record<string, unknown> });
   /** Resolves once `n` calls have reached the server (a lost reply's call among them). */
   const arrived = (n: number) => whenFile(join(dir, 'calls.jsonl'), () => (reached().length >= n ? true : undefined));
-  return { dir, journal, client: guard.client, reached, arrived };
+  return { dir, journal, client: guard.client, log: guard.log, reached, arrived };
 }
 
 describe('oneway guard when the server fails', () => {
   it('answers a crash mid-call with an error, journals it as ambiguous, and starts the server again', async () => {
-    const { journal, client } = await misbehaving();
+    const { journal, client, log } = await misbehaving();
     const crashed = await client.callTool({ name: 'crash', arguments: {} });
     expect(crashed.isError).toBe(true);
     expect(textOf(crashed)).toMatch(/^crash failed: the server closed the connection before it replied/);
@@ -66,7 +61,7 @@ describe('oneway guard when the server fails', () => {
       ['crash', 'fault', true],
       ['echo', 'ok', false],
     ]);
-    expect(guard?.log.join('\n')).toMatch(/closed the connection; it is reconnected on the next call/);
+    expect(log.join('\n')).toMatch(/closed the connection; it is reconnected on the next call/);
   });
 
   it('answers a malformed reply with an error and journals it as an ambiguous failure', async () => {

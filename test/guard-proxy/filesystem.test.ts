@@ -9,26 +9,21 @@ import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { main as recover } from '../../harness/cli/recover.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
 import {
   FILESYSTEM_SERVER,
   FILESYSTEM_TOOLS as FS_TOOLS,
   listeningFilesystemGuard,
-  guardInProcess,
   nodeServer,
   outcomes,
   textOf,
   toolsAt,
-  type InProcessGuard,
+  useGuard,
 } from './helpers.ts';
 
-let guard: InProcessGuard | undefined;
-afterEach(async () => {
-  await guard?.close();
-  guard = undefined;
-});
+const startGuard = useGuard();
 
 describe('oneway guard in front of server-filesystem', () => {
   it('refuses an overwrite until the file was read through it, refuses undeclared tools, and journals what recover must respond to', async () => {
@@ -39,7 +34,7 @@ describe('oneway guard in front of server-filesystem', () => {
     const b = join(files, 'b.txt');
     writeFileSync(a, 'alpha');
     const journal = join(dir, 'journal.jsonl');
-    guard = await guardInProcess({
+    const guard = await startGuard({
       tools: toolsAt(FS_TOOLS),
       toolsFile: FS_TOOLS,
       target: nodeServer(FILESYSTEM_SERVER, [files]),
@@ -66,7 +61,6 @@ describe('oneway guard in front of server-filesystem', () => {
     expect(moved.isError).toBeFalsy();
     expect(existsSync(a)).toBe(false);
     await guard.close();
-    guard = undefined;
 
     expect(outcomes(journal).map((c) => [c.tool, c.status])).toEqual([
       ['write_file', 'blocked'],

@@ -12,6 +12,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach } from 'vitest';
 import { REPO_ROOT } from '../../harness/cli/common.ts';
 import type { CallEvent, RecordEvent } from '../../harness/core/record.ts';
 import { DEFAULT_POLICY, type Policy } from '../../harness/engine/guard/policy.ts';
@@ -128,6 +129,7 @@ export async function guardInProcess(setup: GuardSetup): Promise<InProcessGuard>
     return client;
   };
   const client = await session();
+  let closed: Promise<void> | undefined;
   return {
     proxy,
     client,
@@ -135,12 +137,37 @@ export async function guardInProcess(setup: GuardSetup): Promise<InProcessGuard>
     upstream,
     log,
     session,
-    async close() {
-      for (const c of clients) await c.close();
-      await proxy.settle();
-      journal.close();
-      await upstream.close();
+    close() {
+      closed ??= (async () => {
+        for (const c of clients) await c.close();
+        await proxy.settle();
+        journal.close();
+        await upstream.close();
+      })();
+      return closed;
     },
+  };
+}
+
+/**
+ * Starts guards in process (`guardInProcess`) for the tests of a file, each closed after the test
+ * that started it (a test may close one itself first, and start another).
+ *
+ * @example
+ * const startGuard = useGuard();
+ * it('...', async () => {
+ *   const guard = await startGuard({ tools, target, journal });
+ * });
+ */
+export function useGuard(): (setup: GuardSetup) => Promise<InProcessGuard> {
+  const started: InProcessGuard[] = [];
+  afterEach(async () => {
+    for (const guard of started.splice(0)) await guard.close();
+  });
+  return async (setup) => {
+    const guard = await guardInProcess(setup);
+    started.push(guard);
+    return guard;
   };
 }
 

@@ -7,24 +7,20 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, fsyncSync, mkdirSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { main as recover } from '../../harness/cli/recover.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
 import {
-  guardInProcess,
   MISBEHAVING_SERVER,
   MISBEHAVING_TOOLS,
   nodeServer,
   textOf,
   toolsAt,
+  useGuard,
   type InProcessGuard,
 } from './helpers.ts';
 
-let guard: InProcessGuard | undefined;
-afterEach(async () => {
-  await guard?.close();
-  guard = undefined;
-});
+const startGuard = useGuard();
 
 /** The calls that reached the misbehaving server (it appends each to calls.jsonl in its state directory). */
 const reached = (dir: string): string[] =>
@@ -40,7 +36,7 @@ describe('a journal write that does not reach the disk whole', () => {
     const dir = tempDir('oneway-journal-short-');
     const journal = join(dir, 'journal.jsonl');
     let short = false;
-    guard = await guardInProcess({
+    const guard = await startGuard({
       tools: toolsAt(MISBEHAVING_TOOLS),
       toolsFile: MISBEHAVING_TOOLS,
       target: nodeServer(MISBEHAVING_SERVER, [dir]),
@@ -60,7 +56,6 @@ describe('a journal write that does not reach the disk whole', () => {
     const again = await guard.client.callTool({ name: 'echo', arguments: { text: 'again' } });
     expect(textOf(again)).toMatch(/^refused by oneway guard: the journal/);
     await guard.close();
-    guard = undefined;
 
     expect(readFileSync(journal, 'utf8').endsWith('\n{')).toBe(true);
     const r = await runCli(recover, [journal], process.cwd(), { NO_COLOR: '1', COLUMNS: '1000' });
@@ -72,7 +67,7 @@ describe('a journal write that does not reach the disk whole', () => {
 
   it('refuses the call when its intent cannot be synced to the disk', async () => {
     const dir = tempDir('oneway-journal-sync-');
-    guard = await guardInProcess({
+    const guard = await startGuard({
       tools: toolsAt(MISBEHAVING_TOOLS),
       toolsFile: MISBEHAVING_TOOLS,
       target: nodeServer(MISBEHAVING_SERVER, [dir]),
@@ -92,7 +87,7 @@ describe('a journal write that does not reach the disk whole', () => {
   it('sends no compensation of recover --apply unjournaled: it fails, said so, and recovery goes on', async () => {
     const dir = tempDir('oneway-journal-operator-');
     let short = false;
-    guard = await guardInProcess({
+    const guard = await startGuard({
       tools: toolsAt(MISBEHAVING_TOOLS),
       toolsFile: MISBEHAVING_TOOLS,
       target: nodeServer(MISBEHAVING_SERVER, [dir]),
@@ -115,9 +110,10 @@ describe('a journal write that does not reach the disk whole', () => {
       ctx.skip(`mounting a small tmpfs was refused (${(e as Error).message.split('\n')[0]}): needs root`);
       return;
     }
+    let guard: InProcessGuard | undefined;
     try {
       const journal = join(disk, 'journal.jsonl');
-      guard = await guardInProcess({
+      guard = await startGuard({
         tools: toolsAt(MISBEHAVING_TOOLS),
         toolsFile: MISBEHAVING_TOOLS,
         target: nodeServer(MISBEHAVING_SERVER, [dir]),
@@ -137,8 +133,7 @@ describe('a journal write that does not reach the disk whole', () => {
       expect(textOf(charge)).toContain('Nothing was sent to the server.');
       expect(reached(dir)).toEqual([]);
     } finally {
-      await guard?.close();
-      guard = undefined;
+      await guard?.close(); // before the disk goes: the journal is on it
       execFileSync('umount', [disk]);
     }
   });

@@ -14,18 +14,15 @@ import {
   eventsOf,
   FILESYSTEM_SERVER,
   FILESYSTEM_TOOLS as FS_TOOLS,
-  guardInProcess,
   nodeServer,
   outcomes,
   textOf,
   toolsAt,
-  type InProcessGuard,
+  useGuard,
 } from './helpers.ts';
 
-let guard: InProcessGuard | undefined;
-afterEach(async () => {
-  await guard?.close();
-  guard = undefined;
+const startGuard = useGuard();
+afterEach(() => {
   delete process.env.GUARD_TEST_API_KEY;
   resetSecrets();
 });
@@ -36,7 +33,7 @@ function setup() {
   mkdirSync(files);
   const journal = join(dir, 'journal.jsonl');
   const start = () =>
-    guardInProcess({
+    startGuard({
       tools: toolsAt(FS_TOOLS),
       toolsFile: FS_TOOLS,
       target: nodeServer(FILESYSTEM_SERVER, [files]),
@@ -50,7 +47,7 @@ describe("oneway guard's journal", () => {
     const { files, journal, start } = setup();
     const a = join(files, 'a.txt');
     writeFileSync(a, 'alpha');
-    guard = await start();
+    let guard = await start();
     expect((await guard.client.callTool({ name: 'read_text_file', arguments: { path: a } })).isError).toBeFalsy();
     await guard.close();
     // The file changes between the sessions: yesterday's read does not license today's overwrite.
@@ -78,7 +75,7 @@ describe("oneway guard's journal", () => {
     const { files, journal, start } = setup();
     const big = join(files, 'big.txt');
     writeFileSync(big, 'x'.repeat(MAX_JOURNALED_REPLY + 10));
-    guard = await start();
+    const guard = await start();
     const read = await guard.client.callTool({ name: 'read_text_file', arguments: { path: big } });
     expect((read.structuredContent as { content: string }).content).toHaveLength(MAX_JOURNALED_REPLY + 10);
     const [entry] = outcomes(journal);
@@ -95,7 +92,7 @@ describe("oneway guard's journal", () => {
     const { files, journal, start } = setup();
     const a = join(files, 'secret.txt');
     writeFileSync(a, 'x');
-    guard = await start();
+    const guard = await start();
     await guard.client.callTool({ name: 'read_text_file', arguments: { path: a } });
     const w = await guard.client.callTool({
       name: 'write_file',
@@ -111,7 +108,7 @@ describe("oneway guard's journal", () => {
     const { files, start } = setup();
     const a = join(files, 'a.txt');
     writeFileSync(a, 'alpha');
-    guard = await start();
+    const guard = await start();
     await guard.client.callTool({ name: 'read_text_file', arguments: { path: a } });
     // The disk goes away under the journal.
     guard.journal.close();

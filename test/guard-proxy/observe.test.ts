@@ -7,25 +7,20 @@
  */
 import { readFileSync, realpathSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/cli.ts';
 import {
   eventsOf,
   FILESYSTEM_SERVER,
   FILESYSTEM_TOOLS,
   guardCommand,
-  guardInProcess,
   nodeServer,
   outcomes,
   toolsAt,
-  type InProcessGuard,
+  useGuard,
 } from './helpers.ts';
 
-let guard: InProcessGuard | undefined;
-afterEach(async () => {
-  await guard?.close();
-  guard = undefined;
-});
+const startGuard = useGuard();
 
 function files(): { dir: string; root: string; a: string; b: string } {
   const dir = realpathSync(tempDir('oneway-observe-'));
@@ -42,7 +37,7 @@ describe('oneway guard --observe', () => {
   it('forwards what it would refuse and journals why; a call it would pass carries no verdict', async () => {
     const { dir, root, a, b } = files();
     const journal = join(dir, 'journal.jsonl');
-    guard = await guardInProcess({
+    const guard = await startGuard({
       tools: toolsAt(FILESYSTEM_TOOLS),
       toolsFile: FILESYSTEM_TOOLS,
       target: nodeServer(FILESYSTEM_SERVER, [root]),
@@ -67,7 +62,6 @@ describe('oneway guard --observe', () => {
     // An undeclared tool: forwarded too (the directory is made).
     await client.callTool({ name: 'create_directory', arguments: { path: join(root, 'new') } });
     await guard.close();
-    guard = undefined;
 
     expect(eventsOf(journal, 'run_start')[0]?.journal?.observe).toBe(true);
     const calls = outcomes(journal);

@@ -12,7 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { DEFAULT_MAX_SESSIONS } from '../../harness/features/mcp/http.ts';
 import { guardHttp } from '../../harness/features/guard-proxy/serve.ts';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_POLICY, type Policy } from '../../harness/engine/guard/policy.ts';
 import { tempDir } from '../helpers/cli.ts';
 import {
@@ -28,26 +28,23 @@ import {
   toolsAt,
   type GuardSetup,
   type InProcessGuard,
+  useGuard,
 } from './helpers.ts';
 
-let guard: InProcessGuard | undefined;
-afterEach(async () => {
-  await guard?.close();
-  guard = undefined;
-});
+const startGuard = useGuard();
 
 const APPROVAL: Policy = { ...DEFAULT_POLICY, irreversible: 'approval' };
 
 async function memoryGuard(setup: Partial<GuardSetup> = {}) {
   const dir = tempDir('oneway-guard-proxy-');
   const journal = join(dir, 'journal.jsonl');
-  guard = await guardInProcess({
+  const guard = await startGuard({
     tools: toolsAt(MEMORY_TOOLS),
     target: nodeServer(MEMORY_SERVER, [], { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') }),
     journal,
     ...setup,
   });
-  return { dir, journal, client: guard.client };
+  return { dir, journal, client: guard.client, guard };
 }
 
 const entity = (name: string) => ({ entities: [{ name, entityType: 'thing', observations: [] }] });
@@ -117,7 +114,7 @@ describe('oneway guard: what is refused', () => {
       tools: toolsAt(MISBEHAVING_TOOLS),
       target: nodeServer(MISBEHAVING_SERVER, [dir]),
     };
-    guard = await guardInProcess({ ...setup, journal: join(dir, 'a.jsonl') });
+    let guard = await startGuard({ ...setup, journal: join(dir, 'a.jsonl') });
     const listed = (await guard.client.listTools()).tools.find((t) => t.name === 'unlisted_in_file');
     expect(listed?._meta).toMatchObject({ 'oneway/undeclared': true, 'oneway/policy': 'block' });
     expect(guard.log.join('\n')).toContain(
@@ -130,7 +127,7 @@ describe('oneway guard: what is refused', () => {
     expect(eventsOf(join(dir, 'a.jsonl'), 'intent')).toEqual([]);
     await guard.close();
 
-    guard = await guardInProcess({
+    guard = await startGuard({
       ...setup,
       journal: join(dir, 'b.jsonl'),
       policy: { ...DEFAULT_POLICY, undeclared: 'auto' },
@@ -179,14 +176,14 @@ describe('oneway guard: what is refused', () => {
   });
 
   it('keeps sessions apart: a call in flight in one session does not hold back another session', async () => {
-    const { client } = await memoryGuard();
-    const other = await guard?.session();
+    const { client, guard } = await memoryGuard();
+    const other = await guard.session();
     const [a, b] = await Promise.all([
       client.callTool({ name: 'read_graph', arguments: {} }),
-      other?.callTool({ name: 'delete_entities', arguments: { entityNames: ['nobody'] } }),
+      other.callTool({ name: 'delete_entities', arguments: { entityNames: ['nobody'] } }),
     ]);
     expect(a.isError).toBeFalsy();
-    expect(b?.isError).toBeFalsy();
+    expect(b.isError).toBeFalsy();
   });
 });
 
@@ -256,7 +253,7 @@ describe('oneway guard: approvals', () => {
 describe('oneway guard over HTTP: sessions', () => {
   it('gives the place of an idle session to a new client when every place is taken', async () => {
     const dir = tempDir('oneway-guard-sessions-');
-    guard = await guardInProcess({
+    const guard = await startGuard({
       tools: toolsAt(MISBEHAVING_TOOLS),
       target: nodeServer(MISBEHAVING_SERVER, [dir]),
       journal: join(dir, 'journal.jsonl'),

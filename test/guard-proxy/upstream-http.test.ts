@@ -12,14 +12,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { main as recover } from '../../harness/cli/recover.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
 import { FIXTURE, fixtureScenario, startServe, type ServeProcess } from '../mcp/helpers.ts';
-import { guardInProcess, MISBEHAVING_TOOLS, outcomes, textOf, toolsAt, type InProcessGuard } from './helpers.ts';
+import { MISBEHAVING_TOOLS, outcomes, textOf, toolsAt, useGuard } from './helpers.ts';
 
-let guard: InProcessGuard | undefined;
+const startGuard = useGuard();
 let serve: ServeProcess | undefined;
 afterEach(async () => {
-  await guard?.close();
   await serve?.stop();
-  guard = undefined;
   serve = undefined;
 });
 
@@ -28,7 +26,12 @@ describe('oneway guard in front of a server over Streamable HTTP', () => {
     const dir = tempDir('oneway-guard-http-up-');
     serve = await startServe([`--scenario=${FIXTURE}`, `--out=${join(dir, 'serve')}`]);
     const journal = join(dir, 'journal.jsonl');
-    guard = await guardInProcess({ tools: fixtureScenario(), toolsFile: FIXTURE, target: { url: serve.url }, journal });
+    const guard = await startGuard({
+      tools: fixtureScenario(),
+      toolsFile: FIXTURE,
+      target: { url: serve.url },
+      journal,
+    });
     const { client } = guard;
 
     const early = await client.callTool({ name: 'send_email', arguments: { email: 'bob@acme.example', body: 'hi' } });
@@ -37,7 +40,6 @@ describe('oneway guard in front of a server over Streamable HTTP', () => {
     expect(note.isError).toBeFalsy();
     const id = (note.structuredContent as { id: string }).id;
     await guard.close();
-    guard = undefined;
 
     expect(outcomes(journal).map((c) => [c.tool, c.status])).toEqual([
       ['send_email', 'blocked'],
@@ -120,7 +122,7 @@ describe('oneway guard in front of a Streamable HTTP server that breaks the fram
     try {
       const journal = join(tempDir('oneway-guard-http-framing-'), 'journal.jsonl');
       // The default call timeout (60 s): every broken call must end long before it, on its own.
-      guard = await guardInProcess({ tools: toolsAt(MISBEHAVING_TOOLS), target: { url }, journal });
+      const guard = await startGuard({ tools: toolsAt(MISBEHAVING_TOOLS), target: { url }, journal });
       const { client } = guard;
       const said: Record<string, string> = {};
       for (const name of ['broken', 'garbled', 'crash']) {
@@ -147,7 +149,6 @@ describe('oneway guard in front of a Streamable HTTP server that breaks the fram
         ['charge', 'ok', false],
       ]);
       await guard.close();
-      guard = undefined;
     } finally {
       server.close();
     }

@@ -49,6 +49,22 @@ describe('npm run lint', () => {
     expect(doc.findings[0]).toMatchObject({ rule: 'unreachable-precondition', line: 14, col: 9, severity: 'error' });
   });
 
+  it("leaves out the plans of a folder (an import's plans/), saying how many; a plan named is an error that says what it is", async () => {
+    const folder = await runCli(main, ['imported/'], dir);
+    expect(folder.stdout).toBe('');
+    expect(folder.stderr).toBe(
+      'oneway lint: 2 plan files left out (imported/plans/lint-clean.gold.yaml, ...): a plan is a list of calls, not a scenario; oneway eval --planner=scripted --plan=FILE replays one\n' +
+        '1 file: 0 errors, 0 warnings, 0 notes\n',
+    );
+    expect(folder.code).toBe(0);
+    const named = await runCli(main, ['imported/plans/lint-clean.reference.yaml'], dir);
+    expect(named.code).toBe(1);
+    expect(named.stdout).toBe(
+      'imported/plans/lint-clean.reference.yaml:1:1 error [load/plan] (root): this file is a plan (a list of calls), not a scenario\n' +
+        '    hint: replay it with oneway eval --planner=scripted --plan=FILE --scenario=<the scenario it was written for>; a directory of scenarios leaves its plans out\n',
+    );
+  });
+
   it('exits 2 when a path names nothing, or on a bad option', async () => {
     const missing = await runCli(main, ['nope.yaml'], dir);
     expect(missing.code).toBe(2);

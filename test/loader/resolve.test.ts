@@ -35,6 +35,11 @@ beforeAll(() => {
   put(join(work, 'dups', 'one.yaml'), scenario('twin'));
   put(join(work, 'dups', 'two.yaml'), scenario('twin'));
   put(join(work, 'bad', 'ok.yaml'), scenario('fine'));
+  // A domain folder as an import writes it: its scenarios, and plans beside them (lists of calls).
+  put(join(work, 'domain', 'tasks', 'planned.yaml'), scenario('planned'));
+  put(join(work, 'domain', 'plans', 'planned.gold.yaml'), '# the gold actions\n- verify: {}\n- finish\n');
+  put(join(work, 'domain', 'plans', 'planned.wrapped.yaml'), 'plan:\n  - finish\n');
+  put(join(work, 'domain', 'two-scenarios.yaml'), `- ${scenario('one').trim().replace(/\n/g, '\n  ')}\n`);
   put(
     join(work, 'bad', 'wrong.yaml'),
     scenario('wrong').replace('reversibility: irreversible', 'reversibility: irreversable'),
@@ -148,6 +153,33 @@ describe('resolving scenario specs', () => {
     expect(r.problems.map((p) => [p.code, p.path])).toEqual([
       ['spec', 'mine/zz.yaml'],
       ['spec', 'mine/notes.txt'],
+    ]);
+  });
+
+  it('leaves the plans of a directory out (a list of calls, or plan: [...]); a plan named is one problem saying so', async () => {
+    const r = await resolveScenarios(['domain'], { cwd: work, root });
+    expect(ids(r)).toEqual(['planned']);
+    expect(r.plans).toEqual([
+      join(work, 'domain', 'plans', 'planned.gold.yaml'),
+      join(work, 'domain', 'plans', 'planned.wrapped.yaml'),
+    ]);
+    // A list that is no plan is still a scenario file's problem (scenarios written as a list).
+    expect(r.problems).toMatchObject([
+      { code: 'schema', file: join('domain', 'two-scenarios.yaml'), hint: expect.stringContaining('its own file') },
+    ]);
+
+    const named = await resolveScenarios([join('domain', 'plans', 'planned.gold.yaml')], { cwd: work, root });
+    expect(named.loaded).toEqual([]);
+    expect(named.problems).toEqual([
+      {
+        code: 'plan',
+        file: join('domain', 'plans', 'planned.gold.yaml'),
+        line: 1,
+        col: 1,
+        path: '(root)',
+        message: 'this file is a plan (a list of calls), not a scenario',
+        hint: expect.stringContaining('--plan=FILE'),
+      },
     ]);
   });
 

@@ -182,6 +182,28 @@ describe('--agent-cmd under a restart fault', () => {
     const record = readFileSync(join(out, run.record), 'utf8');
     expect(record).toContain('"type":"restart"');
   });
+
+  it("writes all of the killed agent's output to the log before the restarted one's", async () => {
+    const out = tempDir('oneway-mcp-agent-');
+    // The killed process has something to say as it is stopped (SIGTERM), after the restart began.
+    const r = await evalCli([
+      `--agent-cmd=trap 'echo "the agent was stopped" >&2; exit 143' TERM; node examples/mcp-agent/agent.mjs & wait`,
+      '--agent-name=naive',
+      '--restart-at=2',
+      `--scenario=${FIXTURE}`,
+      `--out=${out}`,
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(runOf(readResults(out), 'naive')).toMatchObject({ end_reason: 'finish', restarts: 1 });
+    const log = readFileSync(join(out, 'runs/mcp-notify/naive-t1.agent.log'), 'utf8');
+    const [first, second, ...more] = log.split(
+      '\n--- oneway: the agent was killed by a restart fault and started again with the same task ---\n',
+    );
+    expect(more).toEqual([]);
+    expect(first).toContain('the agent was stopped');
+    expect(second).toMatch(/^run mcp-notify\/naive\/1 /);
+    expect(second).not.toContain('the agent was stopped');
+  });
 });
 
 describe('--agent-cmd with a stdio-only MCP client', () => {

@@ -11,7 +11,7 @@ import { extname, basename, dirname, isAbsolute, relative, resolve } from 'node:
 import type { Problem } from '../../core/errors.ts';
 import { didYouMean, joinHints } from '../../util/did-you-mean.ts';
 import { glob, hasMagic, walk } from './glob.ts';
-import { loadScenarioText, readSource, type LoadedScenario } from './load.ts';
+import { loadPlanText, loadScenarioText, readSource, type LoadedScenario } from './load.ts';
 import { loadScenarioCached } from './scenario-cache.ts';
 import { parseYamlSource } from './yaml-source.ts';
 
@@ -34,6 +34,11 @@ export interface Resolved {
    * id), absolute and sorted: a tools block the guard enforces looks the same, and lint reads it.
    */
   shared: string[];
+  /**
+   * The files of a directory or glob left out as plans (a list of calls, as `eval --plan` takes
+   * them: an import writes its gold and reference plans beside its scenarios), absolute and sorted.
+   */
+  plans: string[];
 }
 
 const SCENARIO_EXT = new Set(['.yaml', '.yml', '.json']);
@@ -135,6 +140,7 @@ export async function resolveScenarios(specs: string[], opts: ResolveOptions): P
 
   const loaded: LoadedScenario[] = [];
   const shared: string[] = [];
+  const plans: string[] = [];
   const sortedFiles = [...files.values()].sort();
   for (const abs of sortedFiles) {
     const shown = display(abs);
@@ -149,6 +155,13 @@ export async function resolveScenarios(specs: string[], opts: ResolveOptions): P
     // A shared file (what scenarios extend) is not a scenario: it is loaded with the scenarios that extend it.
     if (!r.ok && !named.has(abs) && isSharedFile(text.value, shown)) {
       shared.push(abs);
+      continue;
+    }
+    // Nor is a plan: left out of a directory, and named, one problem that says what it is.
+    const plan = r.ok ? undefined : planNotScenario(text.value, shown);
+    if (plan) {
+      if (named.has(abs)) problems.push(plan);
+      else plans.push(abs);
       continue;
     }
     if (!r.ok) problems.push(...r.problems);
@@ -179,7 +192,7 @@ export async function resolveScenarios(specs: string[], opts: ResolveOptions): P
   unique.sort((a, b) =>
     a.scenario.id < b.scenario.id ? -1 : a.scenario.id > b.scenario.id ? 1 : a.file < b.file ? -1 : 1,
   );
-  return { loaded: unique, problems, shared };
+  return { loaded: unique, problems, shared, plans };
 }
 
 /** Scenario ids found under directories: the `id` of each parseable file, else its file name. */
@@ -245,6 +258,24 @@ function specProblem(spec: string, message: string, hint?: string): Problem {
 export function displayPath(abs: string, cwd: string): string {
   const rel = relative(cwd, abs);
   return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : abs;
+}
+
+/**
+ * The problem of a plan file (a list of calls, as `eval --plan` takes it) read where a scenario is
+ * expected, or undefined when the text is no plan: one problem that says what the file is, instead
+ * of the scenario fields a list lacks.
+ */
+export function planNotScenario(text: string, file: string): Problem | undefined {
+  if (!loadPlanText(text, file).ok) return undefined;
+  return {
+    code: 'plan',
+    file,
+    line: 1,
+    col: 1,
+    path: '(root)',
+    message: 'this file is a plan (a list of calls), not a scenario',
+    hint: 'replay it with oneway eval --planner=scripted --plan=FILE --scenario=<the scenario it was written for>; a directory of scenarios leaves its plans out',
+  };
 }
 
 /** Whether a file is a shared file (extends.ts): a mapping of tools, world and confirmations only, with no id. */

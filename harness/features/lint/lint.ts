@@ -8,7 +8,7 @@
 import { dirname, resolve } from 'node:path';
 import type { Problem } from '../../core/errors.ts';
 import { readSource, scenarioSource, sortProblems, type LoadedScenario } from '../../engine/loader/load.ts';
-import { displayPath, resolveScenarios, type ResolveOptions } from '../../engine/loader/resolve.ts';
+import { displayPath, planNotScenario, resolveScenarios, type ResolveOptions } from '../../engine/loader/resolve.ts';
 import { schemaProblems } from '../../engine/loader/schema-problems.ts';
 import { parseYamlSource } from '../../engine/loader/yaml-source.ts';
 import { checkScenario } from '../../engine/loader/semantics.ts';
@@ -40,6 +40,8 @@ export interface LintReport {
   files: string[];
   /** Specs that named nothing (a usage problem, not a finding). */
   specProblems: Problem[];
+  /** Files of the directories and globs left out as plans (lists of calls, not scenarios). */
+  plans: string[];
 }
 
 interface Prepared {
@@ -75,7 +77,12 @@ function prepare(input: LintInput): Prepared {
   if (kind === 'policy') return { load: policyFindings(src.value) };
   const { source } = kind === 'tools' ? asToolsSource(src.value, input.file) : { source: src.value };
   const parsed = Scenario.safeParse(source.value, { reportInput: true });
-  if (!parsed.success) return { load: sortProblems(schemaProblems(parsed.error.issues, source)).map(fromProblem) };
+  if (!parsed.success) {
+    // A plan named here (a list of calls) is said to be one, not read as a scenario missing every field.
+    const plan = input.kind === undefined ? planNotScenario(input.text, input.file) : undefined;
+    if (plan) return { load: [fromProblem(plan)] };
+    return { load: sortProblems(schemaProblems(parsed.error.issues, source)).map(fromProblem) };
+  }
   // What a guard knows at the start is its --facts, never a scenario's world: the rules see those.
   const scenario =
     kind === 'tools'
@@ -172,6 +179,7 @@ export async function lintPaths(
     findings: sortFindings(findings),
     files: [...files].map((f) => displayPath(f, opts.cwd)).sort(),
     specProblems,
+    plans: resolved.plans.map((f) => displayPath(f, opts.cwd)),
   };
 }
 

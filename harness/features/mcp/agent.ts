@@ -113,8 +113,12 @@ class AgentRun {
     private readonly surface: ScenarioSurface,
     private readonly ctx: PlannerContext,
     private readonly name: string,
-    /** Started again after a restart fault: its output goes on in the same log. */
-    private readonly restarted = false,
+    /**
+     * Started again after a restart fault: the stopping of the killed process. Its output goes on
+     * in the same log once all of the killed one's is there (lines still in its pipes used to land
+     * after the restart line, written over it).
+     */
+    private readonly restartedAfter?: Promise<void>,
   ) {}
 
   get logFile(): string {
@@ -129,6 +133,7 @@ class AgentRun {
 
   private async launch(): Promise<void> {
     const channel = this.channel;
+    await this.restartedAfter?.catch(() => {}); // how the killed one stopped is not this one's concern
     // Every session of the agent feeds the same run: its lifetime is the process's, not a connection's.
     this.host = await startHttpHost({
       path: `/mcp/${randomUUID()}`,
@@ -137,8 +142,8 @@ class AgentRun {
     });
     const log = join(this.opts.outDir, this.logFile);
     mkdirSync(dirname(log), { recursive: true });
-    const fd = openSync(log, this.restarted ? 'a' : 'w');
-    if (this.restarted)
+    const fd = openSync(log, this.restartedAfter ? 'a' : 'w');
+    if (this.restartedAfter)
       writeSync(fd, '\n--- oneway: the agent was killed by a restart fault and started again with the same task ---\n');
     // Through a pipe, not the file itself: the log is redacted like every file oneway writes.
     const out = redactingStream((text) => {
@@ -293,15 +298,16 @@ export function agentPlanner(opts: AgentOptions): AgentHandle {
       // A second create for the same run is a restart fault: the agent process is killed (its reply
       // was lost with it) and started again with the same task; the world keeps everything.
       const previous = live.get(key(ctx.scenario, ctx.trial));
+      let stopped: Promise<void> | undefined;
       if (previous) {
         previous.channel.close({ ok: false, message: 'the agent was restarted (a restart fault)' });
-        const p = previous.stop(0).finally(() => stopping.delete(p));
+        const p = (stopped = previous.stop(0)).finally(() => stopping.delete(p));
         stopping.add(p);
       }
       const channel = new RunChannel(name, {
         ...(opts.batchWindowMs !== undefined ? { batchWindowMs: opts.batchWindowMs } : {}),
       });
-      const run = new AgentRun(channel, opts, surface, ctx, name, previous !== undefined);
+      const run = new AgentRun(channel, opts, surface, ctx, name, stopped);
       live.set(key(ctx.scenario, ctx.trial), run);
       const planner = channel.handle.create(ctx);
       return {
