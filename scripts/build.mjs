@@ -7,21 +7,27 @@
 // as the compiled report reads it (an installed package has no esbuild). Last, zod and msw are bundled
 // into dist/vendor/ and the compiled modules import them there (scripts/vendor.mjs says why).
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { vendor } from './vendor.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const dist = join(root, 'dist');
 const started = Date.now();
-
+// Built beside dist/ and swapped in whole at the end: a test run (or an evaluation) that is using
+// dist/ while another run rebuilds it never sees a half-written or missing tree.
+const final = join(root, 'dist');
+const dist = join(root, `dist.next-${process.pid}`);
 rmSync(dist, { recursive: true, force: true });
 const tsc = join(dirname(createRequire(import.meta.url).resolve('typescript/package.json')), 'bin', 'tsc');
-const r = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { cwd: root, stdio: 'inherit' });
+const r = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json'), '--outDir', dist], {
+  cwd: root,
+  stdio: 'inherit',
+});
 if (r.status !== 0) {
-  process.stderr.write(`build: tsc failed (exit ${r.status ?? r.signal}); dist/ is incomplete\n`);
+  rmSync(dist, { recursive: true, force: true });
+  process.stderr.write(`build: tsc failed (exit ${r.status ?? r.signal}); dist/ is left as it was\n`);
   process.exit(1);
 }
 
@@ -50,6 +56,11 @@ writeFileSync(
 );
 // zod and msw, bundled into dist/vendor/ (scripts/vendor.mjs): every process starts faster.
 const vendored = await vendor(root, dist);
+// The swap: the old tree aside, the new one in, the old one removed.
+const old = join(root, `dist.old-${process.pid}`);
+if (existsSync(final)) renameSync(final, old);
+renameSync(dist, final);
+rmSync(old, { recursive: true, force: true });
 process.stderr.write(
   `build: dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s (${copied} assets copied, ${vendored} modules import dist/vendor/)\n`,
 );
