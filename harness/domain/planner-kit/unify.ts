@@ -211,6 +211,34 @@ function matchDerived(template: string, value: string, bound: Bindings): Binding
 }
 
 /**
+ * Bindings made through `= sorted({{args.p}})` fix `p`'s items, not their order: where the task's
+ * input `p` is a list of the same items, its order is taken (the task's own list, whose order may
+ * matter to the tool: the i-th new item replaces the i-th old one), else the sorted one stays.
+ *
+ * @example
+ * inInputOrder(parse('x(items="= sorted({{args.ids}})")'), { ids: '["a","b"]' }, { ids: ['b', 'a'] }) // { ids: '["b","a"]' }
+ */
+export function inInputOrder(template: Fact, b: Bindings, inputs: Readonly<Record<string, unknown>>): Bindings {
+  let out = b;
+  for (const v of Object.values(template.args)) {
+    const p = SORTED_ARG.exec(v)?.[1];
+    const input = p === undefined ? undefined : inputs[p];
+    const had = p === undefined ? undefined : b[p];
+    if (p === undefined || had === undefined || !Array.isArray(input)) continue;
+    if (sortedJson(input) === JSON.stringify(parseJson(had))) out = { ...out, [p]: JSON.stringify(input) };
+  }
+  return out;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Binds a tool's args so that one of its `establishes` templates matches a target
  * fact: every argument of the target must be produced by the template.
  *
