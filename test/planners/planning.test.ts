@@ -67,6 +67,14 @@ describe('unification', () => {
     // The task's input holding the same items gives their order; other items leave the sorted list.
     expect(inInputOrder(fact, { ids: '["a","b"]' }, { ids: ['b', 'a'] })).toEqual({ ids: '["b","a"]' });
     expect(inInputOrder(fact, { ids: '["a","b"]' }, { ids: ['b', 'c'] })).toEqual({ ids: '["a","b"]' });
+    // Parallel lists: both from the inputs or both sorted, never one alone (the pairs would break).
+    const pair = f('swapped(old="= sorted({{args.ids}})", new="= sorted({{args.to}})")');
+    const bound = { ids: '["a","b"]', to: '["x","y"]' };
+    expect(inInputOrder(pair, bound, { ids: ['b', 'a'], to: ['x', 'y'] })).toEqual({
+      ids: '["b","a"]',
+      to: '["x","y"]',
+    });
+    expect(inInputOrder(pair, bound, { to: ['y', 'x'] })).toEqual(bound);
   });
 
   it('matches a precondition against a believed fact with the other args bound', () => {

@@ -211,23 +211,24 @@ function matchDerived(template: string, value: string, bound: Bindings): Binding
 }
 
 /**
- * Bindings made through `= sorted({{args.p}})` fix `p`'s items, not their order: where the task's
- * input `p` is a list of the same items, its order is taken (the task's own list, whose order may
- * matter to the tool: the i-th new item replaces the i-th old one), else the sorted one stays.
+ * Bindings made through `= sorted({{args.p}})` fix `p`'s items, not their order. Where the task's
+ * inputs hold every such list of the fact, each with the same items, their order is taken (the
+ * task's own lists, whose order may matter to the tool: the i-th new item replaces the i-th old
+ * one); else all stay sorted, never one reordered alone (that would break the pairs).
  *
  * @example
  * inInputOrder(parse('x(items="= sorted({{args.ids}})")'), { ids: '["a","b"]' }, { ids: ['b', 'a'] }) // { ids: '["b","a"]' }
  */
 export function inInputOrder(template: Fact, b: Bindings, inputs: Readonly<Record<string, unknown>>): Bindings {
-  let out = b;
+  const reordered: Bindings = {};
   for (const v of Object.values(template.args)) {
     const p = SORTED_ARG.exec(v)?.[1];
-    const input = p === undefined ? undefined : inputs[p];
-    const had = p === undefined ? undefined : b[p];
-    if (p === undefined || had === undefined || !Array.isArray(input)) continue;
-    if (sortedJson(input) === JSON.stringify(parseJson(had))) out = { ...out, [p]: JSON.stringify(input) };
+    if (p === undefined || b[p] === undefined) continue;
+    const input = inputs[p];
+    if (!Array.isArray(input) || sortedJson(input) !== JSON.stringify(parseJson(b[p]))) return b;
+    reordered[p] = JSON.stringify(input);
   }
-  return out;
+  return { ...b, ...reordered };
 }
 
 function parseJson(text: string): unknown {
