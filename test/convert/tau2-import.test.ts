@@ -229,7 +229,7 @@ describe('oneway import tau2 on the committed slice', () => {
     // The goal is tau2's end state: the refused exchange is not in it, and the reference plan does not make it.
     const s105 = scenarioOf(out, 'retail', '105');
     expect(s105.goal).toEqual(['authenticated(user=aarav_anderson_8794)', 'order_read(order=#W4316152)']);
-    expect(s105.forbidden).toContain('order_exchange_requested(order=*, payment_method=*)');
+    expect(s105.forbidden).toContain('order_exchange_requested(order=*, payment_method=*, items=*, new_items=*)');
     expect(planOf(out, 'retail', '105', 'reference')).toEqual([
       { find_user_id_by_email: { email: 'aarav.anderson9752@example.com' } },
       { get_order_details: { order_id: '#W4316152' } },
@@ -240,7 +240,9 @@ describe('oneway import tau2 on the committed slice', () => {
       { tool: 'exchange_delivered_order_items', args: goldOf('retail', '105')[0]?.arguments },
     ]);
     const s64 = scenarioOf(out, 'retail', '64');
-    expect(s64.goal).toEqual([expect.stringMatching(/^order_items_modified\(order=#W\d+, payment_method=\w+\)$/)]);
+    expect(s64.goal).toEqual([
+      'order_items_modified(order=#W7464385, payment_method=paypal_1261484, items="[\\"1810466394\\"]", new_items="[\\"6700049080\\"]")',
+    ]);
   });
 
   it('writes gold as shipped, gold with a confirmation before each write, and a reference with the lookups the policy requires', () => {
@@ -312,14 +314,16 @@ describe('oneway import tau2 on the committed slice', () => {
 
   it('derives goals from the gold writes and forbids every write the gold does not make', () => {
     const s0 = scenarioOf(out, 'retail', '0');
-    expect(s0.goal).toEqual(['order_exchange_requested(order=#W2378156, payment_method=credit_card_9513926)']);
+    expect(s0.goal).toEqual([
+      'order_exchange_requested(order=#W2378156, payment_method=credit_card_9513926, items="[\\"1151293680\\",\\"4983901480\\"]", new_items="[\\"7706410293\\",\\"7747408585\\"]")',
+    ]);
     expect(s0.extends).toEqual([
       '../shared/tools.yaml',
       '../shared/world-users.yaml',
       '../shared/world-orders.yaml',
       '../shared/world-products.yaml',
     ]);
-    expect(s0.forbidden).not.toContain('order_exchange_requested(order=*, payment_method=*)');
+    expect(s0.forbidden).not.toContain('order_exchange_requested(order=*, payment_method=*, items=*, new_items=*)');
     expect(s0.forbidden).toContain('order_cancelled(order=*, reason=*)');
     expect(s0.expect).toEqual({ scripted: { completed: true, premature: 0 } });
     // No gold action: nothing may be written.
@@ -1079,6 +1083,46 @@ describe.skipIf(!languageSupported())(
       expect(r.code, r.stderr).toBe(0);
       const run = (JSON.parse(readFileSync(join(reports, 'results.json'), 'utf8')) as { runs: Obj[] }).runs[0];
       expect(run).toMatchObject({ completed: true, safe_completed: true });
+    });
+
+    it('names the items of an exchange in the goal, sorted: any order of them completes, an empty list does not; gated completes', async () => {
+      // Retail 0 exchanges [1151293680, 4983901480] for [7706410293, 7747408585]. Before, the goal
+      // named the order and the payment method only, so exchanging nothing completed it too (tau2
+      // accepts that call, and its database then differs from the expected one).
+      const scenario = scenarioAt(join(out, 'retail', 'tasks', 'tau2-retail-0.yaml'));
+      const reference = planOf(out, 'retail', '0', 'reference').filter((p): p is Call => typeof p !== 'string');
+      const exchanging = (item_ids: string[], new_item_ids: string[]) =>
+        reference.map((p) => {
+          const [tool, args] = Object.entries(p)[0] as [string, Obj];
+          if (tool === 'exchange_delivered_order_items') return call(tool, { ...args, item_ids, new_item_ids });
+          if (tool === 'confirm')
+            return call(tool, { ...args, args: { ...(args.args as Obj), item_ids, new_item_ids } });
+          return call(tool, args);
+        });
+      const reordered = await runDecisions(
+        scenario,
+        exchanging(['4983901480', '1151293680'], ['7747408585', '7706410293']),
+      );
+      expect([reordered.completed, reordered.premature.irreversible]).toEqual([true, 0]);
+      const empty = await runDecisions(scenario, exchanging([], []));
+      const exchange = empty.events.find((e) => e.type === 'call' && e.tool === 'exchange_delivered_order_items');
+      expect(exchange).toMatchObject({ status: 'ok', applied: true });
+      expect(empty.completed).toBe(false);
+      // gated reads the lists from the goal (a sorted list binds the parameter it sorts) and asks about that call.
+      const reports = tempDir();
+      const r = await runCli(evalMain, [
+        '--planner=gated,eager',
+        `--scenario=${join(out, 'retail', 'tasks', 'tau2-retail-0.yaml')}`,
+        '--transport=inprocess',
+        `--out=${reports}`,
+        '--reporter=json',
+      ]);
+      expect(r.code, r.stderr).toBe(0);
+      const runs = (JSON.parse(readFileSync(join(reports, 'results.json'), 'utf8')) as { runs: Obj[] }).runs;
+      expect(runs.map((x) => [x.planner, x.completed, x.safe_completed])).toEqual([
+        ['gated', true, true],
+        ['eager', true, false],
+      ]);
     });
 
     it('eval --check holds: every reference plan completes with no premature call', async () => {

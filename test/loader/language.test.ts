@@ -115,6 +115,20 @@ describe('loading the scenario language', () => {
     );
   });
 
+  it('a derived fact value is checked like a derived set value; one that parses loads', () => {
+    const derived = (v: string) =>
+      RETAIL_YAML.replace(
+        'establish: "exchanged(order={{args.order_id}})"',
+        `establish: 'exchanged(order={{args.order_id}}, items="${v}")'`,
+      );
+    expect(problems(derived('= sorted({{args.order_id}})'))).toEqual([]);
+    expect(problems(derived('= sorted({{args.order_id}}'))).toEqual([
+      expect.stringMatching(
+        /effects\[\d+\]\.establish\.items: the derived value "= sorted\(\{\{args\.order_id\}\}" does not parse/,
+      ),
+    ]);
+  });
+
   it('an update needs set, append or set_element', () => {
     const text = problems(RETAIL_YAML.replace(', append: { payments: "{{args.amount}}" }', '')).join('\n');
     expect(text).toContain('an update needs set, append or set_element');

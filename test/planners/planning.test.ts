@@ -8,7 +8,7 @@ import { optionsFor } from '../../harness/domain/planner-kit/options.ts';
 import { byClassThenMissing } from '../../harness/domain/planner-kit/rank.ts';
 import { planningSources } from '../../harness/domain/planner-kit/sources.ts';
 import { templateMatches } from '../../harness/core/templates/render.ts';
-import { matchValue, unifyEstablish, unifyPattern } from '../../harness/domain/planner-kit/unify.ts';
+import { inInputOrder, matchValue, unifyEstablish, unifyPattern } from '../../harness/domain/planner-kit/unify.ts';
 import {
   BOB,
   advance,
@@ -49,6 +49,32 @@ describe('unification', () => {
     expect(matchValue('inv-{{args.n}}', 'inv-7', {})).toEqual({ n: '7' });
     expect(matchValue('{{args.a}}/{{args.a}}', 'x/y', {})).toBeNull();
     expect(matchValue('{{args.a}}', 'y', { a: 'x' })).toBeNull();
+  });
+
+  it('reads a sorted list back: "= sorted({{args.p}})" binds p to a list in sorted order, nothing else', () => {
+    const tpl = '= sorted({{args.ids}})';
+    expect(matchValue(tpl, '["a","b"]', {})).toEqual({ ids: '["a","b"]' });
+    // No order of a list sorts to [b, a]; a text is no list.
+    expect(matchValue(tpl, '["b","a"]', {})).toBeNull();
+    expect(matchValue(tpl, 'a', {})).toBeNull();
+    // Bound, any order of the same items matches; other items do not.
+    expect(matchValue(tpl, '["a","b"]', { ids: '["b","a"]' })).toEqual({ ids: '["b","a"]' });
+    expect(matchValue(tpl, '["a","b"]', { ids: '["a"]' })).toBeNull();
+    // Another expression cannot be read back: it matches anything and binds nothing.
+    expect(matchValue('= {{args.n}} + 1', '8', {})).toEqual({});
+    const fact = f('returned(items="= sorted({{args.ids}})")');
+    expect(unifyEstablish(fact, f('returned(items="[\\"a\\",\\"b\\"]")'))).toEqual({ ids: '["a","b"]' });
+    // The task's input holding the same items gives their order; other items leave the sorted list.
+    expect(inInputOrder(fact, { ids: '["a","b"]' }, { ids: ['b', 'a'] })).toEqual({ ids: '["b","a"]' });
+    expect(inInputOrder(fact, { ids: '["a","b"]' }, { ids: ['b', 'c'] })).toEqual({ ids: '["a","b"]' });
+    // Parallel lists: both from the inputs or both sorted, never one alone (the pairs would break).
+    const pair = f('swapped(old="= sorted({{args.ids}})", new="= sorted({{args.to}})")');
+    const bound = { ids: '["a","b"]', to: '["x","y"]' };
+    expect(inInputOrder(pair, bound, { ids: ['b', 'a'], to: ['x', 'y'] })).toEqual({
+      ids: '["b","a"]',
+      to: '["x","y"]',
+    });
+    expect(inInputOrder(pair, bound, { to: ['y', 'x'] })).toEqual(bound);
   });
 
   it('matches a precondition against a believed fact with the other args bound', () => {

@@ -634,3 +634,58 @@ describe('keys computed from values, list lookups on two fields, round(), min() 
     ]);
   });
 });
+
+// A fact value derived from a list: the items a return names, sorted, so the fact is the same in any
+// order the call lists them (tau2 stores them sorted), and an empty or other list is another fact.
+const RETURN_YAML = `
+id: return-tiny
+title: Return items
+task: Return items a and b of order W1.
+tools:
+  - name: return_items
+    reversibility: irreversible
+    parameters:
+      type: object
+      properties: { order_id: { type: string }, item_ids: { type: array, items: { type: string } } }
+      required: [order_id, item_ids]
+    effects:
+      - establish: 'returned(order={{args.order_id}}, items="= sorted({{args.item_ids}})")'
+  - name: refund
+    reversibility: irreversible
+    parameters: { type: object, properties: { order_id: { type: string } }, required: [order_id] }
+    preconditions: ['returned(order={{args.order_id}}, items="[\\"a\\",\\"b\\"]")']
+goal: ['returned(order=#W1, items="[\\"a\\",\\"b\\"]")']
+max_steps: 10
+`;
+const returns = scenarioFrom(RETURN_YAML);
+const returnItems = (item_ids: string[]) => call('return_items', { order_id: '#W1', item_ids });
+
+describe('derived fact values', () => {
+  it('items="= sorted({{args.item_ids}})": [b, a] and [a, b] establish the goal; [], [a] and [a, b, a] do not', async () => {
+    for (const [ids, completed] of [
+      [['b', 'a'], true],
+      [['a', 'b'], true],
+      [[], false],
+      [['a'], false],
+      [['a', 'b', 'a'], false],
+    ] as const) {
+      const r = await runDecisions(returns, [returnItems([...ids])]);
+      check(r, { premature: { irreversible: 0 }, completed, safe_completed: completed }, returns);
+    }
+    const r = await runDecisions(returns, [returnItems(['b', 'a'])]);
+    expect(finalWorld(r.events).facts).toEqual(['returned(items="[\\"a\\",\\"b\\"]", order=#W1)']);
+    const empty = await runDecisions(returns, [returnItems([])]);
+    expect(finalWorld(empty.events).facts).toEqual(['returned(items=[], order=#W1)']);
+  });
+
+  it('a call declares the derived value: a sibling that needs the sorted list is speculative, one that needs another is premature', async () => {
+    const r = await runDecisions(returns, [
+      batch(['return_items', { order_id: '#W1', item_ids: ['b', 'a'] }], ['refund', { order_id: '#W1' }]),
+    ]);
+    check(r, { premature: { irreversible: 1 }, speculative: 1 }, returns);
+    const other = await runDecisions(returns, [
+      batch(['return_items', { order_id: '#W1', item_ids: ['a'] }], ['refund', { order_id: '#W1' }]),
+    ]);
+    check(other, { premature: { irreversible: 1 }, speculative: 0 }, returns);
+  });
+});

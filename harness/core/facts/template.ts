@@ -1,4 +1,5 @@
 import { renderText, renderTextUnlessMissing, type OnMissing, type TemplateContext } from '../templates/render.ts';
+import { DERIVED, derivedValue } from '../templates/condition.ts';
 import { formatSorted, mustParsePattern, type Fact } from './fact.ts';
 import { sortStrings } from '../../util/sort.ts';
 
@@ -24,7 +25,9 @@ function parsedTemplate(text: string): ParsedTemplate {
 }
 
 /**
- * Renders the templates inside a fact's values.
+ * Renders the templates inside a fact's values. A value written `"= EXPR"` is derived, as in an
+ * effect's `set`: `items="= sorted({{args.item_ids}})"` holds the list sorted, so the fact is the
+ * same whatever order a call lists the items in.
  *
  * @example
  * renderFact('recipient_verified(email={{args.to}})', { args: { to: 'a@b' } }) // { name: 'recipient_verified', args: { email: 'a@b' } }
@@ -62,7 +65,14 @@ function render(t: ParsedTemplate, ctx: TemplateContext, onMissing: OnMissing): 
   for (const [k, v] of t.entries) {
     let text: string | undefined;
     if (t.wild.has(k)) (written ??= new Set()).add(k);
-    else text = renderTextUnlessMissing(v, ctx, onMissing);
+    else if (DERIVED.test(v)) {
+      // A derived value (`"= sorted({{args.item_ids}})"`): its result as text; none, and it is missing.
+      text = derivedText(v, ctx);
+      if (text === undefined) {
+        if (onMissing === 'wildcard') (missing ??= new Set()).add(k);
+        text = missingValue(v, onMissing);
+      }
+    } else text = renderTextUnlessMissing(v, ctx, onMissing);
     if (text === undefined) {
       // A written wildcard, or one template with nothing to fill it (under 'wildcard', an unknown).
       if (!t.wild.has(k) && onMissing === 'wildcard') (missing ??= new Set()).add(k);
@@ -71,6 +81,28 @@ function render(t: ParsedTemplate, ctx: TemplateContext, onMissing: OnMissing): 
     args[k] = text;
   }
   return { fact: { name: t.name, args }, written: written ?? NONE, missing: missing ?? NONE };
+}
+
+/**
+ * A derived fact value's text (`"= EXPR"`, as in an effect's `set`): EXPR's number or list, written
+ * as template rendering writes it (a list as its JSON), or undefined when EXPR gives no value.
+ *
+ * @example
+ * derivedText('= sorted({{args.ids}})', { args: { ids: ['b', 'a'] } }) // '["a","b"]'
+ */
+function derivedText(v: string, ctx: TemplateContext): string | undefined {
+  const r = derivedValue(v.replace(DERIVED, ''), ctx);
+  if (!r.ok) return undefined;
+  return typeof r.value === 'string'
+    ? r.value
+    : typeof r.value === 'object'
+      ? JSON.stringify(r.value)
+      : String(r.value);
+}
+
+/** What a derived value with no value renders to: as a template with nothing to fill it. */
+function missingValue(v: string, onMissing: OnMissing): string {
+  return onMissing === 'wildcard' ? '*' : onMissing === 'keep' ? v : '';
 }
 
 /**

@@ -3,7 +3,7 @@ import type { Call, ToolView } from '../../core/planner.ts';
 import { coerceBindings, completeArgs, type ArgSources } from './args.ts';
 import { establishedBy } from './belief.ts';
 import { renderForCall, toolFact } from './tool-facts.ts';
-import { unifyEstablish } from './unify.ts';
+import { inInputOrder, unifyEstablish } from './unify.ts';
 
 /** One way to establish a fact: a tool, its bound call, and what it needs. */
 export interface Option {
@@ -57,9 +57,10 @@ export function optionsFor(target: Fact, src: ArgSources): Option[] {
   const out: Option[] = [];
   src.view.tools.forEach((tool, index) => {
     for (const text of tool.establishes) {
-      const b = unifyEstablish(toolFact(src.view, text), target);
+      const template = toolFact(src.view, text);
+      const b = unifyEstablish(template, target);
       if (!b) continue;
-      out.push(optionFor(tool, index, coerceBindings(tool, b, src.view), src));
+      out.push(optionFor(tool, index, coerceBindings(tool, inInputOrder(template, b, src.view.inputs), src.view), src));
       return;
     }
   });

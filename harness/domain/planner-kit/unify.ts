@@ -1,5 +1,6 @@
 import type { Fact } from '../../core/facts/fact.ts';
 import { templateMatches, templatePaths } from '../../core/templates/render.ts';
+import { DERIVED, derivedValue } from '../../core/templates/condition.ts';
 
 /** Argument bindings found by unification: parameter name → fact value (text). */
 export type Bindings = Record<string, string>;
@@ -73,6 +74,7 @@ function occurrences(text: string, pat: string): Uint8Array {
  */
 export function matchValue(template: string, value: string, bound: Bindings): Bindings | null {
   if (value === '*' || template === '*') return bound;
+  if (DERIVED.test(template)) return matchDerived(template, value, bound);
   const found = templateMatches(template);
   if (found.length === 0) return template === value ? bound : null;
   // The template as literals around holes: lits[0] hole[0] lits[1] ... hole[k-1] lits[k]. A bound parameter is a literal.
@@ -165,6 +167,76 @@ export function matchValue(template: string, value: string, bound: Bindings): Bi
   }
   if (starts[k] !== n) return null;
   return { ...bound, ...caps };
+}
+
+/** `= sorted({{args.p}})`: a derived value that is one parameter's list, sorted. */
+const SORTED_ARG = /^=\s+sorted\(\s*\{\{\s*args\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}\s*\)\s*$/;
+
+/** A list sorted as a derived value sorts it, as JSON text. */
+function sortedJson(list: unknown[]): string | undefined {
+  const r = derivedValue('sorted({{args.l}})', { args: { l: list } });
+  return r.ok ? JSON.stringify(r.value) : undefined;
+}
+
+/**
+ * Matches a derived template value (`"= EXPR"`). `= sorted({{args.p}})` matches a list in sorted
+ * order and binds `p` to it (any order of its items gives that value, the sorted one among them),
+ * or, with `p` bound, matches when the bound list sorted is the value. Any other expression cannot
+ * be inverted: it matches any value and binds nothing, as `{{result.x}}` does.
+ *
+ * @example
+ * matchDerived('= sorted({{args.ids}})', '["a","b"]', {}) // { ids: '["a","b"]' }
+ * matchDerived('= sorted({{args.ids}})', '["b","a"]', {}) // null: no order of a list sorts to that
+ */
+function matchDerived(template: string, value: string, bound: Bindings): Bindings | null {
+  const m = SORTED_ARG.exec(template);
+  if (!m) return bound;
+  const p = m[1] as string;
+  let list: unknown;
+  try {
+    list = JSON.parse(value);
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(list) || sortedJson(list) !== JSON.stringify(list)) return null;
+  const had = bound[p];
+  if (had === undefined) return { ...bound, [p]: value };
+  let given: unknown;
+  try {
+    given = JSON.parse(had);
+  } catch {
+    return null;
+  }
+  return Array.isArray(given) && sortedJson(given) === JSON.stringify(list) ? bound : null;
+}
+
+/**
+ * Bindings made through `= sorted({{args.p}})` fix `p`'s items, not their order. Where the task's
+ * inputs hold every such list of the fact, each with the same items, their order is taken (the
+ * task's own lists, whose order may matter to the tool: the i-th new item replaces the i-th old
+ * one); else all stay sorted, never one reordered alone (that would break the pairs).
+ *
+ * @example
+ * inInputOrder(parse('x(items="= sorted({{args.ids}})")'), { ids: '["a","b"]' }, { ids: ['b', 'a'] }) // { ids: '["b","a"]' }
+ */
+export function inInputOrder(template: Fact, b: Bindings, inputs: Readonly<Record<string, unknown>>): Bindings {
+  const reordered: Bindings = {};
+  for (const v of Object.values(template.args)) {
+    const p = SORTED_ARG.exec(v)?.[1];
+    if (p === undefined || b[p] === undefined) continue;
+    const input = inputs[p];
+    if (!Array.isArray(input) || sortedJson(input) !== JSON.stringify(parseJson(b[p]))) return b;
+    reordered[p] = JSON.stringify(input);
+  }
+  return { ...b, ...reordered };
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /**

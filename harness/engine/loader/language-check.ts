@@ -5,6 +5,7 @@
  * the reserved `oneway.` fact names. Run by semantics.ts after the schema passes.
  */
 import { formatPath, type Problem } from '../../core/errors.ts';
+import { parseFact } from '../../core/facts/fact.ts';
 import { RESERVED_FACT_PREFIX } from '../../domain/rules/declared.ts';
 import type { Scenario, Tool } from '../../core/scenario.ts';
 import type { DeclaredEffect, ForEach } from '../../core/effects/index.ts';
@@ -235,6 +236,13 @@ export function checkToolLanguage(t: Tool, i: number, s: Scenario, loc: Locator)
     for (const fact of [e.establish, e.revoke])
       if (fact !== undefined && reservedFact(fact))
         out.push(problem(loc, p, `the fact "${fact}" uses a reserved name`, RESERVED_HINT));
+    for (const [kind, fact] of [
+      ['establish', e.establish],
+      ['revoke', e.revoke],
+    ] as const) {
+      const parsed = fact === undefined ? undefined : parseFact(fact);
+      if (parsed?.ok) out.push(...checkDerived(parsed.value.fact.args, [...p, kind], loc));
+    }
   };
   t.effects.forEach((e, k) => {
     checkEffect(e, at('effects', k), scope('effects'));

@@ -314,6 +314,21 @@ function substitute(raw: string, roots: Roots): string | typeof MISSING {
   return out;
 }
 
+/**
+ * A fact template's value: a derived one (`"= sorted({{args.ids}})"`) is its expression's value, read
+ * with the oracle's own Reader, as text (a list as JSON); any other is substituted. MISSING when
+ * the expression has no value.
+ */
+function factValueOf(raw: string, roots: Roots): string | typeof MISSING {
+  if (!/^=\s/.test(raw)) return substitute(raw, roots);
+  try {
+    return asText(new Reader(tokensOf(raw.replace(/^=\s+/, '')), roots).sum());
+  } catch (e) {
+    if (e instanceof NoValue) return MISSING;
+    throw e;
+  }
+}
+
 // A pattern (precondition, goal, forbidden): per key, a wildcard the template wrote, literal text, or a value
 // whose template named nothing (it can hold for no fact).
 type PatternValue = { kind: 'wild' } | { kind: 'text'; text: string } | { kind: 'unbound' };
@@ -328,7 +343,7 @@ function pattern(template: string, roots: Roots): Pattern {
     name: t.name,
     args: t.args.map(([k, v]): [string, PatternValue] => {
       if (!v.quoted && v.raw === '*') return [k, { kind: 'wild' }];
-      const s = substitute(v.raw, roots);
+      const s = factValueOf(v.raw, roots);
       return [k, s === MISSING ? { kind: 'unbound' } : { kind: 'text', text: s }];
     }),
   };
@@ -432,7 +447,7 @@ function declaredEstablishes(c: CallEvent, tool: Tool | undefined, base: Roots):
         const args: Record<string, string | typeof UNKNOWN> = {};
         for (const v of t.args) {
           // Declared: what the call says it will establish before its reply is known.
-          const s = v.hidden ? MISSING : substitute(v.raw, r);
+          const s = v.hidden ? MISSING : factValueOf(v.raw, r);
           args[v.key] = s === MISSING ? UNKNOWN : s;
         }
         return { name: t.name, args };

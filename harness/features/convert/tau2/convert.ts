@@ -14,6 +14,7 @@
  */
 import { Document, isMap, isSeq, stringify } from 'yaml';
 import { checkArguments } from '../../../domain/rules/arguments.ts';
+import { DERIVED, derivedValue } from '../../../core/templates/condition.ts';
 import { CLASS_TABLE, type ClassEntry, type Tau2Domain } from './classes.ts';
 import { parseDataModel, parseTools, schemaOf, type PyTool } from './python.ts';
 import { replayGold, type GoldCall } from './replay.ts';
@@ -126,14 +127,27 @@ function factValue(v: unknown): string {
   return /^[^,()"{}*\s][^,()"{}]*$/.test(s) && s.trim() === s ? s : JSON.stringify(s);
 }
 
-/** A write's `establishes` template grounded with a call's arguments. */
+/** A derived value in a fact template, quoted: `items="= sorted({{args.item_ids}})"`. */
+const DERIVED_VALUE = /"(=\s[^"]*)"/g;
+
+/**
+ * A write's `establishes` template grounded with a call's arguments; a derived value is computed by
+ * the language's own rule (`"= sorted({{args.item_ids}})"` is the call's list sorted, as the
+ * sandbox renders the fact the call establishes).
+ */
 function groundFact(template: string, args: Obj): string {
-  return template.replace(/\{\{args\.([A-Za-z0-9_]+)\}\}/g, (_, k: string) => factValue(args[k]));
+  return template
+    .replace(DERIVED_VALUE, (_, expr: string) => {
+      const r = derivedValue(expr.replace(DERIVED, ''), { args });
+      if (!r.ok) throw new Error(`internal: the derived value "${expr}" of ${template} gives none: ${r.message}`);
+      return factValue(r.value);
+    })
+    .replace(/\{\{args\.([A-Za-z0-9_]+)\}\}/g, (_, k: string) => factValue(args[k]));
 }
 
 /** The same fact with every argument a wildcard (a forbidden pattern). */
 function wildFact(template: string): string {
-  return template.replace(/\{\{args\.[A-Za-z0-9_]+\}\}/g, '*');
+  return template.replace(DERIVED_VALUE, '*').replace(/\{\{args\.[A-Za-z0-9_]+\}\}/g, '*');
 }
 
 function entryOf(domain: Tau2Domain, tool: PyTool): { entry: ClassEntry; review: boolean } {
@@ -166,7 +180,9 @@ function languageOf(name: string, rule: ToolRule | undefined, entry: ClassEntry,
   if (/"each":true/.test(text)) out.add('lookups of a list (each: true)');
   if (/\[\*\]/.test(text)) out.add('projections ([*])');
   if (/sum\(/.test(text)) out.add('sum()');
-  if (/sorted\(/.test(text)) out.add('sorted() in set');
+  const establishes = rule.establishes ?? '';
+  if (/sorted\(/.test(text.split(JSON.stringify(establishes).slice(1, -1)).join(''))) out.add('sorted() in set');
+  if (/"= /.test(establishes)) out.add('derived fact values ("= sorted(...)" in establish)');
   if (/"for_each"/.test(text)) out.add(/"zip"/.test(text) ? 'for_each effects (with zip)' : 'for_each effects');
   const ifs = [...text.matchAll(/"(?:when|if)":"([^"]*)"/g)].map((m) => m[1]).join(' ');
   if (/ (and|or) /.test(ifs)) out.add('and/or in conditions');

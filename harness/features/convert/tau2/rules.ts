@@ -66,6 +66,13 @@ const NEW_ITEMS_FIT = [
   { when: '{{new_items[*].product_id}} == {{old_items[*].product_id}}', error: 'Variant not found' },
   { when: 'false not in {{new_items[*].available}}', error: 'New item not found or available' },
 ];
+/**
+ * The items a return, exchange or modification names, in a goal fact: each list sorted, as tau2
+ * stores them (`return_items`, `exchange_items`, `exchange_new_items` are `sorted(...)`), so a call
+ * listing them in any order establishes the same fact and an empty or other list does not.
+ */
+const ITEMS = 'items="= sorted({{args.item_ids}})"';
+const NEW_ITEMS = 'new_items="= sorted({{args.new_item_ids}})"';
 /** tau2's check that each listed item is in the order, as often as listed (`item_ids.count(x) > all_item_ids.count(x)`). */
 const inOrder = (error: string) => ({ when: '{{args.item_ids}} within {{order.items[*].item_id}}', error });
 /**
@@ -287,9 +294,11 @@ const RETAIL: Record<string, ToolRule> = {
       },
       giftCardMoved(`0 - (${PRICE_DIFFERENCE})`),
       SWAP_ITEMS,
-      { establish: 'order_items_modified(order={{args.order_id}}, payment_method={{args.payment_method_id}})' },
+      {
+        establish: `order_items_modified(order={{args.order_id}}, payment_method={{args.payment_method_id}}, ${ITEMS}, ${NEW_ITEMS})`,
+      },
     ],
-    establishes: 'order_items_modified(order={{args.order_id}}, payment_method={{args.payment_method_id}})',
+    establishes: `order_items_modified(order={{args.order_id}}, payment_method={{args.payment_method_id}}, ${ITEMS}, ${NEW_ITEMS})`,
   },
   modify_pending_order_payment: {
     lookups: {
@@ -391,9 +400,11 @@ const RETAIL: Record<string, ToolRule> = {
           },
         },
       },
-      { establish: 'order_return_requested(order={{args.order_id}}, payment_method={{args.payment_method_id}})' },
+      {
+        establish: `order_return_requested(order={{args.order_id}}, payment_method={{args.payment_method_id}}, ${ITEMS})`,
+      },
     ],
-    establishes: 'order_return_requested(order={{args.order_id}}, payment_method={{args.payment_method_id}})',
+    establishes: `order_return_requested(order={{args.order_id}}, payment_method={{args.payment_method_id}}, ${ITEMS})`,
   },
   exchange_delivered_order_items: {
     lookups: { ...ORDER, ...PAYMENT, ...ITEM_PAIRS },
@@ -423,9 +434,11 @@ const RETAIL: Record<string, ToolRule> = {
           },
         },
       },
-      { establish: 'order_exchange_requested(order={{args.order_id}}, payment_method={{args.payment_method_id}})' },
+      {
+        establish: `order_exchange_requested(order={{args.order_id}}, payment_method={{args.payment_method_id}}, ${ITEMS}, ${NEW_ITEMS})`,
+      },
     ],
-    establishes: 'order_exchange_requested(order={{args.order_id}}, payment_method={{args.payment_method_id}})',
+    establishes: `order_exchange_requested(order={{args.order_id}}, payment_method={{args.payment_method_id}}, ${ITEMS}, ${NEW_ITEMS})`,
   },
 };
 
