@@ -529,6 +529,9 @@ const PASSENGERS = 'len({{args.passengers}})';
 const BOOKING_BASE = `${FARES} * ${PASSENGERS} + 50 * {{args.nonfree_baggages}}`;
 const PAID = 'sum({{args.payment_methods[*].amount}})';
 const PAYMENTS_ADD_UP = `({{args.insurance}} == yes and ${PAID} == ${BOOKING_BASE} + 30 * ${PASSENGERS}) or ({{args.insurance}} != yes and ${PAID} == ${BOOKING_BASE})`;
+/** tau2: each gift card or certificate paying a booking holds at least the amount it pays (a card or PayPal is not limited). */
+const EACH_COVERS =
+  'all(p in {{args.payment_methods}}, m in {{paid_with}}: {{m.source}} not in [gift_card, certificate] or {{m.amount}} >= {{p.amount}})';
 /** The policy's free bags: the allowance per passenger of the member's level in the cabin; the rest are non-free. */
 const FREE_BAGS = `{{allowance[args.cabin]}} * ${PASSENGERS}`;
 const BAGS_CHARGED = `({{args.total_baggages}} <= ${FREE_BAGS} and {{args.nonfree_baggages}} == 0) or ({{args.total_baggages}} > ${FREE_BAGS} and {{args.nonfree_baggages}} == {{args.total_baggages}} - ${FREE_BAGS})`;
@@ -584,6 +587,7 @@ const AIRLINE: Record<string, ToolRule> = {
     validate: [
       { when: ALL_AVAILABLE, error: 'Flight not available on date' },
       { when: SEATS_FOR(PASSENGERS), error: 'Not enough seats on flight' },
+      { when: EACH_COVERS, error: 'Not enough balance in payment method' },
       { when: PAYMENTS_ADD_UP, error: 'Payment amount does not add up' },
     ],
     effects: [
@@ -652,7 +656,6 @@ const AIRLINE: Record<string, ToolRule> = {
     returns: { reservation_id: '{{new_id.ids[seq.reservations]}}' },
     compensation_args: { reservation_id: '{{result.reservation_id}}' },
     unrendered: [
-      'the check that each gift card or certificate holds the amount it pays (the balances are charged)',
       "a used certificate stays listed in the user's payment_methods (its row is deleted)",
     ],
   },
