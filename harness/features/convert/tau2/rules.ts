@@ -614,7 +614,7 @@ const AIRLINE: Record<string, ToolRule> = {
       },
       segmentsAppended('{{new_id.ids[seq.reservations]}}'),
       seatsTaken(PASSENGERS),
-      // Each gift card pays its amount; a certificate is used up (tau2 removes it from the profile).
+      // Each gift card pays its amount; a certificate is used up (tau2 removes it from the profile: its row and its id in the user's list).
       {
         for_each: {
           in: '{{args.payment_methods}}',
@@ -636,6 +636,14 @@ const AIRLINE: Record<string, ToolRule> = {
               if: '{{method.source}} == certificate',
               delete: { table: 'payment_methods', where: { payment_method_id: '{{p.payment_id}}' } },
             },
+            {
+              if: '{{method.source}} == certificate',
+              update: {
+                table: 'users',
+                where: { user_id: '{{args.user_id}}' },
+                remove: { payment_methods: '{{p.payment_id}}' },
+              },
+            },
           ],
         },
       },
@@ -655,9 +663,6 @@ const AIRLINE: Record<string, ToolRule> = {
       'reservation_booked(user={{args.user_id}}, origin={{args.origin}}, destination={{args.destination}}, flight_type={{args.flight_type}}, cabin={{args.cabin}}, insurance={{args.insurance}})',
     returns: { reservation_id: '{{new_id.ids[seq.reservations]}}' },
     compensation_args: { reservation_id: '{{result.reservation_id}}' },
-    unrendered: [
-      "a used certificate stays listed in the user's payment_methods (its row is deleted)",
-    ],
   },
   cancel_reservation: {
     lookups: RESERVATION,
