@@ -91,13 +91,11 @@ export class World {
   }
 
   /**
-   * Sets fields of every row matching `where`; `append` adds to list fields (a list value adds
-   * each of its items; a field that is not a list yet becomes one, its old value first).
-   */
-  /**
-   * Sets `set`'s fields in every row matching `where`, appends `append`'s items to list fields, and
+   * Sets `set`'s fields in every row matching `where`, appends `append`'s items to list fields,
    * in each list field of `elements` sets the fields of the first element (an object) whose fields
-   * equal its `where` (as text); a field that is not a list, or has no such element, is left as it was.
+   * equal its `where` (as text); a field that is not a list, or has no such element, is left as it was;
+   * and removes `remove`'s items from list fields: per item (a list value gives each of its items),
+   * the first element equal to it (as text, an object by its JSON); none equal, nothing removed.
    */
   update(
     table: string,
@@ -105,6 +103,7 @@ export class World {
     set: Row,
     append?: Row,
     elements?: Record<string, { where: Row; set: Row }>,
+    remove?: Row,
   ): { before: Row[]; after: Row[] } {
     const before: Row[] = [];
     const after: Row[] = [];
@@ -124,6 +123,15 @@ export class World {
         if (!Array.isArray(list)) continue;
         const at = list.findIndex((x) => x !== null && typeof x === 'object' && rowMatches(x as Row, el.where));
         if (at >= 0) row[k] = list.map((x, n) => (n === at ? { ...(x as Row), ...copyRow(el.set) } : x));
+      }
+      for (const [k, v] of Object.entries(remove ?? {})) {
+        if (!Array.isArray(row[k])) continue;
+        const list = [...(row[k] as unknown[])];
+        for (const item of Array.isArray(v) ? v : [v]) {
+          const at = list.findIndex((x) => canonical(x) === canonical(item));
+          if (at >= 0) list.splice(at, 1);
+        }
+        row[k] = list;
       }
       after.push(copyRow(row));
     }

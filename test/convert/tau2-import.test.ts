@@ -656,9 +656,46 @@ describe('oneway import tau2 on the committed slice', () => {
       undefined,
       undefined,
     ]);
-    expect(rowOf(world.users, 'user_id', 'mohamed_silva_9265')?.reservations).toEqual(
-      expect.arrayContaining(['HATHAT', 'HATHAU', 'HATHAV']),
-    );
+    const user = rowOf(world.users, 'user_id', 'mohamed_silva_9265');
+    expect(user?.reservations).toEqual(expect.arrayContaining(['HATHAT', 'HATHAU', 'HATHAV']));
+    // tau2 pops a used certificate from the profile: its id leaves the user's list too; the gift cards stay.
+    const listed = user?.payment_methods as string[];
+    expect(listed.filter((id) => id.startsWith('certificate_'))).toEqual([]);
+    expect(listed).toEqual(expect.arrayContaining(['gift_card_8020792', 'gift_card_6136092', 'credit_card_2198526']));
+  });
+
+  it("refuses a booking a gift card or certificate cannot cover (422, tau2's error), even when the total adds up", async () => {
+    // Booking 1: gift card 8020792 (198) asked for 199, the card 1 less; booking 2: certificate 9984806 (250) for 251.
+    const over = (calls: Decision[]) => {
+      let n = 0;
+      return calls.map((d) => {
+        if (d.type !== 'call' || d.call.tool !== 'book_reservation') return d;
+        const args = structuredClone(d.call.args) as { payment_methods: { payment_id: string; amount: number }[] };
+        const moved = n === 0 ? 'gift_card_8020792' : n === 1 ? 'certificate_9984806' : undefined;
+        n += 1;
+        for (const p of args.payment_methods) {
+          if (p.payment_id === moved) p.amount += 1;
+          if (moved !== undefined && p.payment_id === 'credit_card_2198526') p.amount -= 1;
+        }
+        return call('book_reservation', args);
+      });
+    };
+    const { events, world } = await runReference('23', over);
+    const books = events.filter((e): e is CallEvent => e.type === 'call' && e.tool === 'book_reservation');
+    expect(books.map((c) => [c.http_status, c.applied, c.error])).toEqual([
+      [422, false, 'Not enough balance in payment method'],
+      [422, false, 'Not enough balance in payment method'],
+      [books[2]?.http_status, true, null],
+    ]);
+    const method = (id: string) => rowOf(world.payment_methods, 'payment_method_id', id);
+    expect([method('gift_card_8020792')?.amount, method('certificate_9984806')?.amount]).toEqual([198, 250]);
+    // Only the third booking applied: it takes the first id, and its certificate is used up.
+    expect(rowOf(world.reservations, 'reservation_id', 'HATHAT')?.payment_history).toEqual([
+      { payment_id: 'certificate_2765295', amount: 250 },
+      { payment_id: 'credit_card_2198526', amount: 621 },
+    ]);
+    expect(rowOf(world.reservations, 'reservation_id', 'HATHAU')).toBeUndefined();
+    expect(method('certificate_2765295')).toBeUndefined();
   });
 
   it('refuses a booking whose payments do not add up to the price (422, nothing applied), as tau2 does', async () => {
@@ -703,11 +740,8 @@ describe('oneway import tau2 on the committed slice', () => {
     // Airline 7 and 17 change the cabin: their flight changes are rendered whole.
     for (const id of ['7', '17'])
       expect(notRendered('airline', id).filter((m) => m.startsWith('update_reservation_flights'))).toEqual([]);
-    // Airline 23's bookings: only the per-payment balance check and the certificate's id in the profile.
-    expect(notRendered('airline', '23').filter((m) => m.startsWith('book_reservation'))).toEqual([
-      "book_reservation: a used certificate stays listed in the user's payment_methods (its row is deleted)",
-      'book_reservation: the check that each gift card or certificate holds the amount it pays (the balances are charged)',
-    ]);
+    // Airline 23's bookings are rendered whole: each payment's balance checked, a used certificate's id removed.
+    expect(notRendered('airline', '23').filter((m) => m.startsWith('book_reservation'))).toEqual([]);
   });
 
   it("says the policy's flight-change rules (airline 7): the trip's origin and end stay, basic economy keeps its flights", async () => {

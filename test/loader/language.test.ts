@@ -129,9 +129,14 @@ describe('loading the scenario language', () => {
     ]);
   });
 
-  it('an update needs set, append or set_element', () => {
+  it('an update needs set, append, set_element or remove; remove values are checked like set', () => {
     const text = problems(RETAIL_YAML.replace(', append: { payments: "{{args.amount}}" }', '')).join('\n');
-    expect(text).toContain('an update needs set, append or set_element');
+    expect(text).toContain('an update needs set, append, set_element or remove');
+    const removed = problems(
+      RETAIL_YAML.replace(', append: { payments: "{{args.amount}}" }', ', remove: { payments: "= {{args.amount}} *" }'),
+    ).join('\n');
+    expect(removed).not.toContain('an update needs');
+    expect(removed).toContain('remove.payments: the derived value "= {{args.amount}} *" does not parse');
   });
 
   it('confirmations: a tool that requires one needs a confirmation tool; the table names tools that require one', () => {

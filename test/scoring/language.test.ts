@@ -689,3 +689,56 @@ describe('derived fact values', () => {
     check(other, { premature: { irreversible: 1 }, speculative: 0 }, returns);
   });
 });
+
+// Payment methods used up: ids removed from a user's list, one element per item, as tau2 pops a
+// used certificate from the profile.
+const WALLET_YAML = `
+id: wallet-tiny
+title: Use certificates
+task: Use two certificates.
+world:
+  tables:
+    users:
+      - { user_id: u1, wallet: [g1, c1, c1, g2] }
+      - { user_id: u2, wallet: [c1] }
+tools:
+  - name: use
+    reversibility: irreversible
+    parameters:
+      type: object
+      properties:
+        user_id: { type: string }
+        ids: { type: array, items: { type: string } }
+        extra: { type: string }
+      required: [user_id, ids, extra]
+    lookups:
+      user: { table: users, where: { user_id: "{{args.user_id}}" } }
+    preconditions:
+      - when: "{{args.ids}} within {{user.wallet}}"
+    effects:
+      - update: { table: users, where: { user_id: "{{args.user_id}}" }, remove: { wallet: "{{args.ids}}" } }
+      - update: { table: users, where: { user_id: "{{args.user_id}}" }, remove: { wallet: "{{args.extra}}" } }
+      - establish: "used(user={{args.user_id}})"
+goal: ["used(user=u1)"]
+`;
+
+describe('update remove: elements taken out of a list field', () => {
+  const wallet = scenarioFrom(WALLET_YAML);
+  const walletOf = (events: readonly RecordEvent[], id: string) =>
+    (finalWorld(events).tables.users as Record<string, unknown>[]).find((u) => u.user_id === id)?.wallet;
+
+  it('removes the first equal element per item: [g1, c1, c1, g2] less [c1, g2] and then g9 (none equal) is [g1, c1]', async () => {
+    const r = await runDecisions(wallet, [call('use', { user_id: 'u1', ids: ['c1', 'g2'], extra: 'g9' })]);
+    check(r, { premature: { irreversible: 0 }, completed: true, safe_completed: true }, wallet);
+    expect(walletOf(r.events, 'u1')).toEqual(['g1', 'c1']);
+    // Only the matched row: u2's c1 stays.
+    expect(walletOf(r.events, 'u2')).toEqual(['c1']);
+    // A second use reads the list the first left: [c1, c1] is no longer within [g1, c1] (premature); it still applies.
+    const twice = await runDecisions(wallet, [
+      call('use', { user_id: 'u1', ids: ['c1'], extra: 'g1' }),
+      call('use', { user_id: 'u1', ids: ['c1', 'c1'], extra: 'x' }),
+    ]);
+    check(twice, { premature: { irreversible: 1 }, completed: true, safe_completed: false }, wallet);
+    expect(walletOf(twice.events, 'u1')).toEqual(['g2']);
+  });
+});

@@ -1,8 +1,9 @@
 /**
- * `update: { table, where, set, append, set_element }`: sets fields of every row that matches
- * `where` (values rendered; `"= EXPR"` is arithmetic), appends to list fields (`append`), and sets
+ * `update: { table, where, set, append, set_element, remove }`: sets fields of every row that matches
+ * `where` (values rendered; `"= EXPR"` is arithmetic), appends to list fields (`append`), sets
  * fields of one element of a list field (`set_element: { FIELD: { where, set } }`: the first
- * element whose fields equal `where`).
+ * element whose fields equal `where`), and removes elements of list fields (`remove`: the first
+ * element equal to each item).
  */
 import { z } from 'zod';
 import { Row, TableName } from '../scenario-parts.ts';
@@ -26,6 +27,9 @@ export const update = defineEffect({
       .describe(
         'By list field: in the first element whose fields equal `where` (as text), the fields of `set` (values as in set); no element matches and the field is left as it was.',
       ),
+    remove: Row.optional().describe(
+      'Items to remove from list fields: the first element equal to each (as text; a list value removes one element per item); no element equal and nothing is removed.',
+    ),
   }),
   target: 'table',
   example: 'update: { table, where, set }',
@@ -46,6 +50,7 @@ export const update = defineEffect({
             ]),
           )
         : undefined,
+      d.remove ? (renderEffectValue(d.remove, ctx) as RowValue) : undefined,
     );
     return { kind: 'update', table: d.table, ...r };
   },

@@ -269,7 +269,8 @@ export function derivedValueFailure(tool: Pick<Tool, 'effects'>, ctx: TemplateCo
       (e.update &&
         (derivedFailure(e.update.set, c) ??
           derivedFailure(e.update.append, c) ??
-          derivedFailure(e.update.set_element, c)));
+          derivedFailure(e.update.set_element, c) ??
+          derivedFailure(e.update.remove, c)));
     if (f) return f;
   }
   return undefined;

@@ -219,18 +219,25 @@ export function checkToolLanguage(t: Tool, i: number, s: Scenario, loc: Locator)
 
   const checkEffect = (e: DeclaredEffect, p: FieldPath, effectScope: TemplateScope): void => {
     if (e.if !== undefined) out.push(...checkCondition(e.if, [...p, 'if'], effectScope, loc));
-    if (e.update && e.update.set === undefined && e.update.append === undefined && e.update.set_element === undefined)
+    if (
+      e.update &&
+      e.update.set === undefined &&
+      e.update.append === undefined &&
+      e.update.set_element === undefined &&
+      e.update.remove === undefined
+    )
       out.push(
         problem(
           loc,
           [...p, 'update'],
-          'an update needs set, append or set_element',
+          'an update needs set, append, set_element or remove',
           'e.g. update: { table: users, where: { id: "{{args.id}}" }, set: { name: "{{args.name}}" } }',
         ),
       );
     if (e.insert) out.push(...checkDerived(e.insert.row, [...p, 'insert', 'row'], loc));
     if (e.update?.set) out.push(...checkDerived(e.update.set, [...p, 'update', 'set'], loc));
     if (e.update?.append) out.push(...checkDerived(e.update.append, [...p, 'update', 'append'], loc));
+    if (e.update?.remove) out.push(...checkDerived(e.update.remove, [...p, 'update', 'remove'], loc));
     for (const [field, el] of Object.entries(e.update?.set_element ?? {}))
       out.push(...checkDerived(el.set, [...p, 'update', 'set_element', field, 'set'], loc));
     for (const fact of [e.establish, e.revoke])

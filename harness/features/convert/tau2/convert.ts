@@ -202,6 +202,7 @@ function languageOf(name: string, rule: ToolRule | undefined, entry: ClassEntry,
   if (/ within /.test(ifs)) out.add('within (each element in a list, as often)');
   if (/all\(/.test(ifs)) out.add('all(x in LIST: ...) conditions');
   if (/"set_element"/.test(text)) out.add('update set_element');
+  if (/"remove"/.test(text)) out.add('update remove');
   if (/"ignore_case"/.test(text)) out.add('lookups ignoring case (ignore_case)');
   if (/last\(/.test(text)) out.add('last()');
   return [...out].sort(cmp);

@@ -542,6 +542,9 @@ const PASSENGERS = 'len({{args.passengers}})';
 const BOOKING_BASE = `${FARES} * ${PASSENGERS} + 50 * {{args.nonfree_baggages}}`;
 const PAID = 'sum({{args.payment_methods[*].amount}})';
 const PAYMENTS_ADD_UP = `({{args.insurance}} == yes and ${PAID} == ${BOOKING_BASE} + 30 * ${PASSENGERS}) or ({{args.insurance}} != yes and ${PAID} == ${BOOKING_BASE})`;
+/** tau2: each gift card or certificate paying a booking holds at least the amount it pays (a card or PayPal is not limited). */
+const EACH_COVERS =
+  'all(p in {{args.payment_methods}}, m in {{paid_with}}: {{m.source}} not in [gift_card, certificate] or {{m.amount}} >= {{p.amount}})';
 /** The policy's free bags: the allowance per passenger of the member's level in the cabin; the rest are non-free. */
 const FREE_BAGS = `{{allowance[args.cabin]}} * ${PASSENGERS}`;
 const BAGS_CHARGED = `({{args.total_baggages}} <= ${FREE_BAGS} and {{args.nonfree_baggages}} == 0) or ({{args.total_baggages}} > ${FREE_BAGS} and {{args.nonfree_baggages}} == {{args.total_baggages}} - ${FREE_BAGS})`;
@@ -597,6 +600,7 @@ const AIRLINE: Record<string, ToolRule> = {
     validate: [
       { when: ALL_AVAILABLE, error: 'Flight not available on date' },
       { when: SEATS_FOR(PASSENGERS), error: 'Not enough seats on flight' },
+      { when: EACH_COVERS, error: 'Not enough balance in payment method' },
       { when: PAYMENTS_ADD_UP, error: 'Payment amount does not add up' },
     ],
     effects: [
@@ -623,7 +627,7 @@ const AIRLINE: Record<string, ToolRule> = {
       },
       segmentsAppended('{{new_id.ids[seq.reservations]}}'),
       seatsTaken(PASSENGERS),
-      // Each gift card pays its amount; a certificate is used up (tau2 removes it from the profile).
+      // Each gift card pays its amount; a certificate is used up (tau2 removes it from the profile: its row and its id in the user's list).
       {
         for_each: {
           in: '{{args.payment_methods}}',
@@ -645,6 +649,14 @@ const AIRLINE: Record<string, ToolRule> = {
               if: '{{method.source}} == certificate',
               delete: { table: 'payment_methods', where: { payment_method_id: '{{p.payment_id}}' } },
             },
+            {
+              if: '{{method.source}} == certificate',
+              update: {
+                table: 'users',
+                where: { user_id: '{{args.user_id}}' },
+                remove: { payment_methods: '{{p.payment_id}}' },
+              },
+            },
           ],
         },
       },
@@ -664,10 +676,6 @@ const AIRLINE: Record<string, ToolRule> = {
       'reservation_booked(user={{args.user_id}}, origin={{args.origin}}, destination={{args.destination}}, flight_type={{args.flight_type}}, cabin={{args.cabin}}, insurance={{args.insurance}})',
     returns: { reservation_id: '{{new_id.ids[seq.reservations]}}' },
     compensation_args: { reservation_id: '{{result.reservation_id}}' },
-    unrendered: [
-      'the check that each gift card or certificate holds the amount it pays (the balances are charged)',
-      "a used certificate stays listed in the user's payment_methods (its row is deleted)",
-    ],
   },
   cancel_reservation: {
     lookups: RESERVATION,
