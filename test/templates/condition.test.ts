@@ -6,6 +6,7 @@ import {
   derivedValue,
   parseCondition,
   renderEffectValue,
+  renderedCondition,
 } from '../../harness/core/templates/condition.ts';
 
 const ctx = {
@@ -171,6 +172,17 @@ describe('list elements: within and all(...)', () => {
     const p = parseCondition(text);
     expect(p.ok).toBe(false);
     if (!p.ok) expect(p.message).toContain(message);
+  });
+
+  it('a record shows an all(...) with its lists filled in and its bound names as written, a missing value as ?', () => {
+    expect(
+      renderedCondition(
+        'all(r in {{rows}}, x in {{args.old}}: {{r.p}} < {{x}}) and {{args.n}} == {{args.nope}}',
+        lists,
+      ),
+    ).toBe('all(r in [{"p":1},{"p":2}], x in ["a","b","a"]: {{r.p}} < {{x}}) and 3 == ?');
+    // Outside an all(...), a template with the same root as a bound name elsewhere is not special.
+    expect(renderedCondition('{{r.p}} == 1', { lookups: { r: { p: 1 } } })).toBe('1 == 1');
   });
 });
 

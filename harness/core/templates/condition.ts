@@ -758,13 +758,22 @@ export function derivedValue(exprText: string, ctx: TemplateContext): Result<unk
 
 /**
  * A condition with its templates rendered as text, for the record (`{{order.status}} == pending`
- * becomes `cancelled == pending`); a missing value shows as `?`.
+ * becomes `cancelled == pending`); a missing value shows as `?`, and the names an `all(...)` binds stay
+ * as written (`{{m.amount}}`: they have a value only at each index).
  */
 export function renderedCondition(textIn: string, ctx: TemplateContext): string {
-  return textIn.replace(/\{\{([^{}]*)\}\}/g, (_, p: string) => {
+  // A name an all(...) binds has a value only at each index: it stays as written.
+  const bound = textIn.includes('all(') ? new Set(boundNames(textIn)) : undefined;
+  return textIn.replace(/\{\{([^{}]*)\}\}/g, (whole: string, p: string) => {
+    if (bound?.has(templateRoot(p.trim()))) return whole;
     const v = lookupTemplate(ctx, p.trim());
     return v === undefined ? '?' : text(v);
   });
+}
+
+/** The root name of a template path: `m` of `m.source`, `legs` of `legs[*].price`. */
+function templateRoot(path: string): string {
+  return /^[^.[]*/.exec(path)?.[0] ?? path;
 }
 
 /**
