@@ -18,6 +18,8 @@ import { withScenarioFindings } from '../features/fuzz/fault.ts';
 import { commandLine } from '../util/command-line.ts';
 import { lintTexts } from '../features/lint/lint.ts';
 import { fuzzOnWorkers } from '../features/fuzz/workers.ts';
+import type { OutLock } from '../engine/results/lock.ts';
+import { lockOut } from '../features/pipeline/evaluation.ts';
 import { BUILTIN_PROPERTIES, DEFAULT_PROPERTIES } from '../features/fuzz/properties.ts';
 import { resolveProperties } from '../features/fuzz/property-module.ts';
 import { terminalText } from '../util/terminal-text.ts';
@@ -328,6 +330,7 @@ function reportFailures(
 
 export async function main(argv: string[], io: Io = processIo(), config?: ConfigFile): Promise<number> {
   const { c, cerr } = paints(io);
+  let lock: OutLock | undefined;
   try {
     const { values } = parseCli(argv, OPTIONS);
     if (values.help) {
@@ -375,6 +378,10 @@ export async function main(argv: string[], io: Io = processIo(), config?: Config
     }
 
     const { outDir } = request;
+    // One fuzz, evaluation or server per --out at a time: the evaluation pipeline's step.
+    const taken = await lockOut(outDir, 'oneway fuzz');
+    lock = taken.lock;
+    for (const m of taken.warnings) io.stderr.write(`oneway: ${terminalText(m)}\n`);
     // Paths as the user would type them: relative inside the working directory, absolute outside it.
     const shown = (p: string) => {
       const r = relative(io.cwd, p);
@@ -453,6 +460,8 @@ export async function main(argv: string[], io: Io = processIo(), config?: Config
     return failures.length > 0 ? 1 : 0;
   } catch (e) {
     return commandFailed(e, io, 'oneway');
+  } finally {
+    lock?.release();
   }
 }
 

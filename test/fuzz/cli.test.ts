@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { main as evalMain } from '../../harness/cli/eval.ts';
 import { main as fuzzMain } from '../../harness/cli/fuzz.ts';
 import { loadPlanFile } from '../../harness/engine/loader/load.ts';
+import { LOCK_FILE, lockOutDir } from '../../harness/engine/results/lock.ts';
 import { rollbackCompleteness, type PropertyContext } from '../../harness/features/fuzz/properties.ts';
 import { runPlan } from '../../harness/features/fuzz/run-plan.ts';
 import type { RecordEvent } from '../../harness/core/record.ts';
@@ -64,6 +65,23 @@ describe('npm run fuzz', () => {
       failures: [],
       config: { seed: 2, runs: 40 },
     });
+  });
+
+  it('takes the --out lock: refused while an evaluation holds it (exit 2, fuzz.json not written), released when done', async () => {
+    const out = tempDir();
+    const args = [`--scenario=${scenarioFile(NOTES_YAML)}`, '--runs=5', '--seed=2', `--out=${out}`];
+    const held = lockOutDir(out);
+    try {
+      const r = await runCli(fuzzMain, args);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`${out} is in use by another evaluation (pid ${process.pid}`);
+      expect(existsSync(join(out, 'fuzz.json'))).toBe(false);
+    } finally {
+      held.release();
+    }
+    expect((await runCli(fuzzMain, args)).code).toBe(0);
+    expect(existsSync(join(out, 'fuzz.json'))).toBe(true);
+    expect(existsSync(join(out, LOCK_FILE))).toBe(false);
   });
 
   it('exits 1 on a failing property and writes a minimal plan that npm run eval replays to the same failure', async () => {
