@@ -1003,6 +1003,9 @@ describe.skipIf(!languageSupported())(
         `--in=${out}`,
         `--out=${reports}`,
         '--planner=eager',
+        // One domain: the script's steps are the same per domain (the in-process test above checks
+        // both domains' gold), and each evaluation is a process of its own.
+        '--domain=retail',
       ]);
       expect(r.code, r.stderr).toBe(0);
       expect(readFileSync(join(reports, 'rates.md'), 'utf8')).toBe(r.stdout);
@@ -1014,7 +1017,7 @@ describe.skipIf(!languageSupported())(
         'reference plan': 'reference',
       };
       expect(rows.map((l) => l.split(' | ').slice(0, 2).join(' | '))).toEqual(
-        ['retail', 'airline'].flatMap((d) => Object.keys(label).map((k) => `| ${d} | ${k}`)),
+        Object.keys(label).map((k) => `| retail | ${k}`),
       );
       const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
       for (const row of rows) {
@@ -1034,13 +1037,10 @@ describe.skipIf(!languageSupported())(
       expect(r.stdout).toMatch(
         /- retail, gold as shipped: (\d+) premature calls for \1 writes; every write premature\./,
       );
-      expect(r.stdout).toMatch(
-        /- airline, gold as shipped: (\d+) premature calls for \1 writes; every write premature\./,
-      );
       // Retail 64's exchange of a pending order is premature with its confirmation: named with why.
       expect(r.stdout).toContain('premature but not in the report: tau2-retail-64 (gold call 7');
       expect(r.stdout).toContain('Non-delivered order cannot be exchanged); in the report but not premature: none.');
-      expect(r.stdout).toMatch(/- airline, gold with confirmation: .*, the same tasks\./);
+      expect(r.stdout).not.toContain('airline');
     });
 
     it("retail 86's reference plan swaps the item inside the order as tau2 does, and finds the user by an email in capitals", async () => {
