@@ -186,7 +186,7 @@ export interface CallEvent {
 export type ObservedVerdict = { decision: 'refuse'; reason: string; missing: string[] } | { decision: 'ask' };
 
 /** Who let a guarded call through (`approved_by` in a guard's journal). */
-export type ApprovedBy = 'policy' | 'cmd' | 'client';
+export type ApprovedBy = 'policy' | 'cmd' | 'client' | 'operator';
 
 /**
  * In a guard's journal: a call about to be forwarded to the server, written (and on disk) before

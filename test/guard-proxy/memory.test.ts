@@ -159,10 +159,10 @@ describe('oneway guard in front of server-memory', () => {
     expect(
       outcomes(journal)
         .slice(3)
-        .map((c) => [c.tool, c.status, c.session]),
+        .map((c) => [c.tool, c.status, c.session, c.approved_by]),
     ).toEqual([
-      ['delete_relations', 'ok', 'recover'],
-      ['delete_entities', 'ok', 'recover'],
+      ['delete_relations', 'ok', 'recover', 'operator'],
+      ['delete_entities', 'ok', 'recover', 'operator'],
     ]);
 
     // Done once: the journal now shows every effect compensated, and a second --apply issues nothing.

