@@ -26,8 +26,13 @@ export interface ToolRule {
   preconditions?: (string | { when: string })[];
   validate?: { when: string; error: string }[];
   effects?: Json[];
-  /** The fact a successful call establishes, over `{{args.x}}` only (writes: the goal's material). */
+  /**
+   * The fact a successful call establishes, over `{{args.x}}` only (writes: the goal's material):
+   * filled in from `goal: true`, as the rule's unconditional `establish` effect.
+   */
   establishes?: string;
+  /** A write whose unconditional `establish` effect is the goal's material (`establishes`). */
+  goal?: true;
   compensation_args?: Record<string, Json>;
   reads?: string[];
   returns?: Record<string, Json>;
@@ -155,7 +160,7 @@ const RETAIL: Record<string, ToolRule> = {
   get_product_details: { reads: ['products', 'items'] },
   get_item_details: { reads: ['items'] },
   list_all_product_types: { reads: ['products'] },
-  transfer_to_human_agents: { effects: [{ establish: 'transferred_to_human' }], establishes: 'transferred_to_human' },
+  transfer_to_human_agents: { effects: [{ establish: 'transferred_to_human' }], goal: true },
   cancel_pending_order: {
     lookups: {
       ...ORDER,
@@ -214,7 +219,7 @@ const RETAIL: Record<string, ToolRule> = {
       },
       { establish: 'order_cancelled(order={{args.order_id}}, reason={{args.reason}})' },
     ],
-    establishes: 'order_cancelled(order={{args.order_id}}, reason={{args.reason}})',
+    goal: true,
   },
   modify_pending_order_address: {
     lookups: ORDER,
@@ -233,8 +238,7 @@ const RETAIL: Record<string, ToolRule> = {
           'order_address_changed(order={{args.order_id}}, address1={{args.address1}}, address2={{args.address2}}, city={{args.city}}, state={{args.state}}, country={{args.country}}, zip={{args.zip}})',
       },
     ],
-    establishes:
-      'order_address_changed(order={{args.order_id}}, address1={{args.address1}}, address2={{args.address2}}, city={{args.city}}, state={{args.state}}, country={{args.country}}, zip={{args.zip}})',
+    goal: true,
     compensation_args: { order_id: '{{args.order_id}}', ...addressOf('before.order.address') },
   },
   modify_pending_order_items: {
@@ -298,7 +302,7 @@ const RETAIL: Record<string, ToolRule> = {
         establish: `order_items_modified(order={{args.order_id}}, payment_method={{args.payment_method_id}}, ${ITEMS}, ${NEW_ITEMS})`,
       },
     ],
-    establishes: `order_items_modified(order={{args.order_id}}, payment_method={{args.payment_method_id}}, ${ITEMS}, ${NEW_ITEMS})`,
+    goal: true,
   },
   modify_pending_order_payment: {
     lookups: {
@@ -363,7 +367,7 @@ const RETAIL: Record<string, ToolRule> = {
       },
       { establish: 'order_payment_changed(order={{args.order_id}}, payment_method={{args.payment_method_id}})' },
     ],
-    establishes: 'order_payment_changed(order={{args.order_id}}, payment_method={{args.payment_method_id}})',
+    goal: true,
   },
   modify_user_address: {
     lookups: { user: { table: 'users', where: { user_id: '{{args.user_id}}' } } },
@@ -375,8 +379,7 @@ const RETAIL: Record<string, ToolRule> = {
           'user_address_changed(user={{args.user_id}}, address1={{args.address1}}, address2={{args.address2}}, city={{args.city}}, state={{args.state}}, country={{args.country}}, zip={{args.zip}})',
       },
     ],
-    establishes:
-      'user_address_changed(user={{args.user_id}}, address1={{args.address1}}, address2={{args.address2}}, city={{args.city}}, state={{args.state}}, country={{args.country}}, zip={{args.zip}})',
+    goal: true,
     compensation_args: { user_id: '{{args.user_id}}', ...addressOf('before.user.address') },
   },
   return_delivered_order_items: {
@@ -404,7 +407,7 @@ const RETAIL: Record<string, ToolRule> = {
         establish: `order_return_requested(order={{args.order_id}}, payment_method={{args.payment_method_id}}, ${ITEMS})`,
       },
     ],
-    establishes: `order_return_requested(order={{args.order_id}}, payment_method={{args.payment_method_id}}, ${ITEMS})`,
+    goal: true,
   },
   exchange_delivered_order_items: {
     lookups: { ...ORDER, ...PAYMENT, ...ITEM_PAIRS },
@@ -438,7 +441,7 @@ const RETAIL: Record<string, ToolRule> = {
         establish: `order_exchange_requested(order={{args.order_id}}, payment_method={{args.payment_method_id}}, ${ITEMS}, ${NEW_ITEMS})`,
       },
     ],
-    establishes: `order_exchange_requested(order={{args.order_id}}, payment_method={{args.payment_method_id}}, ${ITEMS}, ${NEW_ITEMS})`,
+    goal: true,
   },
 };
 
@@ -578,7 +581,7 @@ const AIRLINE: Record<string, ToolRule> = {
   },
   search_onestop_flight: { reads: ['flights'], unrendered: ['the connection search'] },
   list_all_airports: {},
-  transfer_to_human_agents: { effects: [{ establish: 'transferred_to_human' }], establishes: 'transferred_to_human' },
+  transfer_to_human_agents: { effects: [{ establish: 'transferred_to_human' }], goal: true },
   book_reservation: {
     lookups: {
       user: { table: 'users', where: { user_id: '{{args.user_id}}' } },
@@ -672,8 +675,7 @@ const AIRLINE: Record<string, ToolRule> = {
           'reservation_booked(user={{args.user_id}}, origin={{args.origin}}, destination={{args.destination}}, flight_type={{args.flight_type}}, cabin={{args.cabin}}, insurance={{args.insurance}})',
       },
     ],
-    establishes:
-      'reservation_booked(user={{args.user_id}}, origin={{args.origin}}, destination={{args.destination}}, flight_type={{args.flight_type}}, cabin={{args.cabin}}, insurance={{args.insurance}})',
+    goal: true,
     returns: { reservation_id: '{{new_id.ids[seq.reservations]}}' },
     compensation_args: { reservation_id: '{{result.reservation_id}}' },
   },
@@ -698,7 +700,7 @@ const AIRLINE: Record<string, ToolRule> = {
       },
       { establish: 'reservation_cancelled(reservation={{args.reservation_id}})' },
     ],
-    establishes: 'reservation_cancelled(reservation={{args.reservation_id}})',
+    goal: true,
     unrendered: [
       'whether the reason is covered by insurance: cancel_eligible counts an insured reservation as eligible (the reason is said in conversation)',
     ],
@@ -749,8 +751,7 @@ const AIRLINE: Record<string, ToolRule> = {
           'baggages_updated(reservation={{args.reservation_id}}, total={{args.total_baggages}}, nonfree={{args.nonfree_baggages}})',
       },
     ],
-    establishes:
-      'baggages_updated(reservation={{args.reservation_id}}, total={{args.total_baggages}}, nonfree={{args.nonfree_baggages}})',
+    goal: true,
   },
   update_reservation_flights: {
     lookups: { ...RESERVATION, ...AIR_PAYMENT, ...FLIGHT_ROWS },
@@ -824,8 +825,7 @@ const AIRLINE: Record<string, ToolRule> = {
           'reservation_flights_updated(reservation={{args.reservation_id}}, cabin={{args.cabin}}, payment={{args.payment_id}})',
       },
     ],
-    establishes:
-      'reservation_flights_updated(reservation={{args.reservation_id}}, cabin={{args.cabin}}, payment={{args.payment_id}})',
+    goal: true,
     compensation_args: {
       reservation_id: '{{args.reservation_id}}',
       cabin: '{{before.reservation.cabin}}',
@@ -865,7 +865,7 @@ const AIRLINE: Record<string, ToolRule> = {
       },
       { establish: 'passengers_updated(reservation={{args.reservation_id}})' },
     ],
-    establishes: 'passengers_updated(reservation={{args.reservation_id}})',
+    goal: true,
     compensation_args: { reservation_id: '{{args.reservation_id}}', passengers: '{{before.reservation.passengers}}' },
   },
   send_certificate: {
@@ -898,7 +898,7 @@ const AIRLINE: Record<string, ToolRule> = {
       },
       { establish: 'certificate_sent(user={{args.user_id}}, amount={{args.amount}})' },
     ],
-    establishes: 'certificate_sent(user={{args.user_id}}, amount={{args.amount}})',
+    goal: true,
     unrendered: [
       'the policy conditions on compensation that need the reservation the complaint is about (insurance or business on that one; its flights cancelled or delayed; 100 or 50 per passenger)',
       'tau2 numbers certificates per user (the first id the user does not hold); the sequence numbers them per task',
@@ -906,4 +906,27 @@ const AIRLINE: Record<string, ToolRule> = {
   },
 };
 
-export const TOOL_RULES: Record<Tau2Domain, Record<string, ToolRule>> = { retail: RETAIL, airline: AIRLINE };
+/** `establishes` of a `goal: true` rule: its last unconditional `establish` effect, written once. */
+function withGoals(rules: Record<string, ToolRule>): Record<string, ToolRule> {
+  const out: Record<string, ToolRule> = {};
+  for (const [name, rule] of Object.entries(rules)) {
+    if (!rule.goal) {
+      out[name] = rule;
+      continue;
+    }
+    const facts = (rule.effects ?? []).flatMap((e) =>
+      e !== null && typeof e === 'object' && !Array.isArray(e) && typeof e.establish === 'string' && e.if === undefined
+        ? [e.establish]
+        : [],
+    );
+    const fact = facts[facts.length - 1];
+    if (fact === undefined) throw new Error(`internal: tau2 rule ${name} has goal: true and no establish effect`);
+    out[name] = { ...rule, establishes: fact };
+  }
+  return out;
+}
+
+export const TOOL_RULES: Record<Tau2Domain, Record<string, ToolRule>> = {
+  retail: withGoals(RETAIL),
+  airline: withGoals(AIRLINE),
+};
