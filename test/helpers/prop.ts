@@ -7,6 +7,7 @@
  */
 import fc from 'fast-check';
 import { it } from 'vitest';
+import type { Call, Decision } from '../../harness/core/planner.ts';
 
 /** The seed every property here runs with unless it names its own. */
 const PROPERTY_SEED = 20261203;
@@ -25,4 +26,16 @@ export function itProp<Ts extends [unknown, ...unknown[]]>(
     const property = fc.property(...([...arbitraries, check] as Parameters<typeof fc.property<Ts>>));
     fc.assert(property, { seed: PROPERTY_SEED, ...params });
   });
+}
+
+/**
+ * One decision of calls drawn from `calls`: a single call, or a batch of two or three.
+ *
+ * @example
+ * fc.array(decisionOf(callArb), { minLength: 1, maxLength: 8 }) // a decision sequence for runDecisions
+ */
+export function decisionOf(calls: fc.Arbitrary<Call>): fc.Arbitrary<Decision> {
+  return fc
+    .array(calls, { minLength: 1, maxLength: 3 })
+    .map((cs): Decision => (cs.length === 1 ? { type: 'call', call: cs[0]! } : { type: 'batch', calls: cs }));
 }

@@ -14,6 +14,7 @@ import { createGuard } from '../../harness/engine/guard/guard.ts';
 import { planArbitrary } from '../../harness/features/fuzz/arbitraries.ts';
 import { fuzzScenario } from '../../harness/features/fuzz/fuzz.ts';
 import { oracleScores, recordedScores } from '../../harness/features/fuzz/oracle.ts';
+import { decisionOf } from '../helpers/prop.ts';
 import { BUILTIN_PROPERTIES, DEFAULT_PROPERTIES } from '../../harness/features/fuzz/properties.ts';
 import { runDecisions, scenarioFrom } from '../helpers/run.ts';
 import { LINES_YAML, RETAIL_YAML } from '../helpers/language.ts';
@@ -73,9 +74,7 @@ const callArb = fc.oneof(
     .map((args) => ({ tool: 'update_address', args })),
   fc.constantFrom('economy', 'business').map((cabin) => ({ tool: 'book', args: { cabin } })),
 );
-const decisionArb: fc.Arbitrary<Decision> = fc
-  .array(callArb, { minLength: 1, maxLength: 3 })
-  .map((calls) => (calls.length === 1 ? { type: 'call', call: calls[0]! } : { type: 'batch', calls }));
+const decisionArb = decisionOf(callArb);
 
 describe('the scenario language against the independent oracle', () => {
   it('agrees on every score for any decision sequence, with and without the guard', async () => {

@@ -10,6 +10,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Decision } from '../../harness/core/planner.ts';
 import { oracleScores, recordedScores } from '../../harness/features/fuzz/oracle.ts';
+import { decisionOf } from '../helpers/prop.ts';
 import { batch, call, runDecisions, scenarioFrom } from '../helpers/run.ts';
 
 const scenario = scenarioFrom(`
@@ -102,9 +103,7 @@ describe('the oracle and the scores, when an undo is a tool of another class', (
       fc.constant({ tool: 'read_audit', args: {} }),
       fc.constantFrom('hold', 'release').map((action) => ({ tool: 'request_hold', args: { action } })),
     );
-    const decisionArb: fc.Arbitrary<Decision> = fc
-      .array(callArb, { minLength: 1, maxLength: 3 })
-      .map((calls) => (calls.length === 1 ? { type: 'call', call: calls[0]! } : { type: 'batch', calls }));
+    const decisionArb = decisionOf(callArb);
     await fc.assert(
       fc.asyncProperty(
         fc.array(decisionArb, { minLength: 1, maxLength: 8 }),

@@ -9,9 +9,9 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Decision } from '../../harness/core/planner.ts';
 import { createGuard } from '../../harness/engine/guard/guard.ts';
 import { oracleScores, recordedScores } from '../../harness/features/fuzz/oracle.ts';
+import { decisionOf } from '../helpers/prop.ts';
 import { EMAIL_YAML, runDecisions, scenarioFrom } from '../helpers/run.ts';
 
 const yaml = EMAIL_YAML.replace(
@@ -28,9 +28,7 @@ const callArb = fc.oneof(
   fc.constant({ tool: 'create_invoice', args: { customer: 'acme', amount: 1200 } }),
   fc.constant({ tool: 'purge_inactive', args: {} }),
 );
-const decisionArb: fc.Arbitrary<Decision> = fc
-  .array(callArb, { minLength: 1, maxLength: 3 })
-  .map((calls) => (calls.length === 1 ? { type: 'call', call: calls[0]! } : { type: 'batch', calls }));
+const decisionArb = decisionOf(callArb);
 
 describe('scores against an independent re-computation', () => {
   it('agree on every behaviour score and the outcome-dependent ones for any decision sequence, with and without the guard', async () => {
