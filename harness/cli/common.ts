@@ -5,6 +5,7 @@ import { PACKAGE_ROOT } from '../util/package-root.ts';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { UsageError } from '../core/errors.ts';
 import type { ChalkInstance } from 'chalk';
+import type { Results } from '../engine/results/types.ts';
 import { makeChalk, useColor } from '../features/report/color.ts';
 import { suggest } from '../util/did-you-mean.ts';
 import { terminalText } from '../util/terminal-text.ts';
@@ -223,6 +224,13 @@ export function commandFailed(e: unknown, io: Io, who: string): number {
   );
   if (io.env.ONEWAY_DEBUG && e instanceof Error && e.stack) io.stderr.write(`${e.stack}\n`);
   return 2;
+}
+
+/** The gates of results said on stderr (eval and merge): each standing gate skipped as a note, each failure with ✗. */
+export function sayGates(gates: Results['gates'], io: Io): void {
+  const { cerr } = paints(io);
+  for (const s of gates.skipped ?? []) io.stderr.write(`${cerr.yellow(`note: ${terminalText(s.message)}`)}\n`);
+  for (const f of gates.failures) io.stderr.write(`${cerr.red(`✗ ${terminalText(f.message)}`)}\n`);
 }
 
 /** Runs a command's `main` when its file is the process's entry point (not when a test imports it). */

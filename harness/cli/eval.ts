@@ -43,6 +43,7 @@ import {
   runIfEntry,
   processIo,
   paints,
+  sayGates,
 } from './common.ts';
 import { printHelp } from './help.ts';
 import { plural } from '../util/plural.ts';
@@ -299,8 +300,7 @@ async function evaluate(
         `oneway: interrupted after ${plural(results.runs.length, 'run')}; results.json is marked interrupted\n`,
       ),
     );
-  for (const s of results.gates.skipped ?? []) io.stderr.write(`${cerr.yellow(`note: ${terminalText(s.message)}`)}\n`);
-  for (const f of results.gates.failures) io.stderr.write(`${cerr.red(`✗ ${terminalText(f.message)}`)}\n`);
+  sayGates(results.gates, io);
   if (outcome.kept) io.stderr.write(cerr.dim(`${rerunSummary(results, outcome.kept)}\n`));
   const expectFailed = outcome.expectations ? !expectationsHold(outcome.expectations, io) : false;
   const code = problems.length > 0 ? 2 : expectFailed || results.gates.failures.length > 0 ? 1 : 0;

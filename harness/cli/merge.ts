@@ -1,22 +1,19 @@
 /**
  * `npm run eval:merge -- --out=DIR DIR1 DIR2 ...`: merges the output of
  * `--shard` runs into the results of the unsharded evaluation, copying their
- * run records, then writes the reports asked for.
+ * run records, then writes the reports asked for (harness/features/pipeline/merge.ts:
+ * an evaluation's last steps, its --out lock too). Exit status: 0 merged; 1 a gate
+ * failed; 2 a usage or input error (the parts list problems, or --out is in use).
  */
-import { cpSync, existsSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { relative } from 'node:path';
 import { UsageError } from '../core/errors.ts';
-import { analyseResults } from '../engine/results/build.ts';
-import { readBaseline } from '../engine/gates/baseline.ts';
-import { parseGate } from '../engine/gates/fail-on.ts';
-import { reportersFor, writeReports, REPORTERS } from '../features/report/index.ts';
-import { readResults, writeResults } from '../engine/results/write.ts';
-import { mergeResults } from '../engine/runner/shard.ts';
+import { REPORTERS } from '../features/report/names.ts';
+import { merged } from '../features/pipeline/merge.ts';
 import { terminalText } from '../util/terminal-text.ts';
 import type { ConfigFile } from '../features/request/config.ts';
-import { configLayer, type EvalSettings } from '../features/request/eval.ts';
-import { mergeLayers } from '../features/request/layers.ts';
-import { list, parseCli, type Io, commandFailed, runIfEntry, processIo, paints } from './common.ts';
+import { configLayer, EVAL_DEFAULTS } from '../features/request/eval.ts';
+import { mergeRequest } from '../features/request/merge.ts';
+import { list, parseCli, type Io, commandFailed, runIfEntry, processIo, paints, sayGates } from './common.ts';
 import { printHelp } from './help.ts';
 import { plural } from '../util/plural.ts';
 
@@ -46,8 +43,9 @@ export const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
+/** `oneway merge`: the flags (over oneway.config.*) as a merge request, merged (harness/features/pipeline/merge.ts), said; returns the exit status. */
 export async function main(argv: string[], io: Io = processIo(), config?: ConfigFile): Promise<number> {
-  const { cerr } = paints(io);
+  const { c, cerr } = paints(io);
   try {
     const { values, positionals } = parseCli(argv, OPTIONS, true);
     if (values.help) {
@@ -57,51 +55,38 @@ export async function main(argv: string[], io: Io = processIo(), config?: Config
     if (positionals.length === 0)
       throw new UsageError('no shard directories given', 'npx oneway merge --out=DIR DIR1 DIR2 ...');
     // Of the config file: the reporters, the gates, the baseline and out, each overridden by its flag.
-    const { settings, origin } = mergeLayers<EvalSettings>([
-      ...(config ? [configLayer(config)] : []),
-      {
-        from: { kind: 'flags' },
-        settings: {
-          reporters: values.reporter && list(values.reporter, []),
-          failOn: values['fail-on'],
-          baseline: values.baseline,
-          baselinePlanner: values['baseline-planner'],
-          out: values.out,
+    const request = await mergeRequest(
+      [
+        ...(config ? [configLayer(config)] : []),
+        {
+          from: { kind: 'flags' },
+          settings: {
+            reporters: values.reporter && list(values.reporter, []),
+            failOn: values['fail-on'],
+            baseline: values.baseline,
+            baselinePlanner: values['baseline-planner'],
+            out: values.out,
+          },
         },
-      },
-    ]);
-    const reporters = reportersFor(settings.reporters ?? ['table'], io.env);
-    const dirs = positionals.map((d) => resolve(io.cwd, d));
-    // The config file's gates stand for every run: one naming a planner these results lack is skipped.
-    const gates = (settings.failOn ?? []).map((g) => parseGate(g, { optional: origin.failOn?.kind === 'config' }));
-    const baselineFile = settings.baseline ? resolve(io.cwd, settings.baseline) : undefined;
-    const baseline = baselineFile ? readBaseline(baselineFile) : undefined;
-    const bp = settings.baselinePlanner;
-    const parts = dirs.map(readResults);
-    if (bp !== undefined && !parts.some((p) => p.config.planners.includes(bp)))
-      throw new UsageError(`--baseline-planner=${bp} is not among the planners of these results`);
-    const merged = analyseResults(mergeResults(parts), {
-      ...(bp !== undefined ? { baselinePlanner: bp } : {}),
-      gates,
-      ...(baseline && baselineFile
-        ? { baseline: { label: relative(io.cwd, baselineFile) || baselineFile, results: baseline } }
-        : {}),
-    });
-    const outDir = resolve(io.cwd, settings.out ?? 'reports/latest');
-    for (const d of dirs) {
-      if (resolve(d) !== outDir && existsSync(join(d, 'runs')))
-        cpSync(join(d, 'runs'), join(outDir, 'runs'), { recursive: true });
-    }
-    writeResults(outDir, merged);
-    const written = writeReports(merged, reporters, { outDir, stdout: io.stdout, chalk: paints(io).c, env: io.env });
-    const where = relative(io.cwd, outDir) || '.';
-    io.stderr.write(
-      `${cerr.dim(`merged ${plural(dirs.length, 'shard')}, ${plural(merged.runs.length, 'run')}: ${[`${where}/results.json`, ...written.map((w) => `${where}/${w}`)].join(', ')}`)}\n`,
+      ],
+      positionals,
+      { cwd: io.cwd, env: io.env, defaults: EVAL_DEFAULTS },
     );
-    for (const s of merged.gates.skipped ?? []) io.stderr.write(`${cerr.yellow(`note: ${terminalText(s.message)}`)}\n`);
-    for (const f of merged.gates.failures) io.stderr.write(`${cerr.red(`✗ ${terminalText(f.message)}`)}\n`);
-    if (merged.problems.length > 0) return 2;
-    return merged.gates.failures.length > 0 ? 1 : 0;
+    const { results, written } = await merged(
+      request,
+      { command: 'oneway merge' },
+      {
+        console: { stdout: io.stdout, chalk: c },
+        warning: (m) => io.stderr.write(`${cerr.yellow(`oneway: ${terminalText(m)}`)}\n`),
+      },
+    );
+    const where = relative(io.cwd, request.outDir) || '.';
+    io.stderr.write(
+      `${cerr.dim(`merged ${plural(request.parts.length, 'shard')}, ${plural(results.runs.length, 'run')}: ${[`${where}/results.json`, ...written.map((w) => `${where}/${w}`)].join(', ')}`)}\n`,
+    );
+    sayGates(results.gates, io);
+    if (results.problems.length > 0) return 2;
+    return results.gates.failures.length > 0 ? 1 : 0;
   } catch (e) {
     return commandFailed(e, io, 'oneway');
   }

@@ -30,6 +30,7 @@ import {
   requestPolicy,
   requestScenarios,
   settleWorkers,
+  type AnalysisRequest,
   type EvalRequest,
   type RequestScenarios,
 } from '../request/eval.ts';
@@ -53,7 +54,7 @@ interface EvaluationEvents {
 }
 
 /** Where the reporters that print (`table`, `json` alone, `github`) write, and how. */
-interface ReportConsole {
+export interface ReportConsole {
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
   chalk: ChalkInstance;
 }
@@ -304,9 +305,10 @@ async function lockSession(session: SessionState, dir: string, command: string):
 }
 
 /**
- * The --out step every command that writes results.json takes (eval, evaluate(), serve): the
- * directory made, and one evaluation or server at a time in it (harness/engine/results/lock.ts;
- * a live holder is a UsageError naming it). `warnings`: a stale lock taken over, to be said.
+ * The --out step every command that writes results.json takes (eval, evaluate(), serve, merge;
+ * fuzz for its fuzz.json): the directory made, and one evaluation or server at a time in it
+ * (harness/engine/results/lock.ts; a live holder is a UsageError naming it). `warnings`: a stale
+ * lock taken over, to be said.
  */
 export async function lockOut(dir: string, command: string): Promise<{ lock: OutLock; warnings: string[] }> {
   const { lockOutDir } = await import('../../engine/results/lock.ts');
@@ -315,10 +317,10 @@ export async function lockOut(dir: string, command: string): Promise<{ lock: Out
   return { lock: lockOutDir(dir, { command, warn: (m) => warnings.push(m) }), warnings };
 }
 
-/** Attaches the comparisons and gates, writes results.json and the reports asked for. */
-async function writeResults(
+/** Attaches the comparisons and gates, writes results.json and the reports asked for (an evaluation's last step, and a merge's). */
+export async function writeResults(
   ran: Results,
-  request: EvalRequest,
+  request: AnalysisRequest,
   console: ReportConsole,
 ): Promise<{ results: Results; written: string[] }> {
   const [{ analyseResults }, write, { writeReports }] = await Promise.all([

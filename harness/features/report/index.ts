@@ -76,7 +76,7 @@ const reporters = {
     writeFile(HTML_REPORT_FILE, renderHtml(results, { loadRecord: recordsIn(ctx.outDir), outDir: ctx.outDir })),
 } satisfies Record<ReporterName, Reporter>;
 
-export { REPORTERS, parseReporters, reportersFor } from './names.ts';
+export { REPORTERS, parseReporters } from './names.ts';
 
 export function writeReports(results: Results, names: readonly string[], ctx: ReportContext): string[] {
   const chosen = parseReporters(names);

@@ -27,7 +27,16 @@ import type { TransportName } from '../../engine/sandbox/transport.ts';
 import { suggest } from '../../util/did-you-mean.ts';
 import { reportersFor, type ReporterName } from '../report/names.ts';
 import type { ConfigFile, LlmConfig, OnewayConfig } from './config.ts';
-import { mergeLayers, settingLabel, specAt, configDir, type Layer, type SettingName, type Source } from './layers.ts';
+import {
+  mergeLayers,
+  settingLabel,
+  specAt,
+  configDir,
+  type Layer,
+  type Merged,
+  type SettingName,
+  type Source,
+} from './layers.ts';
 import { resolveScenarioSpecs, scenarioHome, scenarioSpecs } from './scenarios.ts';
 
 /** A planner as an entry point names it: a built-in's name or a module path, or (evaluate()) the planner itself. */
@@ -137,11 +146,25 @@ export const EVAL_DEFAULTS: EntryDefaults = {
   decisionTimeoutMs: 30_000,
 };
 
-/** A request, checked and complete: what every later step reads. */
-export interface EvalRequest {
+/**
+ * What is done with results, whether they ran here or elsewhere (`oneway merge` asks for this
+ * alone): the comparisons and gates, the directory results.json goes to, the reports.
+ */
+export interface AnalysisRequest {
   cwd: string;
   /** The environment the request was made in: a planner file's `plannerEnv` values, an agent process's, the scenario cache's (ONEWAY_CACHE), the reporters' (GITHUB_STEP_SUMMARY). */
   env: NodeJS.ProcessEnv;
+  reporters: ReporterName[];
+  gates: FailOnGate[];
+  baseline: { label: string; results: Results } | undefined;
+  baselinePlanner: string | undefined;
+  outDir: string;
+  /** How the settings checked against the planners are named, as their sources name them. */
+  labels: { baselinePlanner: string; failOn: string };
+}
+
+/** A request, checked and complete: what every later step reads. */
+export interface EvalRequest extends AnalysisRequest {
   /** Scenario specs, or undefined for the default: the project's ./scenarios (with `bundled`, oneway's). */
   scenarios: string[] | undefined;
   bundled: boolean;
@@ -150,13 +173,8 @@ export interface EvalRequest {
   plannerOptions: Record<string, string>;
   /** What a planner file's process gets as its whole environment: the names asked for, with this process's values. */
   plannerEnv: Record<string, string>;
-  reporters: ReporterName[];
-  gates: FailOnGate[];
-  baseline: { label: string; results: Results } | undefined;
-  baselinePlanner: string | undefined;
   /** false, true (the default policy) or a guard policy file (absolute). */
   guard: boolean | string;
-  outDir: string;
   trials: number;
   seed: number;
   maxTurns: number;
@@ -175,7 +193,7 @@ export interface EvalRequest {
   tags: string[];
   filter: RegExp | undefined;
   /** How the settings checked after the request (against the planners loaded, the results resumed) are named, as their sources name them. */
-  labels: { baselinePlanner: string; planners: string; failOn: string; resume: string };
+  labels: AnalysisRequest['labels'] & { planners: string; resume: string };
 }
 
 /**
@@ -288,32 +306,15 @@ export async function evalRequest(
   if (cache !== undefined) plannerOptions.llm_cache_dir ??= resolve(cwd, 'reports/llm-cache');
 
   const workers = s.workers === undefined || s.workers === 'auto' ? ('auto' as const) : int('workers', 1);
-  const failOn = s.failOn ?? [];
-  // The config file's gates stand for every run: one naming a planner an ad-hoc run leaves out is skipped.
-  const optional = origin.failOn?.kind === 'config';
-  const fail = failOn.length ? await import('../../engine/gates/fail-on.ts') : undefined;
-  const gates = fail ? failOn.map((g) => fail.parseGate(g, { optional })) : [];
-  const baselineFile = s.baseline === undefined ? undefined : resolve(cwd, s.baseline);
-  const baseline = baselineFile
-    ? {
-        label: relative(cwd, baselineFile) || baselineFile,
-        results: (await import('../../engine/gates/baseline.ts')).readBaseline(baselineFile),
-      }
-    : undefined;
+  const analysis = await analysisRequest({ settings: s, origin }, ctx);
   return {
-    cwd,
-    env: ctx.env,
+    ...analysis,
     scenarios: s.scenarios?.length ? s.scenarios : undefined,
     bundled: s.bundled === true,
     planners: s.planners?.length ? s.planners : undefined,
     plannerOptions,
     plannerEnv: checkPlannerEnv(s.plannerEnv ?? [], ctx.env, label('plannerEnv')),
-    reporters: reportersFor(s.reporters ?? defaults.reporters, defaults.githubInActions ? ctx.env : {}),
-    gates,
-    baseline,
-    baselinePlanner: s.baselinePlanner,
     guard: typeof s.guard === 'string' ? resolve(cwd, s.guard) : s.guard === true,
-    outDir: resolve(cwd, s.out ?? defaults.out),
     trials: int('trials', 1),
     seed: int('seed', 1),
     maxTurns: int('maxTurns', 50),
@@ -342,12 +343,41 @@ export async function evalRequest(
     resume: s.resume === true,
     tags: s.tags ?? [],
     filter: s.filter === undefined ? undefined : filterOf(s.filter),
-    labels: {
-      baselinePlanner: label('baselinePlanner'),
-      planners: label('planners'),
-      failOn: label('failOn'),
-      resume: label('resume'),
-    },
+    labels: { ...analysis.labels, planners: label('planners'), resume: label('resume') },
+  };
+}
+
+/**
+ * The analysis part of a request from merged settings (those of `evalRequest`, or `oneway merge`'s
+ * alone): the gates parsed, the baseline file read, the reporters and --out with their defaults.
+ */
+export async function analysisRequest(
+  { settings: s, origin }: Merged<EvalSettings>,
+  ctx: { cwd: string; env: NodeJS.ProcessEnv; defaults: Pick<EntryDefaults, 'reporters' | 'githubInActions' | 'out'> },
+): Promise<AnalysisRequest> {
+  const { cwd, defaults } = ctx;
+  const label = (key: keyof EvalSettings) => settingLabel(NAMES[key], origin[key], cwd);
+  const failOn = s.failOn ?? [];
+  // The config file's gates stand for every run: one naming a planner an ad-hoc run leaves out is skipped.
+  const optional = origin.failOn?.kind === 'config';
+  const fail = failOn.length ? await import('../../engine/gates/fail-on.ts') : undefined;
+  const gates = fail ? failOn.map((g) => fail.parseGate(g, { optional })) : [];
+  const baselineFile = s.baseline === undefined ? undefined : resolve(cwd, s.baseline);
+  const baseline = baselineFile
+    ? {
+        label: relative(cwd, baselineFile) || baselineFile,
+        results: (await import('../../engine/gates/baseline.ts')).readBaseline(baselineFile),
+      }
+    : undefined;
+  return {
+    cwd,
+    env: ctx.env,
+    reporters: reportersFor(s.reporters ?? defaults.reporters, defaults.githubInActions ? ctx.env : {}),
+    gates,
+    baseline,
+    baselinePlanner: s.baselinePlanner,
+    outDir: resolve(cwd, s.out ?? defaults.out),
+    labels: { baselinePlanner: label('baselinePlanner'), failOn: label('failOn') },
   };
 }
 
@@ -463,14 +493,17 @@ export async function loadPlanners(
 }
 
 /**
- * Checks the line-up before any run: each planner once, the baseline planner among them, and so is
- * every planner a gate given for this run names (`gated:...`: a typo must not cost a whole
- * evaluation to find; a standing gate of the config file is skipped instead, after the run). Each
- * is named as its source names it.
+ * Checks the line-up before any run (or, merging, before anything is written): each planner once,
+ * the baseline planner among them, and so is every planner a gate given for this run names
+ * (`gated:...`: a typo must not cost a whole evaluation to find; a standing gate of the config file
+ * is skipped instead, after the run). Each is named as its source names it; `labels.planners`, how
+ * the planners were asked for (a merge asks for none: they are its parts').
  */
 export function checkLineUp(
   names: readonly string[],
-  req: Pick<EvalRequest, 'baselinePlanner' | 'labels' | 'gates'>,
+  req: Pick<AnalysisRequest, 'baselinePlanner' | 'gates'> & {
+    labels: AnalysisRequest['labels'] & { planners?: string };
+  },
 ): void {
   const dup = names.find((n, i) => names.indexOf(n) !== i);
   if (dup)
@@ -479,7 +512,9 @@ export function checkLineUp(
   if (baselinePlanner !== undefined && !names.includes(baselinePlanner)) {
     throw new UsageError(
       `${req.labels.baselinePlanner} names "${baselinePlanner}", which is not among the planners (${names.join(', ')})`,
-      `add it to the planners (${req.labels.planners}): ${[baselinePlanner, ...names].join(',')}`,
+      req.labels.planners === undefined
+        ? `name one of these, or merge an evaluation of "${baselinePlanner}" with them`
+        : `add it to the planners (${req.labels.planners}): ${[baselinePlanner, ...names].join(',')}`,
     );
   }
   const absent = req.gates.find((g) => !g.optional && g.planner !== null && !names.includes(g.planner));
@@ -557,7 +592,7 @@ export async function settleWorkers(
 }
 
 /** The comparisons and gates a request asks for. */
-export function analysisOf(req: EvalRequest): Analysis {
+export function analysisOf(req: Pick<AnalysisRequest, 'baselinePlanner' | 'gates' | 'baseline'>): Analysis {
   return {
     ...(req.baselinePlanner !== undefined ? { baselinePlanner: req.baselinePlanner } : {}),
     gates: req.gates,
