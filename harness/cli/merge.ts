@@ -31,7 +31,9 @@ Each DIRi is the --out of one \`oneway eval --shard=i/n\`: the merged results
 equal those of the unsharded evaluation (apart from wall-clock timings). Or
 each is an evaluation of other planners on the same scenarios and --seed (an
 \`oneway serve\` of your agent, whose sessions are trials 1, 2, ..., and an
-\`oneway eval\` of the built-ins): the merged results compare them all.`;
+\`oneway eval\` of the built-ins): the merged results compare them all.
+Exit status: 0 merged; 1 a gate failed; 2 a usage or input error (parts that
+do not merge, a gate naming a planner they lack, an --out an evaluation holds).`;
 
 /** The options `main` parses (also read by the `oneway` command, e.g. to catch a forgotten `--` after `npm run`). */
 export const OPTIONS = {
