@@ -4,7 +4,7 @@
  * (harness/features/request/config.ts), plus what only code can give: planner objects instead of
  * names. It goes the road every entry point takes (harness/features/request/eval.ts), so an
  * option means what the config file's setting and the flag mean; one evaluate() cannot honour is
- * an error, never dropped.
+ * an error, never dropped. `merge(config)` merges evaluations' outputs as `oneway merge` does.
  *
  * @example
  * import { evaluate } from 'oneway';
@@ -18,9 +18,11 @@ import type { Planner, PlannerFactory } from './core/planner.ts';
 import type { Results } from './engine/results/types.ts';
 import type { EvalOptions } from './engine/runner/evaluate.ts';
 import { evaluation } from './features/pipeline/evaluation.ts';
+import { merged } from './features/pipeline/merge.ts';
 import { makeChalk } from './features/report/color.ts';
 import { CONFIG_SHAPE, shapeProblems, type OnewayConfig } from './features/request/config.ts';
 import { EVAL_DEFAULTS, evalRequest, settingsOf } from './features/request/eval.ts';
+import { mergeRequest } from './features/request/merge.ts';
 
 export { defineConfig, type OnewayConfig, type LlmConfig, type FuzzConfig } from './features/request/config.ts';
 
@@ -51,6 +53,9 @@ const NOT_HERE: Partial<Record<keyof OnewayConfig, string>> = {
   agentTimeoutMs: 'evaluate() runs planners, not agent processes: run an agent with oneway eval --agent-cmd=COMMAND',
   batchWindowMs: 'evaluate() runs planners, not agent processes: run an agent with oneway eval --agent-cmd=COMMAND',
 };
+
+/** The API's defaults: no reporter unless asked for (a library prints nothing unasked), none added under GitHub Actions. */
+const API_DEFAULTS = { ...EVAL_DEFAULTS, reporters: [], githubInActions: false };
 
 /** evaluate()'s options, checked as a config file's settings are: an unknown, misspelt or mistyped one is an error. */
 function checkOptions(config: unknown): EvaluateConfig {
@@ -86,7 +91,7 @@ export async function evaluate(config: EvaluateConfig = {}): Promise<Results> {
   const env = process.env;
   const request = await evalRequest(
     [{ from: { kind: 'api' }, settings: { ...settingsOf(settings, cwd), ...(resume ? { resume } : {}) } }],
-    { cwd, env, defaults: { ...EVAL_DEFAULTS, reporters: [], githubInActions: false } },
+    { cwd, env, defaults: API_DEFAULTS },
   );
   const outcome = await evaluation(
     request,
@@ -105,4 +110,67 @@ export async function evaluate(config: EvaluateConfig = {}): Promise<Results> {
         ? listed('the plan file has problems')
         : `no scenario could be loaded${outcome.problems.length ? listed('') : ''}`,
   );
+}
+
+/** What `merge` takes: the evaluations to merge, and the config file's settings for what is done with their results. */
+export interface MergeConfig extends Pick<
+  OnewayConfig,
+  'reporters' | 'failOn' | 'baseline' | 'baselinePlanner' | 'out'
+> {
+  /** The evaluations' output directories: the `out` of each evaluate(), `oneway eval` (a `--shard` of one too) or `oneway serve`. */
+  parts: string[];
+  /** Relative paths start here (default: process.cwd()). */
+  cwd?: string;
+}
+
+/**
+ * Merges evaluations as `oneway merge` does and returns the merged results: the shards of one
+ * evaluation into its results, or evaluations of other planners on the same scenarios and seed
+ * (one evaluate() per planner, say) into one comparison. results.json, the parts' run records and
+ * the reports asked for (none by default) are written under `out` (default reports/latest), which
+ * is locked as an evaluation locks it; `baselinePlanner`, `failOn` and `baseline` mean what they
+ * mean to evaluate(). Parts that do not merge (different seeds, planners given twice, ...), a
+ * baseline planner or a gate's planner the parts lack, or an `out` an evaluation holds throw a
+ * UsageError before anything is written.
+ *
+ * @example
+ * await evaluate({ planners: ['eager'], out: 'reports/eager' });
+ * await evaluate({ planners: ['gated'], out: 'reports/gated' });
+ * const results = await merge({ parts: ['reports/eager', 'reports/gated'], baselinePlanner: 'eager' });
+ */
+export async function merge(config: MergeConfig): Promise<Results> {
+  const shape = {
+    reporters: CONFIG_SHAPE.reporters,
+    failOn: CONFIG_SHAPE.failOn,
+    baseline: CONFIG_SHAPE.baseline,
+    baselinePlanner: CONFIG_SHAPE.baselinePlanner,
+    out: CONFIG_SHAPE.out,
+    parts: 'strings',
+    cwd: 'string',
+  } as const;
+  const problems = shapeProblems(config, shape, 'option');
+  if (problems.length)
+    throw new UsageError(`merge(): ${problems.join('; ')}`, `options: ${Object.keys(shape).join(', ')}`);
+  const { cwd: given, parts, ...settings } = config;
+  if (!parts?.length)
+    throw new UsageError(
+      'merge(): no parts given',
+      "parts: the output directories of the evaluations to merge, e.g. ['reports/eager', 'reports/gated']",
+    );
+  const cwd = resolve(given ?? process.cwd());
+  const request = await mergeRequest(
+    [{ from: { kind: 'api', call: 'merge()' }, settings: settingsOf(settings, cwd) }],
+    parts,
+    {
+      cwd,
+      env: process.env,
+      defaults: API_DEFAULTS,
+    },
+  );
+  const { results } = await merged(
+    request,
+    { command: 'oneway merge()' },
+    { console: { stdout: process.stdout, chalk: makeChalk(false) } },
+  );
+  return results;
 }

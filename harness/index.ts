@@ -2,7 +2,8 @@
 // oneway's declarations use Node's types (streams, process.env): consumers get them without listing "node" in "types".
 /**
  * oneway's public surface (`import ... from 'oneway'`), decided and checked (api/oneway.api.md,
- * `npm run check:api`): `evaluate(config)` (the programmatic `oneway eval`) and the config's shape;
+ * `npm run check:api`): `evaluate(config)` (the programmatic `oneway eval`), `merge(config)` (`oneway
+ * merge`) and the config's shape;
  * the planner contract and the helpers a planner is built with; loading scenarios and planners;
  * scoring a record, summaries and gates; problems and how they print. Fuzzing lives in
  * `oneway/fuzz` only (it loads fast-check), MCP agents in `oneway/agents`, the scenario JSON Schema
@@ -13,11 +14,13 @@
  * import { evaluate } from 'oneway';
  */
 
-// Evaluating: the programmatic `oneway eval`, and the config file's shape.
+// Evaluating: the programmatic `oneway eval` and `oneway merge`, and the config file's shape.
 export {
   evaluate,
+  merge,
   defineConfig,
   type EvaluateConfig,
+  type MergeConfig,
   type OnewayConfig,
   type LlmConfig,
   type FuzzConfig,

@@ -7,8 +7,8 @@
 import { existsSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 
-/** Where a layer of settings comes from. */
-export type Source = { kind: 'flags' } | { kind: 'config'; file: string } | { kind: 'api' };
+/** Where a layer of settings comes from (`api`: the options of a function of the API, `call`, evaluate() unless named). */
+export type Source = { kind: 'flags' } | { kind: 'config'; file: string } | { kind: 'api'; call?: string };
 
 /** One layer: a source and the settings it gives (a setting it does not give is absent or undefined). */
 export interface Layer<S> {
@@ -76,7 +76,7 @@ export function mergeLayers<S extends object>(layers: readonly Layer<S>[]): Merg
  */
 export function settingLabel(name: SettingName, from: Source | undefined, cwd: string): string {
   if (!from || from.kind === 'flags') return `--${name.flag}`;
-  if (from.kind === 'api') return `evaluate()'s "${name.config}"`;
+  if (from.kind === 'api') return `${from.call ?? 'evaluate()'}'s "${name.config}"`;
   const r = relative(cwd, from.file);
   return `"${name.config}" in ${r && !r.startsWith('..') ? r : from.file}`;
 }
