@@ -53,6 +53,38 @@ describe('lint rules', () => {
     );
   });
 
+  it('a derived fact value over the inputs is computed, as a run computes it; one over the call is a variable', () => {
+    // stock and shipped hold the items sorted: the precondition and the effect derive them from the inputs ([b, a]),
+    // so the world's stock(items=["a","b"]) meets the precondition and ship establishes the goal. Lint used to
+    // compare the text "= sorted(["b","a"])" and said both could never hold.
+    const text = `
+id: derived-lint
+title: Derived facts
+task: Ship items a and b.
+inputs: { items: [b, a] }
+world:
+  facts: ['stock(items="[\\"a\\",\\"b\\"]")']
+tools:
+  - name: ship
+    reversibility: irreversible
+    parameters: { type: object, properties: { order_id: { type: string }, extra: { type: array, items: { type: string } } }, required: [order_id] }
+    preconditions: ['stock(items="= sorted({{inputs.items}})")']
+    effects:
+      - establish: 'shipped(order={{args.order_id}}, items="= sorted({{inputs.items}})")'
+      - establish: 'noted(items="= sorted({{args.extra}})")'
+goal: ['shipped(order=W1, items="[\\"a\\",\\"b\\"]")', 'noted(items="[\\"x\\"]")']
+max_steps: 5
+`;
+    const found = lintTexts([{ file: 'd.yaml', text }]);
+    expect(of(found, 'unreachable-precondition')).toEqual([]);
+    expect(of(found, 'unreachable-goal')).toEqual([]);
+    // Other items in the world: the precondition computed from the inputs cannot match them.
+    const stocked = text.replace(`facts: ['stock(items="[\\"a\\",\\"b\\"]")']`, `facts: ['stock(items="[\\"a\\"]")']`);
+    expect(of(lintTexts([{ file: 'd.yaml', text: stocked }]), 'unreachable-precondition')).toEqual([
+      'd.yaml:12:21 warning tools[0].preconditions[0]: precondition stock(items=["a","b"]) of "ship" can never hold: stock is established only as stock(items=["a"]) (initially), which cannot match',
+    ]);
+  });
+
   it('compensation-undeclared: a compensation that is not a declared tool, with did-you-mean', () => {
     const findings = lint('compensation-undeclared.yaml');
     expect(of(findings, 'compensation-undeclared')).toEqual([

@@ -1,12 +1,13 @@
 /**
  * Fact templates as declarations, for static review: `{{inputs.*}}` and
- * `{{deployment.*}}` rendered, every other template kept as a variable. Two
+ * `{{deployment.*}}` rendered (a derived value over them computed), every other template kept as a
+ * variable. Two
  * such facts unify when a call could make one match the other.
  */
 import { parseFact, type Fact } from '../../core/facts/fact.ts';
 import { matchValue } from '../../domain/planner-kit/unify.ts';
 import type { Scenario } from '../../core/scenario.ts';
-import { renderText } from '../../core/templates/render.ts';
+import { renderFact } from '../../core/facts/template.ts';
 
 /**
  * A fact template with the scenario's inputs and deployment filled in, or undefined when it
@@ -17,12 +18,10 @@ import { renderText } from '../../core/templates/render.ts';
  * // { name: 'billing_contact', args: { email: 'ap@x.example', id: '{{args.id}}' } }
  */
 export function declaredFact(text: string, scenario: Pick<Scenario, 'inputs' | 'deployment'>): Fact | undefined {
-  const r = parseFact(text);
-  if (!r.ok) return undefined;
-  const ctx = { inputs: scenario.inputs, deployment: scenario.deployment };
-  const args: Record<string, string> = {};
-  for (const [k, v] of Object.entries(r.value.fact.args)) args[k] = renderText(v, ctx, 'keep');
-  return { name: r.value.fact.name, args };
+  if (!parseFact(text).ok) return undefined;
+  // Rendered as a run renders it (core/facts/template.ts), derived values (`"= sorted({{inputs.items}})"`)
+  // included: one over the inputs alone has its value here; one that needs more is kept as written.
+  return renderFact(text, { inputs: scenario.inputs, deployment: scenario.deployment }, 'keep');
 }
 
 const isVariable = (v: string): boolean => v === '*' || v.includes('{{');
