@@ -87,6 +87,6 @@ function checkPartsFree(parts: readonly string[], outDir: string, display: Merge
   if (held.length)
     throw new UsageError(
       held.join('; '),
-      `wait for it to finish, then merge (merged now, a part is read at its last checkpoint, runs missing or marked interrupted); if no evaluation is running there, delete ${locks.join(', ')}`,
+      `wait for ${held.length > 1 ? 'them' : 'it'} to finish, then merge (merged now, a part is read at its last checkpoint, runs missing or marked interrupted); if no evaluation is running there, delete ${locks.join(', ')}`,
     );
 }
