@@ -130,8 +130,8 @@ export interface MergeConfig extends Pick<
  * the reports asked for (none by default) are written under `out` (default reports/latest), which
  * is locked as an evaluation locks it; `baselinePlanner`, `failOn` and `baseline` mean what they
  * mean to evaluate(). Parts that do not merge (different seeds, planners given twice, ...), a
- * baseline planner or a gate's planner the parts lack, or an `out` an evaluation holds throw a
- * UsageError before anything is written.
+ * baseline planner or a gate's planner the parts lack, a part an evaluation is still writing, or
+ * an `out` an evaluation holds throw a UsageError before anything is written.
  *
  * @example
  * await evaluate({ planners: ['eager'], out: 'reports/eager' });

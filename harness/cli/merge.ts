@@ -3,7 +3,7 @@
  * `--shard` runs into the results of the unsharded evaluation, copying their
  * run records, then writes the reports asked for (harness/features/pipeline/merge.ts:
  * an evaluation's last steps, its --out lock too). Exit status: 0 merged; 1 a gate
- * failed; 2 a usage or input error (the parts list problems, or --out is in use).
+ * failed; 2 a usage or input error (the parts list problems, a part or --out is in use).
  */
 import { relative } from 'node:path';
 import { UsageError } from '../core/errors.ts';
@@ -32,8 +32,11 @@ equal those of the unsharded evaluation (apart from wall-clock timings). Or
 each is an evaluation of other planners on the same scenarios and --seed (an
 \`oneway serve\` of your agent, whose sessions are trials 1, 2, ..., and an
 \`oneway eval\` of the built-ins): the merged results compare them all.
+A part an evaluation (or serve) is still writing is refused: wait for it to
+finish, then merge.
 Exit status: 0 merged; 1 a gate failed; 2 a usage or input error (parts that
-do not merge, a gate naming a planner they lack, an --out an evaluation holds).`;
+do not merge, a gate naming a planner they lack, a part or an --out an
+evaluation holds).`;
 
 /** The options `main` parses (also read by the `oneway` command, e.g. to catch a forgotten `--` after `npm run`). */
 export const OPTIONS = {

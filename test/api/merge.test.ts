@@ -1,7 +1,8 @@
 /**
  * `merge()` is `oneway merge` from code, through the same pipeline step (harness/features/pipeline/merge.ts):
  * evaluations of one planner each, merged, give the results.json the command writes from them, gates and
- * baseline planner included; `out` is locked as an evaluation's; its options are checked as evaluate()'s.
+ * baseline planner included; `out` is locked as an evaluation's, and a part one still writes is refused;
+ * its options are checked as evaluate()'s.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -76,6 +77,19 @@ describe('merge() and oneway merge', () => {
       lock.release();
     }
     expect(existsSync(join(out, 'results.json'))).toBe(false);
+  });
+
+  it('refuses a part an evaluation still writes, naming the part and its holder', async () => {
+    const dir = await project();
+    const lock = lockOutDir(join(dir, 'gated'), { command: 'oneway eval' });
+    try {
+      await expect(merge({ cwd: dir, parts: ['eager', 'gated'], out: 'while-held' })).rejects.toThrow(
+        `part ${join(dir, 'gated')} is still being written by an evaluation (pid ${process.pid}`,
+      );
+    } finally {
+      lock.release();
+    }
+    expect(existsSync(join(dir, 'while-held'))).toBe(false);
   });
 
   it("checks its options as evaluate() does, and names them as merge()'s", async () => {

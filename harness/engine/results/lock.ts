@@ -62,7 +62,15 @@ function lockHolderAlive(info: LockInfo): boolean {
 
 function readLock(path: string): LockInfo | null {
   try {
-    const v = JSON.parse(readFileSync(path, 'utf8')) as Partial<LockInfo>;
+    return parseLock(readFileSync(path, 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+function parseLock(text: string): LockInfo | null {
+  try {
+    const v = JSON.parse(text) as Partial<LockInfo>;
     if (typeof v.pid !== 'number' || !Number.isInteger(v.pid) || v.pid <= 0) return null;
     return {
       pid: v.pid,
@@ -77,6 +85,36 @@ function readLock(path: string): LockInfo | null {
 }
 
 const code = (e: unknown) => (e as NodeJS.ErrnoException).code;
+
+/** Who holds a directory's lock, as `dirLockHolder` reads it. */
+export interface DirLockHolder {
+  /** The lock file. */
+  path: string;
+  /** What the lock says; null when it cannot be read (damaged: never a live oneway's, which writes it complete). */
+  info: Pick<LockInfo, 'pid' | 'host' | 'started_at'> | null;
+  /** Whether its process is still running (on another host: assumed so, it cannot be checked). */
+  alive: boolean;
+}
+
+/**
+ * The lock on `dir` as it stands, without taking it or writing anything there (`oneway merge`
+ * reads parts that may be read only): null when there is none (or no such directory).
+ *
+ * @example
+ * const held = dirLockHolder('reports/shard-1'); // { path, info: { pid, host, started_at }, alive: true }
+ */
+export function dirLockHolder(dir: string): DirLockHolder | null {
+  const path = join(dir, LOCK_FILE);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    if (code(e) === 'ENOENT' || code(e) === 'ENOTDIR') return null;
+    return { path, info: null, alive: false };
+  }
+  const info = parseLock(text);
+  return { path, info, alive: info !== null && lockHolderAlive(info) };
+}
 
 /**
  * Takes the lock on `dir` (which must exist) or throws a `UsageError` when a live evaluation holds it.
