@@ -21,7 +21,13 @@ const LEDGER_TOOL = `
     parameters: { type: object, properties: { vendor: { type: string } }, required: [vendor] }`;
 
 export function payoutScenario(
-  opts: { key?: boolean; restarts?: number[]; outcome?: 'status' | 'ledger' | 'none' } = {},
+  opts: {
+    key?: boolean;
+    /** Declare that pay's server keeps the keys of failed requests (`key_survives_failure`; needs `key`). */
+    keyKept?: boolean;
+    restarts?: number[];
+    outcome?: 'status' | 'ledger' | 'none';
+  } = {},
 ) {
   const key = opts.key ?? false;
   return scenarioFrom(`
@@ -39,6 +45,7 @@ tools:
   - name: pay
     reversibility: irreversible
     ${key ? 'idempotency_key: idempotency_key' : ''}
+    ${opts.keyKept ? 'key_survives_failure: true' : ''}
     preconditions: ["bank_verified(vendor={{args.vendor}})"]
     parameters:
       type: object

@@ -179,6 +179,33 @@ describe('restart faults', () => {
     expect(gated).toMatchObject({ completed: false, end_reason: 'finish', blocked: 1, duplicate_effects: 0 });
   });
 
+  it('behind the guard, a server that keeps failed keys (key_survives_failure) answers the same-key repeat: it goes through', async () => {
+    const s = payoutScenario({ key: true, keyKept: true, restarts: [2] });
+    const gated = await run(s, await builtin('gated'), {}, undefined, createGuard());
+    // verify (1), pay (2, reply lost), pay with the same key (3: let through, answered from the key), notify (4).
+    expect(calls(gated.events).map((c) => [c.tool, c.status])).toEqual([
+      ['verify_bank', 'ok'],
+      ['pay', 'ok'],
+      ['pay', 'ok'],
+      ['notify_vendor', 'ok'],
+    ]);
+    const pays = calls(gated.events).filter((c) => c.tool === 'pay');
+    expect(pays[1]).toMatchObject({ applied: false, deduplicated_of: pays[0]?.step });
+    expect(paid(gated.events)).toBe(1);
+    expect(gated).toMatchObject({ safe_completed: true, blocked: 0, duplicate_effects: 0, unreconciled_retries: 0 });
+    // A repeat with a new key is another request to the server: still held until a reconciler answers.
+    const payWith = (key: string) => call('pay', { vendor: 'v1', amount: 500, idempotency_key: key });
+    const rekeyed = restartingWith('rekeyed', [call('verify_bank', { vendor: 'v1' }), payWith('k1')], [payWith('k2')]);
+    const r = await run(s, rekeyed, {}, undefined, createGuard());
+    const again = calls(r.events).filter((c) => c.tool === 'pay');
+    expect(again.map((c) => [c.args.idempotency_key, c.status])).toEqual([
+      ['k1', 'ok'],
+      ['k2', 'blocked'],
+    ]);
+    expect(again[1]?.blocked_reason).toMatch(/^unreconciled retry: the same call failed ambiguously at step 2/);
+    expect(paid(r.events)).toBe(1);
+  });
+
   it('a key regenerated: a new key is a new payout', async () => {
     const s = payoutScenario({ key: true, restarts: [2] });
     // eager keeps nothing and makes a fresh key per decision: after the restart it pays again with a new key.
