@@ -61,14 +61,18 @@ export function irreversibleState(src: ArgSources, call: Call, limits: RecoveryL
   const held = heldAt === undefined ? undefined : obs[heldAt];
   const failures = attempts.filter((i) => obs[i]?.status === 'error').length;
   const later = obs.map((_, i) => i).filter((i) => i > lastIndex);
-  // The latest reconciling call that reported on the last attempt: whether any attempt it reported on applied.
-  let recIndex = -1;
-  let rec: Reconciliation | undefined;
-  for (const i of later) {
-    const r = reconciliationAt(view, obs, i);
-    if (r?.indices.includes(lastIndex)) [recIndex, rec] = [i, r];
-  }
-  const verdict = rec && { applied: rec.indices.some((k) => attempts.includes(k) && rec.appliedAt(k)) };
+  // The latest reconciling call that reported on the last attempt (its index), and whether any attempt
+  // it reported on applied; asked only past the same-key shortcut below, or for a held call.
+  const verdictOf = (): { at: number; applied: boolean } | undefined => {
+    let found: { at: number; rec: Reconciliation } | undefined;
+    for (const i of later) {
+      const r = reconciliationAt(view, obs, i);
+      if (r?.indices.includes(lastIndex)) found = { at: i, rec: r };
+    }
+    return (
+      found && { at: found.at, applied: found.rec.indices.some((k) => attempts.includes(k) && found.rec.appliedAt(k)) }
+    );
+  };
   const settled = (v: { applied: boolean }): IrreversibleState =>
     v.applied
       ? { kind: 'done' }
@@ -79,7 +83,8 @@ export function irreversibleState(src: ArgSources, call: Call, limits: RecoveryL
     // Held since its last attempt (the guard holds a repeat of an ambiguous failure until a reconciler
     // has answered, whatever key it carries): a verdict given after the hold settles it; held again
     // after one, or with no tool to reconcile it, it stops with the guard's reason.
-    if (verdict) return recIndex > heldAt ? settled(verdict) : { kind: 'stop', reason: heldReason(call, held) };
+    const verdict = verdictOf();
+    if (verdict) return verdict.at > heldAt ? settled(verdict) : { kind: 'stop', reason: heldReason(call, held) };
     const next = reconcileCall(src, call, later, limits);
     return next.kind === 'none' ? { kind: 'stop', reason: heldReason(call, held) } : next;
   }
@@ -93,6 +98,7 @@ export function irreversibleState(src: ArgSources, call: Call, limits: RecoveryL
   ) {
     return failures <= retries ? { kind: 'retry' } : { kind: 'stop', reason: `${call.tool} failed ${failures} times` };
   }
+  const verdict = verdictOf();
   if (verdict) return settled(verdict);
   const next = reconcileCall(src, call, later, limits);
   if (next.kind !== 'none') return next;
