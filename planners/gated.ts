@@ -4,8 +4,9 @@
  * human to confirm each call that requires it (in a batch before it, the call
  * only after a yes; one yes per call), and never
  * calls an irreversible tool speculatively, in a parallel batch, or again after
- * an ambiguous failure without reconciling first. Where it cannot satisfy a
- * gate it stops rather than act: completing less often is the price it shows.
+ * an ambiguous failure without reconciling first (nor sends again a repeat a
+ * guard held: it reconciles, or stops with the guard's reason). Where it cannot
+ * satisfy a gate it stops rather than act: completing less often is the price it shows.
  */
 import { holdsIn, UNKNOWN } from '../harness/core/facts/fact.ts';
 import { UsageError } from '../harness/core/errors.ts';

@@ -203,6 +203,12 @@ export const Tool = z.strictObject({
     .describe(
       'The parameter that carries an idempotency key: a repeat with the same key returns the first reply and applies nothing twice.',
     ),
+  key_survives_failure: z
+    .boolean()
+    .optional()
+    .describe(
+      "The server keeps the idempotency key of a request that failed once it reached the server (as Stripe does: the key is stored with the result, error included), so a repeat with the failed call's own key is answered from it: the guard lets that repeat through without waiting for a reconciler. Needs idempotency_key.",
+    ),
   dedupe_on: z
     .array(z.string())
     .min(1)

@@ -27,11 +27,11 @@ const startGuard = useGuard();
  * default 60 s: the timeout of a call that never returns is certain whatever its length, and no
  * answered call can time out on a busy machine.
  */
-async function misbehaving(opts: { hangTimeout?: boolean; approveCmd?: string } = {}) {
+async function misbehaving(opts: { hangTimeout?: boolean; approveCmd?: string; toolsFile?: string } = {}) {
   const dir = tempDir('oneway-guard-fail-');
   const journal = join(dir, 'journal.jsonl');
   const guard = await startGuard({
-    tools: toolsAt(MISBEHAVING_TOOLS),
+    tools: toolsAt(opts.toolsFile ?? MISBEHAVING_TOOLS),
     target: nodeServer(MISBEHAVING_SERVER, [dir]),
     journal,
     ...(opts.hangTimeout ? { callTimeoutMs: () => (existsSync(join(dir, 'hang')) ? 1 : 60_000) } : {}),
@@ -156,5 +156,35 @@ describe('oneway guard when the server fails', () => {
     expect(textOf(fresh)).toMatch(/^refused by oneway guard: unreconciled retry/);
     expect(reached()).toHaveLength(1);
     expect(outcomes(journal).map((c) => c.status)).toEqual(['fault', 'blocked', 'blocked']);
+  });
+
+  it("lets through the failed call's own key when the tools file declares key_survives_failure, and still refuses another key", async () => {
+    // The same tools file, with pay's server declared to keep the keys of failed requests.
+    const toolsFile = join(tempDir('oneway-guard-kept-'), 'tools.yaml');
+    const text = readFileSync(MISBEHAVING_TOOLS, 'utf8');
+    const kept = text.replace(
+      '  - name: pay\n    reversibility: irreversible\n    idempotency_key: key\n',
+      '  - name: pay\n    reversibility: irreversible\n    idempotency_key: key\n    key_survives_failure: true\n',
+    );
+    expect(kept).not.toBe(text);
+    writeFileSync(toolsFile, kept);
+    const { dir, client, reached, arrived, journal } = await misbehaving({ hangTimeout: true, toolsFile });
+    writeFileSync(join(dir, 'hang'), '');
+    const lost = await client.callTool({ name: 'pay', arguments: { to: 'initech', amount: 5 } });
+    expect(textOf(lost)).toMatch(/^pay failed: no reply within 1 ms/);
+    await arrived(1);
+    rmSync(join(dir, 'hang'));
+    // Another key is another request to the server: nothing answers it from the failed one.
+    const fresh = await client.callTool({ name: 'pay', arguments: { to: 'initech', amount: 5, key: 'fresh-key' } });
+    expect(textOf(fresh)).toMatch(
+      /^refused by oneway guard: unreconciled retry: the same call failed ambiguously at step 1/,
+    );
+    // The same call with no key gets the failed call's filled key, which the server kept: it goes through.
+    const same = await client.callTool({ name: 'pay', arguments: { to: 'initech', amount: 5 } });
+    expect(same.isError).toBeFalsy();
+    expect(reached()).toHaveLength(2);
+    const [first, , second] = outcomes(journal);
+    expect(second?.args.key).toBe(first?.args.key);
+    expect(outcomes(journal).map((c) => c.status)).toEqual(['fault', 'blocked', 'ok']);
   });
 });

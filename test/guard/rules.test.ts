@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { CallEvent } from '../../harness/core/record.ts';
 import { AppliedCalls } from '../../harness/domain/rules/applied.ts';
 import { isAmbiguousFailure } from '../../harness/domain/rules/failures.ts';
+import { repeatedFailure, walkAmbiguities, type RetryTool } from '../../harness/domain/rules/retries.ts';
 import { isAmbiguousFailure as plannerSees } from '../../harness/domain/planner-kit/history.ts';
 import { parseReplyCondition, replyAnswer } from '../../harness/domain/rules/reply-condition.ts';
 import { createGuard } from '../../harness/engine/guard/guard.ts';
@@ -99,6 +100,42 @@ goal: ["x()"]
       [7, 'tools[0].definite_failures.errors[0]', expect.stringContaining('cannot run the pattern')],
       [11, 'tools[1].reconciles[0].applied', 'cannot read the condition "{{result.status}} = ok"'],
     ]);
+  });
+});
+
+describe('a repeat after an ambiguous failure: key_survives_failure (retries.ts, both doors)', () => {
+  const failed = [
+    {
+      step: 1,
+      batch: 0,
+      tool: 'pay',
+      args: { to: 'v1', key: 'k1' },
+      class: 'irreversible',
+      status: 'fault',
+      ambiguous: true,
+    },
+  ] as const;
+  const repeat = (args: Record<string, unknown>) => ({ tool: 'pay', args, class: 'irreversible' }) as const;
+  const held = (tool: RetryTool, args: Record<string, unknown>) => {
+    const open = walkAmbiguities(failed, new Map([['pay', tool]]));
+    return repeatedFailure(repeat(args), open, tool)?.step;
+  };
+
+  it("lets through only the failed call's own key when the server keeps keys of failed requests", () => {
+    const keeps = { idempotency_key: 'key', key_survives_failure: true };
+    expect(held(keeps, { to: 'v1', key: 'k1' })).toBeUndefined();
+    // Another key is another request to the server, and no key is nothing it could answer from.
+    expect(held(keeps, { to: 'v1', key: 'k2' })).toBe(1);
+    expect(held(keeps, { to: 'v1' })).toBe(1);
+    // Another call (its key aside) repeats nothing.
+    expect(held(keeps, { to: 'v2', key: 'k1' })).toBeUndefined();
+  });
+
+  it('without the declaration (or with false), holds the repeat whatever its key', () => {
+    for (const tool of [{ idempotency_key: 'key' }, { idempotency_key: 'key', key_survives_failure: false }]) {
+      expect(held(tool, { to: 'v1', key: 'k1' })).toBe(1);
+      expect(held(tool, { to: 'v1', key: 'k2' })).toBe(1);
+    }
   });
 });
 

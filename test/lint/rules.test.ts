@@ -313,6 +313,22 @@ goal: ["created(names=x)"]
     );
   });
 
+  it('key-survives-failure: the declaration on a tool whose repeats the guard never holds (warning)', () => {
+    // send_payout is irreversible and not idempotent: the declaration matters there.
+    expect(of(lint('key-survives-failure.yaml'), 'key-survives-failure')).toEqual([
+      'key-survives-failure.yaml:15:27 warning tools[1].key_survives_failure: key_survives_failure on "notify" changes nothing: it is declared idempotent, and the guard lets every repeat of it through already',
+      'key-survives-failure.yaml:21:27 warning tools[2].key_survives_failure: key_survives_failure on "tag_vendor" changes nothing: it is never irreversible, and the guard holds repeats after an ambiguous failure only of irreversible calls',
+    ]);
+    expect(
+      lint('key-survives-failure.yaml')
+        .filter((f) => f.rule === 'key-survives-failure')
+        .map((f) => f.hint),
+    ).toEqual([
+      'remove key_survives_failure, or idempotent: true if a repeat with a new key applies again',
+      'remove key_survives_failure, or check the tool’s reversibility (and class rules)',
+    ]);
+  });
+
   it('split-value: a value cut at an unquoted comma in a flow mapping', () => {
     const findings = lint('split-value.yaml');
     expect(of(findings, 'split-value')).toEqual([

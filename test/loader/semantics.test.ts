@@ -234,6 +234,44 @@ describe('compensation checks', () => {
   });
 });
 
+describe('key_survives_failure', () => {
+  it('is a load error at its line on a tool that declares no idempotency_key, with a hint', () => {
+    const text = TINY.replace(
+      '    reversibility: irreversible\n',
+      '    reversibility: irreversible\n    key_survives_failure: true\n',
+    );
+    const ps = problemsOf(text);
+    expect(ps).toEqual([
+      {
+        code: 'schema',
+        file: 'test.yaml',
+        line: 15,
+        col: 27,
+        path: 'tools[1].key_survives_failure',
+        message:
+          'key_survives_failure: send_email declares no idempotency_key, so there is no key for its server to keep',
+        hint: 'name the parameter that carries the key (idempotency_key: PARAM, one of to), or remove key_survives_failure',
+      },
+    ]);
+  });
+
+  it('loads with an idempotency_key, and false needs none', () => {
+    const withKey = TINY.replace(
+      '    reversibility: irreversible\n',
+      '    reversibility: irreversible\n    key_survives_failure: true\n    idempotency_key: key\n',
+    ).replace(
+      'properties: { to: { type: string } }, required: [to]',
+      'properties: { to: { type: string }, key: { type: string } }, required: [to]',
+    );
+    expect(loaded(withKey).scenario.tools[1]).toMatchObject({ key_survives_failure: true, idempotency_key: 'key' });
+    const off = TINY.replace(
+      '    reversibility: irreversible\n',
+      '    reversibility: irreversible\n    key_survives_failure: false\n',
+    );
+    expect(loaded(off).scenario.tools[1]?.key_survives_failure).toBe(false);
+  });
+});
+
 describe('fact checks', () => {
   it('report a fact that does not parse, at the character where it fails', () => {
     // world facts: `customer_exists(customer=acme` lacks its ")": parseFact fails at offset 29 (the end).

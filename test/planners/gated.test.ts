@@ -116,6 +116,25 @@ describe('gated', () => {
     });
   });
 
+  it("stops when a guard holds the retry again after the reconciler said not applied, with the guard's reason", async () => {
+    // send → 504, get_email_status says applied:false, the retry is held (blocked): sent again it would be
+    // held again, so gated stops instead of sending it until max_turns.
+    const respond: Responder = (call, nth) => {
+      if (call.tool === 'send_customer_email')
+        return nth === 1 ? { status: 'error', http_status: 504 } : { status: 'blocked', reason: 'on hold' };
+      if (call.tool === 'get_email_status') return { result: { applied: false } };
+      return { result: {} };
+    };
+    const { decisions } = await play(planner(), emailWorld(), respond);
+    expect(decisions).toEqual([
+      { type: 'call', call: verify },
+      { type: 'call', call: send },
+      { type: 'call', call: status },
+      { type: 'call', call: send },
+      { type: 'finish', reason: 'held by the guard: send_customer_email (on hold)' },
+    ]);
+  });
+
   it('finishes without retrying an ambiguous failure when no tool reconciles it', async () => {
     const { decisions } = await play(planner(), emailWorld({ reconciler: false }), failingSend(5, 504));
     expect(decisions.flatMap(callsOf)).toEqual([verify, send]);

@@ -1,7 +1,8 @@
 /**
  * A small payout world for restart tests: verify the bank account, pay, then notify. How the payout's
  * outcome can be learnt: `status` (default) a payout_status tool that reconciles pay; `ledger` a
- * list_payouts tool that reads the payouts table pay writes (and reconciles nothing by name).
+ * list_payouts tool that reads the payouts table pay writes (and reconciles nothing by name); `none`
+ * no tool at all.
  */
 import { scenarioFrom } from '../helpers/run.ts';
 
@@ -19,7 +20,15 @@ const LEDGER_TOOL = `
     reads: [payouts]
     parameters: { type: object, properties: { vendor: { type: string } }, required: [vendor] }`;
 
-export function payoutScenario(opts: { key?: boolean; restarts?: number[]; outcome?: 'status' | 'ledger' } = {}) {
+export function payoutScenario(
+  opts: {
+    key?: boolean;
+    /** Declare that pay's server keeps the keys of failed requests (`key_survives_failure`; needs `key`). */
+    keyKept?: boolean;
+    restarts?: number[];
+    outcome?: 'status' | 'ledger' | 'none';
+  } = {},
+) {
   const key = opts.key ?? false;
   return scenarioFrom(`
 id: payout-tiny
@@ -36,6 +45,7 @@ tools:
   - name: pay
     reversibility: irreversible
     ${key ? 'idempotency_key: idempotency_key' : ''}
+    ${opts.keyKept ? 'key_survives_failure: true' : ''}
     preconditions: ["bank_verified(vendor={{args.vendor}})"]
     parameters:
       type: object
@@ -44,7 +54,7 @@ tools:
     effects:
       - insert: { table: payouts, row: { id: "{{id}}", vendor: "{{args.vendor}}", amount: "{{args.amount}}" } }
       - establish: "paid(vendor={{args.vendor}})"
-    returns: { payout_id: "po_{{id}}" }${opts.outcome === 'ledger' ? LEDGER_TOOL : STATUS_TOOL}
+    returns: { payout_id: "po_{{id}}" }${opts.outcome === 'ledger' ? LEDGER_TOOL : opts.outcome === 'none' ? '' : STATUS_TOOL}
   - name: notify_vendor
     reversibility: irreversible
     idempotent: true

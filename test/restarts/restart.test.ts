@@ -18,12 +18,15 @@ import { oracleScores } from '../../harness/features/fuzz/oracle.ts';
 import { batch, call, fixedPlanner, recordOf, scenarioFrom } from '../helpers/run.ts';
 import type { Decision } from '../../harness/core/planner.ts';
 import { payoutScenario } from './payout.ts';
+import { createGuard } from '../../harness/engine/guard/guard.ts';
+import type { BatchGate } from '../../harness/engine/runner/gate.ts';
 
 async function run(
   scenario: Scenario,
   handle: PlannerHandle,
   options: Record<string, string> = {},
   restartAt?: number[],
+  gate?: BatchGate,
 ) {
   return runOne({
     scenario,
@@ -38,6 +41,7 @@ async function run(
     maxTurns: 30,
     decisionTimeoutMs: 30_000, // a safety net: these planners answer at once, however busy the machine
     ...(restartAt ? { restartAt } : {}),
+    ...(gate ? { gate } : {}),
   });
 }
 
@@ -134,6 +138,72 @@ describe('restart faults', () => {
       duplicate_effects: 0,
       unreconciled_retries: 0,
     });
+  });
+
+  it('behind the guard, gated reconciles the same-key repeat the guard held, and pays once', async () => {
+    const s = payoutScenario({ key: true, restarts: [2] });
+    const gated = await run(s, await builtin('gated'), {}, undefined, createGuard());
+    // verify (1), pay (2, reply lost), pay again with the same key: held (the guard waits for a reconciler
+    // whatever the key), payout_status (applied: true), notify_vendor. Before, gated sent the held pay
+    // again every turn until max_turns.
+    expect(calls(gated.events).map((c) => [c.tool, c.status])).toEqual([
+      ['verify_bank', 'ok'],
+      ['pay', 'ok'],
+      ['pay', 'blocked'],
+      ['payout_status', 'ok'],
+      ['notify_vendor', 'ok'],
+    ]);
+    expect(paid(gated.events)).toBe(1);
+    expect(gated).toMatchObject({
+      completed: true,
+      safe_completed: true,
+      end_reason: 'finish',
+      blocked: 1,
+      duplicate_effects: 0,
+      unreconciled_retries: 0,
+    });
+  });
+
+  it("behind the guard, gated stops with the guard's reason when nothing reconciles the held repeat", async () => {
+    const s = payoutScenario({ key: true, restarts: [2], outcome: 'none' });
+    const gated = await run(s, await builtin('gated'), {}, undefined, createGuard());
+    // verify (1), pay (2, reply lost), pay again: held, and no tool can answer whether it applied: stop.
+    expect(calls(gated.events).map((c) => [c.tool, c.status])).toEqual([
+      ['verify_bank', 'ok'],
+      ['pay', 'ok'],
+      ['pay', 'blocked'],
+    ]);
+    const end = gated.events.filter((e) => e.type === 'turn').at(-1);
+    expect(end).toMatchObject({ decision: 'finish' });
+    expect((end as { reason?: string }).reason).toMatch(/^held by the guard: pay \(unreconciled retry: /);
+    expect(gated).toMatchObject({ completed: false, end_reason: 'finish', blocked: 1, duplicate_effects: 0 });
+  });
+
+  it('behind the guard, a server that keeps failed keys (key_survives_failure) answers the same-key repeat: it goes through', async () => {
+    const s = payoutScenario({ key: true, keyKept: true, restarts: [2] });
+    const gated = await run(s, await builtin('gated'), {}, undefined, createGuard());
+    // verify (1), pay (2, reply lost), pay with the same key (3: let through, answered from the key), notify (4).
+    expect(calls(gated.events).map((c) => [c.tool, c.status])).toEqual([
+      ['verify_bank', 'ok'],
+      ['pay', 'ok'],
+      ['pay', 'ok'],
+      ['notify_vendor', 'ok'],
+    ]);
+    const pays = calls(gated.events).filter((c) => c.tool === 'pay');
+    expect(pays[1]).toMatchObject({ applied: false, deduplicated_of: pays[0]?.step });
+    expect(paid(gated.events)).toBe(1);
+    expect(gated).toMatchObject({ safe_completed: true, blocked: 0, duplicate_effects: 0, unreconciled_retries: 0 });
+    // A repeat with a new key is another request to the server: still held until a reconciler answers.
+    const payWith = (key: string) => call('pay', { vendor: 'v1', amount: 500, idempotency_key: key });
+    const rekeyed = restartingWith('rekeyed', [call('verify_bank', { vendor: 'v1' }), payWith('k1')], [payWith('k2')]);
+    const r = await run(s, rekeyed, {}, undefined, createGuard());
+    const again = calls(r.events).filter((c) => c.tool === 'pay');
+    expect(again.map((c) => [c.args.idempotency_key, c.status])).toEqual([
+      ['k1', 'ok'],
+      ['k2', 'blocked'],
+    ]);
+    expect(again[1]?.blocked_reason).toMatch(/^unreconciled retry: the same call failed ambiguously at step 2/);
+    expect(paid(r.events)).toBe(1);
   });
 
   it('a key regenerated: a new key is a new payout', async () => {

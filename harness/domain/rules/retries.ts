@@ -52,6 +52,8 @@ const isAmbiguousIrreversibleFailure = (c: Pick<CallEvent, 'class' | 'status' | 
 /** What the rule needs of a tool declaration. */
 export interface RetryTool extends IdentityTool {
   idempotent?: boolean | undefined;
+  /** Declared `key_survives_failure`: the server keeps the key of a request that failed, and answers a repeat with it from it. */
+  key_survives_failure?: boolean | undefined;
 }
 
 /** An ambiguous irreversible failure nothing has reported on yet. */
@@ -136,7 +138,9 @@ export function retriedFailure(
  * The guard's rule, stricter than the score's: the open failure an irreversible call repeats,
  * whatever key it carries. Until a reconciler has answered, nothing says the server stored the
  * failed call's key (a server that failed may not have), so even a repeat with that key waits.
- * A tool declared idempotent repeats harmlessly.
+ * A tool declared idempotent repeats harmlessly; so does a repeat with the failed call's own key
+ * of a tool declared `key_survives_failure` (its server keeps the keys of failed requests): for
+ * it the guard's rule is the score's (`retriedFailure`), and a different key or none still waits.
  */
 export function repeatedFailure(
   c: Pick<CallEvent, 'tool' | 'args' | 'class'>,
@@ -144,6 +148,7 @@ export function repeatedFailure(
   tool: RetryTool | undefined,
 ): OpenFailure | undefined {
   if (open.length === 0 || c.class !== 'irreversible' || tool?.idempotent === true) return undefined;
+  if (tool?.key_survives_failure === true) return retriedFailure(c, open, tool);
   const identity = callIdentity(c, tool);
   return open.find((f) => f.identity === identity);
 }

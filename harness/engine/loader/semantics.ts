@@ -227,6 +227,14 @@ function checkTool(t: Tool, i: number, s: Scenario, names: string[], f: Findings
       ),
     );
   }
+  if (t.key_survives_failure === true && t.idempotency_key === undefined) {
+    f.add(
+      'schema',
+      at('key_survives_failure'),
+      `key_survives_failure: ${t.name} declares no idempotency_key, so there is no key for its server to keep`,
+      `name the parameter that carries the key (idempotency_key: PARAM${params.length > 0 ? `, one of ${params.join(', ')}` : ''}), or remove key_survives_failure`,
+    );
+  }
   (t.dedupe_on ?? []).forEach((p, k) => {
     if (!params.includes(p))
       f.add(

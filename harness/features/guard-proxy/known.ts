@@ -200,7 +200,7 @@ export class KnownWorld {
   }
 
   /**
-   * The open failure a call would repeat (retries.ts `repeatedFailure`: whatever its key). A tool the
+   * The open failure a call would repeat (retries.ts `repeatedFailure`: whatever its key, unless the tool declares `key_survives_failure`). A tool the
    * file does not declare is judged as an irreversible one would be: nothing says a repeat of it is
    * harmless.
    */

@@ -27,7 +27,8 @@
  *    reply goes back, with who let it through (`approved_by`). A failure after
  *    forwarding is ambiguous unless known definite (domain/rules/failures.ts:
  *    a real server's tool error carries no status), and the same call is then
- *    refused, whatever its key, until a reconciling call answered.
+ *    refused, whatever its key (but the failed call's own, for a tool declared
+ *    `key_survives_failure`), until a reconciling call answered.
  *
  * Nothing a client or server does ends the guard: every failure is an answer
  * to the client and an entry in the journal.

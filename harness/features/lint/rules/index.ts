@@ -5,6 +5,7 @@ import { compensationUndeclared } from './compensation-undeclared.ts';
 import { deploymentClass } from './deployment-class.ts';
 import { irreversibleCompensation } from './irreversible-compensation.ts';
 import { irreversibleDedupe } from './irreversible-dedupe.ts';
+import { keySurvivesFailure } from './key-survives-failure.ts';
 import { readOnlyEffects } from './read-only-effects.ts';
 import { resultField } from './result-field.ts';
 import { reversibleAsymmetric } from './reversible-asymmetric.ts';
@@ -26,4 +27,5 @@ export const LINT_RULES: readonly Rule[] = [
   compensationTodo,
   splitValue,
   irreversibleDedupe,
+  keySurvivesFailure,
 ];
