@@ -35,7 +35,9 @@ export interface WorkerInit {
  * `--workers=2` (4 runs in flight a worker) against serial, compiled, the bundled suite × eager and
  * gated, once a serial evaluation made its record files at once (it had waited for them ~15% of
  * its time): 30× (2,400 runs) 0.99-1.02×, 50× (4,000) 1.04-1.05×, 75× (6,000) 1.12-1.21×, 100×
- * (8,000) 1.2-1.35×; a worker holds ~60 MiB more.
+ * (8,000) 1.2-1.35×; a worker holds ~60 MiB more. Measured before the main thread ran jobs beside the
+ * workers (one worker fewer for the same N); at 8,000 runs that design gave 1.18× and 1.33× on an idle
+ * machine; the smaller counts were not measured again.
  */
 export const AUTO_WORKERS_MIN_RUNS = 6_000;
 /** At most this many threads by default: each worker holds its own heap (about 70 MiB). */
@@ -88,8 +90,8 @@ export type RunHere = (job: Job, opts: EvalOptions, how: { syncFiles?: boolean }
  * Runs `jobs` on `workers` threads: this one and `workers` - 1 worker threads, which take the jobs
  * in order from one queue. This thread runs one at a time when the planners only compute (as many
  * as a worker otherwise); between its runs it hands the workers theirs. A worker adds CPU a thread of this process does not: it loads and
- * compiles the engine again, and collects a heap of its own (with two worker threads, 8,000 runs
- * took 1.2-1.45x the CPU-seconds of a serial evaluation; npm run bench, the workers row's cpu_ratio).
+ * compiles the engine again, and collects a heap of its own (`--workers=2`, this thread and one worker,
+ * took 1.05-1.32x the CPU-seconds of a serial evaluation on 8,000 runs; npm run bench, the workers row's cpu_ratio).
  */
 export async function runWorkerPool(
   jobs: readonly Job[],
